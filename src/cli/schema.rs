@@ -1,0 +1,76 @@
+//! `outboxctl schema print`: the DDL (PostgreSQL) or mongosh script (MongoDB) for the
+//! configured outbox, exactly the specification's text for the specification's names.
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::Ctx;
+use crate::dburl::Backend;
+use crate::exit_code;
+use crate::schema::desired::Extras;
+use crate::schema::{MongoSchema, PgSchema};
+
+#[derive(Debug, Subcommand)]
+pub enum SchemaCommand {
+    /// Print the schema, ready to paste into a migration file
+    Print(PrintArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PrintArgs {
+    /// Backend to print for (default: from the database URL, else postgres)
+    #[arg(long, value_enum)]
+    pub backend: Option<Backend>,
+    /// Optional parts to include beyond the configuration's
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PART,…")]
+    pub with: Vec<Part>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Part {
+    Hlc,
+    Traceparent,
+    Checkpoint,
+    DeliveryLog,
+    All,
+}
+
+pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
+    let SchemaCommand::Print(args) = cmd;
+    let has = |p: Part| args.with.contains(&p) || args.with.contains(&Part::All);
+    let extras = Extras {
+        hlc: has(Part::Hlc),
+        traceparent: has(Part::Traceparent),
+        checkpoint: has(Part::Checkpoint),
+        delivery_log: has(Part::DeliveryLog),
+    };
+    let text = match ctx.config.backend {
+        Backend::Postgres => {
+            let schemas = PgSchema::from_config(&ctx.config, extras)?;
+            if extras.delivery_log && ctx.config.outbox.storage != crate::config::Storage::Consume {
+                ctx.out
+                    .note("-- note: the delivery log is for storage: consume");
+            }
+            schemas
+                .iter()
+                .map(PgSchema::print)
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        Backend::Mongo => {
+            if args.with.contains(&Part::DeliveryLog) {
+                return Err(crate::Error::Runtime(
+                    "the delivery log is PostgreSQL-only: MongoDB keeps retain storage".into(),
+                )
+                .into());
+            }
+            MongoSchema::from_config(&ctx.config, extras)?.print()
+        }
+    };
+    if ctx.out.is_json() {
+        ctx.out
+            .json(&serde_json::json!({ "backend": ctx.config.backend, "script": text }));
+    } else {
+        ctx.out.data(&text);
+    }
+    Ok(exit_code::OK)
+}

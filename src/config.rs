@@ -1,0 +1,853 @@
+//! Configuration: `outboxctl.yaml`, environment and flags resolved into one [`Config`] before
+//! any I/O, with precedence flag > env > file > default (the generic `DATABASE_URL` ranks
+//! below the file, so an ambient variable never overrides an explicit config).
+//!
+//! This module reads the config file and nothing else; it never connects to anything.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer};
+use thiserror::Error;
+use uuid::Uuid;
+
+use crate::dburl::{Backend, DatabaseUrl, UrlError};
+use crate::target::{CollectionName, NameError, QualifiedName, RelationSpec};
+
+pub const DEFAULT_CONFIG_FILE: &str = "outboxctl.yaml";
+pub const DEFAULT_RELATION: &str = "app.outbox";
+pub const DEFAULT_COLLECTION: &str = "app.outbox";
+
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("config file {path}: {message}")]
+    Parse { path: String, message: String },
+    #[error(transparent)]
+    Name(#[from] NameError),
+    #[error(transparent)]
+    Url(#[from] UrlError),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn invalid(message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid(message.into())
+}
+
+/// A human duration (`500ms`, `5s`, `5m`, `1h`); always positive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dur(pub Duration);
+
+impl Dur {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let d = humantime::parse_duration(text.trim())
+            .map_err(|e| format!("{text:?} is not a duration ({e}); write e.g. 500ms, 5s or 5m"))?;
+        if d.is_zero() {
+            return Err(format!("{text:?} must be longer than zero"));
+        }
+        Ok(Dur(d))
+    }
+}
+
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", humantime::format_duration(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Dur::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl serde::Serialize for Dur {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl std::str::FromStr for Dur {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Dur::parse(s)
+    }
+}
+
+/// Distinguishes a key set to `null` (`Some(None)`) from a key left out (`None`).
+fn explicit_null<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Storage {
+    Retain,
+    Consume,
+}
+
+impl fmt::Display for Storage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Storage::Retain => "retain",
+            Storage::Consume => "consume",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyOrder {
+    BestEffort,
+    Strict,
+}
+
+// ---- the file, as written -------------------------------------------------------------
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub database_url: Option<String>,
+    #[serde(default)]
+    pub outbox: OutboxFile,
+    #[serde(default)]
+    pub relay: RelayFile,
+    #[serde(default)]
+    pub partitions: PartitionsFile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutboxFile {
+    pub relation: Option<String>,
+    pub collection: Option<String>,
+    pub storage: Option<Storage>,
+    pub hlc_ordering: Option<bool>,
+    pub propagate_trace: Option<bool>,
+    pub delivery_log: Option<String>,
+    pub hlc_checkpoint: Option<String>,
+    pub tenant_aware: Option<bool>,
+    pub tenants: Option<Vec<Uuid>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelayFile {
+    pub routes: Option<BTreeMap<String, RouteFile>>,
+    pub interval: Option<Dur>,
+    pub jitter: Option<f64>,
+    pub max_claim_rows: Option<u32>,
+    pub max_batches_per_tick: Option<u32>,
+    pub pass_deadline: Option<Dur>,
+    pub pass_statement_timeout: Option<Dur>,
+    #[serde(default, deserialize_with = "explicit_null")]
+    pub reclaim_stale_after: Option<Option<Dur>>,
+    pub max_attempts: Option<u32>,
+    pub retry_base_delay: Option<Dur>,
+    pub retry_max_backoff: Option<Dur>,
+    #[serde(default, deserialize_with = "explicit_null")]
+    pub publish_timeout: Option<Option<Dur>>,
+    pub drain_on_shutdown: Option<bool>,
+    pub shutdown_drain_timeout: Option<Dur>,
+    pub key_order: Option<KeyOrder>,
+}
+
+/// One route's destination and options. Which options apply depends on the URL's scheme;
+/// the relay checks them when it builds the destination.
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RouteFile {
+    pub to: String,
+    pub channel: Option<String>,
+    pub mode: Option<String>,
+    pub maxlen: Option<u64>,
+    pub namespace: Option<String>,
+    pub tenant_aware: Option<bool>,
+    pub exchange: Option<String>,
+    pub declare: Option<bool>,
+    pub dead_letter_exchange: Option<String>,
+    pub create_stream: Option<bool>,
+    pub batch: Option<u32>,
+    pub timeout: Option<Dur>,
+    pub secret_env: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionsFile {
+    pub ahead_days: Option<u32>,
+    pub keep_days: Option<u32>,
+    pub lock_timeout: Option<Dur>,
+    pub retries: Option<u32>,
+}
+
+impl FileConfig {
+    pub fn parse(path: &str, text: &str) -> Result<Self, ConfigError> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        serde_yaml_ng::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        Self::parse(&shown, &text)
+    }
+}
+
+// ---- what flags may override ------------------------------------------------------------
+
+/// Values given on the command line (each `None` when the flag was not given).
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub config: Option<PathBuf>,
+    pub database_url: Option<String>,
+    pub backend: Option<Backend>,
+    pub relation: Option<String>,
+    pub collection: Option<String>,
+    pub storage: Option<Storage>,
+    pub delivery_log: Option<String>,
+    pub hlc_checkpoint: Option<String>,
+    pub hlc_ordering: Option<bool>,
+    pub propagate_trace: Option<bool>,
+    pub key_order: Option<KeyOrder>,
+}
+
+/// Environment variables, by name (a closure so that tests need not touch the process env).
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+// ---- the resolved configuration -------------------------------------------------------
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where the file came from, if one was read.
+    pub source: Option<PathBuf>,
+    pub database_url: Option<DatabaseUrl>,
+    pub backend: Backend,
+    pub outbox: OutboxConfig,
+    pub relay: RelayConfig,
+    pub partitions: PartitionsConfig,
+}
+
+#[derive(Debug, Clone)]
+pub struct OutboxConfig {
+    pub target: Target,
+    pub storage: Storage,
+    pub hlc_ordering: bool,
+    pub propagate_trace: bool,
+    pub tenant_aware: bool,
+    pub tenants: Vec<Uuid>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Target {
+    Postgres {
+        relation: RelationSpec,
+        delivery_log: Option<RelationSpec>,
+        hlc_checkpoint: Option<QualifiedName>,
+    },
+    Mongo {
+        collection: CollectionName,
+        hlc_checkpoint: Option<CollectionName>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct RelayConfig {
+    pub routes: BTreeMap<String, RouteFile>,
+    pub interval: Duration,
+    pub jitter: f64,
+    pub max_claim_rows: u32,
+    pub max_batches_per_tick: u32,
+    pub pass_deadline: Duration,
+    pub pass_statement_timeout: Duration,
+    pub reclaim_stale_after: Option<Duration>,
+    pub max_attempts: u32,
+    pub retry_base_delay: Duration,
+    pub retry_max_backoff: Duration,
+    pub publish_timeout: Option<Duration>,
+    pub drain_on_shutdown: bool,
+    pub shutdown_drain_timeout: Duration,
+    pub key_order: KeyOrder,
+}
+
+#[derive(Debug, Clone)]
+pub struct PartitionsConfig {
+    pub ahead_days: u32,
+    pub keep_days: u32,
+    pub lock_timeout: Duration,
+    pub retries: u32,
+}
+
+const fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+impl Config {
+    /// Finds and reads the config file (flag, then `OUTBOXCTL_CONFIG`, then `./outboxctl.yaml`
+    /// if present), then resolves.
+    pub fn load(overrides: &Overrides, env: Env<'_>) -> Result<Self, ConfigError> {
+        let explicit = overrides
+            .config
+            .clone()
+            .or_else(|| env("OUTBOXCTL_CONFIG").map(PathBuf::from));
+        let path = match explicit {
+            Some(p) => Some(p),
+            None => Some(PathBuf::from(DEFAULT_CONFIG_FILE)).filter(|p| p.is_file()),
+        };
+        let file = match &path {
+            Some(p) => FileConfig::load(p)?,
+            None => FileConfig::default(),
+        };
+        Self::resolve(file, path, overrides, env)
+    }
+
+    /// Merges one parsed file with the environment and the flags, then validates.
+    pub fn resolve(
+        file: FileConfig,
+        source: Option<PathBuf>,
+        o: &Overrides,
+        env: Env<'_>,
+    ) -> Result<Self, ConfigError> {
+        let env_bool = |name: &str| -> Result<Option<bool>, ConfigError> {
+            env(name)
+                .map(|v| match v.to_ascii_lowercase().as_str() {
+                    "1" | "true" | "yes" | "on" => Ok(true),
+                    "0" | "false" | "no" | "off" => Ok(false),
+                    _ => Err(invalid(format!(
+                        "{name}={v:?} is not a boolean; use true or false"
+                    ))),
+                })
+                .transpose()
+        };
+        let env_storage = env("OUTBOXCTL_STORAGE")
+            .map(|v| match v.as_str() {
+                "retain" => Ok(Storage::Retain),
+                "consume" => Ok(Storage::Consume),
+                _ => Err(invalid(format!(
+                    "OUTBOXCTL_STORAGE={v:?} is not a storage; use retain or consume"
+                ))),
+            })
+            .transpose()?;
+
+        let url_text = o
+            .database_url
+            .clone()
+            .or_else(|| env("OUTBOXCTL_DATABASE_URL"))
+            .or(file.database_url.clone())
+            .or_else(|| env("DATABASE_URL"));
+        let database_url = url_text.as_deref().map(DatabaseUrl::parse).transpose()?;
+
+        let f = &file.outbox;
+        let relation = o
+            .relation
+            .clone()
+            .or_else(|| env("OUTBOXCTL_RELATION"))
+            .or(f.relation.clone());
+        let collection = o
+            .collection
+            .clone()
+            .or_else(|| env("OUTBOXCTL_COLLECTION"))
+            .or(f.collection.clone());
+
+        let backend = match (o.backend, &database_url) {
+            (Some(b), _) => b,
+            (None, Some(url)) => url.backend(),
+            (None, None) if collection.is_some() && relation.is_none() => Backend::Mongo,
+            (None, None) => Backend::Postgres,
+        };
+        if let (Some(b), Some(url)) = (o.backend, &database_url) {
+            if b != url.backend() {
+                return Err(invalid(format!(
+                    "--backend {b} contradicts the database URL, which is for {}",
+                    url.backend()
+                )));
+            }
+        }
+
+        let storage = o
+            .storage
+            .or(env_storage)
+            .or(f.storage)
+            .unwrap_or(Storage::Retain);
+        let hlc_ordering = o
+            .hlc_ordering
+            .or(env_bool("OUTBOXCTL_HLC_ORDERING")?)
+            .or(f.hlc_ordering)
+            .unwrap_or(false);
+        let propagate_trace = o
+            .propagate_trace
+            .or(env_bool("OUTBOXCTL_PROPAGATE_TRACE")?)
+            .or(f.propagate_trace)
+            .unwrap_or(false);
+        let delivery_log = o
+            .delivery_log
+            .clone()
+            .or_else(|| env("OUTBOXCTL_DELIVERY_LOG"))
+            .or(f.delivery_log.clone());
+        let hlc_checkpoint = o
+            .hlc_checkpoint
+            .clone()
+            .or_else(|| env("OUTBOXCTL_HLC_CHECKPOINT"))
+            .or(f.hlc_checkpoint.clone());
+        let tenant_aware = f.tenant_aware.unwrap_or(false);
+        let tenants = f.tenants.clone().unwrap_or_default();
+
+        let target = match backend {
+            Backend::Postgres => {
+                if collection.is_some() && relation.is_none() {
+                    return Err(invalid(
+                        "outbox.collection is for MongoDB; on PostgreSQL set outbox.relation (schema.table)",
+                    ));
+                }
+                let relation = RelationSpec::parse(
+                    "relation",
+                    relation.as_deref().unwrap_or(DEFAULT_RELATION),
+                )?;
+                let delivery_log = delivery_log
+                    .as_deref()
+                    .map(|t| RelationSpec::parse("delivery log", t))
+                    .transpose()?;
+                let hlc_checkpoint = hlc_checkpoint
+                    .as_deref()
+                    .map(|t| QualifiedName::parse("hlc checkpoint", t))
+                    .transpose()?;
+                Target::Postgres {
+                    relation,
+                    delivery_log,
+                    hlc_checkpoint,
+                }
+            }
+            Backend::Mongo => {
+                if relation.is_some() && collection.is_none() {
+                    return Err(invalid(
+                        "outbox.relation is for PostgreSQL; on MongoDB set outbox.collection (db.collection)",
+                    ));
+                }
+                if delivery_log.is_some() {
+                    return Err(invalid(
+                        "outbox.delivery_log is PostgreSQL-only: MongoDB keeps retain storage, which has no delivery log",
+                    ));
+                }
+                let collection = CollectionName::parse(
+                    "collection",
+                    collection.as_deref().unwrap_or(DEFAULT_COLLECTION),
+                )?;
+                let hlc_checkpoint = hlc_checkpoint
+                    .as_deref()
+                    .map(|t| CollectionName::parse("hlc checkpoint", t))
+                    .transpose()?;
+                Target::Mongo {
+                    collection,
+                    hlc_checkpoint,
+                }
+            }
+        };
+
+        let r = &file.relay;
+        let relay = RelayConfig {
+            routes: r.routes.clone().unwrap_or_default(),
+            interval: r.interval.map_or(secs(1), |d| d.0),
+            jitter: r.jitter.unwrap_or(0.2),
+            max_claim_rows: r.max_claim_rows.unwrap_or(100),
+            max_batches_per_tick: r.max_batches_per_tick.unwrap_or(100),
+            pass_deadline: r.pass_deadline.map_or(secs(5), |d| d.0),
+            pass_statement_timeout: r.pass_statement_timeout.map_or(secs(1), |d| d.0),
+            reclaim_stale_after: match r.reclaim_stale_after {
+                None => Some(secs(300)),
+                Some(v) => v.map(|d| d.0),
+            },
+            max_attempts: r.max_attempts.unwrap_or(5),
+            retry_base_delay: r.retry_base_delay.map_or(secs(1), |d| d.0),
+            retry_max_backoff: r.retry_max_backoff.map_or(secs(300), |d| d.0),
+            publish_timeout: r.publish_timeout.flatten().map(|d| d.0),
+            drain_on_shutdown: r.drain_on_shutdown.unwrap_or(true),
+            shutdown_drain_timeout: r.shutdown_drain_timeout.map_or(secs(5), |d| d.0),
+            key_order: o.key_order.or(r.key_order).unwrap_or(KeyOrder::BestEffort),
+        };
+        let p = &file.partitions;
+        let partitions = PartitionsConfig {
+            ahead_days: p.ahead_days.unwrap_or(7),
+            keep_days: p.keep_days.unwrap_or(30),
+            lock_timeout: p.lock_timeout.map_or(Duration::from_millis(200), |d| d.0),
+            retries: p.retries.unwrap_or(5),
+        };
+
+        let config = Config {
+            source,
+            database_url,
+            backend,
+            outbox: OutboxConfig {
+                target,
+                storage,
+                hlc_ordering,
+                propagate_trace,
+                tenant_aware,
+                tenants,
+            },
+            relay,
+            partitions,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Refuses invalid combinations, with the reason, before any I/O.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let o = &self.outbox;
+        match &o.target {
+            Target::Mongo { .. } if o.storage == Storage::Consume => {
+                return Err(invalid(
+                    "storage: consume is PostgreSQL-only; MongoDB keeps retain storage",
+                ));
+            }
+            Target::Postgres {
+                delivery_log: Some(log),
+                ..
+            } if o.storage == Storage::Retain => {
+                return Err(invalid(format!(
+                    "delivery_log {log} needs storage: consume (retain keeps published rows in the outbox itself)"
+                )));
+            }
+            _ => {}
+        }
+        if let Target::Postgres {
+            relation,
+            delivery_log,
+            ..
+        } = &o.target
+        {
+            let per_tenant = relation.is_per_tenant()
+                || delivery_log
+                    .as_ref()
+                    .is_some_and(RelationSpec::is_per_tenant);
+            if per_tenant && !o.tenant_aware {
+                return Err(invalid(format!(
+                    "relation {relation} is per tenant ({{tenant}}) but outbox.tenant_aware is false"
+                )));
+            }
+        }
+        if !o.tenants.is_empty() && !o.tenant_aware {
+            return Err(invalid(
+                "outbox.tenants is set but outbox.tenant_aware is false",
+            ));
+        }
+        let r = &self.relay;
+        if !(0.0..1.0).contains(&r.jitter) {
+            return Err(invalid(format!(
+                "relay.jitter {} must be at least 0 and below 1",
+                r.jitter
+            )));
+        }
+        if r.max_claim_rows == 0 {
+            return Err(invalid("relay.max_claim_rows must be at least 1"));
+        }
+        if r.max_batches_per_tick == 0 {
+            return Err(invalid("relay.max_batches_per_tick must be at least 1"));
+        }
+        if r.max_attempts == 0 {
+            return Err(invalid("relay.max_attempts must be at least 1"));
+        }
+        if r.retry_base_delay > r.retry_max_backoff {
+            return Err(invalid(format!(
+                "relay.retry_base_delay ({}) is longer than relay.retry_max_backoff ({})",
+                Dur(r.retry_base_delay),
+                Dur(r.retry_max_backoff)
+            )));
+        }
+        if r.drain_on_shutdown && r.shutdown_drain_timeout < r.pass_statement_timeout * 5 {
+            return Err(invalid(format!(
+                "relay.shutdown_drain_timeout ({}) must be at least 5 × relay.pass_statement_timeout ({}), so the drain's last pass can commit",
+                Dur(r.shutdown_drain_timeout),
+                Dur(r.pass_statement_timeout)
+            )));
+        }
+        for (route, dest) in &r.routes {
+            if route.is_empty() {
+                return Err(invalid("relay.routes has an empty route name"));
+            }
+            if dest.to.trim().is_empty() {
+                return Err(invalid(format!("relay.routes.{route}.to is empty")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The database URL, or an error that says how to give one.
+    pub fn require_url(&self) -> Result<&DatabaseUrl, ConfigError> {
+        self.database_url.as_ref().ok_or_else(|| {
+            invalid(
+                "no database URL: pass --database-url, set OUTBOXCTL_DATABASE_URL or DATABASE_URL, or add database_url to outboxctl.yaml",
+            )
+        })
+    }
+
+    /// The tenants whose relations exist: every configured tenant for a per-tenant
+    /// relation, otherwise one `None`.
+    pub fn relation_tenants(&self) -> Result<Vec<Option<Uuid>>, ConfigError> {
+        let per_tenant = match &self.outbox.target {
+            Target::Postgres {
+                relation,
+                delivery_log,
+                ..
+            } => {
+                relation.is_per_tenant()
+                    || delivery_log
+                        .as_ref()
+                        .is_some_and(RelationSpec::is_per_tenant)
+            }
+            Target::Mongo { .. } => false,
+        };
+        if !per_tenant {
+            return Ok(vec![None]);
+        }
+        if self.outbox.tenants.is_empty() {
+            return Err(invalid(
+                "the relation is per tenant ({tenant}); list the tenant ids under outbox.tenants",
+            ));
+        }
+        Ok(self.outbox.tenants.iter().copied().map(Some).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn resolve(yaml: &str, o: &Overrides, env: Env<'_>) -> Result<Config, ConfigError> {
+        Config::resolve(FileConfig::parse("test.yaml", yaml)?, None, o, env)
+    }
+
+    fn pg_relation(c: &Config) -> String {
+        match &c.outbox.target {
+            Target::Postgres { relation, .. } => relation.template(),
+            Target::Mongo { collection, .. } => collection.to_string(),
+        }
+    }
+
+    #[test]
+    fn defaults_without_anything() {
+        let c = resolve("", &Overrides::default(), &no_env).unwrap();
+        assert_eq!(c.backend, Backend::Postgres);
+        assert_eq!(pg_relation(&c), "app.outbox");
+        assert_eq!(c.outbox.storage, Storage::Retain);
+        assert_eq!(c.relay.max_claim_rows, 100);
+        assert_eq!(c.relay.reclaim_stale_after, Some(secs(300)));
+        assert_eq!(c.relay.pass_statement_timeout, secs(1));
+        assert_eq!(c.partitions.ahead_days, 7);
+        assert!(c.database_url.is_none());
+    }
+
+    #[test]
+    fn file_beats_default() {
+        let c = resolve(
+            "outbox:\n  relation: shop.events\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap();
+        assert_eq!(pg_relation(&c), "shop.events");
+    }
+
+    #[test]
+    fn env_beats_file() {
+        let env = |n: &str| (n == "OUTBOXCTL_RELATION").then(|| "env.outbox".to_owned());
+        let c = resolve(
+            "outbox:\n  relation: shop.events\n",
+            &Overrides::default(),
+            &env,
+        )
+        .unwrap();
+        assert_eq!(pg_relation(&c), "env.outbox");
+    }
+
+    #[test]
+    fn flag_beats_env() {
+        let env = |n: &str| (n == "OUTBOXCTL_RELATION").then(|| "env.outbox".to_owned());
+        let o = Overrides {
+            relation: Some("flag.outbox".into()),
+            ..Default::default()
+        };
+        let c = resolve("outbox:\n  relation: shop.events\n", &o, &env).unwrap();
+        assert_eq!(pg_relation(&c), "flag.outbox");
+    }
+
+    #[test]
+    fn database_url_precedence_puts_generic_env_below_file() {
+        let env = |n: &str| match n {
+            "DATABASE_URL" => Some("postgres://generic/db".to_owned()),
+            "OUTBOXCTL_DATABASE_URL" => None,
+            _ => None,
+        };
+        let file = "database_url: postgres://file/db\n";
+        let c = resolve(file, &Overrides::default(), &env).unwrap();
+        assert_eq!(c.database_url.unwrap().expose(), "postgres://file/db");
+        let c = resolve("", &Overrides::default(), &env).unwrap();
+        assert_eq!(c.database_url.unwrap().expose(), "postgres://generic/db");
+
+        let env2 = |n: &str| match n {
+            "DATABASE_URL" => Some("postgres://generic/db".to_owned()),
+            "OUTBOXCTL_DATABASE_URL" => Some("postgres://specific/db".to_owned()),
+            _ => None,
+        };
+        let c = resolve(file, &Overrides::default(), &env2).unwrap();
+        assert_eq!(c.database_url.unwrap().expose(), "postgres://specific/db");
+        let o = Overrides {
+            database_url: Some("postgres://flag/db".into()),
+            ..Default::default()
+        };
+        let c = resolve(file, &o, &env2).unwrap();
+        assert_eq!(c.database_url.unwrap().expose(), "postgres://flag/db");
+    }
+
+    #[test]
+    fn backend_follows_the_url() {
+        let o = Overrides {
+            database_url: Some("mongodb://h/?replicaSet=rs0".into()),
+            ..Default::default()
+        };
+        let c = resolve("outbox:\n  collection: shop.outbox\n", &o, &no_env).unwrap();
+        assert_eq!(c.backend, Backend::Mongo);
+        assert_eq!(pg_relation(&c), "shop.outbox");
+    }
+
+    #[test]
+    fn unknown_keys_are_named_with_their_line() {
+        let err = resolve(
+            "outbox:\n  relation: a.b\n  relaton: x\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("relaton"), "{err}");
+        assert!(err.contains("line 3"), "{err}");
+        let err = resolve("relay:\n  intervall: 1s\n", &Overrides::default(), &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("intervall") && err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn durations_are_human_and_positive() {
+        let c = resolve(
+            "relay:\n  interval: 500ms\n  reclaim_stale_after: null\n  retry_max_backoff: 10m\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap();
+        assert_eq!(c.relay.interval, Duration::from_millis(500));
+        assert_eq!(c.relay.reclaim_stale_after, None);
+        assert_eq!(c.relay.retry_max_backoff, secs(600));
+        for bad in [
+            "relay:\n  interval: 0s\n",
+            "relay:\n  interval: 5\n",
+            "relay:\n  interval: soon\n",
+        ] {
+            assert!(
+                resolve(bad, &Overrides::default(), &no_env).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_combinations_are_refused_with_reasons() {
+        let mongo = Overrides {
+            database_url: Some("mongodb://h/".into()),
+            ..Default::default()
+        };
+        let err = resolve("outbox:\n  storage: consume\n", &mongo, &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("PostgreSQL-only"), "{err}");
+        let err = resolve(
+            "outbox:\n  delivery_log: app.log\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("needs storage: consume"), "{err}");
+        let err = resolve(
+            "relay:\n  pass_statement_timeout: 2s\n  shutdown_drain_timeout: 5s\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("at least 5 ×"), "{err}");
+        let err = resolve(
+            "outbox:\n  relation: app.outbox;drop\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("schema.table"), "{err}");
+        let err = resolve(
+            "outbox:\n  relation: t_{tenant}.outbox\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("tenant_aware"), "{err}");
+        let err = resolve("relay:\n  jitter: 1.5\n", &Overrides::default(), &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("jitter"), "{err}");
+    }
+
+    #[test]
+    fn consume_with_delivery_log_is_fine() {
+        let c = resolve(
+            "outbox:\n  storage: consume\n  delivery_log: app.outbox_delivered\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap();
+        assert_eq!(c.outbox.storage, Storage::Consume);
+    }
+
+    #[test]
+    fn routes_parse() {
+        let c = resolve(
+            "relay:\n  routes:\n    orders:\n      to: \"nats://127.0.0.1:4222\"\n      channel: orders.events\n",
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap();
+        assert_eq!(
+            c.relay.routes["orders"].channel.as_deref(),
+            Some("orders.events")
+        );
+    }
+}

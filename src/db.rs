@@ -1,0 +1,183 @@
+//! Opening connections (with a bounded connect timeout and errors that say what to do), and
+//! mapping driver errors to exit codes. Passwords never reach a message.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::ConnectOptions;
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+
+use crate::Error;
+use crate::dburl::DatabaseUrl;
+use crate::exit_code;
+
+/// SQLSTATE classes and codes outboxctl reacts to.
+pub mod sqlstate {
+    pub const LOCK_NOT_AVAILABLE: &str = "55P03";
+    pub const QUERY_CANCELED: &str = "57014";
+    pub const INSUFFICIENT_PRIVILEGE: &str = "42501";
+    pub const INVALID_PASSWORD: &str = "28P01";
+    pub const INVALID_AUTHORIZATION: &str = "28000";
+    pub const INVALID_CATALOG_NAME: &str = "3D000";
+    pub const UNDEFINED_TABLE: &str = "42P01";
+    pub const UNDEFINED_COLUMN: &str = "42703";
+    pub const CHECK_VIOLATION: &str = "23514";
+    pub const DEADLOCK_DETECTED: &str = "40P01";
+}
+
+pub fn pg_code(e: &sqlx::Error) -> Option<String> {
+    match e {
+        sqlx::Error::Database(db) => db.code().map(|c| c.into_owned()),
+        _ => None,
+    }
+}
+
+pub fn pg_exit_code(e: &sqlx::Error) -> u8 {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut => exit_code::CONNECT,
+        sqlx::Error::Database(_) => match pg_code(e).as_deref() {
+            Some(
+                sqlstate::INVALID_PASSWORD
+                | sqlstate::INVALID_AUTHORIZATION
+                | sqlstate::INVALID_CATALOG_NAME,
+            ) => exit_code::CONNECT,
+            Some(sqlstate::LOCK_NOT_AVAILABLE) => exit_code::LOCK_BUSY,
+            _ => exit_code::ERROR,
+        },
+        _ => exit_code::ERROR,
+    }
+}
+
+pub fn mongo_exit_code(e: &mongodb::error::Error) -> u8 {
+    use mongodb::error::ErrorKind;
+    match *e.kind {
+        ErrorKind::ServerSelection { .. } | ErrorKind::Io(_) | ErrorKind::Authentication { .. } => {
+            exit_code::CONNECT
+        }
+        ErrorKind::DnsResolve { .. } => exit_code::CONNECT,
+        _ => exit_code::ERROR,
+    }
+}
+
+/// Turns a PostgreSQL error into a one-line message with a hint, scrubbed of the password.
+pub fn describe_pg(url: &DatabaseUrl, e: &sqlx::Error) -> String {
+    url.scrub(&pg_message(e))
+}
+
+/// A PostgreSQL error with a hint on what to do about it.
+pub fn pg_message(e: &sqlx::Error) -> String {
+    let base = e.to_string();
+    let hint = match pg_code(e).as_deref() {
+        Some(sqlstate::INVALID_PASSWORD | sqlstate::INVALID_AUTHORIZATION) => {
+            "; check the user and password in the database URL"
+        }
+        Some(sqlstate::INVALID_CATALOG_NAME) => "; check the database name in the URL",
+        Some(sqlstate::INSUFFICIENT_PRIVILEGE) => {
+            "; the role needs the privileges listed in the README (CREATE on the schema, ownership of the table)"
+        }
+        _ => match e {
+            sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+                "; is PostgreSQL running and listening on that host and port?"
+            }
+            _ => "",
+        },
+    };
+    format!("{base}{hint}")
+}
+
+fn connect_error(url: &DatabaseUrl, reason: String) -> Error {
+    Error::Connect {
+        target: url.to_string(),
+        reason: url.scrub(&reason),
+    }
+}
+
+/// Opens one PostgreSQL connection, giving up after `timeout`.
+pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnection, Error> {
+    let options = PgConnectOptions::from_str(url.expose())
+        .map_err(|e| {
+            Error::Runtime(format!(
+                "invalid database URL {url}: {}",
+                url.scrub(&e.to_string())
+            ))
+        })?
+        .application_name("outboxctl")
+        .disable_statement_logging();
+    match tokio::time::timeout(timeout, options.connect()).await {
+        Err(_) => Err(connect_error(
+            url,
+            format!(
+                "no answer within {} (raise --connect-timeout if the server is slow)",
+                crate::config::Dur(timeout)
+            ),
+        )),
+        Ok(Err(e)) if pg_exit_code(&e) == exit_code::CONNECT => {
+            Err(connect_error(url, describe_pg(url, &e)))
+        }
+        Ok(Err(e)) => Err(Error::Runtime(format!(
+            "cannot connect to {url}: {}",
+            describe_pg(url, &e)
+        ))),
+        Ok(Ok(conn)) => Ok(conn),
+    }
+}
+
+/// Opens a MongoDB client and checks that a server answers within `timeout`.
+pub async fn connect_mongo(url: &DatabaseUrl, timeout: Duration) -> Result<mongodb::Client, Error> {
+    use mongodb::bson::doc;
+    use mongodb::options::ClientOptions;
+    let parse = ClientOptions::parse(url.expose());
+    let mut options = match tokio::time::timeout(timeout, parse).await {
+        Err(_) => return Err(connect_error(url, "resolving the URL took too long".into())),
+        Ok(Err(e)) => {
+            return Err(Error::Runtime(format!(
+                "invalid database URL {url}: {}",
+                url.scrub(&e.to_string())
+            )));
+        }
+        Ok(Ok(o)) => o,
+    };
+    options.app_name = Some("outboxctl".into());
+    options.server_selection_timeout = Some(timeout);
+    options.connect_timeout = Some(timeout);
+    let client = mongodb::Client::with_options(options).map_err(|e| {
+        Error::Runtime(format!(
+            "invalid database URL {url}: {}",
+            url.scrub(&e.to_string())
+        ))
+    })?;
+    match client
+        .database("admin")
+        .run_command(doc! { "ping": 1 })
+        .await
+    {
+        Ok(_) => Ok(client),
+        Err(e) if mongo_exit_code(&e) == exit_code::CONNECT => {
+            let hint = match *e.kind {
+                mongodb::error::ErrorKind::Authentication { .. } => {
+                    "; check the user and password in the database URL"
+                }
+                _ => {
+                    "; is mongod running, and does the URL name the right host, port and replicaSet?"
+                }
+            };
+            Err(connect_error(
+                url,
+                format!("{}{hint}", first_line(&e.to_string())),
+            ))
+        }
+        Err(e) => Err(Error::Runtime(format!(
+            "cannot use {url}: {}",
+            url.scrub(&e.to_string())
+        ))),
+    }
+}
+
+/// Driver messages can span lines (server selection lists every server); keep the first.
+pub fn first_line(message: &str) -> String {
+    let line = message.lines().next().unwrap_or_default();
+    match line.char_indices().nth(300) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}

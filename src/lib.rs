@@ -1,0 +1,15 @@
+//! outboxctl: operate a transactional outbox on PostgreSQL and MongoDB.
+//!
+//! The library holds everything but the terminal: configuration, validated names, schema
+//! planning and application, and (in `cli`) the command-line layer that `main.rs` calls.
+
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod dburl;
+pub mod error;
+pub mod exit_code;
+pub mod schema;
+pub mod target;
+
+pub use error::Error;

@@ -1,0 +1,453 @@
+//! The schema a configuration asks for, with every object name derived from the table name
+//! (`T_claim_idx`, `T_claim_hlc_idx`, `L_event_idx`, `L_default`, …), and the statements that
+//! create it. Pure: no I/O.
+
+use uuid::Uuid;
+
+use super::render::{self, MongoIndexSpec, Statement};
+use crate::config::{Config, KeyOrder, Storage, Target};
+use crate::target::{CollectionName, Ident, NameError, QualifiedName};
+
+/// One column of the outbox table as the specification defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnSpec {
+    pub name: &'static str,
+    /// The column definition as `ADD COLUMN` takes it.
+    pub ddl: &'static str,
+    /// The type as `format_type()` reports it.
+    pub pg_type: &'static str,
+    pub not_null: bool,
+    /// The default as `pg_get_expr()` reports it.
+    pub default: Option<&'static str>,
+    /// Which part of the specification adds the column to an existing table (`None`: part
+    /// of the original table, never added by outboxctl).
+    pub added_by: Option<Addition>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Addition {
+    /// attempts, available_at, ordering_key: the specification's migration of older tables.
+    Retries,
+    Traceparent,
+    Hlc,
+}
+
+const fn col(
+    name: &'static str,
+    ddl: &'static str,
+    pg_type: &'static str,
+    not_null: bool,
+) -> ColumnSpec {
+    ColumnSpec {
+        name,
+        ddl,
+        pg_type,
+        not_null,
+        default: None,
+        added_by: None,
+    }
+}
+
+pub const OUTBOX_COLUMNS: &[ColumnSpec] = &[
+    col("id", "id UUID", "uuid", true),
+    col("outbox_route", "outbox_route TEXT NOT NULL", "text", true),
+    col("event_id", "event_id UUID NOT NULL", "uuid", true),
+    col("event_type", "event_type TEXT NOT NULL", "text", true),
+    col("tenant_id", "tenant_id UUID", "uuid", false),
+    col("execution_id", "execution_id UUID", "uuid", false),
+    col("correlation_id", "correlation_id UUID", "uuid", false),
+    col("causation_id", "causation_id UUID", "uuid", false),
+    col(
+        "occurred_at",
+        "occurred_at TIMESTAMPTZ NOT NULL",
+        "timestamp with time zone",
+        true,
+    ),
+    col("payload", "payload JSONB NOT NULL", "jsonb", true),
+    col("status", "status TEXT NOT NULL", "text", true),
+    col(
+        "created_at",
+        "created_at TIMESTAMPTZ NOT NULL",
+        "timestamp with time zone",
+        true,
+    ),
+    col(
+        "published_at",
+        "published_at TIMESTAMPTZ",
+        "timestamp with time zone",
+        false,
+    ),
+    col(
+        "processing_at",
+        "processing_at TIMESTAMPTZ",
+        "timestamp with time zone",
+        false,
+    ),
+    col("last_error", "last_error TEXT", "text", false),
+    ColumnSpec {
+        default: Some("0"),
+        added_by: Some(Addition::Retries),
+        ..col(
+            "attempts",
+            "attempts INT NOT NULL DEFAULT 0",
+            "integer",
+            true,
+        )
+    },
+    ColumnSpec {
+        added_by: Some(Addition::Retries),
+        ..col(
+            "available_at",
+            "available_at TIMESTAMPTZ",
+            "timestamp with time zone",
+            false,
+        )
+    },
+    ColumnSpec {
+        added_by: Some(Addition::Retries),
+        ..col("ordering_key", "ordering_key TEXT", "text", false)
+    },
+    ColumnSpec {
+        added_by: Some(Addition::Traceparent),
+        ..col("traceparent", "traceparent TEXT", "text", false)
+    },
+    ColumnSpec {
+        added_by: Some(Addition::Hlc),
+        ..col("hlc", "hlc BIGINT", "bigint", false)
+    },
+];
+
+/// Columns that only retain storage writes; consume storage may have dropped them.
+pub const RETAIN_ONLY_COLUMNS: &[&str] = &["processing_at", "published_at"];
+
+pub const CHECKPOINT_COLUMNS: &[ColumnSpec] = &[
+    col("node_key", "node_key TEXT NOT NULL", "text", true),
+    col("hlc", "hlc BIGINT NOT NULL", "bigint", true),
+];
+
+pub const LOG_COLUMNS: &[ColumnSpec] = &[
+    col("id", "id UUID NOT NULL", "uuid", true),
+    col("outbox_route", "outbox_route TEXT NOT NULL", "text", true),
+    col("event_id", "event_id UUID NOT NULL", "uuid", true),
+    col("tenant_id", "tenant_id UUID", "uuid", false),
+    col(
+        "published_at",
+        "published_at TIMESTAMPTZ NOT NULL",
+        "timestamp with time zone",
+        true,
+    ),
+];
+
+/// An index the schema wants, by name, as `pg_get_indexdef` would describe it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexSpec {
+    pub name: Ident,
+    pub columns: &'static [&'static str],
+    /// The statement that creates it (plain, as printed by `schema print`).
+    pub create: Statement,
+}
+
+impl IndexSpec {
+    /// What follows `USING` in `pg_get_indexdef` for this index.
+    pub fn expected_def(&self) -> String {
+        format!("btree ({})", self.columns.join(", "))
+    }
+}
+
+/// Which optional parts `schema print --with` adds on top of the configuration.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extras {
+    pub hlc: bool,
+    pub traceparent: bool,
+    pub checkpoint: bool,
+    pub delivery_log: bool,
+}
+
+/// The PostgreSQL objects for one outbox (one tenant's, for a per-tenant relation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgSchema {
+    pub outbox: QualifiedName,
+    pub storage: Storage,
+    pub traceparent: bool,
+    pub hlc: bool,
+    pub strict_key_order: bool,
+    pub checkpoint: Option<QualifiedName>,
+    pub delivery_log: Option<QualifiedName>,
+}
+
+impl PgSchema {
+    /// The schemas a configuration asks for, one per tenant when the relation is per tenant.
+    pub fn from_config(config: &Config, extras: Extras) -> Result<Vec<PgSchema>, crate::Error> {
+        let Target::Postgres {
+            relation,
+            delivery_log,
+            hlc_checkpoint,
+        } = &config.outbox.target
+        else {
+            return Err(crate::Error::Runtime(
+                "the configured backend is MongoDB, not PostgreSQL".into(),
+            ));
+        };
+        let tenants: Vec<Option<Uuid>> = config.relation_tenants()?;
+        let mut out = Vec::new();
+        for tenant in tenants {
+            let outbox = relation
+                .resolve(tenant)
+                .map_err(crate::config::ConfigError::from)?;
+            let delivery_log = match delivery_log {
+                Some(log) => Some(
+                    log.resolve(tenant)
+                        .map_err(crate::config::ConfigError::from)?,
+                ),
+                None if extras.delivery_log => Some(
+                    outbox
+                        .sibling("delivery log", "_delivered")
+                        .map_err(crate::config::ConfigError::from)?,
+                ),
+                None => None,
+            };
+            let checkpoint = match hlc_checkpoint {
+                Some(c) => Some(c.clone()),
+                None if extras.checkpoint => Some(QualifiedName::new(
+                    outbox.schema.clone(),
+                    Ident::new("hlc checkpoint", "hlc_checkpoint").expect("valid"),
+                )),
+                None => None,
+            };
+            let schema = PgSchema {
+                outbox,
+                storage: config.outbox.storage,
+                traceparent: config.outbox.propagate_trace || extras.traceparent,
+                hlc: config.outbox.hlc_ordering || extras.hlc,
+                strict_key_order: config.relay.key_order == KeyOrder::Strict,
+                checkpoint,
+                delivery_log,
+            };
+            schema
+                .check_names()
+                .map_err(crate::config::ConfigError::from)?;
+            out.push(schema);
+        }
+        Ok(out)
+    }
+
+    /// Derived names must fit PostgreSQL's 63 bytes, or the server would truncate them.
+    fn check_names(&self) -> Result<(), NameError> {
+        self.indexes()?;
+        if let Some(log) = &self.delivery_log {
+            log.name.with_suffix("delivery log index", "_event_idx")?;
+            log.name
+                .with_suffix("delivery log partition", "_20000101")?;
+        }
+        Ok(())
+    }
+
+    pub fn claim_idx(&self) -> Result<Ident, NameError> {
+        self.outbox.name.with_suffix("claim index", "_claim_idx")
+    }
+
+    /// The outbox's indexes (besides its primary key and unique constraint).
+    pub fn indexes(&self) -> Result<Vec<IndexSpec>, NameError> {
+        let t = &self.outbox;
+        let claim = self.claim_idx()?;
+        let base = render::render(
+            render::OUTBOX_SQL,
+            &[("outbox", t.into()), ("claim_idx", (&claim).into())],
+        );
+        let mut out = vec![IndexSpec {
+            name: claim,
+            columns: &["outbox_route", "status", "available_at", "created_at"],
+            create: base[1].clone(),
+        }];
+        if self.hlc {
+            let name = t.name.with_suffix("hlc claim index", "_claim_hlc_idx")?;
+            let stmts = render::render(
+                render::HLC_SQL,
+                &[("outbox", t.into()), ("claim_hlc_idx", (&name).into())],
+            );
+            out.push(IndexSpec {
+                name,
+                columns: &[
+                    "outbox_route",
+                    "status",
+                    "available_at",
+                    "hlc",
+                    "created_at",
+                    "id",
+                ],
+                create: stmts[1].clone(),
+            });
+        }
+        if self.strict_key_order {
+            let name = t.name.with_suffix("key order index", "_key_idx")?;
+            let stmts = render::render(
+                render::KEY_ORDER_SQL,
+                &[("outbox", t.into()), ("key_idx", (&name).into())],
+            );
+            out.push(IndexSpec {
+                name,
+                columns: &["outbox_route", "ordering_key", "created_at"],
+                create: stmts[0].clone(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// `CREATE TABLE` for the outbox, as the specification writes it.
+    pub fn create_outbox_table(&self) -> Statement {
+        let claim = self.claim_idx().expect("checked in from_config");
+        render::render(
+            render::OUTBOX_SQL,
+            &[
+                ("outbox", (&self.outbox).into()),
+                ("claim_idx", (&claim).into()),
+            ],
+        )
+        .remove(0)
+    }
+
+    pub fn add_columns(&self, columns: &[&ColumnSpec]) -> Statement {
+        let ddl: Vec<&'static str> = columns.iter().map(|c| c.ddl).collect();
+        render::add_columns(&self.outbox, &ddl)
+    }
+
+    pub fn checkpoint_statements(&self) -> Option<Vec<Statement>> {
+        let c = self.checkpoint.as_ref()?;
+        Some(render::render(
+            render::CHECKPOINT_SQL,
+            &[("checkpoint", c.into())],
+        ))
+    }
+
+    pub fn log_names(&self) -> Option<(QualifiedName, Ident, QualifiedName)> {
+        let log = self.delivery_log.as_ref()?;
+        let event_idx = log
+            .name
+            .with_suffix("delivery log index", "_event_idx")
+            .ok()?;
+        let default = log.sibling("default partition", "_default").ok()?;
+        Some((log.clone(), event_idx, default))
+    }
+
+    /// `CREATE TABLE` (partitioned), event index, default partition.
+    pub fn delivery_log_statements(&self) -> Option<Vec<Statement>> {
+        let (log, event_idx, default) = self.log_names()?;
+        Some(render::render(
+            render::DELIVERY_LOG_SQL,
+            &[
+                ("log", (&log).into()),
+                ("log_event_idx", (&event_idx).into()),
+                ("log_default", (&default).into()),
+            ],
+        ))
+    }
+
+    /// The whole schema as `schema print` writes it: the specification's text, in its order.
+    pub fn print(&self) -> String {
+        let mut sections: Vec<String> = Vec::new();
+        let t = &self.outbox;
+        let claim = self.claim_idx().expect("checked in from_config");
+        sections.push(render::join(&render::render(
+            render::OUTBOX_SQL,
+            &[("outbox", t.into()), ("claim_idx", (&claim).into())],
+        )));
+        if self.traceparent {
+            sections.push(render::join(&render::render(
+                render::TRACEPARENT_SQL,
+                &[("outbox", t.into())],
+            )));
+        }
+        let indexes = self.indexes().expect("checked in from_config");
+        if self.hlc {
+            let name = &indexes
+                .iter()
+                .find(|i| i.columns.contains(&"hlc"))
+                .expect("hlc index")
+                .name;
+            sections.push(render::join(&render::render(
+                render::HLC_SQL,
+                &[("outbox", t.into()), ("claim_hlc_idx", name.into())],
+            )));
+        }
+        if self.strict_key_order {
+            let key = indexes.last().expect("key index");
+            sections.push(render::join(std::slice::from_ref(&key.create)));
+        }
+        if let Some(stmts) = self.checkpoint_statements() {
+            sections.push(render::join(&stmts));
+        }
+        if let Some(stmts) = self.delivery_log_statements() {
+            sections.push(render::join(&stmts));
+        }
+        sections.join("\n")
+    }
+}
+
+/// The MongoDB objects for one outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MongoSchema {
+    pub outbox: CollectionName,
+    pub indexes: Vec<MongoIndexSpec>,
+    pub checkpoint: Option<CollectionName>,
+}
+
+impl MongoSchema {
+    pub fn from_config(config: &Config, extras: Extras) -> Result<MongoSchema, crate::Error> {
+        let Target::Mongo {
+            collection,
+            hlc_checkpoint,
+        } = &config.outbox.target
+        else {
+            return Err(crate::Error::Runtime(
+                "the configured backend is PostgreSQL, not MongoDB".into(),
+            ));
+        };
+        let mut indexes = render::mongo_outbox_indexes();
+        if config.outbox.hlc_ordering || extras.hlc {
+            indexes.extend(render::mongo_hlc_indexes());
+        }
+        if config.relay.key_order == KeyOrder::Strict {
+            indexes.extend(render::mongo_key_order_indexes());
+        }
+        let checkpoint = match hlc_checkpoint {
+            Some(c) => Some(c.clone()),
+            None if extras.checkpoint => Some(
+                CollectionName::new("hlc checkpoint", &collection.db, "hlc_checkpoint")
+                    .map_err(crate::config::ConfigError::from)?,
+            ),
+            None => None,
+        };
+        Ok(MongoSchema {
+            outbox: collection.clone(),
+            indexes,
+            checkpoint,
+        })
+    }
+
+    pub fn use_db(&self) -> Statement {
+        Statement::new(format!(
+            "db = db.getSiblingDB({});",
+            render::js_string(&self.outbox.db)
+        ))
+    }
+
+    pub fn create_index(&self, spec: &MongoIndexSpec) -> Statement {
+        render::mongo_create_index(&self.outbox, spec)
+    }
+
+    /// The mongosh script `schema print --backend mongo` writes.
+    pub fn print(&self) -> String {
+        let mut stmts = vec![self.use_db().with_comment(format!(
+            "// outbox collection {} (outboxctl schema print)",
+            self.outbox
+        ))];
+        stmts.extend(self.indexes.iter().map(|s| self.create_index(s)));
+        let mut out = render::join_js(&stmts);
+        if let Some(c) = &self.checkpoint {
+            out.push_str(&format!(
+                "// hlc checkpoint {c}: {{ _id: <node_key>, hlc: <packed HlcTimestamp> }} — created on first advance; needs no index\n"
+            ));
+        }
+        out
+    }
+}

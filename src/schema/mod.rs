@@ -1,0 +1,13 @@
+//! The outbox's schema: what the configuration wants ([`desired`]), how it is written out
+//! ([`render`], from `templates/`), what differs from a live database ([`plan`], pure), and
+//! the backend code that reads catalogs and applies a plan ([`postgres`], [`mongo`]).
+
+pub mod desired;
+pub mod mongo;
+pub mod plan;
+pub mod postgres;
+pub mod render;
+
+pub use desired::{MongoSchema, PgSchema};
+pub use plan::{MigrationPlan, Problem, Step, StepKind};
+pub use render::{Sql, Statement};

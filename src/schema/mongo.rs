@@ -1,0 +1,99 @@
+//! MongoDB: read the collection and its indexes, and apply a plan (create the collection and
+//! any missing index; both are idempotent, so concurrent runs are safe without a lock).
+
+use futures_util::TryStreamExt;
+use mongodb::IndexModel;
+use mongodb::bson::{Bson, Document};
+use mongodb::options::IndexOptions;
+
+use super::desired::MongoSchema;
+use super::plan::{MongoCatalog, MongoIndexFacts, Step};
+use crate::Error;
+
+/// Error code for "collection already exists".
+const NAMESPACE_EXISTS: i32 = 48;
+
+fn key_value(v: &Bson) -> i64 {
+    match v {
+        Bson::Int32(i) => i64::from(*i),
+        Bson::Int64(i) => *i,
+        Bson::Double(d) => *d as i64,
+        _ => 0,
+    }
+}
+
+pub async fn introspect(
+    client: &mongodb::Client,
+    want: &MongoSchema,
+) -> Result<MongoCatalog, mongodb::error::Error> {
+    let db = client.database(&want.outbox.db);
+    let names = db
+        .list_collection_names()
+        .filter(mongodb::bson::doc! { "name": &want.outbox.collection })
+        .await?;
+    if names.is_empty() {
+        return Ok(MongoCatalog::default());
+    }
+    let coll = db.collection::<Document>(&want.outbox.collection);
+    let models: Vec<IndexModel> = coll.list_indexes().await?.try_collect().await?;
+    let indexes = models
+        .into_iter()
+        .map(|m| {
+            let options = m.options.unwrap_or_default();
+            MongoIndexFacts {
+                name: options.name.clone().unwrap_or_default(),
+                keys: m
+                    .keys
+                    .iter()
+                    .map(|(k, v)| (k.clone(), key_value(v)))
+                    .collect(),
+                unique: options.unique.unwrap_or(false),
+                sparse: options.sparse.unwrap_or(false),
+            }
+        })
+        .collect();
+    Ok(MongoCatalog {
+        collection_exists: true,
+        indexes,
+    })
+}
+
+pub async fn apply_step(
+    client: &mongodb::Client,
+    want: &MongoSchema,
+    step: &Step,
+) -> Result<(), Error> {
+    let db = client.database(&want.outbox.db);
+    let fail = |e: mongodb::error::Error| {
+        Error::Runtime(format!(
+            "{} failed: {}",
+            step.summary,
+            crate::db::first_line(&e.to_string())
+        ))
+    };
+    match &step.mongo_index {
+        None => match db.create_collection(&want.outbox.collection).await {
+            Ok(()) => Ok(()),
+            Err(e) if matches!(*e.kind, mongodb::error::ErrorKind::Command(ref c) if c.code == NAMESPACE_EXISTS) => {
+                Ok(())
+            }
+            Err(e) => Err(fail(e)),
+        },
+        Some(spec) => {
+            let mut keys = Document::new();
+            for (k, v) in &spec.keys {
+                keys.insert(k.clone(), *v);
+            }
+            let options = IndexOptions::builder()
+                .unique(spec.unique.then_some(true))
+                .sparse(spec.sparse.then_some(true))
+                .build();
+            let model = IndexModel::builder().keys(keys).options(options).build();
+            db.collection::<Document>(&want.outbox.collection)
+                .create_index(model)
+                .await
+                .map(drop)
+                .map_err(fail)
+        }
+    }
+}

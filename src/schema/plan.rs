@@ -1,0 +1,527 @@
+//! Migration planning: compare what a live database has (catalog facts, read elsewhere) with
+//! what the configuration wants, and list the steps that add what is missing. Pure: no I/O,
+//! so every plan can be printed, tested and applied through the same value.
+//!
+//! A plan only adds. What exists but differs (a column's type, an index's definition) is a
+//! [`Problem`], reported and left alone.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::desired::{
+    Addition, CHECKPOINT_COLUMNS, ColumnSpec, LOG_COLUMNS, MongoSchema, OUTBOX_COLUMNS, PgSchema,
+    RETAIN_ONLY_COLUMNS,
+};
+use super::render::{MongoIndexSpec, Statement};
+use crate::config::Storage;
+use crate::target::QualifiedName;
+
+// ---- catalog facts ------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnFacts {
+    pub name: String,
+    pub pg_type: String,
+    pub not_null: bool,
+    pub default: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexFacts {
+    pub name: String,
+    /// `pg_get_indexdef` text after `USING `, e.g. `btree (event_id)`.
+    pub using: String,
+    pub columns: Vec<String>,
+    pub unique: bool,
+    pub primary: bool,
+    pub valid: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableFacts {
+    /// `r` table, `p` partitioned table, anything else is not a table.
+    pub relkind: char,
+    pub columns: Vec<ColumnFacts>,
+    pub indexes: Vec<IndexFacts>,
+    /// `pg_get_partkeydef`, e.g. `RANGE (published_at)`.
+    pub partition_key: Option<String>,
+    /// The name of the default partition, when the table is partitioned and has one.
+    pub default_partition: Option<String>,
+}
+
+impl TableFacts {
+    pub fn column(&self, name: &str) -> Option<&ColumnFacts> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    fn has_index_on(&self, columns: &[&str], unique: bool, primary: bool) -> bool {
+        self.indexes.iter().any(|i| {
+            i.columns == columns && (!unique || i.unique) && (!primary || i.primary) && i.valid
+        })
+    }
+}
+
+/// What the database has, for the relations a schema names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PgCatalog {
+    pub schemas: Vec<String>,
+    pub tables: BTreeMap<QualifiedName, TableFacts>,
+    /// Relations of any kind that exist under a name the schema wants for an index.
+    pub taken_names: Vec<QualifiedName>,
+}
+
+// ---- the plan -------------------------------------------------------------------------------
+
+/// How a step runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// New objects, all statements in one transaction.
+    Transaction,
+    /// A change to an existing table: one short transaction with a `lock_timeout`, retried.
+    ShortLock,
+    /// An index built without blocking writes: outside any transaction, one statement.
+    Concurrent,
+    /// A MongoDB command.
+    Mongo,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub summary: String,
+    pub kind: StepKind,
+    pub statements: Vec<Statement>,
+    /// For MongoDB index steps, the index to create.
+    #[serde(skip)]
+    pub mongo_index: Option<MongoIndexSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub object: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MigrationPlan {
+    pub steps: Vec<Step>,
+    pub problems: Vec<Problem>,
+}
+
+impl MigrationPlan {
+    pub fn is_up_to_date(&self) -> bool {
+        self.steps.is_empty() && self.problems.is_empty()
+    }
+
+    fn step(&mut self, summary: String, kind: StepKind, statements: Vec<Statement>) {
+        self.steps.push(Step {
+            summary,
+            kind,
+            statements,
+            mongo_index: None,
+        });
+    }
+
+    fn problem(&mut self, object: impl ToString, message: impl Into<String>) {
+        self.problems.push(Problem {
+            object: object.to_string(),
+            message: message.into(),
+        });
+    }
+
+    pub fn extend(&mut self, other: MigrationPlan) {
+        self.steps.extend(other.steps);
+        self.problems.extend(other.problems);
+    }
+
+    /// The plan as a script: SQL (or mongosh) with each step introduced by a comment.
+    pub fn script(&self, comment: &str) -> String {
+        let mut out = String::new();
+        for (i, step) in self.steps.iter().enumerate() {
+            let how = match step.kind {
+                StepKind::Transaction => " (one transaction)",
+                StepKind::ShortLock => " (short lock_timeout, retried)",
+                StepKind::Concurrent => " (outside a transaction)",
+                StepKind::Mongo => "",
+            };
+            out.push_str(&format!(
+                "{comment} step {}: {}{how}\n",
+                i + 1,
+                step.summary
+            ));
+            for stmt in &step.statements {
+                out.push_str(&stmt.to_string());
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        for p in &self.problems {
+            out.push_str(&format!("{comment} problem: {}: {}\n", p.object, p.message));
+        }
+        out
+    }
+}
+
+// ---- PostgreSQL -------------------------------------------------------------------------------
+
+/// The plan that brings a PostgreSQL database to `want`, given what it has.
+pub fn plan_postgres(want: &PgSchema, have: &PgCatalog) -> MigrationPlan {
+    let mut plan = MigrationPlan::default();
+    let mut schemas: Vec<&crate::target::Ident> = vec![&want.outbox.schema];
+    schemas.extend(want.checkpoint.iter().map(|c| &c.schema));
+    schemas.extend(want.delivery_log.iter().map(|l| &l.schema));
+    schemas.sort();
+    schemas.dedup();
+    for schema in schemas {
+        if !have.schemas.iter().any(|s| s == schema.name()) {
+            plan.step(
+                format!("create schema {}", schema.name()),
+                StepKind::Transaction,
+                vec![Statement::new(format!(
+                    "CREATE SCHEMA IF NOT EXISTS {schema};"
+                ))],
+            );
+        }
+    }
+    plan_outbox(want, have, &mut plan);
+    plan_checkpoint(want, have, &mut plan);
+    plan_delivery_log(want, have, &mut plan);
+    plan
+}
+
+fn wanted_columns(want: &PgSchema) -> impl Iterator<Item = &'static ColumnSpec> + '_ {
+    OUTBOX_COLUMNS.iter().filter(move |c| match c.added_by {
+        Some(Addition::Traceparent) => want.traceparent,
+        Some(Addition::Hlc) => want.hlc,
+        _ => !(want.storage == Storage::Consume && RETAIN_ONLY_COLUMNS.contains(&c.name)),
+    })
+}
+
+fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
+    let t = &want.outbox;
+    let indexes = want
+        .indexes()
+        .expect("names checked when the schema was built");
+    let Some(table) = have.tables.get(t) else {
+        let mut stmts = vec![want.create_outbox_table()];
+        stmts.push(indexes[0].create.clone());
+        let optional: Vec<&ColumnSpec> = wanted_columns(want)
+            .filter(|c| matches!(c.added_by, Some(Addition::Traceparent | Addition::Hlc)))
+            .collect();
+        for c in optional {
+            stmts.push(want.add_columns(&[c]));
+        }
+        stmts.extend(indexes[1..].iter().map(|i| i.create.clone()));
+        plan.step(
+            format!("create table {} and its indexes", t.plain()),
+            StepKind::Transaction,
+            stmts,
+        );
+        return;
+    };
+    if !matches!(table.relkind, 'r' | 'p') {
+        plan.problem(
+            t.plain(),
+            "exists but is not a table (a view or another kind of relation)",
+        );
+        return;
+    }
+    check_columns(&t.plain(), table, wanted_columns(want), plan);
+
+    // Columns outboxctl adds, grouped as the specification groups them.
+    for addition in [Addition::Retries, Addition::Traceparent, Addition::Hlc] {
+        let missing: Vec<&ColumnSpec> = wanted_columns(want)
+            .filter(|c| c.added_by == Some(addition) && table.column(c.name).is_none())
+            .collect();
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|c| c.name).collect();
+            plan.step(
+                format!(
+                    "add column{} {} to {}",
+                    if names.len() > 1 { "s" } else { "" },
+                    names.join(", "),
+                    t.plain()
+                ),
+                StepKind::ShortLock,
+                vec![want.add_columns(&missing)],
+            );
+        }
+    }
+    if !table.has_index_on(&["id"], true, true) {
+        plan.problem(
+            t.plain(),
+            "has no PRIMARY KEY (id); add it yourself: outboxctl does not rewrite tables",
+        );
+    }
+    if !table.has_index_on(&["outbox_route", "event_id"], true, false) {
+        plan.problem(
+            t.plain(),
+            "has no UNIQUE (outbox_route, event_id), which staging deduplicates on; add it yourself",
+        );
+    }
+    for index in &indexes {
+        plan_index(
+            t,
+            table,
+            have,
+            index.name.name(),
+            &index.expected_def(),
+            &index.create,
+            plan,
+        );
+    }
+}
+
+/// Reports columns whose type, nullability or default differ from the specification's.
+fn check_columns<'a>(
+    object: &str,
+    table: &TableFacts,
+    wanted: impl Iterator<Item = &'a ColumnSpec>,
+    plan: &mut MigrationPlan,
+) {
+    for spec in wanted {
+        let Some(have) = table.column(spec.name) else {
+            if spec.added_by.is_none() {
+                let why = if RETAIN_ONLY_COLUMNS.contains(&spec.name) {
+                    " (retain storage writes it; set storage: consume if it was dropped on purpose)"
+                } else {
+                    ""
+                };
+                plan.problem(object, format!("has no column {}{why}", spec.name));
+            }
+            continue;
+        };
+        if have.pg_type != spec.pg_type {
+            plan.problem(
+                object,
+                format!(
+                    "column {} is {}, expected {}",
+                    spec.name, have.pg_type, spec.pg_type
+                ),
+            );
+        }
+        if have.not_null != spec.not_null {
+            let (is, want) = if have.not_null {
+                ("NOT NULL", "nullable")
+            } else {
+                ("nullable", "NOT NULL")
+            };
+            plan.problem(
+                object,
+                format!("column {} is {is}, expected {want}", spec.name),
+            );
+        }
+        if let Some(default) = spec.default {
+            if have.default.as_deref() != Some(default) {
+                plan.problem(
+                    object,
+                    format!(
+                        "column {} has default {}, expected {default}",
+                        spec.name,
+                        have.default.as_deref().unwrap_or("none")
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn plan_index(
+    table_name: &QualifiedName,
+    table: &TableFacts,
+    have: &PgCatalog,
+    name: &str,
+    expected_using: &str,
+    create: &Statement,
+    plan: &mut MigrationPlan,
+) {
+    let qualified = format!("{}.{}", table_name.schema.name(), name);
+    match table.indexes.iter().find(|i| i.name == name) {
+        Some(index) if index.using != expected_using => plan.problem(
+            qualified,
+            format!(
+                "is defined as USING {}, expected USING {expected_using}; left as it is",
+                index.using
+            ),
+        ),
+        Some(index) if !index.valid => plan.step(
+            format!("rebuild invalid index {qualified} (left by an interrupted concurrent build)"),
+            StepKind::Concurrent,
+            vec![Statement::new(format!(
+                "REINDEX INDEX CONCURRENTLY {}.{};",
+                table_name.schema,
+                crate::target::Ident::new("index", name).expect("catalog names are valid")
+            ))],
+        ),
+        Some(_) => {}
+        None => {
+            let taken = have
+                .taken_names
+                .iter()
+                .any(|n| n.schema == table_name.schema && n.name.name() == name);
+            if taken {
+                plan.problem(
+                    qualified,
+                    "the name is taken by another relation in the schema",
+                );
+            } else if table
+                .indexes
+                .iter()
+                .any(|i| i.using == expected_using && i.valid)
+            {
+                // Same definition under another name (made by hand or by another tool): fine.
+            } else {
+                plan.step(
+                    format!("create index {qualified} without blocking writes"),
+                    StepKind::Concurrent,
+                    vec![create.concurrently()],
+                );
+            }
+        }
+    }
+}
+
+fn plan_checkpoint(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
+    let Some(c) = &want.checkpoint else { return };
+    match have.tables.get(c) {
+        None => plan.step(
+            format!("create hlc checkpoint table {}", c.plain()),
+            StepKind::Transaction,
+            want.checkpoint_statements().expect("checkpoint wanted"),
+        ),
+        Some(table) => {
+            check_columns(&c.plain(), table, CHECKPOINT_COLUMNS.iter(), plan);
+            if !table.has_index_on(&["node_key"], true, true) {
+                plan.problem(
+                    c.plain(),
+                    "has no PRIMARY KEY (node_key), which the GREATEST upsert needs",
+                );
+            }
+        }
+    }
+}
+
+fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
+    let Some((log, event_idx, default)) = want.log_names() else {
+        return;
+    };
+    let stmts = want.delivery_log_statements().expect("delivery log wanted");
+    let Some(table) = have.tables.get(&log) else {
+        plan.step(
+            format!(
+                "create delivery log {} with its event index and default partition",
+                log.plain()
+            ),
+            StepKind::Transaction,
+            stmts,
+        );
+        return;
+    };
+    if table.relkind != 'p' || table.partition_key.as_deref() != Some("RANGE (published_at)") {
+        plan.problem(
+            log.plain(),
+            "is not partitioned by RANGE (published_at); the delivery log must be, for daily retention",
+        );
+        return;
+    }
+    check_columns(&log.plain(), table, LOG_COLUMNS.iter(), plan);
+    // On a partitioned table CREATE INDEX cannot run CONCURRENTLY; it is brief on a log
+    // whose partitions are dropped daily, and runs under a short lock_timeout.
+    match table.indexes.iter().find(|i| i.name == event_idx.name()) {
+        Some(i) if i.using != "btree (event_id)" => plan.problem(
+            format!("{}.{}", log.schema.name(), event_idx.name()),
+            format!(
+                "is defined as USING {}, expected USING btree (event_id); left as it is",
+                i.using
+            ),
+        ),
+        Some(_) => {}
+        None if table.indexes.iter().any(|i| i.using == "btree (event_id)") => {}
+        None => plan.step(
+            format!("create index {}.{}", log.schema.name(), event_idx.name()),
+            StepKind::ShortLock,
+            vec![stmts[1].clone()],
+        ),
+    }
+    if table.default_partition.is_none() {
+        if have.tables.contains_key(&default) {
+            plan.problem(
+                default.plain(),
+                "exists but is not the default partition of the delivery log",
+            );
+        } else {
+            plan.step(
+                format!("create default partition {}", default.plain()),
+                StepKind::ShortLock,
+                vec![stmts[2].clone()],
+            );
+        }
+    }
+}
+
+// ---- MongoDB ----------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MongoIndexFacts {
+    pub name: String,
+    pub keys: Vec<(String, i64)>,
+    pub unique: bool,
+    pub sparse: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MongoCatalog {
+    pub collection_exists: bool,
+    pub indexes: Vec<MongoIndexFacts>,
+}
+
+pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
+    let mut plan = MigrationPlan::default();
+    if !have.collection_exists {
+        plan.steps.push(Step {
+            summary: format!("create collection {}", want.outbox),
+            kind: StepKind::Mongo,
+            statements: vec![Statement::new(format!(
+                "db.createCollection({})",
+                super::render::js_string(&want.outbox.collection)
+            ))],
+            mongo_index: None,
+        });
+    }
+    for spec in &want.indexes {
+        let keys: Vec<(String, i64)> = spec
+            .keys
+            .iter()
+            .map(|(k, v)| (k.clone(), i64::from(*v)))
+            .collect();
+        match have.indexes.iter().find(|i| i.keys == keys) {
+            Some(i) if i.unique != spec.unique || i.sparse != spec.sparse => plan.problem(
+                format!("{}.{}", want.outbox, i.name),
+                format!(
+                    "has unique: {}, sparse: {}; expected unique: {}, sparse: {}; left as it is",
+                    i.unique, i.sparse, spec.unique, spec.sparse
+                ),
+            ),
+            Some(_) => {}
+            None => plan.steps.push(Step {
+                summary: format!(
+                    "create index {{ {} }} on {}",
+                    spec.keys
+                        .iter()
+                        .map(|(k, v)| format!("{k}: {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    want.outbox
+                ),
+                kind: StepKind::Mongo,
+                statements: vec![want.create_index(spec)],
+                mongo_index: Some(spec.clone()),
+            }),
+        }
+    }
+    plan
+}
+
+#[cfg(test)]
+mod tests;

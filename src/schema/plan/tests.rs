@@ -1,0 +1,197 @@
+use super::*;
+use crate::schema::desired::PgSchema;
+
+fn schema(storage: Storage, hlc: bool) -> PgSchema {
+    PgSchema {
+        outbox: QualifiedName::parse("r", "app.outbox").unwrap(),
+        storage,
+        traceparent: false,
+        hlc,
+        strict_key_order: false,
+        checkpoint: None,
+        delivery_log: None,
+    }
+}
+
+/// Catalog facts for a table created exactly as the specification says.
+fn spec_table(without: &[&str]) -> TableFacts {
+    let columns = OUTBOX_COLUMNS
+        .iter()
+        .filter(|c| !matches!(c.added_by, Some(Addition::Traceparent | Addition::Hlc)))
+        .filter(|c| !without.contains(&c.name))
+        .map(|c| ColumnFacts {
+            name: c.name.into(),
+            pg_type: c.pg_type.into(),
+            not_null: c.not_null,
+            default: c.default.map(Into::into),
+        })
+        .collect();
+    let idx = |name: &str, cols: &[&str], unique: bool, primary: bool| IndexFacts {
+        name: name.into(),
+        using: format!("btree ({})", cols.join(", ")),
+        columns: cols.iter().map(|c| c.to_string()).collect(),
+        unique,
+        primary,
+        valid: true,
+    };
+    TableFacts {
+        relkind: 'r',
+        columns,
+        indexes: vec![
+            idx("outbox_pkey", &["id"], true, true),
+            idx(
+                "outbox_outbox_route_event_id_key",
+                &["outbox_route", "event_id"],
+                true,
+                false,
+            ),
+            idx(
+                "outbox_claim_idx",
+                &["outbox_route", "status", "available_at", "created_at"],
+                false,
+                false,
+            ),
+        ],
+        partition_key: None,
+        default_partition: None,
+    }
+}
+
+fn catalog(table: Option<TableFacts>) -> PgCatalog {
+    let mut c = PgCatalog {
+        schemas: vec!["app".into()],
+        ..Default::default()
+    };
+    if let Some(t) = table {
+        c.tables
+            .insert(QualifiedName::parse("r", "app.outbox").unwrap(), t);
+    }
+    c
+}
+
+#[test]
+fn empty_database_gets_schema_and_table_in_transactions() {
+    let plan = plan_postgres(&schema(Storage::Retain, false), &PgCatalog::default());
+    let kinds: Vec<_> = plan
+        .steps
+        .iter()
+        .map(|s| (s.kind, s.summary.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (StepKind::Transaction, "create schema app"),
+            (
+                StepKind::Transaction,
+                "create table app.outbox and its indexes"
+            ),
+        ]
+    );
+    assert!(plan.problems.is_empty());
+}
+
+#[test]
+fn spec_table_is_up_to_date() {
+    let plan = plan_postgres(
+        &schema(Storage::Retain, false),
+        &catalog(Some(spec_table(&[]))),
+    );
+    assert!(plan.is_up_to_date(), "{plan:#?}");
+}
+
+#[test]
+fn legacy_table_gets_the_specification_alter_and_concurrent_hlc_index() {
+    let plan = plan_postgres(
+        &schema(Storage::Retain, true),
+        &catalog(Some(spec_table(&[
+            "attempts",
+            "available_at",
+            "ordering_key",
+        ]))),
+    );
+    let summaries: Vec<_> = plan.steps.iter().map(|s| s.summary.as_str()).collect();
+    assert_eq!(
+        summaries,
+        vec![
+            "add columns attempts, available_at, ordering_key to app.outbox",
+            "add column hlc to app.outbox",
+            "create index app.outbox_claim_hlc_idx without blocking writes",
+        ]
+    );
+    assert_eq!(plan.steps[0].kind, StepKind::ShortLock);
+    assert_eq!(plan.steps[2].kind, StepKind::Concurrent);
+    assert!(
+        plan.steps[2].statements[0]
+            .sql
+            .starts_with("CREATE INDEX CONCURRENTLY outbox_claim_hlc_idx")
+    );
+}
+
+#[test]
+fn retain_needs_processing_at_but_consume_does_not() {
+    let t = spec_table(&["processing_at", "published_at"]);
+    let plan = plan_postgres(&schema(Storage::Retain, false), &catalog(Some(t.clone())));
+    assert_eq!(plan.problems.len(), 2, "{plan:#?}");
+    assert!(
+        plan.problems[0]
+            .message
+            .contains("has no column published_at")
+    );
+    let plan = plan_postgres(&schema(Storage::Consume, false), &catalog(Some(t)));
+    assert!(plan.is_up_to_date(), "{plan:#?}");
+}
+
+#[test]
+fn same_index_under_another_name_counts() {
+    let mut t = spec_table(&[]);
+    t.indexes[2].name = "my_claim_index".into();
+    let plan = plan_postgres(&schema(Storage::Retain, false), &catalog(Some(t)));
+    assert!(plan.is_up_to_date(), "{plan:#?}");
+}
+
+#[test]
+fn index_name_taken_by_another_relation_is_a_problem() {
+    let mut t = spec_table(&[]);
+    t.indexes.remove(2);
+    let mut c = catalog(Some(t));
+    c.taken_names
+        .push(QualifiedName::parse("r", "app.outbox_claim_idx").unwrap());
+    let plan = plan_postgres(&schema(Storage::Retain, false), &c);
+    assert!(plan.steps.is_empty());
+    assert!(plan.problems[0].message.contains("taken"));
+}
+
+#[test]
+fn missing_unique_key_is_reported() {
+    let mut t = spec_table(&[]);
+    t.indexes.remove(1);
+    let plan = plan_postgres(&schema(Storage::Retain, false), &catalog(Some(t)));
+    assert!(
+        plan.problems[0]
+            .message
+            .contains("UNIQUE (outbox_route, event_id)")
+    );
+}
+
+#[test]
+fn mongo_plan_adds_missing_and_reports_conflicting() {
+    let want = MongoSchema {
+        outbox: crate::target::CollectionName::parse("c", "app.outbox").unwrap(),
+        indexes: crate::schema::render::mongo_outbox_indexes(),
+        checkpoint: None,
+    };
+    let plan = plan_mongo(&want, &MongoCatalog::default());
+    assert_eq!(plan.steps.len(), 6, "collection + 5 indexes");
+    let have = MongoCatalog {
+        collection_exists: true,
+        indexes: vec![MongoIndexFacts {
+            name: "claim_token_1".into(),
+            keys: vec![("claim_token".into(), 1)],
+            unique: false,
+            sparse: false,
+        }],
+    };
+    let plan = plan_mongo(&want, &have);
+    assert_eq!(plan.steps.len(), 4);
+    assert_eq!(plan.problems.len(), 1);
+}

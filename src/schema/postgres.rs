@@ -1,0 +1,328 @@
+//! PostgreSQL: read the catalog facts a plan needs, serialise migrations on an advisory lock,
+//! and apply a plan's steps (new objects in one transaction, changes to existing tables under
+//! a short `lock_timeout` with retries, indexes built `CONCURRENTLY`).
+
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+use sqlx::postgres::PgConnection;
+use sqlx::{Connection, Row};
+
+use super::desired::PgSchema;
+use super::plan::{ColumnFacts, IndexFacts, PgCatalog, Step, StepKind, TableFacts};
+use crate::Error;
+use crate::db::{pg_code, sqlstate};
+use crate::target::{Ident, QualifiedName};
+
+const TABLE_SQL: &str = "\
+SELECT c.oid, c.relkind::text AS relkind,
+       CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS partkey
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = $1 AND c.relname = $2";
+
+const COLUMNS_SQL: &str = "\
+SELECT a.attname::text AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null,
+       pg_get_expr(d.adbin, d.adrelid) AS default_expr
+  FROM pg_attribute a
+  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+ WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped
+ ORDER BY a.attnum";
+
+const INDEXES_SQL: &str = "\
+SELECT i.relname::text AS name,
+       coalesce(substring(pg_get_indexdef(x.indexrelid) from ' USING (.*)$'), '') AS using_def,
+       ARRAY(SELECT a.attname::text
+               FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+               JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
+              ORDER BY k.ord) AS columns,
+       x.indisunique AS is_unique, x.indisprimary AS is_primary, x.indisvalid AS is_valid
+  FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+ WHERE x.indrelid = $1
+ ORDER BY i.relname";
+
+const DEFAULT_PARTITION_SQL: &str = "\
+SELECT c.relname::text
+  FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+ WHERE i.inhparent = $1 AND c.relpartbound IS NOT NULL
+   AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'";
+
+/// Reads the facts about one relation, or `None` when it does not exist.
+pub async fn table_facts(
+    conn: &mut PgConnection,
+    name: &QualifiedName,
+) -> Result<Option<TableFacts>, sqlx::Error> {
+    let Some(row) = sqlx::query(TABLE_SQL)
+        .bind(name.schema.name())
+        .bind(name.name.name())
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let oid: sqlx::postgres::types::Oid = row.try_get("oid")?;
+    let relkind: String = row.try_get("relkind")?;
+    let partition_key: Option<String> = row.try_get("partkey")?;
+    let columns = sqlx::query(COLUMNS_SQL)
+        .bind(oid)
+        .fetch_all(&mut *conn)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(ColumnFacts {
+                name: r.try_get("name")?,
+                pg_type: r.try_get("type")?,
+                not_null: r.try_get("not_null")?,
+                default: r.try_get("default_expr")?,
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    let indexes = sqlx::query(INDEXES_SQL)
+        .bind(oid)
+        .fetch_all(&mut *conn)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(IndexFacts {
+                name: r.try_get("name")?,
+                using: r.try_get("using_def")?,
+                columns: r.try_get("columns")?,
+                unique: r.try_get("is_unique")?,
+                primary: r.try_get("is_primary")?,
+                valid: r.try_get("is_valid")?,
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    let default_partition = if relkind == "p" {
+        sqlx::query_scalar(DEFAULT_PARTITION_SQL)
+            .bind(oid)
+            .fetch_optional(&mut *conn)
+            .await?
+    } else {
+        None
+    };
+    Ok(Some(TableFacts {
+        relkind: relkind.chars().next().unwrap_or('?'),
+        columns,
+        indexes,
+        partition_key,
+        default_partition,
+    }))
+}
+
+/// Reads what a plan for `want` needs to know.
+pub async fn introspect(
+    conn: &mut PgConnection,
+    want: &PgSchema,
+) -> Result<PgCatalog, sqlx::Error> {
+    let mut relations = vec![want.outbox.clone()];
+    relations.extend(want.checkpoint.iter().cloned());
+    if let Some((log, _, default)) = want.log_names() {
+        relations.push(log);
+        relations.push(default);
+    }
+    let mut schemas: Vec<String> = relations
+        .iter()
+        .map(|r| r.schema.name().to_owned())
+        .collect();
+    schemas.sort();
+    schemas.dedup();
+    let existing: Vec<String> =
+        sqlx::query_scalar("SELECT nspname::text FROM pg_namespace WHERE nspname = ANY($1)")
+            .bind(&schemas)
+            .fetch_all(&mut *conn)
+            .await?;
+    let mut catalog = PgCatalog {
+        schemas: existing,
+        ..Default::default()
+    };
+    for r in relations {
+        if let Some(facts) = table_facts(conn, &r).await? {
+            catalog.tables.insert(r, facts);
+        }
+    }
+    let index_names: Vec<String> = want
+        .indexes()
+        .map_err(|e| sqlx::Error::Protocol(e.to_string()))?
+        .iter()
+        .map(|i| i.name.name().to_owned())
+        .collect();
+    let taken: Vec<String> = sqlx::query_scalar(
+        "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND c.relname = ANY($2)
+            AND NOT EXISTS (SELECT 1 FROM pg_index x WHERE x.indexrelid = c.oid
+                             AND x.indrelid = (SELECT oid FROM pg_class t
+                                                WHERE t.relnamespace = n.oid AND t.relname = $3))",
+    )
+    .bind(want.outbox.schema.name())
+    .bind(&index_names)
+    .bind(want.outbox.name.name())
+    .fetch_all(&mut *conn)
+    .await?;
+    catalog.taken_names = taken
+        .iter()
+        .filter_map(|n| Ident::new("index", n).ok())
+        .map(|n| QualifiedName::new(want.outbox.schema.clone(), n))
+        .collect();
+    Ok(catalog)
+}
+
+/// How hard to try when a lock is busy.
+#[derive(Debug, Clone, Copy)]
+pub struct LockPolicy {
+    /// `lock_timeout` for each attempt of a change to an existing table.
+    pub lock_timeout: Duration,
+    /// How many more attempts after the first.
+    pub retries: u32,
+}
+
+/// Sleeps a jittered, growing delay before retry `attempt` (1-based).
+pub async fn backoff(attempt: u32) {
+    let base = Duration::from_millis(100).saturating_mul(1 << attempt.min(6));
+    let jitter = rand::thread_rng().gen_range(0.5..1.5);
+    tokio::time::sleep(base.mul_f64(jitter)).await;
+}
+
+/// Sets a `lock_timeout` for the current transaction only (value bound, never spliced).
+pub async fn set_local_lock_timeout(
+    conn: &mut PgConnection,
+    timeout: Duration,
+) -> Result<(), sqlx::Error> {
+    let ms = timeout.as_millis().max(1).to_string() + "ms";
+    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
+        .bind(ms)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Runs statements in one transaction under a short `lock_timeout`, retrying when the lock
+/// stays busy. Returns how many attempts it took.
+pub async fn run_in_short_transactions(
+    conn: &mut PgConnection,
+    sql: &[String],
+    policy: LockPolicy,
+    what: &str,
+) -> Result<u32, Error> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let result: Result<(), sqlx::Error> = async {
+            let mut tx = conn.begin().await?;
+            set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
+            for s in sql {
+                sqlx::raw_sql(s).execute(&mut *tx).await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        match result {
+            Ok(()) => return Ok(attempt),
+            Err(e) if pg_code(&e).as_deref() == Some(sqlstate::LOCK_NOT_AVAILABLE) => {
+                if attempt > policy.retries {
+                    return Err(Error::LockBusy(format!(
+                        "gave up on {what}: a lock stayed busy through {attempt} attempts of {} lock_timeout each; retry later, or raise --lock-timeout / --retries",
+                        crate::config::Dur(policy.lock_timeout)
+                    )));
+                }
+                backoff(attempt).await;
+            }
+            Err(e) => {
+                return Err(Error::Runtime(format!(
+                    "{what} failed: {}",
+                    crate::db::pg_message(&e)
+                )));
+            }
+        }
+    }
+}
+
+/// Applies one step of a plan.
+pub async fn apply_step(
+    conn: &mut PgConnection,
+    step: &Step,
+    policy: LockPolicy,
+) -> Result<(), Error> {
+    let sql: Vec<String> = step.statements.iter().map(|s| s.sql.clone()).collect();
+    match step.kind {
+        StepKind::Transaction | StepKind::ShortLock => {
+            run_in_short_transactions(conn, &sql, policy, &step.summary)
+                .await
+                .map(drop)
+        }
+        StepKind::Concurrent => {
+            // A concurrent build must not be cut by a timeout: that would leave an invalid
+            // index. It takes SHARE UPDATE EXCLUSIVE, which relays' writes do not wait on.
+            sqlx::raw_sql("SET lock_timeout = 0; SET statement_timeout = 0")
+                .execute(&mut *conn)
+                .await
+                .map_err(|e| Error::Runtime(format!("{}: {e}", step.summary)))?;
+            for s in &sql {
+                sqlx::raw_sql(s).execute(&mut *conn).await.map_err(|e| {
+                    Error::Runtime(format!(
+                        "{} failed: {}",
+                        step.summary,
+                        crate::db::pg_message(&e)
+                    ))
+                })?;
+            }
+            Ok(())
+        }
+        StepKind::Mongo => Err(Error::Runtime("a MongoDB step in a PostgreSQL plan".into())),
+    }
+}
+
+/// A migration lock: an open transaction, on a connection of its own, that holds a
+/// transaction-scoped advisory lock. Ending the transaction (or the connection, if the
+/// process dies) releases it, on every path. No snapshot is held while it waits, so a
+/// `CREATE INDEX CONCURRENTLY` run by the holder never waits on it.
+pub struct MigrationLock {
+    conn: PgConnection,
+}
+
+impl MigrationLock {
+    /// Takes the lock for `key`, polling until `wait` has passed (then exit code 4).
+    pub async fn acquire(mut conn: PgConnection, key: &str, wait: Duration) -> Result<Self, Error> {
+        let deadline = Instant::now() + wait;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            sqlx::raw_sql("BEGIN")
+                .execute(&mut conn)
+                .await
+                .map_err(runtime)?;
+            let got: bool = sqlx::query_scalar(
+                "SELECT pg_try_advisory_xact_lock(hashtext('outboxctl.migrate'), hashtext(current_database() || ':' || $1))",
+            )
+            .bind(key)
+            .fetch_one(&mut conn)
+            .await
+            .map_err(runtime)?;
+            if got {
+                return Ok(Self { conn });
+            }
+            sqlx::raw_sql("ROLLBACK")
+                .execute(&mut conn)
+                .await
+                .map_err(runtime)?;
+            if Instant::now() >= deadline {
+                return Err(Error::LockBusy(format!(
+                    "another outboxctl migrate holds the migration lock for {key}; it was still held after {}",
+                    crate::config::Dur(wait)
+                )));
+            }
+            backoff(attempt.min(3)).await;
+        }
+    }
+
+    pub async fn release(mut self) -> Result<(), Error> {
+        sqlx::raw_sql("COMMIT")
+            .execute(&mut self.conn)
+            .await
+            .map_err(runtime)?;
+        Ok(())
+    }
+}
+
+fn runtime(e: sqlx::Error) -> Error {
+    Error::Runtime(format!("migration lock: {e}"))
+}

@@ -1,0 +1,3 @@
+-- key_order: strict (outboxctl): finds the earliest row of an ordering key
+CREATE INDEX {{key_idx}}
+    ON {{outbox}} (outbox_route, ordering_key, created_at);

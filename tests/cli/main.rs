@@ -1,0 +1,8 @@
+//! End-to-end tests of outboxctl against real servers: PostgreSQL (own schema per test) and
+//! a MongoDB replica set (own database per test). `scripts/test` starts them.
+
+mod common;
+mod errors;
+mod migrate_mongo;
+mod migrate_pg;
+mod schema_print;

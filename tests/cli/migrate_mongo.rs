@@ -1,0 +1,144 @@
+//! `migrate` on a real MongoDB replica set: the collection and the recommended indexes.
+
+use futures_util::TryStreamExt;
+use mongodb::IndexModel;
+use mongodb::bson::{Bson, Document};
+
+use crate::common::{MongoDb, mongo_url, run};
+
+fn migrate(db: &MongoDb, extra: &[&str]) -> crate::common::Run {
+    let url = mongo_url();
+    let collection = format!("{}.outbox", db.name);
+    let mut args = vec![
+        "migrate",
+        "--database-url",
+        &url,
+        "--collection",
+        &collection,
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+/// (keys as "k:1,…", unique, sparse) of every index, sorted.
+async fn indexes(db: &MongoDb) -> Vec<(String, bool, bool)> {
+    let models: Vec<IndexModel> = db
+        .db()
+        .collection::<Document>("outbox")
+        .list_indexes()
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let mut out: Vec<(String, bool, bool)> = models
+        .into_iter()
+        .map(|m| {
+            let keys = m
+                .keys
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{k}:{}",
+                        match v {
+                            Bson::Int32(i) => i64::from(*i),
+                            Bson::Int64(i) => *i,
+                            Bson::Double(d) => *d as i64,
+                            _ => 0,
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(",");
+            let o = m.options.unwrap_or_default();
+            (keys, o.unique.unwrap_or(false), o.sparse.unwrap_or(false))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn fresh_migrate_creates_the_recommended_indexes_and_is_idempotent() {
+    let db = MongoDb::new("mongo_fresh_migrate").await;
+    let r = migrate(&db, &["--check"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let r = migrate(&db, &["--dry-run"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout
+            .contains("db.outbox.createIndex({ claim_token: 1 }, { sparse: true })"),
+        "{r:?}"
+    );
+    let names = db.db().list_collection_names().await.unwrap();
+    assert!(names.is_empty(), "dry run created {names:?}");
+
+    let r = migrate(&db, &["--hlc-ordering"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let s = |k: &str, u: bool, sp: bool| (k.to_owned(), u, sp);
+    assert_eq!(
+        indexes(&db).await,
+        vec![
+            s("_id:1", false, false),
+            s("claim_token:1", false, true),
+            s("id:1", true, false),
+            s("outbox_route:1,event_id:1", true, false),
+            s(
+                "outbox_route:1,status:1,available_at:1,created_at:1",
+                false,
+                false
+            ),
+            s(
+                "outbox_route:1,status:1,available_at:1,hlc:1,created_at:1,id:1",
+                false,
+                false
+            ),
+            s("outbox_route:1,status:1,processing_at:1", false, false),
+        ]
+    );
+    let r = migrate(&db, &["--hlc-ordering"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        !r.stdout.contains("applied") && r.stderr.contains("up to date"),
+        "{r:?}"
+    );
+    assert_eq!(migrate(&db, &["--check", "--hlc-ordering"]).code, 0);
+}
+
+#[tokio::test]
+async fn an_index_with_other_options_is_reported_not_changed() {
+    let db = MongoDb::new("mongo_index_options_differ").await;
+    let model = IndexModel::builder()
+        .keys(mongodb::bson::doc! { "claim_token": 1 })
+        .build();
+    db.db()
+        .collection::<Document>("outbox")
+        .create_index(model)
+        .await
+        .unwrap();
+    let r = migrate(&db, &[]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stdout.contains("sparse: false")
+            && r.stdout.contains("expected unique: false, sparse: true"),
+        "{r:?}"
+    );
+    assert!(
+        indexes(&db)
+            .await
+            .contains(&("claim_token:1".to_owned(), false, false))
+    );
+}
+
+#[test]
+fn consume_storage_on_mongo_is_refused_before_connecting() {
+    let r = run(&[
+        "migrate",
+        "--database-url",
+        "mongodb://127.0.0.1:1/",
+        "--storage",
+        "consume",
+    ]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
+}

@@ -1,0 +1,445 @@
+//! `migrate` on a real PostgreSQL: the catalog afterwards is exactly the specification's.
+
+use sqlx::Row;
+use sqlx::postgres::PgConnection;
+
+use crate::common::{PgSchema, pg_url, run, run_async};
+
+fn migrate(schema: &PgSchema, extra: &[&str]) -> crate::common::Run {
+    let url = pg_url();
+    let relation = schema.rel("outbox");
+    let mut args = vec!["migrate", "--database-url", &url, "--relation", &relation];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+/// (name, type, not null, default) of every column, read independently of outboxctl.
+async fn columns(
+    conn: &mut PgConnection,
+    schema: &str,
+    table: &str,
+) -> Vec<(String, String, bool, Option<String>)> {
+    sqlx::query(
+        "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull, pg_get_expr(d.adbin, d.adrelid)
+           FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+          WHERE a.attrelid = ($1 || '.' || $2)::regclass AND a.attnum > 0 AND NOT a.attisdropped
+          ORDER BY a.attnum",
+    )
+    .bind(schema)
+    .bind(table)
+    .fetch_all(conn)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+    .collect()
+}
+
+/// Every index definition of a table, sorted.
+async fn indexdefs(conn: &mut PgConnection, schema: &str, table: &str) -> Vec<String> {
+    sqlx::query_scalar(
+        "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = ($1 || '.' || $2)::regclass ORDER BY 1",
+    )
+    .bind(schema)
+    .bind(table)
+    .fetch_all(conn)
+    .await
+    .unwrap()
+}
+
+fn col(
+    name: &str,
+    ty: &str,
+    not_null: bool,
+    default: Option<&str>,
+) -> (String, String, bool, Option<String>) {
+    (name.into(), ty.into(), not_null, default.map(Into::into))
+}
+
+fn spec_columns() -> Vec<(String, String, bool, Option<String>)> {
+    let tz = "timestamp with time zone";
+    vec![
+        col("id", "uuid", true, None),
+        col("outbox_route", "text", true, None),
+        col("event_id", "uuid", true, None),
+        col("event_type", "text", true, None),
+        col("tenant_id", "uuid", false, None),
+        col("execution_id", "uuid", false, None),
+        col("correlation_id", "uuid", false, None),
+        col("causation_id", "uuid", false, None),
+        col("occurred_at", tz, true, None),
+        col("payload", "jsonb", true, None),
+        col("status", "text", true, None),
+        col("created_at", tz, true, None),
+        col("published_at", tz, false, None),
+        col("processing_at", tz, false, None),
+        col("last_error", "text", false, None),
+        col("attempts", "integer", true, Some("0")),
+        col("available_at", tz, false, None),
+        col("ordering_key", "text", false, None),
+    ]
+}
+
+#[tokio::test]
+async fn fresh_migrate_creates_exactly_the_specified_schema() {
+    let (schema, mut conn) = PgSchema::absent("fresh_migrate_creates").await;
+    let s = schema.name.as_str();
+    let r = migrate(
+        &schema,
+        &[
+            "--hlc-ordering",
+            "--propagate-trace",
+            "--storage",
+            "consume",
+            "--delivery-log",
+            &schema.rel("outbox_delivered"),
+            "--hlc-checkpoint",
+            &schema.rel("hlc_checkpoint"),
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("applied: create table"), "{r:?}");
+
+    let mut want = spec_columns();
+    want.push(col("traceparent", "text", false, None));
+    want.push(col("hlc", "bigint", false, None));
+    assert_eq!(columns(&mut conn, s, "outbox").await, want);
+    assert_eq!(
+        indexdefs(&mut conn, s, "outbox").await,
+        vec![
+            format!(
+                "CREATE INDEX outbox_claim_hlc_idx ON {s}.outbox USING btree (outbox_route, status, available_at, hlc, created_at, id)"
+            ),
+            format!(
+                "CREATE INDEX outbox_claim_idx ON {s}.outbox USING btree (outbox_route, status, available_at, created_at)"
+            ),
+            format!(
+                "CREATE UNIQUE INDEX outbox_outbox_route_event_id_key ON {s}.outbox USING btree (outbox_route, event_id)"
+            ),
+            format!("CREATE UNIQUE INDEX outbox_pkey ON {s}.outbox USING btree (id)"),
+        ]
+    );
+    // the unique key is a constraint, as the specification writes it
+    let constraints: Vec<String> = sqlx::query_scalar(
+        "SELECT conname::text || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = ($1 || '.outbox')::regclass ORDER BY 1",
+    )
+    .bind(s)
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(
+        constraints,
+        [
+            "outbox_outbox_route_event_id_key UNIQUE (outbox_route, event_id)",
+            "outbox_pkey PRIMARY KEY (id)"
+        ]
+    );
+
+    assert_eq!(
+        columns(&mut conn, s, "hlc_checkpoint").await,
+        vec![
+            col("node_key", "text", true, None),
+            col("hlc", "bigint", true, None)
+        ]
+    );
+    assert_eq!(
+        columns(&mut conn, s, "outbox_delivered").await,
+        vec![
+            col("id", "uuid", true, None),
+            col("outbox_route", "text", true, None),
+            col("event_id", "uuid", true, None),
+            col("tenant_id", "uuid", false, None),
+            col("published_at", "timestamp with time zone", true, None),
+        ]
+    );
+    let partkey: String =
+        sqlx::query_scalar("SELECT pg_get_partkeydef(($1 || '.outbox_delivered')::regclass)")
+            .bind(s)
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(partkey, "RANGE (published_at)");
+    let default_bound: String = sqlx::query_scalar(
+        "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = ($1 || '.outbox_delivered_default')::regclass",
+    )
+    .bind(s)
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(default_bound, "DEFAULT");
+    assert!(indexdefs(&mut conn, s, "outbox_delivered")
+        .await
+        .contains(&format!("CREATE INDEX outbox_delivered_event_idx ON ONLY {s}.outbox_delivered USING btree (event_id)")));
+
+    // A second run finds nothing to do; --check agrees.
+    let r = migrate(
+        &schema,
+        &[
+            "--hlc-ordering",
+            "--propagate-trace",
+            "--storage",
+            "consume",
+            "--delivery-log",
+            &schema.rel("outbox_delivered"),
+            "--hlc-checkpoint",
+            &schema.rel("hlc_checkpoint"),
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stderr.contains("up to date") && !r.stdout.contains("applied"),
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn legacy_table_gains_the_retry_columns_and_keeps_its_rows() {
+    let (schema, mut conn) = PgSchema::new("legacy_table_migrates").await;
+    let s = &schema.name;
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {s}.outbox (
+            id UUID PRIMARY KEY, outbox_route TEXT NOT NULL, event_id UUID NOT NULL, event_type TEXT NOT NULL,
+            tenant_id UUID, execution_id UUID, correlation_id UUID, causation_id UUID,
+            occurred_at TIMESTAMPTZ NOT NULL, payload JSONB NOT NULL, status TEXT NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL, published_at TIMESTAMPTZ, processing_at TIMESTAMPTZ,
+            last_error TEXT, UNIQUE (outbox_route, event_id));
+         INSERT INTO {s}.outbox (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at)
+         VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), 'order.placed', now(), '{{}}', 'pending', now());"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+
+    let r = migrate(&schema, &["--dry-run"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains(&format!(
+            "ALTER TABLE {s}.outbox\n    ADD COLUMN attempts INT NOT NULL DEFAULT 0,\n    ADD COLUMN available_at TIMESTAMPTZ,\n    ADD COLUMN ordering_key TEXT;"
+        )),
+        "the specification's ALTER: {r:?}"
+    );
+    assert!(
+        r.stdout.contains(&format!(
+            "CREATE INDEX CONCURRENTLY outbox_claim_idx ON {s}.outbox"
+        )),
+        "{r:?}"
+    );
+
+    let r = migrate(&schema, &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(columns(&mut conn, s, "outbox").await, spec_columns());
+    let attempts: i32 = sqlx::query_scalar(&format!("SELECT attempts FROM {s}.outbox"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(attempts, 0);
+    assert!(
+        indexdefs(&mut conn, s, "outbox")
+            .await
+            .iter()
+            .any(|d| d.contains("outbox_claim_idx"))
+    );
+    assert_eq!(migrate(&schema, &["--check"]).code, 0);
+}
+
+#[tokio::test]
+async fn dry_run_changes_nothing_and_check_exits_1() {
+    let (schema, mut conn) = PgSchema::absent("dry_run_changes_nothing").await;
+    let r = migrate(&schema, &["--dry-run"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout
+            .contains(&format!("CREATE SCHEMA IF NOT EXISTS {};", schema.name)),
+        "{r:?}"
+    );
+    assert!(
+        r.stdout
+            .contains(&format!("CREATE TABLE {}.outbox (", schema.name)),
+        "{r:?}"
+    );
+    let r = migrate(&schema, &["--check"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stdout.contains("missing: create table"), "{r:?}");
+    let r = migrate(&schema, &["--check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["status"], "pending");
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)")
+            .bind(&schema.name)
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert!(!exists, "dry run and check created the schema");
+    assert_eq!(migrate(&schema, &[]).code, 0);
+    assert_eq!(migrate(&schema, &["--check"]).code, 0);
+    // A later configuration change shows up as a difference.
+    let r = migrate(&schema, &["--check", "--hlc-ordering"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stdout.contains("add column hlc") && r.stdout.contains("outbox_claim_hlc_idx"),
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn wrong_types_and_differing_indexes_are_reported_and_left_alone() {
+    let (schema, mut conn) = PgSchema::new("wrong_types_reported").await;
+    let s = &schema.name;
+    assert_eq!(migrate(&schema, &[]).code, 0);
+    sqlx::raw_sql(&format!(
+        "ALTER TABLE {s}.outbox ALTER COLUMN last_error TYPE varchar(200);
+         DROP INDEX {s}.outbox_claim_idx;
+         CREATE INDEX outbox_claim_idx ON {s}.outbox (outbox_route, created_at);"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = migrate(&schema, &[]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stdout
+            .contains("column last_error is character varying(200), expected text"),
+        "{r:?}"
+    );
+    assert!(
+        r.stdout
+            .contains("outbox_claim_idx: is defined as USING btree (outbox_route, created_at)"),
+        "{r:?}"
+    );
+    let ty: String = sqlx::query_scalar(&format!(
+        "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '{s}.outbox'::regclass AND attname = 'last_error'"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(ty, "character varying(200)", "left alone");
+}
+
+#[tokio::test]
+async fn an_invalid_index_is_detected_and_rebuilt() {
+    let (schema, mut conn) = PgSchema::new("invalid_index_rebuilt").await;
+    let s = &schema.name;
+    assert_eq!(migrate(&schema, &[]).code, 0);
+    // What an interrupted CREATE INDEX CONCURRENTLY leaves behind.
+    sqlx::raw_sql(&format!(
+        "UPDATE pg_index SET indisvalid = false WHERE indexrelid = '{s}.outbox_claim_idx'::regclass"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = migrate(&schema, &["--check"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stdout.contains("rebuild invalid index"), "{r:?}");
+    let r = migrate(&schema, &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let valid: bool = sqlx::query_scalar(&format!(
+        "SELECT indisvalid FROM pg_index WHERE indexrelid = '{s}.outbox_claim_idx'::regclass"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert!(valid);
+}
+
+#[tokio::test]
+async fn two_concurrent_migrates_serialise() {
+    let (schema, mut conn) = PgSchema::new("two_concurrent_migrates").await;
+    let s = &schema.name;
+    // An existing table with rows, so the second run's work includes concurrent index builds.
+    assert_eq!(migrate(&schema, &[]).code, 0);
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {s}.outbox (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at)
+         SELECT gen_random_uuid(), 'r', gen_random_uuid(), 't', now(), '{{}}', 'pending', now() FROM generate_series(1, 50000)"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let args = |_: u8| {
+        vec![
+            "migrate".into(),
+            "--database-url".into(),
+            pg_url(),
+            "--relation".into(),
+            schema.rel("outbox"),
+            "--hlc-ordering".into(),
+            "--propagate-trace".into(),
+        ]
+    };
+    let (a, b) = tokio::join!(run_async(args(1)), run_async(args(2)));
+    assert_eq!((a.code, b.code), (0, 0), "{a:?}\n{b:?}");
+    let applied = [&a, &b]
+        .iter()
+        .filter(|r| r.stdout.contains("applied:"))
+        .count();
+    assert_eq!(
+        applied, 1,
+        "exactly one run applies, the other finds it done:\n{a:?}\n{b:?}"
+    );
+    let defs = indexdefs(&mut conn, s, "outbox").await;
+    assert!(
+        defs.iter().any(|d| d.contains("outbox_claim_hlc_idx")),
+        "{defs:?}"
+    );
+    let invalid: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM pg_index WHERE indrelid = '{s}.outbox'::regclass AND NOT indisvalid"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(invalid, 0);
+}
+
+#[tokio::test]
+async fn a_held_migration_lock_makes_migrate_give_up_with_exit_4() {
+    let (schema, mut conn) = PgSchema::new("held_migration_lock").await;
+    let key = schema.rel("outbox");
+    sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
+    let got: bool = sqlx::query_scalar(
+        "SELECT pg_try_advisory_xact_lock(hashtext('outboxctl.migrate'), hashtext(current_database() || ':' || $1))",
+    )
+    .bind(&key)
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert!(got);
+    let r = migrate(&schema, &["--lock-wait", "1s"]);
+    assert_eq!(r.code, 4, "{r:?}");
+    assert!(r.stderr.contains("migration lock"), "{r:?}");
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
+        .bind(&key)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(!exists, "nothing was created while the lock was held");
+    assert_eq!(migrate(&schema, &[]).code, 0);
+}
+
+#[tokio::test]
+async fn a_busy_table_lock_is_retried_then_given_up_with_exit_4() {
+    let (schema, mut conn) = PgSchema::new("busy_table_lock").await;
+    let s = &schema.name;
+    assert_eq!(migrate(&schema, &[]).code, 0);
+    sqlx::raw_sql(&format!(
+        "BEGIN; LOCK TABLE {s}.outbox IN ACCESS SHARE MODE"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let started = std::time::Instant::now();
+    let r = migrate(
+        &schema,
+        &[
+            "--propagate-trace",
+            "--lock-timeout",
+            "100ms",
+            "--retries",
+            "2",
+        ],
+    );
+    assert_eq!(r.code, 4, "{r:?}");
+    assert!(r.stderr.contains("3 attempts"), "{r:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    assert_eq!(migrate(&schema, &["--propagate-trace"]).code, 0);
+}
