@@ -13,3 +13,7 @@ pub mod schema;
 pub mod target;
 
 pub use error::Error;
+pub mod hlc;
+pub mod model;
+pub mod relay;
+pub mod store;

@@ -3,6 +3,7 @@
 
 mod migrate;
 pub mod output;
+mod relay;
 mod schema;
 
 use std::ffi::OsString;
@@ -104,6 +105,8 @@ pub enum Command {
     Schema(schema::SchemaCommand),
     /// Bring the database to the configured schema (only ever adds)
     Migrate(migrate::MigrateArgs),
+    /// Relay events to their destinations, once or in a loop
+    Relay(relay::RelayArgs),
 }
 
 /// What every command gets: the resolved configuration and how to write output.
@@ -161,7 +164,18 @@ where
             return exit_code::to_process(exit_code::ERROR);
         }
     };
+    init_logging(&cli.global);
+    let handles_signals = matches!(&cli.command, Command::Relay(r) if r.mode.run_loop);
     let code = runtime.block_on(async {
+        if handles_signals {
+            return match dispatch(cli).await {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("error: {}", scrub(format!("{e:#}")));
+                    exit_code::of(&e)
+                }
+            };
+        }
         tokio::select! {
             result = dispatch(cli) => match result {
                 Ok(code) => code,
@@ -178,6 +192,27 @@ where
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     exit_code::to_process(code)
+}
+
+/// Logs go to stderr: `RUST_LOG` if set, else info (warn with `-q`, debug with `-v`).
+fn init_logging(global: &GlobalArgs) {
+    use tracing_subscriber::EnvFilter;
+    let default = match (global.quiet, global.verbose) {
+        (true, _) => "warn",
+        (false, 0) => "info",
+        (false, 1) => "outboxctl=debug,info",
+        (false, _) => "debug",
+    };
+    let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let ansi = !global.no_color
+        && std::env::var_os("NO_COLOR").is_none()
+        && std::io::stderr().is_terminal();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_target(false)
+        .try_init();
 }
 
 fn overrides(global: &GlobalArgs, target: &TargetArgs, backend: Option<Backend>) -> Overrides {
@@ -233,5 +268,6 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match command {
         Command::Schema(cmd) => schema::run(&ctx, cmd),
         Command::Migrate(args) => migrate::run(&ctx, args).await,
+        Command::Relay(args) => relay::run(&ctx, args).await,
     }
 }

@@ -1,0 +1,274 @@
+//! `outboxctl relay --once | --loop`: run the relay over the configured routes.
+
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
+
+use clap::Args;
+use comfy_table::{Table, presets};
+
+use super::Ctx;
+use crate::Error;
+use crate::config::{RouteFile, Target};
+use crate::exit_code;
+use crate::relay::destination::{self, DestinationUrl, Sink};
+use crate::relay::{Relay, RelaySettings, RouteStats, Shutdown};
+use crate::store::PassTarget;
+use crate::store::postgres::{PgStore, PgStoreOptions};
+
+#[derive(Debug, Args)]
+#[group(id = "mode", required = true, multiple = false)]
+pub struct Mode {
+    /// Drain every route until a claim comes back short, print a summary, exit
+    #[arg(long, group = "mode")]
+    pub once: bool,
+    /// Run until SIGTERM/SIGINT, then drain and exit 0
+    #[arg(long = "loop", group = "mode")]
+    pub run_loop: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RelayArgs {
+    #[command(flatten)]
+    pub mode: Mode,
+    /// Relay only these routes (repeatable; default: every route in relay.routes)
+    #[arg(long = "route", value_name = "ROUTE")]
+    pub routes: Vec<String>,
+    /// Destination for the given routes: stdout, file:PATH, postgres-table:SCHEMA.TABLE
+    #[arg(long, value_name = "URL")]
+    pub to: Option<String>,
+    /// With --once: stop each route after this many passes
+    #[arg(long, value_name = "N")]
+    pub max_passes: Option<u64>,
+}
+
+/// The routes to serve and their destinations, from flags and the configuration.
+pub fn route_destinations(ctx: &Ctx, args: &RelayArgs) -> Result<Vec<(String, RouteFile)>, Error> {
+    let configured = &ctx.config.relay.routes;
+    let names: Vec<String> = if args.routes.is_empty() {
+        configured.keys().cloned().collect()
+    } else {
+        args.routes.clone()
+    };
+    if names.is_empty() {
+        return Err(Error::Runtime(
+            "no routes to relay: pass --route NAME (with --to URL, default stdout) or configure relay.routes".into(),
+        ));
+    }
+    Ok(names
+        .into_iter()
+        .map(|name| {
+            let mut dest = configured.get(&name).cloned().unwrap_or_else(|| RouteFile {
+                to: "stdout".into(),
+                ..Default::default()
+            });
+            if let Some(to) = &args.to {
+                dest.to = to.clone();
+            }
+            (name, dest)
+        })
+        .collect())
+}
+
+pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
+    let config = &ctx.config;
+    let url = config.require_url().map_err(Error::from)?;
+    let Target::Postgres {
+        relation,
+        delivery_log,
+        ..
+    } = &config.outbox.target
+    else {
+        return Err(Error::Runtime(
+            "the relay on MongoDB is not available yet; it serves PostgreSQL".into(),
+        )
+        .into());
+    };
+    let routes = route_destinations(ctx, &args)?;
+    let to_stdout = routes
+        .iter()
+        .any(|(_, d)| DestinationUrl::parse(&d.to) == Ok(DestinationUrl::Stdout));
+    let tenants: Vec<Option<uuid::Uuid>> = if config.outbox.tenant_aware {
+        if config.outbox.tenants.is_empty() {
+            return Err(Error::Runtime(
+                "outbox.tenant_aware is on: list the tenants to relay under outbox.tenants".into(),
+            )
+            .into());
+        }
+        config.outbox.tenants.iter().copied().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    let stdout_lock = Arc::new(Mutex::new(()));
+    let mut targets = Vec::new();
+    for (route, dest) in &routes {
+        let sink = destination::build(route, dest, &stdout_lock)?;
+        if matches!(sink, Sink::Table(_)) && config.outbox.storage == crate::config::Storage::Retain
+        {
+            ctx.out.warn(&format!(
+                "route {route}: postgres-table under retain storage is at-least-once (each mark commits on its own); consume storage makes it exactly once"
+            ));
+        }
+        for tenant in &tenants {
+            targets.push((
+                PassTarget {
+                    route: route.clone(),
+                    tenant: *tenant,
+                },
+                sink.clone(),
+            ));
+        }
+    }
+    let opts = PgStoreOptions {
+        relation: relation.clone(),
+        delivery_log: delivery_log.clone(),
+        storage: config.outbox.storage,
+        hlc_ordering: config.outbox.hlc_ordering,
+        propagate_trace: config.outbox.propagate_trace,
+        tenant_aware: config.outbox.tenant_aware,
+        key_order: config.relay.key_order,
+        pass_statement_timeout: config.relay.pass_statement_timeout,
+        pass_deadline: config.relay.pass_deadline,
+    };
+    let store = PgStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
+    let mut relay = Relay {
+        store,
+        routes: targets,
+        settings: RelaySettings::from_config(config),
+    };
+
+    if args.mode.once {
+        let bar = ctx.out.progress(None, "relaying");
+        let mut published = 0u64;
+        let stats = relay
+            .drain_once(args.max_passes, |target, report| {
+                published += report.published as u64;
+                bar.set_message(format!("{target}: {published} published"));
+                if let Some(e) = &report.error {
+                    bar.suspend(|| tracing::warn!(route = %target, "pass failed: {e}"));
+                }
+            })
+            .await;
+        bar.finish_and_clear();
+        print_summary(ctx, &stats, to_stdout);
+        let ok = stats.iter().all(|s| s.failed_passes == 0 && s.failed == 0);
+        return Ok(if ok {
+            exit_code::OK
+        } else {
+            exit_code::CHECK_FAILED
+        });
+    }
+
+    let shutdown = Shutdown::default();
+    spawn_signal_handler(shutdown.clone());
+    tracing::info!(routes = relay.routes.len(), storage = %config.outbox.storage, "relay started");
+    let stats = relay
+        .run_loop(
+            &shutdown,
+            |target, report| {
+                if let Some(e) = &report.error {
+                    tracing::debug!(route = %target, "pass failed: {e}");
+                }
+            },
+            |tick| {
+                for s in tick.iter().filter(|s| s.claimed > 0 || s.failed_passes > 0 || s.reclaimed > 0) {
+                    tracing::info!(
+                        route = %s.route, claimed = s.claimed, published = s.published, retried = s.retried,
+                        failed = s.failed, reclaimed = s.reclaimed, failed_passes = s.failed_passes, "tick"
+                    );
+                }
+            },
+        )
+        .await;
+    tracing::info!("relay stopped after draining");
+    print_summary(ctx, &stats, true);
+    Ok(exit_code::OK)
+}
+
+/// SIGTERM or SIGINT starts the drain; a second one exits at once with 130.
+fn spawn_signal_handler(shutdown: Shutdown) {
+    tokio::spawn(async move {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => return,
+            };
+        for n in 0.. {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            if n == 0 {
+                tracing::info!("stop requested: draining (signal again to exit at once)");
+                shutdown.stop();
+            } else {
+                std::process::exit(i32::from(exit_code::INTERRUPTED));
+            }
+        }
+    });
+}
+
+fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
+    let text = if ctx.out.is_json() {
+        match ctx.out.format {
+            crate::cli::Format::Jsonl => stats
+                .iter()
+                .map(|s| serde_json::to_string(s).expect("serialises"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => serde_json::to_string_pretty(stats).expect("serialises"),
+        }
+    } else {
+        let mut table = Table::new();
+        table.load_preset(presets::UTF8_BORDERS_ONLY);
+        if !std::io::stdout().is_terminal() && !to_stderr {
+            table.load_preset(presets::ASCII_BORDERS_ONLY_CONDENSED);
+        }
+        let tenant_col = stats.iter().any(|s| s.tenant.is_some());
+        let mut header = vec!["route"];
+        if tenant_col {
+            header.push("tenant");
+        }
+        header.extend([
+            "claimed",
+            "published",
+            "retried",
+            "failed",
+            "failed passes",
+            "seconds",
+            "events/s",
+        ]);
+        table.set_header(header);
+        for s in stats {
+            let mut row = vec![s.route.clone()];
+            if tenant_col {
+                row.push(s.tenant.map(|t| t.to_string()).unwrap_or_default());
+            }
+            row.extend([
+                s.claimed.to_string(),
+                s.published.to_string(),
+                s.retried.to_string(),
+                s.failed.to_string(),
+                s.failed_passes.to_string(),
+                format!("{:.2}", s.seconds),
+                format!("{:.0}", s.events_per_second),
+            ]);
+            table.add_row(row);
+        }
+        let mut out = table.to_string();
+        for s in stats.iter().filter(|s| s.last_error.is_some()) {
+            out.push_str(&format!(
+                "\n{}: last failed pass: {}",
+                s.route,
+                s.last_error.as_deref().unwrap_or_default()
+            ));
+        }
+        out
+    };
+    if to_stderr {
+        if !ctx.out.quiet || ctx.out.is_json() {
+            eprintln!("{text}");
+        }
+    } else {
+        ctx.out.data(&text);
+    }
+}

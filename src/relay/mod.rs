@@ -1,0 +1,8 @@
+//! The relay: claim rows, publish them, mark them, as `semantics.md` specifies, written once
+//! over [`crate::store::RelayStore`] and [`destination::Publisher`].
+
+pub mod backoff;
+pub mod destination;
+pub mod engine;
+
+pub use engine::{PassOutcome, PassReport, Relay, RelaySettings, RouteStats, Shutdown};

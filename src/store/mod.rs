@@ -1,0 +1,112 @@
+//! The store trait the relay is written against: a few primitives (claim, mark, retry, fail,
+//! reclaim, release, commit) that each backend implements with its own statements, so the
+//! relay's algorithm exists once. `postgres` implements it with sqlx; MongoDB follows.
+
+pub mod postgres;
+
+use chrono::{DateTime, Utc};
+use thiserror::Error;
+use uuid::Uuid;
+
+use crate::model::{Message, OutboxRow};
+use crate::target::QualifiedName;
+
+#[derive(Debug, Error)]
+#[error("{context}: {message}")]
+pub struct StoreError {
+    pub context: &'static str,
+    pub message: String,
+    /// The connection is gone; the store reconnects before the next pass.
+    pub connection_lost: bool,
+}
+
+impl StoreError {
+    pub fn pg(context: &'static str, e: &sqlx::Error) -> Self {
+        let connection_lost = matches!(
+            e,
+            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_)
+        ) || matches!(e, sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08") || c == "25P03"));
+        Self {
+            context,
+            message: crate::db::pg_message(e),
+            connection_lost,
+        }
+    }
+}
+
+/// Which rows a pass serves.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PassTarget {
+    pub route: String,
+    pub tenant: Option<Uuid>,
+}
+
+impl std::fmt::Display for PassTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.tenant {
+            Some(t) => write!(f, "{} (tenant {t})", self.route),
+            None => f.write_str(&self.route),
+        }
+    }
+}
+
+/// What a claim returned: the rows (in claim order), and how many candidates it looked at
+/// before strict key order held some back (a claim is short when `candidates < limit`).
+#[derive(Debug, Default)]
+pub struct Claimed {
+    pub rows: Vec<OutboxRow>,
+    pub candidates: usize,
+}
+
+/// The primitives of a relay pass. Under consume storage everything between `begin_pass`
+/// and `commit_pass` is one transaction; under retain each call commits on its own.
+#[allow(async_fn_in_trait)]
+pub trait RelayStore {
+    /// Opens a pass (a transaction with the pass timeouts under consume storage).
+    async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError>;
+    /// Returns stale `processing` rows to `pending`; returns how many.
+    async fn reclaim(
+        &mut self,
+        target: &PassTarget,
+        older_than: DateTime<Utc>,
+    ) -> Result<u64, StoreError>;
+    async fn claim(
+        &mut self,
+        target: &PassTarget,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<Claimed, StoreError>;
+    /// Marks published rows (consume: deletes them, logging to the delivery log if configured).
+    async fn mark_published(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError>;
+    async fn mark_retry(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        attempts: i32,
+        available_at: DateTime<Utc>,
+        error: &str,
+    ) -> Result<u64, StoreError>;
+    async fn mark_failed(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        error: &str,
+    ) -> Result<u64, StoreError>;
+    /// Returns claimed rows to `pending` untouched (retain: rows held back or not reached).
+    async fn release(&mut self, target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError>;
+    /// Inserts messages into a table in the same database, inside the pass.
+    async fn insert_sink(
+        &mut self,
+        table: &QualifiedName,
+        messages: &[&Message],
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError>;
+    async fn commit_pass(&mut self) -> Result<(), StoreError>;
+    /// Rolls the pass back (consume: every claimed row is pending again). Never fails loudly.
+    async fn rollback_pass(&mut self);
+}

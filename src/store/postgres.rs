@@ -1,0 +1,694 @@
+//! The PostgreSQL store: the relay's statements, exactly as `semantics.md` gives them, for
+//! retain and consume storage, with the claim written to read about `limit` index entries
+//! whatever the backlog (see [`claim_sql`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sqlx::Row;
+use sqlx::postgres::{PgConnection, PgRow};
+use uuid::Uuid;
+
+use super::{Claimed, PassTarget, RelayStore, StoreError};
+use crate::config::{KeyOrder, Storage};
+use crate::dburl::DatabaseUrl;
+use crate::model::{Message, OutboxRow};
+use crate::target::{QualifiedName, RelationSpec};
+
+/// What shapes the statements.
+#[derive(Debug, Clone)]
+pub struct PgStoreOptions {
+    pub relation: RelationSpec,
+    pub delivery_log: Option<RelationSpec>,
+    pub storage: Storage,
+    pub hlc_ordering: bool,
+    pub propagate_trace: bool,
+    pub tenant_aware: bool,
+    pub key_order: KeyOrder,
+    /// Consume storage: `statement_timeout` / `lock_timeout` of a pass.
+    pub pass_statement_timeout: Duration,
+    /// Consume storage: `idle_in_transaction_session_timeout` is this plus the statement timeout.
+    pub pass_deadline: Duration,
+}
+
+/// The statements for one relation.
+#[derive(Debug, Clone)]
+pub struct PgSql {
+    pub claim: String,
+    pub reclaim: String,
+    pub published: String,
+    /// Whether `published` takes the publish time as `$2` (not for a bare consume DELETE).
+    pub published_takes_time: bool,
+    pub retry: String,
+    pub failed: String,
+    /// Retain only: consume claims write nothing, so a row not published is untouched.
+    pub release: Option<String>,
+}
+
+fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
+    let mut cols: Vec<String> = [
+        "id",
+        "outbox_route",
+        "event_id",
+        "event_type",
+        "tenant_id",
+        "execution_id",
+        "correlation_id",
+        "causation_id",
+        "occurred_at",
+        "attempts",
+        "ordering_key",
+        "created_at",
+    ]
+    .iter()
+    .map(|c| format!("{prefix}{c}"))
+    .collect();
+    cols.push(format!("{prefix}payload::text AS payload"));
+    if opts.hlc_ordering {
+        cols.push(format!("{prefix}hlc"));
+    }
+    if opts.propagate_trace {
+        cols.push(format!("{prefix}traceparent"));
+    }
+    cols.join(", ")
+}
+
+/// The claim. Parameters: `$1` route, `$2` limit, `$3` now, `$4` tenant (when tenant-aware).
+///
+/// On the claim index `(outbox_route, status, available_at, created_at)` a plain
+/// `ORDER BY created_at LIMIT n` over `available_at IS NULL OR available_at <= now` sorts every
+/// pending row of the route. Instead the claim reads two ranges of the index: the rows never
+/// retried (`available_at IS NULL`), ordered as the index already is (`available_at` is the
+/// same NULL throughout, so `ORDER BY available_at, created_at` is index order and `LIMIT`
+/// stops after `n` entries), and the ripe retries (`available_at <= now`, few; scheduled
+/// ones are outside the range). Each range locks with `FOR UPDATE SKIP LOCKED` in its own CTE
+/// (PostgreSQL refuses `FOR UPDATE` under `UNION`); the union is merged in claim order.
+pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
+    let tenant = if opts.tenant_aware {
+        " AND c.tenant_id = $4"
+    } else {
+        ""
+    };
+    let (order, index_order, hlc_col) = if opts.hlc_ordering {
+        (
+            "hlc, created_at, id",
+            "c.available_at, c.hlc, c.created_at, c.id",
+            ", c.hlc",
+        )
+    } else {
+        ("created_at, id", "c.available_at, c.created_at, c.id", "")
+    };
+    let strict = opts.key_order == KeyOrder::Strict;
+    // Strict key order, at the scan: skip a row while an earlier row of its key is processing,
+    // failed, or pending but not yet due. (Earlier pending rows that are due are claimed
+    // first, in this claim or, if another relay holds them, checked below.)
+    let held_back = if strict {
+        format!(
+            " AND (c.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM {table} e
+                WHERE e.outbox_route = c.outbox_route AND e.ordering_key = c.ordering_key
+                  AND (e.created_at, e.id) < (c.created_at, c.id)
+                  AND (e.status IN ('processing', 'failed') OR (e.status = 'pending' AND e.available_at > $3))))"
+        )
+    } else {
+        String::new()
+    };
+    let picked = if strict {
+        // ... and after locking: no earlier row of the key may be left pending outside this
+        // claim (locked by another relay, or beyond the limit).
+        format!(
+            "SELECT r.id FROM ranked r WHERE r.ordering_key IS NULL OR NOT EXISTS (
+                SELECT 1 FROM {table} e
+                 WHERE e.outbox_route = $1 AND e.ordering_key = r.ordering_key
+                   AND (e.created_at, e.id) < (r.created_at, r.id)
+                   AND e.status IN ('pending', 'processing', 'failed')
+                   AND e.id NOT IN (SELECT id FROM ranked))"
+        )
+    } else {
+        "SELECT id FROM ranked".to_owned()
+    };
+    let ctes = format!(
+        "WITH fresh AS (
+    SELECT c.id, c.created_at, c.ordering_key{hlc_col} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
+     ORDER BY {index_order} LIMIT $2 FOR UPDATE SKIP LOCKED),
+ripe AS (
+    SELECT c.id, c.created_at, c.ordering_key{hlc_col} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
+     ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
+ranked AS (
+    SELECT * FROM (SELECT * FROM fresh UNION ALL SELECT * FROM ripe) u ORDER BY {order} LIMIT $2),
+picked AS ({picked})"
+    );
+    match opts.storage {
+        Storage::Retain => format!(
+            "{ctes}
+UPDATE {table} t SET status = 'processing', processing_at = $3 FROM picked WHERE t.id = picked.id
+RETURNING {}, (SELECT count(*) FROM ranked) AS candidates",
+            columns(opts, "t.")
+        ),
+        Storage::Consume => format!(
+            "{ctes}
+SELECT {}, (SELECT count(*) FROM ranked) AS candidates FROM {table} t
+ WHERE t.id IN (SELECT id FROM picked) ORDER BY {}",
+            columns(opts, "t."),
+            order
+                .split(", ")
+                .map(|c| format!("t.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+impl PgSql {
+    pub fn new(table: &QualifiedName, log: Option<&QualifiedName>, opts: &PgStoreOptions) -> Self {
+        let tenant = if opts.tenant_aware {
+            " AND tenant_id = $3"
+        } else {
+            ""
+        };
+        let reclaim = format!(
+            "UPDATE {table} SET status = 'pending', processing_at = NULL
+ WHERE outbox_route = $1 AND status = 'processing' AND processing_at IS NOT NULL AND processing_at < $2{tenant}"
+        );
+        match opts.storage {
+            Storage::Retain => Self {
+                claim: claim_sql(table, opts),
+                reclaim,
+                published: format!(
+                    "UPDATE {table} SET status = 'published', published_at = $2, last_error = NULL WHERE id = ANY($1) AND status = 'processing'"
+                ),
+                retry: format!(
+                    "UPDATE {table} SET status = 'pending', processing_at = NULL, attempts = $2, available_at = $3, last_error = $4 WHERE id = ANY($1) AND status = 'processing'"
+                ),
+                published_takes_time: true,
+                failed: format!(
+                    "UPDATE {table} SET status = 'failed', last_error = $2 WHERE id = ANY($1) AND status = 'processing'"
+                ),
+                release: Some(format!(
+                    "UPDATE {table} SET status = 'pending', processing_at = NULL WHERE id = ANY($1) AND status = 'processing'"
+                )),
+            },
+            Storage::Consume => Self {
+                claim: claim_sql(table, opts),
+                reclaim,
+                published: match log {
+                    None => format!("DELETE FROM {table} WHERE id = ANY($1) AND status = 'pending'"),
+                    Some(log) => format!(
+                        "WITH consumed AS (DELETE FROM {table} WHERE id = ANY($1) AND status = 'pending'
+                           RETURNING id, outbox_route, event_id, tenant_id)
+INSERT INTO {log} (id, outbox_route, event_id, tenant_id, published_at)
+SELECT id, outbox_route, event_id, tenant_id, $2 FROM consumed"
+                    ),
+                },
+                published_takes_time: log.is_some(),
+                retry: format!(
+                    "UPDATE {table} SET attempts = $2, available_at = $3, last_error = $4 WHERE id = ANY($1) AND status = 'pending'"
+                ),
+                failed: format!(
+                    "UPDATE {table} SET status = 'failed', last_error = $2 WHERE id = ANY($1) AND status = 'pending'"
+                ),
+                release: None,
+            },
+        }
+    }
+}
+
+fn decode_row(r: &PgRow, opts: &PgStoreOptions) -> Result<OutboxRow, sqlx::Error> {
+    Ok(OutboxRow {
+        id: r.try_get("id")?,
+        route: r.try_get("outbox_route")?,
+        event_id: r.try_get("event_id")?,
+        event_type: r.try_get("event_type")?,
+        tenant_id: r.try_get("tenant_id")?,
+        execution_id: r.try_get("execution_id")?,
+        correlation_id: r.try_get("correlation_id")?,
+        causation_id: r.try_get("causation_id")?,
+        occurred_at: r.try_get("occurred_at")?,
+        payload: r.try_get("payload")?,
+        attempts: r.try_get("attempts")?,
+        ordering_key: r.try_get("ordering_key")?,
+        created_at: r.try_get("created_at")?,
+        hlc: if opts.hlc_ordering {
+            r.try_get("hlc")?
+        } else {
+            None
+        },
+        traceparent: if opts.propagate_trace {
+            r.try_get("traceparent")?
+        } else {
+            None
+        },
+    })
+}
+
+/// Sorts claimed rows into claim order (`RETURNING` loses the CTE's order).
+pub fn sort_claim_order(rows: &mut [OutboxRow], hlc_ordering: bool) {
+    if hlc_ordering {
+        // NULLS LAST, as PostgreSQL sorts ascending
+        rows.sort_by_key(|r| (r.hlc.is_none(), r.hlc, r.created_at, r.id));
+    } else {
+        rows.sort_by_key(|r| (r.created_at, r.id));
+    }
+}
+
+/// Where the store's connection comes from.
+enum Conn<'a> {
+    /// A connection of its own, reopened after it is lost.
+    Owned {
+        url: DatabaseUrl,
+        connect_timeout: Duration,
+        conn: Option<PgConnection>,
+    },
+    /// A caller's connection with a transaction open: each pass is a savepoint in it and sets
+    /// no timeouts; the caller's rollback returns every row.
+    InTransaction(&'a mut PgConnection),
+}
+
+/// Session limits read when the connection opened (milliseconds; 0 = none).
+#[derive(Debug, Clone, Copy, Default)]
+struct SessionLimits {
+    statement_timeout: u64,
+    lock_timeout: u64,
+    idle_in_transaction: u64,
+}
+
+pub struct PgStore<'a> {
+    conn: Conn<'a>,
+    opts: PgStoreOptions,
+    sql: HashMap<Option<Uuid>, Arc<PgSql>>,
+    session: SessionLimits,
+    in_pass: bool,
+}
+
+/// Rounds up to whole milliseconds, never to 0.
+pub fn millis_ceil(d: Duration) -> u64 {
+    let ms = d.as_nanos().div_ceil(1_000_000) as u64;
+    ms.max(1)
+}
+
+/// A pass's limit given the session's: a stricter (smaller, non-zero) session value wins.
+pub fn effective_limit(session_ms: u64, pass_ms: u64) -> u64 {
+    if session_ms == 0 || session_ms > pass_ms {
+        pass_ms
+    } else {
+        session_ms
+    }
+}
+
+impl<'a> PgStore<'a> {
+    /// A store over a connection of its own (opened now, reopened after a loss).
+    pub async fn connect(
+        url: &DatabaseUrl,
+        connect_timeout: Duration,
+        opts: PgStoreOptions,
+    ) -> Result<PgStore<'static>, crate::Error> {
+        let conn = crate::db::connect_pg(url, connect_timeout).await?;
+        let mut store = PgStore {
+            conn: Conn::Owned {
+                url: url.clone(),
+                connect_timeout,
+                conn: Some(conn),
+            },
+            opts,
+            sql: HashMap::new(),
+            session: SessionLimits::default(),
+            in_pass: false,
+        };
+        store
+            .read_session_limits()
+            .await
+            .map_err(|e| crate::Error::Runtime(e.to_string()))?;
+        Ok(store)
+    }
+
+    /// A store whose passes run as savepoints inside the caller's open transaction.
+    pub fn in_transaction(conn: &'a mut PgConnection, opts: PgStoreOptions) -> PgStore<'a> {
+        PgStore {
+            conn: Conn::InTransaction(conn),
+            opts,
+            sql: HashMap::new(),
+            session: SessionLimits::default(),
+            in_pass: false,
+        }
+    }
+
+    pub fn options(&self) -> &PgStoreOptions {
+        &self.opts
+    }
+
+    async fn conn(&mut self) -> Result<&mut PgConnection, StoreError> {
+        match &mut self.conn {
+            Conn::InTransaction(c) => Ok(c),
+            Conn::Owned {
+                url,
+                connect_timeout,
+                conn,
+            } => {
+                if conn.is_none() {
+                    let c = crate::db::connect_pg(url, *connect_timeout)
+                        .await
+                        .map_err(|e| StoreError {
+                            context: "reconnecting",
+                            message: e.to_string(),
+                            connection_lost: true,
+                        })?;
+                    *conn = Some(c);
+                }
+                Ok(conn.as_mut().expect("just connected"))
+            }
+        }
+    }
+
+    async fn read_session_limits(&mut self) -> Result<(), StoreError> {
+        let conn = self.conn().await?;
+        let row = sqlx::query(
+            "SELECT (SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout') AS st,
+                    (SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout') AS lt,
+                    (SELECT setting::bigint FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout') AS it",
+        )
+        .fetch_one(conn)
+        .await
+        .map_err(|e| StoreError::pg("reading session limits", &e))?;
+        let get = |name: &str| {
+            row.try_get::<i64, _>(name)
+                .map(|v| v.max(0) as u64)
+                .unwrap_or(0)
+        };
+        self.session = SessionLimits {
+            statement_timeout: get("st"),
+            lock_timeout: get("lt"),
+            idle_in_transaction: get("it"),
+        };
+        Ok(())
+    }
+
+    fn sql_for(&mut self, tenant: Option<Uuid>) -> Result<Arc<PgSql>, StoreError> {
+        if let Some(sql) = self.sql.get(&tenant) {
+            return Ok(sql.clone());
+        }
+        let bad = |e: crate::target::NameError| StoreError {
+            context: "resolving the relation",
+            message: e.to_string(),
+            connection_lost: false,
+        };
+        let table = self.opts.relation.resolve(tenant).map_err(bad)?;
+        let log = self
+            .opts
+            .delivery_log
+            .as_ref()
+            .map(|l| l.resolve(tenant))
+            .transpose()
+            .map_err(bad)?;
+        let sql = Arc::new(PgSql::new(&table, log.as_ref(), &self.opts));
+        self.sql.insert(tenant, sql.clone());
+        Ok(sql)
+    }
+
+    /// Marks the connection lost (so the next pass reconnects) when an error says so.
+    fn note(&mut self, e: StoreError) -> StoreError {
+        if e.connection_lost {
+            if let Conn::Owned { conn, .. } = &mut self.conn {
+                *conn = None;
+            }
+            self.in_pass = false;
+        }
+        e
+    }
+
+    fn tenant_param(&self, target: &PassTarget) -> Option<Uuid> {
+        if self.opts.tenant_aware {
+            target.tenant
+        } else {
+            None
+        }
+    }
+}
+
+impl RelayStore for PgStore<'_> {
+    async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError> {
+        self.sql_for(target.tenant)?;
+        if self.opts.storage == Storage::Retain {
+            return Ok(());
+        }
+        let in_caller_tx = matches!(self.conn, Conn::InTransaction(_));
+        let statement = millis_ceil(self.opts.pass_statement_timeout);
+        let idle = millis_ceil(self.opts.pass_deadline + self.opts.pass_statement_timeout);
+        let session = self.session;
+        let result = async {
+            let conn = self.conn().await?;
+            if in_caller_tx {
+                sqlx::raw_sql("SAVEPOINT outboxctl_pass").execute(&mut *conn).await
+                    .map_err(|e| StoreError::pg("opening the pass savepoint", &e))?;
+                return Ok(());
+            }
+            sqlx::raw_sql("BEGIN").execute(&mut *conn).await.map_err(|e| StoreError::pg("opening the pass", &e))?;
+            sqlx::query(
+                "SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $2, true),
+                        set_config('idle_in_transaction_session_timeout', $3, true)",
+            )
+            .bind(format!("{}ms", effective_limit(session.statement_timeout, statement)))
+            .bind(format!("{}ms", effective_limit(session.lock_timeout, statement)))
+            .bind(format!("{}ms", effective_limit(session.idle_in_transaction, idle)))
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| StoreError::pg("setting the pass timeouts", &e))?;
+            Ok(())
+        }
+        .await;
+        self.in_pass = result.is_ok();
+        result.map_err(|e| self.note(e))
+    }
+
+    async fn reclaim(
+        &mut self,
+        target: &PassTarget,
+        older_than: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let tenant = self.tenant_param(target);
+        let conn = self.conn().await?;
+        let mut q = sqlx::query(&sql.reclaim)
+            .bind(&target.route)
+            .bind(older_than);
+        if tenant.is_some() {
+            q = q.bind(tenant);
+        }
+        let r = q
+            .execute(conn)
+            .await
+            .map_err(|e| StoreError::pg("reclaiming stale rows", &e));
+        r.map(|r| r.rows_affected()).map_err(|e| self.note(e))
+    }
+
+    async fn claim(
+        &mut self,
+        target: &PassTarget,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<Claimed, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let tenant = self.tenant_param(target);
+        let opts = self.opts.clone();
+        let conn = self.conn().await?;
+        let mut q = sqlx::query(&sql.claim)
+            .bind(&target.route)
+            .bind(i64::from(limit))
+            .bind(now);
+        if tenant.is_some() {
+            q = q.bind(tenant);
+        }
+        let result = q
+            .fetch_all(conn)
+            .await
+            .map_err(|e| StoreError::pg("claiming", &e));
+        let rows = result.map_err(|e| self.note(e))?;
+        let candidates = rows.first().map_or(0, |r| {
+            r.try_get::<i64, _>("candidates").unwrap_or(0) as usize
+        });
+        let mut out = rows
+            .iter()
+            .map(|r| decode_row(r, &opts))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| StoreError::pg("reading claimed rows", &e))?;
+        sort_claim_order(&mut out, opts.hlc_ordering);
+        Ok(Claimed {
+            candidates: candidates.max(out.len()),
+            rows: out,
+        })
+    }
+
+    async fn mark_published(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let conn = self.conn().await?;
+        let mut q = sqlx::query(&sql.published).bind(ids);
+        if sql.published_takes_time {
+            q = q.bind(at);
+        }
+        let r = q.execute(conn).await;
+        r.map(|r| r.rows_affected())
+            .map_err(|e| self.note(StoreError::pg("marking published", &e)))
+    }
+
+    async fn mark_retry(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        attempts: i32,
+        available_at: DateTime<Utc>,
+        error: &str,
+    ) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let conn = self.conn().await?;
+        let r = sqlx::query(&sql.retry)
+            .bind(ids)
+            .bind(attempts)
+            .bind(available_at)
+            .bind(error)
+            .execute(conn)
+            .await;
+        r.map(|r| r.rows_affected())
+            .map_err(|e| self.note(StoreError::pg("scheduling retries", &e)))
+    }
+
+    async fn mark_failed(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        error: &str,
+    ) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let conn = self.conn().await?;
+        let r = sqlx::query(&sql.failed)
+            .bind(ids)
+            .bind(error)
+            .execute(conn)
+            .await;
+        r.map(|r| r.rows_affected())
+            .map_err(|e| self.note(StoreError::pg("marking failed", &e)))
+    }
+
+    async fn release(&mut self, target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let Some(release) = sql.release.as_deref().filter(|_| !ids.is_empty()) else {
+            return Ok(0);
+        };
+        let conn = self.conn().await?;
+        let r = sqlx::query(release).bind(ids).execute(conn).await;
+        r.map(|r| r.rows_affected())
+            .map_err(|e| self.note(StoreError::pg("releasing rows", &e)))
+    }
+
+    async fn insert_sink(
+        &mut self,
+        table: &QualifiedName,
+        messages: &[&Message],
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let sql = format!(
+            "INSERT INTO {table} (event_id, outbox_route, event_type, ordering_key, tenant_id, payload, headers, published_at)
+SELECT e, r, t, k, tn, p::jsonb, h::jsonb, $8
+  FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS m(e, r, t, k, tn, p, h)
+ON CONFLICT (event_id) DO NOTHING"
+        );
+        let conn = self.conn().await?;
+        let r = sqlx::query(&sql)
+            .bind(messages.iter().map(|m| m.event_id).collect::<Vec<_>>())
+            .bind(messages.iter().map(|m| m.route.clone()).collect::<Vec<_>>())
+            .bind(
+                messages
+                    .iter()
+                    .map(|m| m.event_type.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                messages
+                    .iter()
+                    .map(|m| m.ordering_key.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(messages.iter().map(|m| m.tenant_id).collect::<Vec<_>>())
+            .bind(
+                messages
+                    .iter()
+                    .map(|m| m.payload.get().to_owned())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                messages
+                    .iter()
+                    .map(|m| m.headers_json())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(at)
+            .execute(conn)
+            .await;
+        r.map(|r| r.rows_affected())
+            .map_err(|e| self.note(StoreError::pg("inserting into the destination table", &e)))
+    }
+
+    async fn commit_pass(&mut self) -> Result<(), StoreError> {
+        if self.opts.storage == Storage::Retain || !self.in_pass {
+            return Ok(());
+        }
+        self.in_pass = false;
+        let in_caller_tx = matches!(self.conn, Conn::InTransaction(_));
+        let conn = self.conn().await?;
+        let sql = if in_caller_tx {
+            "RELEASE SAVEPOINT outboxctl_pass"
+        } else {
+            "COMMIT"
+        };
+        let r = sqlx::raw_sql(sql).execute(conn).await;
+        r.map(drop)
+            .map_err(|e| self.note(StoreError::pg("committing the pass", &e)))
+    }
+
+    async fn rollback_pass(&mut self) {
+        if self.opts.storage == Storage::Retain || !self.in_pass {
+            return;
+        }
+        self.in_pass = false;
+        let in_caller_tx = matches!(self.conn, Conn::InTransaction(_));
+        let sql = if in_caller_tx {
+            "ROLLBACK TO SAVEPOINT outboxctl_pass; RELEASE SAVEPOINT outboxctl_pass"
+        } else {
+            "ROLLBACK"
+        };
+        if let Ok(conn) = self.conn().await {
+            if let Err(e) = sqlx::raw_sql(sql).execute(conn).await {
+                let _ = self.note(StoreError::pg("rolling back the pass", &e));
+                // A connection that cannot roll back cannot be trusted for the next pass.
+                if let Conn::Owned { conn, .. } = &mut self.conn {
+                    *conn = None;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_round_up_and_stricter_session_values_win() {
+        assert_eq!(millis_ceil(Duration::from_micros(1_234_100)), 1235);
+        assert_eq!(millis_ceil(Duration::from_nanos(1)), 1);
+        assert_eq!(millis_ceil(Duration::from_secs(1)), 1000);
+        assert_eq!(effective_limit(0, 1000), 1000, "no session limit: ours");
+        assert_eq!(
+            effective_limit(500, 1000),
+            500,
+            "stricter session value wins"
+        );
+        assert_eq!(effective_limit(5000, 1000), 1000);
+    }
+}
