@@ -173,6 +173,8 @@ pub struct PgSchema {
     pub strict_key_order: bool,
     pub checkpoint: Option<QualifiedName>,
     pub delivery_log: Option<QualifiedName>,
+    /// Tables of `postgres-table:` destinations configured for the relay.
+    pub sinks: Vec<QualifiedName>,
 }
 
 impl PgSchema {
@@ -214,7 +216,19 @@ impl PgSchema {
                 )),
                 None => None,
             };
+            let sinks = config
+                .relay
+                .routes
+                .values()
+                .filter_map(
+                    |r| match crate::relay::destination::DestinationUrl::parse(&r.to) {
+                        Ok(crate::relay::destination::DestinationUrl::PostgresTable(t)) => Some(t),
+                        _ => None,
+                    },
+                )
+                .collect();
             let schema = PgSchema {
+                sinks,
                 outbox,
                 storage: config.outbox.storage,
                 traceparent: config.outbox.propagate_trace || extras.traceparent,
@@ -342,6 +356,10 @@ impl PgSchema {
         ))
     }
 
+    pub fn sink_statements(&self, sink: &QualifiedName) -> Vec<Statement> {
+        render::render(render::SINK_SQL, &[("sink", sink.into())])
+    }
+
     /// The whole schema as `schema print` writes it: the specification's text, in its order.
     pub fn print(&self) -> String {
         let mut sections: Vec<String> = Vec::new();
@@ -378,6 +396,9 @@ impl PgSchema {
         }
         if let Some(stmts) = self.delivery_log_statements() {
             sections.push(render::join(&stmts));
+        }
+        for sink in &self.sinks {
+            sections.push(render::join(&self.sink_statements(sink)));
         }
         sections.join("\n")
     }

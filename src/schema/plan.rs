@@ -171,6 +171,7 @@ pub fn plan_postgres(want: &PgSchema, have: &PgCatalog) -> MigrationPlan {
     let mut schemas: Vec<&crate::target::Ident> = vec![&want.outbox.schema];
     schemas.extend(want.checkpoint.iter().map(|c| &c.schema));
     schemas.extend(want.delivery_log.iter().map(|l| &l.schema));
+    schemas.extend(want.sinks.iter().map(|l| &l.schema));
     schemas.sort();
     schemas.dedup();
     for schema in schemas {
@@ -187,6 +188,15 @@ pub fn plan_postgres(want: &PgSchema, have: &PgCatalog) -> MigrationPlan {
     plan_outbox(want, have, &mut plan);
     plan_checkpoint(want, have, &mut plan);
     plan_delivery_log(want, have, &mut plan);
+    for sink in &want.sinks {
+        if !have.tables.contains_key(sink) {
+            plan.step(
+                format!("create destination table {}", sink.plain()),
+                StepKind::Transaction,
+                want.sink_statements(sink),
+            );
+        }
+    }
     plan
 }
 

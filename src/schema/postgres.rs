@@ -116,6 +116,7 @@ pub async fn introspect(
 ) -> Result<PgCatalog, sqlx::Error> {
     let mut relations = vec![want.outbox.clone()];
     relations.extend(want.checkpoint.iter().cloned());
+    relations.extend(want.sinks.iter().cloned());
     if let Some((log, _, default)) = want.log_names() {
         relations.push(log);
         relations.push(default);

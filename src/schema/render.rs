@@ -16,6 +16,7 @@ pub const HLC_SQL: &str = include_str!("../../templates/postgres/hlc.sql");
 pub const KEY_ORDER_SQL: &str = include_str!("../../templates/postgres/key_order.sql");
 pub const CHECKPOINT_SQL: &str = include_str!("../../templates/postgres/hlc_checkpoint.sql");
 pub const DELIVERY_LOG_SQL: &str = include_str!("../../templates/postgres/delivery_log.sql");
+pub const SINK_SQL: &str = include_str!("../../templates/postgres/sink.sql");
 
 const MONGO_OUTBOX_INDEXES: &str = include_str!("../../templates/mongo/outbox_indexes.json");
 const MONGO_HLC_INDEXES: &str = include_str!("../../templates/mongo/hlc_indexes.json");

@@ -5,4 +5,5 @@ mod common;
 mod errors;
 mod migrate_mongo;
 mod migrate_pg;
+mod relay_pg;
 mod schema_print;

@@ -10,6 +10,7 @@ fn schema(storage: Storage, hlc: bool) -> PgSchema {
         strict_key_order: false,
         checkpoint: None,
         delivery_log: None,
+        sinks: vec![],
     }
 }
 

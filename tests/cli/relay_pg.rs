@@ -1,0 +1,1139 @@
+//! The relay on a real PostgreSQL: every rule of semantics.md that applies, in both storages.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use outboxctl::config::{KeyOrder, Storage};
+use outboxctl::model::Message;
+use outboxctl::relay::RelaySettings;
+use outboxctl::relay::destination::{PublishError, Publisher, Sink};
+use outboxctl::relay::engine::{PassOptions, run_pass};
+use outboxctl::store::PassTarget;
+use outboxctl::store::postgres::{PgStore, PgStoreOptions};
+use outboxctl::target::RelationSpec;
+use serde_json::Value;
+use sqlx::Row;
+use sqlx::postgres::PgConnection;
+
+use crate::common::{PgSchema, pg_url, run, unique_name};
+
+pub async fn migrate(schema: &PgSchema, extra: &[&str]) {
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let mut args = vec!["migrate", "-q", "--database-url", &url, "--relation", &rel];
+    args.extend_from_slice(extra);
+    let r = run(&args);
+    assert_eq!(r.code, 0, "{r:?}");
+}
+
+/// Stages `n` pending rows of a route, `created_at` 1 ms apart, keys `k{g % keys}` (or NULL).
+pub async fn stage(conn: &mut PgConnection, table: &str, route: &str, n: i64, keys: Option<i64>) {
+    let key = match keys {
+        Some(k) => format!("'k' || (g % {k})"),
+        None => "NULL".into(),
+    };
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {table} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key)
+         SELECT gen_random_uuid(), '{route}', gen_random_uuid(), 'order.placed', now(),
+                jsonb_build_object('n', g), 'pending', clock_timestamp() + g * interval '1 millisecond', {key}
+           FROM generate_series(1, {n}) g"
+    ))
+    .execute(conn)
+    .await
+    .unwrap();
+}
+
+async fn count(conn: &mut PgConnection, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(conn).await.unwrap()
+}
+
+pub fn out_file(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join("outboxctl-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{}.jsonl", unique_name(test)));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+pub fn lines(path: &PathBuf) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
+        .collect()
+}
+
+fn write_config(test: &str, yaml: &str) -> PathBuf {
+    let path = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", unique_name(test)));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, yaml).unwrap();
+    path
+}
+
+fn relay_once(schema: &PgSchema, to: &str, extra: &[&str]) -> crate::common::Run {
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let mut args = vec![
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--route",
+        "orders",
+        "--to",
+        to,
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+#[tokio::test]
+async fn retain_publishes_marks_and_forwards_payload_exactly() {
+    let (schema, mut conn) = PgSchema::new("relay_retain_basic").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    sqlx::query(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, correlation_id, causation_id, execution_id, tenant_id, ordering_key)
+         VALUES ('00000000-0000-7000-8000-000000000001', 'orders', '0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e', 'order.placed',
+                 '2026-12-01 10:00:00+00', $1::jsonb, 'pending', now(),
+                 '0190c4e2-8a6c-7e4a-9b1e-000000000001', '0190c4e2-8a6c-7e4a-9b1e-000000000002', '0190c4e2-8a6c-7e4a-9b1e-000000000003',
+                 '0190c4e2-8a6c-7e4a-9b1e-00000000abcd', '')"
+    ))
+    .bind(r#"{"amount": 12345678901234567890.123456789, "note": "é/\"q\""}"#)
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    stage(&mut conn, &t, "orders", 40, Some(3)).await;
+    stage(&mut conn, &t, "other", 5, None).await;
+    let path = out_file("relay_retain_basic");
+    let r = relay_once(
+        &schema,
+        &format!("file:{}", path.display()),
+        &["--format", "json"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let summary: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(summary[0]["published"], 41, "{r:?}");
+    assert_eq!(summary[0]["passes"], 1);
+
+    let got = lines(&path);
+    assert_eq!(got.len(), 41);
+    let first = &got[0];
+    let keys: Vec<&String> = first.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "event_id",
+            "route",
+            "type",
+            "key",
+            "tenant_id",
+            "payload",
+            "headers"
+        ]
+    );
+    let raw_first = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(
+        raw_first
+            .contains(r#""payload":{"note":"é/\"q\"","amount":12345678901234567890.123456789}"#),
+        "{raw_first}"
+    );
+    assert_eq!(
+        first["key"], "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e",
+        "empty ordering_key falls back to the event id"
+    );
+    assert_eq!(
+        first["headers"],
+        serde_json::json!({
+            "forze_event_id": "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e",
+            "forze_occurred_at": "2026-12-01T10:00:00+00:00",
+            "forze_correlation_id": "0190c4e2-8a6c-7e4a-9b1e-000000000001",
+            "forze_causation_id": "0190c4e2-8a6c-7e4a-9b1e-000000000002",
+            "forze_execution_id": "0190c4e2-8a6c-7e4a-9b1e-000000000003",
+            "forze_tenant_id": "0190c4e2-8a6c-7e4a-9b1e-00000000abcd"
+        })
+    );
+    // claim order: created_at then id
+    let ns: Vec<i64> = got[1..]
+        .iter()
+        .map(|l| l["payload"]["n"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ns, (1..=40).collect::<Vec<_>>());
+    assert!(got.iter().all(|l| l["route"] == "orders"));
+
+    let row = sqlx::query(&format!(
+        "SELECT count(*) FILTER (WHERE status = 'published' AND published_at IS NOT NULL AND processing_at IS NOT NULL AND last_error IS NULL) AS ok,
+                count(*) AS all FROM {t} WHERE outbox_route = 'orders'"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(
+        (row.get::<i64, _>("ok"), row.get::<i64, _>("all")),
+        (41, 41)
+    );
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!(
+                "SELECT count(*) FROM {t} WHERE outbox_route = 'other' AND status = 'pending'"
+            )
+        )
+        .await,
+        5
+    );
+    // nothing left: a second run publishes nothing
+    let r = relay_once(&schema, &format!("file:{}", path.display()), &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(lines(&path).len(), 41);
+}
+
+#[tokio::test]
+async fn claim_skips_scheduled_failed_and_processing_rows_and_takes_ripe_retries() {
+    let (schema, mut conn) = PgSchema::new("relay_claim_predicate").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 10, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET available_at = now() + interval '1 hour', attempts = 2 WHERE (payload->>'n')::int IN (1, 2);
+         UPDATE {t} SET available_at = now() - interval '1 second', attempts = 1 WHERE (payload->>'n')::int = 3;
+         UPDATE {t} SET status = 'failed', last_error = 'x' WHERE (payload->>'n')::int = 4;
+         UPDATE {t} SET status = 'processing', processing_at = now() WHERE (payload->>'n')::int = 5;
+         UPDATE {t} SET status = 'published', published_at = now() WHERE (payload->>'n')::int = 6;"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let path = out_file("relay_claim_predicate");
+    let r = relay_once(&schema, &format!("file:{}", path.display()), &[]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let mut ns: Vec<i64> = lines(&path)
+        .iter()
+        .map(|l| l["payload"]["n"].as_i64().unwrap())
+        .collect();
+    ns.sort();
+    assert_eq!(ns, vec![3, 7, 8, 9, 10]);
+    let attempts: i32 = sqlx::query_scalar(&format!(
+        "SELECT attempts FROM {t} WHERE (payload->>'n')::int = 3"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(attempts, 1, "publishing does not touch attempts");
+}
+
+#[tokio::test]
+async fn reclaim_returns_stale_processing_rows_without_touching_attempts() {
+    let (schema, mut conn) = PgSchema::new("relay_reclaim").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 4, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'processing', processing_at = now() - interval '10 minutes', attempts = 2 WHERE (payload->>'n')::int = 1;
+         UPDATE {t} SET status = 'processing', processing_at = now() - interval '1 minute' WHERE (payload->>'n')::int = 2;"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let path = out_file("relay_reclaim");
+    let cfg = write_config("relay_reclaim_off", "relay:\n  reclaim_stale_after: null\n");
+    let r = relay_once(
+        &schema,
+        &format!("file:{}", path.display()),
+        &["--config", cfg.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        lines(&path).len(),
+        2,
+        "reclaim off: both processing rows stay"
+    );
+
+    let r = relay_once(
+        &schema,
+        &format!("file:{}", path.display()),
+        &["--format", "json"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let summary: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(summary[0]["reclaimed"], 1);
+    let got = lines(&path);
+    assert_eq!(got.len(), 3);
+    assert_eq!(got[2]["payload"]["n"], 1);
+    let row = sqlx::query(&format!(
+        "SELECT status, attempts FROM {t} WHERE (payload->>'n')::int = 1"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(
+        (row.get::<String, _>(0), row.get::<i32, _>(1)),
+        ("published".into(), 2)
+    );
+    let status: String = sqlx::query_scalar(&format!(
+        "SELECT status FROM {t} WHERE (payload->>'n')::int = 2"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(
+        status, "processing",
+        "a fresh processing row is not reclaimed"
+    );
+}
+
+#[tokio::test]
+async fn consume_deletes_and_logs_deliveries_in_one_statement() {
+    let (schema, mut conn) = PgSchema::new("relay_consume_log").await;
+    let log = schema.rel("outbox_delivered");
+    migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 250, Some(7)).await;
+    let path = out_file("relay_consume_log");
+    let r = relay_once(
+        &schema,
+        &format!("file:{}", path.display()),
+        &[
+            "--storage",
+            "consume",
+            "--delivery-log",
+            &log,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let summary: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        (
+            summary[0]["published"].as_u64(),
+            summary[0]["passes"].as_u64()
+        ),
+        (Some(250), Some(3))
+    );
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {t}")).await,
+        0
+    );
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {log} WHERE published_at > now() - interval '1 minute'")
+        )
+        .await,
+        250
+    );
+    let got = lines(&path);
+    let logged: Vec<uuid::Uuid> = sqlx::query_scalar(&format!("SELECT event_id FROM {log}"))
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    let mut file_ids: Vec<String> = got
+        .iter()
+        .map(|l| l["event_id"].as_str().unwrap().to_owned())
+        .collect();
+    let mut log_ids: Vec<String> = logged.iter().map(|u| u.to_string()).collect();
+    file_ids.sort();
+    log_ids.sort();
+    assert_eq!(file_ids, log_ids);
+}
+
+#[tokio::test]
+async fn hlc_order_nulls_last_and_headers() {
+    let (schema, mut conn) = PgSchema::new("relay_hlc_order").await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 6, None).await;
+    // n=1 and n=2 have no hlc (legacy rows); others get descending hlc values
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET hlc = (1764583200000::bigint << 16) | (10 - (payload->>'n')::int) WHERE (payload->>'n')::int > 2;
+         UPDATE {t} SET traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' WHERE (payload->>'n')::int = 3;"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let path = out_file("relay_hlc_order");
+    let r = relay_once(
+        &schema,
+        &format!("file:{}", path.display()),
+        &["--hlc-ordering", "--propagate-trace"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let got = lines(&path);
+    let ns: Vec<i64> = got
+        .iter()
+        .map(|l| l["payload"]["n"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ns, vec![6, 5, 4, 3, 1, 2]);
+    assert_eq!(got[0]["headers"]["forze_hlc"], "001764583200000.00004");
+    assert_eq!(
+        got[3]["headers"]["traceparent"],
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    );
+    assert!(got[4]["headers"].get("forze_hlc").is_none());
+}
+
+#[tokio::test]
+async fn a_destination_that_always_fails_parks_rows_after_max_attempts() {
+    let (schema, mut conn) = PgSchema::new("relay_always_fails").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let cfg = write_config("relay_always_fails", "relay:\n  max_attempts: 3\n");
+    let cfg = cfg.to_str().unwrap();
+    for pass in 1..=3 {
+        let r = relay_once(&schema, "file:/dev/full", &["--config", cfg]);
+        // --once exits 1 only when a row ended failed (or a pass failed), not for retries
+        assert_eq!(r.code, if pass < 3 { 0 } else { 1 }, "pass {pass}: {r:?}");
+        let row = sqlx::query(&format!(
+            "SELECT min(status) AS s, max(status) AS s2, min(attempts) AS a, max(attempts) AS a2, min(last_error) AS e, min(available_at) AS at
+               FROM {t}"
+        ))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        let (s, s2): (String, String) = (row.get("s"), row.get("s2"));
+        assert_eq!(s, s2);
+        let (a, a2): (i32, i32) = (row.get("a"), row.get("a2"));
+        assert_eq!(a, a2);
+        let e: String = row.get("e");
+        assert!(e.contains("No space left on device"), "{e}");
+        if pass < 3 {
+            assert_eq!((s.as_str(), a), ("pending", pass));
+            let at: chrono::DateTime<chrono::Utc> = row.get("at");
+            let delay = (at - chrono::Utc::now()).num_milliseconds();
+            let raw = 1000i64 << (pass - 1);
+            assert!(
+                delay > raw / 2 - 1000 && delay <= raw,
+                "retry {pass} scheduled {delay} ms ahead"
+            );
+            sqlx::raw_sql(&format!(
+                "UPDATE {t} SET available_at = now() - interval '1 ms'"
+            ))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        } else {
+            assert_eq!(
+                (s.as_str(), a),
+                ("failed", 2),
+                "stored attempts stay max_attempts - 1"
+            );
+        }
+    }
+    let r = relay_once(&schema, "file:/dev/full", &["--config", cfg]);
+    assert_eq!(r.code, 0, "failed rows are never claimed again: {r:?}");
+}
+
+#[tokio::test]
+async fn a_missing_delivery_log_partition_rolls_the_pass_back() {
+    let (schema, mut conn) = PgSchema::new("relay_missing_partition").await;
+    let log = schema.rel("outbox_delivered");
+    migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
+    let t = schema.rel("outbox");
+    sqlx::raw_sql(&format!("DROP TABLE {log}_default"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    stage(&mut conn, &t, "orders", 10, None).await;
+    let path = out_file("relay_missing_partition");
+    let r = relay_once(
+        &schema,
+        &format!("file:{}", path.display()),
+        &["--storage", "consume", "--delivery-log", &log],
+    );
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("no partition of relation"), "{r:?}");
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status = 'pending' AND attempts = 0")
+        )
+        .await,
+        10,
+        "nothing lost, nothing changed"
+    );
+    assert_eq!(
+        lines(&path).len(),
+        10,
+        "the batch went out and will go out again"
+    );
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {log}_default PARTITION OF {log} DEFAULT"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = relay_once(
+        &schema,
+        &format!("file:{}", path.display()),
+        &["--storage", "consume", "--delivery-log", &log],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {log}")).await,
+        10
+    );
+}
+
+#[tokio::test]
+async fn a_lock_on_the_delivery_log_times_the_pass_out_and_rolls_it_back() {
+    let (schema, mut conn) = PgSchema::new("relay_lock_timeout").await;
+    let log = schema.rel("outbox_delivered");
+    migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let mut locker = crate::common::pg().await;
+    sqlx::raw_sql(&format!("BEGIN; LOCK TABLE {log} IN ACCESS EXCLUSIVE MODE"))
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    let cfg = write_config(
+        "relay_lock_timeout",
+        "relay:\n  pass_statement_timeout: 200ms\n  shutdown_drain_timeout: 1s\n",
+    );
+    let started = std::time::Instant::now();
+    let r = relay_once(
+        &schema,
+        "file:/dev/null",
+        &[
+            "--storage",
+            "consume",
+            "--delivery-log",
+            &log,
+            "--config",
+            cfg.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 1, "{r:?}");
+    // lock_timeout and statement_timeout are both the pass statement timeout: either may fire
+    assert!(
+        r.stderr.contains("lock timeout") || r.stderr.contains("statement timeout"),
+        "{r:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the pass gave up after its lock_timeout"
+    );
+    sqlx::raw_sql("ROLLBACK")
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status = 'pending' AND attempts = 0")
+        )
+        .await,
+        5
+    );
+}
+
+#[tokio::test]
+async fn consume_pass_timeouts_follow_the_stricter_session_value() {
+    let (schema, mut conn) = PgSchema::new("relay_pass_timeouts").await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    let sink = schema.rel("sink");
+    // A destination table whose insert takes 300 ms.
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {sink} (event_id UUID PRIMARY KEY, outbox_route TEXT NOT NULL, event_type TEXT NOT NULL, ordering_key TEXT,
+            tenant_id UUID, payload JSONB NOT NULL, headers JSONB NOT NULL, published_at TIMESTAMPTZ NOT NULL);
+         CREATE FUNCTION {s}.slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(0.3); RETURN NULL; END $$;
+         CREATE TRIGGER slow AFTER INSERT ON {sink} FOR EACH STATEMENT EXECUTE FUNCTION {s}.slow();",
+        s = schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let to = format!("postgres-table:{sink}");
+    let strict = write_config(
+        "relay_pass_timeouts_strict",
+        "relay:\n  pass_statement_timeout: 100ms\n  shutdown_drain_timeout: 1s\n",
+    );
+    let r = relay_once(
+        &schema,
+        &to,
+        &["--storage", "consume", "--config", strict.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("statement timeout"), "{r:?}");
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {sink}")).await,
+        0
+    );
+
+    // A stricter session value (from the URL's options) wins over a lax pass limit.
+    let lax = write_config(
+        "relay_pass_timeouts_lax",
+        "relay:\n  pass_statement_timeout: 5s\n  shutdown_drain_timeout: 25s\n",
+    );
+    let strict_session = format!("{}?options=-c%20statement_timeout%3D100", pg_url());
+    let rel = schema.rel("outbox");
+    let r = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &strict_session,
+        "--relation",
+        &rel,
+        "--route",
+        "orders",
+        "--to",
+        &to,
+        "--storage",
+        "consume",
+        "--config",
+        lax.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("statement timeout"), "{r:?}");
+
+    // With no session limit, the lax pass limit lets the insert finish: delivered exactly once.
+    let r = relay_once(
+        &schema,
+        &to,
+        &["--storage", "consume", "--config", lax.to_str().unwrap()],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {sink}")).await,
+        3
+    );
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {t}")).await,
+        0
+    );
+    let headers: Value = sqlx::query_scalar(&format!("SELECT headers FROM {sink} LIMIT 1"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(headers["forze_event_id"].is_string());
+}
+
+#[tokio::test]
+async fn migrate_creates_the_postgres_table_destination() {
+    let (schema, mut conn) = PgSchema::new("relay_sink_migrate").await;
+    let sink = schema.rel("delivered_events");
+    let cfg = write_config(
+        "relay_sink_migrate",
+        &format!("relay:\n  routes:\n    orders:\n      to: postgres-table:{sink}\n"),
+    );
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let r = run(&[
+        "migrate",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("create destination table"), "{r:?}");
+    stage(&mut conn, &schema.rel("outbox"), "orders", 5, None).await;
+    let r = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {sink}")).await,
+        5
+    );
+}
+
+// ---- library-level: the engine with destinations that fail on purpose ----------------------
+
+/// A destination that fails the publishes it is told to, and records what it published.
+struct Flaky {
+    fail: Box<dyn Fn(&Message, usize) -> Option<PublishError> + Send + Sync>,
+    calls: AtomicUsize,
+    published: std::sync::Mutex<Vec<Message>>,
+    delay: Duration,
+}
+
+impl Flaky {
+    fn new(
+        fail: impl Fn(&Message, usize) -> Option<PublishError> + Send + Sync + 'static,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            fail: Box::new(fail),
+            calls: AtomicUsize::new(0),
+            published: Default::default(),
+            delay: Duration::ZERO,
+        })
+    }
+}
+
+impl Publisher for Flaky {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        let result = match (self.fail)(&message, n) {
+            Some(e) => Err(e),
+            None => {
+                self.published.lock().unwrap().push((*message).clone());
+                Ok(())
+            }
+        };
+        let delay = self.delay;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            result
+        })
+    }
+}
+
+fn strict_settings(storage: Storage) -> RelaySettings {
+    let mut s = settings(storage);
+    s.key_order = KeyOrder::Strict;
+    s
+}
+
+fn settings(storage: Storage) -> RelaySettings {
+    let config =
+        outboxctl::config::Config::resolve(Default::default(), None, &Default::default(), &|_| {
+            None
+        })
+        .unwrap();
+    let mut s = RelaySettings::from_config(&config);
+    s.storage = storage;
+    s
+}
+
+async fn store(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> PgStore<'static> {
+    let opts = PgStoreOptions {
+        relation: RelationSpec::parse("relation", &schema.rel("outbox")).unwrap(),
+        delivery_log: None,
+        storage,
+        hlc_ordering: false,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order,
+        pass_statement_timeout: Duration::from_secs(1),
+        pass_deadline: Duration::from_secs(5),
+    };
+    let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
+    PgStore::connect(&url, Duration::from_secs(5), opts)
+        .await
+        .unwrap()
+}
+
+fn target() -> PassTarget {
+    PassTarget {
+        route: "orders".into(),
+        tenant: None,
+    }
+}
+
+#[tokio::test]
+async fn transient_failures_retry_with_grouped_errors_then_succeed() {
+    let (schema, mut conn) = PgSchema::new("relay_transient_retry").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 6, None).await;
+    // First pass: n=1..3 fail with two different errors, the rest publish.
+    let flaky = Flaky::new(|m, _| {
+        let n = m
+            .payload
+            .get()
+            .trim_start_matches("{\"n\":")
+            .trim_end_matches('}')
+            .parse::<i32>()
+            .unwrap();
+        match n {
+            1 | 2 => Some(PublishError::transient("broker busy")),
+            3 => Some(PublishError::transient("connection reset")),
+            _ => None,
+        }
+    });
+    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    let sink = Sink::Publisher(flaky.clone());
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.committed, "{report:?}");
+    assert_eq!((report.published, report.retried, report.failed), (3, 3, 0));
+    let rows = sqlx::query(&format!("SELECT status, attempts, last_error, available_at > now() AS later FROM {t} WHERE attempts > 0"))
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        assert_eq!(r.get::<String, _>("status"), "pending");
+        assert_eq!(r.get::<i32, _>("attempts"), 1);
+        assert!(r.get::<bool, _>("later"));
+        assert_eq!(
+            r.get::<String, _>("last_error"),
+            "broker busy (+1 more)",
+            "one group: first error plus the count of others"
+        );
+    }
+    // Not yet due: a pass claims nothing.
+    let ok = Flaky::new(|_, _| None);
+    let sink = Sink::Publisher(ok.clone());
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert_eq!(report.claimed, 0);
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET available_at = now() - interval '1 ms' WHERE attempts > 0"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert_eq!((report.published, report.retried), (3, 0));
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status = 'published'")
+        )
+        .await,
+        6
+    );
+    let err: Option<String> = sqlx::query_scalar(&format!("SELECT max(last_error) FROM {t}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(err, None, "publishing clears last_error");
+}
+
+#[tokio::test]
+async fn a_permanent_refusal_parks_the_row_at_once() {
+    let (schema, mut conn) = PgSchema::new("relay_permanent").await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    let flaky = Flaky::new(|_, n| (n == 0).then(|| PublishError::permanent("HTTP 422: bad event")));
+    let mut s = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &Sink::Publisher(flaky),
+        &settings(Storage::Consume),
+        PassOptions::default(),
+    )
+    .await;
+    assert_eq!(
+        (report.published, report.failed, report.committed),
+        (1, 1, true)
+    );
+    let row = sqlx::query(&format!("SELECT status, attempts, last_error FROM {t}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<String, _>(0), "failed");
+    assert_eq!(row.get::<i32, _>(1), 0, "attempts unchanged");
+    assert_eq!(row.get::<String, _>(2), "HTTP 422: bad event");
+}
+
+#[tokio::test]
+async fn strict_key_order_holds_back_a_failed_key_in_the_pass_and_the_claim() {
+    for storage in [Storage::Retain, Storage::Consume] {
+        let name = format!("relay_strict_holdback_{storage}");
+        let (schema, mut conn) = PgSchema::new(&name).await;
+        migrate(
+            &schema,
+            &["--key-order", "strict", "--storage", &storage.to_string()],
+        )
+        .await;
+        let t = schema.rel("outbox");
+        stage(&mut conn, &t, "orders", 12, Some(3)).await; // k1: 1,4,7,10  k2: 2,5,8,11  k0: 3,6,9,12
+        let flaky = Flaky::new(|m, _| {
+            (m.key == "k1" && m.payload.get() == "{\"n\":4}")
+                .then(|| PublishError::transient("nope"))
+        });
+        let mut s = store(&schema, storage, KeyOrder::Strict).await;
+        let report = run_pass(
+            &mut s,
+            &target(),
+            &Sink::Publisher(flaky.clone()),
+            &strict_settings(storage),
+            PassOptions::default(),
+        )
+        .await;
+        assert!(report.committed, "{report:?}");
+        assert_eq!(
+            (report.published, report.retried, report.untouched),
+            (9, 1, 2),
+            "{storage}: {report:?}"
+        );
+        let published: Vec<String> = flaky
+            .published
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|m| m.payload.get().to_owned())
+            .collect();
+        assert!(
+            !published.contains(&"{\"n\":7}".to_owned())
+                && !published.contains(&"{\"n\":10}".to_owned())
+        );
+        // held-back rows are pending with no attempt counted
+        let held = sqlx::query(&format!(
+            "SELECT status, attempts FROM {t} WHERE (payload->>'n')::int IN (7, 10)"
+        ))
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        for r in held {
+            assert_eq!(
+                (r.get::<String, _>(0), r.get::<i32, _>(1)),
+                ("pending".into(), 0),
+                "{storage}"
+            );
+        }
+        // While n=4 waits for its retry, the claim takes nothing of k1 even when its rows are due.
+        stage(&mut conn, &t, "orders", 3, Some(3)).await;
+        let report = run_pass(
+            &mut s,
+            &target(),
+            &Sink::Publisher(flaky.clone()),
+            &strict_settings(storage),
+            PassOptions::default(),
+        )
+        .await;
+        assert_eq!(
+            report.claimed, 2,
+            "{storage}: only the new k0 and k2 rows: {report:?}"
+        );
+        // A failed head blocks its key until requeued; other keys flow.
+        sqlx::raw_sql(&format!(
+            "UPDATE {t} SET status = 'failed' WHERE (payload->>'n')::int = 4 AND attempts = 1"
+        ))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        let report = run_pass(
+            &mut s,
+            &target(),
+            &Sink::Publisher(flaky.clone()),
+            &strict_settings(storage),
+            PassOptions::default(),
+        )
+        .await;
+        assert_eq!(report.claimed, 0, "{storage}: {report:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_pass_deadline_cancels_a_publish_in_flight_and_leaves_the_rest_untouched() {
+    let (schema, mut conn) = PgSchema::new("relay_pass_deadline").await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 10, None).await;
+    let mut slow = Flaky::new(|_, _| None);
+    Arc::get_mut(&mut slow).unwrap().delay = Duration::from_millis(300);
+    let mut settings = settings(Storage::Consume);
+    settings.pass_deadline = Duration::from_millis(700);
+    settings.one_at_a_time = true;
+    let mut s = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &Sink::Publisher(slow.clone()),
+        &settings,
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.committed, "{report:?}");
+    assert_eq!(
+        (report.published, report.retried, report.untouched),
+        (2, 1, 7),
+        "{report:?}"
+    );
+    let err: String = sqlx::query_scalar(&format!("SELECT last_error FROM {t} WHERE attempts = 1"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(err.starts_with("publish timed out after 0."), "{err}");
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE attempts = 0 AND last_error IS NULL")
+        )
+        .await,
+        7
+    );
+}
+
+#[tokio::test]
+async fn a_pass_inside_the_callers_transaction_is_a_savepoint() {
+    let (schema, mut conn) = PgSchema::new("relay_savepoint").await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 4, None).await;
+    let opts = PgStoreOptions {
+        relation: RelationSpec::parse("relation", &t).unwrap(),
+        delivery_log: None,
+        storage: Storage::Consume,
+        hlc_ordering: false,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: KeyOrder::BestEffort,
+        pass_statement_timeout: Duration::from_millis(1),
+        pass_deadline: Duration::from_secs(5),
+    };
+    let mut caller = crate::common::pg().await;
+    for commit in [false, true] {
+        sqlx::raw_sql("BEGIN").execute(&mut caller).await.unwrap();
+        let mut s = PgStore::in_transaction(&mut caller, opts.clone());
+        let ok = Flaky::new(|_, _| None);
+        let report = run_pass(
+            &mut s,
+            &target(),
+            &Sink::Publisher(ok),
+            &settings(Storage::Consume),
+            PassOptions::default(),
+        )
+        .await;
+        assert_eq!(report.published, 4, "{report:?}");
+        // no pass timeouts were set: the caller's transaction keeps its own (none)
+        let st: String = sqlx::query_scalar("SELECT current_setting('statement_timeout')")
+            .fetch_one(&mut caller)
+            .await
+            .unwrap();
+        assert_eq!(st, "0");
+        sqlx::raw_sql(if commit { "COMMIT" } else { "ROLLBACK" })
+            .execute(&mut caller)
+            .await
+            .unwrap();
+        let left = count(&mut conn, &format!("SELECT count(*) FROM {t}")).await;
+        assert_eq!(left, if commit { 0 } else { 4 }, "commit={commit}");
+    }
+}
+
+#[tokio::test]
+async fn the_claim_reads_about_a_batch_of_index_entries_whatever_the_backlog() {
+    let (schema, mut conn) = PgSchema::new("relay_claim_plan").await;
+    migrate(&schema, &["--hlc-ordering"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 100_000, Some(1000)).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET available_at = now() + interval '1 hour', attempts = 1 WHERE (payload->>'n')::int % 50 = 0;
+         UPDATE {t} SET available_at = now() - interval '1 minute', attempts = 1 WHERE (payload->>'n')::int % 997 = 0;
+         UPDATE {t} SET hlc = (payload->>'n')::bigint << 16 WHERE (payload->>'n')::int % 10 <> 0;
+         ANALYZE {t};"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    for (hlc, storage) in [
+        (false, Storage::Retain),
+        (true, Storage::Retain),
+        (false, Storage::Consume),
+        (true, Storage::Consume),
+    ] {
+        let opts = PgStoreOptions {
+            relation: RelationSpec::parse("relation", &t).unwrap(),
+            delivery_log: None,
+            storage,
+            hlc_ordering: hlc,
+            propagate_trace: false,
+            tenant_aware: false,
+            key_order: KeyOrder::BestEffort,
+            pass_statement_timeout: Duration::from_secs(1),
+            pass_deadline: Duration::from_secs(5),
+        };
+        let sql = outboxctl::store::postgres::claim_sql(
+            &outboxctl::target::QualifiedName::parse("r", &t).unwrap(),
+            &opts,
+        );
+        sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
+        let plan: Value =
+            sqlx::query_scalar(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
+                .bind("orders")
+                .bind(100i64)
+                .bind(chrono::Utc::now())
+                .fetch_one(&mut conn)
+                .await
+                .unwrap();
+        sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+        let mut scans = Vec::new();
+        collect_scans(&plan[0]["Plan"], &mut scans);
+        assert!(
+            scans.iter().all(|(node, _, _)| node != "Seq Scan"),
+            "hlc={hlc}: {scans:?}"
+        );
+        let fresh = scans
+            .iter()
+            .find(|(_, cond, _)| cond.contains("available_at IS NULL"))
+            .expect("fresh range scan");
+        assert!(
+            fresh.2 <= 200.0,
+            "hlc={hlc} {storage}: the never-retried range read {} rows for a batch of 100",
+            fresh.2
+        );
+        let total: f64 = scans.iter().map(|s| s.2).sum();
+        assert!(
+            total < 1000.0,
+            "hlc={hlc} {storage}: index scans read {total} rows in all with 100,000 pending: {scans:?}"
+        );
+    }
+}
+
+fn collect_scans(node: &Value, out: &mut Vec<(String, String, f64)>) {
+    let kind = node["Node Type"].as_str().unwrap_or_default().to_owned();
+    if kind.contains("Scan") && node.get("Relation Name").is_some() {
+        let cond = node["Index Cond"].as_str().unwrap_or_default().to_owned();
+        let rows = node["Actual Rows"].as_f64().unwrap_or(0.0)
+            * node["Actual Loops"].as_f64().unwrap_or(1.0);
+        out.push((kind, cond, rows));
+    }
+    if let Some(children) = node["Plans"].as_array() {
+        for c in children {
+            collect_scans(c, out);
+        }
+    }
+}
+
+#[allow(dead_code)]
+fn by_key(lines: &[Value]) -> HashMap<String, Vec<i64>> {
+    let mut m: HashMap<String, Vec<i64>> = HashMap::new();
+    for l in lines {
+        m.entry(l["key"].as_str().unwrap().to_owned())
+            .or_default()
+            .push(l["payload"]["n"].as_i64().unwrap());
+    }
+    m
+}
