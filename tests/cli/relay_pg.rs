@@ -668,8 +668,10 @@ async fn migrate_creates_the_postgres_table_destination() {
 // ---- library-level: the engine with destinations that fail on purpose ----------------------
 
 /// A destination that fails the publishes it is told to, and records what it published.
+type FailWhen = Box<dyn Fn(&Message, usize) -> Option<PublishError> + Send + Sync>;
+
 struct Flaky {
-    fail: Box<dyn Fn(&Message, usize) -> Option<PublishError> + Send + Sync>,
+    fail: FailWhen,
     calls: AtomicUsize,
     published: std::sync::Mutex<Vec<Message>>,
     delay: Duration,
