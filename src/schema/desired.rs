@@ -143,6 +143,8 @@ pub const LOG_COLUMNS: &[ColumnSpec] = &[
 pub struct IndexSpec {
     pub name: Ident,
     pub columns: &'static [&'static str],
+    /// A partial index's predicate as `pg_get_indexdef` writes it.
+    pub predicate: Option<&'static str>,
     /// The statement that creates it (plain, as printed by `schema print`).
     pub create: Statement,
 }
@@ -150,7 +152,10 @@ pub struct IndexSpec {
 impl IndexSpec {
     /// What follows `USING` in `pg_get_indexdef` for this index.
     pub fn expected_def(&self) -> String {
-        format!("btree ({})", self.columns.join(", "))
+        match self.predicate {
+            Some(p) => format!("btree ({}) WHERE {p}", self.columns.join(", ")),
+            None => format!("btree ({})", self.columns.join(", ")),
+        }
     }
 }
 
@@ -271,6 +276,7 @@ impl PgSchema {
         let mut out = vec![IndexSpec {
             name: claim,
             columns: &["outbox_route", "status", "available_at", "created_at"],
+            predicate: None,
             create: base[1].clone(),
         }];
         if self.hlc {
@@ -289,6 +295,7 @@ impl PgSchema {
                     "created_at",
                     "id",
                 ],
+                predicate: None,
                 create: stmts[1].clone(),
             });
         }
@@ -301,6 +308,7 @@ impl PgSchema {
             out.push(IndexSpec {
                 name,
                 columns: &["outbox_route", "ordering_key", "created_at"],
+                predicate: Some("(status <> 'published'::text)"),
                 create: stmts[0].clone(),
             });
         }

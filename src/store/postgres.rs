@@ -108,7 +108,7 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
         format!(
             " AND (c.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM {table} e
                 WHERE e.outbox_route = c.outbox_route AND e.ordering_key = c.ordering_key
-                  AND (e.created_at, e.id) < (c.created_at, c.id)
+                  AND e.status <> 'published' AND (e.created_at, e.id) < (c.created_at, c.id)
                   AND (e.status IN ('processing', 'failed') OR (e.status = 'pending' AND e.available_at > $3))))"
         )
     } else {
@@ -121,7 +121,7 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
             "SELECT r.id FROM ranked r WHERE r.ordering_key IS NULL OR NOT EXISTS (
                 SELECT 1 FROM {table} e
                  WHERE e.outbox_route = $1 AND e.ordering_key = r.ordering_key
-                   AND (e.created_at, e.id) < (r.created_at, r.id)
+                   AND e.status <> 'published' AND (e.created_at, e.id) < (r.created_at, r.id)
                    AND e.status IN ('pending', 'processing', 'failed')
                    AND e.id NOT IN (SELECT id FROM ranked))"
         )

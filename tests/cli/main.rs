@@ -6,4 +6,5 @@ mod errors;
 mod migrate_mongo;
 mod migrate_pg;
 mod relay_pg;
+mod relay_processes;
 mod schema_print;

@@ -1,0 +1,242 @@
+//! The relay as separate processes: kill -9 mid-drain, several relays on one route, SIGTERM.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{PgSchema, outboxctl, pg_url};
+use crate::relay_pg::{lines, migrate, out_file, stage};
+
+/// Polls `cond` every 20 ms until it holds, failing the test after `limit`.
+pub async fn wait_until<F: FnMut() -> bool>(limit: Duration, what: &str, mut cond: F) {
+    let deadline = Instant::now() + limit;
+    while !cond() {
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn line_count(path: &Path) -> usize {
+    std::fs::read(path)
+        .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+        .unwrap_or(0)
+}
+
+fn config(dir_name: &str, yaml: &str) -> String {
+    let path = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", crate::common::unique_name(dir_name)));
+    std::fs::write(&path, yaml).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn spawn_relay(schema: &PgSchema, mode: &str, to: &Path, cfg: &str, extra: &[&str]) -> Child {
+    outboxctl()
+        .args([
+            "relay",
+            mode,
+            "--database-url",
+            &pg_url(),
+            "--relation",
+            &schema.rel("outbox"),
+            "--route",
+            "orders",
+        ])
+        .args(["--to", &format!("file:{}", to.display()), "--config", cfg])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn relay")
+}
+
+fn sigterm(child: &Child) {
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+async fn kill9_loses_nothing(storage: &str, per_kill_bound: usize) {
+    let name = format!("relay_kill9_{storage}");
+    let (schema, mut conn) = PgSchema::new(&name).await;
+    migrate(&schema, &["--storage", storage]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 20_000, Some(50)).await;
+    let staged: HashSet<String> =
+        sqlx::query_scalar::<_, uuid::Uuid>(&format!("SELECT event_id FROM {t}"))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|u| u.to_string())
+            .collect();
+    let path = out_file(&name);
+    let cfg = config(&name, "relay:\n  reclaim_stale_after: 1ms\n");
+    let kills = 3;
+    for k in 1..=kills {
+        let mut child = spawn_relay(&schema, "--once", &path, &cfg, &["--storage", storage]);
+        let target = line_count(&path) + 1500;
+        wait_until(
+            Duration::from_secs(60),
+            "the relay to deliver some events",
+            || line_count(&path) >= target,
+        )
+        .await;
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "kill {k}: the relay finished before it could be killed"
+        );
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+    }
+    let mut child = spawn_relay(&schema, "--once", &path, &cfg, &["--storage", storage]);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "final drain failed");
+
+    let delivered = lines(&path);
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for l in &delivered {
+        *seen
+            .entry(l["event_id"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    let missing = staged.iter().filter(|e| !seen.contains_key(*e)).count();
+    assert_eq!(missing, 0, "{storage}: events lost");
+    let duplicates: usize = seen.values().map(|n| n - 1).sum();
+    assert!(
+        duplicates <= kills * per_kill_bound,
+        "{storage}: {duplicates} duplicates after {kills} kills (bound {per_kill_bound} per kill)"
+    );
+    let left: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {t} WHERE status IN ('pending', 'processing')"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn kill_9_retain_loses_nothing_and_duplicates_at_most_one_chunk_per_kill() {
+    kill9_loses_nothing("retain", 32).await;
+}
+
+#[tokio::test]
+async fn kill_9_consume_loses_nothing_and_duplicates_at_most_one_claim_per_kill() {
+    kill9_loses_nothing("consume", 100).await;
+}
+
+async fn four_relays(storage: &str, strict: bool) {
+    let name = format!("relay_four_{storage}_{strict}");
+    let (schema, mut conn) = PgSchema::new(&name).await;
+    let key_order = if strict { "strict" } else { "best-effort" };
+    migrate(&schema, &["--storage", storage, "--key-order", key_order]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 4000, Some(40)).await;
+    let path = out_file(&name);
+    let cfg = config(&name, "relay:\n  interval: 50ms\n  max_claim_rows: 50\n");
+    let mut relays: Vec<Child> = (0..4)
+        .map(|_| {
+            spawn_relay(
+                &schema,
+                "--loop",
+                &path,
+                &cfg,
+                &["--storage", storage, "--key-order", key_order],
+            )
+        })
+        .collect();
+    let pending_sql = format!("SELECT count(*) FROM {t} WHERE status IN ('pending', 'processing')");
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let left: i64 = sqlx::query_scalar(&pending_sql)
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        if left == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{left} rows still undelivered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for r in &relays {
+        sigterm(r);
+    }
+    for r in &mut relays {
+        let status = r.wait().unwrap();
+        assert!(
+            status.success(),
+            "a relay did not stop cleanly on SIGTERM: {status:?}"
+        );
+    }
+    let delivered = lines(&path);
+    assert_eq!(
+        delivered.len(),
+        4000,
+        "every event exactly once (no crash, no duplicate)"
+    );
+    let ids: HashSet<&str> = delivered
+        .iter()
+        .map(|l| l["event_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 4000);
+    if strict {
+        let mut last: HashMap<&str, i64> = HashMap::new();
+        for l in &delivered {
+            let (key, n) = (
+                l["key"].as_str().unwrap(),
+                l["payload"]["n"].as_i64().unwrap(),
+            );
+            if let Some(prev) = last.insert(key, n) {
+                assert!(prev < n, "key {key}: {n} delivered after {prev}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn four_relays_retain_deliver_everything_once() {
+    four_relays("retain", false).await;
+}
+
+#[tokio::test]
+async fn four_relays_consume_strict_keep_per_key_order() {
+    four_relays("consume", true).await;
+}
+
+#[tokio::test]
+async fn four_relays_retain_strict_keep_per_key_order() {
+    four_relays("retain", true).await;
+}
+
+#[tokio::test]
+async fn sigterm_drains_and_exits_0() {
+    let (schema, mut conn) = PgSchema::new("relay_sigterm").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let path = out_file("relay_sigterm");
+    let cfg = config("relay_sigterm", "relay:\n  interval: 100ms\n");
+    let child = spawn_relay(&schema, "--loop", &path, &cfg, &[]);
+    stage(&mut conn, &t, "orders", 300, None).await;
+    wait_until(
+        Duration::from_secs(30),
+        "the loop to relay staged rows",
+        || line_count(&path) >= 300,
+    )
+    .await;
+    sigterm(&child);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("draining") && stderr.contains("tick"),
+        "{stderr}"
+    );
+    assert_eq!(line_count(&path), 300);
+}
