@@ -15,5 +15,6 @@ pub mod target;
 pub use error::Error;
 pub mod hlc;
 pub mod model;
+pub mod partitions;
 pub mod relay;
 pub mod store;

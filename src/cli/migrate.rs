@@ -70,7 +70,14 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
                 let catalog = pg::introspect(&mut conn, schema).await.map_err(|e| {
                     Error::Runtime(format!("reading the catalog: {}", db::describe_pg(url, &e)))
                 })?;
-                plan.extend(plan::plan_postgres(schema, &catalog));
+                let mut one = plan::plan_postgres(schema, &catalog);
+                plan::attach_days_to_new_log(
+                    &mut one,
+                    schema,
+                    chrono::Utc::now().date_naive(),
+                    ctx.config.partitions.ahead_days,
+                );
+                plan.extend(one);
             }
             (plan, Some((conn, schemas)))
         }

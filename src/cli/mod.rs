@@ -1,8 +1,10 @@
 //! The command line: clap definitions, one dispatch `match`, and the mapping of results to
 //! exit codes. Tables, progress bars and prompts live only under this module.
 
+mod confirm;
 mod migrate;
 pub mod output;
+mod partitions;
 mod relay;
 mod schema;
 
@@ -105,6 +107,9 @@ pub enum Command {
     Schema(schema::SchemaCommand),
     /// Bring the database to the configured schema (only ever adds)
     Migrate(migrate::MigrateArgs),
+    /// Manage the delivery log's daily partitions (PostgreSQL)
+    #[command(subcommand)]
+    Partitions(partitions::PartitionsCommand),
     /// Relay events to their destinations, once or in a loop
     Relay(relay::RelayArgs),
 }
@@ -269,5 +274,6 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Schema(cmd) => schema::run(&ctx, cmd),
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Relay(args) => relay::run(&ctx, args).await,
+        Command::Partitions(cmd) => partitions::run(&ctx, cmd).await,
     }
 }

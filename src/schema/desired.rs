@@ -197,11 +197,14 @@ impl PgSchema {
         };
         let tenants: Vec<Option<Uuid>> = config.relation_tenants()?;
         let mut out = Vec::new();
-        for tenant in tenants {
+        for (n, tenant) in tenants.into_iter().enumerate() {
+            // Objects shared by every tenant are planned once, with the first tenant's outbox.
+            let first = n == 0;
             let outbox = relation
                 .resolve(tenant)
                 .map_err(crate::config::ConfigError::from)?;
             let delivery_log = match delivery_log {
+                Some(log) if !first && !log.is_per_tenant() => None,
                 Some(log) => Some(
                     log.resolve(tenant)
                         .map_err(crate::config::ConfigError::from)?,
@@ -214,6 +217,7 @@ impl PgSchema {
                 None => None,
             };
             let checkpoint = match hlc_checkpoint {
+                _ if !first => None,
                 Some(c) => Some(c.clone()),
                 None if extras.checkpoint => Some(QualifiedName::new(
                     outbox.schema.clone(),
@@ -231,6 +235,7 @@ impl PgSchema {
                         _ => None,
                     },
                 )
+                .filter(|_| first)
                 .collect();
             let schema = PgSchema {
                 sinks,

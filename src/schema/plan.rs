@@ -470,6 +470,37 @@ fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan
     }
 }
 
+/// When a plan creates the delivery log, it also attaches today's partition and the next
+/// `ahead_days` days (one short transaction each), so relays never start by filling the
+/// default partition.
+pub fn attach_days_to_new_log(
+    plan: &mut MigrationPlan,
+    want: &PgSchema,
+    today: chrono::NaiveDate,
+    ahead_days: u32,
+) {
+    let Some(log) = &want.delivery_log else {
+        return;
+    };
+    let creates_log = plan.steps.iter().any(|s| {
+        s.summary
+            .starts_with(&format!("create delivery log {}", log.plain()))
+    });
+    if !creates_log {
+        return;
+    }
+    for offset in 0..=ahead_days {
+        let day = today + chrono::Days::new(u64::from(offset));
+        if let Ok(stmts) = crate::partitions::add_day_statements(log, day) {
+            plan.step(
+                format!("attach partition of {} for {day}", log.plain()),
+                StepKind::ShortLock,
+                stmts,
+            );
+        }
+    }
+}
+
 // ---- MongoDB ----------------------------------------------------------------------------------
 
 #[derive(Debug, Clone, PartialEq, Eq)]

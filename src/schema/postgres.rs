@@ -178,7 +178,7 @@ pub struct LockPolicy {
 
 /// Sleeps a jittered, growing delay before retry `attempt` (1-based).
 pub async fn backoff(attempt: u32) {
-    let base = Duration::from_millis(100).saturating_mul(1 << attempt.min(6));
+    let base = Duration::from_millis(50).saturating_mul(1 << attempt.min(4));
     let jitter = rand::thread_rng().gen_range(0.5..1.5);
     tokio::time::sleep(base.mul_f64(jitter)).await;
 }

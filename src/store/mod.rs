@@ -2,6 +2,7 @@
 //! reclaim, release, commit) that each backend implements with its own statements, so the
 //! relay's algorithm exists once. `postgres` implements it with sqlx; MongoDB follows.
 
+pub mod log_partitions;
 pub mod postgres;
 
 use chrono::{DateTime, Utc};

@@ -445,10 +445,21 @@ async fn a_missing_delivery_log_partition_rolls_the_pass_back() {
     let log = schema.rel("outbox_delivered");
     migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
     let t = schema.rel("outbox");
-    sqlx::raw_sql(&format!("DROP TABLE {log}_default"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    // no partition for today and no default (migrate attached days ahead: drop them all)
+    let parts: Vec<String> = sqlx::query_scalar(
+        "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass",
+    )
+    .bind(&log)
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert!(parts.len() > 1, "{parts:?}");
+    for p in parts {
+        sqlx::raw_sql(&format!("DROP TABLE {p}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
     stage(&mut conn, &t, "orders", 10, None).await;
     let path = out_file("relay_missing_partition");
     let r = relay_once(
@@ -1138,4 +1149,121 @@ fn by_key(lines: &[Value]) -> HashMap<String, Vec<i64>> {
             .push(l["payload"]["n"].as_i64().unwrap());
     }
     m
+}
+
+#[tokio::test]
+async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables() {
+    let (schema, mut conn) = PgSchema::new("relay_tenants").await;
+    let (a, b, c) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000c",
+    );
+    let cfg = write_config(
+        "relay_tenants",
+        &format!(
+            "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\n",
+            schema.name
+        ),
+    );
+    let url = pg_url();
+    let r = run(&[
+        "migrate",
+        "--database-url",
+        &url,
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    for (tenant, n) in [(a, 3), (b, 2)] {
+        let table = format!("{}.outbox_{}", schema.name, tenant.replace('-', ""));
+        stage(&mut conn, &table, "orders", n, None).await;
+        sqlx::raw_sql(&format!("UPDATE {table} SET tenant_id = '{tenant}'"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        // a row of another tenant in this table is not this tenant's to relay
+        stage(&mut conn, &table, "orders", 1, None).await;
+        sqlx::raw_sql(&format!(
+            "UPDATE {table} SET tenant_id = '{c}' WHERE tenant_id IS NULL"
+        ))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    let path = out_file("relay_tenants");
+    let r = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--config",
+        cfg.to_str().unwrap(),
+        "--route",
+        "orders",
+        "--to",
+        &format!("file:{}", path.display()),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let summary: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        summary.as_array().unwrap().len(),
+        2,
+        "one line per tenant: {summary}"
+    );
+    let got = lines(&path);
+    assert_eq!(got.len(), 5);
+    let tenants: std::collections::HashSet<&str> = got
+        .iter()
+        .map(|l| l["tenant_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(tenants, [a, b].into_iter().collect());
+    assert!(
+        got.iter()
+            .all(|l| l["headers"]["forze_tenant_id"] == l["tenant_id"])
+    );
+}
+
+#[tokio::test]
+async fn ctrl_c_of_a_one_shot_relay_exits_130() {
+    let (schema, mut conn) = PgSchema::new("relay_ctrl_c").await;
+    migrate(&schema, &[]).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 50_000, None).await;
+    let path = out_file("relay_ctrl_c");
+    let child = crate::common::outboxctl()
+        .args([
+            "relay",
+            "--once",
+            "--database-url",
+            &pg_url(),
+            "--relation",
+            &schema.rel("outbox"),
+            "--route",
+            "orders",
+        ])
+        .args(["--to", &format!("file:{}", path.display())])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::relay_processes::wait_until(Duration::from_secs(30), "some deliveries", || {
+        std::fs::metadata(&path)
+            .map(|m| m.len() > 0)
+            .unwrap_or(false)
+    })
+    .await;
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -1,0 +1,350 @@
+//! Relay throughput against its physical limit, on the real PostgreSQL.
+//!
+//!     cargo bench --bench relay                 # N = 20,000 and 200,000
+//!     OUTBOXCTL_BENCH_N=5000 cargo bench --bench relay
+//!
+//! For each mode (retain, consume, consume + delivery log, HLC order) it stages N rows with
+//! COPY into a fresh schema and drains them twice, interleaved: the baseline, a minimal loop
+//! that issues exactly the relay's own statements through the same store (same claim, same
+//! 32-id chunked marks, same transaction shape, one connection, batches of 100, no publish);
+//! then the relay itself to `file:/dev/null`. It prints events/s and relay/baseline.
+//! Both sides run with `synchronous_commit = off` on their own sessions (commit latency on
+//! virtual disks is erratic); one extra pair runs with it on.
+
+use std::time::{Duration, Instant};
+
+use outboxctl::config::{KeyOrder, Storage};
+use outboxctl::dburl::DatabaseUrl;
+use outboxctl::relay::destination::{Sink, lines::Lines};
+use outboxctl::relay::{Relay, RelaySettings};
+use outboxctl::store::postgres::{PgStore, PgStoreOptions};
+use outboxctl::store::{PassTarget, RelayStore};
+use outboxctl::target::RelationSpec;
+use sqlx::{Connection, PgConnection};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Retain,
+    Consume,
+    ConsumeLog,
+    Hlc,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Retain => "retain",
+            Mode::Consume => "consume",
+            Mode::ConsumeLog => "consume + delivery log",
+            Mode::Hlc => "retain, HLC order",
+        }
+    }
+    fn storage(self) -> Storage {
+        match self {
+            Mode::Retain | Mode::Hlc => Storage::Retain,
+            Mode::Consume | Mode::ConsumeLog => Storage::Consume,
+        }
+    }
+}
+
+fn base_url() -> String {
+    std::env::var("OUTBOXCTL_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+fn url(sync_commit: bool) -> DatabaseUrl {
+    let base = base_url();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let value = if sync_commit { "on" } else { "off" };
+    DatabaseUrl::parse(&format!(
+        "{base}{sep}options=-c%20synchronous_commit%3D{value}"
+    ))
+    .unwrap()
+}
+
+fn migrate(schema: &str, mode: Mode) {
+    let bin = env!("CARGO_BIN_EXE_outboxctl");
+    let mut args = vec![
+        "migrate".to_owned(),
+        "-q".into(),
+        "--database-url".into(),
+        base_url(),
+        "--relation".into(),
+        format!("{schema}.outbox"),
+    ];
+    match mode {
+        Mode::Consume => args.extend(["--storage".into(), "consume".into()]),
+        Mode::ConsumeLog => args.extend([
+            "--storage".into(),
+            "consume".into(),
+            "--delivery-log".into(),
+            format!("{schema}.outbox_delivered"),
+        ]),
+        Mode::Hlc => args.push("--hlc-ordering".into()),
+        Mode::Retain => {}
+    }
+    let out = std::process::Command::new(bin)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "migrate failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+async fn stage(conn: &mut PgConnection, schema: &str, mode: Mode, n: usize) {
+    sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    migrate(schema, mode);
+    let hlc_col = if mode == Mode::Hlc { ", hlc" } else { "" };
+    let mut copy = conn
+        .copy_in_raw(&format!(
+            "COPY {schema}.outbox (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key{hlc_col}) FROM STDIN WITH (FORMAT csv)"
+        ))
+        .await
+        .unwrap();
+    let start = chrono::Utc::now();
+    let mut buf = String::with_capacity(n * 200);
+    for i in 0..n {
+        let created = start + chrono::Duration::microseconds(i as i64);
+        let hlc = if mode == Mode::Hlc {
+            // every tenth row has no hlc (legacy), the rest in time order
+            if i % 10 == 0 {
+                ",".to_owned()
+            } else {
+                format!(
+                    ",{}",
+                    (created.timestamp_millis() << 16) | (i as i64 & 0xFFFF)
+                )
+            }
+        } else {
+            String::new()
+        };
+        buf.push_str(&format!(
+            "{},bench,{},order.placed,{},\"{{\"\"order_id\"\": {i}, \"\"total\"\": \"\"19.90\"\"}}\",pending,{},k{}{hlc}\n",
+            uuid::Uuid::now_v7(),
+            uuid::Uuid::now_v7(),
+            created.to_rfc3339(),
+            created.to_rfc3339(),
+            i % 500
+        ));
+        if buf.len() > 1 << 20 {
+            copy.send(buf.as_bytes()).await.unwrap();
+            buf.clear();
+        }
+    }
+    copy.send(buf.as_bytes()).await.unwrap();
+    copy.finish().await.unwrap();
+    // Both sides start from the same physical state: frozen, analysed, no autovacuum racing
+    // the run (it would land on one side or the other at random on two cores).
+    for sql in [
+        format!("ALTER TABLE {schema}.outbox SET (autovacuum_enabled = false)"),
+        format!("VACUUM (FREEZE, ANALYZE) {schema}.outbox"),
+    ] {
+        sqlx::raw_sql(&sql).execute(&mut *conn).await.unwrap();
+    }
+}
+
+fn options(schema: &str, mode: Mode) -> PgStoreOptions {
+    PgStoreOptions {
+        relation: RelationSpec::parse("relation", &format!("{schema}.outbox")).unwrap(),
+        delivery_log: (mode == Mode::ConsumeLog)
+            .then(|| RelationSpec::parse("log", &format!("{schema}.outbox_delivered")).unwrap()),
+        storage: mode.storage(),
+        hlc_ordering: mode == Mode::Hlc,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: KeyOrder::BestEffort,
+        pass_statement_timeout: Duration::from_secs(1),
+        pass_deadline: Duration::from_secs(5),
+    }
+}
+
+fn settings(mode: Mode) -> RelaySettings {
+    let config =
+        outboxctl::config::Config::resolve(Default::default(), None, &Default::default(), &|_| {
+            None
+        })
+        .unwrap();
+    let mut s = RelaySettings::from_config(&config);
+    s.storage = mode.storage();
+    s.reclaim_stale_after = None;
+    s
+}
+
+/// The physical limit: the relay's own statements, nothing else.
+async fn baseline(schema: &str, mode: Mode, sync_commit: bool) -> (usize, Duration) {
+    let mut store = PgStore::connect(
+        &url(sync_commit),
+        Duration::from_secs(10),
+        options(schema, mode),
+    )
+    .await
+    .unwrap();
+    let target = PassTarget {
+        route: "bench".into(),
+        tenant: None,
+    };
+    let started = Instant::now();
+    let mut total = 0;
+    loop {
+        store.begin_pass(&target).await.unwrap();
+        let claimed = store.claim(&target, 100, chrono::Utc::now()).await.unwrap();
+        for chunk in claimed.rows.chunks(32) {
+            let ids: Vec<uuid::Uuid> = chunk.iter().map(|r| r.id).collect();
+            store
+                .mark_published(&target, &ids, chrono::Utc::now())
+                .await
+                .unwrap();
+        }
+        store.commit_pass().await.unwrap();
+        total += claimed.rows.len();
+        if claimed.candidates < 100 {
+            break;
+        }
+    }
+    (total, started.elapsed())
+}
+
+async fn relay(schema: &str, mode: Mode, sync_commit: bool) -> (usize, Duration) {
+    let store = PgStore::connect(
+        &url(sync_commit),
+        Duration::from_secs(10),
+        options(schema, mode),
+    )
+    .await
+    .unwrap();
+    let sink = Sink::Publisher(std::sync::Arc::new(
+        Lines::file(std::path::Path::new("/dev/null")).unwrap(),
+    ));
+    let target = PassTarget {
+        route: "bench".into(),
+        tenant: None,
+    };
+    let mut relay = Relay {
+        store,
+        routes: vec![(target, sink)],
+        settings: settings(mode),
+    };
+    let started = Instant::now();
+    let stats = relay.drain_once(None, |_, _| {}).await;
+    assert_eq!(stats[0].failed_passes, 0, "{:?}", stats[0].last_error);
+    (stats[0].published as usize, started.elapsed())
+}
+
+/// `OUTBOXCTL_BENCH_MODES=consume,retain` runs only those modes.
+fn modes() -> Vec<Mode> {
+    let all = [Mode::Retain, Mode::Consume, Mode::ConsumeLog, Mode::Hlc];
+    match std::env::var("OUTBOXCTL_BENCH_MODES") {
+        Ok(v) => all
+            .into_iter()
+            .filter(|m| {
+                v.split(',').any(|w| {
+                    m.name()
+                        .replace(' ', "")
+                        .starts_with(&w.trim().replace(' ', ""))
+                })
+            })
+            .collect(),
+        Err(_) => all.to_vec(),
+    }
+}
+
+fn rate(n: usize, d: Duration) -> f64 {
+    n as f64 / d.as_secs_f64()
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let sizes: Vec<usize> = match std::env::var("OUTBOXCTL_BENCH_N") {
+        Ok(v) => v
+            .split(',')
+            .map(|s| s.trim().parse().expect("OUTBOXCTL_BENCH_N: numbers"))
+            .collect(),
+        Err(_) => vec![20_000, 200_000],
+    };
+    let mut conn = PgConnection::connect(&base_url())
+        .await
+        .expect("PostgreSQL (run scripts/services.sh)");
+    let schema = "bench_relay";
+    println!(
+        "relay vs baseline (same statements, no publish); synchronous_commit = off on both sides unless noted"
+    );
+    println!(
+        "{:<26} {:>8} {:>14} {:>14} {:>7}",
+        "mode", "N", "baseline ev/s", "relay ev/s", "ratio"
+    );
+    let mut per_mode: Vec<(Mode, usize, f64, f64)> = Vec::new();
+    let mut worst_ratio = f64::MAX;
+    for &n in &sizes {
+        for mode in modes() {
+            let mut best_base: f64 = 0.0;
+            let mut best_relay: f64 = 0.0;
+            for _round in 0..2 {
+                stage(&mut conn, schema, mode, n).await;
+                let (count, d) = baseline(schema, mode, false).await;
+                assert_eq!(count, n);
+                best_base = best_base.max(rate(count, d));
+                stage(&mut conn, schema, mode, n).await;
+                let (count, d) = relay(schema, mode, false).await;
+                assert_eq!(count, n);
+                best_relay = best_relay.max(rate(count, d));
+            }
+            let ratio = best_relay / best_base;
+            worst_ratio = worst_ratio.min(ratio);
+            per_mode.push((mode, n, best_relay, best_base));
+            println!(
+                "{:<26} {:>8} {:>14.0} {:>14.0} {:>7.2}",
+                mode.name(),
+                n,
+                best_base,
+                best_relay,
+                ratio
+            );
+        }
+    }
+    // one pair with synchronous_commit on
+    let n = sizes[0];
+    stage(&mut conn, schema, Mode::Consume, n).await;
+    let (c, d) = baseline(schema, Mode::Consume, true).await;
+    let base = rate(c, d);
+    stage(&mut conn, schema, Mode::Consume, n).await;
+    let (c, d) = relay(schema, Mode::Consume, true).await;
+    let rel = rate(c, d);
+    println!(
+        "{:<26} {:>8} {:>14.0} {:>14.0} {:>7.2}",
+        "consume, sync commit ON",
+        n,
+        base,
+        rel,
+        rel / base
+    );
+    sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+
+    println!();
+    println!("worst relay/baseline ratio: {worst_ratio:.2} (target >= 0.80)");
+    if sizes.len() >= 2 {
+        let (small, large) = (sizes[0], sizes[sizes.len() - 1]);
+        for mode in modes() {
+            let at = |size| {
+                per_mode
+                    .iter()
+                    .find(|(m, s, _)| *m == mode && *s == size)
+                    .map(|x| x.2)
+                    .unwrap()
+            };
+            println!(
+                "{:<26} relay ev/s at {large} / at {small}: {:.2} (target >= 0.80)",
+                mode.name(),
+                at(large) / at(small)
+            );
+        }
+    }
+}

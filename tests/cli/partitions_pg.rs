@@ -1,0 +1,482 @@
+//! `partitions list | add-ahead | drop-expired | check` on a real PostgreSQL.
+
+use chrono::{Days, NaiveDate, Utc};
+use sqlx::Row;
+use sqlx::postgres::PgConnection;
+
+use crate::common::{PgSchema, pg_url, run, run_async};
+use crate::relay_pg::{migrate, stage};
+
+fn today() -> NaiveDate {
+    Utc::now().date_naive()
+}
+
+async fn log_with(test: &str) -> (PgSchema, PgConnection, String) {
+    let (schema, conn) = PgSchema::new(test).await;
+    let log = schema.rel("outbox_delivered");
+    migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
+    (schema, conn, log)
+}
+
+fn parts(schema: &PgSchema, log: &str, args: &[&str]) -> crate::common::Run {
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let mut all = vec!["partitions"];
+    all.extend_from_slice(args);
+    all.extend([
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--storage",
+        "consume",
+        "--delivery-log",
+        log,
+    ]);
+    run(&all)
+}
+
+/// (name, lower bound, upper bound) of every range partition, read from the catalog in UTC.
+async fn bounds(conn: &mut PgConnection, log: &str) -> Vec<(String, String)> {
+    sqlx::raw_sql("SET TIME ZONE 'UTC'")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    let rows = sqlx::query(
+        "SELECT c.relname::text, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = $1::regclass ORDER BY 1",
+    )
+    .bind(log)
+    .fetch_all(conn)
+    .await
+    .unwrap();
+    rows.iter().map(|r| (r.get(0), r.get(1))).collect()
+}
+
+fn expected_bound(day: NaiveDate) -> String {
+    format!(
+        "FOR VALUES FROM ('{} 00:00:00+00') TO ('{} 00:00:00+00')",
+        day.format("%Y-%m-%d"),
+        (day + Days::new(1)).format("%Y-%m-%d")
+    )
+}
+
+#[tokio::test]
+async fn migrate_attaches_days_ahead_and_add_ahead_is_idempotent_in_any_time_zone() {
+    let (schema, mut conn, log) = log_with("partitions_add_ahead").await;
+    let got = bounds(&mut conn, &log).await;
+    let mut want: Vec<(String, String)> = (0..=7)
+        .map(|o| {
+            let d = today() + Days::new(o);
+            (
+                format!("outbox_delivered_{}", d.format("%Y%m%d")),
+                expected_bound(d),
+            )
+        })
+        .collect();
+    want.push(("outbox_delivered_default".into(), "DEFAULT".into()));
+    want.sort();
+    assert_eq!(got, want, "migrate attached today and 7 days ahead");
+
+    // A session in another time zone: bounds are still UTC days.
+    let ny = format!("{}?options=-c%20TimeZone%3DAmerica/New_York", pg_url());
+    let rel = schema.rel("outbox");
+    let r = run(&[
+        "partitions",
+        "add-ahead",
+        "--days",
+        "10",
+        "--database-url",
+        &ny,
+        "--relation",
+        &rel,
+        "--storage",
+        "consume",
+        "--delivery-log",
+        &log,
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        r.stdout.lines().filter(|l| l.starts_with("added:")).count(),
+        3,
+        "{r:?}"
+    );
+    let got = bounds(&mut conn, &log).await;
+    for o in 0..=10 {
+        let d = today() + Days::new(o);
+        assert!(
+            got.contains(&(
+                format!("outbox_delivered_{}", d.format("%Y%m%d")),
+                expected_bound(d)
+            )),
+            "{d}: {got:?}"
+        );
+    }
+    let r = parts(&schema, &log, &["add-ahead", "--days", "10"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.is_empty() && r.stderr.contains("nothing to do"),
+        "{r:?}"
+    );
+    let r = parts(&schema, &log, &["add-ahead", "--days", "10", "-q"]);
+    assert!(
+        r.stdout.is_empty() && r.stderr.is_empty(),
+        "-q is silent: {r:?}"
+    );
+
+    let r = parts(&schema, &log, &["list", "--format", "json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["partitions"].as_array().unwrap().len(), 12);
+    assert_eq!(v["days_attached_from_today"], 11);
+    assert_eq!(v["default_has_rows"], false);
+}
+
+#[tokio::test]
+async fn drop_expired_drops_exactly_the_expired_days_and_keeps_the_default() {
+    let (schema, mut conn, log) = log_with("partitions_drop_expired").await;
+    let s = &schema.name;
+    let old = |ago: u64| today() - Days::new(ago);
+    for ago in [40u64, 32, 31, 30, 29] {
+        let d = old(ago);
+        sqlx::raw_sql(&format!(
+            "CREATE TABLE {s}.keep_{ago} (LIKE {log}); ALTER TABLE {log} ATTACH PARTITION {s}.keep_{ago}
+               FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00')",
+            d.format("%Y-%m-%d"),
+            (d + Days::new(1)).format("%Y-%m-%d")
+        ))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    // names say nothing: bounds decide (keep_31 ends at today-30: expired with --keep-days 30)
+    let r = parts(
+        &schema,
+        &log,
+        &["drop-expired", "--keep-days", "30", "--dry-run"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout.lines().count(), 3, "{r:?}");
+    let r = parts(&schema, &log, &["drop-expired", "--keep-days", "30"]);
+    assert_eq!(r.code, 5, "no terminal, no --yes: refused: {r:?}");
+    assert!(r.stderr.contains("--yes"), "{r:?}");
+    assert_eq!(
+        bounds(&mut conn, &log).await.len(),
+        5 + 9,
+        "nothing dropped yet"
+    );
+    let r = parts(
+        &schema,
+        &log,
+        &[
+            "drop-expired",
+            "--keep-days",
+            "30",
+            "--yes",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["dropped"],
+        serde_json::json!(["keep_40", "keep_32", "keep_31"])
+    );
+    let names: Vec<String> = bounds(&mut conn, &log)
+        .await
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert!(names.contains(&"keep_30".to_owned()) && names.contains(&"keep_29".to_owned()));
+    assert!(names.contains(&"outbox_delivered_default".to_owned()));
+    assert!(
+        !names
+            .iter()
+            .any(|n| n == "keep_31" || n == "keep_32" || n == "keep_40")
+    );
+    let r = parts(
+        &schema,
+        &log,
+        &["drop-expired", "--keep-days", "30", "--yes"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stderr.contains("nothing to drop"), "{r:?}");
+}
+
+#[tokio::test]
+async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
+    let (schema, mut conn, log) = log_with("partitions_drop_gives_up").await;
+    let s = &schema.name;
+    let d = today() - Days::new(60);
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {s}.ancient (LIKE {log}); ALTER TABLE {log} ATTACH PARTITION {s}.ancient
+           FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00')",
+        d.format("%Y-%m-%d"),
+        (d + Days::new(1)).format("%Y-%m-%d")
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    stage(&mut conn, &schema.rel("outbox"), "orders", 20, None).await;
+    // A long reader holds ACCESS SHARE on the log: DROP must wait for it.
+    let mut reader = crate::common::pg().await;
+    sqlx::raw_sql(&format!("BEGIN; SELECT count(*) FROM {log}"))
+        .execute(&mut reader)
+        .await
+        .unwrap();
+    let url = pg_url();
+    let drop = run_async(
+        [
+            "partitions",
+            "drop-expired",
+            "--keep-days",
+            "30",
+            "--yes",
+            "--lock-timeout",
+            "200ms",
+            "--retries",
+            "8",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            "--database-url".into(),
+            url.clone(),
+            "--relation".into(),
+            schema.rel("outbox"),
+        ])
+        .chain([
+            "--storage".into(),
+            "consume".into(),
+            "--delivery-log".into(),
+            log.clone(),
+        ])
+        .collect(),
+    );
+    let relay = async {
+        // let the drop start queueing, then relay while it retries
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let started = std::time::Instant::now();
+        let r = run_async(
+            [
+                "relay",
+                "--once",
+                "--route",
+                "orders",
+                "--to",
+                "file:/dev/null",
+                "--storage",
+                "consume",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([
+                "--database-url".into(),
+                url.clone(),
+                "--relation".into(),
+                schema.rel("outbox"),
+            ])
+            .chain(["--delivery-log".into(), log.clone()])
+            .collect(),
+        )
+        .await;
+        (r, started.elapsed())
+    };
+    let (d, (r, took)) = tokio::join!(drop, relay);
+    assert_eq!(
+        r.code, 0,
+        "the relay's pass was not held up past its statement timeout: {r:?}"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(3),
+        "relay took {took:?}"
+    );
+    assert_eq!(d.code, 4, "{d:?}");
+    assert!(d.stdout.contains("gave up: ancient"), "{d:?}");
+    sqlx::raw_sql("ROLLBACK")
+        .execute(&mut reader)
+        .await
+        .unwrap();
+    let delivered: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(delivered, 20);
+}
+
+#[tokio::test]
+async fn a_consume_pass_logs_while_another_day_is_being_attached() {
+    let (schema, mut conn, log) = log_with("partitions_attach_concurrent").await;
+    let s = &schema.name;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 10, None).await;
+    let d = today() + Days::new(30);
+    let mut attacher = crate::common::pg().await;
+    sqlx::raw_sql(&format!(
+        "BEGIN; CREATE TABLE {s}.future (LIKE {log}); ALTER TABLE {log} ATTACH PARTITION {s}.future
+           FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00')",
+        d.format("%Y-%m-%d"),
+        (d + Days::new(1)).format("%Y-%m-%d")
+    ))
+    .execute(&mut attacher)
+    .await
+    .unwrap();
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let started = std::time::Instant::now();
+    let r = run(&[
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--to",
+        "file:/dev/null",
+        "--storage",
+        "consume",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--delivery-log",
+        &log,
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+    sqlx::raw_sql("ROLLBACK")
+        .execute(&mut attacher)
+        .await
+        .unwrap();
+    let logged: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(logged, 10);
+}
+
+#[tokio::test]
+async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
+    let (schema, mut conn, log) = log_with("partitions_check_fix").await;
+    let r = parts(&schema, &log, &["check", "-q"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.is_empty() && r.stderr.is_empty(),
+        "silent on success with -q: {r:?}"
+    );
+    let r = parts(&schema, &log, &["check"]);
+    assert!(r.stdout.starts_with("ok:"), "{r:?}");
+    // rows for days nobody added land in the default partition
+    for ago in [3u64, 2, 2] {
+        let d = today() - Days::new(ago);
+        sqlx::query(&format!(
+            "INSERT INTO {log} (id, outbox_route, event_id, tenant_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), NULL, $1)"
+        ))
+        .bind(chrono::DateTime::<Utc>::from_naive_utc_and_offset(d.and_hms_opt(13, 0, 0).unwrap(), Utc))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    let total_before: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let r = parts(&schema, &log, &["check"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stdout.contains("default partition holds 3 row(s)"),
+        "{r:?}"
+    );
+    // add-ahead does not attach a day blindly over rows in the default
+    let r = parts(&schema, &log, &["check", "--fix", "--format", "json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["moved"].as_array().unwrap().len(), 2);
+    let total_after: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(total_after, total_before, "no row lost");
+    let in_default: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}_default"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(in_default, 0);
+    let d2 = today() - Days::new(2);
+    let n: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {}_{}",
+        log,
+        d2.format("%Y%m%d")
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(n, 2);
+    assert!(bounds(&mut conn, &log).await.contains(&(
+        format!("outbox_delivered_{}", d2.format("%Y%m%d")),
+        expected_bound(d2)
+    )));
+    let r = parts(&schema, &log, &["check", "--min-ahead", "20"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stdout.contains("only 8 day(s)"), "{r:?}");
+}
+
+#[tokio::test]
+async fn add_ahead_does_not_attach_a_day_whose_rows_sit_in_the_default() {
+    let (schema, mut conn, log) = log_with("partitions_add_ahead_default_rows").await;
+    let d = today() + Days::new(9);
+    sqlx::query(&format!(
+        "INSERT INTO {log} (id, outbox_route, event_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), $1)"
+    ))
+    .bind(chrono::DateTime::<Utc>::from_naive_utc_and_offset(d.and_hms_opt(1, 0, 0).unwrap(), Utc))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = parts(&schema, &log, &["add-ahead", "--days", "10"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stdout.contains(&format!("skipped: {d}")) && r.stdout.contains("check --fix"),
+        "{r:?}"
+    );
+    assert!(
+        r.stdout.contains("added:"),
+        "the other days are added: {r:?}"
+    );
+}
+
+#[tokio::test]
+async fn partition_commands_refuse_a_missing_or_plain_log_and_mongo() {
+    let (schema, mut conn) = PgSchema::new("partitions_refuse").await;
+    let plain = schema.rel("plain_log");
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {plain} (id uuid, published_at timestamptz)"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    for cmd in [
+        &["list"][..],
+        &["add-ahead"],
+        &["drop-expired", "--yes"],
+        &["check"],
+    ] {
+        let r = parts(&schema, &plain, cmd);
+        assert_eq!(r.code, 2, "{cmd:?}: {r:?}");
+        assert!(
+            r.stderr.contains("not partitioned by RANGE (published_at)"),
+            "{r:?}"
+        );
+        let r = parts(&schema, &schema.rel("nope"), cmd);
+        assert_eq!(r.code, 2, "{cmd:?}: {r:?}");
+        assert!(r.stderr.contains("does not exist"), "{r:?}");
+    }
+    let r = run(&[
+        "partitions",
+        "list",
+        "--database-url",
+        "mongodb://127.0.0.1:1/",
+    ]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
+    let r = run(&["partitions", "list", "--database-url", &pg_url()]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("no delivery log configured"), "{r:?}");
+}
