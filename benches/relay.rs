@@ -334,16 +334,16 @@ async fn main() {
         let (small, large) = (sizes[0], sizes[sizes.len() - 1]);
         for mode in modes() {
             let at = |size| {
-                per_mode
+                *per_mode
                     .iter()
-                    .find(|(m, s, _)| *m == mode && *s == size)
-                    .map(|x| x.2)
+                    .find(|(m, s, _, _)| *m == mode && *s == size)
                     .unwrap()
             };
             println!(
-                "{:<26} relay ev/s at {large} / at {small}: {:.2} (target >= 0.80)",
+                "{:<26} relay ev/s at {large} / at {small}: {:.2} (target >= 0.80); baseline: {:.2}",
                 mode.name(),
-                at(large) / at(small)
+                at(large).2 / at(small).2,
+                at(large).3 / at(small).3
             );
         }
     }
