@@ -2,11 +2,17 @@
 //! exit codes. Tables, progress bars and prompts live only under this module.
 
 mod confirm;
+mod doctor;
+mod emit;
+mod hlc;
+mod inspect;
 mod migrate;
 pub mod output;
 mod partitions;
 mod relay;
+mod requeue;
 mod schema;
+mod storage;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -110,6 +116,22 @@ pub enum Command {
     /// Manage the delivery log's daily partitions (PostgreSQL)
     #[command(subcommand)]
     Partitions(partitions::PartitionsCommand),
+    /// What is pending, processing, failed; rows; where an event is
+    Inspect(inspect::InspectArgs),
+    /// Return failed rows to pending (by --id, or by filter with --all)
+    Requeue(requeue::FailedRowsArgs),
+    /// Delete failed rows an operator gave up on (by --id, or by filter with --all)
+    Discard(requeue::FailedRowsArgs),
+    /// Stage an event (or --count N of them)
+    Emit(emit::EmitArgs),
+    /// The HLC checkpoint
+    #[command(subcommand)]
+    Hlc(hlc::HlcCommand),
+    /// Check what the specification warns about: ok / warn / fail (exit 1 on a fail)
+    Doctor(doctor::DoctorArgs),
+    /// Retain → consume storage, step by step
+    #[command(subcommand)]
+    Storage(storage::StorageCommand),
     /// Relay events to their destinations, once or in a loop
     Relay(relay::RelayArgs),
 }
@@ -275,5 +297,12 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Relay(args) => relay::run(&ctx, args).await,
         Command::Partitions(cmd) => partitions::run(&ctx, cmd).await,
+        Command::Inspect(args) => inspect::run(&ctx, args).await,
+        Command::Requeue(args) => requeue::run(&ctx, args, requeue::Action::Requeue).await,
+        Command::Discard(args) => requeue::run(&ctx, args, requeue::Action::Discard).await,
+        Command::Emit(args) => emit::run(&ctx, args).await,
+        Command::Hlc(cmd) => hlc::run(&ctx, cmd).await,
+        Command::Storage(cmd) => storage::run(&ctx, cmd).await,
+        Command::Doctor(args) => doctor::run(&ctx, args).await,
     }
 }

@@ -3,6 +3,8 @@
 //! relay's algorithm exists once. `postgres` implements it with sqlx; MongoDB follows.
 
 pub mod log_partitions;
+pub mod ops;
+pub mod pg_ops;
 pub mod postgres;
 
 use chrono::{DateTime, Utc};

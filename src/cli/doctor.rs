@@ -1,0 +1,362 @@
+//! `outboxctl doctor`: the things the specification warns about, each ok / warn / fail.
+//! Exit 1 on any fail.
+
+use clap::Args;
+use serde::Serialize;
+
+use super::Ctx;
+use super::inspect;
+use crate::config::Dur;
+use crate::exit_code;
+use crate::hlc::MAX_DRIFT_MS;
+use crate::store::ops::OpsStore;
+use crate::store::postgres::{PgStoreOptions, claim_sql};
+use crate::{Error, db, partitions};
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Fail when the oldest pending row is older than this
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub max_pending_age: Dur,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Ok,
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Check {
+    pub check: &'static str,
+    pub level: Level,
+    pub detail: String,
+}
+
+fn check(checks: &mut Vec<Check>, name: &'static str, level: Level, detail: impl Into<String>) {
+    checks.push(Check {
+        check: name,
+        level,
+        detail: detail.into(),
+    });
+}
+
+/// Finds any sequential scan of `table` in an EXPLAIN (FORMAT JSON) plan.
+fn seq_scans(node: &serde_json::Value, table: &str, out: &mut usize) {
+    if node["Node Type"] == "Seq Scan" && node["Relation Name"] == table {
+        *out += 1;
+    }
+    for child in node["Plans"].as_array().into_iter().flatten() {
+        seq_scans(child, table, out);
+    }
+}
+
+pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
+    let targets = inspect::pg_targets(ctx, None)?;
+    let mut conn = inspect::connect(ctx).await?;
+    let url = ctx.config.require_url()?;
+    let mut checks = Vec::new();
+    let r = &ctx.config.relay;
+    let now = chrono::Utc::now();
+
+    if r.shutdown_drain_timeout >= r.pass_statement_timeout * 5 {
+        check(
+            &mut checks,
+            "drain timeout",
+            Level::Ok,
+            format!(
+                "shutdown_drain_timeout {} ≥ 5 × pass_statement_timeout {}",
+                Dur(r.shutdown_drain_timeout),
+                Dur(r.pass_statement_timeout)
+            ),
+        );
+    } else {
+        check(
+            &mut checks,
+            "drain timeout",
+            Level::Fail,
+            "shutdown_drain_timeout is under 5 × pass_statement_timeout: the drain's last pass may be cut and rolled back",
+        );
+    }
+
+    // pgbouncer in statement pooling cannot hold a transaction, so no consume pass can run.
+    let tx = async {
+        sqlx::raw_sql("BEGIN").execute(&mut conn).await?;
+        sqlx::raw_sql("SELECT 1").execute(&mut conn).await?;
+        sqlx::raw_sql("COMMIT").execute(&mut conn).await
+    }
+    .await;
+    match tx {
+        Err(e) if e.to_string().contains("pooling") => check(
+            &mut checks,
+            "transactions",
+            Level::Fail,
+            format!(
+                "a transaction cannot span statements ({}): statement pooling? use session or transaction pooling",
+                db::pg_message(&e)
+            ),
+        ),
+        Err(e) => return Err(Error::Runtime(db::pg_message(&e)).into()),
+        Ok(_) if url.expose().contains(":6432") => check(
+            &mut checks,
+            "transactions",
+            Level::Warn,
+            "port 6432 looks like pgbouncer: consume storage needs session or transaction pooling, never statement pooling",
+        ),
+        Ok(_) => check(
+            &mut checks,
+            "transactions",
+            Level::Ok,
+            "transactions span statements",
+        ),
+    }
+
+    for t in &targets {
+        let name = t.table.plain();
+        let facts = crate::schema::postgres::table_facts(&mut conn, &t.table)
+            .await
+            .map_err(|e| Error::Runtime(db::pg_message(&e)))?;
+        let Some(facts) = facts else {
+            check(
+                &mut checks,
+                "outbox table",
+                Level::Fail,
+                format!("{name} does not exist; run outboxctl migrate"),
+            );
+            continue;
+        };
+        let claim_def = "btree (outbox_route, status, available_at, created_at)";
+        if facts
+            .indexes
+            .iter()
+            .any(|i| i.using == claim_def && i.valid)
+        {
+            check(
+                &mut checks,
+                "claim index",
+                Level::Ok,
+                format!("{name} has a valid index USING {claim_def}"),
+            );
+        } else {
+            check(
+                &mut checks,
+                "claim index",
+                Level::Fail,
+                format!(
+                    "{name} has no valid claim index: every claim reads the table; run outboxctl migrate"
+                ),
+            );
+        }
+        let opts = PgStoreOptions {
+            relation: crate::target::RelationSpec::parse("relation", &name)
+                .map_err(|e| Error::Runtime(e.to_string()))?,
+            delivery_log: None,
+            storage: ctx.config.outbox.storage,
+            hlc_ordering: ctx.config.outbox.hlc_ordering,
+            propagate_trace: false,
+            tenant_aware: ctx.config.outbox.tenant_aware,
+            key_order: ctx.config.relay.key_order,
+            pass_statement_timeout: r.pass_statement_timeout,
+            pass_deadline: r.pass_deadline,
+        };
+        let mut ops = inspect::open(ctx, &mut conn, t).await?;
+        let routes = ops.routes().await?;
+        let probe_route = routes
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "outboxctl-doctor".into());
+        let plan_sql = format!("EXPLAIN (FORMAT JSON) {}", claim_sql(&t.table, &opts));
+        let mut q = sqlx::query_scalar::<_, serde_json::Value>(&plan_sql)
+            .bind(&probe_route)
+            .bind(100i64)
+            .bind(now);
+        if ctx.config.outbox.tenant_aware {
+            q = q.bind(t.tenant);
+        }
+        match q.fetch_one(&mut *ops.conn).await {
+            Ok(plan) => {
+                let mut n = 0;
+                seq_scans(&plan[0]["Plan"], t.table.name.name(), &mut n);
+                if n == 0 {
+                    check(
+                        &mut checks,
+                        "claim plan",
+                        Level::Ok,
+                        format!("the claim on {name} reads through indexes"),
+                    );
+                } else {
+                    check(
+                        &mut checks,
+                        "claim plan",
+                        Level::Fail,
+                        format!("the claim on {name} plans {n} sequential scan(s)"),
+                    );
+                }
+            }
+            Err(e) => check(
+                &mut checks,
+                "claim plan",
+                Level::Fail,
+                format!("cannot plan the claim on {name}: {}", db::pg_message(&e)),
+            ),
+        }
+        let mut stale = 0;
+        let mut failed = 0;
+        let mut oldest: Option<chrono::DateTime<chrono::Utc>> = None;
+        for route in &routes {
+            let s = ops
+                .summary(
+                    route,
+                    if ctx.config.outbox.tenant_aware {
+                        t.tenant
+                    } else {
+                        None
+                    },
+                    now,
+                )
+                .await?;
+            stale += s.processing_stale.unwrap_or(0);
+            failed += s.failed;
+            oldest = match (oldest, s.oldest_pending) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        check(
+            &mut checks,
+            "stale processing",
+            if stale > 0 { Level::Warn } else { Level::Ok },
+            format!("{stale} processing row(s) older than reclaim_stale_after in {name}"),
+        );
+        check(
+            &mut checks,
+            "failed rows",
+            if failed > 0 { Level::Warn } else { Level::Ok },
+            format!(
+                "{failed} failed row(s) in {name}{}",
+                if failed > 0 {
+                    ": see outboxctl inspect failed"
+                } else {
+                    ""
+                }
+            ),
+        );
+        match oldest {
+            Some(o) if (now - o).to_std().unwrap_or_default() > args.max_pending_age.0 => check(
+                &mut checks,
+                "oldest pending",
+                Level::Fail,
+                format!(
+                    "the oldest pending row of {name} is {} old (limit {})",
+                    inspect::age(now - o),
+                    args.max_pending_age
+                ),
+            ),
+            Some(o) => check(
+                &mut checks,
+                "oldest pending",
+                Level::Ok,
+                format!(
+                    "the oldest pending row of {name} is {} old",
+                    inspect::age(now - o)
+                ),
+            ),
+            None => check(
+                &mut checks,
+                "oldest pending",
+                Level::Ok,
+                format!("nothing pending in {name}"),
+            ),
+        }
+        if let Some(cps) = ops.checkpoints().await? {
+            match cps.iter().max_by_key(|c| c.hlc) {
+                Some(m) if (m.physical - now).num_milliseconds() > MAX_DRIFT_MS as i64 => check(
+                    &mut checks,
+                    "hlc mark",
+                    Level::Fail,
+                    format!(
+                        "the HLC mark is {} ahead of the wall clock",
+                        inspect::age(m.physical - now)
+                    ),
+                ),
+                Some(_) => check(
+                    &mut checks,
+                    "hlc mark",
+                    Level::Ok,
+                    "the HLC mark is not ahead of the wall clock",
+                ),
+                None => check(&mut checks, "hlc mark", Level::Ok, "no HLC mark yet"),
+            }
+        }
+        if let Some(log) = &t.log {
+            match crate::store::log_partitions::read(&mut conn, log).await {
+                Ok(facts) => {
+                    let rows = match &facts.default {
+                        Some(d) => {
+                            Some(crate::store::log_partitions::default_rows(&mut conn, d).await?)
+                        }
+                        None => None,
+                    };
+                    let findings = partitions::check(
+                        now.date_naive(),
+                        ctx.config.partitions.ahead_days,
+                        &facts.bounds(),
+                        rows,
+                    );
+                    if findings.is_empty() {
+                        check(
+                            &mut checks,
+                            "delivery log",
+                            Level::Ok,
+                            format!(
+                                "{}: default partition empty, days ahead attached, no gaps",
+                                log.plain()
+                            ),
+                        );
+                    }
+                    for f in findings {
+                        let level = match f {
+                            partitions::Finding::FewDaysAhead { attached, .. } if attached > 0 => {
+                                Level::Warn
+                            }
+                            partitions::Finding::Gap { .. } => Level::Warn,
+                            _ => Level::Fail,
+                        };
+                        check(
+                            &mut checks,
+                            "delivery log",
+                            level,
+                            format!("{}: {f}", log.plain()),
+                        );
+                    }
+                }
+                Err(e) => check(&mut checks, "delivery log", Level::Fail, e.to_string()),
+            }
+        }
+    }
+
+    let failed = checks.iter().any(|c| c.level == Level::Fail);
+    if ctx.out.is_json() {
+        ctx.out
+            .json(&serde_json::json!({ "ok": !failed, "checks": checks }));
+    } else {
+        for c in &checks {
+            let tag = match c.level {
+                Level::Ok => "ok  ",
+                Level::Warn => "warn",
+                Level::Fail => "FAIL",
+            };
+            if !(ctx.out.quiet && c.level == Level::Ok) {
+                ctx.out
+                    .data(&format!("{tag}  {:<17} {}", c.check, c.detail));
+            }
+        }
+    }
+    Ok(if failed {
+        exit_code::CHECK_FAILED
+    } else {
+        exit_code::OK
+    })
+}

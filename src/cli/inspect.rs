@@ -1,0 +1,456 @@
+//! `outboxctl inspect [summary] | pending | failed | event ID`: what is stuck and why.
+
+use clap::{Args, Subcommand};
+use comfy_table::{ContentArrangement, Table, presets};
+use std::io::IsTerminal;
+use uuid::Uuid;
+
+use super::Ctx;
+use crate::config::{Dur, Target};
+use crate::exit_code;
+use crate::store::ops::{EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView};
+use crate::store::pg_ops::PgOps;
+use crate::target::QualifiedName;
+use crate::{Error, db};
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    #[command(subcommand)]
+    pub command: Option<InspectCommand>,
+    /// Only this route
+    #[arg(long, global = true)]
+    pub route: Option<String>,
+    /// Only this tenant (tenant-aware outboxes)
+    #[arg(long, global = true)]
+    pub tenant: Option<Uuid>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum InspectCommand {
+    /// Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries
+    Summary,
+    /// Pending rows, oldest first
+    Pending(ListArgs),
+    /// Failed (parked) rows, oldest first
+    Failed(ListArgs),
+    /// Where an event is: its outbox row, or its delivery-log records
+    Event {
+        /// The event id
+        event_id: Uuid,
+    },
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Only this event type
+    #[arg(long = "type", value_name = "TYPE")]
+    pub event_type: Option<String>,
+    /// Only rows created longer ago than this
+    #[arg(long, value_name = "DURATION")]
+    pub older_than: Option<Dur>,
+    /// Only rows whose last_error contains this text
+    #[arg(long, value_name = "TEXT")]
+    pub error_contains: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// At most this many rows
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    /// Rows after this row id (keyset pagination: pass the last id of the previous page)
+    #[arg(long, value_name = "ID")]
+    pub after: Option<Uuid>,
+}
+
+/// One outbox table to operate on (one per tenant for a per-tenant relation).
+pub struct PgTarget {
+    pub tenant: Option<Uuid>,
+    pub table: QualifiedName,
+    pub log: Option<QualifiedName>,
+}
+
+/// The PostgreSQL tables the configuration names, resolved per tenant.
+pub fn pg_targets(ctx: &Ctx, only_tenant: Option<Uuid>) -> Result<Vec<PgTarget>, Error> {
+    let Target::Postgres {
+        relation,
+        delivery_log,
+        ..
+    } = &ctx.config.outbox.target
+    else {
+        return Err(Error::Runtime(
+            "this command does not support MongoDB yet (it is planned with MongoDB parity); it serves PostgreSQL".into(),
+        ));
+    };
+    let bad = |e: crate::target::NameError| Error::Runtime(e.to_string());
+    let mut tenants: Vec<Option<Uuid>> = if relation.is_per_tenant() {
+        ctx.config.relation_tenants()?
+    } else if ctx.config.outbox.tenant_aware && only_tenant.is_none() {
+        ctx.config
+            .outbox
+            .tenants
+            .iter()
+            .copied()
+            .map(Some)
+            .collect()
+    } else {
+        vec![only_tenant]
+    };
+    if tenants.is_empty() {
+        tenants.push(None);
+    }
+    if let Some(t) = only_tenant {
+        tenants.retain(|x| *x == Some(t));
+        if tenants.is_empty() {
+            return Err(Error::Runtime(format!(
+                "tenant {t} is not listed under outbox.tenants"
+            )));
+        }
+    }
+    tenants
+        .into_iter()
+        .map(|tenant| {
+            Ok(PgTarget {
+                tenant,
+                table: relation.resolve(tenant).map_err(bad)?,
+                log: delivery_log
+                    .as_ref()
+                    .map(|l| l.resolve(tenant))
+                    .transpose()
+                    .map_err(bad)?,
+            })
+        })
+        .collect()
+}
+
+/// Opens the operator's view of one target.
+pub async fn open<'c>(
+    ctx: &Ctx,
+    conn: &'c mut sqlx::PgConnection,
+    t: &PgTarget,
+) -> Result<PgOps<'c>, Error> {
+    let mut ops = PgOps::open(conn, t.table.clone()).await?;
+    ops.log = t.log.clone();
+    ops.hlc_ordering = ctx.config.outbox.hlc_ordering;
+    ops.propagate_trace = ctx.config.outbox.propagate_trace;
+    ops.reclaim_stale_after = ctx.config.relay.reclaim_stale_after;
+    if let Target::Postgres { hlc_checkpoint, .. } = &ctx.config.outbox.target {
+        ops.checkpoint = hlc_checkpoint.clone();
+    }
+    Ok(ops)
+}
+
+pub async fn connect(ctx: &Ctx) -> Result<sqlx::PgConnection, Error> {
+    let url = ctx.config.require_url()?;
+    db::connect_pg(url, ctx.global.connect_timeout.0).await
+}
+
+pub fn filter_for(
+    status: ListStatus,
+    route: Option<String>,
+    tenant: Option<Uuid>,
+    f: &FilterArgs,
+    limit: u32,
+    after: Option<Uuid>,
+) -> RowFilter {
+    RowFilter {
+        status,
+        route,
+        tenant,
+        event_type: f.event_type.clone(),
+        older_than: f.older_than.map(|d| d.0),
+        error_contains: f.error_contains.clone(),
+        after,
+        limit,
+    }
+}
+
+pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
+    let targets = pg_targets(ctx, args.tenant)?;
+    let mut conn = connect(ctx).await?;
+    let now = chrono::Utc::now();
+    let command = args.command.take().unwrap_or(InspectCommand::Summary);
+    match command {
+        InspectCommand::Summary => {
+            let mut all = Vec::new();
+            for t in &targets {
+                let mut ops = open(ctx, &mut conn, t).await?;
+                let routes = match &args.route {
+                    Some(r) => vec![r.clone()],
+                    None => ops.routes().await?,
+                };
+                let tenant_filter = if ctx.config.outbox.tenant_aware {
+                    t.tenant
+                } else {
+                    args.tenant
+                };
+                for route in routes {
+                    all.push(ops.summary(&route, tenant_filter, now).await?);
+                }
+            }
+            print_summary(ctx, &all, now);
+        }
+        InspectCommand::Pending(l) => {
+            let rows = list(
+                ctx,
+                &mut conn,
+                &targets,
+                &args,
+                ListStatus::Pending,
+                &l,
+                now,
+            )
+            .await?;
+            print_rows(ctx, &rows);
+        }
+        InspectCommand::Failed(l) => {
+            let rows = list(ctx, &mut conn, &targets, &args, ListStatus::Failed, &l, now).await?;
+            print_rows(ctx, &rows);
+        }
+        InspectCommand::Event { event_id } => {
+            let mut found = Vec::new();
+            for t in &targets {
+                let mut ops = open(ctx, &mut conn, t).await?;
+                found.push(ops.find_event(event_id).await?);
+            }
+            print_event(ctx, event_id, &found);
+        }
+    }
+    Ok(exit_code::OK)
+}
+
+async fn list(
+    ctx: &Ctx,
+    conn: &mut sqlx::PgConnection,
+    targets: &[PgTarget],
+    args: &InspectArgs,
+    status: ListStatus,
+    l: &ListArgs,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<RowView>, Error> {
+    let mut rows = Vec::new();
+    for t in targets {
+        let mut ops = open(ctx, conn, t).await?;
+        let tenant = if ctx.config.outbox.tenant_aware {
+            t.tenant.or(args.tenant)
+        } else {
+            args.tenant
+        };
+        let f = filter_for(
+            status,
+            args.route.clone(),
+            tenant,
+            &l.filter,
+            l.limit,
+            l.after,
+        );
+        rows.extend(ops.list(&f, now).await?);
+    }
+    rows.truncate(l.limit as usize);
+    Ok(rows)
+}
+
+fn table() -> Table {
+    let mut t = Table::new();
+    t.load_preset(presets::UTF8_HORIZONTAL_ONLY)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if !std::io::stdout().is_terminal() {
+        t.load_preset(presets::ASCII_HORIZONTAL_ONLY);
+    }
+    t
+}
+
+/// `1h 2m` style, for ages and waits.
+pub fn age(d: chrono::Duration) -> String {
+    let secs = d.num_seconds().max(0) as u64;
+    humantime::format_duration(std::time::Duration::from_secs(secs)).to_string()
+}
+
+fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) {
+    if ctx.out.is_json() {
+        match ctx.out.format {
+            crate::cli::Format::Jsonl => all
+                .iter()
+                .for_each(|s| ctx.out.data(&serde_json::to_string(s).expect("serialises"))),
+            _ => ctx.out.json(&all),
+        }
+        return;
+    }
+    if all.is_empty() {
+        ctx.out.note("the outbox has no rows");
+        return;
+    }
+    let tenants = all.iter().any(|s| s.tenant.is_some());
+    let logs = all.iter().any(|s| s.delivered_last_day.is_some());
+    let mut t = table();
+    let mut header = vec!["route"];
+    if tenants {
+        header.push("tenant");
+    }
+    header.extend([
+        "ripe",
+        "scheduled",
+        "processing",
+        "stale",
+        "failed",
+        "oldest pending",
+        "next retry",
+        "attempts",
+    ]);
+    if logs {
+        header.extend(["delivered 1h", "delivered 24h"]);
+    }
+    t.set_header(header);
+    for s in all {
+        let mut row = vec![s.route.clone()];
+        if tenants {
+            row.push(s.tenant.map(|t| t.to_string()).unwrap_or_default());
+        }
+        row.extend([
+            s.pending_ripe.to_string(),
+            s.pending_scheduled.to_string(),
+            s.processing.to_string(),
+            s.processing_stale.map_or("-".into(), |n| n.to_string()),
+            s.failed.to_string(),
+            s.oldest_pending.map_or("-".into(), |t| age(now - t)),
+            s.next_retry
+                .map_or("-".into(), |t| format!("in {}", age(t - now))),
+            s.attempts
+                .iter()
+                .filter(|(a, _)| **a > 0)
+                .map(|(a, n)| format!("{a}×{n}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ]);
+        if logs {
+            row.push(s.delivered_last_hour.map_or("-".into(), |n| n.to_string()));
+            row.push(s.delivered_last_day.map_or("-".into(), |n| n.to_string()));
+        }
+        t.add_row(row);
+    }
+    ctx.out.data(&t.to_string());
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    let one_line = text.replace('\n', " ");
+    match one_line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
+}
+
+pub fn print_rows(ctx: &Ctx, rows: &[RowView]) {
+    match ctx.out.format {
+        crate::cli::Format::Json => ctx.out.json(&rows),
+        crate::cli::Format::Jsonl => rows
+            .iter()
+            .for_each(|r| ctx.out.data(&serde_json::to_string(r).expect("serialises"))),
+        crate::cli::Format::Table => {
+            if rows.is_empty() {
+                ctx.out.note("no rows");
+                return;
+            }
+            let short = std::io::stdout().is_terminal();
+            let mut t = table();
+            t.set_header([
+                "id",
+                "event id",
+                "route",
+                "type",
+                "tenant",
+                "key",
+                "attempts",
+                "available at",
+                "created at",
+                "last error",
+            ]);
+            for r in rows {
+                t.add_row([
+                    r.id.to_string(),
+                    r.event_id.to_string(),
+                    r.route.clone(),
+                    r.event_type.clone(),
+                    r.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
+                    r.ordering_key.clone().unwrap_or_default(),
+                    r.attempts.to_string(),
+                    r.available_at
+                        .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+                        .unwrap_or_default(),
+                    r.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+                    r.last_error
+                        .as_deref()
+                        .map(|e| if short { truncate(e, 60) } else { e.to_owned() })
+                        .unwrap_or_default(),
+                ]);
+            }
+            ctx.out.data(&t.to_string());
+            if rows.len() > 1 || short {
+                ctx.out.note(&format!(
+                    "next page: --after {}",
+                    rows.last().expect("not empty").id
+                ));
+            }
+        }
+    }
+}
+
+fn print_event(ctx: &Ctx, event_id: Uuid, found: &[EventLocation]) {
+    let rows: Vec<&RowView> = found.iter().flat_map(|f| &f.rows).collect();
+    let log_configured = found.iter().any(|f| f.deliveries.is_some());
+    let deliveries: Vec<_> = found
+        .iter()
+        .filter_map(|f| f.deliveries.as_ref())
+        .flatten()
+        .collect();
+    if ctx.out.is_json() {
+        ctx.out.json(&serde_json::json!({
+            "event_id": event_id,
+            "rows": rows,
+            "deliveries": if log_configured { Some(&deliveries) } else { None },
+        }));
+        return;
+    }
+    let mut lines = Vec::new();
+    for r in &rows {
+        let what = match r.status.as_str() {
+            "published" => "published (retain storage keeps the row)".to_owned(),
+            "failed" => format!(
+                "parked as failed after {} attempt(s): {}",
+                r.attempts,
+                r.last_error.as_deref().unwrap_or("")
+            ),
+            "pending" if r.available_at.is_some_and(|a| a > chrono::Utc::now()) => {
+                format!(
+                    "pending, retry {} scheduled for {}",
+                    r.attempts,
+                    r.available_at
+                        .expect("checked")
+                        .format("%Y-%m-%d %H:%M:%S UTC")
+                )
+            }
+            other => other.to_owned(),
+        };
+        lines.push(format!("outbox row {} on route {}: {what}", r.id, r.route));
+    }
+    for d in &deliveries {
+        lines.push(format!(
+            "delivered on route {} at {} (outbox row {})",
+            d.route,
+            d.published_at.format("%Y-%m-%d %H:%M:%S%.3f UTC"),
+            d.id
+        ));
+    }
+    if rows.is_empty() && deliveries.is_empty() {
+        lines.push(format!("event {event_id} is not in the outbox"));
+        if log_configured {
+            lines.push("and the delivery log has no record of it. A missing log row does not prove the event was not delivered: a pass that published and then rolled back logs nothing, and days past retention are dropped.".into());
+        } else {
+            lines.push("(no delivery log is configured: under consume storage a delivered event leaves no trace)".into());
+        }
+    } else if rows.is_empty() && log_configured {
+        lines.push("its outbox row is gone: each log record proves a committed delivery".into());
+    }
+    ctx.out.data(&lines.join("\n"));
+}

@@ -1,0 +1,175 @@
+//! What operators do to an outbox besides relaying it: summarise, list, find an event,
+//! requeue or discard failed rows, stage events, read the HLC checkpoint. The types here are
+//! what the commands print; each backend implements [`OpsStore`].
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::hlc::HlcTimestamp;
+
+/// Counts for one route (and tenant).
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct RouteSummary {
+    pub route: String,
+    pub tenant: Option<Uuid>,
+    pub pending_ripe: i64,
+    pub pending_scheduled: i64,
+    pub processing: i64,
+    /// Processing rows older than `reclaim_stale_after` (None when it cannot be known).
+    pub processing_stale: Option<i64>,
+    pub failed: i64,
+    pub oldest_pending: Option<DateTime<Utc>>,
+    pub next_retry: Option<DateTime<Utc>>,
+    /// attempts → rows, over rows not yet published.
+    pub attempts: BTreeMap<i32, i64>,
+    pub delivered_last_hour: Option<i64>,
+    pub delivered_last_day: Option<i64>,
+}
+
+/// One row as `inspect pending|failed` shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RowView {
+    pub id: Uuid,
+    pub event_id: Uuid,
+    pub route: String,
+    pub event_type: String,
+    pub tenant_id: Option<Uuid>,
+    pub ordering_key: Option<String>,
+    pub status: String,
+    pub attempts: i32,
+    pub available_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub last_error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ListStatus {
+    Pending,
+    Failed,
+}
+
+impl ListStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ListStatus::Pending => "pending",
+            ListStatus::Failed => "failed",
+        }
+    }
+}
+
+/// Which rows: every filter is optional; results come oldest first (`created_at`, `id`).
+#[derive(Debug, Clone)]
+pub struct RowFilter {
+    pub status: ListStatus,
+    pub route: Option<String>,
+    pub tenant: Option<Uuid>,
+    pub event_type: Option<String>,
+    pub older_than: Option<Duration>,
+    pub error_contains: Option<String>,
+    /// Keyset pagination: rows after this row id.
+    pub after: Option<Uuid>,
+    pub limit: u32,
+}
+
+/// A delivery-log record.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Delivery {
+    pub id: Uuid,
+    pub route: String,
+    pub tenant_id: Option<Uuid>,
+    pub published_at: DateTime<Utc>,
+}
+
+/// Where an event is.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventLocation {
+    pub event_id: Uuid,
+    pub rows: Vec<RowView>,
+    /// `None` when no delivery log is configured.
+    pub deliveries: Option<Vec<Delivery>>,
+}
+
+/// An event to stage.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub id: Uuid,
+    pub event_id: Uuid,
+    pub route: String,
+    pub event_type: String,
+    /// JSON text; validated before it gets here.
+    pub payload: String,
+    pub ordering_key: Option<String>,
+    pub tenant_id: Option<Uuid>,
+    pub correlation_id: Option<Uuid>,
+    pub causation_id: Option<Uuid>,
+    pub execution_id: Option<Uuid>,
+    pub traceparent: Option<String>,
+    pub occurred_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Staged {
+    pub id: Uuid,
+    pub event_id: Uuid,
+    /// False when `(route, event_id)` was already in the outbox (deduplicated).
+    pub inserted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hlc: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckpointRow {
+    pub node_key: String,
+    pub hlc: i64,
+    pub physical: DateTime<Utc>,
+    pub logical: u16,
+}
+
+impl CheckpointRow {
+    pub fn new(node_key: String, hlc: i64) -> Option<Self> {
+        let t = HlcTimestamp::unpack(hlc).ok()?;
+        let physical = DateTime::<Utc>::from_timestamp_millis(i64::try_from(t.physical_ms).ok()?)?;
+        Some(Self {
+            node_key,
+            hlc,
+            physical,
+            logical: t.logical,
+        })
+    }
+}
+
+/// The operator's primitives, per backend.
+#[allow(async_fn_in_trait)]
+pub trait OpsStore {
+    /// Routes present in the outbox (any status).
+    async fn routes(&mut self) -> Result<Vec<String>, crate::Error>;
+    async fn summary(
+        &mut self,
+        route: &str,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Result<RouteSummary, crate::Error>;
+    async fn list(
+        &mut self,
+        filter: &RowFilter,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<RowView>, crate::Error>;
+    async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, crate::Error>;
+    /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.
+    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
+    /// Deletes `failed` rows; returns the ids deleted.
+    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
+    /// Stages events (with HLC stamps and the checkpoint advanced in the same transaction
+    /// when HLC ordering is on).
+    async fn stage(
+        &mut self,
+        events: &[NewEvent],
+        node_key: &str,
+    ) -> Result<Vec<Staged>, crate::Error>;
+    async fn checkpoints(&mut self) -> Result<Option<Vec<CheckpointRow>>, crate::Error>;
+}

@@ -1,0 +1,507 @@
+//! [`OpsStore`] on PostgreSQL. Every query reaches rows through the schema's indexes: routes
+//! come from a loose index scan (one index probe per distinct route), and rows are then
+//! read by `outbox_route = ANY(…) AND status = …`, a range of the claim index. Plain
+//! `SELECT`s take no lock a relay waits on.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use sqlx::postgres::{PgConnection, PgRow};
+use sqlx::{Connection, Row};
+use uuid::Uuid;
+
+use super::ops::{
+    CheckpointRow, Delivery, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView,
+    Staged,
+};
+use crate::Error;
+use crate::hlc::{Hlc, HlcTimestamp};
+use crate::target::QualifiedName;
+
+fn db(what: &str, e: sqlx::Error) -> Error {
+    Error::Runtime(format!("{what}: {}", crate::db::pg_message(&e)))
+}
+
+/// Which optional columns the live table has.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Columns {
+    pub processing_at: bool,
+    pub published_at: bool,
+    pub hlc: bool,
+    pub traceparent: bool,
+}
+
+pub struct PgOps<'c> {
+    pub conn: &'c mut PgConnection,
+    pub table: QualifiedName,
+    pub log: Option<QualifiedName>,
+    pub checkpoint: Option<QualifiedName>,
+    pub columns: Columns,
+    pub hlc_ordering: bool,
+    pub propagate_trace: bool,
+    pub reclaim_stale_after: Option<std::time::Duration>,
+}
+
+impl<'c> PgOps<'c> {
+    /// Opens the operator's view of one outbox table (refusing a missing one).
+    pub async fn open(
+        conn: &'c mut PgConnection,
+        table: QualifiedName,
+    ) -> Result<PgOps<'c>, Error> {
+        let facts = crate::schema::postgres::table_facts(conn, &table)
+            .await
+            .map_err(|e| db("reading the outbox table", e))?
+            .ok_or_else(|| {
+                Error::Runtime(format!(
+                    "outbox table {} does not exist; create it with `outboxctl migrate`",
+                    table.plain()
+                ))
+            })?;
+        let has = |c: &str| facts.column(c).is_some();
+        let columns = Columns {
+            processing_at: has("processing_at"),
+            published_at: has("published_at"),
+            hlc: has("hlc"),
+            traceparent: has("traceparent"),
+        };
+        Ok(PgOps {
+            conn,
+            table,
+            log: None,
+            checkpoint: None,
+            columns,
+            hlc_ordering: false,
+            propagate_trace: false,
+            reclaim_stale_after: None,
+        })
+    }
+
+    fn row_columns() -> &'static str {
+        "id, event_id, outbox_route, event_type, tenant_id, ordering_key, status, attempts, available_at, created_at, last_error"
+    }
+
+    /// The loose index scan over `outbox_route`.
+    pub fn routes_sql(&self) -> String {
+        let t = &self.table;
+        format!(
+            "WITH RECURSIVE r AS (
+    (SELECT outbox_route FROM {t} ORDER BY outbox_route LIMIT 1)
+    UNION ALL
+    SELECT (SELECT o.outbox_route FROM {t} o WHERE o.outbox_route > r.outbox_route ORDER BY o.outbox_route LIMIT 1)
+      FROM r WHERE r.outbox_route IS NOT NULL)
+SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
+        )
+    }
+
+    /// The summary of one route: `$1` route, `$2` tenant (or NULL), `$3` now, `$4` stale cutoff.
+    pub fn summary_sql(&self) -> String {
+        let t = &self.table;
+        let tf = "AND ($2::uuid IS NULL OR tenant_id = $2)";
+        let stale = if self.columns.processing_at {
+            format!(
+                "(SELECT count(*) FROM {t} WHERE outbox_route = $1 AND status = 'processing' AND processing_at < $4 {tf})"
+            )
+        } else {
+            "NULL::bigint".to_owned()
+        };
+        format!(
+            "SELECT
+  (SELECT count(*) FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at IS NULL {tf})
+  + (SELECT count(*) FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at <= $3 {tf}) AS ripe,
+  (SELECT count(*) FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at > $3 {tf}) AS scheduled,
+  (SELECT count(*) FROM {t} WHERE outbox_route = $1 AND status = 'processing' {tf}) AS processing,
+  {stale} AS stale,
+  (SELECT count(*) FROM {t} WHERE outbox_route = $1 AND status = 'failed' {tf}) AS failed,
+  (SELECT min(created_at) FROM {t} WHERE outbox_route = $1 AND status = 'pending' {tf}) AS oldest,
+  (SELECT min(available_at) FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at > $3 {tf}) AS next_retry,
+  (SELECT coalesce(jsonb_object_agg(a, n), '{{}}'::jsonb) FROM (
+      SELECT attempts AS a, count(*) AS n FROM {t}
+       WHERE outbox_route = $1 AND status IN ('pending', 'processing', 'failed') {tf} GROUP BY attempts) h) AS attempts"
+        )
+    }
+
+    /// Rows by filter: `$1` routes, `$2` status, `$3` tenant, `$4` type, `$5` created before,
+    /// `$6` error substring, `$7` after id, `$8` limit.
+    pub fn list_sql(&self) -> String {
+        let t = &self.table;
+        format!(
+            "SELECT {} FROM {t}
+ WHERE outbox_route = ANY($1) AND status = $2
+   AND ($3::uuid IS NULL OR tenant_id = $3)
+   AND ($4::text IS NULL OR event_type = $4)
+   AND ($5::timestamptz IS NULL OR created_at < $5)
+   AND ($6::text IS NULL OR strpos(last_error, $6) > 0)
+   AND ($7::uuid IS NULL OR (created_at, id) > (SELECT a.created_at, a.id FROM {t} a WHERE a.id = $7))
+ ORDER BY created_at, id LIMIT $8",
+            Self::row_columns()
+        )
+    }
+
+    fn requeue_sql(&self) -> String {
+        let extra = match (self.columns.processing_at, self.columns.published_at) {
+            (true, true) => "processing_at = NULL, published_at = NULL, ",
+            (true, false) => "processing_at = NULL, ",
+            (false, true) => "published_at = NULL, ",
+            (false, false) => "",
+        };
+        format!(
+            "UPDATE {} SET status = 'pending', {extra}last_error = NULL, attempts = 0, available_at = NULL
+ WHERE id = ANY($1) AND status = 'failed' RETURNING id",
+            self.table
+        )
+    }
+}
+
+fn row_view(r: &PgRow) -> Result<RowView, sqlx::Error> {
+    Ok(RowView {
+        id: r.try_get("id")?,
+        event_id: r.try_get("event_id")?,
+        route: r.try_get("outbox_route")?,
+        event_type: r.try_get("event_type")?,
+        tenant_id: r.try_get("tenant_id")?,
+        ordering_key: r.try_get("ordering_key")?,
+        status: r.try_get("status")?,
+        attempts: r.try_get("attempts")?,
+        available_at: r.try_get("available_at")?,
+        created_at: r.try_get("created_at")?,
+        last_error: r.try_get("last_error")?,
+    })
+}
+
+/// Advances the HLC mark with `GREATEST`, so concurrent writers never lower it.
+pub async fn advance_checkpoint(
+    conn: &mut PgConnection,
+    checkpoint: &QualifiedName,
+    node_key: &str,
+    mark: HlcTimestamp,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(&format!(
+        "INSERT INTO {checkpoint} AS c (node_key, hlc) VALUES ($1, $2)
+         ON CONFLICT (node_key) DO UPDATE SET hlc = GREATEST(c.hlc, EXCLUDED.hlc)"
+    ))
+    .bind(node_key)
+    .bind(mark.pack())
+    .execute(conn)
+    .await
+    .map(drop)
+}
+
+/// The largest mark over every node key.
+pub async fn load_checkpoint(
+    conn: &mut PgConnection,
+    checkpoint: &QualifiedName,
+) -> Result<Option<HlcTimestamp>, sqlx::Error> {
+    let max: Option<i64> = sqlx::query_scalar(&format!("SELECT max(hlc) FROM {checkpoint}"))
+        .fetch_one(conn)
+        .await?;
+    Ok(max.and_then(|m| HlcTimestamp::unpack(m).ok()))
+}
+
+impl PgOps<'_> {
+    /// Stages events on a connection that already has a transaction open (the caller commits
+    /// or rolls back: the checkpoint moves with the rows or not at all).
+    pub async fn stage_in_transaction(
+        conn: &mut PgConnection,
+        table: &QualifiedName,
+        checkpoint: Option<&QualifiedName>,
+        hlc: bool,
+        traceparent: bool,
+        events: &[NewEvent],
+        node_key: &str,
+    ) -> Result<Vec<Staged>, sqlx::Error> {
+        let mut stamps: Vec<Option<HlcTimestamp>> = vec![None; events.len()];
+        if hlc {
+            let mut clock = Hlc::default();
+            if let Some(cp) = checkpoint {
+                if let Some(mark) = load_checkpoint(conn, cp).await? {
+                    clock.resume(mark);
+                }
+            }
+            let wall = Utc::now().timestamp_millis().max(0) as u64;
+            for s in &mut stamps {
+                *s = Some(clock.now(wall));
+            }
+        }
+        let mut cols = "id, outbox_route, event_id, event_type, tenant_id, execution_id, correlation_id, causation_id, occurred_at, payload, status, created_at, attempts, available_at, ordering_key".to_owned();
+        let mut select = "u.id, u.r, u.e, u.t, u.tn, u.ex, u.co, u.ca, u.oc, u.p::jsonb, 'pending', u.cr, 0, NULL, u.k".to_owned();
+        if hlc {
+            cols.push_str(", hlc");
+            select.push_str(", u.h");
+        }
+        if traceparent {
+            cols.push_str(", traceparent");
+            select.push_str(", u.tp");
+        }
+        let sql = format!(
+            "INSERT INTO {table} ({cols})
+SELECT {select} FROM UNNEST($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[],
+                           $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[], $13::bigint[], $14::text[])
+     AS u(id, r, e, t, tn, ex, co, ca, oc, p, cr, k, h, tp)
+ON CONFLICT (outbox_route, event_id) DO NOTHING
+RETURNING id"
+        );
+        let now = Utc::now();
+        let inserted: Vec<Uuid> = sqlx::query_scalar(&sql)
+            .bind(events.iter().map(|e| e.id).collect::<Vec<_>>())
+            .bind(events.iter().map(|e| e.route.clone()).collect::<Vec<_>>())
+            .bind(events.iter().map(|e| e.event_id).collect::<Vec<_>>())
+            .bind(
+                events
+                    .iter()
+                    .map(|e| e.event_type.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(events.iter().map(|e| e.tenant_id).collect::<Vec<_>>())
+            .bind(events.iter().map(|e| e.execution_id).collect::<Vec<_>>())
+            .bind(events.iter().map(|e| e.correlation_id).collect::<Vec<_>>())
+            .bind(events.iter().map(|e| e.causation_id).collect::<Vec<_>>())
+            .bind(events.iter().map(|e| e.occurred_at).collect::<Vec<_>>())
+            .bind(events.iter().map(|e| e.payload.clone()).collect::<Vec<_>>())
+            .bind(events.iter().map(|_| now).collect::<Vec<DateTime<Utc>>>())
+            .bind(
+                events
+                    .iter()
+                    .map(|e| e.ordering_key.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                stamps
+                    .iter()
+                    .map(|s| s.map(HlcTimestamp::pack))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                events
+                    .iter()
+                    .map(|e| e.traceparent.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .fetch_all(&mut *conn)
+            .await?;
+        if let (Some(cp), Some(Some(max))) = (checkpoint, stamps.iter().max()) {
+            advance_checkpoint(conn, cp, node_key, *max).await?;
+        }
+        Ok(events
+            .iter()
+            .zip(stamps)
+            .map(|(e, s)| Staged {
+                id: e.id,
+                event_id: e.event_id,
+                inserted: inserted.contains(&e.id),
+                hlc: s.map(HlcTimestamp::encode),
+            })
+            .collect())
+    }
+}
+
+impl OpsStore for PgOps<'_> {
+    async fn routes(&mut self) -> Result<Vec<String>, Error> {
+        sqlx::query_scalar(&self.routes_sql())
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| db("listing routes", e))
+    }
+
+    async fn summary(
+        &mut self,
+        route: &str,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Result<RouteSummary, Error> {
+        let stale_cutoff = self
+            .reclaim_stale_after
+            .and_then(|d| chrono::Duration::from_std(d).ok())
+            .map_or(now, |d| now - d);
+        let r = sqlx::query(&self.summary_sql())
+            .bind(route)
+            .bind(tenant)
+            .bind(now)
+            .bind(stale_cutoff)
+            .fetch_one(&mut *self.conn)
+            .await
+            .map_err(|e| db("summarising", e))?;
+        let attempts: serde_json::Value = r.get("attempts");
+        let attempts: BTreeMap<i32, i64> = attempts
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.parse().ok()?, v.as_i64()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut s = RouteSummary {
+            route: route.to_owned(),
+            tenant,
+            pending_ripe: r.get("ripe"),
+            pending_scheduled: r.get("scheduled"),
+            processing: r.get("processing"),
+            processing_stale: if self.reclaim_stale_after.is_some() {
+                r.get("stale")
+            } else {
+                None
+            },
+            failed: r.get("failed"),
+            oldest_pending: r.get("oldest"),
+            next_retry: r.get("next_retry"),
+            attempts,
+            delivered_last_hour: None,
+            delivered_last_day: None,
+        };
+        if let Some(log) = &self.log {
+            let sql = format!(
+                "SELECT count(*) FILTER (WHERE published_at > $2 - interval '1 hour'), count(*)
+                   FROM {log} WHERE published_at > $2 - interval '1 day' AND outbox_route = $1 AND ($3::uuid IS NULL OR tenant_id = $3)"
+            );
+            let row = sqlx::query(&sql)
+                .bind(route)
+                .bind(now)
+                .bind(tenant)
+                .fetch_one(&mut *self.conn)
+                .await
+                .map_err(|e| db("counting deliveries", e))?;
+            s.delivered_last_hour = Some(row.get(0));
+            s.delivered_last_day = Some(row.get(1));
+        }
+        Ok(s)
+    }
+
+    async fn list(&mut self, f: &RowFilter, now: DateTime<Utc>) -> Result<Vec<RowView>, Error> {
+        let routes = match &f.route {
+            Some(r) => vec![r.clone()],
+            None => self.routes().await?,
+        };
+        let before = f
+            .older_than
+            .and_then(|d| chrono::Duration::from_std(d).ok())
+            .map(|d| now - d);
+        let rows = sqlx::query(&self.list_sql())
+            .bind(&routes)
+            .bind(f.status.as_str())
+            .bind(f.tenant)
+            .bind(&f.event_type)
+            .bind(before)
+            .bind(&f.error_contains)
+            .bind(f.after)
+            .bind(i64::from(f.limit))
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| db("listing rows", e))?;
+        rows.iter()
+            .map(row_view)
+            .collect::<Result<_, _>>()
+            .map_err(|e| db("reading rows", e))
+    }
+
+    async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
+        let routes = self.routes().await?;
+        let sql = format!(
+            "SELECT {} FROM {} WHERE outbox_route = ANY($1) AND event_id = $2 ORDER BY created_at, id",
+            Self::row_columns(),
+            self.table
+        );
+        let rows = sqlx::query(&sql)
+            .bind(&routes)
+            .bind(event_id)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| db("finding the event", e))?;
+        let rows = rows
+            .iter()
+            .map(row_view)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| db("reading rows", e))?;
+        let deliveries = match &self.log {
+            None => None,
+            Some(log) => {
+                let sql = format!(
+                    "SELECT id, outbox_route, tenant_id, published_at FROM {log} WHERE event_id = $1 ORDER BY published_at"
+                );
+                let found = sqlx::query(&sql)
+                    .bind(event_id)
+                    .fetch_all(&mut *self.conn)
+                    .await
+                    .map_err(|e| db("reading the delivery log", e))?;
+                Some(
+                    found
+                        .iter()
+                        .map(|r| Delivery {
+                            id: r.get(0),
+                            route: r.get(1),
+                            tenant_id: r.get(2),
+                            published_at: r.get(3),
+                        })
+                        .collect(),
+                )
+            }
+        };
+        Ok(EventLocation {
+            event_id,
+            rows,
+            deliveries,
+        })
+    }
+
+    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        sqlx::query_scalar(&self.requeue_sql())
+            .bind(ids)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| db("requeueing", e))
+    }
+
+    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        let sql = format!(
+            "DELETE FROM {} WHERE id = ANY($1) AND status = 'failed' RETURNING id",
+            self.table
+        );
+        sqlx::query_scalar(&sql)
+            .bind(ids)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| db("discarding", e))
+    }
+
+    async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
+        if self.hlc_ordering && !self.columns.hlc {
+            return Err(Error::Runtime(format!(
+                "{} has no hlc column; run `outboxctl migrate --hlc-ordering`",
+                self.table.plain()
+            )));
+        }
+        if self.propagate_trace && !self.columns.traceparent {
+            return Err(Error::Runtime(format!(
+                "{} has no traceparent column; run `outboxctl migrate --propagate-trace`",
+                self.table.plain()
+            )));
+        }
+        let mut tx = self.conn.begin().await.map_err(|e| db("staging", e))?;
+        let staged = Self::stage_in_transaction(
+            &mut tx,
+            &self.table,
+            self.checkpoint.as_ref(),
+            self.hlc_ordering,
+            self.propagate_trace,
+            events,
+            node_key,
+        )
+        .await
+        .map_err(|e| db("staging", e))?;
+        tx.commit().await.map_err(|e| db("committing", e))?;
+        Ok(staged)
+    }
+
+    async fn checkpoints(&mut self) -> Result<Option<Vec<CheckpointRow>>, Error> {
+        let Some(cp) = &self.checkpoint else {
+            return Ok(None);
+        };
+        let rows = sqlx::query(&format!("SELECT node_key, hlc FROM {cp} ORDER BY node_key"))
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| db("reading the hlc checkpoint", e))?;
+        Ok(Some(
+            rows.iter()
+                .filter_map(|r| CheckpointRow::new(r.get(0), r.get(1)))
+                .collect(),
+        ))
+    }
+}
