@@ -379,7 +379,9 @@ async fn step3(
                 .into());
             }
             Err(e) => {
-                return Err(Error::Runtime(format!("step 3 failed: {}", db::pg_message(&e))).into());
+                return Err(
+                    Error::Runtime(format!("step 3 failed: {}", db::pg_message(&e))).into(),
+                );
             }
         }
     }

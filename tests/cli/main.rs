@@ -5,6 +5,7 @@ mod common;
 mod errors;
 mod migrate_mongo;
 mod migrate_pg;
+mod ops_pg;
 mod partitions_pg;
 mod relay_pg;
 mod relay_processes;

@@ -1,0 +1,762 @@
+//! inspect, requeue, discard, emit, hlc show, storage and doctor on a real PostgreSQL.
+
+use serde_json::Value;
+use sqlx::postgres::PgConnection;
+
+use crate::common::{PgSchema, pg_url, run};
+use crate::relay_pg::{lines, migrate, out_file, stage};
+
+fn cmd(schema: &PgSchema, extra: &[&str], args: &[&str]) -> crate::common::Run {
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--database-url", &url, "--relation", &rel]);
+    all.extend_from_slice(extra);
+    run(&all)
+}
+
+fn json(r: &crate::common::Run) -> Value {
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {r:?}"))
+}
+
+/// route a: 2 never-retried + 1 ripe retry, 2 scheduled, 1 stale + 1 fresh processing,
+/// 2 failed, 5 published; route b: 1 pending.
+async fn seed(conn: &mut PgConnection, t: &str) {
+    stage(conn, t, "a", 14, None).await;
+    stage(conn, t, "b", 1, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET attempts = 1, available_at = now() - interval '1 minute', last_error = 'boom' WHERE outbox_route = 'a' AND (payload->>'n')::int = 3;
+         UPDATE {t} SET attempts = 2, available_at = now() + interval '1 hour', last_error = 'timeout' WHERE outbox_route = 'a' AND (payload->>'n')::int IN (4, 5);
+         UPDATE {t} SET status = 'processing', processing_at = now() - interval '1 hour' WHERE outbox_route = 'a' AND (payload->>'n')::int = 6;
+         UPDATE {t} SET status = 'processing', processing_at = now() WHERE outbox_route = 'a' AND (payload->>'n')::int = 7;
+         UPDATE {t} SET status = 'failed', attempts = 4, last_error = 'broker said no: queue missing' WHERE outbox_route = 'a' AND (payload->>'n')::int = 8;
+         UPDATE {t} SET status = 'failed', attempts = 4, last_error = 'HTTP 500', event_type = 'order.cancelled' WHERE outbox_route = 'a' AND (payload->>'n')::int = 9;
+         UPDATE {t} SET status = 'published', published_at = now() WHERE outbox_route = 'a' AND (payload->>'n')::int >= 10;"
+    ))
+    .execute(conn)
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn inspect_summary_counts_exactly_and_its_json_is_stable() {
+    let (schema, mut conn) = PgSchema::new("ops_summary").await;
+    migrate(&schema, &[]).await;
+    seed(&mut conn, &schema.rel("outbox")).await;
+    let r = cmd(&schema, &["--format", "json"], &["inspect"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let mut v = json(&r);
+    for s in v.as_array_mut().unwrap() {
+        for k in ["oldest_pending", "next_retry"] {
+            if !s[k].is_null() {
+                s[k] = Value::String("[timestamp]".into());
+            }
+        }
+    }
+    insta::assert_snapshot!(
+        "inspect_summary_json",
+        serde_json::to_string_pretty(&v).unwrap()
+    );
+    let r = cmd(&schema, &["--route", "b"], &["inspect", "summary"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains(" b ") && !r.stdout.contains(" a "),
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn inspect_lists_with_filters_and_keyset_pages() {
+    let (schema, mut conn) = PgSchema::new("ops_list").await;
+    migrate(&schema, &[]).await;
+    seed(&mut conn, &schema.rel("outbox")).await;
+    let ids = |r: &crate::common::Run| -> Vec<String> {
+        r.stdout
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    };
+    let r = cmd(&schema, &["--format", "jsonl"], &["inspect", "pending"]);
+    assert_eq!(ids(&r).len(), 6, "3 ripe + 2 scheduled on a, 1 on b: {r:?}");
+    let r = cmd(
+        &schema,
+        &["--format", "jsonl", "--route", "a", "--limit", "2"],
+        &["inspect", "pending"],
+    );
+    let page1 = ids(&r);
+    assert_eq!(page1.len(), 2);
+    let r = cmd(
+        &schema,
+        &[
+            "--format", "jsonl", "--route", "a", "--limit", "10", "--after", &page1[1],
+        ],
+        &["inspect", "pending"],
+    );
+    let page2 = ids(&r);
+    assert_eq!(page2.len(), 3);
+    assert!(!page2.contains(&page1[0]) && !page2.contains(&page1[1]));
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--type", "order.cancelled"],
+    );
+    let v = json(&r);
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["last_error"], "HTTP 500");
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--error-contains", "queue missing"],
+    );
+    assert_eq!(json(&r).as_array().unwrap().len(), 1);
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--older-than", "1h"],
+    );
+    assert_eq!(
+        json(&r).as_array().unwrap().len(),
+        0,
+        "all rows are younger than an hour"
+    );
+}
+
+#[tokio::test]
+async fn inspect_event_answers_did_it_go_out() {
+    let (schema, mut conn) = PgSchema::new("ops_event").await;
+    let log = schema.rel("outbox_delivered");
+    migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    let events: Vec<uuid::Uuid> =
+        sqlx::query_scalar(&format!("SELECT event_id FROM {t} ORDER BY created_at"))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    let extra = ["--storage", "consume", "--delivery-log", log.as_str()];
+    let r = cmd(
+        &schema,
+        &extra,
+        &["inspect", "event", &events[0].to_string()],
+    );
+    assert!(
+        r.stdout.contains("outbox row") && r.stdout.contains("pending"),
+        "{r:?}"
+    );
+    let r = cmd(
+        &schema,
+        &extra,
+        &[
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            "file:/dev/null",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &["inspect", "event", &events[0].to_string()],
+    );
+    let v = json(&r);
+    assert_eq!(v["rows"].as_array().unwrap().len(), 0);
+    assert_eq!(v["deliveries"].as_array().unwrap().len(), 1);
+    let r = cmd(
+        &schema,
+        &extra,
+        &["inspect", "event", &uuid::Uuid::now_v7().to_string()],
+    );
+    assert!(r.stdout.contains("does not prove"), "{r:?}");
+}
+
+#[tokio::test]
+async fn inspect_queries_read_indexes_on_a_million_rows() {
+    let (schema, mut conn) = PgSchema::new("ops_plans_1m").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    // a year of history: mostly published, a few routes, some pending, retries and failures
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, published_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), 'route' || (g % 5), gen_random_uuid(), 'e', now(), '{{}}',
+                CASE WHEN g % 1000 = 0 THEN 'failed' WHEN g % 100 = 1 THEN 'pending' ELSE 'published' END,
+                now() - (g || ' seconds')::interval, now(), (g % 3),
+                CASE WHEN g % 300 = 1 THEN now() + interval '1 hour' END, CASE WHEN g % 1000 = 0 THEN 'x' END
+           FROM generate_series(1, 1000000) g;
+         ANALYZE {t};"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let table = outboxctl::target::QualifiedName::parse("t", &t).unwrap();
+    let ops = outboxctl::store::pg_ops::PgOps::open(&mut conn, table)
+        .await
+        .unwrap();
+    let routes: Vec<String> = (0..5).map(|i| format!("route{i}")).collect();
+    let queries = [
+        (ops.routes_sql(), vec![]),
+        (ops.summary_sql(), vec!["route1"]),
+        (ops.list_sql(), vec!["list"]),
+    ];
+    let sqls: Vec<(String, Vec<&str>)> = queries.into_iter().collect();
+    let conn = ops.conn;
+    for (sql, kind) in sqls {
+        let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
+        let mut q = sqlx::query_scalar::<_, Value>(&explain);
+        match kind.first().copied() {
+            Some("route1") => {
+                q = q
+                    .bind("route1")
+                    .bind(None::<uuid::Uuid>)
+                    .bind(chrono::Utc::now())
+                    .bind(chrono::Utc::now() - chrono::Duration::minutes(5));
+            }
+            Some("list") => {
+                q = q
+                    .bind(&routes)
+                    .bind("failed")
+                    .bind(None::<uuid::Uuid>)
+                    .bind(None::<String>)
+                    .bind(None::<chrono::DateTime<chrono::Utc>>)
+                    .bind(None::<String>)
+                    .bind(None::<uuid::Uuid>)
+                    .bind(50i64);
+            }
+            _ => {}
+        }
+        let plan = q.fetch_one(&mut *conn).await.unwrap();
+        let text = plan.to_string();
+        assert!(
+            !text.contains("\"Seq Scan\""),
+            "a sequential scan in:\n{sql}\n{}",
+            serde_json::to_string_pretty(&plan).unwrap()
+        );
+    }
+}
+
+#[tokio::test]
+async fn requeue_and_discard_change_exactly_the_selected_rows() {
+    let (schema, mut conn) = PgSchema::new("ops_requeue").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    seed(&mut conn, &t).await;
+    let failed: Vec<uuid::Uuid> = sqlx::query_scalar(&format!(
+        "SELECT id FROM {t} WHERE status = 'failed' ORDER BY created_at"
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &[], &["requeue", "--route", "a"]);
+    assert_eq!(r.code, 2, "a filter without --all is refused: {r:?}");
+    let r = cmd(&schema, &[], &["requeue", "--all", "--route", "a"]);
+    assert_eq!(r.code, 5, "no terminal and no --yes: {r:?}");
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["requeue", "--all", "--error-contains", "queue", "--dry-run"],
+    );
+    assert_eq!(json(&r)["count"], 1);
+    let still: i64 =
+        sqlx::query_scalar(&format!("SELECT count(*) FROM {t} WHERE status = 'failed'"))
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(still, 2, "dry run changed nothing");
+    let before: Vec<(uuid::Uuid, String, i32)> = sqlx::query_as(&format!(
+        "SELECT id, status, attempts FROM {t} WHERE status <> 'failed' ORDER BY id"
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(
+        &schema,
+        &["--yes", "--format", "json"],
+        &["requeue", "--id", &failed[0].to_string()],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(json(&r)["ids"], serde_json::json!([failed[0].to_string()]));
+    let row: (
+        String,
+        i32,
+        Option<String>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    ) = sqlx::query_as(&format!(
+        "SELECT status, attempts, last_error, available_at FROM {t} WHERE id = $1"
+    ))
+    .bind(failed[0])
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(row, ("pending".into(), 0, None, None));
+    let after: Vec<(uuid::Uuid, String, i32)> = sqlx::query_as(&format!(
+        "SELECT id, status, attempts FROM {t} WHERE status <> 'failed' AND id <> $1 ORDER BY id"
+    ))
+    .bind(failed[0])
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(before, after, "no other row changed");
+    // a non-failed id is reported, not touched
+    let r = cmd(
+        &schema,
+        &["--yes"],
+        &["requeue", "--id", &failed[0].to_string()],
+    );
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stdout.contains("not a failed row"), "{r:?}");
+    let r = cmd(
+        &schema,
+        &["--yes"],
+        &["discard", "--all", "--type", "order.cancelled"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let left: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {t} WHERE id = $1"))
+        .bind(failed[1])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn requeue_under_consume_without_the_retain_columns() {
+    let (schema, mut conn) = PgSchema::new("ops_requeue_consume").await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "a", 3, None).await;
+    sqlx::raw_sql(&format!(
+        "ALTER TABLE {t} DROP COLUMN processing_at, DROP COLUMN published_at; UPDATE {t} SET status = 'failed', attempts = 4, last_error = 'x'"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(
+        &schema,
+        &["--storage", "consume", "--yes"],
+        &["requeue", "--all"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let pending: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {t} WHERE status = 'pending' AND attempts = 0"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(pending, 3);
+}
+
+#[tokio::test]
+async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
+    let (schema, mut conn) = PgSchema::new("ops_emit").await;
+    let cp = schema.rel("hlc_checkpoint");
+    let extra = [
+        "--hlc-ordering",
+        "--propagate-trace",
+        "--hlc-checkpoint",
+        cp.as_str(),
+    ];
+    migrate(&schema, &extra).await;
+    let event = uuid::Uuid::now_v7().to_string();
+    let payload = r#"{"order_id": 42, "total": 12345678901234567890.123456789}"#;
+    let args = [
+        "emit",
+        "--route",
+        "orders",
+        "--type",
+        "order.placed",
+        "--payload",
+        payload,
+        "--ordering-key",
+        "order-42",
+        "--correlation-id",
+        "0190c4e2-8a6c-7e4a-9b1e-000000000001",
+        "--event-id",
+        &event,
+        "--traceparent",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    ];
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &args,
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let v = json(&r);
+    assert_eq!(
+        (v["staged"].as_u64(), v["deduplicated"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let stamped = v["events"][0]["hlc"].as_str().unwrap().to_owned();
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &args,
+    );
+    assert_eq!(
+        json(&r)["deduplicated"],
+        1,
+        "same event id, same route: {r:?}"
+    );
+    let mark: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {cp} WHERE node_key = 'default'"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let row_hlc: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {} ", schema.rel("outbox")))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(mark >= row_hlc, "the mark covers every committed stamp");
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &[
+            "emit",
+            "--route",
+            "orders",
+            "--type",
+            "bulk",
+            "--payload",
+            "{}",
+            "--count",
+            "1500",
+        ],
+    );
+    assert_eq!(json(&r)["staged"], 1500, "{r:?}");
+
+    let path = out_file("ops_emit");
+    let r = cmd(
+        &schema,
+        &extra,
+        &[
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            &format!("file:{}", path.display()),
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let got = lines(&path);
+    assert_eq!(got.len(), 1501);
+    let first = &got[0];
+    assert_eq!(first["event_id"], event.as_str());
+    assert_eq!(first["key"], "order-42");
+    assert_eq!(first["headers"]["forze_hlc"], stamped.as_str());
+    assert_eq!(
+        first["headers"]["forze_correlation_id"],
+        "0190c4e2-8a6c-7e4a-9b1e-000000000001"
+    );
+    assert_eq!(
+        first["headers"]["traceparent"],
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    );
+    let raw = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        raw.contains(r#""total":12345678901234567890.123456789"#),
+        "payload precision kept"
+    );
+    // HLC order: the stamps in relay order never go down
+    let stamps: Vec<&str> = got
+        .iter()
+        .map(|l| l["headers"]["forze_hlc"].as_str().unwrap())
+        .collect();
+    assert!(
+        stamps.windows(2).all(|w| w[0] < w[1]),
+        "stamps strictly increase in claim order"
+    );
+
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &["hlc", "show"],
+    );
+    let v = json(&r);
+    assert_eq!(v["rows"][0]["node_key"], "default");
+    assert_eq!(v["too_far_ahead"], false);
+}
+
+#[tokio::test]
+async fn emit_refuses_bad_payloads_and_changes_nothing() {
+    let (schema, mut conn) = PgSchema::new("ops_emit_bad").await;
+    migrate(&schema, &[]).await;
+    for bad in ["{not json", "[1, 2]", "@/no/such/file"] {
+        let r = cmd(
+            &schema,
+            &[],
+            &["emit", "--route", "r", "--type", "t", "--payload", bad],
+        );
+        assert_eq!(r.code, 2, "{bad}: {r:?}");
+        assert_eq!(r.stderr.lines().count(), 1, "{r:?}");
+    }
+    let n: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {}", schema.rel("outbox")))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(n, 0);
+}
+
+#[tokio::test]
+async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
+    use outboxctl::store::ops::NewEvent;
+    use outboxctl::store::pg_ops::{PgOps, advance_checkpoint};
+    use sqlx::Connection;
+    let (schema, mut conn) = PgSchema::new("ops_checkpoint_tx").await;
+    let cp = schema.rel("hlc_checkpoint");
+    migrate(&schema, &["--hlc-ordering", "--hlc-checkpoint", &cp]).await;
+    let table = outboxctl::target::QualifiedName::parse("t", &schema.rel("outbox")).unwrap();
+    let cpq = outboxctl::target::QualifiedName::parse("c", &cp).unwrap();
+    let event = || NewEvent {
+        id: uuid::Uuid::now_v7(),
+        event_id: uuid::Uuid::now_v7(),
+        route: "r".into(),
+        event_type: "t".into(),
+        payload: "{}".into(),
+        ordering_key: None,
+        tenant_id: None,
+        correlation_id: None,
+        causation_id: None,
+        execution_id: None,
+        traceparent: None,
+        occurred_at: chrono::Utc::now(),
+    };
+    // rolled back: neither rows nor mark
+    let mut tx = conn.begin().await.unwrap();
+    PgOps::stage_in_transaction(&mut tx, &table, Some(&cpq), true, false, &[event()], "n1")
+        .await
+        .unwrap();
+    tx.rollback().await.unwrap();
+    let marks: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {cp}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(marks, 0);
+    // committed: both
+    let mut tx = conn.begin().await.unwrap();
+    let staged = PgOps::stage_in_transaction(
+        &mut tx,
+        &table,
+        Some(&cpq),
+        true,
+        false,
+        &[event(), event()],
+        "n1",
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let mark: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {cp} WHERE node_key = 'n1'"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let max_row: i64 = sqlx::query_scalar(&format!("SELECT max(hlc) FROM {table}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(mark, max_row);
+    assert_eq!(
+        outboxctl::hlc::HlcTimestamp::unpack(mark).unwrap().encode(),
+        staged[1].hlc.clone().unwrap()
+    );
+
+    // two writers on one node key, the lower one committing last: the higher mark stays
+    let high = outboxctl::hlc::HlcTimestamp::new(4_000_000_000_000, 7);
+    let low = outboxctl::hlc::HlcTimestamp::new(3_000_000_000_000, 0);
+    let mut a = crate::common::pg().await;
+    let mut b = crate::common::pg().await;
+    let mut ta = a.begin().await.unwrap();
+    advance_checkpoint(&mut ta, &cpq, "shared", high)
+        .await
+        .unwrap();
+    let writer_b = async {
+        let mut tb = b.begin().await.unwrap();
+        advance_checkpoint(&mut tb, &cpq, "shared", low)
+            .await
+            .unwrap(); // waits on a's row lock
+        tb.commit().await.unwrap();
+    };
+    let commit_a = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        ta.commit().await.unwrap();
+    };
+    tokio::join!(writer_b, commit_a);
+    let mark: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {cp} WHERE node_key = 'shared'"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(mark, high.pack());
+    // and a resumed clock stamps above every mark
+    let mut tx = conn.begin().await.unwrap();
+    let staged =
+        PgOps::stage_in_transaction(&mut tx, &table, Some(&cpq), true, false, &[event()], "n2")
+            .await
+            .unwrap();
+    tx.commit().await.unwrap();
+    assert!(staged[0].hlc.clone().unwrap() > high.encode());
+}
+
+#[tokio::test]
+async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table() {
+    let (schema, mut conn) = PgSchema::new("ops_to_consume").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 6, None).await;
+    sqlx::raw_sql(&format!(
+        "CREATE INDEX outbox_processing_idx ON {t} (outbox_route, status, processing_at);
+         UPDATE {t} SET status = 'processing', processing_at = now() WHERE (payload->>'n')::int = 1;
+         UPDATE {t} SET status = 'published', published_at = now() WHERE (payload->>'n')::int = 2;"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &["--format", "json"], &["storage", "status"]);
+    let v = json(&r);
+    assert_eq!(
+        (
+            v["processing"].as_i64(),
+            v["published"].as_i64(),
+            v["next_step"].as_i64()
+        ),
+        (Some(1), Some(1), Some(2))
+    );
+    assert_eq!(
+        v["indexes_on_dropped_columns"],
+        serde_json::json!(["outbox_processing_idx"])
+    );
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled"],
+        &["storage", "to-consume", "--step", "3"],
+    );
+    assert_eq!(r.code, 5, "{r:?}");
+    assert!(
+        r.stderr.contains("processing") && r.stderr.contains("published"),
+        "{r:?}"
+    );
+    let r = cmd(&schema, &[], &["storage", "to-consume", "--step", "2"]);
+    assert_eq!(r.code, 5, "{r:?}");
+    // the relays drain and the retention job prunes
+    sqlx::raw_sql(&format!("UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'; DELETE FROM {t} WHERE status = 'published'"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = cmd(
+        &schema,
+        &["--yes"],
+        &["storage", "to-consume", "--step", "3"],
+    );
+    assert_eq!(r.code, 5, "reclaim still on: {r:?}");
+    assert!(r.stderr.contains("reclaim"), "{r:?}");
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled"],
+        &["storage", "to-consume", "--step", "3", "--dry-run"],
+    );
+    assert!(
+        r.stdout
+            .contains("DROP COLUMN processing_at, DROP COLUMN published_at"),
+        "{r:?}"
+    );
+    let r = cmd(
+        &schema,
+        &["--reclaim-disabled"],
+        &["storage", "to-consume", "--step", "3"],
+    );
+    assert_eq!(r.code, 5, "no --yes without a terminal: {r:?}");
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled"],
+        &["storage", "to-consume"],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let cols: Vec<String> = sqlx::query_scalar("SELECT attname::text FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped")
+        .bind(&t)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert!(!cols.contains(&"processing_at".into()) && !cols.contains(&"published_at".into()));
+    let r = cmd(&schema, &["--format", "json"], &["storage", "status"]);
+    assert_eq!(json(&r)["next_step"], Value::Null);
+    // the consume relay serves the table
+    // reclaim reads processing_at: with it on, every pass now fails, as the specification warns
+    let r = cmd(
+        &schema,
+        &["--storage", "consume"],
+        &[
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            "file:/dev/null",
+        ],
+    );
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("processing_at"), "{r:?}");
+    let cfg = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", schema.name));
+    std::fs::write(&cfg, "relay:\n  reclaim_stale_after: null\n").unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let r = cmd(
+        &schema,
+        &["--storage", "consume", "--format", "json", "--config", cfg],
+        &[
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            "file:/dev/null",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(json(&r)[0]["published"], 5);
+    let left: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {t}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
+    let (schema, mut conn) = PgSchema::new("ops_doctor").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let r = cmd(&schema, &["--format", "json"], &["doctor"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(json(&r)["ok"], true);
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'failed' WHERE (payload->>'n')::int = 1;
+         UPDATE {t} SET created_at = now() - interval '1 hour' WHERE (payload->>'n')::int = 2;
+         DROP INDEX {}.outbox_claim_idx;",
+        schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &["--format", "json"], &["doctor"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let v = json(&r);
+    let level = |name: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .unwrap()["level"]
+            .clone()
+    };
+    assert_eq!(level("claim index"), "fail");
+    assert_eq!(level("failed rows"), "warn");
+    assert_eq!(level("oldest pending"), "fail");
+}
