@@ -224,10 +224,11 @@ where
 /// Logs go to stderr: `RUST_LOG` if set, else info (warn with `-q`, debug with `-v`).
 fn init_logging(global: &GlobalArgs) {
     use tracing_subscriber::EnvFilter;
+    // Broker clients log their own connection chatter; outboxctl reports what matters itself.
     let default = match (global.quiet, global.verbose) {
-        (true, _) => "warn",
-        (false, 0) => "info",
-        (false, 1) => "outboxctl=debug,info",
+        (true, _) => "warn,lapin=off,async_nats=error",
+        (false, 0) => "warn,outboxctl=info,lapin=off,async_nats=error",
+        (false, 1) => "info,outboxctl=debug,lapin=warn",
         (false, _) => "debug",
     };
     let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));

@@ -1,6 +1,7 @@
 //! End-to-end tests of outboxctl against real servers: PostgreSQL (own schema per test) and
 //! a MongoDB replica set (own database per test). `scripts/test` starts them.
 
+mod brokers;
 mod common;
 mod errors;
 mod migrate_mongo;

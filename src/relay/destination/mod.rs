@@ -3,7 +3,12 @@
 //! published durable before the relay marks it. `postgres-table:` is not a publisher: its
 //! insert runs inside the pass, through the store.
 
+pub mod amqp;
+pub mod http;
 pub mod lines;
+pub mod naming;
+pub mod nats;
+pub mod redis;
 
 use std::sync::Arc;
 
@@ -65,6 +70,11 @@ pub enum DestinationUrl {
     Stdout,
     File(std::path::PathBuf),
     PostgresTable(QualifiedName),
+    Redis(String),
+    Amqp(String),
+    Nats(String),
+    Http(String),
+    Kafka(String),
 }
 
 impl DestinationUrl {
@@ -85,36 +95,213 @@ impl DestinationUrl {
                 .map(Self::PostgresTable)
                 .map_err(|e| e.to_string());
         }
-        let scheme = text.split_once("://").map(|(s, _)| s).unwrap_or(text);
-        Err(format!(
-            "destination {:?} is not supported (yet): use stdout, file:PATH or postgres-table:SCHEMA.TABLE",
-            crate::dburl::mask(scheme)
-        ))
+        let scheme = text
+            .split_once("://")
+            .map(|(s, _)| s.to_ascii_lowercase())
+            .unwrap_or_default();
+        match scheme.as_str() {
+            "redis" | "rediss" => Ok(Self::Redis(text.to_owned())),
+            "amqp" | "amqps" => Ok(Self::Amqp(text.to_owned())),
+            "nats" | "tls" => Ok(Self::Nats(text.to_owned())),
+            "http" | "https" => Ok(Self::Http(text.to_owned())),
+            "kafka" => Ok(Self::Kafka(text.to_owned())),
+            _ => Err(format!(
+                "destination {:?} is not supported: use stdout, file:PATH, postgres-table:SCHEMA.TABLE, redis://, amqp://, nats://, http(s)://",
+                crate::dburl::mask(text)
+            )),
+        }
     }
 }
 
-/// Builds the sink for a route.
-pub fn build(
+/// What the relay settings mean for destinations.
+#[derive(Debug, Clone, Copy)]
+pub struct BuildContext {
+    /// A redelivery after a crash comes this long after the first publish, at most.
+    pub reclaim_stale_after: Option<std::time::Duration>,
+    /// How long a broker acknowledgement may take.
+    pub ack_timeout: std::time::Duration,
+}
+
+/// Options that only some destinations take: refuse the others, naming the key.
+fn only(route: &str, kind: &str, dest: &RouteFile, allowed: &[&str]) -> Result<(), crate::Error> {
+    let given: [(&str, bool); 11] = [
+        ("channel", dest.channel.is_some()),
+        ("mode", dest.mode.is_some()),
+        ("maxlen", dest.maxlen.is_some()),
+        ("namespace", dest.namespace.is_some()),
+        ("tenant_aware", dest.tenant_aware.is_some()),
+        ("exchange", dest.exchange.is_some()),
+        ("declare", dest.declare.is_some()),
+        ("dead_letter_exchange", dest.dead_letter_exchange.is_some()),
+        ("create_stream", dest.create_stream.is_some()),
+        ("timeout", dest.timeout.is_some()),
+        ("secret_env", dest.secret_env.is_some()),
+    ];
+    for (key, set) in given {
+        if set && !allowed.contains(&key) {
+            return Err(crate::Error::Runtime(format!(
+                "relay.routes.{route}.{key} does not apply to a {kind} destination (it takes: {})",
+                if allowed.is_empty() {
+                    "no options".to_owned()
+                } else {
+                    allowed.join(", ")
+                }
+            )));
+        }
+    }
+    if dest.batch.is_some() {
+        return Err(crate::Error::Runtime(format!(
+            "relay.routes.{route}.batch is not supported yet: webhooks post one event per request"
+        )));
+    }
+    Ok(())
+}
+
+/// Builds the sink for a route (connecting to its broker, checking queues and streams).
+pub async fn build(
     route: &str,
     dest: &RouteFile,
     stdout_lock: &lines::StdoutShared,
-) -> Result<Sink, crate::Error> {
-    let url = DestinationUrl::parse(&dest.to)
-        .map_err(|e| crate::Error::Runtime(format!("relay.routes.{route}.to: {e}")))?;
-    Ok(match url {
+    ctx: BuildContext,
+) -> Result<(Sink, Vec<String>), crate::Error> {
+    let err = |e: String| crate::Error::Runtime(format!("relay.routes.{route}.to: {e}"));
+    let url = DestinationUrl::parse(&dest.to).map_err(err)?;
+    let channel = dest.channel.clone().unwrap_or_else(|| route.to_owned());
+    let mut warnings = Vec::new();
+    let sink = match url {
         DestinationUrl::Stdout => {
+            only(route, "stdout", dest, &[])?;
             Sink::Publisher(Arc::new(lines::Lines::stdout(stdout_lock.clone())))
         }
         DestinationUrl::File(path) => {
-            Sink::Publisher(Arc::new(lines::Lines::file(&path).map_err(|e| {
-                crate::Error::Runtime(format!(
-                    "relay.routes.{route}.to: cannot open {}: {e}",
-                    path.display()
-                ))
-            })?))
+            only(route, "file", dest, &[])?;
+            Sink::Publisher(Arc::new(
+                lines::Lines::file(&path)
+                    .map_err(|e| err(format!("cannot open {}: {e}", path.display())))?,
+            ))
         }
-        DestinationUrl::PostgresTable(table) => Sink::Table(table),
-    })
+        DestinationUrl::PostgresTable(table) => {
+            only(route, "postgres-table", dest, &[])?;
+            Sink::Table(table)
+        }
+        DestinationUrl::Redis(url) => {
+            only(
+                route,
+                "redis",
+                dest,
+                &["channel", "mode", "maxlen", "tenant_aware"],
+            )?;
+            let mode = match dest.mode.as_deref() {
+                None | Some("stream") => redis::Mode::Stream,
+                Some("pubsub") => {
+                    warnings.push(format!("route {route}: Redis pub/sub is at-most-once past the broker (a message nobody listens to is gone)"));
+                    redis::Mode::PubSub
+                }
+                Some(other) => return Err(err(format!("mode {other:?} is not stream or pubsub"))),
+            };
+            if mode == redis::Mode::PubSub && dest.maxlen.is_some() {
+                return Err(err("maxlen applies to mode: stream only".into()));
+            }
+            Sink::Publisher(Arc::new(
+                redis::Redis::new(
+                    &url,
+                    channel,
+                    mode,
+                    dest.maxlen,
+                    dest.tenant_aware.unwrap_or(false),
+                )
+                .map_err(err)?,
+            ))
+        }
+        DestinationUrl::Amqp(url) => {
+            only(
+                route,
+                "amqp",
+                dest,
+                &[
+                    "channel",
+                    "namespace",
+                    "tenant_aware",
+                    "exchange",
+                    "declare",
+                    "dead_letter_exchange",
+                ],
+            )?;
+            let opts = amqp::AmqpOptions {
+                channel,
+                namespace: dest.namespace.clone().unwrap_or_default(),
+                tenant_aware: dest.tenant_aware.unwrap_or(false),
+                exchange: dest.exchange.clone(),
+                declare: dest.declare.unwrap_or(false),
+                dead_letter_exchange: dest.dead_letter_exchange.clone(),
+            };
+            let (publisher, warning) = amqp::Amqp::connect(&url, opts).await.map_err(err)?;
+            warnings.extend(warning);
+            Sink::Publisher(Arc::new(publisher))
+        }
+        DestinationUrl::Nats(url) => {
+            only(route, "nats", dest, &["channel", "create_stream"])?;
+            let window = ctx
+                .reclaim_stale_after
+                .unwrap_or(std::time::Duration::from_secs(120))
+                .max(std::time::Duration::from_secs(120));
+            let (publisher, check) = nats::Nats::connect(
+                &url,
+                channel.clone(),
+                dest.create_stream.unwrap_or(false),
+                window,
+                ctx.ack_timeout,
+            )
+            .await
+            .map_err(err)?;
+            match check {
+                nats::StreamCheck::Found {
+                    stream,
+                    duplicate_window,
+                } => {
+                    if let Some(reclaim) = ctx.reclaim_stale_after {
+                        if duplicate_window < reclaim {
+                            warnings.push(format!(
+                                "route {route}: stream {stream} drops duplicates within {}, shorter than reclaim_stale_after ({}): a redelivery after a crash would not be deduplicated",
+                                crate::config::Dur(duplicate_window),
+                                crate::config::Dur(reclaim)
+                            ));
+                        }
+                    }
+                }
+                nats::StreamCheck::Created { stream } => warnings.push(format!(
+                    "route {route}: created stream {stream} for subject {channel}"
+                )),
+                nats::StreamCheck::Unreachable(e) => warnings.push(format!(
+                    "route {route}: NATS is unreachable ({e}); publishes will retry"
+                )),
+            }
+            Sink::Publisher(Arc::new(publisher))
+        }
+        DestinationUrl::Http(url) => {
+            only(route, "http", dest, &["timeout", "secret_env"])?;
+            let secret = match &dest.secret_env {
+                None => None,
+                Some(var) => Some(
+                    std::env::var(var)
+                        .ok()
+                        .filter(|v| !v.is_empty())
+                        .ok_or_else(|| err(format!("secret_env names {var}, which is not set")))?
+                        .into_bytes(),
+                ),
+            };
+            let timeout = dest
+                .timeout
+                .map_or(std::time::Duration::from_secs(10), |d| d.0);
+            Sink::Publisher(Arc::new(
+                http::Http::new(&url, timeout, secret).map_err(err)?,
+            ))
+        }
+        DestinationUrl::Kafka(_) => {
+            return Err(err("kafka:// is not available yet (planned); use nats://, amqp://, redis:// or http(s)://".into()));
+        }
+    };
+    Ok((sink, warnings))
 }
 
 #[cfg(test)]
@@ -138,6 +325,22 @@ mod tests {
         assert!(matches!(
             DestinationUrl::parse("postgres-table:app.sink").unwrap(),
             DestinationUrl::PostgresTable(_)
+        ));
+        assert!(matches!(
+            DestinationUrl::parse("nats://127.0.0.1:4222").unwrap(),
+            DestinationUrl::Nats(_)
+        ));
+        assert!(matches!(
+            DestinationUrl::parse("amqp://guest:guest@h:5672/%2f").unwrap(),
+            DestinationUrl::Amqp(_)
+        ));
+        assert!(matches!(
+            DestinationUrl::parse("redis://h:6379/0").unwrap(),
+            DestinationUrl::Redis(_)
+        ));
+        assert!(matches!(
+            DestinationUrl::parse("https://hooks.example/x").unwrap(),
+            DestinationUrl::Http(_)
         ));
         let err = DestinationUrl::parse("gopher://u:pw@host").unwrap_err();
         assert!(

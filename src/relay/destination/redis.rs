@@ -1,0 +1,142 @@
+//! Redis Streams (`XADD`) and pub/sub (`PUBLISH`), exactly as forze encodes them (forze-wire
+//! §1–2): stream fields `payload`, `type`, `key`, `headers` (sorted compact JSON); pub/sub one
+//! sorted JSON object of strings. One multiplexed connection pipelines concurrent publishes;
+//! it is reopened after a failure.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use redis::aio::MultiplexedConnection;
+use tokio::sync::Mutex;
+
+use super::{PublishError, Publisher, naming};
+use crate::model::Message;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Stream,
+    PubSub,
+}
+
+pub struct Redis {
+    client: redis::Client,
+    conn: Arc<Mutex<Option<MultiplexedConnection>>>,
+    channel: String,
+    mode: Mode,
+    maxlen: Option<u64>,
+    tenant_aware: bool,
+}
+
+/// The headers as forze's `JsonCodec.dumps` writes them: compact, keys sorted.
+pub fn sorted_headers(message: &Message) -> String {
+    let map: BTreeMap<&str, &str> = message
+        .headers
+        .iter()
+        .map(|(k, v)| (*k, v.as_str()))
+        .collect();
+    serde_json::to_string(&map).expect("strings serialise")
+}
+
+/// The stream entry's fields, in forze's order.
+pub fn stream_fields(message: &Message) -> Vec<(&'static str, String)> {
+    vec![
+        ("payload", message.payload.get().to_owned()),
+        ("type", message.event_type.clone()),
+        ("key", message.key.clone()),
+        ("headers", sorted_headers(message)),
+    ]
+}
+
+/// The pub/sub body: one JSON object of strings, keys sorted.
+pub fn pubsub_body(message: &Message) -> String {
+    let map: BTreeMap<&str, String> = stream_fields(message).into_iter().collect();
+    serde_json::to_string(&map).expect("strings serialise")
+}
+
+impl Redis {
+    pub fn new(
+        url: &str,
+        channel: String,
+        mode: Mode,
+        maxlen: Option<u64>,
+        tenant_aware: bool,
+    ) -> Result<Self, String> {
+        let client = redis::Client::open(url)
+            .map_err(|e| format!("invalid Redis URL {}: {e}", crate::dburl::mask(url)))?;
+        Ok(Self {
+            client,
+            conn: Arc::default(),
+            channel,
+            mode,
+            maxlen,
+            tenant_aware,
+        })
+    }
+}
+
+async fn connection(
+    client: &redis::Client,
+    slot: &Mutex<Option<MultiplexedConnection>>,
+) -> Result<MultiplexedConnection, PublishError> {
+    let mut guard = slot.lock().await;
+    if let Some(c) = guard.as_ref() {
+        return Ok(c.clone());
+    }
+    let c = client
+        .get_multiplexed_async_connection()
+        .await
+        .map_err(|e| PublishError::transient(format!("connecting to Redis: {e}")))?;
+    *guard = Some(c.clone());
+    Ok(c)
+}
+
+impl Publisher for Redis {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        let (client, slot) = (self.client.clone(), self.conn.clone());
+        let (channel, mode, maxlen, tenant_aware) = (
+            self.channel.clone(),
+            self.mode,
+            self.maxlen,
+            self.tenant_aware,
+        );
+        Box::pin(async move {
+            let cmd = match mode {
+                Mode::Stream => {
+                    let key = naming::redis_stream(&channel, tenant_aware, message.tenant_id)?;
+                    let mut cmd = redis::cmd("XADD");
+                    cmd.arg(key);
+                    if let Some(n) = maxlen {
+                        cmd.arg("MAXLEN").arg("~").arg(n);
+                    }
+                    cmd.arg("*");
+                    for (field, value) in stream_fields(&message) {
+                        cmd.arg(field).arg(value);
+                    }
+                    cmd
+                }
+                Mode::PubSub => {
+                    let topic = naming::redis_pubsub(&channel, tenant_aware, message.tenant_id)?;
+                    let mut cmd = redis::cmd("PUBLISH");
+                    cmd.arg(topic).arg(pubsub_body(&message));
+                    cmd
+                }
+            };
+            let mut conn = connection(&client, &slot).await?;
+            let result: redis::RedisResult<redis::Value> = cmd.query_async(&mut conn).await;
+            match result {
+                Ok(_) => Ok(()),
+                Err(e) => {
+                    if e.is_io_error()
+                        || e.is_connection_dropped()
+                        || e.is_connection_refusal()
+                        || e.is_timeout()
+                    {
+                        *slot.lock().await = None;
+                    }
+                    Err(PublishError::transient(format!("Redis: {e}")))
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,741 @@
+//! Broker destinations against the real servers on this machine (NATS JetStream 4222,
+//! RabbitMQ 5672, Redis 6379) and an HTTP server in the test: forze's bytes on the wire,
+//! per-key order, dedup, retries when the broker is away, parking on refusal.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use sqlx::postgres::PgConnection;
+
+use crate::common::{PgSchema, pg_url, run};
+use crate::relay_pg::{migrate, stage};
+
+const REDIS: &str = "redis://127.0.0.1:6379";
+const AMQP: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
+const NATS: &str = "nats://127.0.0.1:4222";
+
+/// The headers string of forze-wire.md §1.5, byte for byte (275 bytes).
+const WIRE_HEADERS: &str = r#"{"forze_correlation_id":"0190c4e2-8a6c-7e4a-9b1e-000000000001","forze_event_id":"0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e","forze_hlc":"001764583200000.00003","forze_occurred_at":"2026-12-01T10:00:00+00:00","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#;
+
+/// Stages forze-wire.md §0.8's worked example row.
+async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
+    sqlx::query(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, correlation_id, hlc, traceparent)
+         VALUES (gen_random_uuid(), 'orders', '0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e', 'order.placed', '2026-12-01 10:00:00+00',
+                 $1::jsonb, 'pending', now(), 'order-42', '0190c4e2-8a6c-7e4a-9b1e-000000000001', 115643724595200003,
+                 '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')"
+    ))
+    .bind(r#"{"order_id": 42, "total": "19.90"}"#)
+    .execute(conn)
+    .await
+    .unwrap();
+}
+
+fn relay(schema: &PgSchema, cfg: &str, extra: &[&str]) -> crate::common::Run {
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let mut args = vec![
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        cfg,
+        "--hlc-ordering",
+        "--propagate-trace",
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn config(name: &str, yaml: &str) -> String {
+    let path = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", crate::common::unique_name(name)));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, yaml).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn payload_value(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
+}
+
+async fn redis_conn() -> redis::aio::MultiplexedConnection {
+    redis::Client::open(REDIS)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .expect("Redis on 127.0.0.1:6379 (scripts/services.sh starts it)")
+}
+
+#[tokio::test]
+async fn redis_stream_entry_is_forzes() {
+    let (schema, mut conn) = PgSchema::new("broker_redis_stream").await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    stage_worked_example(&mut conn, &schema.rel("outbox")).await;
+    let key = format!("{}:orders.events", schema.name);
+    let mut r = redis_conn().await;
+    let _: () = redis::cmd("DEL")
+        .arg(&key)
+        .query_async(&mut r)
+        .await
+        .unwrap();
+    let cfg = config(
+        "broker_redis_stream",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: {REDIS}\n      channel: \"{key}\"\n      maxlen: 1000\n"
+        ),
+    );
+    let out = relay(&schema, &cfg, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let entries: Vec<(String, Vec<String>)> = redis::cmd("XRANGE")
+        .arg(&key)
+        .arg("-")
+        .arg("+")
+        .query_async(&mut r)
+        .await
+        .unwrap();
+    assert_eq!(entries.len(), 1);
+    let fields = &entries[0].1;
+    let names: Vec<&str> = fields.iter().step_by(2).map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["payload", "type", "key", "headers"],
+        "forze's field order"
+    );
+    assert_eq!(
+        payload_value(&fields[1]),
+        payload_value(r#"{"order_id":42,"total":"19.90"}"#)
+    );
+    assert!(
+        !fields[1].contains(": ") && !fields[1].contains(", "),
+        "compact: {}",
+        fields[1]
+    );
+    assert_eq!(fields[3], "order.placed");
+    assert_eq!(fields[5], "order-42");
+    assert_eq!(fields[7], WIRE_HEADERS);
+    assert_eq!(fields[7].len(), 275);
+    let _: () = redis::cmd("DEL")
+        .arg(&key)
+        .query_async(&mut r)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn redis_pubsub_body_is_forzes() {
+    let (schema, mut conn) = PgSchema::new("broker_redis_pubsub").await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    stage_worked_example(&mut conn, &schema.rel("outbox")).await;
+    let channel = format!("{}:orders.events", schema.name);
+    let mut pubsub = redis::Client::open(REDIS)
+        .unwrap()
+        .get_async_pubsub()
+        .await
+        .unwrap();
+    pubsub.subscribe(&channel).await.unwrap();
+    let cfg = config(
+        "broker_redis_pubsub",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: {REDIS}\n      channel: \"{channel}\"\n      mode: pubsub\n"
+        ),
+    );
+    let out = relay(&schema, &cfg, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let msg = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        pubsub.on_message().next(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let body: String = msg.get_payload().unwrap();
+    let v: serde_json::Map<String, Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        v.keys().collect::<Vec<_>>(),
+        ["headers", "key", "payload", "type"],
+        "sorted keys"
+    );
+    assert_eq!(v["headers"], WIRE_HEADERS);
+    assert_eq!(v["key"], "order-42");
+    assert_eq!(v["type"], "order.placed");
+    assert_eq!(
+        payload_value(v["payload"].as_str().unwrap()),
+        payload_value(r#"{"order_id":42,"total":"19.90"}"#)
+    );
+    assert!(
+        body.starts_with(r#"{"headers":"{\"forze_correlation_id\":"#),
+        "{body}"
+    );
+}
+
+async fn amqp_channel() -> (lapin::Connection, lapin::Channel) {
+    let conn = lapin::Connection::connect(AMQP, lapin::ConnectionProperties::default())
+        .await
+        .expect("RabbitMQ on 127.0.0.1:5672 (scripts/services.sh starts it)");
+    let ch = conn.create_channel().await.unwrap();
+    (conn, ch)
+}
+
+#[tokio::test]
+async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
+    use lapin::options::{BasicGetOptions, QueueDeclareOptions, QueueDeleteOptions};
+    use lapin::types::{AMQPValue, FieldTable};
+    let (schema, mut conn) = PgSchema::new("broker_rabbitmq").await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    let t = schema.rel("outbox");
+    stage_worked_example(&mut conn, &t).await;
+    stage(&mut conn, &t, "orders", 300, Some(7)).await;
+    let queue = format!("{}.orders.events", schema.name);
+    let (_c, ch) = amqp_channel().await;
+    let _ = ch.queue_delete(&queue, QueueDeleteOptions::default()).await;
+    let cfg = config(
+        "broker_rabbitmq",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      channel: \"{queue}\"\n"
+        ),
+    );
+    let out = relay(&schema, &cfg, &[]);
+    assert_eq!(
+        out.code, 2,
+        "a missing queue is a configuration error: {out:?}"
+    );
+    assert!(
+        out.stderr.contains("does not exist") && out.stderr.contains("declare: true"),
+        "{out:?}"
+    );
+    assert!(
+        !out.stderr.contains("guest:guest"),
+        "no password printed: {out:?}"
+    );
+    ch.queue_declare(
+        &queue,
+        QueueDeclareOptions {
+            durable: true,
+            ..Default::default()
+        },
+        FieldTable::default(),
+    )
+    .await
+    .unwrap();
+    let out = relay(&schema, &cfg, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let first = ch
+        .basic_get(&queue, BasicGetOptions { no_ack: true })
+        .await
+        .unwrap()
+        .expect("a message");
+    let p = &first.delivery.properties;
+    assert_eq!(
+        p.content_type().as_ref().map(|s| s.as_str()),
+        Some("application/json")
+    );
+    assert_eq!(*p.delivery_mode(), Some(2));
+    assert_eq!(p.kind().as_ref().map(|s| s.as_str()), Some("order.placed"));
+    let id = p.message_id().as_ref().unwrap().as_str().to_owned();
+    assert!(
+        id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()),
+        "random hex message_id: {id}"
+    );
+    assert!(
+        p.timestamp().is_none() && p.correlation_id().is_none() && p.content_encoding().is_none()
+    );
+    let headers: HashMap<String, String> = p
+        .headers()
+        .as_ref()
+        .unwrap()
+        .inner()
+        .iter()
+        .map(|(k, v)| match v {
+            AMQPValue::LongString(s) => (
+                k.to_string(),
+                String::from_utf8(s.as_bytes().to_vec()).unwrap(),
+            ),
+            other => panic!("header {k} is {other:?}, not a long string"),
+        })
+        .collect();
+    let want: HashMap<String, String> = [
+        ("forze_event_id", "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e"),
+        ("forze_occurred_at", "2026-12-01T10:00:00+00:00"),
+        (
+            "forze_correlation_id",
+            "0190c4e2-8a6c-7e4a-9b1e-000000000001",
+        ),
+        ("forze_hlc", "001764583200000.00003"),
+        (
+            "traceparent",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        ),
+        ("forze_key", "order-42"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    assert_eq!(headers, want);
+    assert_eq!(
+        payload_value(std::str::from_utf8(&first.delivery.data).unwrap()),
+        payload_value(r#"{"order_id":42,"total":"19.90"}"#)
+    );
+    assert!(
+        first.delivery.routing_key.as_str() == queue && first.delivery.exchange.as_str().is_empty()
+    );
+    // the rest: complete and in per-key order
+    let mut last: HashMap<String, i64> = HashMap::new();
+    let mut n = 0;
+    while let Some(m) = ch
+        .basic_get(&queue, BasicGetOptions { no_ack: true })
+        .await
+        .unwrap()
+    {
+        let v = payload_value(std::str::from_utf8(&m.delivery.data).unwrap());
+        let key = match m
+            .delivery
+            .properties
+            .headers()
+            .as_ref()
+            .unwrap()
+            .inner()
+            .get("forze_key")
+        {
+            Some(AMQPValue::LongString(s)) => String::from_utf8(s.as_bytes().to_vec()).unwrap(),
+            _ => panic!("no forze_key"),
+        };
+        let seq = v["n"].as_i64().unwrap();
+        if let Some(prev) = last.insert(key.clone(), seq) {
+            assert!(prev < seq, "key {key}: {seq} after {prev}");
+        }
+        n += 1;
+    }
+    assert_eq!(n, 300);
+    let _ = ch.queue_delete(&queue, QueueDeleteOptions::default()).await;
+}
+
+#[tokio::test]
+async fn rabbitmq_unroutable_and_unreachable_are_failed_publishes() {
+    use lapin::options::ExchangeDeclareOptions;
+    use lapin::types::FieldTable;
+    let (schema, mut conn) = PgSchema::new("broker_rabbitmq_refuse").await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    // broker away: retried, then delivered when it is back (here: the right address)
+    let away = config(
+        "broker_rabbitmq_away",
+        "relay:\n  routes:\n    orders:\n      to: \"amqp://guest:guest@127.0.0.1:1/%2f\"\n",
+    );
+    let out = relay(&schema, &away, &[]);
+    assert_eq!(out.code, 0, "retries are not failures: {out:?}");
+    assert!(out.stderr.contains("unreachable"), "{out:?}");
+    let (attempts, err): (i32, String) =
+        sqlx::query_as(&format!("SELECT min(attempts), min(last_error) FROM {t}"))
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(attempts, 1);
+    assert!(err.contains("RabbitMQ"), "{err}");
+    // an exchange with no binding: mandatory publish comes back, the row parks after max_attempts
+    let exchange = format!("{}.nowhere", schema.name);
+    let (_c, ch) = amqp_channel().await;
+    ch.exchange_declare(
+        &exchange,
+        lapin::ExchangeKind::Direct,
+        ExchangeDeclareOptions::default(),
+        FieldTable::default(),
+    )
+    .await
+    .unwrap();
+    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let refuse = config(
+        "broker_rabbitmq_refuse",
+        &format!(
+            "relay:\n  max_attempts: 2\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      exchange: \"{exchange}\"\n"
+        ),
+    );
+    let out = relay(&schema, &refuse, &[]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let rows: Vec<(String, String)> =
+        sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    for (status, err) in rows {
+        assert_eq!(status, "failed");
+        assert!(
+            err.contains("unroutable") && err.contains("NO_ROUTE"),
+            "{err}"
+        );
+    }
+    let _ = ch.exchange_delete(&exchange, Default::default()).await;
+}
+
+#[tokio::test]
+async fn nats_jetstream_headers_dedup_and_order() {
+    let (schema, mut conn) = PgSchema::new("broker_nats").await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    let t = schema.rel("outbox");
+    stage_worked_example(&mut conn, &t).await;
+    stage(&mut conn, &t, "orders", 200, Some(5)).await;
+    let subject = format!("{}.orders", schema.name);
+    let client = async_nats::connect(NATS)
+        .await
+        .expect("NATS on 127.0.0.1:4222 (scripts/services.sh starts it)");
+    let js = async_nats::jetstream::new(client);
+    let stream_name = schema.name.clone();
+    let _ = js.delete_stream(&stream_name).await;
+    let cfg = config(
+        "broker_nats",
+        &format!("relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n"),
+    );
+    let out = relay(&schema, &cfg, &[]);
+    assert_eq!(out.code, 2, "no stream: a configuration error: {out:?}");
+    assert!(out.stderr.contains("create_stream"), "{out:?}");
+    js.create_stream(async_nats::jetstream::stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![subject.clone()],
+        duplicate_window: std::time::Duration::from_secs(60),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let out = relay(&schema, &cfg, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("shorter than reclaim_stale_after"),
+        "a 60s window warns against a 5m reclaim: {out:?}"
+    );
+    let stream = js.get_stream(&stream_name).await.unwrap();
+    let first = stream.get_raw_message(1).await.unwrap();
+    let h = first.headers.clone();
+    let get = |k: &str| h.get(k).map(|v| v.as_str().to_owned());
+    assert_eq!(
+        get("forze_event_id").as_deref(),
+        Some("0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e")
+    );
+    let msg_id = h
+        .get(async_nats::header::NATS_MESSAGE_ID)
+        .map(|v| v.as_str().to_owned());
+    assert_eq!(
+        msg_id.as_deref(),
+        Some("0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e")
+    );
+    assert_eq!(get("forze_hlc").as_deref(), Some("001764583200000.00003"));
+    assert_eq!(
+        get("forze_occurred_at").as_deref(),
+        Some("2026-12-01T10:00:00+00:00")
+    );
+    assert_eq!(
+        get("traceparent").as_deref(),
+        Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+    );
+    assert_eq!(get("forze_type").as_deref(), Some("order.placed"));
+    assert_eq!(get("forze_key").as_deref(), Some("order-42"));
+    assert_eq!(
+        payload_value(std::str::from_utf8(&first.payload).unwrap()),
+        payload_value(r#"{"order_id":42,"total":"19.90"}"#)
+    );
+    let mut last: HashMap<String, i64> = HashMap::new();
+    for seq in 2..=201 {
+        let m = stream.get_raw_message(seq).await.unwrap();
+        let key = m.headers.get("forze_key").unwrap().as_str().to_owned();
+        let n = payload_value(std::str::from_utf8(&m.payload).unwrap())["n"]
+            .as_i64()
+            .unwrap();
+        if let Some(prev) = last.insert(key.clone(), n) {
+            assert!(prev < n, "key {key}: {n} after {prev}");
+        }
+    }
+    // a redelivery (as after a crash and reclaim) is dropped by the stream's duplicate window
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'pending' WHERE ordering_key = 'order-42'"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let out = relay(&schema, &cfg, &[]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let mut stream = js.get_stream(&stream_name).await.unwrap();
+    assert_eq!(
+        stream.info().await.unwrap().state.messages,
+        201,
+        "deduplicated by Nats-Msg-Id"
+    );
+    js.delete_stream(&stream_name).await.unwrap();
+}
+
+#[tokio::test]
+async fn nats_away_retries_then_delivers_and_create_stream_works() {
+    let (schema, mut conn) = PgSchema::new("broker_nats_away").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let away = config(
+        "broker_nats_away",
+        "relay:\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: nats://127.0.0.1:1\n",
+    );
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let out = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        &away,
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let attempts: i32 = sqlx::query_scalar(&format!("SELECT min(attempts) FROM {t}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(attempts, 1, "{out:?}");
+    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let subject = format!("{}.created", schema.name);
+    let back = config(
+        "broker_nats_back",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n      create_stream: true\n"
+        ),
+    );
+    let out = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        &back,
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let published: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {t} WHERE status = 'published'"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(published, 5);
+    let js = async_nats::jetstream::new(async_nats::connect(NATS).await.unwrap());
+    let name = subject.replace('.', "_");
+    let mut stream = js.get_stream(&name).await.unwrap();
+    let info = stream.info().await.unwrap();
+    assert_eq!(info.state.messages, 5);
+    assert!(
+        info.config.duplicate_window >= std::time::Duration::from_secs(300),
+        "window covers reclaim_stale_after"
+    );
+    js.delete_stream(&name).await.unwrap();
+}
+
+/// A tiny HTTP/1.1 server: records requests, answers with scripted statuses (then 200).
+struct Hook {
+    addr: String,
+    requests: Arc<Mutex<Vec<(HashMap<String, String>, String)>>>,
+}
+
+async fn hook(script: Vec<u16>) -> Hook {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = format!("http://{}/hook", listener.local_addr().unwrap());
+    let requests: Arc<Mutex<Vec<(HashMap<String, String>, String)>>> = Arc::default();
+    let script = Arc::new(Mutex::new(std::collections::VecDeque::from(script)));
+    let (reqs, script2) = (requests.clone(), script.clone());
+    tokio::spawn(async move {
+        loop {
+            let Ok((sock, _)) = listener.accept().await else {
+                return;
+            };
+            let (reqs, script) = (reqs.clone(), script2.clone());
+            tokio::spawn(async move {
+                let (r, mut w) = sock.into_split();
+                let mut r = BufReader::new(r);
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut headers = HashMap::new();
+                    loop {
+                        let mut h = String::new();
+                        r.read_line(&mut h).await.unwrap();
+                        let h = h.trim_end();
+                        if h.is_empty() {
+                            break;
+                        }
+                        let (k, v) = h.split_once(':').unwrap();
+                        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
+                    }
+                    let len: usize = headers
+                        .get("content-length")
+                        .map_or(0, |v| v.parse().unwrap());
+                    let mut body = vec![0; len];
+                    r.read_exact(&mut body).await.unwrap();
+                    reqs.lock()
+                        .unwrap()
+                        .push((headers, String::from_utf8(body).unwrap()));
+                    let status = script.lock().unwrap().pop_front().unwrap_or(200);
+                    let text = if status == 200 {
+                        "ok"
+                    } else {
+                        "the service said no"
+                    };
+                    let resp = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-length: {}\r\n\r\n{text}",
+                        text.len()
+                    );
+                    if w.write_all(resp.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let _ = script;
+    Hook { addr, requests }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
+    let (schema, mut conn) = PgSchema::new("broker_http").await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    let t = schema.rel("outbox");
+    stage_worked_example(&mut conn, &t).await;
+    let server = hook(vec![503]).await;
+    let cfg = config(
+        "broker_http",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: {}\n      secret_env: OUTBOXCTL_TEST_HOOK_SECRET\n      timeout: 2s\n",
+            server.addr
+        ),
+    );
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let args = [
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        &cfg,
+        "--hlc-ordering",
+        "--propagate-trace",
+    ];
+    let out = crate::common::outboxctl()
+        .args(args)
+        .env("OUTBOXCTL_TEST_HOOK_SECRET", "s3cret")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (attempts, err): (i32, String) =
+        sqlx::query_as(&format!("SELECT attempts, last_error FROM {t}"))
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(
+        (attempts, err.as_str()),
+        (1, "HTTP 503: the service said no")
+    );
+    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let out = crate::common::outboxctl()
+        .args(args)
+        .env("OUTBOXCTL_TEST_HOOK_SECRET", "s3cret")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let status: String = sqlx::query_scalar(&format!("SELECT status FROM {t}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(status, "published");
+    let reqs = server.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 2);
+    let (h, body) = &reqs[1];
+    assert_eq!(h["idempotency-key"], "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e");
+    assert_eq!(h["forze_event_id"], "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e");
+    assert_eq!(h["forze_hlc"], "001764583200000.00003");
+    assert_eq!(h["content-type"], "application/json");
+    assert_eq!(
+        h["x-outboxctl-signature"],
+        outboxctl::relay::destination::http::signature(b"s3cret", body.as_bytes())
+    );
+    let v: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(v["type"], "order.placed");
+    assert_eq!(v["key"], "order-42");
+    assert_eq!(
+        v["payload"],
+        payload_value(r#"{"order_id":42,"total":"19.90"}"#)
+    );
+
+    // a 422 parks the row at once, with the status and an excerpt of the body
+    stage(&mut conn, &t, "orders", 1, None).await;
+    let server = hook(vec![422]).await;
+    let cfg = config(
+        "broker_http_422",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: {}\n",
+            server.addr
+        ),
+    );
+    let out = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        &cfg,
+    ]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let (status, attempts, err): (String, i32, String) =
+        sqlx::query_as(&format!("SELECT status, attempts, last_error FROM {t} WHERE event_type <> 'order.placed' OR status <> 'published'")).fetch_one(&mut conn).await.unwrap();
+    assert_eq!(
+        (status.as_str(), attempts, err.as_str()),
+        ("failed", 0, "HTTP 422: the service said no")
+    );
+}
+
+#[test]
+fn options_that_do_not_apply_are_refused_by_name() {
+    let cfg = config(
+        "broker_bad_option",
+        "relay:\n  routes:\n    orders:\n      to: redis://127.0.0.1:6379\n      exchange: x\n",
+    );
+    let out = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &pg_url(),
+        "--config",
+        &cfg,
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("relay.routes.orders.exchange does not apply to a redis destination"),
+        "{out:?}"
+    );
+}
