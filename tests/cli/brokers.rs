@@ -541,16 +541,18 @@ async fn nats_away_retries_then_delivers_and_create_stream_works() {
 }
 
 /// A tiny HTTP/1.1 server: records requests, answers with scripted statuses (then 200).
+type Requests = Arc<Mutex<Vec<(HashMap<String, String>, String)>>>;
+
 struct Hook {
     addr: String,
-    requests: Arc<Mutex<Vec<(HashMap<String, String>, String)>>>,
+    requests: Requests,
 }
 
 async fn hook(script: Vec<u16>) -> Hook {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = format!("http://{}/hook", listener.local_addr().unwrap());
-    let requests: Arc<Mutex<Vec<(HashMap<String, String>, String)>>> = Arc::default();
+    let requests: Requests = Arc::default();
     let script = Arc::new(Mutex::new(std::collections::VecDeque::from(script)));
     let (reqs, script2) = (requests.clone(), script.clone());
     tokio::spawn(async move {

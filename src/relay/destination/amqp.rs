@@ -30,10 +30,13 @@ pub struct AmqpOptions {
     pub dead_letter_exchange: Option<String>,
 }
 
+/// The open connection and its confirm-mode channel, reopened after a failure.
+type Slot = Arc<Mutex<Option<(Arc<Connection>, Channel)>>>;
+
 pub struct Amqp {
     url: String,
     opts: AmqpOptions,
-    slot: Arc<Mutex<Option<(Arc<Connection>, Channel)>>>,
+    slot: Slot,
 }
 
 async fn open(url: &str) -> Result<(Arc<Connection>, Channel), lapin::Error> {
