@@ -88,12 +88,12 @@ pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<u8> {
         return Err(Error::Runtime("the outbox is tenant-aware: pass --tenant".into()).into());
     }
     let payload = read_payload(&args.payload)?;
-    let targets = inspect::pg_targets(ctx, args.tenant)?;
+    let targets = inspect::targets(ctx, args.tenant)?;
     let target = targets
         .first()
         .ok_or_else(|| Error::Runtime("no outbox to stage into".into()))?;
-    let mut conn = inspect::connect(ctx).await?;
-    let mut ops = inspect::open(ctx, &mut conn, target).await?;
+    let mut conn = inspect::connect_any(ctx).await?;
+    let mut ops = inspect::open_any(ctx, &mut conn, target).await?;
     let now = chrono::Utc::now();
     let mut staged: Vec<Staged> = Vec::new();
     let bar = ctx

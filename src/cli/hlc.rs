@@ -18,12 +18,12 @@ pub enum HlcCommand {
 }
 
 pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
-    let targets = inspect::pg_targets(ctx, None)?;
-    let mut conn = inspect::connect(ctx).await?;
+    let targets = inspect::targets(ctx, None)?;
+    let mut conn = inspect::connect_any(ctx).await?;
     let target = targets
         .first()
         .ok_or_else(|| Error::Runtime("no outbox configured".into()))?;
-    let mut ops = inspect::open(ctx, &mut conn, target).await?;
+    let mut ops = inspect::open_any(ctx, &mut conn, target).await?;
     let rows = ops.checkpoints().await?.ok_or_else(|| {
         Error::Runtime("no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)".into())
     })?;

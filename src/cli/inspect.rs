@@ -168,15 +168,15 @@ pub fn filter_for(
 }
 
 pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
-    let targets = pg_targets(ctx, args.tenant)?;
-    let mut conn = connect(ctx).await?;
+    let targets = targets(ctx, args.tenant)?;
+    let mut conn = connect_any(ctx).await?;
     let now = chrono::Utc::now();
     let command = args.command.take().unwrap_or(InspectCommand::Summary);
     match command {
         InspectCommand::Summary => {
             let mut all = Vec::new();
             for t in &targets {
-                let mut ops = open(ctx, &mut conn, t).await?;
+                let mut ops = open_any(ctx, &mut conn, t).await?;
                 let routes = match &args.route {
                     Some(r) => vec![r.clone()],
                     None => ops.routes().await?,
@@ -212,7 +212,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
         InspectCommand::Event { event_id } => {
             let mut found = Vec::new();
             for t in &targets {
-                let mut ops = open(ctx, &mut conn, t).await?;
+                let mut ops = open_any(ctx, &mut conn, t).await?;
                 found.push(ops.find_event(event_id).await?);
             }
             print_event(ctx, event_id, &found);
@@ -223,8 +223,8 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
 
 async fn list(
     ctx: &Ctx,
-    conn: &mut sqlx::PgConnection,
-    targets: &[PgTarget],
+    conn: &mut Conn,
+    targets: &[OpsTarget],
     args: &InspectArgs,
     status: ListStatus,
     l: &ListArgs,
@@ -232,7 +232,7 @@ async fn list(
 ) -> Result<Vec<RowView>, Error> {
     let mut rows = Vec::new();
     for t in targets {
-        let mut ops = open(ctx, conn, t).await?;
+        let mut ops = open_any(ctx, conn, t).await?;
         let tenant = if ctx.config.outbox.tenant_aware {
             t.tenant.or(args.tenant)
         } else {
@@ -453,4 +453,152 @@ fn print_event(ctx: &Ctx, event_id: Uuid, found: &[EventLocation]) {
         lines.push("its outbox row is gone: each log record proves a committed delivery".into());
     }
     ctx.out.data(&lines.join("\n"));
+}
+
+/// A connection to whichever backend the configuration names.
+pub enum Conn {
+    Pg(sqlx::PgConnection),
+    Mongo(mongodb::Client),
+}
+
+/// One outbox to operate on: a PostgreSQL table (per tenant), or the MongoDB collection.
+pub struct OpsTarget {
+    pub tenant: Option<Uuid>,
+    pub pg: Option<PgTarget>,
+}
+
+pub fn targets(ctx: &Ctx, only_tenant: Option<Uuid>) -> Result<Vec<OpsTarget>, Error> {
+    match &ctx.config.outbox.target {
+        Target::Postgres { .. } => Ok(pg_targets(ctx, only_tenant)?
+            .into_iter()
+            .map(|t| OpsTarget {
+                tenant: t.tenant,
+                pg: Some(t),
+            })
+            .collect()),
+        Target::Mongo { .. } => {
+            let tenants: Vec<Option<Uuid>> = match only_tenant {
+                Some(t) => vec![Some(t)],
+                None if ctx.config.outbox.tenant_aware && !ctx.config.outbox.tenants.is_empty() => {
+                    ctx.config
+                        .outbox
+                        .tenants
+                        .iter()
+                        .copied()
+                        .map(Some)
+                        .collect()
+                }
+                None => vec![None],
+            };
+            Ok(tenants
+                .into_iter()
+                .map(|tenant| OpsTarget { tenant, pg: None })
+                .collect())
+        }
+    }
+}
+
+pub async fn connect_any(ctx: &Ctx) -> Result<Conn, Error> {
+    let url = ctx.config.require_url()?;
+    Ok(match &ctx.config.outbox.target {
+        Target::Postgres { .. } => {
+            Conn::Pg(db::connect_pg(url, ctx.global.connect_timeout.0).await?)
+        }
+        Target::Mongo { .. } => {
+            Conn::Mongo(db::connect_mongo(url, ctx.global.connect_timeout.0).await?)
+        }
+    })
+}
+
+/// The operator's primitives on either backend.
+pub enum AnyOps<'c> {
+    Pg(PgOps<'c>),
+    Mongo(crate::store::mongo_ops::MongoOps),
+}
+
+pub async fn open_any<'c>(
+    ctx: &Ctx,
+    conn: &'c mut Conn,
+    t: &OpsTarget,
+) -> Result<AnyOps<'c>, Error> {
+    match (conn, &t.pg, &ctx.config.outbox.target) {
+        (Conn::Pg(c), Some(pg), _) => Ok(AnyOps::Pg(open(ctx, c, pg).await?)),
+        (
+            Conn::Mongo(client),
+            None,
+            Target::Mongo {
+                collection,
+                hlc_checkpoint,
+            },
+        ) => {
+            let opts = crate::store::mongo::MongoStoreOptions {
+                collection: collection.clone(),
+                hlc_ordering: ctx.config.outbox.hlc_ordering,
+                propagate_trace: ctx.config.outbox.propagate_trace,
+                tenant_aware: ctx.config.outbox.tenant_aware,
+                key_order: ctx.config.relay.key_order,
+            };
+            let mut ops = crate::store::mongo_ops::MongoOps::new(
+                client.clone(),
+                opts,
+                hlc_checkpoint.clone(),
+            );
+            ops.reclaim_stale_after = ctx.config.relay.reclaim_stale_after;
+            Ok(AnyOps::Mongo(ops))
+        }
+        _ => Err(Error::Runtime(
+            "the connection does not match the configured backend".into(),
+        )),
+    }
+}
+
+macro_rules! delegate {
+    ($self:ident, $ops:ident => $call:expr) => {
+        match $self {
+            AnyOps::Pg($ops) => $call,
+            AnyOps::Mongo($ops) => $call,
+        }
+    };
+}
+
+impl OpsStore for AnyOps<'_> {
+    async fn routes(&mut self) -> Result<Vec<String>, Error> {
+        delegate!(self, o => o.routes().await)
+    }
+    async fn summary(
+        &mut self,
+        route: &str,
+        tenant: Option<Uuid>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<RouteSummary, Error> {
+        delegate!(self, o => o.summary(route, tenant, now).await)
+    }
+    async fn list(
+        &mut self,
+        filter: &RowFilter,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<RowView>, Error> {
+        delegate!(self, o => o.list(filter, now).await)
+    }
+    async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
+        delegate!(self, o => o.find_event(event_id).await)
+    }
+    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        delegate!(self, o => o.requeue(ids).await)
+    }
+    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        delegate!(self, o => o.discard(ids).await)
+    }
+    async fn stage(
+        &mut self,
+        events: &[crate::store::ops::NewEvent],
+        node_key: &str,
+    ) -> Result<Vec<crate::store::ops::Staged>, Error> {
+        delegate!(self, o => o.stage(events, node_key).await)
+    }
+    async fn checkpoints(
+        &mut self,
+    ) -> Result<Option<Vec<crate::store::ops::CheckpointRow>>, Error> {
+        delegate!(self, o => o.checkpoints().await)
+    }
 }

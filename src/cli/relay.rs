@@ -12,8 +12,9 @@ use crate::config::{RouteFile, Target};
 use crate::exit_code;
 use crate::relay::destination::{self, DestinationUrl, Sink};
 use crate::relay::{Relay, RelaySettings, RouteStats, Shutdown};
-use crate::store::PassTarget;
+use crate::store::mongo::{MongoStore, MongoStoreOptions};
 use crate::store::postgres::{PgStore, PgStoreOptions};
+use crate::store::{PassTarget, RelayStore};
 
 #[derive(Debug, Args)]
 #[group(id = "mode", required = true, multiple = false)]
@@ -72,17 +73,6 @@ pub fn route_destinations(ctx: &Ctx, args: &RelayArgs) -> Result<Vec<(String, Ro
 pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     let config = &ctx.config;
     let url = config.require_url().map_err(Error::from)?;
-    let Target::Postgres {
-        relation,
-        delivery_log,
-        ..
-    } = &config.outbox.target
-    else {
-        return Err(Error::Runtime(
-            "the relay on MongoDB is not available yet; it serves PostgreSQL".into(),
-        )
-        .into());
-    };
     let routes = route_destinations(ctx, &args)?;
     let to_stdout = routes
         .iter()
@@ -128,24 +118,75 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             ));
         }
     }
-    let opts = PgStoreOptions {
-        relation: relation.clone(),
-        delivery_log: delivery_log.clone(),
-        storage: config.outbox.storage,
-        hlc_ordering: config.outbox.hlc_ordering,
-        propagate_trace: config.outbox.propagate_trace,
-        tenant_aware: config.outbox.tenant_aware,
-        key_order: config.relay.key_order,
-        pass_statement_timeout: config.relay.pass_statement_timeout,
-        pass_deadline: config.relay.pass_deadline,
-    };
-    let store = PgStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
-    let mut relay = Relay {
-        store,
-        routes: targets,
-        settings: RelaySettings::from_config(config),
-    };
+    let settings = RelaySettings::from_config(config);
+    match &config.outbox.target {
+        Target::Postgres {
+            relation,
+            delivery_log,
+            ..
+        } => {
+            let opts = PgStoreOptions {
+                relation: relation.clone(),
+                delivery_log: delivery_log.clone(),
+                storage: config.outbox.storage,
+                hlc_ordering: config.outbox.hlc_ordering,
+                propagate_trace: config.outbox.propagate_trace,
+                tenant_aware: config.outbox.tenant_aware,
+                key_order: config.relay.key_order,
+                pass_statement_timeout: config.relay.pass_statement_timeout,
+                pass_deadline: config.relay.pass_deadline,
+            };
+            let store = PgStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
+            drive(
+                ctx,
+                &args,
+                Relay {
+                    store,
+                    routes: targets,
+                    settings,
+                },
+                to_stdout,
+            )
+            .await
+        }
+        Target::Mongo { collection, .. } => {
+            if targets.iter().any(|(_, s)| matches!(s, Sink::Table(_))) {
+                return Err(Error::Runtime(
+                    "postgres-table destinations need the outbox on PostgreSQL".into(),
+                )
+                .into());
+            }
+            let opts = MongoStoreOptions {
+                collection: collection.clone(),
+                hlc_ordering: config.outbox.hlc_ordering,
+                propagate_trace: config.outbox.propagate_trace,
+                tenant_aware: config.outbox.tenant_aware,
+                key_order: config.relay.key_order,
+            };
+            let store = MongoStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
+            drive(
+                ctx,
+                &args,
+                Relay {
+                    store,
+                    routes: targets,
+                    settings,
+                },
+                to_stdout,
+            )
+            .await
+        }
+    }
+}
 
+/// Runs the relay, once or in a loop, whatever the store.
+async fn drive<S: RelayStore>(
+    ctx: &Ctx,
+    args: &RelayArgs,
+    mut relay: Relay<S>,
+    to_stdout: bool,
+) -> anyhow::Result<u8> {
+    let config = &ctx.config;
     if args.mode.once {
         let bar = ctx.out.progress(None, "relaying");
         let mut published = 0u64;

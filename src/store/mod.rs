@@ -3,6 +3,8 @@
 //! relay's algorithm exists once. `postgres` implements it with sqlx; MongoDB follows.
 
 pub mod log_partitions;
+pub mod mongo;
+pub mod mongo_ops;
 pub mod ops;
 pub mod pg_ops;
 pub mod postgres;

@@ -6,6 +6,7 @@ mod common;
 mod errors;
 mod migrate_mongo;
 mod migrate_pg;
+mod mongo_relay;
 mod ops_pg;
 mod partitions_pg;
 mod relay_pg;

@@ -1,0 +1,158 @@
+//! Pipelined publishing against the reference relay's one-at-a-time, on the real brokers.
+//!
+//!     cargo bench --bench brokers                       # N = 50,000 per broker and mode
+//!     OUTBOXCTL_BENCH_N=5000 cargo bench --bench brokers
+//!
+//! For each broker it stages N rows (COPY, retain storage, 500 ordering keys) and drains them
+//! with the relay twice: pipelined (outboxctl: different keys in flight at once within each
+//! chunk of 32, a key's messages in order) and one publish at a time, each acknowledged before
+//! the next (forze's way). Same relay, same statements; only the publishing differs.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::{Mode, base_url, options, settings, stage, url};
+use outboxctl::config::RouteFile;
+use outboxctl::relay::Relay;
+use outboxctl::relay::destination::{self, BuildContext, Sink};
+use outboxctl::store::PassTarget;
+use outboxctl::store::postgres::PgStore;
+use sqlx::{Connection, PgConnection};
+
+const SCHEMA: &str = "bench_brokers";
+
+async fn drain(sink: Sink, one_at_a_time: bool) -> (u64, Duration) {
+    let store = PgStore::connect(
+        &url(false),
+        Duration::from_secs(10),
+        options(SCHEMA, Mode::Retain),
+    )
+    .await
+    .unwrap();
+    let mut s = settings(Mode::Retain);
+    s.one_at_a_time = one_at_a_time;
+    let target = PassTarget {
+        route: "bench".into(),
+        tenant: None,
+    };
+    let mut relay = Relay {
+        store,
+        routes: vec![(target, sink)],
+        settings: s,
+    };
+    let started = Instant::now();
+    let stats = relay.drain_once(None, |_, _| {}).await;
+    assert_eq!(stats[0].failed_passes, 0, "{:?}", stats[0].last_error);
+    assert_eq!(stats[0].retried, 0, "{:?}", stats[0].last_error);
+    (stats[0].published, started.elapsed())
+}
+
+async fn sink(to: &str, channel: &str) -> Sink {
+    let dest = RouteFile {
+        to: to.into(),
+        channel: Some(channel.into()),
+        ..Default::default()
+    };
+    let ctx = BuildContext {
+        reclaim_stale_after: Some(Duration::from_secs(300)),
+        ack_timeout: Duration::from_secs(10),
+    };
+    destination::build("bench", &dest, &Arc::new(Mutex::new(())), ctx)
+        .await
+        .expect("destination")
+        .0
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let n: usize = std::env::var("OUTBOXCTL_BENCH_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50_000);
+    let mut conn = PgConnection::connect(&base_url())
+        .await
+        .expect("PostgreSQL (run scripts/services.sh)");
+
+    // NATS JetStream: a stream for the subject, deleted afterwards
+    let js = async_nats::jetstream::new(
+        async_nats::connect("nats://127.0.0.1:4222")
+            .await
+            .expect("NATS on 4222"),
+    );
+    let _ = js.delete_stream("bench_outbox").await;
+    js.create_stream(async_nats::jetstream::stream::Config {
+        name: "bench_outbox".into(),
+        subjects: vec!["bench.orders".into()],
+        duplicate_window: Duration::from_secs(300),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    // RabbitMQ: a durable queue, deleted afterwards
+    let amqp = lapin::Connection::connect(
+        "amqp://guest:guest@127.0.0.1:5672/%2f",
+        lapin::ConnectionProperties::default(),
+    )
+    .await
+    .expect("RabbitMQ on 5672");
+    let ch = amqp.create_channel().await.unwrap();
+    let durable = lapin::options::QueueDeclareOptions {
+        durable: true,
+        ..Default::default()
+    };
+    ch.queue_declare("bench.orders", durable, Default::default())
+        .await
+        .unwrap();
+
+    println!(
+        "N = {n} per run; one pipelined and one one-at-a-time drain per broker (retain storage, 500 keys)"
+    );
+    println!(
+        "{:<16} {:>16} {:>18} {:>8}",
+        "broker", "pipelined ev/s", "one-at-a-time ev/s", "ratio"
+    );
+    let brokers = [
+        ("nats", "nats://127.0.0.1:4222", "bench.orders"),
+        (
+            "rabbitmq",
+            "amqp://guest:guest@127.0.0.1:5672/%2f",
+            "bench.orders",
+        ),
+        ("redis stream", "redis://127.0.0.1:6379", "bench:orders"),
+    ];
+    for (name, to, channel) in brokers {
+        let mut rates = [0.0f64; 2];
+        for (i, one) in [false, true].into_iter().enumerate() {
+            stage(&mut conn, SCHEMA, Mode::Retain, n).await;
+            let (published, d) = drain(sink(to, channel).await, one).await;
+            assert_eq!(published as usize, n);
+            rates[i] = published as f64 / d.as_secs_f64();
+        }
+        println!(
+            "{:<16} {:>16.0} {:>18.0} {:>8.1}",
+            name,
+            rates[0],
+            rates[1],
+            rates[0] / rates[1]
+        );
+    }
+    let _ = js.delete_stream("bench_outbox").await;
+    let _ = ch.queue_delete("bench.orders", Default::default()).await;
+    let mut r = redis::Client::open("redis://127.0.0.1:6379")
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let _: () = redis::cmd("DEL")
+        .arg("bench:orders")
+        .query_async(&mut r)
+        .await
+        .unwrap();
+    sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {SCHEMA} CASCADE"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    println!("target: pipelined >= 5x one-at-a-time on NATS JetStream and RabbitMQ with confirms");
+}

@@ -1,0 +1,433 @@
+//! The MongoDB store (retain storage only), as `semantics.md` describes forze's, except that
+//! marks go by the `_id`s read at the claim (forze marks by `{id: {$in: …}}`, which no
+//! recommended index covers). Documents carry the row id as the string field `id`, UUIDs as
+//! strings, timestamps as BSON dates, `hlc` as a 64-bit integer; `traceparent` is stored and
+//! read when trace propagation is on (forze ignores it on MongoDB).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures_util::TryStreamExt;
+use mongodb::bson::{Bson, Document, doc};
+use mongodb::options::FindOptions;
+use mongodb::{Collection, Database};
+use uuid::Uuid;
+
+use super::{Claimed, PassTarget, RelayStore, StoreError};
+use crate::config::KeyOrder;
+use crate::model::{Message, OutboxRow};
+use crate::target::{CollectionName, QualifiedName};
+
+#[derive(Debug, Clone)]
+pub struct MongoStoreOptions {
+    pub collection: CollectionName,
+    pub hlc_ordering: bool,
+    pub propagate_trace: bool,
+    pub tenant_aware: bool,
+    pub key_order: KeyOrder,
+}
+
+pub struct MongoStore {
+    db: Database,
+    coll: Collection<Document>,
+    opts: MongoStoreOptions,
+    /// Row id → `_id`, for the rows of the current claim.
+    ids: HashMap<Uuid, Bson>,
+}
+
+fn err(context: &'static str, e: mongodb::error::Error) -> StoreError {
+    let connection_lost = crate::db::mongo_exit_code(&e) == crate::exit_code::CONNECT;
+    StoreError {
+        context,
+        message: crate::db::first_line(&e.to_string()),
+        connection_lost,
+    }
+}
+
+fn bad(context: &'static str, message: String) -> StoreError {
+    StoreError {
+        context,
+        message,
+        connection_lost: false,
+    }
+}
+
+pub fn bson_date(t: DateTime<Utc>) -> Bson {
+    Bson::DateTime(mongodb::bson::DateTime::from_millis(t.timestamp_millis()))
+}
+
+/// The sort of a claim: `created_at, id`, or with HLC `hlc, created_at, id` (missing `hlc`
+/// sorts first on MongoDB, the inverse of PostgreSQL's NULLS LAST).
+pub fn claim_sort(hlc: bool) -> Document {
+    if hlc {
+        doc! { "hlc": 1, "created_at": 1, "id": 1 }
+    } else {
+        doc! { "created_at": 1, "id": 1 }
+    }
+}
+
+fn uuid_field(d: &Document, key: &str) -> Result<Option<Uuid>, String> {
+    match d.get(key) {
+        None | Some(Bson::Null) => Ok(None),
+        Some(Bson::String(s)) => Uuid::parse_str(s)
+            .map(Some)
+            .map_err(|e| format!("{key} {s:?} is not a UUID: {e}")),
+        Some(Bson::Binary(b)) => Uuid::from_slice(&b.bytes)
+            .map(Some)
+            .map_err(|e| format!("{key}: {e}")),
+        Some(other) => Err(format!("{key} is {other:?}, not a UUID string")),
+    }
+}
+
+fn date_field(d: &Document, key: &str) -> Result<Option<DateTime<Utc>>, String> {
+    match d.get(key) {
+        None | Some(Bson::Null) => Ok(None),
+        Some(Bson::DateTime(t)) => Ok(DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis())),
+        Some(other) => Err(format!("{key} is {other:?}, not a date")),
+    }
+}
+
+fn str_field(d: &Document, key: &str) -> Option<String> {
+    d.get_str(key).ok().map(str::to_owned)
+}
+
+/// The payload sub-document as JSON text, key order kept.
+pub fn payload_json(d: &Document) -> String {
+    match d.get("payload") {
+        Some(b) => b.clone().into_relaxed_extjson().to_string(),
+        None => "null".into(),
+    }
+}
+
+pub fn decode(d: &Document, opts: &MongoStoreOptions) -> Result<OutboxRow, String> {
+    let req = |r: Option<Uuid>, k: &str| r.ok_or_else(|| format!("{k} is missing"));
+    Ok(OutboxRow {
+        id: req(uuid_field(d, "id")?, "id")?,
+        route: str_field(d, "outbox_route").ok_or("outbox_route is missing")?,
+        event_id: req(uuid_field(d, "event_id")?, "event_id")?,
+        event_type: str_field(d, "event_type").ok_or("event_type is missing")?,
+        tenant_id: uuid_field(d, "tenant_id")?,
+        execution_id: uuid_field(d, "execution_id")?,
+        correlation_id: uuid_field(d, "correlation_id")?,
+        causation_id: uuid_field(d, "causation_id")?,
+        occurred_at: date_field(d, "occurred_at")?.ok_or("occurred_at is missing")?,
+        payload: payload_json(d),
+        attempts: match d.get("attempts") {
+            Some(Bson::Int32(i)) => *i,
+            Some(Bson::Int64(i)) => *i as i32,
+            Some(Bson::Double(f)) => *f as i32,
+            _ => 0,
+        },
+        ordering_key: str_field(d, "ordering_key"),
+        created_at: date_field(d, "created_at")?.ok_or("created_at is missing")?,
+        hlc: if opts.hlc_ordering {
+            match d.get("hlc") {
+                Some(Bson::Int64(i)) => Some(*i),
+                Some(Bson::Int32(i)) => Some(i64::from(*i)),
+                _ => None,
+            }
+        } else {
+            None
+        },
+        traceparent: if opts.propagate_trace {
+            str_field(d, "traceparent")
+        } else {
+            None
+        },
+    })
+}
+
+impl MongoStore {
+    pub async fn connect(
+        url: &crate::dburl::DatabaseUrl,
+        timeout: Duration,
+        opts: MongoStoreOptions,
+    ) -> Result<Self, crate::Error> {
+        let client = crate::db::connect_mongo(url, timeout).await?;
+        Ok(Self::new(&client, opts))
+    }
+
+    pub fn new(client: &mongodb::Client, opts: MongoStoreOptions) -> Self {
+        let db = client.database(&opts.collection.db);
+        let coll = db.collection::<Document>(&opts.collection.collection);
+        Self {
+            db,
+            coll,
+            opts,
+            ids: HashMap::new(),
+        }
+    }
+
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    fn route_filter(&self, target: &PassTarget) -> Document {
+        let mut f = doc! { "outbox_route": &target.route };
+        if self.opts.tenant_aware {
+            f.insert(
+                "tenant_id",
+                target
+                    .tenant
+                    .map_or(Bson::Null, |t| Bson::String(t.to_string())),
+            );
+        }
+        f
+    }
+
+    fn object_ids(&self, ids: &[Uuid]) -> Vec<Bson> {
+        ids.iter()
+            .filter_map(|id| self.ids.get(id).cloned())
+            .collect()
+    }
+
+    /// Strict key order: a claimed row whose key has an earlier row that is not ours (pending
+    /// outside this claim, processing under another claim, or failed) is handed back.
+    async fn hold_back(
+        &mut self,
+        target: &PassTarget,
+        rows: Vec<OutboxRow>,
+        token: &str,
+    ) -> Result<Vec<OutboxRow>, StoreError> {
+        let mut keep = Vec::with_capacity(rows.len());
+        let mut blocked_keys: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut release = Vec::new();
+        for row in rows {
+            let Some(key) = row.ordering_key.clone().filter(|k| !k.is_empty()) else {
+                keep.push(row);
+                continue;
+            };
+            // Once a key is blocked, its later rows are too. A row that passes says nothing
+            // about the next row of its key: another relay may hold the rows in between.
+            let blocked = if blocked_keys.contains(&key) {
+                true
+            } else {
+                let mut f = self.route_filter(target);
+                f.insert("ordering_key", &key);
+                f.insert("$and", vec![
+                    Bson::Document(doc! { "$or": [
+                        { "created_at": { "$lt": bson_date(row.created_at) } },
+                        { "created_at": bson_date(row.created_at), "id": { "$lt": row.id.to_string() } },
+                    ] }),
+                    Bson::Document(doc! { "$or": [
+                        { "status": "failed" },
+                        { "status": "pending" },
+                        { "status": "processing", "claim_token": { "$ne": token } },
+                    ] }),
+                ]);
+                let b = self
+                    .coll
+                    .count_documents(f)
+                    .limit(1)
+                    .await
+                    .map_err(|e| err("checking key order", e))?
+                    > 0;
+                if b {
+                    blocked_keys.insert(key.clone());
+                }
+                b
+            };
+            if blocked {
+                release.push(row.id);
+            } else {
+                keep.push(row);
+            }
+        }
+        if !release.is_empty() {
+            self.release(target, &release).await?;
+        }
+        Ok(keep)
+    }
+}
+
+impl RelayStore for MongoStore {
+    async fn begin_pass(&mut self, _target: &PassTarget) -> Result<(), StoreError> {
+        self.ids.clear();
+        Ok(())
+    }
+
+    async fn reclaim(
+        &mut self,
+        target: &PassTarget,
+        older_than: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let mut f = self.route_filter(target);
+        f.insert("status", "processing");
+        f.insert(
+            "processing_at",
+            doc! { "$ne": Bson::Null, "$lt": bson_date(older_than) },
+        );
+        let r = self
+            .coll
+            .update_many(
+                f,
+                doc! { "$set": { "status": "pending", "processing_at": Bson::Null } },
+            )
+            .await
+            .map_err(|e| err("reclaiming stale rows", e))?;
+        Ok(r.modified_count)
+    }
+
+    async fn claim(
+        &mut self,
+        target: &PassTarget,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<Claimed, StoreError> {
+        let mut f = self.route_filter(target);
+        f.insert("status", "pending");
+        f.insert(
+            "$or",
+            vec![
+                Bson::Document(doc! { "available_at": Bson::Null }),
+                Bson::Document(doc! { "available_at": { "$lte": bson_date(now) } }),
+            ],
+        );
+        let find = FindOptions::builder()
+            .sort(claim_sort(self.opts.hlc_ordering))
+            .limit(i64::from(limit))
+            .projection(doc! { "_id": 1 })
+            .build();
+        let candidates: Vec<Document> = self
+            .coll
+            .find(f)
+            .with_options(find)
+            .await
+            .map_err(|e| err("claiming", e))?
+            .try_collect()
+            .await
+            .map_err(|e| err("claiming", e))?;
+        let ids: Vec<Bson> = candidates
+            .iter()
+            .filter_map(|d| d.get("_id").cloned())
+            .collect();
+        if ids.is_empty() {
+            return Ok(Claimed::default());
+        }
+        let token = Uuid::now_v7().to_string();
+        self.coll
+            .update_many(
+                doc! { "_id": { "$in": &ids }, "status": "pending" },
+                doc! { "$set": { "status": "processing", "processing_at": bson_date(now), "claim_token": &token } },
+            )
+            .await
+            .map_err(|e| err("claiming", e))?;
+        let read = FindOptions::builder()
+            .sort(claim_sort(self.opts.hlc_ordering))
+            .build();
+        let docs: Vec<Document> = self
+            .coll
+            .find(doc! { "claim_token": &token })
+            .with_options(read)
+            .await
+            .map_err(|e| err("reading the claim", e))?
+            .try_collect()
+            .await
+            .map_err(|e| err("reading the claim", e))?;
+        let mut rows = Vec::with_capacity(docs.len());
+        for d in &docs {
+            let row = decode(d, &self.opts).map_err(|m| bad("reading a claimed document", m))?;
+            if let Some(oid) = d.get("_id") {
+                self.ids.insert(row.id, oid.clone());
+            }
+            rows.push(row);
+        }
+        if self.opts.key_order == KeyOrder::Strict {
+            rows = self.hold_back(target, rows, &token).await?;
+        }
+        Ok(Claimed {
+            rows,
+            candidates: ids.len(),
+        })
+    }
+
+    async fn mark_published(
+        &mut self,
+        _target: &PassTarget,
+        ids: &[Uuid],
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let r = self
+            .coll
+            .update_many(
+                doc! { "_id": { "$in": self.object_ids(ids) }, "status": "processing" },
+                doc! { "$set": { "status": "published", "published_at": bson_date(at), "last_error": Bson::Null } },
+            )
+            .await
+            .map_err(|e| err("marking published", e))?;
+        Ok(r.modified_count)
+    }
+
+    async fn mark_retry(
+        &mut self,
+        _target: &PassTarget,
+        ids: &[Uuid],
+        attempts: i32,
+        available_at: DateTime<Utc>,
+        error: &str,
+    ) -> Result<u64, StoreError> {
+        let r = self
+            .coll
+            .update_many(
+                doc! { "_id": { "$in": self.object_ids(ids) }, "status": "processing" },
+                doc! { "$set": { "status": "pending", "processing_at": Bson::Null, "attempts": attempts, "available_at": bson_date(available_at), "last_error": error } },
+            )
+            .await
+            .map_err(|e| err("scheduling retries", e))?;
+        Ok(r.modified_count)
+    }
+
+    async fn mark_failed(
+        &mut self,
+        _target: &PassTarget,
+        ids: &[Uuid],
+        error: &str,
+    ) -> Result<u64, StoreError> {
+        let r = self
+            .coll
+            .update_many(
+                doc! { "_id": { "$in": self.object_ids(ids) }, "status": "processing" },
+                doc! { "$set": { "status": "failed", "last_error": error } },
+            )
+            .await
+            .map_err(|e| err("marking failed", e))?;
+        Ok(r.modified_count)
+    }
+
+    async fn release(&mut self, _target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let r = self
+            .coll
+            .update_many(
+                doc! { "_id": { "$in": self.object_ids(ids) }, "status": "processing" },
+                doc! { "$set": { "status": "pending", "processing_at": Bson::Null } },
+            )
+            .await
+            .map_err(|e| err("releasing rows", e))?;
+        Ok(r.modified_count)
+    }
+
+    async fn insert_sink(
+        &mut self,
+        table: &QualifiedName,
+        _messages: &[&Message],
+        _at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        Err(bad(
+            "postgres-table destination",
+            format!(
+                "{} is a PostgreSQL table; the outbox is on MongoDB",
+                table.plain()
+            ),
+        ))
+    }
+
+    async fn commit_pass(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn rollback_pass(&mut self) {}
+}

@@ -1,0 +1,580 @@
+//! [`OpsStore`] on MongoDB, through the recommended indexes: routes by `distinct` on
+//! `outbox_route`, counts and lists by `{outbox_route, status, …}`, events by
+//! `{outbox_route, event_id}`, row ids by the unique `id` index `migrate` adds. Staging
+//! writes documents as forze does; with HLC ordering and a checkpoint, the rows and a `$max`
+//! upsert of the mark commit in one transaction (retried on a write conflict).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use futures_util::TryStreamExt;
+use mongodb::bson::{Bson, Document, doc};
+use mongodb::options::FindOptions;
+use mongodb::{Client, Collection};
+use uuid::Uuid;
+
+use super::mongo::{MongoStoreOptions, bson_date, decode};
+use super::ops::{
+    CheckpointRow, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView, Staged,
+};
+use crate::Error;
+use crate::hlc::{Hlc, HlcTimestamp};
+use crate::target::CollectionName;
+
+/// Duplicate key (a staged event id already in the outbox).
+const DUPLICATE_KEY: i32 = 11000;
+
+fn db(what: &str, e: mongodb::error::Error) -> Error {
+    Error::Runtime(format!("{what}: {}", crate::db::first_line(&e.to_string())))
+}
+
+pub struct MongoOps {
+    pub client: Client,
+    pub coll: Collection<Document>,
+    pub opts: MongoStoreOptions,
+    pub checkpoint: Option<CollectionName>,
+    pub reclaim_stale_after: Option<std::time::Duration>,
+}
+
+impl MongoOps {
+    pub fn new(
+        client: Client,
+        opts: MongoStoreOptions,
+        checkpoint: Option<CollectionName>,
+    ) -> Self {
+        let coll = client
+            .database(&opts.collection.db)
+            .collection(&opts.collection.collection);
+        Self {
+            client,
+            coll,
+            opts,
+            checkpoint,
+            reclaim_stale_after: None,
+        }
+    }
+
+    fn tenant(&self, f: &mut Document, tenant: Option<Uuid>) {
+        if let Some(t) = tenant {
+            f.insert("tenant_id", t.to_string());
+        }
+    }
+
+    fn view(&self, d: &Document) -> Result<RowView, Error> {
+        let row = decode(d, &self.opts)
+            .map_err(|e| Error::Runtime(format!("a document in {}: {e}", self.opts.collection)))?;
+        Ok(RowView {
+            id: row.id,
+            event_id: row.event_id,
+            route: row.route,
+            event_type: row.event_type,
+            tenant_id: row.tenant_id,
+            ordering_key: row.ordering_key,
+            status: d.get_str("status").unwrap_or_default().to_owned(),
+            attempts: row.attempts,
+            available_at: d
+                .get_datetime("available_at")
+                .ok()
+                .and_then(|t| DateTime::from_timestamp_millis(t.timestamp_millis())),
+            created_at: row.created_at,
+            last_error: d.get_str("last_error").ok().map(str::to_owned),
+        })
+    }
+
+    async fn count(&self, f: Document) -> Result<i64, Error> {
+        self.coll
+            .count_documents(f)
+            .await
+            .map(|n| n as i64)
+            .map_err(|e| db("counting", e))
+    }
+
+    async fn first_date(&self, f: Document, field: &str) -> Result<Option<DateTime<Utc>>, Error> {
+        let opts = FindOptions::builder()
+            .sort(doc! { field: 1 })
+            .limit(1)
+            .projection(doc! { field: 1 })
+            .build();
+        let docs: Vec<Document> = self
+            .coll
+            .find(f)
+            .with_options(opts)
+            .await
+            .map_err(|e| db("reading", e))?
+            .try_collect()
+            .await
+            .map_err(|e| db("reading", e))?;
+        Ok(docs
+            .first()
+            .and_then(|d| d.get_datetime(field).ok())
+            .and_then(|t| DateTime::from_timestamp_millis(t.timestamp_millis())))
+    }
+
+    fn document(
+        &self,
+        e: &NewEvent,
+        now: DateTime<Utc>,
+        hlc: Option<HlcTimestamp>,
+    ) -> Result<Document, Error> {
+        let payload: serde_json::Value = serde_json::from_str(&e.payload)
+            .map_err(|x| Error::Runtime(format!("payload: {x}")))?;
+        let payload = json_to_bson(&payload)?;
+        let opt = |u: Option<Uuid>| u.map_or(Bson::Null, |u| Bson::String(u.to_string()));
+        let mut d = doc! {
+            "id": e.id.to_string(),
+            "outbox_route": &e.route,
+            "event_id": e.event_id.to_string(),
+            "event_type": &e.event_type,
+            "tenant_id": opt(e.tenant_id),
+            "execution_id": opt(e.execution_id),
+            "correlation_id": opt(e.correlation_id),
+            "causation_id": opt(e.causation_id),
+            "occurred_at": bson_date(e.occurred_at),
+            "payload": payload,
+            "status": "pending",
+            "created_at": bson_date(now),
+            "published_at": Bson::Null,
+            "processing_at": Bson::Null,
+            "last_error": Bson::Null,
+            "attempts": 0,
+            "available_at": Bson::Null,
+            "ordering_key": e.ordering_key.clone().map_or(Bson::Null, Bson::String),
+        };
+        if let Some(h) = hlc {
+            d.insert("hlc", h.pack());
+        }
+        if self.opts.propagate_trace {
+            d.insert(
+                "traceparent",
+                e.traceparent.clone().map_or(Bson::Null, Bson::String),
+            );
+        }
+        Ok(d)
+    }
+
+    /// The largest mark over every node key.
+    pub async fn load_mark(
+        &self,
+        session: Option<&mut mongodb::ClientSession>,
+    ) -> Result<Option<HlcTimestamp>, mongodb::error::Error> {
+        let Some(cp) = &self.checkpoint else {
+            return Ok(None);
+        };
+        let coll = self
+            .client
+            .database(&cp.db)
+            .collection::<Document>(&cp.collection);
+        let opts = mongodb::options::FindOneOptions::builder()
+            .sort(doc! { "hlc": -1 })
+            .build();
+        let found = match session {
+            Some(s) => coll.find_one(doc! {}).with_options(opts).session(s).await?,
+            None => coll.find_one(doc! {}).with_options(opts).await?,
+        };
+        Ok(found
+            .and_then(|d| d.get_i64("hlc").ok())
+            .and_then(|h| HlcTimestamp::unpack(h).ok()))
+    }
+}
+
+/// JSON to BSON, refusing numbers BSON cannot hold exactly (send those as strings).
+pub fn json_to_bson(v: &serde_json::Value) -> Result<Bson, Error> {
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => Bson::Null,
+        Value::Bool(b) => Bson::Boolean(*b),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Bson::Int64(i)
+            } else if let Some(f) = n.as_f64().filter(|f| {
+                f.is_finite()
+                    && serde_json::Number::from_f64(*f)
+                        .is_some_and(|x| x.to_string() == n.to_string())
+            }) {
+                Bson::Double(f)
+            } else {
+                return Err(Error::Runtime(format!(
+                    "payload number {n} cannot be stored exactly in MongoDB; send it as a string"
+                )));
+            }
+        }
+        Value::String(s) => Bson::String(s.clone()),
+        Value::Array(a) => Bson::Array(a.iter().map(json_to_bson).collect::<Result<_, _>>()?),
+        Value::Object(o) => {
+            let mut d = Document::new();
+            for (k, v) in o {
+                d.insert(k.clone(), json_to_bson(v)?);
+            }
+            Bson::Document(d)
+        }
+    })
+}
+
+impl OpsStore for MongoOps {
+    async fn routes(&mut self) -> Result<Vec<String>, Error> {
+        let values = self
+            .coll
+            .distinct("outbox_route", doc! {})
+            .await
+            .map_err(|e| db("listing routes", e))?;
+        Ok(values
+            .into_iter()
+            .filter_map(|b| b.as_str().map(str::to_owned))
+            .collect())
+    }
+
+    async fn summary(
+        &mut self,
+        route: &str,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Result<RouteSummary, Error> {
+        let base = |status: &str| {
+            let mut f = doc! { "outbox_route": route, "status": status };
+            if let Some(t) = tenant {
+                f.insert("tenant_id", t.to_string());
+            }
+            f
+        };
+        let mut ripe = base("pending");
+        ripe.insert(
+            "$or",
+            vec![
+                Bson::Document(doc! { "available_at": Bson::Null }),
+                Bson::Document(doc! { "available_at": { "$lte": bson_date(now) } }),
+            ],
+        );
+        let mut scheduled = base("pending");
+        scheduled.insert("available_at", doc! { "$gt": bson_date(now) });
+        let stale = match self.reclaim_stale_after {
+            Some(d) => {
+                let mut f = base("processing");
+                f.insert("processing_at", doc! { "$lt": bson_date(now - chrono::Duration::from_std(d).unwrap_or_default()) });
+                Some(self.count(f).await?)
+            }
+            None => None,
+        };
+        let mut attempts = BTreeMap::new();
+        let mut f = doc! { "outbox_route": route, "status": { "$in": ["pending", "processing", "failed"] } };
+        self.tenant(&mut f, tenant);
+        let pipeline = vec![
+            doc! { "$match": f },
+            doc! { "$group": { "_id": "$attempts", "n": { "$sum": 1 } } },
+        ];
+        let groups: Vec<Document> = self
+            .coll
+            .aggregate(pipeline)
+            .await
+            .map_err(|e| db("attempts", e))?
+            .try_collect()
+            .await
+            .map_err(|e| db("attempts", e))?;
+        for g in groups {
+            let a = match g.get("_id") {
+                Some(Bson::Int32(i)) => *i,
+                Some(Bson::Int64(i)) => *i as i32,
+                _ => 0,
+            };
+            let n = match g.get("n") {
+                Some(Bson::Int32(i)) => i64::from(*i),
+                Some(Bson::Int64(i)) => *i,
+                _ => 0,
+            };
+            attempts.insert(a, n);
+        }
+        Ok(RouteSummary {
+            route: route.to_owned(),
+            tenant,
+            pending_ripe: self.count(ripe).await?,
+            pending_scheduled: self.count(scheduled.clone()).await?,
+            processing: self.count(base("processing")).await?,
+            processing_stale: stale,
+            failed: self.count(base("failed")).await?,
+            oldest_pending: self.first_date(base("pending"), "created_at").await?,
+            next_retry: self.first_date(scheduled, "available_at").await?,
+            attempts,
+            delivered_last_hour: None,
+            delivered_last_day: None,
+        })
+    }
+
+    async fn list(&mut self, f: &RowFilter, now: DateTime<Utc>) -> Result<Vec<RowView>, Error> {
+        let routes = match &f.route {
+            Some(r) => vec![r.clone()],
+            None => self.routes().await?,
+        };
+        let mut q = doc! { "outbox_route": { "$in": routes }, "status": f.status.as_str() };
+        self.tenant(&mut q, f.tenant);
+        if let Some(t) = &f.event_type {
+            q.insert("event_type", t);
+        }
+        if let Some(d) = f.older_than {
+            q.insert(
+                "created_at",
+                doc! { "$lt": bson_date(now - chrono::Duration::from_std(d).unwrap_or_default()) },
+            );
+        }
+        if let Some(text) = &f.error_contains {
+            let escaped: String = text
+                .chars()
+                .flat_map(|c| {
+                    if c.is_alphanumeric() || c == ' ' {
+                        vec![c]
+                    } else {
+                        vec!['\\', c]
+                    }
+                })
+                .collect();
+            q.insert("last_error", doc! { "$regex": escaped });
+        }
+        if let Some(after) = f.after {
+            if let Some(a) = self
+                .coll
+                .find_one(doc! { "id": after.to_string() })
+                .await
+                .map_err(|e| db("paging", e))?
+            {
+                let created = a.get("created_at").cloned().unwrap_or(Bson::Null);
+                q.insert(
+                    "$or",
+                    vec![
+                        Bson::Document(doc! { "created_at": { "$gt": created.clone() } }),
+                        Bson::Document(
+                            doc! { "created_at": created, "id": { "$gt": after.to_string() } },
+                        ),
+                    ],
+                );
+            }
+        }
+        let opts = FindOptions::builder()
+            .sort(doc! { "created_at": 1, "id": 1 })
+            .limit(i64::from(f.limit))
+            .build();
+        let docs: Vec<Document> = self
+            .coll
+            .find(q)
+            .with_options(opts)
+            .await
+            .map_err(|e| db("listing", e))?
+            .try_collect()
+            .await
+            .map_err(|e| db("listing", e))?;
+        docs.iter().map(|d| self.view(d)).collect()
+    }
+
+    async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
+        let routes = self.routes().await?;
+        let docs: Vec<Document> = self
+            .coll
+            .find(doc! { "outbox_route": { "$in": routes }, "event_id": event_id.to_string() })
+            .await
+            .map_err(|e| db("finding the event", e))?
+            .try_collect()
+            .await
+            .map_err(|e| db("finding the event", e))?;
+        let rows = docs
+            .iter()
+            .map(|d| self.view(d))
+            .collect::<Result<_, _>>()?;
+        Ok(EventLocation {
+            event_id,
+            rows,
+            deliveries: None,
+        })
+    }
+
+    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        let ids_s: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+        let found: Vec<Document> = self
+            .coll
+            .find(doc! { "id": { "$in": &ids_s }, "status": "failed" })
+            .projection(doc! { "id": 1 })
+            .await
+            .map_err(|e| db("requeueing", e))?
+            .try_collect()
+            .await
+            .map_err(|e| db("requeueing", e))?;
+        let hit: Vec<String> = found
+            .iter()
+            .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
+            .collect();
+        self.coll
+            .update_many(
+                doc! { "id": { "$in": &hit }, "status": "failed" },
+                doc! { "$set": { "status": "pending", "processing_at": Bson::Null, "published_at": Bson::Null, "last_error": Bson::Null, "attempts": 0, "available_at": Bson::Null } },
+            )
+            .await
+            .map_err(|e| db("requeueing", e))?;
+        Ok(hit.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
+    }
+
+    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        let ids_s: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+        let found: Vec<Document> = self
+            .coll
+            .find(doc! { "id": { "$in": &ids_s }, "status": "failed" })
+            .projection(doc! { "id": 1 })
+            .await
+            .map_err(|e| db("discarding", e))?
+            .try_collect()
+            .await
+            .map_err(|e| db("discarding", e))?;
+        let hit: Vec<String> = found
+            .iter()
+            .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
+            .collect();
+        self.coll
+            .delete_many(doc! { "id": { "$in": &hit }, "status": "failed" })
+            .await
+            .map_err(|e| db("discarding", e))?;
+        Ok(hit.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
+    }
+
+    async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
+        let now = Utc::now();
+        // Without HLC ordering there is nothing to keep atomic with the rows.
+        if !self.opts.hlc_ordering {
+            let docs = events
+                .iter()
+                .map(|e| self.document(e, now, None))
+                .collect::<Result<Vec<_>, _>>()?;
+            let dup = insert_docs(&self.coll, docs, None).await?;
+            return Ok(staged(events, &dup, &[]));
+        }
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut session = self
+                .client
+                .start_session()
+                .await
+                .map_err(|e| db("starting a session", e))?;
+            let result: Result<(Vec<bool>, Vec<HlcTimestamp>), mongodb::error::Error> = async {
+                if self.checkpoint.is_some() {
+                    session.start_transaction().await?;
+                }
+                let mut clock = Hlc::default();
+                if let Some(mark) = self.load_mark(Some(&mut session)).await? {
+                    clock.resume(mark);
+                }
+                let wall = now.timestamp_millis().max(0) as u64;
+                let stamps: Vec<HlcTimestamp> = events.iter().map(|_| clock.now(wall)).collect();
+                let docs = events
+                    .iter()
+                    .zip(&stamps)
+                    .map(|(e, s)| self.document(e, now, Some(*s)))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+                let dup = insert_docs(&self.coll, docs, Some(&mut session))
+                    .await
+                    .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+                if let (Some(cp), Some(max)) = (&self.checkpoint, stamps.iter().max()) {
+                    let coll = self
+                        .client
+                        .database(&cp.db)
+                        .collection::<Document>(&cp.collection);
+                    coll.update_one(
+                        doc! { "_id": node_key },
+                        doc! { "$max": { "hlc": max.pack() } },
+                    )
+                    .upsert(true)
+                    .session(&mut session)
+                    .await?;
+                    session.commit_transaction().await?;
+                }
+                Ok((dup, stamps))
+            }
+            .await;
+            match result {
+                Ok((dup, stamps)) => return Ok(staged(events, &dup, &stamps)),
+                Err(e)
+                    if attempt < 10
+                        && (e.contains_label(mongodb::error::TRANSIENT_TRANSACTION_ERROR)
+                            || e.contains_label(
+                                mongodb::error::UNKNOWN_TRANSACTION_COMMIT_RESULT,
+                            )) =>
+                {
+                    let _ = session.abort_transaction().await;
+                    continue;
+                }
+                Err(e)
+                    if e.to_string()
+                        .contains("Transaction numbers are only allowed") =>
+                {
+                    return Err(Error::Runtime(
+                        "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
+                    ));
+                }
+                Err(e) => return Err(db("staging", e)),
+            }
+        }
+    }
+
+    async fn checkpoints(&mut self) -> Result<Option<Vec<CheckpointRow>>, Error> {
+        let Some(cp) = &self.checkpoint else {
+            return Ok(None);
+        };
+        let coll = self
+            .client
+            .database(&cp.db)
+            .collection::<Document>(&cp.collection);
+        let docs: Vec<Document> = coll
+            .find(doc! {})
+            .sort(doc! { "_id": 1 })
+            .await
+            .map_err(|e| db("reading the checkpoint", e))?
+            .try_collect()
+            .await
+            .map_err(|e| db("reading the checkpoint", e))?;
+        Ok(Some(
+            docs.iter()
+                .filter_map(|d| {
+                    CheckpointRow::new(d.get_str("_id").ok()?.to_owned(), d.get_i64("hlc").ok()?)
+                })
+                .collect(),
+        ))
+    }
+}
+
+/// Inserts unordered; returns, per document, whether it was a duplicate.
+async fn insert_docs(
+    coll: &Collection<Document>,
+    docs: Vec<Document>,
+    session: Option<&mut mongodb::ClientSession>,
+) -> Result<Vec<bool>, Error> {
+    let n = docs.len();
+    let result = match session {
+        Some(s) => coll.insert_many(docs).ordered(false).session(s).await,
+        None => coll.insert_many(docs).ordered(false).await,
+    };
+    let mut dup = vec![false; n];
+    match result {
+        Ok(_) => Ok(dup),
+        Err(e) => match *e.kind {
+            mongodb::error::ErrorKind::InsertMany(ref f)
+                if f.write_errors
+                    .as_ref()
+                    .is_some_and(|w| w.iter().all(|x| x.code == DUPLICATE_KEY)) =>
+            {
+                for w in f.write_errors.as_ref().expect("checked") {
+                    dup[w.index] = true;
+                }
+                Ok(dup)
+            }
+            _ => Err(db("staging", e)),
+        },
+    }
+}
+
+fn staged(events: &[NewEvent], dup: &[bool], stamps: &[HlcTimestamp]) -> Vec<Staged> {
+    events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Staged {
+            id: e.id,
+            event_id: e.event_id,
+            inserted: !dup[i],
+            hlc: stamps.get(i).map(|s| s.encode()),
+        })
+        .collect()
+}

@@ -1,0 +1,578 @@
+//! MongoDB parity on a real replica set: relay, inspect, requeue, emit, the HLC checkpoint,
+//! strict key order with several relays, kill -9.
+
+use std::collections::{HashMap, HashSet};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use futures_util::TryStreamExt;
+use mongodb::bson::{Bson, Document, doc};
+use serde_json::Value;
+
+use crate::common::{MongoDb, mongo_url, outboxctl, run};
+use crate::relay_pg::{lines, out_file};
+use crate::relay_processes::wait_until;
+
+fn cmd(db: &MongoDb, args: &[&str]) -> crate::common::Run {
+    let url = mongo_url();
+    let coll = format!("{}.outbox", db.name);
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--database-url", &url, "--collection", &coll]);
+    run(&all)
+}
+
+async fn setup(test: &str, extra: &[&str]) -> MongoDb {
+    let db = MongoDb::new(test).await;
+    let mut args = vec!["migrate", "-q"];
+    args.extend_from_slice(extra);
+    let r = cmd(&db, &args);
+    assert_eq!(r.code, 0, "{r:?}");
+    db
+}
+
+fn emit(db: &MongoDb, n: u32, key: Option<&str>, extra: &[&str]) {
+    let count = n.to_string();
+    let mut args = vec![
+        "emit",
+        "-q",
+        "--route",
+        "orders",
+        "--type",
+        "order.placed",
+        "--payload",
+        r#"{"order_id": 42, "total": "19.90"}"#,
+        "--count",
+        &count,
+    ];
+    if let Some(k) = key {
+        args.extend(["--ordering-key", k]);
+    }
+    args.extend_from_slice(extra);
+    let r = cmd(db, &args);
+    assert_eq!(r.code, 0, "{r:?}");
+}
+
+async fn docs(db: &MongoDb, filter: Document) -> Vec<Document> {
+    db.db()
+        .collection::<Document>("outbox")
+        .find(filter)
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn relay_once_publishes_marks_by_id_and_forwards_headers() {
+    let db = setup("mongo_relay_basic", &["--propagate-trace"]).await;
+    let r = cmd(
+        &db,
+        &[
+            "emit",
+            "--route",
+            "orders",
+            "--type",
+            "order.placed",
+            "--payload",
+            r#"{"order_id": 42, "total": "19.90", "nested": {"z": 1, "a": [1.5, "x"]}}"#,
+            "--ordering-key",
+            "order-42",
+            "--correlation-id",
+            "0190c4e2-8a6c-7e4a-9b1e-000000000001",
+            "--propagate-trace",
+            "--traceparent",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    emit(&db, 40, None, &[]);
+    let stored = docs(&db, doc! { "ordering_key": "order-42" }).await;
+    assert!(
+        matches!(stored[0].get("_id"), Some(Bson::ObjectId(_))),
+        "MongoDB assigns _id; the row id is the string field id"
+    );
+    assert!(stored[0].get_str("id").is_ok() && stored[0].get_str("event_id").is_ok());
+    assert!(matches!(
+        stored[0].get("occurred_at"),
+        Some(Bson::DateTime(_))
+    ));
+    let path = out_file("mongo_relay_basic");
+    let r = cmd(
+        &db,
+        &[
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            &format!("file:{}", path.display()),
+            "--propagate-trace",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let got = lines(&path);
+    assert_eq!(got.len(), 41);
+    let raw = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        raw.lines().next().unwrap().contains(
+            r#""payload":{"order_id":42,"total":"19.90","nested":{"z":1,"a":[1.5,"x"]}}"#
+        ),
+        "document order kept: {raw}"
+    );
+    assert_eq!(
+        got[0]["headers"]["traceparent"], "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "forze drops it on MongoDB; outboxctl does not"
+    );
+    assert_eq!(
+        got[0]["headers"]["forze_correlation_id"],
+        "0190c4e2-8a6c-7e4a-9b1e-000000000001"
+    );
+    let occurred = got[0]["headers"]["forze_occurred_at"].as_str().unwrap();
+    assert!(
+        occurred.ends_with("000+00:00") || !occurred.contains('.'),
+        "millisecond precision as 6 digits: {occurred}"
+    );
+    let published = docs(&db, doc! { "status": "published", "published_at": { "$ne": Bson::Null }, "last_error": Bson::Null }).await;
+    assert_eq!(published.len(), 41);
+}
+
+#[tokio::test]
+async fn hlc_order_sorts_missing_hlc_first_on_mongo() {
+    let db = setup("mongo_hlc_order", &["--hlc-ordering"]).await;
+    emit(&db, 5, None, &["--hlc-ordering"]);
+    let coll = db.db().collection::<Document>("outbox");
+    // two legacy documents without hlc, staged last
+    emit(&db, 2, Some("legacy"), &[]);
+    let legacy: Vec<String> = docs(&db, doc! { "ordering_key": "legacy" })
+        .await
+        .iter()
+        .map(|d| d.get_str("event_id").unwrap().to_owned())
+        .collect();
+    coll.update_many(
+        doc! { "ordering_key": "legacy" },
+        doc! { "$unset": { "hlc": "" } },
+    )
+    .await
+    .unwrap();
+    let path = out_file("mongo_hlc_order");
+    let r = cmd(
+        &db,
+        &[
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            &format!("file:{}", path.display()),
+            "--hlc-ordering",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let got = lines(&path);
+    let first_two: HashSet<String> = got[..2]
+        .iter()
+        .map(|l| l["event_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        first_two,
+        legacy.into_iter().collect(),
+        "missing hlc sorts first on MongoDB"
+    );
+    let stamps: Vec<&str> = got[2..]
+        .iter()
+        .map(|l| l["headers"]["forze_hlc"].as_str().unwrap())
+        .collect();
+    assert!(stamps.windows(2).all(|w| w[0] < w[1]));
+    // the claim reads an index, not the collection
+    let plan = db
+        .db()
+        .run_command(doc! {
+            "explain": { "find": "outbox", "filter": { "outbox_route": "orders", "status": "pending", "$or": [ { "available_at": Bson::Null }, { "available_at": { "$lte": mongodb::bson::DateTime::now() } } ] },
+                         "sort": { "hlc": 1, "created_at": 1, "id": 1 }, "limit": 100, "projection": { "_id": 1 } },
+            "verbosity": "queryPlanner",
+        })
+        .await
+        .unwrap();
+    let text = plan.to_string();
+    assert!(
+        !text.contains("COLLSCAN") && text.contains("IXSCAN"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn retries_park_after_max_attempts_then_requeue_and_inspect() {
+    let db = setup("mongo_retries", &[]).await;
+    emit(&db, 3, None, &[]);
+    let cfg = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", db.name));
+    std::fs::write(&cfg, "relay:\n  max_attempts: 2\n").unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let coll = db.db().collection::<Document>("outbox");
+    for pass in 1..=2 {
+        let r = cmd(
+            &db,
+            &[
+                "relay",
+                "--once",
+                "--route",
+                "orders",
+                "--to",
+                "file:/dev/full",
+                "--config",
+                cfg,
+            ],
+        );
+        assert_eq!(r.code, if pass == 1 { 0 } else { 1 }, "{r:?}");
+        coll.update_many(doc! {}, doc! { "$set": { "available_at": Bson::Null } })
+            .await
+            .unwrap();
+    }
+    let failed = docs(&db, doc! { "status": "failed", "attempts": 1 }).await;
+    assert_eq!(failed.len(), 3);
+    assert!(
+        failed[0]
+            .get_str("last_error")
+            .unwrap()
+            .contains("No space left")
+    );
+    let r = cmd(&db, &["inspect", "--format", "json"]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        (v[0]["failed"].as_i64(), v[0]["pending_ripe"].as_i64()),
+        (Some(3), Some(0)),
+        "{r:?}"
+    );
+    let r = cmd(
+        &db,
+        &[
+            "inspect",
+            "failed",
+            "--format",
+            "jsonl",
+            "--error-contains",
+            "No space",
+        ],
+    );
+    assert_eq!(r.stdout.lines().count(), 3, "{r:?}");
+    let first_id = failed[0].get_str("id").unwrap().to_owned();
+    let r = cmd(&db, &["requeue", "--yes", "--id", &first_id]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let back = docs(&db, doc! { "id": &first_id }).await;
+    assert_eq!(
+        (
+            back[0].get_str("status").unwrap(),
+            back[0].get_i32("attempts").unwrap()
+        ),
+        ("pending", 0)
+    );
+    let r = cmd(&db, &["discard", "--yes", "--all"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(docs(&db, doc! {}).await.len(), 1);
+    let r = cmd(
+        &db,
+        &["inspect", "event", back[0].get_str("event_id").unwrap()],
+    );
+    assert!(r.stdout.contains("pending"), "{r:?}");
+}
+
+#[tokio::test]
+async fn reclaim_returns_stale_processing_documents() {
+    let db = setup("mongo_reclaim", &[]).await;
+    emit(&db, 2, None, &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    let stale = mongodb::bson::DateTime::from_millis(
+        mongodb::bson::DateTime::now().timestamp_millis() - 600_000,
+    );
+    coll.update_many(
+        doc! {},
+        doc! { "$set": { "status": "processing", "processing_at": stale, "attempts": 2 } },
+    )
+    .await
+    .unwrap();
+    let r = cmd(
+        &db,
+        &[
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            "file:/dev/null",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        (v[0]["reclaimed"].as_u64(), v[0]["published"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(
+        docs(&db, doc! { "status": "published", "attempts": 2 })
+            .await
+            .len(),
+        2,
+        "reclaim leaves attempts alone"
+    );
+}
+
+#[tokio::test]
+async fn two_emitters_on_one_node_key_keep_the_higher_mark() {
+    use outboxctl::store::mongo::MongoStoreOptions;
+    use outboxctl::store::mongo_ops::MongoOps;
+    use outboxctl::store::ops::{NewEvent, OpsStore};
+    let db = setup("mongo_checkpoint", &["--hlc-ordering"]).await;
+    let opts = MongoStoreOptions {
+        collection: outboxctl::target::CollectionName::new("c", &db.name, "outbox").unwrap(),
+        hlc_ordering: true,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: outboxctl::config::KeyOrder::BestEffort,
+    };
+    let cp = outboxctl::target::CollectionName::new("c", &db.name, "hlc_checkpoint").unwrap();
+    let event = || NewEvent {
+        id: uuid::Uuid::now_v7(),
+        event_id: uuid::Uuid::now_v7(),
+        route: "orders".into(),
+        event_type: "t".into(),
+        payload: "{}".into(),
+        ordering_key: None,
+        tenant_id: None,
+        correlation_id: None,
+        causation_id: None,
+        execution_id: None,
+        traceparent: None,
+        occurred_at: chrono::Utc::now(),
+    };
+    // Many concurrent emitters on one node key: each commits (retrying write conflicts), and
+    // the mark ends at the highest stamp any of them committed.
+    let mut tasks = Vec::new();
+    for _ in 0..6 {
+        let mut ops = MongoOps::new(db.client.clone(), opts.clone(), Some(cp.clone()));
+        let batch: Vec<NewEvent> = (0..5).map(|_| event()).collect();
+        tasks.push(tokio::spawn(async move {
+            ops.stage(&batch, "shared").await.unwrap()
+        }));
+    }
+    let mut max_stamp = String::new();
+    for t in tasks {
+        for s in t.await.unwrap() {
+            assert!(s.inserted);
+            max_stamp = max_stamp.max(s.hlc.unwrap());
+        }
+    }
+    let mark = db
+        .db()
+        .collection::<Document>("hlc_checkpoint")
+        .find_one(doc! { "_id": "shared" })
+        .await
+        .unwrap()
+        .unwrap();
+    let mark = outboxctl::hlc::HlcTimestamp::unpack(mark.get_i64("hlc").unwrap()).unwrap();
+    assert_eq!(mark.encode(), max_stamp);
+    // a lower $max never lowers it
+    db.db()
+        .collection::<Document>("hlc_checkpoint")
+        .update_one(doc! { "_id": "shared" }, doc! { "$max": { "hlc": 5i64 } })
+        .await
+        .unwrap();
+    let again = db
+        .db()
+        .collection::<Document>("hlc_checkpoint")
+        .find_one(doc! { "_id": "shared" })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.get_i64("hlc").unwrap(), mark.pack());
+    assert_eq!(docs(&db, doc! {}).await.len(), 30);
+}
+
+fn spawn_relay(
+    db: &MongoDb,
+    mode: &str,
+    path: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Child {
+    outboxctl()
+        .args([
+            "relay",
+            mode,
+            "--database-url",
+            &mongo_url(),
+            "--collection",
+            &format!("{}.outbox", db.name),
+            "--route",
+            "orders",
+        ])
+        .args(["--to", &format!("file:{}", path.display())])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn count_lines(path: &std::path::Path) -> usize {
+    std::fs::read(path)
+        .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn kill_9_loses_nothing_and_duplicates_at_most_a_chunk() {
+    let db = setup("mongo_kill9", &[]).await;
+    emit(&db, 8000, None, &[]);
+    let path = out_file("mongo_kill9");
+    let cfg = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", db.name));
+    std::fs::write(&cfg, "relay:\n  reclaim_stale_after: 1ms\n").unwrap();
+    let cfg = cfg.to_str().unwrap().to_owned();
+    for _ in 0..2 {
+        let mut child = spawn_relay(&db, "--once", &path, &["--config", &cfg]);
+        let target = count_lines(&path) + 1000;
+        wait_until(Duration::from_secs(60), "deliveries", || {
+            count_lines(&path) >= target
+        })
+        .await;
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let status = spawn_relay(&db, "--once", &path, &["--config", &cfg])
+        .wait()
+        .unwrap();
+    assert!(status.success());
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for l in lines(&path) {
+        *seen
+            .entry(l["event_id"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    assert_eq!(seen.len(), 8000, "nothing lost");
+    let dups: usize = seen.values().map(|n| n - 1).sum();
+    assert!(dups <= 2 * 32, "{dups} duplicates after 2 kills");
+}
+
+#[tokio::test]
+async fn four_relays_with_strict_key_order_deliver_once_in_key_order() {
+    let db = setup("mongo_four_strict", &["--key-order", "strict"]).await;
+    for k in 0..20 {
+        emit(&db, 25, Some(&format!("k{k}")), &[]);
+    }
+    // interleave keys in staging order: re-stamp created_at so keys alternate
+    let coll = db.db().collection::<Document>("outbox");
+    let all = docs(&db, doc! {}).await;
+    let mut by_key: HashMap<String, Vec<Document>> = HashMap::new();
+    for d in all {
+        by_key
+            .entry(d.get_str("ordering_key").unwrap().to_owned())
+            .or_default()
+            .push(d);
+    }
+    let base = mongodb::bson::DateTime::now().timestamp_millis();
+    for (k, ds) in &by_key {
+        let kn: i64 = k[1..].parse().unwrap();
+        for (i, d) in ds.iter().enumerate() {
+            let at = mongodb::bson::DateTime::from_millis(base + (i as i64) * 20 + kn);
+            coll.update_one(
+                doc! { "_id": d.get("_id").unwrap() },
+                doc! { "$set": { "created_at": at, "seq": i as i64 } },
+            )
+            .await
+            .unwrap();
+        }
+    }
+    let path = out_file("mongo_four_strict");
+    let cfg = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", db.name));
+    std::fs::write(&cfg, "relay:\n  interval: 50ms\n  max_claim_rows: 30\n").unwrap();
+    let cfg = cfg.to_str().unwrap().to_owned();
+    let mut relays: Vec<_> = (0..4)
+        .map(|_| {
+            spawn_relay(
+                &db,
+                "--loop",
+                &path,
+                &["--config", &cfg, "--key-order", "strict"],
+            )
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let left = coll
+            .count_documents(doc! { "status": { "$in": ["pending", "processing"] } })
+            .await
+            .unwrap();
+        if left == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{left} still undelivered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for r in &relays {
+        std::process::Command::new("kill")
+            .args(["-TERM", &r.id().to_string()])
+            .status()
+            .unwrap();
+    }
+    for r in &mut relays {
+        assert!(r.wait().unwrap().success());
+    }
+    let got = lines(&path);
+    assert_eq!(got.len(), 500, "each event exactly once");
+    let seqs: HashMap<String, i64> = docs(&db, doc! {})
+        .await
+        .iter()
+        .map(|d| {
+            (
+                d.get_str("event_id").unwrap().to_owned(),
+                d.get_i64("seq").unwrap(),
+            )
+        })
+        .collect();
+    let mut last: HashMap<String, i64> = HashMap::new();
+    for l in &got {
+        let (key, seq) = (
+            l["key"].as_str().unwrap().to_owned(),
+            seqs[l["event_id"].as_str().unwrap()],
+        );
+        if let Some(prev) = last.insert(key.clone(), seq) {
+            assert!(prev < seq, "key {key}: {seq} after {prev}");
+        }
+    }
+}
+
+#[test]
+fn consume_and_delivery_log_are_refused_on_mongo() {
+    let r = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &mongo_url(),
+        "--storage",
+        "consume",
+        "--route",
+        "x",
+    ]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
+    let r = run(&[
+        "inspect",
+        "--database-url",
+        &mongo_url(),
+        "--delivery-log",
+        "a.b",
+    ]);
+    assert_eq!(r.code, 2, "{r:?}");
+}
