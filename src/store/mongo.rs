@@ -176,10 +176,30 @@ impl MongoStore {
         f
     }
 
-    fn object_ids(&self, ids: &[Uuid]) -> Vec<Bson> {
-        ids.iter()
-            .filter_map(|id| self.ids.get(id).cloned())
-            .collect()
+    fn status_filter(&mut self, ids: &[Uuid]) -> Document {
+        let mut f = self.by_ids(ids);
+        f.insert("status", "processing");
+        f
+    }
+
+    /// Selects rows by the `_id`s read at their claim (forgetting them: each row is marked
+    /// once), or by the unique `id` field for rows this store did not claim.
+    fn by_ids(&mut self, ids: &[Uuid]) -> Document {
+        let mut known = Vec::new();
+        let mut unknown = Vec::new();
+        for id in ids {
+            match self.ids.remove(id) {
+                Some(oid) => known.push(oid),
+                None => unknown.push(Bson::String(id.to_string())),
+            }
+        }
+        match (known.is_empty(), unknown.is_empty()) {
+            (_, true) => doc! { "_id": { "$in": known } },
+            (true, false) => doc! { "id": { "$in": unknown } },
+            (false, false) => {
+                doc! { "$or": [ { "_id": { "$in": known } }, { "id": { "$in": unknown } } ] }
+            }
+        }
     }
 
     /// Strict key order: a claimed row whose key has an earlier row that is not ours (pending
@@ -243,7 +263,10 @@ impl MongoStore {
 
 impl RelayStore for MongoStore {
     async fn begin_pass(&mut self, _target: &PassTarget) -> Result<(), StoreError> {
-        self.ids.clear();
+        // Rows of an earlier pass that were never marked (a failed pass) are not kept forever.
+        if self.ids.len() > 100_000 {
+            self.ids.clear();
+        }
         Ok(())
     }
 
@@ -348,10 +371,11 @@ impl RelayStore for MongoStore {
         ids: &[Uuid],
         at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
+        let filter = self.status_filter(ids);
         let r = self
             .coll
             .update_many(
-                doc! { "_id": { "$in": self.object_ids(ids) }, "status": "processing" },
+                filter,
                 doc! { "$set": { "status": "published", "published_at": bson_date(at), "last_error": Bson::Null } },
             )
             .await
@@ -367,10 +391,11 @@ impl RelayStore for MongoStore {
         available_at: DateTime<Utc>,
         error: &str,
     ) -> Result<u64, StoreError> {
+        let filter = self.status_filter(ids);
         let r = self
             .coll
             .update_many(
-                doc! { "_id": { "$in": self.object_ids(ids) }, "status": "processing" },
+                filter,
                 doc! { "$set": { "status": "pending", "processing_at": Bson::Null, "attempts": attempts, "available_at": bson_date(available_at), "last_error": error } },
             )
             .await
@@ -384,10 +409,11 @@ impl RelayStore for MongoStore {
         ids: &[Uuid],
         error: &str,
     ) -> Result<u64, StoreError> {
+        let filter = self.status_filter(ids);
         let r = self
             .coll
             .update_many(
-                doc! { "_id": { "$in": self.object_ids(ids) }, "status": "processing" },
+                filter,
                 doc! { "$set": { "status": "failed", "last_error": error } },
             )
             .await
@@ -399,10 +425,11 @@ impl RelayStore for MongoStore {
         if ids.is_empty() {
             return Ok(0);
         }
+        let filter = self.status_filter(ids);
         let r = self
             .coll
             .update_many(
-                doc! { "_id": { "$in": self.object_ids(ids) }, "status": "processing" },
+                filter,
                 doc! { "$set": { "status": "pending", "processing_at": Bson::Null } },
             )
             .await

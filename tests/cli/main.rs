@@ -3,6 +3,7 @@
 
 mod brokers;
 mod common;
+mod contract;
 mod errors;
 mod migrate_mongo;
 mod migrate_pg;
