@@ -35,6 +35,19 @@ pub struct MigrateArgs {
     pub lock_wait: Dur,
 }
 
+impl MigrateArgs {
+    /// `migrate --dry-run` with the defaults.
+    pub fn dry_run() -> Self {
+        Self {
+            dry_run: true,
+            check: false,
+            lock_timeout: Dur(Duration::from_secs(2)),
+            retries: 5,
+            lock_wait: Dur(Duration::from_secs(300)),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 struct MigrateReport<'a> {
     status: &'static str,

@@ -1,10 +1,12 @@
 //! The command line: clap definitions, one dispatch `match`, and the mapping of results to
 //! exit codes. Tables, progress bars and prompts live only under this module.
 
+pub mod completions;
 mod confirm;
 mod doctor;
 mod emit;
 mod hlc;
+mod init;
 mod inspect;
 mod migrate;
 pub mod output;
@@ -30,7 +32,7 @@ pub use output::{Format, Output};
 #[derive(Debug, Parser)]
 #[command(
     name = "outboxctl",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("OUTBOXCTL_GIT_COMMIT"), ")"),
     about = "Operate a transactional outbox on PostgreSQL and MongoDB",
     long_about = "Operate a transactional outbox on PostgreSQL and MongoDB: generate and apply its schema, \
 manage the delivery log's partitions, inspect and requeue rows, and relay events to brokers.\n\n\
@@ -49,7 +51,7 @@ pub struct Cli {
 }
 
 /// Flags every command takes.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct GlobalArgs {
     /// Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]
     #[arg(long, global = true, value_name = "PATH")]
@@ -134,6 +136,12 @@ pub enum Command {
     Storage(storage::StorageCommand),
     /// Relay events to their destinations, once or in a loop
     Relay(relay::RelayArgs),
+    /// Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)
+    Init(init::InitArgs),
+    /// Print the shell completion script
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (or write one per command with --out DIR)
+    Man(completions::ManArgs),
 }
 
 /// What every command gets: the resolved configuration and how to write output.
@@ -274,8 +282,22 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Schema(schema::SchemaCommand::Print(args)) => args.backend,
         _ => None,
     };
-    let config = Config::load(&overrides(&global, &target, backend), &config::process_env)
-        .map_err(crate::Error::from)?;
+    let overrides = overrides(&global, &target, backend);
+    let config = if matches!(
+        command,
+        Command::Init(_) | Command::Completions(_) | Command::Man(_)
+    ) {
+        // These never read outboxctl.yaml (init may be replacing a broken one).
+        Config::resolve(
+            config::FileConfig::default(),
+            None,
+            &overrides,
+            &config::process_env,
+        )
+    } else {
+        Config::load(&overrides, &config::process_env)
+    }
+    .map_err(crate::Error::from)?;
     if let Some(url) = &config.database_url {
         url.password().map(remember_secret);
     }
@@ -305,5 +327,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Hlc(cmd) => hlc::run(&ctx, cmd).await,
         Command::Storage(cmd) => storage::run(&ctx, cmd).await,
         Command::Doctor(args) => doctor::run(&ctx, args).await,
+        Command::Init(args) => init::run(&ctx, args).await,
+        Command::Completions(args) => completions::completions(&ctx, args),
+        Command::Man(args) => completions::man(&ctx, args),
     }
 }

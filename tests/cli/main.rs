@@ -4,6 +4,7 @@
 mod brokers;
 mod common;
 mod contract;
+mod ecosystem;
 mod errors;
 mod migrate_mongo;
 mod migrate_pg;

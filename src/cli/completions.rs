@@ -1,0 +1,80 @@
+//! `outboxctl completions SHELL` and `outboxctl man`: generated from the same clap
+//! definitions as the parser, so they cannot drift (a test compares `completions/`).
+
+use std::path::PathBuf;
+
+use clap::{Args, CommandFactory};
+use clap_complete::Shell;
+
+use super::{Cli, Ctx};
+use crate::Error;
+use crate::exit_code;
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// bash, zsh, fish, powershell or elvish
+    pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write one page per command (outboxctl.1, outboxctl-relay.1, …) into this folder
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// The completion script for a shell.
+pub fn completion_script(shell: Shell) -> Vec<u8> {
+    let mut cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "outboxctl", &mut out);
+    out
+}
+
+/// The file name `completions/` keeps a shell's script under.
+pub fn file_name(shell: Shell) -> &'static str {
+    match shell {
+        Shell::Bash => "outboxctl.bash",
+        Shell::Zsh => "_outboxctl",
+        Shell::Fish => "outboxctl.fish",
+        Shell::PowerShell => "_outboxctl.ps1",
+        Shell::Elvish => "outboxctl.elv",
+        _ => "outboxctl.completion",
+    }
+}
+
+pub fn completions(ctx: &Ctx, args: CompletionsArgs) -> anyhow::Result<u8> {
+    ctx.out
+        .data(&String::from_utf8_lossy(&completion_script(args.shell)));
+    Ok(exit_code::OK)
+}
+
+fn render(cmd: clap::Command) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd)
+        .render(&mut out)
+        .map_err(|e| Error::Runtime(format!("rendering the man page: {e}")))?;
+    Ok(out)
+}
+
+pub fn man(ctx: &Ctx, args: ManArgs) -> anyhow::Result<u8> {
+    let cmd = Cli::command();
+    let Some(dir) = args.out else {
+        ctx.out.data(&String::from_utf8_lossy(&render(cmd)?));
+        return Ok(exit_code::OK);
+    };
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::Runtime(format!("creating {}: {e}", dir.display())))?;
+    let mut pages = vec![("outboxctl".to_owned(), cmd.clone())];
+    for sub in cmd.get_subcommands() {
+        let name = format!("outboxctl-{}", sub.get_name());
+        pages.push((name.clone(), sub.clone().name(name)));
+    }
+    for (name, page) in pages {
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, render(page)?)
+            .map_err(|e| Error::Runtime(format!("writing {}: {e}", path.display())))?;
+        ctx.out.data(&format!("wrote {}", path.display()));
+    }
+    Ok(exit_code::OK)
+}

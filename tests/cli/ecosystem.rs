@@ -1,0 +1,188 @@
+//! Completions, man page, version, init.
+
+use crate::common::{outboxctl, pg_url, run};
+
+#[test]
+fn committed_completions_match_the_cli() {
+    use clap_complete::Shell;
+    let dir = format!("{}/completions", env!("CARGO_MANIFEST_DIR"));
+    let update = std::env::var_os("OUTBOXCTL_UPDATE_COMPLETIONS").is_some();
+    for shell in [
+        Shell::Bash,
+        Shell::Zsh,
+        Shell::Fish,
+        Shell::PowerShell,
+        Shell::Elvish,
+    ] {
+        let path = format!("{dir}/{}", outboxctl::cli::completions::file_name(shell));
+        let want = outboxctl::cli::completions::completion_script(shell);
+        if update {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "{path} has drifted from the CLI: regenerate with OUTBOXCTL_UPDATE_COMPLETIONS=1 cargo test committed_completions"
+        );
+        let r = run(&["completions", &shell.to_string()]);
+        assert_eq!(r.code, 0);
+        assert_eq!(
+            r.stdout.trim_end().as_bytes(),
+            String::from_utf8_lossy(&want).trim_end().as_bytes()
+        );
+    }
+}
+
+#[test]
+fn man_pages_render_from_the_same_definitions() {
+    let r = run(&["man"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.starts_with(".ie") || r.stdout.contains(".TH outboxctl"),
+        "{}",
+        &r.stdout[..200.min(r.stdout.len())]
+    );
+    let dir = std::env::temp_dir().join(crate::common::unique_name("man_pages"));
+    let r = run(&["man", "--out", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{r:?}");
+    for page in [
+        "outboxctl.1",
+        "outboxctl-relay.1",
+        "outboxctl-partitions.1",
+        "outboxctl-migrate.1",
+    ] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap();
+        assert!(text.contains(".TH"), "{page}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn version_names_the_commit() {
+    let r = run(&["--version"]);
+    assert_eq!(r.code, 0);
+    let line = r.stdout.trim();
+    assert!(
+        line.starts_with(&format!("outboxctl {} (", env!("CARGO_PKG_VERSION")))
+            && line.ends_with(')'),
+        "{line}"
+    );
+}
+
+#[test]
+fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
+    let dir = std::env::temp_dir().join(crate::common::unique_name("init_flags"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("outboxctl.yaml");
+    let _ = std::fs::remove_file(&path);
+    let p = path.to_str().unwrap();
+    let r = run(&[
+        "init",
+        "--path",
+        p,
+        "--database-url",
+        "postgres://app:Pw1234@db/app",
+        "--relation",
+        "shop.outbox",
+        "--storage",
+        "consume",
+        "--delivery-log",
+        "shop.outbox_delivered",
+        "--route",
+        "orders",
+        "--to",
+        "nats://127.0.0.1:4222",
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(!r.stderr.contains("Pw1234"), "{r:?}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("relation: \"shop.outbox\"")
+            && text.contains("storage: consume")
+            && text.contains("to: \"nats://127.0.0.1:4222\""),
+        "{text}"
+    );
+    // every command reads it back
+    let out = outboxctl()
+        .current_dir(&dir)
+        .args(["schema", "print"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("CREATE TABLE shop.outbox ("));
+    let r = run(&["init", "--path", p]);
+    assert_eq!(r.code, 5, "{r:?}");
+    assert!(r.stderr.contains("--force"), "{r:?}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "left alone");
+    let r = run(&["init", "--path", p, "--force", "--relation", "other.outbox"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("other.outbox")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn init_on_a_pseudo_terminal_asks_and_offers_a_dry_run() {
+    assert!(
+        std::process::Command::new("script")
+            .arg("--version")
+            .output()
+            .is_ok(),
+        "this test drives a pseudo-terminal with util-linux `script`: apt-get install bsdutils"
+    );
+    let dir = std::env::temp_dir().join(crate::common::unique_name("init_pty"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("outboxctl.yaml");
+    let _ = std::fs::remove_file(&path);
+    let bin = env!("CARGO_BIN_EXE_outboxctl");
+    let command = format!(
+        "{bin} init --path {} --database-url {} --relation pty.outbox",
+        path.display(),
+        pg_url()
+    );
+    // keys, typed ahead: accept the URL and table, storage ↓ consume, features: pick the first
+    // and the third, a route "orders" to the offered stdout, then yes to the dry run
+    let keys = "\r\r\x1b[B\r \x1b[B\x1b[B \rorders\r\ry";
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(keys.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("no file ({e}): {screen}"));
+    assert!(text.contains("relation: \"pty.outbox\""), "{text}");
+    assert!(text.contains("storage: consume"), "{text}");
+    assert!(
+        text.contains("hlc_ordering: true")
+            && text.contains("hlc_checkpoint: \"pty.hlc_checkpoint\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"orders\":") && text.contains("to: \"stdout\""),
+        "{text}"
+    );
+    assert!(
+        screen.contains("connected to") && screen.contains("CREATE TABLE pty.outbox ("),
+        "the dry run printed the plan: {screen}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
