@@ -186,3 +186,16 @@ fn init_on_a_pseudo_terminal_asks_and_offers_a_dry_run() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_example_configuration_loads() {
+    let path = format!("{}/examples/outboxctl.yaml", env!("CARGO_MANIFEST_DIR"));
+    let r = run(&["schema", "print", "--config", &path]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(
+        r.stdout.contains("outbox_claim_hlc_idx")
+            && r.stdout.contains("outbox_key_idx")
+            && r.stdout.contains("outbox_delivered_default"),
+        "{r:?}"
+    );
+}
