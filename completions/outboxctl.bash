@@ -251,7 +251,7 @@ _outboxctl() {
 
     case "${cmd}" in
         outboxctl)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -267,6 +267,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -305,7 +309,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__completions)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version bash elvish fish powershell zsh"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -321,6 +325,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -359,7 +367,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__discard)
-            opts="-y -v -q -h -V --id --all --route --tenant --type --older-than --error-contains --dry-run --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --id --all --route --tenant --type --older-than --error-contains --dry-run --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -401,6 +409,10 @@ _outboxctl() {
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -437,7 +449,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__doctor)
-            opts="-y -v -q -h -V --max-pending-age --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --max-pending-age --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -457,6 +469,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -495,7 +511,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__emit)
-            opts="-y -v -q -h -V --route --type --payload --ordering-key --tenant --correlation-id --causation-id --execution-id --event-id --traceparent --count --node-key --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --route --type --payload --ordering-key --tenant --correlation-id --causation-id --execution-id --event-id --traceparent --count --node-key --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -559,6 +575,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -989,7 +1009,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__hlc)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version show help"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1005,6 +1025,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1085,7 +1109,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__hlc__subcmd__show)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1101,6 +1125,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1139,7 +1167,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__init)
-            opts="-y -v -q -h -V --path --force --route --to --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --path --force --route --to --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1167,6 +1195,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1205,7 +1237,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect)
-            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version summary pending failed event help"
+            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version summary pending failed event help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1229,6 +1261,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1267,7 +1303,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect__subcmd__event)
-            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1291,6 +1327,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1329,7 +1369,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect__subcmd__failed)
-            opts="-y -v -q -h -V --type --older-than --error-contains --limit --after --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --type --older-than --error-contains --limit --after --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1373,6 +1413,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1495,7 +1539,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect__subcmd__pending)
-            opts="-y -v -q -h -V --type --older-than --error-contains --limit --after --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --type --older-than --error-contains --limit --after --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1541,6 +1585,10 @@ _outboxctl() {
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1577,7 +1625,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect__subcmd__summary)
-            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1601,6 +1649,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1639,7 +1691,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__man)
-            opts="-y -v -q -h -V --out --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --out --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1659,6 +1711,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1697,7 +1753,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__migrate)
-            opts="-y -v -q -h -V --dry-run --check --lock-timeout --retries --lock-wait --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --dry-run --check --lock-timeout --retries --lock-wait --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1725,6 +1781,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1763,7 +1823,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__partitions)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version list add-ahead drop-expired check help"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version list add-ahead drop-expired check help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1779,6 +1839,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1817,7 +1881,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__partitions__subcmd__add__subcmd__ahead)
-            opts="-y -v -q -h -V --days --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --days --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1845,6 +1909,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1883,7 +1951,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__partitions__subcmd__check)
-            opts="-y -v -q -h -V --min-ahead --fix --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --min-ahead --fix --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1911,6 +1979,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -1949,7 +2021,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__partitions__subcmd__drop__subcmd__expired)
-            opts="-y -v -q -h -V --keep-days --dry-run --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --keep-days --dry-run --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1977,6 +2049,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -2099,7 +2175,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__partitions__subcmd__list)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2115,6 +2191,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -2153,7 +2233,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__relay)
-            opts="-y -v -q -h -V --once --loop --route --to --max-passes --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --once --loop --route --to --max-passes --metrics-addr --health-max-failing --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2171,6 +2251,14 @@ _outboxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --metrics-addr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-max-failing)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2181,6 +2269,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -2219,7 +2311,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__requeue)
-            opts="-y -v -q -h -V --id --all --route --tenant --type --older-than --error-contains --dry-run --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --id --all --route --tenant --type --older-than --error-contains --dry-run --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2261,6 +2353,10 @@ _outboxctl() {
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
                     return 0
                     ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2297,7 +2393,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__schema)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version print help"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version print help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2313,6 +2409,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -2393,7 +2493,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__schema__subcmd__print)
-            opts="-y -v -q -h -V --backend --with --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --backend --with --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2417,6 +2517,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -2455,7 +2559,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__storage)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version status to-consume help"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version status to-consume help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2471,6 +2575,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -2565,7 +2673,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__storage__subcmd__status)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2581,6 +2689,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)
@@ -2619,7 +2731,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__storage__subcmd__to__subcmd__consume)
-            opts="-y -v -q -h -V --step --dry-run --reclaim-disabled --wait --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --step --dry-run --reclaim-disabled --wait --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2651,6 +2763,10 @@ _outboxctl() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --connect-timeout)

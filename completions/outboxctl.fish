@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_outboxctl_global_optspecs
-    string join \n config= database-url= format= y/yes v/verbose q/quiet no-color connect-timeout= relation= collection= storage= delivery-log= hlc-checkpoint= hlc-ordering propagate-trace key-order= h/help V/version
+    string join \n config= database-url= format= y/yes v/verbose q/quiet no-color log-format= connect-timeout= relation= collection= storage= delivery-log= hlc-checkpoint= hlc-ordering propagate-trace key-order= h/help V/version
 end
 
 function __fish_outboxctl_needs_command
@@ -29,6 +29,8 @@ complete -c outboxctl -n "__fish_outboxctl_needs_command" -l database-url -d 'Da
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_needs_command" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -66,6 +68,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -97,6 +101,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_s
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -124,6 +130,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l database
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -148,6 +156,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not 
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -175,6 +185,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -200,6 +212,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -225,6 +239,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -251,6 +267,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -281,6 +299,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __f
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -310,6 +330,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -339,6 +361,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -368,6 +392,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -392,6 +418,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -425,6 +453,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l database
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -455,6 +485,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l database
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -491,6 +523,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l database-ur
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -513,6 +547,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -537,6 +573,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -562,6 +600,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l database-
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -584,6 +624,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __f
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -609,6 +651,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -635,6 +679,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -660,11 +706,15 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l route -d 'Relay only these routes (repeatable; default: every route in relay.routes)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l to -d 'Destination for the given routes: stdout, file:PATH, postgres-table:SCHEMA.TABLE' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l max-passes -d 'With --once: stop each route after this many passes' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-addr -d 'With --loop: serve /metrics (Prometheus) and /healthz on this address' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l health-max-failing -d '/healthz fails when a route\'s passes have failed for longer than this' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -692,6 +742,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l database-ur
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -715,6 +767,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l data
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
@@ -738,6 +792,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l database-url
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l connect-timeout -d 'Give up connecting after this long' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r

@@ -14,6 +14,7 @@ mod partitions;
 mod relay;
 mod requeue;
 mod schema;
+mod serve;
 mod storage;
 
 use std::ffi::OsString;
@@ -74,9 +75,18 @@ pub struct GlobalArgs {
     /// Never colour output (also NO_COLOR)
     #[arg(long, global = true)]
     pub no_color: bool,
+    /// Log lines on stderr as text or JSON (filter with RUST_LOG)
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// Give up connecting after this long
     #[arg(long, global = true, value_name = "DURATION", default_value = "10s")]
     pub connect_timeout: Dur,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 /// Which outbox: each flag overrides outboxctl.yaml's `outbox:` key of the same name.
@@ -243,12 +253,14 @@ fn init_logging(global: &GlobalArgs) {
     let ansi = !global.no_color
         && std::env::var_os("NO_COLOR").is_none()
         && std::io::stderr().is_terminal();
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(ansi)
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    let _ = match global.log_format {
+        LogFormat::Text => builder.with_ansi(ansi).try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
 }
 
 fn overrides(global: &GlobalArgs, target: &TargetArgs, backend: Option<Backend>) -> Overrides {

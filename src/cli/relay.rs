@@ -40,6 +40,12 @@ pub struct RelayArgs {
     /// With --once: stop each route after this many passes
     #[arg(long, value_name = "N")]
     pub max_passes: Option<u64>,
+    /// With --loop: serve /metrics (Prometheus) and /healthz on this address
+    #[arg(long, value_name = "ADDR", requires = "run_loop")]
+    pub metrics_addr: Option<std::net::SocketAddr>,
+    /// /healthz fails when a route's passes have failed for longer than this
+    #[arg(long, value_name = "DURATION", default_value = "60s")]
+    pub health_max_failing: crate::config::Dur,
 }
 
 /// The routes to serve and their destinations, from flags and the configuration.
@@ -209,6 +215,19 @@ async fn drive<S: RelayStore>(
         });
     }
 
+    let metrics = std::sync::Arc::new(crate::relay::metrics::Metrics::new(
+        relay.settings.interval,
+        relay.settings.retry_max_backoff,
+    ));
+    if let Some(addr) = args.metrics_addr {
+        let endpoint = super::serve::Endpoint {
+            metrics: metrics.clone(),
+            targets: relay.routes.iter().map(|(t, _)| t.clone()).collect(),
+            health_max_failing: args.health_max_failing.0,
+        };
+        let bound = super::serve::spawn(ctx, addr, endpoint).await?;
+        tracing::info!("serving /metrics and /healthz on http://{bound}");
+    }
     let shutdown = Shutdown::default();
     spawn_signal_handler(shutdown.clone());
     tracing::info!(routes = relay.routes.len(), storage = %config.outbox.storage, "relay started");
@@ -216,6 +235,7 @@ async fn drive<S: RelayStore>(
         .run_loop(
             &shutdown,
             |target, report| {
+                metrics.record(target, report);
                 if let Some(e) = &report.error {
                     tracing::debug!(route = %target, "pass failed: {e}");
                 }
@@ -231,7 +251,12 @@ async fn drive<S: RelayStore>(
         )
         .await;
     tracing::info!("relay stopped after draining");
-    print_summary(ctx, &stats, true);
+    if ctx.global.log_format == super::LogFormat::Json {
+        // stderr carries JSON log lines only
+        tracing::info!(summary = %serde_json::to_string(&stats).expect("serialises"), "relay summary");
+    } else {
+        print_summary(ctx, &stats, true);
+    }
     Ok(exit_code::OK)
 }
 

@@ -75,7 +75,7 @@ pub struct PassOptions {
 }
 
 /// What one pass did.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct PassReport {
     pub reclaimed: u64,
     pub claimed: usize,
@@ -89,6 +89,9 @@ pub struct PassReport {
     pub short: bool,
     pub committed: bool,
     pub error: Option<String>,
+    /// Seconds each completed publish took (for the latency histogram).
+    #[serde(skip)]
+    pub publish_seconds: Vec<f64>,
 }
 
 pub type PassOutcome = Result<PassReport, PassReport>;
@@ -216,7 +219,8 @@ async fn pass_body<S: RelayStore>(
                 )
                 .await;
                 let mut any_published = false;
-                for (i, outcome) in results {
+                for (i, outcome, seconds) in results {
+                    report.publish_seconds.extend(seconds);
                     if strict && matches!(outcome, Outcome::Failed(_) | Outcome::HeldBack) {
                         blocked_keys.insert(rows[i].key());
                     }
@@ -259,7 +263,7 @@ async fn publish_chunk(
     deadline: Option<Instant>,
     strict: bool,
     blocked: &HashSet<String>,
-) -> Vec<(usize, Outcome)> {
+) -> Vec<(usize, Outcome, Option<f64>)> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     if publisher.serial() || settings.one_at_a_time {
         groups.push(chunk.to_vec());
@@ -284,12 +288,12 @@ async fn publish_chunk(
             for i in group {
                 let key = rows[i].key();
                 if strict && (blocked.contains(&key) || failed_keys.contains(&key)) {
-                    out.push((i, Outcome::HeldBack));
+                    out.push((i, Outcome::HeldBack, None));
                     continue;
                 }
                 let now = Instant::now();
                 if deadline.is_some_and(|d| now >= d) {
-                    out.push((i, Outcome::NotReached));
+                    out.push((i, Outcome::NotReached, None));
                     continue;
                 }
                 let limit = match (deadline, settings.publish_timeout) {
@@ -311,11 +315,12 @@ async fn publish_chunk(
                         }),
                     None => publish.await,
                 };
+                let seconds = Some(now.elapsed().as_secs_f64());
                 match result {
-                    Ok(()) => out.push((i, Outcome::Published)),
+                    Ok(()) => out.push((i, Outcome::Published, seconds)),
                     Err(e) => {
                         failed_keys.insert(key);
-                        out.push((i, Outcome::Failed(e)));
+                        out.push((i, Outcome::Failed(e), seconds));
                     }
                 }
             }

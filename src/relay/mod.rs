@@ -4,5 +4,6 @@
 pub mod backoff;
 pub mod destination;
 pub mod engine;
+pub mod metrics;
 
 pub use engine::{PassOutcome, PassReport, Relay, RelaySettings, RouteStats, Shutdown};

@@ -6,6 +6,7 @@ mod common;
 mod contract;
 mod ecosystem;
 mod errors;
+mod metrics;
 mod migrate_mongo;
 mod migrate_pg;
 mod mongo_relay;

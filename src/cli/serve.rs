@@ -1,0 +1,152 @@
+//! The looping relay's HTTP endpoint: `/metrics` (Prometheus text format) and `/healthz`
+//! (503 when the database does not answer or a route has failed its passes for too long).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Mutex;
+
+use super::Ctx;
+use super::inspect::{self, Conn};
+use crate::Error;
+use crate::relay::metrics::Metrics;
+use crate::store::PassTarget;
+use crate::store::ops::{OpsStore, RouteSummary};
+
+pub struct Endpoint {
+    pub metrics: Arc<Metrics>,
+    pub targets: Vec<PassTarget>,
+    pub health_max_failing: Duration,
+}
+
+/// Binds now (so a taken port fails the start), then serves in the background.
+pub async fn spawn(ctx: &Ctx, addr: SocketAddr, endpoint: Endpoint) -> Result<SocketAddr, Error> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::Runtime(format!("--metrics-addr {addr}: {e}")))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| Error::Runtime(e.to_string()))?;
+    let owned = Arc::new(Ctx {
+        config: ctx.config.clone(),
+        out: ctx.out,
+        global: ctx.global.clone(),
+    });
+    let endpoint = Arc::new(endpoint);
+    let conn: Arc<Mutex<Option<Conn>>> = Arc::default();
+    tokio::spawn(async move {
+        loop {
+            let Ok((sock, _)) = listener.accept().await else {
+                continue;
+            };
+            let (ctx, endpoint, conn) = (owned.clone(), endpoint.clone(), conn.clone());
+            tokio::spawn(async move {
+                let _ = handle(sock, &ctx, &endpoint, &conn).await;
+            });
+        }
+    });
+    Ok(bound)
+}
+
+/// Reads the gauges, reconnecting when the connection was lost.
+async fn gauges(
+    ctx: &Ctx,
+    endpoint: &Endpoint,
+    slot: &Mutex<Option<Conn>>,
+) -> Result<Vec<RouteSummary>, Error> {
+    let mut guard = slot.lock().await;
+    if guard.is_none() {
+        *guard = Some(inspect::connect_any(ctx).await?);
+    }
+    let conn = guard.as_mut().expect("connected");
+    let result = async {
+        let mut out = Vec::new();
+        for t in inspect::targets(ctx, None)? {
+            let mut ops = inspect::open_any(ctx, conn, &t).await?;
+            for target in endpoint
+                .targets
+                .iter()
+                .filter(|p| p.tenant == t.tenant || !ctx.config.outbox.tenant_aware)
+            {
+                out.push(
+                    ops.summary(&target.route, target.tenant, chrono::Utc::now())
+                        .await?,
+                );
+            }
+        }
+        Ok(out)
+    }
+    .await;
+    if result.is_err() {
+        *guard = None;
+    }
+    result
+}
+
+async fn handle(
+    mut sock: TcpStream,
+    ctx: &Ctx,
+    endpoint: &Endpoint,
+    slot: &Mutex<Option<Conn>>,
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; 8192];
+    let mut len = 0;
+    while !buf[..len].windows(4).any(|w| w == b"\r\n\r\n") && len < buf.len() {
+        let n = sock.read(&mut buf[len..]).await?;
+        if n == 0 {
+            break;
+        }
+        len += n;
+    }
+    let request = String::from_utf8_lossy(&buf[..len]);
+    let path = request.split_whitespace().nth(1).unwrap_or("/");
+    let (status, body) = match path {
+        "/metrics" => {
+            let gauges = tokio::time::timeout(Duration::from_secs(5), gauges(ctx, endpoint, slot))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default();
+            (200, endpoint.metrics.render(&gauges, chrono::Utc::now()))
+        }
+        "/healthz" => {
+            let db =
+                tokio::time::timeout(Duration::from_secs(3), gauges(ctx, endpoint, slot)).await;
+            let failing = endpoint
+                .metrics
+                .failing_longer_than(endpoint.health_max_failing);
+            match db {
+                Err(_) => (
+                    503,
+                    "unhealthy: the database did not answer within 3s\n".to_owned(),
+                ),
+                Ok(Err(e)) => (503, format!("unhealthy: {e}\n")),
+                Ok(Ok(_)) if !failing.is_empty() => (
+                    503,
+                    format!(
+                        "unhealthy: passes failing for over {}: {}\n",
+                        crate::config::Dur(endpoint.health_max_failing),
+                        failing.join(", ")
+                    ),
+                ),
+                Ok(Ok(_)) => (200, "ok\n".to_owned()),
+            }
+        }
+        _ => (404, "not found: try /metrics or /healthz\n".to_owned()),
+    };
+    let reason = match status {
+        200 => "OK",
+        404 => "Not Found",
+        _ => "Service Unavailable",
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; version=0.0.4; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    sock.write_all(head.as_bytes()).await?;
+    sock.write_all(body.as_bytes()).await?;
+    sock.shutdown().await
+}

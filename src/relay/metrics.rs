@@ -1,0 +1,289 @@
+//! The looping relay's Prometheus metrics: counters per route (and tenant) fed from pass
+//! reports, a publish-latency histogram, route backoff, and gauges read at scrape time.
+//! Rendering is the text exposition format, pure.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::backoff;
+use super::engine::PassReport;
+use crate::store::PassTarget;
+use crate::store::ops::RouteSummary;
+
+/// Upper bounds of the publish-latency buckets, in seconds.
+pub const BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+];
+
+#[derive(Debug, Default, Clone)]
+struct Route {
+    claimed: u64,
+    published: u64,
+    retried: u64,
+    failed: u64,
+    reclaimed: u64,
+    passes: u64,
+    failed_passes: u64,
+    consecutive_failures: u32,
+    failing_since: Option<Instant>,
+    backoff_seconds: f64,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    routes: BTreeMap<(String, String), Route>,
+    buckets: Vec<u64>,
+    latency_sum: f64,
+    latency_count: u64,
+}
+
+pub struct Metrics {
+    inner: Mutex<Inner>,
+    interval: Duration,
+    retry_max_backoff: Duration,
+}
+
+fn label(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+impl Metrics {
+    pub fn new(interval: Duration, retry_max_backoff: Duration) -> Self {
+        let inner = Inner {
+            buckets: vec![0; BUCKETS.len()],
+            ..Default::default()
+        };
+        Self {
+            inner: Mutex::new(inner),
+            interval,
+            retry_max_backoff,
+        }
+    }
+
+    /// Counts a pass.
+    pub fn record(&self, target: &PassTarget, r: &PassReport) {
+        let mut inner = self.inner.lock().expect("not poisoned");
+        let key = (
+            target.route.clone(),
+            target.tenant.map(|t| t.to_string()).unwrap_or_default(),
+        );
+        let route = inner.routes.entry(key).or_default();
+        route.passes += 1;
+        route.claimed += r.claimed as u64;
+        route.published += r.published as u64;
+        route.retried += r.retried as u64;
+        route.failed += r.failed as u64;
+        route.reclaimed += r.reclaimed;
+        if r.committed {
+            route.consecutive_failures = 0;
+            route.failing_since = None;
+            route.backoff_seconds = 0.0;
+        } else {
+            route.failed_passes += 1;
+            route.consecutive_failures += 1;
+            route.failing_since.get_or_insert_with(Instant::now);
+            route.backoff_seconds = backoff::route_backoff(
+                route.consecutive_failures,
+                self.interval,
+                self.retry_max_backoff,
+            )
+            .as_secs_f64();
+        }
+        for &s in &r.publish_seconds {
+            if let Some(i) = BUCKETS.iter().position(|&b| s <= b) {
+                inner.buckets[i] += 1;
+            }
+            inner.latency_sum += s;
+            inner.latency_count += 1;
+        }
+    }
+
+    /// Routes whose passes have failed for longer than `limit` without a commit since.
+    pub fn failing_longer_than(&self, limit: Duration) -> Vec<String> {
+        let inner = self.inner.lock().expect("not poisoned");
+        inner
+            .routes
+            .iter()
+            .filter(|(_, r)| r.failing_since.is_some_and(|t| t.elapsed() > limit))
+            .map(|((route, tenant), _)| {
+                if tenant.is_empty() {
+                    route.clone()
+                } else {
+                    format!("{route} (tenant {tenant})")
+                }
+            })
+            .collect()
+    }
+
+    /// The text exposition: counters, backoff, latency histogram, and the gauges given.
+    pub fn render(&self, gauges: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) -> String {
+        let inner = self.inner.lock().expect("not poisoned");
+        let mut out = String::new();
+        let counters: [(&str, &str, fn(&Route) -> u64); 7] = [
+            ("outboxctl_claimed_total", "Rows claimed.", |r| r.claimed),
+            (
+                "outboxctl_published_total",
+                "Rows published and marked.",
+                |r| r.published,
+            ),
+            (
+                "outboxctl_retried_total",
+                "Rows scheduled for a retry.",
+                |r| r.retried,
+            ),
+            ("outboxctl_failed_total", "Rows parked as failed.", |r| {
+                r.failed
+            }),
+            (
+                "outboxctl_reclaimed_total",
+                "Stale processing rows returned to pending.",
+                |r| r.reclaimed,
+            ),
+            ("outboxctl_passes_total", "Passes run.", |r| r.passes),
+            (
+                "outboxctl_failed_passes_total",
+                "Passes that failed (rolled back under consume storage).",
+                |r| r.failed_passes,
+            ),
+        ];
+        for (name, help, get) in counters {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+            for ((route, tenant), r) in &inner.routes {
+                let _ = writeln!(
+                    out,
+                    "{name}{{route=\"{}\",tenant=\"{}\"}} {}",
+                    label(route),
+                    label(tenant),
+                    get(r)
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_route_backoff_seconds How long a failing route is skipped.\n# TYPE outboxctl_route_backoff_seconds gauge"
+        );
+        for ((route, tenant), r) in &inner.routes {
+            let _ = writeln!(
+                out,
+                "outboxctl_route_backoff_seconds{{route=\"{}\",tenant=\"{}\"}} {}",
+                label(route),
+                label(tenant),
+                r.backoff_seconds
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_publish_duration_seconds Time from publish to acknowledgement.\n# TYPE outboxctl_publish_duration_seconds histogram"
+        );
+        let mut cumulative = 0;
+        for (i, b) in BUCKETS.iter().enumerate() {
+            cumulative += inner.buckets[i];
+            let _ = writeln!(
+                out,
+                "outboxctl_publish_duration_seconds_bucket{{le=\"{b}\"}} {cumulative}"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "outboxctl_publish_duration_seconds_bucket{{le=\"+Inf\"}} {}",
+            inner.latency_count
+        );
+        let _ = writeln!(
+            out,
+            "outboxctl_publish_duration_seconds_sum {}",
+            inner.latency_sum
+        );
+        let _ = writeln!(
+            out,
+            "outboxctl_publish_duration_seconds_count {}",
+            inner.latency_count
+        );
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_pending Pending rows (due now and scheduled).\n# TYPE outboxctl_pending gauge"
+        );
+        for g in gauges {
+            let t = g.tenant.map(|t| t.to_string()).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "outboxctl_pending{{route=\"{}\",tenant=\"{}\"}} {}",
+                label(&g.route),
+                label(&t),
+                g.pending_ripe + g.pending_scheduled
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_oldest_pending_age_seconds Age of the oldest pending row.\n# TYPE outboxctl_oldest_pending_age_seconds gauge"
+        );
+        for g in gauges {
+            let t = g.tenant.map(|t| t.to_string()).unwrap_or_default();
+            let age = g
+                .oldest_pending
+                .map_or(0.0, |o| (now - o).num_milliseconds().max(0) as f64 / 1000.0);
+            let _ = writeln!(
+                out,
+                "outboxctl_oldest_pending_age_seconds{{route=\"{}\",tenant=\"{}\"}} {age}",
+                label(&g.route),
+                label(&t)
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_passes_backoff_and_latency() {
+        let m = Metrics::new(Duration::from_secs(1), Duration::from_secs(300));
+        let t = PassTarget {
+            route: "or\"ders".into(),
+            tenant: None,
+        };
+        let ok = PassReport {
+            claimed: 3,
+            published: 3,
+            committed: true,
+            publish_seconds: vec![0.0004, 0.02, 9.0],
+            ..Default::default()
+        };
+        m.record(&t, &ok);
+        let bad = PassReport {
+            committed: false,
+            error: Some("x".into()),
+            ..Default::default()
+        };
+        m.record(&t, &bad);
+        m.record(&t, &bad);
+        let text = m.render(&[], chrono::Utc::now());
+        assert!(
+            text.contains("outboxctl_published_total{route=\"or\\\"ders\",tenant=\"\"} 3"),
+            "{text}"
+        );
+        assert!(text.contains("outboxctl_failed_passes_total{route=\"or\\\"ders\",tenant=\"\"} 2"));
+        assert!(
+            text.contains("outboxctl_route_backoff_seconds{route=\"or\\\"ders\",tenant=\"\"} 2"),
+            "{text}"
+        );
+        assert!(text.contains("outboxctl_publish_duration_seconds_bucket{le=\"0.0005\"} 1"));
+        assert!(text.contains("outboxctl_publish_duration_seconds_bucket{le=\"0.025\"} 2"));
+        assert!(text.contains("outboxctl_publish_duration_seconds_bucket{le=\"+Inf\"} 3"));
+        assert_eq!(
+            m.failing_longer_than(Duration::from_secs(3600)),
+            Vec::<String>::new()
+        );
+        assert_eq!(m.failing_longer_than(Duration::ZERO).len(), 1);
+        m.record(&t, &ok);
+        assert!(
+            m.failing_longer_than(Duration::ZERO).is_empty(),
+            "a committed pass clears it"
+        );
+    }
+}

@@ -1,0 +1,167 @@
+//! The looping relay's /metrics and /healthz, over real HTTP.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{PgSchema, outboxctl, pg_url};
+use crate::relay_pg::{migrate, stage};
+
+/// Starts `relay --loop` with metrics on a free port; returns the child and the base URL.
+fn start(
+    schema: &PgSchema,
+    extra: &[&str],
+) -> (Child, String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let mut child = outboxctl()
+        .args([
+            "relay",
+            "--loop",
+            "--database-url",
+            &pg_url(),
+            "--relation",
+            &schema.rel("outbox"),
+            "--route",
+            "orders",
+        ])
+        .args(["--to", "file:/dev/null", "--metrics-addr", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(rest) = line.split("on http://").nth(1) {
+                let addr: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                    .collect();
+                let _ = tx.send(format!("http://{addr}"));
+            }
+            log.lock().unwrap().push(line);
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the relay announced its metrics address");
+    (child, url, seen)
+}
+
+async fn get(url: &str) -> (u16, String) {
+    let r = reqwest::get(url).await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+fn stop(child: &mut Child) {
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+#[tokio::test]
+async fn metrics_count_what_the_loop_did_and_healthz_is_ok() {
+    let (schema, mut conn) = PgSchema::new("metrics_ok").await;
+    migrate(&schema, &[]).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 20, None).await;
+    let (mut child, base, log) = start(&schema, &["--log-format", "json"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let body = loop {
+        let (status, body) = get(&format!("{base}/metrics")).await;
+        assert_eq!(status, 200);
+        if body.contains("outboxctl_published_total{route=\"orders\",tenant=\"\"} 20") {
+            break body;
+        }
+        assert!(Instant::now() < deadline, "{body}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(
+        body.contains("# TYPE outboxctl_publish_duration_seconds histogram"),
+        "{body}"
+    );
+    assert!(
+        body.contains("outboxctl_publish_duration_seconds_count 20"),
+        "{body}"
+    );
+    assert!(
+        body.contains("outboxctl_pending{route=\"orders\",tenant=\"\"} 0"),
+        "{body}"
+    );
+    assert!(
+        body.contains("outboxctl_failed_passes_total{route=\"orders\",tenant=\"\"} 0"),
+        "{body}"
+    );
+    assert_eq!(get(&format!("{base}/healthz")).await, (200, "ok\n".into()));
+    assert_eq!(get(&format!("{base}/nope")).await.0, 404);
+    stop(&mut child);
+    let lines = log.lock().unwrap().clone();
+    assert!(lines.len() >= 2, "{lines:?}");
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l)
+            .unwrap_or_else(|e| panic!("--log-format json wrote {l:?}: {e}"));
+        assert!(v["level"].is_string() && v["message"].is_string(), "{l}");
+    }
+}
+
+#[tokio::test]
+async fn healthz_fails_when_a_route_keeps_failing() {
+    let (schema, mut conn) = PgSchema::new("metrics_failing").await;
+    let log = schema.rel("outbox_delivered");
+    migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
+    // no partition at all: every pass fails
+    let parts: Vec<String> = sqlx::query_scalar(
+        "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass",
+    )
+    .bind(&log)
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    for p in parts {
+        sqlx::raw_sql(&format!("DROP TABLE {p}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    stage(&mut conn, &schema.rel("outbox"), "orders", 5, None).await;
+    let (mut child, base, _) = start(
+        &schema,
+        &[
+            "--storage",
+            "consume",
+            "--delivery-log",
+            &log,
+            "--health-max-failing",
+            "300ms",
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let (status, body) = loop {
+        let (status, body) = get(&format!("{base}/healthz")).await;
+        if status == 503 {
+            break (status, body);
+        }
+        assert!(Instant::now() < deadline, "healthz stayed {status}: {body}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(status, 503);
+    assert!(body.contains("orders"), "{body}");
+    let (_, metrics) = get(&format!("{base}/metrics")).await;
+    assert!(
+        !metrics.contains("outboxctl_failed_passes_total{route=\"orders\",tenant=\"\"} 0"),
+        "{metrics}"
+    );
+    assert!(
+        !metrics.contains("outboxctl_route_backoff_seconds{route=\"orders\",tenant=\"\"} 0\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("outboxctl_pending{route=\"orders\",tenant=\"\"} 5"),
+        "{metrics}"
+    );
+    stop(&mut child);
+}
