@@ -31,6 +31,9 @@ struct Route {
     backoff_seconds: f64,
 }
 
+/// A counter's name, help text and how to read it off a route.
+type Counter = (&'static str, &'static str, fn(&Route) -> u64);
+
 #[derive(Debug, Default)]
 struct Inner {
     routes: BTreeMap<(String, String), Route>,
@@ -123,7 +126,7 @@ impl Metrics {
     pub fn render(&self, gauges: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) -> String {
         let inner = self.inner.lock().expect("not poisoned");
         let mut out = String::new();
-        let counters: [(&str, &str, fn(&Route) -> u64); 7] = [
+        let counters: [Counter; 7] = [
             ("outboxctl_claimed_total", "Rows claimed.", |r| r.claimed),
             (
                 "outboxctl_published_total",
