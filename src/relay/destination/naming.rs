@@ -55,7 +55,9 @@ pub fn rabbitmq_queue(
     if tenant_aware {
         parts.push(format!("tenant:{}", tenant_required(tenant)?));
     }
-    parts.push(namespace.to_owned());
+    if !namespace.is_empty() {
+        parts.push(namespace.to_owned());
+    }
     parts.push(channel.to_owned());
     Ok(parts.join(":").trim_start_matches(':').to_owned())
 }
