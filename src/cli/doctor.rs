@@ -53,34 +53,212 @@ fn seq_scans(node: &serde_json::Value, table: &str, out: &mut usize) {
     }
 }
 
-pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
-    let targets = inspect::pg_targets(ctx, None)?;
-    let mut conn = inspect::connect(ctx).await?;
-    let url = ctx.config.require_url()?;
-    let mut checks = Vec::new();
-    let r = &ctx.config.relay;
+/// The checks that read rows: stale processing, failed, oldest pending, the HLC mark.
+async fn row_checks<O: OpsStore>(
+    ops: &mut O,
+    name: &str,
+    tenant: Option<uuid::Uuid>,
+    args: &DoctorArgs,
+    checks: &mut Vec<Check>,
+) -> Result<(), Error> {
     let now = chrono::Utc::now();
-
-    if r.shutdown_drain_timeout >= r.pass_statement_timeout * 5 {
-        check(
-            &mut checks,
-            "drain timeout",
+    let routes = ops.routes().await?;
+    let mut stale = 0;
+    let mut failed = 0;
+    let mut oldest: Option<chrono::DateTime<chrono::Utc>> = None;
+    for route in &routes {
+        let s = ops.summary(route, tenant, now).await?;
+        stale += s.processing_stale.unwrap_or(0);
+        failed += s.failed;
+        oldest = match (oldest, s.oldest_pending) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    check(
+        checks,
+        "stale processing",
+        if stale > 0 { Level::Warn } else { Level::Ok },
+        format!("{stale} processing row(s) older than reclaim_stale_after in {name}"),
+    );
+    check(
+        checks,
+        "failed rows",
+        if failed > 0 { Level::Warn } else { Level::Ok },
+        format!(
+            "{failed} failed row(s) in {name}{}",
+            if failed > 0 {
+                ": see outboxctl inspect failed"
+            } else {
+                ""
+            }
+        ),
+    );
+    match oldest {
+        Some(o) if (now - o).to_std().unwrap_or_default() > args.max_pending_age.0 => check(
+            checks,
+            "oldest pending",
+            Level::Fail,
+            format!(
+                "the oldest pending row of {name} is {} old (limit {})",
+                inspect::age(now - o),
+                args.max_pending_age
+            ),
+        ),
+        Some(o) => check(
+            checks,
+            "oldest pending",
             Level::Ok,
             format!(
-                "shutdown_drain_timeout {} ≥ 5 × pass_statement_timeout {}",
-                Dur(r.shutdown_drain_timeout),
-                Dur(r.pass_statement_timeout)
+                "the oldest pending row of {name} is {} old",
+                inspect::age(now - o)
+            ),
+        ),
+        None => check(
+            checks,
+            "oldest pending",
+            Level::Ok,
+            format!("nothing pending in {name}"),
+        ),
+    }
+    if let Some(cps) = ops.checkpoints().await? {
+        match cps.iter().max_by_key(|c| c.hlc) {
+            Some(m) if (m.physical - now).num_milliseconds() > MAX_DRIFT_MS as i64 => check(
+                checks,
+                "hlc mark",
+                Level::Fail,
+                format!(
+                    "the HLC mark is {} ahead of the wall clock",
+                    inspect::age(m.physical - now)
+                ),
+            ),
+            Some(_) => check(
+                checks,
+                "hlc mark",
+                Level::Ok,
+                "the HLC mark is not ahead of the wall clock",
+            ),
+            None => check(checks, "hlc mark", Level::Ok, "no HLC mark yet"),
+        }
+    }
+    Ok(())
+}
+
+/// MongoDB: the claim index exists and the claim's plan uses it; a replica set for transactions.
+async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> Result<(), Error> {
+    use futures_util::TryStreamExt;
+    use mongodb::bson::{Bson, Document, doc};
+    let crate::config::Target::Mongo { collection, .. } = &ctx.config.outbox.target else {
+        return Ok(());
+    };
+    let mut conn = inspect::connect_any(ctx).await?;
+    let inspect::Conn::Mongo(client) = &conn else {
+        return Ok(());
+    };
+    let client = client.clone();
+    let hello = client
+        .database("admin")
+        .run_command(doc! { "hello": 1 })
+        .await
+        .map_err(|e| Error::Runtime(db::first_line(&e.to_string())))?;
+    if hello.get_str("setName").is_ok() {
+        check(
+            checks,
+            "transactions",
+            Level::Ok,
+            "a replica set: transactions (and the HLC checkpoint) work",
+        );
+    } else {
+        check(
+            checks,
+            "transactions",
+            Level::Warn,
+            "a standalone server: no transactions, so emit with an HLC checkpoint cannot run",
+        );
+    }
+    let coll = client
+        .database(&collection.db)
+        .collection::<Document>(&collection.collection);
+    let models: Vec<mongodb::IndexModel> = match coll.list_indexes().await {
+        Ok(c) => c.try_collect().await.unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    let claim_keys = ["outbox_route", "status", "available_at", "created_at"];
+    let has_claim = models.iter().any(|m| {
+        m.keys
+            .keys()
+            .map(String::as_str)
+            .eq(claim_keys.iter().copied())
+    });
+    if has_claim {
+        check(
+            checks,
+            "claim index",
+            Level::Ok,
+            format!(
+                "{collection} has the claim index {{ outbox_route, status, available_at, created_at }}"
             ),
         );
     } else {
         check(
-            &mut checks,
-            "drain timeout",
+            checks,
+            "claim index",
             Level::Fail,
-            "shutdown_drain_timeout is under 5 × pass_statement_timeout: the drain's last pass may be cut and rolled back",
+            format!(
+                "{collection} has no claim index: every claim scans the collection; run outboxctl migrate"
+            ),
         );
     }
+    let sort = crate::store::mongo::claim_sort(ctx.config.outbox.hlc_ordering);
+    let plan = client
+        .database(&collection.db)
+        .run_command(doc! {
+            "explain": { "find": &collection.collection, "filter": { "outbox_route": "outboxctl-doctor", "status": "pending",
+                "$or": [ { "available_at": Bson::Null }, { "available_at": { "$lte": mongodb::bson::DateTime::now() } } ] },
+                "sort": sort, "limit": 100, "projection": { "_id": 1 } },
+            "verbosity": "queryPlanner",
+        })
+        .await;
+    match plan {
+        Ok(p) if p.to_string().contains("COLLSCAN") => check(
+            checks,
+            "claim plan",
+            Level::Fail,
+            format!("the claim on {collection} scans the collection"),
+        ),
+        Ok(_) => check(
+            checks,
+            "claim plan",
+            Level::Ok,
+            format!("the claim on {collection} reads through indexes"),
+        ),
+        Err(e) => check(
+            checks,
+            "claim plan",
+            Level::Fail,
+            format!("cannot plan the claim: {}", db::first_line(&e.to_string())),
+        ),
+    }
+    for t in inspect::targets(ctx, None)? {
+        let mut ops = inspect::open_any(ctx, &mut conn, &t).await?;
+        row_checks(&mut ops, &collection.to_string(), t.tenant, args, checks).await?;
+    }
+    Ok(())
+}
 
+pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
+    let mut checks = Vec::new();
+    let r = &ctx.config.relay;
+    let now = chrono::Utc::now();
+    if ctx.config.backend == crate::dburl::Backend::Mongo {
+        drain_check(ctx, &mut checks);
+        mongo_checks(ctx, &args, &mut checks).await?;
+        return Ok(report(ctx, &checks));
+    }
+    let targets = inspect::pg_targets(ctx, None)?;
+    let mut conn = inspect::connect(ctx).await?;
+    let url = ctx.config.require_url()?;
+    drain_check(ctx, &mut checks);
     // pgbouncer in statement pooling cannot hold a transaction, so no consume pass can run.
     let tx = async {
         sqlx::raw_sql("BEGIN").execute(&mut conn).await?;
@@ -218,94 +396,12 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
                 format!("cannot plan the claim on {name}: {}", db::pg_message(&e)),
             ),
         }
-        let mut stale = 0;
-        let mut failed = 0;
-        let mut oldest: Option<chrono::DateTime<chrono::Utc>> = None;
-        for route in &routes {
-            let s = ops
-                .summary(
-                    route,
-                    if ctx.config.outbox.tenant_aware {
-                        t.tenant
-                    } else {
-                        None
-                    },
-                    now,
-                )
-                .await?;
-            stale += s.processing_stale.unwrap_or(0);
-            failed += s.failed;
-            oldest = match (oldest, s.oldest_pending) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-        }
-        check(
-            &mut checks,
-            "stale processing",
-            if stale > 0 { Level::Warn } else { Level::Ok },
-            format!("{stale} processing row(s) older than reclaim_stale_after in {name}"),
-        );
-        check(
-            &mut checks,
-            "failed rows",
-            if failed > 0 { Level::Warn } else { Level::Ok },
-            format!(
-                "{failed} failed row(s) in {name}{}",
-                if failed > 0 {
-                    ": see outboxctl inspect failed"
-                } else {
-                    ""
-                }
-            ),
-        );
-        match oldest {
-            Some(o) if (now - o).to_std().unwrap_or_default() > args.max_pending_age.0 => check(
-                &mut checks,
-                "oldest pending",
-                Level::Fail,
-                format!(
-                    "the oldest pending row of {name} is {} old (limit {})",
-                    inspect::age(now - o),
-                    args.max_pending_age
-                ),
-            ),
-            Some(o) => check(
-                &mut checks,
-                "oldest pending",
-                Level::Ok,
-                format!(
-                    "the oldest pending row of {name} is {} old",
-                    inspect::age(now - o)
-                ),
-            ),
-            None => check(
-                &mut checks,
-                "oldest pending",
-                Level::Ok,
-                format!("nothing pending in {name}"),
-            ),
-        }
-        if let Some(cps) = ops.checkpoints().await? {
-            match cps.iter().max_by_key(|c| c.hlc) {
-                Some(m) if (m.physical - now).num_milliseconds() > MAX_DRIFT_MS as i64 => check(
-                    &mut checks,
-                    "hlc mark",
-                    Level::Fail,
-                    format!(
-                        "the HLC mark is {} ahead of the wall clock",
-                        inspect::age(m.physical - now)
-                    ),
-                ),
-                Some(_) => check(
-                    &mut checks,
-                    "hlc mark",
-                    Level::Ok,
-                    "the HLC mark is not ahead of the wall clock",
-                ),
-                None => check(&mut checks, "hlc mark", Level::Ok, "no HLC mark yet"),
-            }
-        }
+        let tenant = if ctx.config.outbox.tenant_aware {
+            t.tenant
+        } else {
+            None
+        };
+        row_checks(&mut ops, &name, tenant, &args, &mut checks).await?;
         if let Some(log) = &t.log {
             match crate::store::log_partitions::read(&mut conn, log).await {
                 Ok(facts) => {
@@ -353,12 +449,41 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
         }
     }
 
+    Ok(report(ctx, &checks))
+}
+
+/// `shutdown_drain_timeout ≥ 5 × pass_statement_timeout`, so the drain's last pass commits.
+fn drain_check(ctx: &Ctx, checks: &mut Vec<Check>) {
+    let r = &ctx.config.relay;
+    if r.shutdown_drain_timeout >= r.pass_statement_timeout * 5 {
+        check(
+            checks,
+            "drain timeout",
+            Level::Ok,
+            format!(
+                "shutdown_drain_timeout {} ≥ 5 × pass_statement_timeout {}",
+                Dur(r.shutdown_drain_timeout),
+                Dur(r.pass_statement_timeout)
+            ),
+        );
+    } else {
+        check(
+            checks,
+            "drain timeout",
+            Level::Fail,
+            "shutdown_drain_timeout is under 5 × pass_statement_timeout: the drain's last pass may be cut and rolled back",
+        );
+    }
+}
+
+/// Prints the checks; exit 1 on any fail.
+fn report(ctx: &Ctx, checks: &[Check]) -> u8 {
     let failed = checks.iter().any(|c| c.level == Level::Fail);
     if ctx.out.is_json() {
         ctx.out
             .json(&serde_json::json!({ "ok": !failed, "checks": checks }));
     } else {
-        for c in &checks {
+        for c in checks {
             let tag = match c.level {
                 Level::Ok => "ok  ",
                 Level::Warn => "warn",
@@ -370,9 +495,9 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    Ok(if failed {
+    if failed {
         exit_code::CHECK_FAILED
     } else {
         exit_code::OK
-    })
+    }
 }

@@ -576,3 +576,270 @@ fn consume_and_delivery_log_are_refused_on_mongo() {
     ]);
     assert_eq!(r.code, 2, "{r:?}");
 }
+
+#[tokio::test]
+async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
+    let db = setup("mongo_doctor", &[]).await;
+    emit(&db, 3, None, &[]);
+    let r = cmd(&db, &["doctor", "--format", "json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let coll = db.db().collection::<Document>("outbox");
+    coll.update_one(doc! {}, doc! { "$set": { "status": "failed" } })
+        .await
+        .unwrap();
+    coll.drop_index("outbox_route_1_status_1_available_at_1_created_at_1")
+        .await
+        .unwrap();
+    let r = cmd(&db, &["doctor", "--format", "json"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let level = |name: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .unwrap()["level"]
+            .clone()
+    };
+    assert_eq!(level("claim index"), "fail");
+    assert_eq!(level("failed rows"), "warn");
+    assert_eq!(level("transactions"), "ok");
+}
+
+#[tokio::test]
+async fn the_summary_counts_read_indexes() {
+    let db = setup("mongo_summary_plans", &[]).await;
+    emit(&db, 50, None, &[]);
+    let now = mongodb::bson::DateTime::now();
+    for query in [
+        doc! { "outbox_route": "orders", "status": "pending", "available_at": { "$gt": now } },
+        doc! { "outbox_route": "orders", "status": "processing" },
+        doc! { "outbox_route": "orders", "status": "failed" },
+        doc! { "outbox_route": "orders", "status": "pending", "$or": [ { "available_at": Bson::Null }, { "available_at": { "$lte": now } } ] },
+    ] {
+        let plan = db.db().run_command(doc! { "explain": { "count": "outbox", "query": query.clone() }, "verbosity": "queryPlanner" }).await.unwrap();
+        let text = plan.to_string();
+        assert!(!text.contains("COLLSCAN"), "{query}: {text}");
+    }
+}
+
+/// A mongod of the test's own, so it can be stopped and started without disturbing others.
+struct OwnMongod {
+    port: u16,
+    dir: std::path::PathBuf,
+    bin: std::path::PathBuf,
+}
+
+impl OwnMongod {
+    fn start(&self) {
+        let status = std::process::Command::new(&self.bin)
+            .args([
+                "--bind_ip",
+                "127.0.0.1",
+                "--port",
+                &self.port.to_string(),
+                "--dbpath",
+            ])
+            .arg(self.dir.join("db"))
+            .args([
+                "--replSet",
+                "rsr",
+                "--wiredTigerCacheSizeGB",
+                "0.25",
+                "--nounixsocket",
+                "--fork",
+                "--logpath",
+            ])
+            .arg(self.dir.join("mongod.log"))
+            .arg("--pidfilepath")
+            .arg(self.dir.join("mongod.pid"))
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "mongod did not start; see {}",
+            self.dir.join("mongod.log").display()
+        );
+    }
+
+    fn stop(&self) {
+        let pid = std::fs::read_to_string(self.dir.join("mongod.pid")).unwrap();
+        std::process::Command::new("kill")
+            .args(["-TERM", pid.trim()])
+            .status()
+            .unwrap();
+    }
+
+    fn port_open(&self) -> bool {
+        std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok()
+    }
+
+    async fn primary(&self) {
+        let direct = format!(
+            "mongodb://127.0.0.1:{}/?directConnection=true&serverSelectionTimeoutMS=2000",
+            self.port
+        );
+        let admin = mongodb::Client::with_uri_str(&direct).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(hello) = admin
+                .database("admin")
+                .run_command(doc! { "hello": 1 })
+                .await
+            {
+                if hello.get_bool("isWritablePrimary").unwrap_or(false) {
+                    return;
+                }
+                if hello.get_str("setName").is_err() {
+                    let host = format!("127.0.0.1:{}", self.port);
+                    let _ = admin
+                        .database("admin")
+                        .run_command(doc! { "replSetInitiate": { "_id": "rsr", "members": [ { "_id": 0, "host": host } ] } })
+                        .await;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "own mongod on {} did not become primary",
+                self.port
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for OwnMongod {
+    fn drop(&mut self) {
+        if self.port_open() {
+            self.stop();
+        }
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_relay_keeps_working_across_a_mongod_restart() {
+    let cache = std::env::var("OUTBOXCTL_CACHE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/outboxctl")
+        });
+    let bin = cache.join("mongod-6.0.5/fiftyone/db/bin/mongod");
+    assert!(
+        bin.exists(),
+        "{} is missing: run scripts/services.sh, which installs it",
+        bin.display()
+    );
+    let dir = std::env::temp_dir().join(crate::common::unique_name("own_mongod"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("db")).unwrap();
+    let port = 27100 + (std::process::id() % 800) as u16;
+    let own = OwnMongod { port, dir, bin };
+    own.start();
+    own.primary().await;
+    let url = format!("mongodb://127.0.0.1:{port}/?replicaSet=rsr");
+    let run_own = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend([
+            "--database-url",
+            &url,
+            "--collection",
+            "restart.outbox",
+            "--connect-timeout",
+            "3s",
+        ]);
+        run(&all)
+    };
+    assert_eq!(run_own(&["migrate", "-q"]).code, 0);
+    assert_eq!(
+        run_own(&[
+            "emit",
+            "-q",
+            "--route",
+            "orders",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+            "--count",
+            "100"
+        ])
+        .code,
+        0
+    );
+    let path = out_file("mongo_restart");
+    let cfg = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join("mongo_restart.yaml");
+    std::fs::write(&cfg, "relay:\n  interval: 100ms\n  retry_max_backoff: 1s\n").unwrap();
+    let mut relay = outboxctl()
+        .args([
+            "relay",
+            "--loop",
+            "--database-url",
+            &url,
+            "--collection",
+            "restart.outbox",
+            "--route",
+            "orders",
+            "--connect-timeout",
+            "3s",
+        ])
+        .args([
+            "--to",
+            &format!("file:{}", path.display()),
+            "--config",
+            cfg.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until(Duration::from_secs(30), "the first 100 events", || {
+        count_lines(&path) >= 100
+    })
+    .await;
+    own.stop();
+    wait_until(Duration::from_secs(30), "mongod to stop", || {
+        !own.port_open()
+    })
+    .await;
+    own.start();
+    own.primary().await;
+    assert_eq!(
+        run_own(&[
+            "emit",
+            "-q",
+            "--route",
+            "orders",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+            "--count",
+            "100"
+        ])
+        .code,
+        0
+    );
+    wait_until(
+        Duration::from_secs(60),
+        "the events staged after the restart",
+        || count_lines(&path) >= 200,
+    )
+    .await;
+    std::process::Command::new("kill")
+        .args(["-TERM", &relay.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(relay.wait().unwrap().success(), "the relay stopped cleanly");
+    let ids: HashSet<String> = lines(&path)
+        .iter()
+        .map(|l| l["event_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 200, "nothing lost across the restart");
+}
