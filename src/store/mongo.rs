@@ -176,10 +176,21 @@ impl MongoStore {
         f
     }
 
-    fn status_filter(&mut self, ids: &[Uuid]) -> Document {
-        let mut f = self.by_ids(ids);
-        f.insert("status", "processing");
-        f
+    /// `$set` on claimed rows that are still `processing` (the marks of retain storage).
+    async fn set_processing(
+        &mut self,
+        ids: &[Uuid],
+        set: Document,
+        context: &'static str,
+    ) -> Result<u64, StoreError> {
+        let mut filter = self.by_ids(ids);
+        filter.insert("status", "processing");
+        let r = self
+            .coll
+            .update_many(filter, doc! { "$set": set })
+            .await
+            .map_err(|e| err(context, e))?;
+        Ok(r.modified_count)
     }
 
     /// Selects rows by the `_id`s read at their claim (forgetting them: each row is marked
@@ -371,16 +382,9 @@ impl RelayStore for MongoStore {
         ids: &[Uuid],
         at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
-        let filter = self.status_filter(ids);
-        let r = self
-            .coll
-            .update_many(
-                filter,
-                doc! { "$set": { "status": "published", "published_at": bson_date(at), "last_error": Bson::Null } },
-            )
-            .await
-            .map_err(|e| err("marking published", e))?;
-        Ok(r.modified_count)
+        let set =
+            doc! { "status": "published", "published_at": bson_date(at), "last_error": Bson::Null };
+        self.set_processing(ids, set, "marking published").await
     }
 
     async fn mark_retry(
@@ -391,16 +395,8 @@ impl RelayStore for MongoStore {
         available_at: DateTime<Utc>,
         error: &str,
     ) -> Result<u64, StoreError> {
-        let filter = self.status_filter(ids);
-        let r = self
-            .coll
-            .update_many(
-                filter,
-                doc! { "$set": { "status": "pending", "processing_at": Bson::Null, "attempts": attempts, "available_at": bson_date(available_at), "last_error": error } },
-            )
-            .await
-            .map_err(|e| err("scheduling retries", e))?;
-        Ok(r.modified_count)
+        let set = doc! { "status": "pending", "processing_at": Bson::Null, "attempts": attempts, "available_at": bson_date(available_at), "last_error": error };
+        self.set_processing(ids, set, "scheduling retries").await
     }
 
     async fn mark_failed(
@@ -409,32 +405,24 @@ impl RelayStore for MongoStore {
         ids: &[Uuid],
         error: &str,
     ) -> Result<u64, StoreError> {
-        let filter = self.status_filter(ids);
-        let r = self
-            .coll
-            .update_many(
-                filter,
-                doc! { "$set": { "status": "failed", "last_error": error } },
-            )
-            .await
-            .map_err(|e| err("marking failed", e))?;
-        Ok(r.modified_count)
+        self.set_processing(
+            ids,
+            doc! { "status": "failed", "last_error": error },
+            "marking failed",
+        )
+        .await
     }
 
     async fn release(&mut self, _target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
         if ids.is_empty() {
             return Ok(0);
         }
-        let filter = self.status_filter(ids);
-        let r = self
-            .coll
-            .update_many(
-                filter,
-                doc! { "$set": { "status": "pending", "processing_at": Bson::Null } },
-            )
-            .await
-            .map_err(|e| err("releasing rows", e))?;
-        Ok(r.modified_count)
+        self.set_processing(
+            ids,
+            doc! { "status": "pending", "processing_at": Bson::Null },
+            "releasing rows",
+        )
+        .await
     }
 
     async fn insert_sink(

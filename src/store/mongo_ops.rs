@@ -152,6 +152,24 @@ impl MongoOps {
         Ok(d)
     }
 
+    /// Which of these row ids are failed rows (as `id` strings), through the unique `id` index.
+    async fn failed_among(&self, ids: &[Uuid], what: &str) -> Result<Vec<String>, Error> {
+        let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+        let found: Vec<Document> = self
+            .coll
+            .find(doc! { "id": { "$in": &ids }, "status": "failed" })
+            .projection(doc! { "id": 1 })
+            .await
+            .map_err(|e| db(what, e))?
+            .try_collect()
+            .await
+            .map_err(|e| db(what, e))?;
+        Ok(found
+            .iter()
+            .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
+            .collect())
+    }
+
     /// The largest mark over every node key.
     pub async fn load_mark(
         &self,
@@ -384,20 +402,7 @@ impl OpsStore for MongoOps {
     }
 
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        let ids_s: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        let found: Vec<Document> = self
-            .coll
-            .find(doc! { "id": { "$in": &ids_s }, "status": "failed" })
-            .projection(doc! { "id": 1 })
-            .await
-            .map_err(|e| db("requeueing", e))?
-            .try_collect()
-            .await
-            .map_err(|e| db("requeueing", e))?;
-        let hit: Vec<String> = found
-            .iter()
-            .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
-            .collect();
+        let hit = self.failed_among(ids, "requeueing").await?;
         self.coll
             .update_many(
                 doc! { "id": { "$in": &hit }, "status": "failed" },
@@ -409,20 +414,7 @@ impl OpsStore for MongoOps {
     }
 
     async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        let ids_s: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        let found: Vec<Document> = self
-            .coll
-            .find(doc! { "id": { "$in": &ids_s }, "status": "failed" })
-            .projection(doc! { "id": 1 })
-            .await
-            .map_err(|e| db("discarding", e))?
-            .try_collect()
-            .await
-            .map_err(|e| db("discarding", e))?;
-        let hit: Vec<String> = found
-            .iter()
-            .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
-            .collect();
+        let hit = self.failed_among(ids, "discarding").await?;
         self.coll
             .delete_many(doc! { "id": { "$in": &hit }, "status": "failed" })
             .await

@@ -52,15 +52,6 @@ fn relay(schema: &PgSchema, cfg: &str, extra: &[&str]) -> crate::common::Run {
     run(&args)
 }
 
-fn config(name: &str, yaml: &str) -> String {
-    let path = std::env::temp_dir()
-        .join("outboxctl-tests")
-        .join(format!("{}.yaml", crate::common::unique_name(name)));
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, yaml).unwrap();
-    path.to_str().unwrap().to_owned()
-}
-
 fn payload_value(text: &str) -> Value {
     serde_json::from_str(text).unwrap()
 }
@@ -85,7 +76,7 @@ async fn redis_stream_entry_is_forzes() {
         .query_async(&mut r)
         .await
         .unwrap();
-    let cfg = config(
+    let cfg = crate::common::config_file(
         "broker_redis_stream",
         &format!(
             "relay:\n  routes:\n    orders:\n      to: {REDIS}\n      channel: \"{key}\"\n      maxlen: 1000\n"
@@ -140,7 +131,7 @@ async fn redis_pubsub_body_is_forzes() {
         .await
         .unwrap();
     pubsub.subscribe(&channel).await.unwrap();
-    let cfg = config(
+    let cfg = crate::common::config_file(
         "broker_redis_pubsub",
         &format!(
             "relay:\n  routes:\n    orders:\n      to: {REDIS}\n      channel: \"{channel}\"\n      mode: pubsub\n"
@@ -195,7 +186,7 @@ async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
     let queue = format!("{}.orders.events", schema.name);
     let (_c, ch) = amqp_channel().await;
     let _ = ch.queue_delete(&queue, QueueDeleteOptions::default()).await;
-    let cfg = config(
+    let cfg = crate::common::config_file(
         "broker_rabbitmq",
         &format!(
             "relay:\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      channel: \"{queue}\"\n"
@@ -325,7 +316,7 @@ async fn rabbitmq_unroutable_and_unreachable_are_failed_publishes() {
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 3, None).await;
     // broker away: retried, then delivered when it is back (here: the right address)
-    let away = config(
+    let away = crate::common::config_file(
         "broker_rabbitmq_away",
         "relay:\n  routes:\n    orders:\n      to: \"amqp://guest:guest@127.0.0.1:1/%2f\"\n",
     );
@@ -354,7 +345,7 @@ async fn rabbitmq_unroutable_and_unreachable_are_failed_publishes() {
         .execute(&mut conn)
         .await
         .unwrap();
-    let refuse = config(
+    let refuse = crate::common::config_file(
         "broker_rabbitmq_refuse",
         &format!(
             "relay:\n  max_attempts: 2\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      exchange: \"{exchange}\"\n"
@@ -391,7 +382,7 @@ async fn nats_jetstream_headers_dedup_and_order() {
     let js = async_nats::jetstream::new(client);
     let stream_name = schema.name.clone();
     let _ = js.delete_stream(&stream_name).await;
-    let cfg = config(
+    let cfg = crate::common::config_file(
         "broker_nats",
         &format!("relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n"),
     );
@@ -477,7 +468,7 @@ async fn nats_away_retries_then_delivers_and_create_stream_works() {
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 5, None).await;
-    let away = config(
+    let away = crate::common::config_file(
         "broker_nats_away",
         "relay:\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: nats://127.0.0.1:1\n",
     );
@@ -504,7 +495,7 @@ async fn nats_away_retries_then_delivers_and_create_stream_works() {
         .await
         .unwrap();
     let subject = format!("{}.created", schema.name);
-    let back = config(
+    let back = crate::common::config_file(
         "broker_nats_back",
         &format!(
             "relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n      create_stream: true\n"
@@ -616,7 +607,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
     let t = schema.rel("outbox");
     stage_worked_example(&mut conn, &t).await;
     let server = hook(vec![503]).await;
-    let cfg = config(
+    let cfg = crate::common::config_file(
         "broker_http",
         &format!(
             "relay:\n  routes:\n    orders:\n      to: {}\n      secret_env: OUTBOXCTL_TEST_HOOK_SECRET\n      timeout: 2s\n",
@@ -694,7 +685,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
     // a 422 parks the row at once, with the status and an excerpt of the body
     stage(&mut conn, &t, "orders", 1, None).await;
     let server = hook(vec![422]).await;
-    let cfg = config(
+    let cfg = crate::common::config_file(
         "broker_http_422",
         &format!(
             "relay:\n  routes:\n    orders:\n      to: {}\n",
@@ -722,7 +713,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
 
 #[test]
 fn options_that_do_not_apply_are_refused_by_name() {
-    let cfg = config(
+    let cfg = crate::common::config_file(
         "broker_bad_option",
         "relay:\n  routes:\n    orders:\n      to: redis://127.0.0.1:6379\n      exchange: x\n",
     );

@@ -242,3 +242,31 @@ pub async fn run_async(args: Vec<String>) -> Run {
     let mut cmd = tokio::process::Command::from(outboxctl());
     Run::from(cmd.args(&args).output().await.expect("run outboxctl"))
 }
+
+/// Writes a config file of the test's own; returns its path.
+pub fn config_file(test: &str, yaml: &str) -> String {
+    let path = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", unique_name(test)));
+    std::fs::create_dir_all(path.parent().expect("has a parent")).unwrap();
+    std::fs::write(&path, yaml).unwrap();
+    path.to_str().expect("utf-8 temp dir").to_owned()
+}
+
+/// Drops every partition of a delivery log (no day and no default partition left).
+pub async fn drop_all_partitions(conn: &mut PgConnection, log: &str) {
+    let parts: Vec<String> = sqlx::query_scalar(
+        "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass",
+    )
+    .bind(log)
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    assert!(!parts.is_empty(), "{log} has no partitions to drop");
+    for p in parts {
+        sqlx::raw_sql(&format!("DROP TABLE {p}"))
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+    }
+}

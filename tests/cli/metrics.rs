@@ -114,19 +114,7 @@ async fn healthz_fails_when_a_route_keeps_failing() {
     let log = schema.rel("outbox_delivered");
     migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
     // no partition at all: every pass fails
-    let parts: Vec<String> = sqlx::query_scalar(
-        "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass",
-    )
-    .bind(&log)
-    .fetch_all(&mut conn)
-    .await
-    .unwrap();
-    for p in parts {
-        sqlx::raw_sql(&format!("DROP TABLE {p}"))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-    }
+    crate::common::drop_all_partitions(&mut conn, &log).await;
     stage(&mut conn, &schema.rel("outbox"), "orders", 5, None).await;
     let (mut child, base, _) = start(
         &schema,

@@ -67,15 +67,6 @@ pub fn lines(path: &PathBuf) -> Vec<Value> {
         .collect()
 }
 
-fn write_config(test: &str, yaml: &str) -> PathBuf {
-    let path = std::env::temp_dir()
-        .join("outboxctl-tests")
-        .join(format!("{}.yaml", unique_name(test)));
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, yaml).unwrap();
-    path
-}
-
 fn relay_once(schema: &PgSchema, to: &str, extra: &[&str]) -> crate::common::Run {
     let url = pg_url();
     let rel = schema.rel("outbox");
@@ -250,11 +241,12 @@ async fn reclaim_returns_stale_processing_rows_without_touching_attempts() {
     .await
     .unwrap();
     let path = out_file("relay_reclaim");
-    let cfg = write_config("relay_reclaim_off", "relay:\n  reclaim_stale_after: null\n");
+    let cfg =
+        crate::common::config_file("relay_reclaim_off", "relay:\n  reclaim_stale_after: null\n");
     let r = relay_once(
         &schema,
         &format!("file:{}", path.display()),
-        &["--config", cfg.to_str().unwrap()],
+        &["--config", cfg.as_str()],
     );
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(
@@ -393,8 +385,8 @@ async fn a_destination_that_always_fails_parks_rows_after_max_attempts() {
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 3, None).await;
-    let cfg = write_config("relay_always_fails", "relay:\n  max_attempts: 3\n");
-    let cfg = cfg.to_str().unwrap();
+    let cfg = crate::common::config_file("relay_always_fails", "relay:\n  max_attempts: 3\n");
+    let cfg = cfg.as_str();
     for pass in 1..=3 {
         let r = relay_once(&schema, "file:/dev/full", &["--config", cfg]);
         // --once exits 1 only when a row ended failed (or a pass failed), not for retries
@@ -446,20 +438,7 @@ async fn a_missing_delivery_log_partition_rolls_the_pass_back() {
     migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
     let t = schema.rel("outbox");
     // no partition for today and no default (migrate attached days ahead: drop them all)
-    let parts: Vec<String> = sqlx::query_scalar(
-        "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass",
-    )
-    .bind(&log)
-    .fetch_all(&mut conn)
-    .await
-    .unwrap();
-    assert!(parts.len() > 1, "{parts:?}");
-    for p in parts {
-        sqlx::raw_sql(&format!("DROP TABLE {p}"))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-    }
+    crate::common::drop_all_partitions(&mut conn, &log).await;
     stage(&mut conn, &t, "orders", 10, None).await;
     let path = out_file("relay_missing_partition");
     let r = relay_once(
@@ -513,7 +492,7 @@ async fn a_lock_on_the_delivery_log_times_the_pass_out_and_rolls_it_back() {
         .execute(&mut locker)
         .await
         .unwrap();
-    let cfg = write_config(
+    let cfg = crate::common::config_file(
         "relay_lock_timeout",
         "relay:\n  pass_statement_timeout: 200ms\n  shutdown_drain_timeout: 1s\n",
     );
@@ -527,7 +506,7 @@ async fn a_lock_on_the_delivery_log_times_the_pass_out_and_rolls_it_back() {
             "--delivery-log",
             &log,
             "--config",
-            cfg.to_str().unwrap(),
+            cfg.as_str(),
         ],
     );
     assert_eq!(r.code, 1, "{r:?}");
@@ -573,14 +552,14 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
     .unwrap();
     stage(&mut conn, &t, "orders", 3, None).await;
     let to = format!("postgres-table:{sink}");
-    let strict = write_config(
+    let strict = crate::common::config_file(
         "relay_pass_timeouts_strict",
         "relay:\n  pass_statement_timeout: 100ms\n  shutdown_drain_timeout: 1s\n",
     );
     let r = relay_once(
         &schema,
         &to,
-        &["--storage", "consume", "--config", strict.to_str().unwrap()],
+        &["--storage", "consume", "--config", strict.as_str()],
     );
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stderr.contains("statement timeout"), "{r:?}");
@@ -590,7 +569,7 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
     );
 
     // A stricter session value (from the URL's options) wins over a lax pass limit.
-    let lax = write_config(
+    let lax = crate::common::config_file(
         "relay_pass_timeouts_lax",
         "relay:\n  pass_statement_timeout: 5s\n  shutdown_drain_timeout: 25s\n",
     );
@@ -610,7 +589,7 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
         "--storage",
         "consume",
         "--config",
-        lax.to_str().unwrap(),
+        lax.as_str(),
     ]);
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stderr.contains("statement timeout"), "{r:?}");
@@ -619,7 +598,7 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
     let r = relay_once(
         &schema,
         &to,
-        &["--storage", "consume", "--config", lax.to_str().unwrap()],
+        &["--storage", "consume", "--config", lax.as_str()],
     );
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(
@@ -641,7 +620,7 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
 async fn migrate_creates_the_postgres_table_destination() {
     let (schema, mut conn) = PgSchema::new("relay_sink_migrate").await;
     let sink = schema.rel("delivered_events");
-    let cfg = write_config(
+    let cfg = crate::common::config_file(
         "relay_sink_migrate",
         &format!("relay:\n  routes:\n    orders:\n      to: postgres-table:{sink}\n"),
     );
@@ -654,7 +633,7 @@ async fn migrate_creates_the_postgres_table_destination() {
         "--relation",
         &rel,
         "--config",
-        cfg.to_str().unwrap(),
+        cfg.as_str(),
     ]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.contains("create destination table"), "{r:?}");
@@ -667,7 +646,7 @@ async fn migrate_creates_the_postgres_table_destination() {
         "--relation",
         &rel,
         "--config",
-        cfg.to_str().unwrap(),
+        cfg.as_str(),
     ]);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(
@@ -1159,7 +1138,7 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
         "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
         "0190c4e2-8a6c-7e4a-9b1e-00000000000c",
     );
-    let cfg = write_config(
+    let cfg = crate::common::config_file(
         "relay_tenants",
         &format!(
             "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\n",
@@ -1167,13 +1146,7 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
         ),
     );
     let url = pg_url();
-    let r = run(&[
-        "migrate",
-        "--database-url",
-        &url,
-        "--config",
-        cfg.to_str().unwrap(),
-    ]);
+    let r = run(&["migrate", "--database-url", &url, "--config", cfg.as_str()]);
     assert_eq!(r.code, 0, "{r:?}");
     for (tenant, n) in [(a, 3), (b, 2)] {
         let table = format!("{}.outbox_{}", schema.name, tenant.replace('-', ""));
@@ -1198,7 +1171,7 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
         "--database-url",
         &url,
         "--config",
-        cfg.to_str().unwrap(),
+        cfg.as_str(),
         "--route",
         "orders",
         "--to",

@@ -26,14 +26,6 @@ fn line_count(path: &Path) -> usize {
         .unwrap_or(0)
 }
 
-fn config(dir_name: &str, yaml: &str) -> String {
-    let path = std::env::temp_dir()
-        .join("outboxctl-tests")
-        .join(format!("{}.yaml", crate::common::unique_name(dir_name)));
-    std::fs::write(&path, yaml).unwrap();
-    path.to_str().unwrap().to_owned()
-}
-
 fn spawn_relay(schema: &PgSchema, mode: &str, to: &Path, cfg: &str, extra: &[&str]) -> Child {
     outboxctl()
         .args([
@@ -77,7 +69,7 @@ async fn kill9_loses_nothing(storage: &str, per_kill_bound: usize) {
             .map(|u| u.to_string())
             .collect();
     let path = out_file(&name);
-    let cfg = config(&name, "relay:\n  reclaim_stale_after: 1ms\n");
+    let cfg = crate::common::config_file(&name, "relay:\n  reclaim_stale_after: 1ms\n");
     let kills = 3;
     for k in 1..=kills {
         let mut child = spawn_relay(&schema, "--once", &path, &cfg, &["--storage", storage]);
@@ -140,7 +132,7 @@ async fn four_relays(storage: &str, strict: bool) {
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 4000, Some(40)).await;
     let path = out_file(&name);
-    let cfg = config(&name, "relay:\n  interval: 50ms\n  max_claim_rows: 50\n");
+    let cfg = crate::common::config_file(&name, "relay:\n  interval: 50ms\n  max_claim_rows: 50\n");
     let mut relays: Vec<Child> = (0..4)
         .map(|_| {
             spawn_relay(
@@ -221,7 +213,7 @@ async fn sigterm_drains_and_exits_0() {
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     let path = out_file("relay_sigterm");
-    let cfg = config("relay_sigterm", "relay:\n  interval: 100ms\n");
+    let cfg = crate::common::config_file("relay_sigterm", "relay:\n  interval: 100ms\n");
     let child = spawn_relay(&schema, "--loop", &path, &cfg, &[]);
     stage(&mut conn, &t, "orders", 300, None).await;
     wait_until(
