@@ -186,11 +186,20 @@ async fn pass_body<S: RelayStore>(
     let strict = settings.key_order == KeyOrder::Strict;
     let mut blocked_keys: HashSet<String> = HashSet::new();
 
-    for start in (0..rows.len()).step_by(MARK_CHUNK) {
+    // How many rows are published before their marks. Retain: one mark chunk, so a crash
+    // republishes at most 32. Consume: the whole claim, since the pass's transaction already
+    // bounds what a crash republishes to the claim; marks still go 32 ids at a time.
+    let window = match (settings.storage, sink) {
+        (Storage::Consume, Sink::Publisher(p)) if !p.serial() && !settings.one_at_a_time => {
+            rows.len().max(1)
+        }
+        _ => MARK_CHUNK,
+    };
+    for start in (0..rows.len()).step_by(window) {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        let chunk: Vec<usize> = (start..(start + MARK_CHUNK).min(rows.len()))
+        let chunk: Vec<usize> = (start..(start + window).min(rows.len()))
             .filter(|&i| messages[i].is_some())
             .collect();
         match sink {
@@ -243,9 +252,9 @@ async fn pass_body<S: RelayStore>(
             .filter(|&&i| matches!(outcomes[i], Outcome::Published))
             .map(|&i| rows[i].id)
             .collect();
-        if !ids.is_empty() {
-            store.mark_published(target, &ids, Utc::now()).await?;
-            report.published += ids.len();
+        for marks in ids.chunks(MARK_CHUNK) {
+            store.mark_published(target, marks, Utc::now()).await?;
+            report.published += marks.len();
         }
     }
     finish_marks(store, target, settings, &rows, &outcomes, report).await
