@@ -3,7 +3,7 @@
 //!     cargo bench --bench brokers                       # N = 50,000 per broker and mode
 //!     OUTBOXCTL_BENCH_N=5000 cargo bench --bench brokers
 //!
-//! For each broker it stages N rows (COPY, retain storage, 500 ordering keys) and drains them
+//! For each broker and storage it stages N rows (COPY, 500 ordering keys) and drains them
 //! with the relay twice: pipelined (outboxctl: different keys in flight at once within each
 //! chunk of 32, a key's messages in order) and one publish at a time, each acknowledged before
 //! the next (forze's way). Same relay, same statements; only the publishing differs.
@@ -23,15 +23,11 @@ use sqlx::{Connection, PgConnection};
 
 const SCHEMA: &str = "bench_brokers";
 
-async fn drain(sink: Sink, one_at_a_time: bool) -> (u64, Duration) {
-    let store = PgStore::connect(
-        &url(false),
-        Duration::from_secs(10),
-        options(SCHEMA, Mode::Retain),
-    )
-    .await
-    .unwrap();
-    let mut s = settings(Mode::Retain);
+async fn drain(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Duration) {
+    let store = PgStore::connect(&url(false), Duration::from_secs(10), options(SCHEMA, mode))
+        .await
+        .unwrap();
+    let mut s = settings(mode);
     s.one_at_a_time = one_at_a_time;
     let target = PassTarget {
         route: "bench".into(),
@@ -107,11 +103,76 @@ async fn main() {
         .unwrap();
 
     println!(
-        "N = {n} per run; one pipelined and one one-at-a-time drain per broker (retain storage, 500 keys)"
+        "N = {n} per run; one pipelined and one one-at-a-time drain per broker and storage (500 keys)"
     );
     println!(
-        "{:<16} {:>16} {:>18} {:>8}",
-        "broker", "pipelined ev/s", "one-at-a-time ev/s", "ratio"
+        "{:<16} {:<9} {:>16} {:>18} {:>8}",
+        "broker", "storage", "pipelined ev/s", "one-at-a-time ev/s", "ratio"
+    );
+    let brokers = [
+        ("nats", "nats://127.0.0.1:4222", "bench.orders"),
+        (
+            "rabbitmq",
+            "amqp://guest:guest@127.0.0.1:5672/%2f",
+            "bench.orders",
+        ),
+        ("redis stream", "redis://127.0.0.1:6379", "bench:orders"),
+    ];
+    for (name, to, channel) in brokers {
+        for mode in [Mode::Retain, Mode::Consume] {
+            let mut rates = [0.0f64; 2];
+            for (i, one) in [false, true].into_iter().enumerate() {
+                stage(&mut conn, SCHEMA, mode, n).await;
+                let (published, d) = drain(sink(to, channel).await, mode, one).await;
+                assert_eq!(published as usize, n);
+                rates[i] = published as f64 / d.as_secs_f64();
+            }
+            let storage = if mode == Mode::Retain {
+                "retain"
+            } else {
+                "consume"
+            };
+            println!(
+                "{:<16} {:<9} {:>16.0} {:>18.0} {:>8.1}",
+                name,
+                storage,
+                rates[0],
+                rates[1],
+                rates[0] / rates[1]
+            );
+        }
+    }
+    let _ = js.delete_stream("bench_outbox").await;
+    js.create_stream(async_nats::jetstream::stream::Config {
+        name: "bench_outbox".into(),
+        subjects: vec!["bench.orders".into()],
+        duplicate_window: Duration::from_secs(300),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    // RabbitMQ: a durable queue, deleted afterwards
+    let amqp = lapin::Connection::connect(
+        "amqp://guest:guest@127.0.0.1:5672/%2f",
+        lapin::ConnectionProperties::default(),
+    )
+    .await
+    .expect("RabbitMQ on 5672");
+    let ch = amqp.create_channel().await.unwrap();
+    let durable = lapin::options::QueueDeclareOptions {
+        durable: true,
+        ..Default::default()
+    };
+    ch.queue_declare("bench.orders", durable, Default::default())
+        .await
+        .unwrap();
+
+    println!(
+        "N = {n} per run; one pipelined and one one-at-a-time drain per broker and storage (500 keys)"
+    );
+    println!(
+        "{:<16} {:<9} {:>16} {:>18} {:>8}",
+        "broker", "storage", "pipelined ev/s", "one-at-a-time ev/s", "ratio"
     );
     let brokers = [
         ("nats", "nats://127.0.0.1:4222", "bench.orders"),
