@@ -143,63 +143,6 @@ async fn main() {
         }
     }
     let _ = js.delete_stream("bench_outbox").await;
-    js.create_stream(async_nats::jetstream::stream::Config {
-        name: "bench_outbox".into(),
-        subjects: vec!["bench.orders".into()],
-        duplicate_window: Duration::from_secs(300),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    // RabbitMQ: a durable queue, deleted afterwards
-    let amqp = lapin::Connection::connect(
-        "amqp://guest:guest@127.0.0.1:5672/%2f",
-        lapin::ConnectionProperties::default(),
-    )
-    .await
-    .expect("RabbitMQ on 5672");
-    let ch = amqp.create_channel().await.unwrap();
-    let durable = lapin::options::QueueDeclareOptions {
-        durable: true,
-        ..Default::default()
-    };
-    ch.queue_declare("bench.orders", durable, Default::default())
-        .await
-        .unwrap();
-
-    println!(
-        "N = {n} per run; one pipelined and one one-at-a-time drain per broker and storage (500 keys)"
-    );
-    println!(
-        "{:<16} {:<9} {:>16} {:>18} {:>8}",
-        "broker", "storage", "pipelined ev/s", "one-at-a-time ev/s", "ratio"
-    );
-    let brokers = [
-        ("nats", "nats://127.0.0.1:4222", "bench.orders"),
-        (
-            "rabbitmq",
-            "amqp://guest:guest@127.0.0.1:5672/%2f",
-            "bench.orders",
-        ),
-        ("redis stream", "redis://127.0.0.1:6379", "bench:orders"),
-    ];
-    for (name, to, channel) in brokers {
-        let mut rates = [0.0f64; 2];
-        for (i, one) in [false, true].into_iter().enumerate() {
-            stage(&mut conn, SCHEMA, Mode::Retain, n).await;
-            let (published, d) = drain(sink(to, channel).await, one).await;
-            assert_eq!(published as usize, n);
-            rates[i] = published as f64 / d.as_secs_f64();
-        }
-        println!(
-            "{:<16} {:>16.0} {:>18.0} {:>8.1}",
-            name,
-            rates[0],
-            rates[1],
-            rates[0] / rates[1]
-        );
-    }
-    let _ = js.delete_stream("bench_outbox").await;
     let _ = ch.queue_delete("bench.orders", Default::default()).await;
     let mut r = redis::Client::open("redis://127.0.0.1:6379")
         .unwrap()
