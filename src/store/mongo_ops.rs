@@ -433,6 +433,19 @@ impl OpsStore for MongoOps {
             let dup = insert_docs(&self.coll, docs, None).await?;
             return Ok(staged(events, &dup, &[]));
         }
+        if self.checkpoint.is_some() {
+            let hello = self
+                .client
+                .database("admin")
+                .run_command(doc! { "hello": 1 })
+                .await
+                .map_err(|e| db("staging", e))?;
+            if hello.get_str("setName").is_err() && hello.get_str("msg") != Ok("isdbgrid") {
+                return Err(Error::Runtime(
+                    "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
+                ));
+            }
+        }
         let mut attempt = 0;
         loop {
             attempt += 1;

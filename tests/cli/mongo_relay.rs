@@ -629,6 +629,8 @@ struct OwnMongod {
     port: u16,
     dir: std::path::PathBuf,
     bin: std::path::PathBuf,
+    /// Without a replica set: a standalone server (no transactions).
+    standalone: bool,
 }
 
 impl OwnMongod {
@@ -642,9 +644,12 @@ impl OwnMongod {
                 "--dbpath",
             ])
             .arg(self.dir.join("db"))
+            .args(if self.standalone {
+                &[][..]
+            } else {
+                &["--replSet", "rsr"][..]
+            })
             .args([
-                "--replSet",
-                "rsr",
                 "--wiredTigerCacheSizeGB",
                 "0.25",
                 "--nounixsocket",
@@ -721,8 +726,8 @@ impl Drop for OwnMongod {
     }
 }
 
-#[tokio::test]
-async fn the_relay_keeps_working_across_a_mongod_restart() {
+/// The mongod binary scripts/services.sh installs.
+fn mongod_bin() -> std::path::PathBuf {
     let cache = std::env::var("OUTBOXCTL_CACHE")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|_| {
@@ -734,11 +739,89 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
         "{} is missing: run scripts/services.sh, which installs it",
         bin.display()
     );
-    let dir = std::env::temp_dir().join(crate::common::unique_name("own_mongod"));
+    bin
+}
+
+fn own_mongod(name: &str, port_base: u16, standalone: bool) -> OwnMongod {
+    let dir = std::env::temp_dir().join(crate::common::unique_name(name));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("db")).unwrap();
-    let port = 27100 + (std::process::id() % 800) as u16;
-    let own = OwnMongod { port, dir, bin };
+    let port = port_base + (std::process::id() % 400) as u16;
+    OwnMongod {
+        port,
+        dir,
+        bin: mongod_bin(),
+        standalone,
+    }
+}
+
+#[tokio::test]
+async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_set() {
+    let own = own_mongod("own_mongod_standalone", 27600, true);
+    own.start();
+    wait_until(
+        Duration::from_secs(30),
+        "standalone mongod to listen",
+        || own.port_open(),
+    )
+    .await;
+    let url = format!(
+        "mongodb://127.0.0.1:{}/?directConnection=true&retryWrites=false",
+        own.port
+    );
+    let base = [
+        "--database-url",
+        url.as_str(),
+        "--collection",
+        "solo.outbox",
+        "--hlc-ordering",
+    ];
+    let r = run(&[&["migrate", "-q"][..], &base].concat());
+    assert_eq!(r.code, 0, "{r:?}");
+    let r = run(&[
+        &[
+            "emit",
+            "--route",
+            "r",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+            "--hlc-checkpoint",
+            "solo.hlc_checkpoint",
+        ][..],
+        &base,
+    ]
+    .concat());
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr.contains("replica set") && r.stderr.contains("standalone"),
+        "{r:?}"
+    );
+    let r = run(&[&["doctor", "--format", "json"][..], &base].concat());
+    assert!(r.stdout.contains("standalone"), "{r:?}");
+    // without a checkpoint there is nothing to keep atomic: staging works
+    let r = run(&[
+        &[
+            "emit",
+            "-q",
+            "--route",
+            "r",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+        ][..],
+        &base,
+    ]
+    .concat());
+    assert_eq!(r.code, 0, "{r:?}");
+}
+
+#[tokio::test]
+async fn the_relay_keeps_working_across_a_mongod_restart() {
+    let own = own_mongod("own_mongod", 27100, false);
+    let port = own.port;
     own.start();
     own.primary().await;
     let url = format!("mongodb://127.0.0.1:{port}/?replicaSet=rsr");
