@@ -2,7 +2,6 @@
 //! the wall clock (a mark far in the future pins every new stamp there).
 
 use clap::Subcommand;
-use comfy_table::{Table, presets};
 
 use super::Ctx;
 use super::inspect;
@@ -44,8 +43,7 @@ pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
             .note("the checkpoint has no marks yet (created on the first stamped flush)");
         return Ok(exit_code::OK);
     }
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_HORIZONTAL_ONLY);
+    let mut t = super::output::table();
     t.set_header(["node key", "hlc (packed)", "physical (UTC)", "logical"]);
     for r in &rows {
         t.add_row([

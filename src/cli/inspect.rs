@@ -1,7 +1,6 @@
 //! `outboxctl inspect [summary] | pending | failed | event ID`: what is stuck and why.
 
 use clap::{Args, Subcommand};
-use comfy_table::{ContentArrangement, Table, presets};
 use std::io::IsTerminal;
 use uuid::Uuid;
 
@@ -252,15 +251,7 @@ async fn list(
     Ok(rows)
 }
 
-fn table() -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_HORIZONTAL_ONLY)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    if !std::io::stdout().is_terminal() {
-        t.load_preset(presets::ASCII_HORIZONTAL_ONLY);
-    }
-    t
-}
+use super::output::table;
 
 /// `1h 2m` style, for ages and waits.
 pub fn age(d: chrono::Duration) -> String {

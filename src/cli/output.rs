@@ -3,6 +3,7 @@
 
 use std::io::{IsTerminal, Write};
 
+use comfy_table::{ContentArrangement, Table, presets};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
@@ -89,4 +90,17 @@ impl Output {
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
         bar
     }
+}
+
+/// A table for people: box-drawing on a terminal, plain ASCII in a pipe, and wrapped to the
+/// terminal's width.
+pub fn table() -> Table {
+    let mut t = Table::new();
+    if std::io::stdout().is_terminal() {
+        t.load_preset(presets::UTF8_HORIZONTAL_ONLY);
+    } else {
+        t.load_preset(presets::ASCII_HORIZONTAL_ONLY);
+    }
+    t.set_content_arrangement(ContentArrangement::Dynamic);
+    t
 }

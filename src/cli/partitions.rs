@@ -2,7 +2,6 @@
 //! partitions, made for cron (idempotent, `-q` silent on success, `--format json`).
 
 use clap::{Args, Subcommand};
-use comfy_table::{Table, presets};
 use serde::Serialize;
 
 use super::Ctx;
@@ -157,8 +156,7 @@ async fn list(
         });
         return Ok(exit_code::OK);
     }
-    let mut table = Table::new();
-    table.load_preset(presets::UTF8_HORIZONTAL_ONLY);
+    let mut table = super::output::table();
     table.set_header([
         "partition",
         "from (UTC)",

@@ -1,10 +1,8 @@
 //! `outboxctl relay --once | --loop`: run the relay over the configured routes.
 
-use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 
 use clap::Args;
-use comfy_table::{Table, presets};
 
 use super::Ctx;
 use crate::Error;
@@ -294,11 +292,7 @@ fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
             _ => serde_json::to_string_pretty(stats).expect("serialises"),
         }
     } else {
-        let mut table = Table::new();
-        table.load_preset(presets::UTF8_BORDERS_ONLY);
-        if !std::io::stdout().is_terminal() && !to_stderr {
-            table.load_preset(presets::ASCII_BORDERS_ONLY_CONDENSED);
-        }
+        let mut table = super::output::table();
         let tenant_col = stats.iter().any(|s| s.tenant.is_some());
         let mut header = vec!["route"];
         if tenant_col {
