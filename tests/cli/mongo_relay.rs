@@ -432,7 +432,11 @@ async fn kill_9_loses_nothing_and_duplicates_at_most_a_chunk() {
     let cfg = std::env::temp_dir()
         .join("outboxctl-tests")
         .join(format!("{}.yaml", db.name));
-    std::fs::write(&cfg, "relay:\n  reclaim_stale_after: 1ms\n").unwrap();
+    std::fs::write(
+        &cfg,
+        "relay:\n  reclaim_stale_after: 1ms\n  interval: 100ms\n",
+    )
+    .unwrap();
     let cfg = cfg.to_str().unwrap().to_owned();
     for _ in 0..2 {
         let mut child = spawn_relay(&db, "--once", &path, &["--config", &cfg]);
@@ -448,10 +452,29 @@ async fn kill_9_loses_nothing_and_duplicates_at_most_a_chunk() {
         child.kill().unwrap();
         child.wait().unwrap();
     }
-    let status = spawn_relay(&db, "--once", &path, &["--config", &cfg])
-        .wait()
+    // the killed relay's last update may still land after it is gone: a loop reclaims each tick
+    let mut child = spawn_relay(&db, "--loop", &path, &["--config", &cfg]);
+    let coll = db.db().collection::<Document>("outbox");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let left = coll
+            .count_documents(doc! { "status": { "$in": ["pending", "processing"] } })
+            .await
+            .unwrap();
+        if left == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{left} documents never delivered"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
         .unwrap();
-    assert!(status.success());
+    assert!(child.wait().unwrap().success());
     let mut seen: HashMap<String, usize> = HashMap::new();
     for l in lines(&path) {
         *seen

@@ -1,6 +1,5 @@
 //! The relay on a real PostgreSQL: every rule of semantics.md that applies, in both storages.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1117,17 +1116,6 @@ fn collect_scans(node: &Value, out: &mut Vec<(String, String, f64)>) {
             collect_scans(c, out);
         }
     }
-}
-
-#[allow(dead_code)]
-fn by_key(lines: &[Value]) -> HashMap<String, Vec<i64>> {
-    let mut m: HashMap<String, Vec<i64>> = HashMap::new();
-    for l in lines {
-        m.entry(l["key"].as_str().unwrap().to_owned())
-            .or_default()
-            .push(l["payload"]["n"].as_i64().unwrap());
-    }
-    m
 }
 
 #[tokio::test]
