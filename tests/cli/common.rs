@@ -140,7 +140,7 @@ pub async fn mongo() -> mongodb::Client {
             Instant::now() < deadline,
             "replica set at {direct} did not elect a primary within 30s"
         );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     mongodb::Client::with_uri_str(&url)
         .await
@@ -268,5 +268,30 @@ pub async fn drop_all_partitions(conn: &mut PgConnection, log: &str) {
             .execute(&mut *conn)
             .await
             .unwrap();
+    }
+}
+
+/// Waits (polling every 20 ms, failing after `limit`) until some session matches `sql`, a
+/// `SELECT EXISTS (…)` over pg_stat_activity, e.g. "a backend is waiting on a lock".
+pub async fn wait_for_session(
+    conn: &mut PgConnection,
+    sql: &str,
+    bind: Option<i32>,
+    limit: Duration,
+) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let mut q = sqlx::query_scalar::<_, bool>(sql);
+        if let Some(b) = bind {
+            q = q.bind(b);
+        }
+        if q.fetch_one(&mut *conn).await.unwrap() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no session matched within {limit:?}: {sql}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

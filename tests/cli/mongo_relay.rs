@@ -733,7 +733,7 @@ impl OwnMongod {
                 "own mongod on {} did not become primary",
                 self.port
             );
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 }

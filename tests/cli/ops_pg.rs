@@ -571,6 +571,11 @@ async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
     let low = outboxctl::hlc::HlcTimestamp::new(3_000_000_000_000, 0);
     let mut a = crate::common::pg().await;
     let mut b = crate::common::pg().await;
+    let b_pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&mut b)
+        .await
+        .unwrap();
+    let mut watcher = crate::common::pg().await;
     let mut ta = a.begin().await.unwrap();
     advance_checkpoint(&mut ta, &cpq, "shared", high)
         .await
@@ -583,7 +588,14 @@ async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
         tb.commit().await.unwrap();
     };
     let commit_a = async {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        // commit only once b is really waiting on a's row lock
+        crate::common::wait_for_session(
+            &mut watcher,
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock')",
+            Some(b_pid),
+            std::time::Duration::from_secs(10),
+        )
+        .await;
         ta.commit().await.unwrap();
     };
     tokio::join!(writer_b, commit_a);

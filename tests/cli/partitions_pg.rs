@@ -254,9 +254,16 @@ async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
         ])
         .collect(),
     );
+    let mut watcher = crate::common::pg().await;
     let relay = async {
-        // let the drop start queueing, then relay while it retries
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        // relay once the drop is queued behind the reader's lock (it then times out and retries)
+        crate::common::wait_for_session(
+            &mut watcher,
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DROP TABLE %ancient%')",
+            None,
+            std::time::Duration::from_secs(10),
+        )
+        .await;
         let started = std::time::Instant::now();
         let r = run_async(
             [
