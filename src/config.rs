@@ -629,7 +629,12 @@ impl Config {
                 "the relation is per tenant ({tenant}); list the tenant ids under outbox.tenants",
             ));
         }
-        Ok(self.outbox.tenants.iter().copied().map(Some).collect())
+        Ok(self.configured_tenants())
+    }
+
+    /// The configured tenant ids, each as `Some` (what per-tenant code iterates over).
+    pub fn configured_tenants(&self) -> Vec<Option<Uuid>> {
+        self.outbox.tenants.iter().copied().map(Some).collect()
     }
 }
 

@@ -248,7 +248,6 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
 
 pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
     let mut checks = Vec::new();
-    let r = &ctx.config.relay;
     let now = chrono::Utc::now();
     if ctx.config.backend == crate::dburl::Backend::Mongo {
         drain_check(ctx, &mut checks);
@@ -327,17 +326,12 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
                 ),
             );
         }
+        let relation = crate::target::RelationSpec::parse("relation", &name)
+            .map_err(|e| Error::Runtime(e.to_string()))?;
+        // the plan of the claim alone: no delivery log, no traceparent column needed
         let opts = PgStoreOptions {
-            relation: crate::target::RelationSpec::parse("relation", &name)
-                .map_err(|e| Error::Runtime(e.to_string()))?,
-            delivery_log: None,
-            storage: ctx.config.outbox.storage,
-            hlc_ordering: ctx.config.outbox.hlc_ordering,
             propagate_trace: false,
-            tenant_aware: ctx.config.outbox.tenant_aware,
-            key_order: ctx.config.relay.key_order,
-            pass_statement_timeout: r.pass_statement_timeout,
-            pass_deadline: r.pass_deadline,
+            ..PgStoreOptions::from_config(&ctx.config, relation, None)
         };
         let mut ops = inspect::open(ctx, &mut conn, t).await?;
         let routes = ops.routes().await?;

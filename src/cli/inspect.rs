@@ -87,13 +87,7 @@ pub fn pg_targets(ctx: &Ctx, only_tenant: Option<Uuid>) -> Result<Vec<PgTarget>,
     let mut tenants: Vec<Option<Uuid>> = if relation.is_per_tenant() {
         ctx.config.relation_tenants()?
     } else if ctx.config.outbox.tenant_aware && only_tenant.is_none() {
-        ctx.config
-            .outbox
-            .tenants
-            .iter()
-            .copied()
-            .map(Some)
-            .collect()
+        ctx.config.configured_tenants()
     } else {
         vec![only_tenant]
     };
@@ -471,13 +465,7 @@ pub fn targets(ctx: &Ctx, only_tenant: Option<Uuid>) -> Result<Vec<OpsTarget>, E
             let tenants: Vec<Option<Uuid>> = match only_tenant {
                 Some(t) => vec![Some(t)],
                 None if ctx.config.outbox.tenant_aware && !ctx.config.outbox.tenants.is_empty() => {
-                    ctx.config
-                        .outbox
-                        .tenants
-                        .iter()
-                        .copied()
-                        .map(Some)
-                        .collect()
+                    ctx.config.configured_tenants()
                 }
                 None => vec![None],
             };
@@ -522,13 +510,10 @@ pub async fn open_any<'c>(
                 hlc_checkpoint,
             },
         ) => {
-            let opts = crate::store::mongo::MongoStoreOptions {
-                collection: collection.clone(),
-                hlc_ordering: ctx.config.outbox.hlc_ordering,
-                propagate_trace: ctx.config.outbox.propagate_trace,
-                tenant_aware: ctx.config.outbox.tenant_aware,
-                key_order: ctx.config.relay.key_order,
-            };
+            let opts = crate::store::mongo::MongoStoreOptions::from_config(
+                &ctx.config,
+                collection.clone(),
+            );
             let mut ops = crate::store::mongo_ops::MongoOps::new(
                 client.clone(),
                 opts,

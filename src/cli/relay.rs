@@ -88,7 +88,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             )
             .into());
         }
-        config.outbox.tenants.iter().copied().map(Some).collect()
+        config.configured_tenants()
     } else {
         vec![None]
     };
@@ -129,17 +129,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             delivery_log,
             ..
         } => {
-            let opts = PgStoreOptions {
-                relation: relation.clone(),
-                delivery_log: delivery_log.clone(),
-                storage: config.outbox.storage,
-                hlc_ordering: config.outbox.hlc_ordering,
-                propagate_trace: config.outbox.propagate_trace,
-                tenant_aware: config.outbox.tenant_aware,
-                key_order: config.relay.key_order,
-                pass_statement_timeout: config.relay.pass_statement_timeout,
-                pass_deadline: config.relay.pass_deadline,
-            };
+            let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
             let store = PgStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
             drive(
                 ctx,
@@ -160,13 +150,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
                 )
                 .into());
             }
-            let opts = MongoStoreOptions {
-                collection: collection.clone(),
-                hlc_ordering: config.outbox.hlc_ordering,
-                propagate_trace: config.outbox.propagate_trace,
-                tenant_aware: config.outbox.tenant_aware,
-                key_order: config.relay.key_order,
-            };
+            let opts = MongoStoreOptions::from_config(config, collection.clone());
             let store = MongoStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
             drive(
                 ctx,

@@ -28,6 +28,19 @@ pub struct MongoStoreOptions {
     pub key_order: KeyOrder,
 }
 
+impl MongoStoreOptions {
+    /// The options a configuration asks for, for this collection.
+    pub fn from_config(config: &crate::config::Config, collection: CollectionName) -> Self {
+        Self {
+            collection,
+            hlc_ordering: config.outbox.hlc_ordering,
+            propagate_trace: config.outbox.propagate_trace,
+            tenant_aware: config.outbox.tenant_aware,
+            key_order: config.relay.key_order,
+        }
+    }
+}
+
 pub struct MongoStore {
     db: Database,
     coll: Collection<Document>,
@@ -51,6 +64,14 @@ fn bad(context: &'static str, message: String) -> StoreError {
         message,
         connection_lost: false,
     }
+}
+
+/// Runs a query and collects its cursor, so a caller maps one error, not two.
+pub async fn collect<Q>(query: Q) -> mongodb::error::Result<Vec<Document>>
+where
+    Q: std::future::IntoFuture<Output = mongodb::error::Result<mongodb::Cursor<Document>>>,
+{
+    query.await?.try_collect().await
 }
 
 pub fn bson_date(t: DateTime<Utc>) -> Bson {
@@ -323,13 +344,7 @@ impl RelayStore for MongoStore {
             .limit(i64::from(limit))
             .projection(doc! { "_id": 1 })
             .build();
-        let candidates: Vec<Document> = self
-            .coll
-            .find(f)
-            .with_options(find)
-            .await
-            .map_err(|e| err("claiming", e))?
-            .try_collect()
+        let candidates: Vec<Document> = collect(self.coll.find(f).with_options(find))
             .await
             .map_err(|e| err("claiming", e))?;
         let ids: Vec<Bson> = candidates
@@ -350,15 +365,13 @@ impl RelayStore for MongoStore {
         let read = FindOptions::builder()
             .sort(claim_sort(self.opts.hlc_ordering))
             .build();
-        let docs: Vec<Document> = self
-            .coll
-            .find(doc! { "claim_token": &token })
-            .with_options(read)
-            .await
-            .map_err(|e| err("reading the claim", e))?
-            .try_collect()
-            .await
-            .map_err(|e| err("reading the claim", e))?;
+        let docs: Vec<Document> = collect(
+            self.coll
+                .find(doc! { "claim_token": &token })
+                .with_options(read),
+        )
+        .await
+        .map_err(|e| err("reading the claim", e))?;
         let mut rows = Vec::with_capacity(docs.len());
         for d in &docs {
             let row = decode(d, &self.opts).map_err(|m| bad("reading a claimed document", m))?;

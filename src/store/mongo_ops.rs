@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::options::FindOptions;
 use mongodb::{Client, Collection};
@@ -95,13 +94,7 @@ impl MongoOps {
             .limit(1)
             .projection(doc! { field: 1 })
             .build();
-        let docs: Vec<Document> = self
-            .coll
-            .find(f)
-            .with_options(opts)
-            .await
-            .map_err(|e| db("reading", e))?
-            .try_collect()
+        let docs: Vec<Document> = super::mongo::collect(self.coll.find(f).with_options(opts))
             .await
             .map_err(|e| db("reading", e))?;
         Ok(docs
@@ -155,15 +148,13 @@ impl MongoOps {
     /// Which of these row ids are failed rows (as `id` strings), through the unique `id` index.
     async fn failed_among(&self, ids: &[Uuid], what: &str) -> Result<Vec<String>, Error> {
         let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        let found: Vec<Document> = self
-            .coll
-            .find(doc! { "id": { "$in": &ids }, "status": "failed" })
-            .projection(doc! { "id": 1 })
-            .await
-            .map_err(|e| db(what, e))?
-            .try_collect()
-            .await
-            .map_err(|e| db(what, e))?;
+        let found: Vec<Document> = super::mongo::collect(
+            self.coll
+                .find(doc! { "id": { "$in": &ids }, "status": "failed" })
+                .projection(doc! { "id": 1 }),
+        )
+        .await
+        .map_err(|e| db(what, e))?;
         Ok(found
             .iter()
             .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
@@ -279,12 +270,7 @@ impl OpsStore for MongoOps {
             doc! { "$match": f },
             doc! { "$group": { "_id": "$attempts", "n": { "$sum": 1 } } },
         ];
-        let groups: Vec<Document> = self
-            .coll
-            .aggregate(pipeline)
-            .await
-            .map_err(|e| db("attempts", e))?
-            .try_collect()
+        let groups: Vec<Document> = super::mongo::collect(self.coll.aggregate(pipeline))
             .await
             .map_err(|e| db("attempts", e))?;
         for g in groups {
@@ -368,13 +354,7 @@ impl OpsStore for MongoOps {
             .sort(doc! { "created_at": 1, "id": 1 })
             .limit(i64::from(f.limit))
             .build();
-        let docs: Vec<Document> = self
-            .coll
-            .find(q)
-            .with_options(opts)
-            .await
-            .map_err(|e| db("listing", e))?
-            .try_collect()
+        let docs: Vec<Document> = super::mongo::collect(self.coll.find(q).with_options(opts))
             .await
             .map_err(|e| db("listing", e))?;
         docs.iter().map(|d| self.view(d)).collect()
@@ -382,14 +362,12 @@ impl OpsStore for MongoOps {
 
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
         let routes = self.routes().await?;
-        let docs: Vec<Document> = self
-            .coll
-            .find(doc! { "outbox_route": { "$in": routes }, "event_id": event_id.to_string() })
-            .await
-            .map_err(|e| db("finding the event", e))?
-            .try_collect()
-            .await
-            .map_err(|e| db("finding the event", e))?;
+        let docs: Vec<Document> = super::mongo::collect(
+            self.coll
+                .find(doc! { "outbox_route": { "$in": routes }, "event_id": event_id.to_string() }),
+        )
+        .await
+        .map_err(|e| db("finding the event", e))?;
         let rows = docs
             .iter()
             .map(|d| self.view(d))
@@ -523,12 +501,7 @@ impl OpsStore for MongoOps {
             .client
             .database(&cp.db)
             .collection::<Document>(&cp.collection);
-        let docs: Vec<Document> = coll
-            .find(doc! {})
-            .sort(doc! { "_id": 1 })
-            .await
-            .map_err(|e| db("reading the checkpoint", e))?
-            .try_collect()
+        let docs: Vec<Document> = super::mongo::collect(coll.find(doc! {}).sort(doc! { "_id": 1 }))
             .await
             .map_err(|e| db("reading the checkpoint", e))?;
         Ok(Some(

@@ -33,6 +33,27 @@ pub struct PgStoreOptions {
     pub pass_deadline: Duration,
 }
 
+impl PgStoreOptions {
+    /// The options a configuration asks for, for this relation and delivery log.
+    pub fn from_config(
+        config: &crate::config::Config,
+        relation: RelationSpec,
+        delivery_log: Option<RelationSpec>,
+    ) -> Self {
+        Self {
+            relation,
+            delivery_log,
+            storage: config.outbox.storage,
+            hlc_ordering: config.outbox.hlc_ordering,
+            propagate_trace: config.outbox.propagate_trace,
+            tenant_aware: config.outbox.tenant_aware,
+            key_order: config.relay.key_order,
+            pass_statement_timeout: config.relay.pass_statement_timeout,
+            pass_deadline: config.relay.pass_deadline,
+        }
+    }
+}
+
 /// The statements for one relation.
 #[derive(Debug, Clone)]
 pub struct PgSql {
