@@ -20,7 +20,7 @@ const NATS: &str = "nats://127.0.0.1:4222";
 const WIRE_HEADERS: &str = r#"{"forze_correlation_id":"0190c4e2-8a6c-7e4a-9b1e-000000000001","forze_event_id":"0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e","forze_hlc":"001764583200000.00003","forze_occurred_at":"2026-12-01T10:00:00+00:00","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#;
 
 /// Stages forze-wire.md §0.8's worked example row.
-async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
+pub async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
     sqlx::query(&format!(
         "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, correlation_id, hlc, traceparent)
          VALUES (gen_random_uuid(), 'orders', '0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e', 'order.placed', '2026-12-01 10:00:00+00',
@@ -33,7 +33,7 @@ async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
     .unwrap();
 }
 
-fn relay(schema: &PgSchema, cfg: &str, extra: &[&str]) -> crate::common::Run {
+pub fn relay(schema: &PgSchema, cfg: &str, extra: &[&str]) -> crate::common::Run {
     let url = pg_url();
     let rel = schema.rel("outbox");
     let mut args = vec![
@@ -52,7 +52,7 @@ fn relay(schema: &PgSchema, cfg: &str, extra: &[&str]) -> crate::common::Run {
     run(&args)
 }
 
-fn payload_value(text: &str) -> Value {
+pub fn payload_value(text: &str) -> Value {
     serde_json::from_str(text).unwrap()
 }
 
@@ -711,6 +711,98 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
+    let (schema, mut conn) = PgSchema::new("broker_http_batch").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 100, Some(10)).await;
+    let server = hook(vec![]).await;
+    let cfg = crate::common::config_file(
+        "broker_http_batch",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: {}\n      batch: 25\n",
+            server.addr
+        ),
+    );
+    let url = pg_url();
+    let rel = schema.rel("outbox");
+    let args = [
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        &cfg,
+    ];
+    let out = run(&args);
+    assert_eq!(out.code, 0, "{out:?}");
+    let published: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {t} WHERE status = 'published'"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(published, 100);
+    let reqs = server.requests.lock().unwrap().clone();
+    assert!(
+        reqs.len() < 100,
+        "{} requests for 100 events: not batched",
+        reqs.len()
+    );
+    let mut seen = std::collections::HashSet::new();
+    let mut last: HashMap<String, i64> = HashMap::new();
+    let mut keys = std::collections::HashSet::new();
+    for (h, body) in &reqs {
+        let items: Vec<Value> = serde_json::from_str(body).unwrap();
+        assert!(!items.is_empty() && items.len() <= 25, "{}", items.len());
+        assert_eq!(h["x-outboxctl-batch-size"], items.len().to_string());
+        assert_eq!(h["content-type"], "application/json");
+        assert!(keys.insert(h["idempotency-key"].clone()), "one key per batch");
+        for v in items {
+            assert!(seen.insert(v["event_id"].as_str().unwrap().to_owned()));
+            let key = v["key"].as_str().unwrap().to_owned();
+            let n = v["payload"]["n"].as_i64().unwrap();
+            if let Some(prev) = last.insert(key.clone(), n) {
+                assert!(prev < n, "key {key}: {n} after {prev}");
+            }
+        }
+    }
+    assert_eq!(seen.len(), 100, "every event once");
+
+    // a refused batch parks every event in it
+    stage(&mut conn, &t, "refused", 3, None).await;
+    let server = hook(vec![422, 422, 422]).await;
+    let cfg = crate::common::config_file(
+        "broker_http_batch_422",
+        &format!(
+            "relay:\n  routes:\n    refused:\n      to: {}\n      batch: 10\n",
+            server.addr
+        ),
+    );
+    let args = [
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        &cfg,
+    ];
+    let out = run(&args);
+    assert_eq!(out.code, 1, "{out:?}");
+    let parked: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {t} WHERE outbox_route = 'refused' AND status = 'failed' AND last_error = 'HTTP 422: the service said no'"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(parked, 3, "{out:?}");
+}
+
 #[test]
 fn options_that_do_not_apply_are_refused_by_name() {
     let cfg = crate::common::config_file(
@@ -734,7 +826,7 @@ fn options_that_do_not_apply_are_refused_by_name() {
 }
 
 /// Polls a `count(*)` until it reaches `n` (60 s at most).
-async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
+pub async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let got: i64 = sqlx::query_scalar(sql).fetch_one(&mut *conn).await.unwrap();

@@ -1,6 +1,7 @@
 //! HTTP webhooks: one POST per event whose body is the JSON message (the same object as a
 //! stdout line), with the envelope headers as HTTP headers, `Idempotency-Key` = event id, and
-//! an optional HMAC-SHA256 signature of the body. 2xx is delivered; 408, 429, 5xx and timeouts
+//! an optional HMAC-SHA256 signature of the body. With `batch: N`, up to N events in flight
+//! go in one POST as a JSON array; the response decides for the whole batch. 2xx is delivered; 408, 429, 5xx and timeouts
 //! are retried; any other 4xx parks the row at once with the status and a body excerpt.
 
 use std::sync::Arc;
@@ -8,40 +9,102 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use sha2::{Digest, Sha256};
+use tokio::sync::{mpsc, oneshot};
 
 use super::{PublishError, Publisher};
 use crate::model::Message;
 
 pub const SIGNATURE_HEADER: &str = "X-Outboxctl-Signature";
+/// On a batched request: how many events the array holds.
+pub const BATCH_HEADER: &str = "X-Outboxctl-Batch-Size";
 
 pub struct Http {
+    post: Arc<Post>,
+    /// With `batch: N`: messages go to a task that posts up to N of them per request.
+    batcher: Option<mpsc::UnboundedSender<Waiting>>,
+}
+
+/// A batched message and where its batch's outcome goes.
+type Waiting = (Arc<Message>, oneshot::Sender<Result<(), PublishError>>);
+
+/// What a POST needs: the client, the URL and the signing secret.
+struct Post {
     client: reqwest::Client,
     url: String,
-    secret: Option<Arc<Vec<u8>>>,
+    secret: Option<Vec<u8>>,
 }
 
 /// `sha256=<hex>` of the body under the secret.
 pub fn signature(secret: &[u8], body: &[u8]) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
     mac.update(body);
-    let digest = mac.finalize().into_bytes();
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256={hex}")
+    format!("sha256={}", hex(&mac.finalize().into_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The `Idempotency-Key` of a batch: SHA-256 of its event ids in order (the same batch posted
+/// again carries the same key; receivers dedup single events by each object's `event_id`).
+pub fn batch_key(messages: &[Arc<Message>]) -> String {
+    let mut digest = Sha256::new();
+    for m in messages {
+        digest.update(m.event_id.as_bytes());
+    }
+    hex(&digest.finalize())
 }
 
 impl Http {
-    pub fn new(url: &str, timeout: Duration, secret: Option<Vec<u8>>) -> Result<Self, String> {
+    /// `batch`: post up to this many events per request as a JSON array (must run inside the
+    /// tokio runtime: it starts the batching task).
+    pub fn new(
+        url: &str,
+        timeout: Duration,
+        secret: Option<Vec<u8>>,
+        batch: Option<usize>,
+    ) -> Result<Self, String> {
         let client = reqwest::Client::builder()
             .timeout(timeout)
             .user_agent(concat!("outboxctl/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| format!("building the HTTP client: {e}"))?;
-        Ok(Self {
+        let post = Arc::new(Post {
             client,
             url: url.to_owned(),
-            secret: secret.map(Arc::new),
-        })
+            secret,
+        });
+        let batcher = batch.map(|max| {
+            let (tx, rx) = mpsc::unbounded_channel();
+            tokio::spawn(batch_loop(post.clone(), rx, max.max(1)));
+            tx
+        });
+        Ok(Self { post, batcher })
+    }
+}
+
+/// Gathers what is in flight (up to `max`) into one request, each batch posted on its own
+/// task so several can be in flight; every message of a batch shares its outcome.
+async fn batch_loop(post: Arc<Post>, mut rx: mpsc::UnboundedReceiver<Waiting>, max: usize) {
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![first];
+        // The relay starts a pass's publishes together: let them all arrive.
+        tokio::task::yield_now().await;
+        while batch.len() < max {
+            match rx.try_recv() {
+                Ok(next) => batch.push(next),
+                Err(_) => break,
+            }
+        }
+        let post = post.clone();
+        tokio::spawn(async move {
+            let (messages, replies): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
+            let result = post.batch(&messages).await;
+            for reply in replies {
+                let _ = reply.send(result.clone());
+            }
+        });
     }
 }
 
@@ -53,44 +116,85 @@ fn excerpt(body: &str) -> String {
     }
 }
 
+impl Post {
+    /// One event: the message object as the body, its headers as HTTP headers.
+    async fn one(&self, message: &Message) -> Result<(), PublishError> {
+        let mut req = self
+            .client
+            .post(&self.url)
+            .header("Idempotency-Key", message.event_id.to_string());
+        for (k, v) in &message.headers {
+            req = req.header(*k, v.as_str());
+        }
+        req = req
+            .header("forze_type", message.event_type.as_str())
+            .header("forze_key", message.key.as_str());
+        self.send(req, message.to_json()).await
+    }
+
+    /// Several events: a JSON array of message objects (each with its own headers).
+    async fn batch(&self, messages: &[Arc<Message>]) -> Result<(), PublishError> {
+        let mut body = String::from("[");
+        for (i, m) in messages.iter().enumerate() {
+            if i > 0 {
+                body.push(',');
+            }
+            body.push_str(&m.to_json());
+        }
+        body.push(']');
+        let req = self
+            .client
+            .post(&self.url)
+            .header("Idempotency-Key", batch_key(messages))
+            .header(BATCH_HEADER, messages.len());
+        self.send(req, body).await
+    }
+
+    async fn send(&self, req: reqwest::RequestBuilder, body: String) -> Result<(), PublishError> {
+        let mut req = req.header("Content-Type", "application/json");
+        if let Some(secret) = &self.secret {
+            req = req.header(SIGNATURE_HEADER, signature(secret, body.as_bytes()));
+        }
+        let resp = req.body(body).send().await.map_err(|e| {
+            let what = if e.is_timeout() {
+                "timed out"
+            } else {
+                "failed"
+            };
+            PublishError::transient(format!("POST {what}: {e}"))
+        })?;
+        let status = resp.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let text = resp.text().await.unwrap_or_default();
+        let error = format!("HTTP {}: {}", status.as_u16(), excerpt(&text));
+        if status.as_u16() == 408 || status.as_u16() == 429 || status.is_server_error() {
+            Err(PublishError::transient(error))
+        } else {
+            Err(PublishError::permanent(error))
+        }
+    }
+}
+
 impl Publisher for Http {
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
-        let (client, url, secret) = (self.client.clone(), self.url.clone(), self.secret.clone());
-        Box::pin(async move {
-            let body = message.to_json();
-            let mut req = client
-                .post(&url)
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", message.event_id.to_string());
-            for (k, v) in &message.headers {
-                req = req.header(*k, v.as_str());
+        match &self.batcher {
+            None => {
+                let post = self.post.clone();
+                Box::pin(async move { post.one(&message).await })
             }
-            req = req
-                .header("forze_type", message.event_type.as_str())
-                .header("forze_key", message.key.as_str());
-            if let Some(secret) = &secret {
-                req = req.header(SIGNATURE_HEADER, signature(secret, body.as_bytes()));
+            Some(tx) => {
+                let (reply, outcome) = oneshot::channel();
+                let sent = tx.send((message, reply));
+                Box::pin(async move {
+                    sent.map_err(|_| PublishError::transient("the webhook batcher stopped"))?;
+                    outcome
+                        .await
+                        .map_err(|_| PublishError::transient("the webhook batcher stopped"))?
+                })
             }
-            let resp = req.body(body).send().await.map_err(|e| {
-                let what = if e.is_timeout() {
-                    "timed out"
-                } else {
-                    "failed"
-                };
-                PublishError::transient(format!("POST {what}: {e}"))
-            })?;
-            let status = resp.status();
-            if status.is_success() {
-                return Ok(());
-            }
-            let text = resp.text().await.unwrap_or_default();
-            let error = format!("HTTP {}: {}", status.as_u16(), excerpt(&text));
-            if status.as_u16() == 408 || status.as_u16() == 429 || status.is_server_error() {
-                Err(PublishError::transient(error))
-            } else {
-                Err(PublishError::permanent(error))
-            }
-        })
+        }
     }
 }
 
