@@ -760,7 +760,10 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
         assert!(!items.is_empty() && items.len() <= 25, "{}", items.len());
         assert_eq!(h["x-outboxctl-batch-size"], items.len().to_string());
         assert_eq!(h["content-type"], "application/json");
-        assert!(keys.insert(h["idempotency-key"].clone()), "one key per batch");
+        assert!(
+            keys.insert(h["idempotency-key"].clone()),
+            "one key per batch"
+        );
         for v in items {
             assert!(seen.insert(v["event_id"].as_str().unwrap().to_owned()));
             let key = v["key"].as_str().unwrap().to_owned();
@@ -836,137 +839,4 @@ pub async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
         assert!(std::time::Instant::now() < deadline, "{got} of {n}: {sql}");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-}
-
-/// A nats-server of the test's own (JetStream on), so it can be stopped and started.
-struct OwnNats {
-    port: u16,
-    dir: std::path::PathBuf,
-    child: Option<std::process::Child>,
-}
-
-impl OwnNats {
-    fn start(&mut self) {
-        let bin = "/usr/sbin/nats-server";
-        assert!(
-            std::path::Path::new(bin).exists(),
-            "{bin} is missing: apt-get install nats-server"
-        );
-        let child = std::process::Command::new(bin)
-            .args([
-                "-a",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-js",
-                "-sd",
-            ])
-            .arg(&self.dir)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        self.child = Some(child);
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            std::process::Command::new("kill")
-                .args(["-TERM", &c.id().to_string()])
-                .status()
-                .unwrap();
-            c.wait().unwrap();
-        }
-    }
-
-    fn open(&self) -> bool {
-        std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok()
-    }
-}
-
-impl Drop for OwnNats {
-    fn drop(&mut self) {
-        self.stop();
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-#[tokio::test]
-async fn nats_restart_while_the_loop_runs_loses_nothing() {
-    use crate::relay_processes::wait_until;
-    use std::time::Duration;
-    let (schema, mut conn) = PgSchema::new("broker_nats_restart").await;
-    migrate(&schema, &[]).await;
-    let t = schema.rel("outbox");
-    let dir = std::env::temp_dir().join(crate::common::unique_name("own_nats"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut nats = OwnNats {
-        port: 14222 + (std::process::id() % 500) as u16,
-        dir,
-        child: None,
-    };
-    nats.start();
-    wait_until(Duration::from_secs(20), "nats-server to listen", || {
-        nats.open()
-    })
-    .await;
-    let url = format!("nats://127.0.0.1:{}", nats.port);
-    let js = async_nats::jetstream::new(async_nats::connect(&url).await.unwrap());
-    js.create_stream(async_nats::jetstream::stream::Config {
-        name: "restart".into(),
-        subjects: vec!["restart.orders".into()],
-        duplicate_window: std::time::Duration::from_secs(300),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    stage(&mut conn, &t, "orders", 100, None).await;
-    let cfg = crate::common::config_file(
-        "broker_nats_restart",
-        &format!(
-            "relay:\n  interval: 100ms\n  retry_base_delay: 200ms\n  retry_max_backoff: 1s\n  max_attempts: 20\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: {url}\n      channel: restart.orders\n"
-        ),
-    );
-    let mut relay = crate::common::outboxctl()
-        .args([
-            "relay",
-            "--loop",
-            "--database-url",
-            &pg_url(),
-            "--relation",
-            &t,
-            "--config",
-            &cfg,
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
-    wait_rows(&mut conn, &published_sql, 100).await;
-    nats.stop();
-    stage(&mut conn, &t, "orders", 100, None).await;
-    nats.start();
-    wait_until(
-        Duration::from_secs(20),
-        "nats-server to listen again",
-        || nats.open(),
-    )
-    .await;
-    wait_rows(&mut conn, &published_sql, 200).await;
-    std::process::Command::new("kill")
-        .args(["-TERM", &relay.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(relay.wait().unwrap().success());
-    let js = async_nats::jetstream::new(async_nats::connect(&url).await.unwrap());
-    let mut stream = js.get_stream("restart").await.unwrap();
-    assert_eq!(
-        stream.info().await.unwrap().state.messages,
-        200,
-        "every event once, across the restart"
-    );
 }

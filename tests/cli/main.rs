@@ -2,6 +2,7 @@
 //! a MongoDB replica set (own database per test). `scripts/test` starts them.
 
 mod brokers;
+mod brokers_kafka;
 mod common;
 mod contract;
 mod ecosystem;
@@ -11,7 +12,9 @@ mod migrate_mongo;
 mod migrate_pg;
 mod mongo_relay;
 mod ops_pg;
+mod own_server;
 mod partitions_pg;
 mod relay_pg;
 mod relay_processes;
+mod restarts;
 mod schema_print;

@@ -1,0 +1,175 @@
+//! A broker of the test's own (nats-server, redis-server, RabbitMQ, tansu) on free ports in a
+//! directory of its own, in its own process group, so a test can stop and start it without
+//! touching the machine's shared servers. And the restart story every broker goes through.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use sqlx::postgres::PgConnection;
+
+use crate::brokers::wait_rows;
+use crate::common::{PgSchema, config_file, outboxctl, pg_url, unique_name};
+use crate::relay_pg::{migrate, stage};
+use crate::relay_processes::wait_until;
+
+/// A port nothing listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub struct OwnServer {
+    pub port: u16,
+    pub dir: PathBuf,
+    command: Box<dyn Fn(&Path) -> Command + Send>,
+    child: Option<Child>,
+}
+
+impl OwnServer {
+    /// `command` builds the server's command line (given the server's directory); the server
+    /// must listen on `port`. Fails with instructions when `program` is missing.
+    pub fn new(
+        test: &str,
+        program: &Path,
+        port: u16,
+        command: impl Fn(&Path) -> Command + Send + 'static,
+    ) -> Self {
+        assert!(
+            program.exists(),
+            "{} is missing: run scripts/services.sh (it installs or builds the test servers)",
+            program.display()
+        );
+        let dir = std::env::temp_dir().join(unique_name(test));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self {
+            port,
+            dir,
+            command: Box::new(command),
+            child: None,
+        }
+    }
+
+    /// Starts the server and waits until its port accepts connections.
+    pub async fn start(&mut self) {
+        let log = std::fs::File::create(self.dir.join("server.log")).unwrap();
+        let child = (self.command)(&self.dir)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+        let port = self.port;
+        wait_until(
+            Duration::from_secs(90),
+            "the test's own server to listen",
+            || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+        )
+        .await;
+    }
+
+    /// SIGTERM to the server's whole process group, then waits for it.
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            Command::new("kill")
+                .args(["-TERM", "--", &format!("-{}", c.id())])
+                .status()
+                .unwrap();
+            c.wait().unwrap();
+            // A wrapper script may exit before the server it started: wait for the port too.
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                assert!(std::time::Instant::now() < deadline, "server did not stop");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        if let Some(c) = &self.child {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", c.id())])
+                .status();
+            self.child.take().map(|mut c| c.wait());
+        }
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// A looping relay publishes 100 events to `destination` (YAML lines of the `orders` route),
+/// the server stops, 100 more are staged, a publish fails while it is away, the server starts
+/// again: every row ends `published`. Returns the schema (kept alive), a connection and the table for the broker
+/// side's checks.
+pub async fn relay_across_restart(
+    test: &str,
+    server: &mut OwnServer,
+    destination: &str,
+) -> (PgSchema, PgConnection, String) {
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 100, Some(10)).await;
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 200ms\n  retry_max_backoff: 1s\n  max_attempts: 100\n  publish_timeout: 2s\n  routes:\n    orders:\n{destination}"
+        ),
+    );
+    let log = std::fs::File::create(server.dir.join("relay.log")).unwrap();
+    let mut relay = outboxctl()
+        .args([
+            "relay",
+            "--loop",
+            "--database-url",
+            &pg_url(),
+            "--relation",
+            &t,
+            "--config",
+            &cfg,
+        ])
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published_sql, 100).await;
+    server.stop();
+    stage(&mut conn, &t, "orders", 100, Some(10)).await;
+    // the relay tries while the server is away: a failed attempt is recorded
+    let attempted = format!("SELECT count(*) FROM {t} WHERE attempts > 0");
+    wait_rows(&mut conn, &attempted, 1).await;
+    server.start().await;
+    wait_rows(&mut conn, &published_sql, 200).await;
+    Command::new("kill")
+        .args(["-TERM", &relay.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(relay.wait().unwrap().success());
+    (schema, conn, t)
+}
+
+/// The event ids of every row of the table.
+pub async fn staged_event_ids(conn: &mut PgConnection, t: &str) -> Vec<String> {
+    sqlx::query_scalar(&format!("SELECT event_id::text FROM {t}"))
+        .fetch_all(conn)
+        .await
+        .unwrap()
+}
+
+/// Asserts every staged event id is among those the broker holds.
+pub fn assert_none_lost(staged: &[String], arrived: &std::collections::HashSet<String>) {
+    assert_eq!(staged.len(), 200);
+    let missing: Vec<&String> = staged.iter().filter(|e| !arrived.contains(*e)).collect();
+    assert!(missing.is_empty(), "lost across the restart: {missing:?}");
+}
