@@ -46,9 +46,13 @@ async fn drain(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Duration) {
 }
 
 async fn sink(to: &str, channel: &str) -> Sink {
+    let kafka = to.starts_with("kafka://");
     let dest = RouteFile {
         to: to.into(),
         channel: Some(channel.into()),
+        // Kafka: the topic is created on first use (6 partitions)
+        create_topic: kafka.then_some(true),
+        partitions: kafka.then_some(6),
         ..Default::default()
     };
     let ctx = BuildContext {
@@ -117,6 +121,7 @@ async fn main() {
             "bench.orders",
         ),
         ("redis stream", "redis://127.0.0.1:6379", "bench:orders"),
+        ("kafka (tansu)", "kafka://127.0.0.1:19092", "bench.orders"),
     ];
     for (name, to, channel) in brokers {
         for mode in [Mode::Retain, Mode::Consume] {

@@ -736,7 +736,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -s h -l help 
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l path -d 'Where to write the file' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l route -d 'A first route to relay (with --to)' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l to -d 'The first route\'s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, https://…)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l to -d 'The first route\'s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'

@@ -75,4 +75,25 @@ if ! port_open 5672 && command -v rabbitmq-server >/dev/null 2>&1; then
   say "starting RabbitMQ"
   rabbitmq-server -detached >/dev/null 2>&1 || true
 fi
-say "ready: PostgreSQL 5432, MongoDB $mongo_port (rs0)"
+# --- Kafka protocol: tansu 0.6.0 (no Apache Kafka can be installed here) -------------------
+# Built once from crates.io into the cache (about 13 minutes cold on 2 cores), then reused.
+kafka_port="${OUTBOXCTL_KAFKA_PORT:-19092}"
+kafka_run="${OUTBOXCTL_KAFKA_DIR:-/tmp/outboxctl-tansu}"
+tansu_bin="$cache/tansu-0.6.0/bin/tansu"
+if [ ! -x "$tansu_bin" ]; then
+  say "building tansu 0.6.0 (Kafka-protocol broker) into $cache/tansu-0.6.0: about 13 minutes, once"
+  CARGO_TARGET_DIR="$cache/tansu-build" cargo install --quiet --locked tansu --version 0.6.0 \
+    --features dynostore,libsql --root "$cache/tansu-0.6.0.tmp"
+  rm -rf "$cache/tansu-0.6.0" "$cache/tansu-build"
+  mv "$cache/tansu-0.6.0.tmp" "$cache/tansu-0.6.0"
+fi
+if ! port_open "$kafka_port"; then
+  say "starting tansu on 127.0.0.1:$kafka_port"
+  rm -rf "$kafka_run"; mkdir -p "$kafka_run"
+  nohup "$tansu_bin" broker --storage-engine memory://tansu/ \
+    --listener-url "tcp://127.0.0.1:$kafka_port" \
+    --advertised-listener-url "tcp://127.0.0.1:$kafka_port" \
+    >"$kafka_run/tansu.log" 2>&1 &
+  wait_port "$kafka_port" tansu
+fi
+say "ready: PostgreSQL 5432, MongoDB $mongo_port (rs0), Kafka protocol $kafka_port (tansu)"

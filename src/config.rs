@@ -179,6 +179,8 @@ pub struct RouteFile {
     pub declare: Option<bool>,
     pub dead_letter_exchange: Option<String>,
     pub create_stream: Option<bool>,
+    pub create_topic: Option<bool>,
+    pub partitions: Option<u32>,
     pub batch: Option<u32>,
     pub timeout: Option<Dur>,
     pub secret_env: Option<String>,

@@ -26,7 +26,7 @@ pub struct InitArgs {
     /// A first route to relay (with --to)
     #[arg(long)]
     pub route: Option<String>,
-    /// The first route's destination (stdout, file:PATH, nats://…, amqp://…, redis://…, https://…)
+    /// The first route's destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)
     #[arg(long, value_name = "URL", requires = "route")]
     pub to: Option<String>,
 }

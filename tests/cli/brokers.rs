@@ -826,6 +826,24 @@ fn options_that_do_not_apply_are_refused_by_name() {
             .contains("relay.routes.orders.exchange does not apply to a redis destination"),
         "{out:?}"
     );
+    let cfg = crate::common::config_file(
+        "broker_bad_kafka_option",
+        "relay:\n  routes:\n    orders:\n      to: kafka://127.0.0.1:19092\n      partitions: 3\n",
+    );
+    let out = run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &pg_url(),
+        "--config",
+        &cfg,
+    ]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("partitions applies with create_topic: true only"),
+        "{out:?}"
+    );
 }
 
 /// Polls a `count(*)` until it reaches `n` (60 s at most).

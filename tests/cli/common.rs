@@ -295,3 +295,32 @@ pub async fn wait_for_session(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A spawned process that is killed when the test ends early (a panic), so a looping relay
+/// never outlives its test and competes for the next run's rows.
+pub struct KillOnDrop(Option<std::process::Child>);
+
+impl KillOnDrop {
+    pub fn new(child: std::process::Child) -> Self {
+        Self(Some(child))
+    }
+
+    /// SIGTERM (the relay's graceful drain), then its exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let mut child = self.0.take().expect("running");
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        child.wait().unwrap()
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

@@ -10,7 +10,7 @@ use std::time::Duration;
 use sqlx::postgres::PgConnection;
 
 use crate::brokers::wait_rows;
-use crate::common::{PgSchema, config_file, outboxctl, pg_url, unique_name};
+use crate::common::{KillOnDrop, PgSchema, config_file, outboxctl, pg_url, unique_name};
 use crate::relay_pg::{migrate, stage};
 use crate::relay_processes::wait_until;
 
@@ -109,12 +109,16 @@ impl Drop for OwnServer {
 
 /// A looping relay publishes 100 events to `destination` (YAML lines of the `orders` route),
 /// the server stops, 100 more are staged, a publish fails while it is away, the server starts
-/// again: every row ends `published`. Returns the schema (kept alive), a connection and the table for the broker
+/// again: every row ends `published`. The hooks (given the table) run just before the stop and
+/// just after the start; they block, so a test whose hooks do I/O runs on a multi-thread
+/// runtime and uses [`on_tokio`]. Returns the schema (kept alive), a connection and the table for the broker
 /// side's checks.
 pub async fn relay_across_restart(
     test: &str,
     server: &mut OwnServer,
     destination: &str,
+    before_stop: &mut dyn FnMut(&str),
+    after_start: &mut dyn FnMut(&str),
 ) -> (PgSchema, PgConnection, String) {
     let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
@@ -127,35 +131,35 @@ pub async fn relay_across_restart(
         ),
     );
     let log = std::fs::File::create(server.dir.join("relay.log")).unwrap();
-    let mut relay = outboxctl()
-        .args([
-            "relay",
-            "--loop",
-            "--database-url",
-            &pg_url(),
-            "--relation",
-            &t,
-            "--config",
-            &cfg,
-        ])
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap();
+    let relay = KillOnDrop::new(
+        outboxctl()
+            .args([
+                "relay",
+                "--loop",
+                "--database-url",
+                &pg_url(),
+                "--relation",
+                &t,
+                "--config",
+                &cfg,
+            ])
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
     let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published_sql, 100).await;
+    before_stop(&t);
     server.stop();
     stage(&mut conn, &t, "orders", 100, Some(10)).await;
     // the relay tries while the server is away: a failed attempt is recorded
     let attempted = format!("SELECT count(*) FROM {t} WHERE attempts > 0");
     wait_rows(&mut conn, &attempted, 1).await;
     server.start().await;
+    after_start(&t);
     wait_rows(&mut conn, &published_sql, 200).await;
-    Command::new("kill")
-        .args(["-TERM", &relay.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(relay.wait().unwrap().success());
+    assert!(relay.terminate().success());
     (schema, conn, t)
 }
 
@@ -172,4 +176,9 @@ pub fn assert_none_lost(staged: &[String], arrived: &std::collections::HashSet<S
     assert_eq!(staged.len(), 200);
     let missing: Vec<&String> = staged.iter().filter(|e| !arrived.contains(*e)).collect();
     assert!(missing.is_empty(), "lost across the restart: {missing:?}");
+}
+
+/// Runs a future to completion from blocking code inside a multi-thread tokio runtime.
+pub fn on_tokio<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }

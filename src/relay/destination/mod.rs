@@ -5,6 +5,7 @@
 
 pub mod amqp;
 pub mod http;
+pub mod kafka;
 pub mod lines;
 pub mod naming;
 pub mod nats;
@@ -106,7 +107,7 @@ impl DestinationUrl {
             "http" | "https" => Ok(Self::Http(text.to_owned())),
             "kafka" => Ok(Self::Kafka(text.to_owned())),
             _ => Err(format!(
-                "destination {:?} is not supported: use stdout, file:PATH, postgres-table:SCHEMA.TABLE, redis://, amqp://, nats://, http(s)://",
+                "destination {:?} is not supported: use stdout, file:PATH, postgres-table:SCHEMA.TABLE, redis://, amqp://, nats://, kafka://, http(s)://",
                 crate::dburl::mask(text)
             )),
         }
@@ -124,7 +125,7 @@ pub struct BuildContext {
 
 /// Options that only some destinations take: refuse the others, naming the key.
 fn only(route: &str, kind: &str, dest: &RouteFile, allowed: &[&str]) -> Result<(), crate::Error> {
-    let given: [(&str, bool); 11] = [
+    let given: [(&str, bool); 14] = [
         ("channel", dest.channel.is_some()),
         ("mode", dest.mode.is_some()),
         ("maxlen", dest.maxlen.is_some()),
@@ -134,8 +135,11 @@ fn only(route: &str, kind: &str, dest: &RouteFile, allowed: &[&str]) -> Result<(
         ("declare", dest.declare.is_some()),
         ("dead_letter_exchange", dest.dead_letter_exchange.is_some()),
         ("create_stream", dest.create_stream.is_some()),
+        ("create_topic", dest.create_topic.is_some()),
+        ("partitions", dest.partitions.is_some()),
         ("timeout", dest.timeout.is_some()),
         ("secret_env", dest.secret_env.is_some()),
+        ("batch", dest.batch.is_some()),
     ];
     for (key, set) in given {
         if set && !allowed.contains(&key) {
@@ -148,11 +152,6 @@ fn only(route: &str, kind: &str, dest: &RouteFile, allowed: &[&str]) -> Result<(
                 }
             )));
         }
-    }
-    if dest.batch.is_some() {
-        return Err(crate::Error::Runtime(format!(
-            "relay.routes.{route}.batch is not supported yet: webhooks post one event per request"
-        )));
     }
     Ok(())
 }
@@ -279,7 +278,10 @@ pub async fn build(
             Sink::Publisher(Arc::new(publisher))
         }
         DestinationUrl::Http(url) => {
-            only(route, "http", dest, &["timeout", "secret_env"])?;
+            only(route, "http", dest, &["timeout", "secret_env", "batch"])?;
+            if dest.batch == Some(0) {
+                return Err(err("batch must be at least 1".into()));
+            }
             let secret = match &dest.secret_env {
                 None => None,
                 Some(var) => Some(
@@ -294,11 +296,42 @@ pub async fn build(
                 .timeout
                 .map_or(std::time::Duration::from_secs(10), |d| d.0);
             Sink::Publisher(Arc::new(
-                http::Http::new(&url, timeout, secret).map_err(err)?,
+                http::Http::new(&url, timeout, secret, dest.batch.map(|b| b as usize))
+                    .map_err(err)?,
             ))
         }
-        DestinationUrl::Kafka(_) => {
-            return Err(err("kafka:// is not available yet (planned); use nats://, amqp://, redis:// or http(s)://".into()));
+        DestinationUrl::Kafka(url) => {
+            only(
+                route,
+                "kafka",
+                dest,
+                &["channel", "namespace", "create_topic", "partitions"],
+            )?;
+            if dest.partitions.is_some() && dest.create_topic != Some(true) {
+                return Err(err(
+                    "partitions applies with create_topic: true only (an existing topic keeps its own)".into(),
+                ));
+            }
+            if dest.partitions == Some(0) {
+                return Err(err("partitions must be at least 1".into()));
+            }
+            let topic =
+                naming::kafka_topic(&channel, dest.namespace.as_deref().unwrap_or_default());
+            let create = (dest.create_topic == Some(true)).then(|| dest.partitions.unwrap_or(1));
+            let (publisher, check) =
+                kafka::Kafka::connect(&url, topic.clone(), create, ctx.ack_timeout)
+                    .await
+                    .map_err(err)?;
+            match check {
+                kafka::TopicCheck::Found { .. } => {}
+                kafka::TopicCheck::Created { partitions } => warnings.push(format!(
+                    "route {route}: created topic {topic} with {partitions} partition(s)"
+                )),
+                kafka::TopicCheck::Unreachable(e) => warnings.push(format!(
+                    "route {route}: Kafka is unreachable ({e}); publishes will retry"
+                )),
+            }
+            Sink::Publisher(Arc::new(publisher))
         }
     };
     Ok((sink, warnings))

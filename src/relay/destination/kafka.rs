@@ -1,0 +1,388 @@
+//! Kafka as forze's stream transport puts it on the wire (forze-wire §4): topic
+//! `{namespace}.{channel}`, the ordering key as the native record key, the payload JSON as the
+//! value, the envelope headers in order then `forze_type` last (no `forze_key`), CreateTime
+//! stamped by the producer. The producer is librdkafka (through `rdkafka`) with `acks=all`, an
+//! idempotent producer and the `murmur2_random` partitioner, which for a keyed record is
+//! `(murmur2(key) & 0x7fffffff) % partitions`: the Java client's and aiokafka's, so a key lands
+//! on the partition forze's producers would pick.
+//!
+//! Order: the relay sends a key's next record only after the previous one is acknowledged;
+//! the idempotent producer also keeps records of one partition in order across its retries.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use rdkafka::ClientConfig;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::{Header, OwnedHeaders};
+use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::util::Timeout;
+
+use super::{PublishError, Publisher};
+use crate::model::Message;
+
+/// `kafka://[user:password@]host:port[,host:port…]` → librdkafka settings. User and password
+/// mean SASL/PLAIN over plaintext; `?security_protocol=` and `?sasl_mechanism=` override.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KafkaUrl {
+    pub bootstrap: String,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    pub security_protocol: Option<String>,
+    pub sasl_mechanism: Option<String>,
+}
+
+impl KafkaUrl {
+    pub fn parse(url: &str) -> Result<Self, String> {
+        let shown = crate::dburl::mask(url);
+        let rest = url
+            .strip_prefix("kafka://")
+            .ok_or_else(|| format!("{shown} is not a kafka:// URL"))?;
+        let (authority, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let authority = authority.trim_end_matches('/');
+        let (userinfo, hosts) = match authority.rsplit_once('@') {
+            Some((u, h)) => (Some(u), h),
+            None => (None, authority),
+        };
+        let (username, password) = match userinfo {
+            None => (None, None),
+            Some(u) => {
+                let (user, pass) = u.split_once(':').unwrap_or((u, ""));
+                (Some(decode(user)?), Some(decode(pass)?))
+            }
+        };
+        let mut bootstrap = Vec::new();
+        for host in hosts.split(',') {
+            let (name, port) = host.rsplit_once(':').ok_or_else(|| {
+                format!(
+                    "{shown}: broker {host:?} needs a port, e.g. kafka://broker1:9092,broker2:9092"
+                )
+            })?;
+            if name.is_empty() || port.parse::<u16>().is_err() {
+                return Err(format!(
+                    "{shown}: broker {host:?} is not host:port, e.g. kafka://broker1:9092"
+                ));
+            }
+            bootstrap.push(host.to_owned());
+        }
+        let mut parsed = Self {
+            bootstrap: bootstrap.join(","),
+            username,
+            password,
+            security_protocol: None,
+            sasl_mechanism: None,
+        };
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = decode(value)?;
+            match key {
+                "security_protocol" => parsed.security_protocol = Some(value),
+                "sasl_mechanism" => parsed.sasl_mechanism = Some(value),
+                other => {
+                    return Err(format!(
+                        "{shown}: unknown parameter {other:?} (known: security_protocol, sasl_mechanism)"
+                    ));
+                }
+            }
+        }
+        Ok(parsed)
+    }
+
+    fn client_config(&self) -> ClientConfig {
+        let mut c = ClientConfig::new();
+        c.set("bootstrap.servers", &self.bootstrap);
+        // librdkafka logs to stderr by itself; keep that to real problems.
+        c.set("log_level", "3");
+        if let Some(user) = &self.username {
+            c.set("sasl.username", user);
+            c.set("sasl.password", self.password.as_deref().unwrap_or(""));
+            c.set("security.protocol", "SASL_PLAINTEXT");
+            c.set("sasl.mechanism", "PLAIN");
+        }
+        if let Some(p) = &self.security_protocol {
+            c.set("security.protocol", p);
+        }
+        if let Some(m) = &self.sasl_mechanism {
+            c.set("sasl.mechanism", m);
+        }
+        c
+    }
+}
+
+fn decode(text: &str) -> Result<String, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or("a %-escape in the kafka:// URL is not two hex digits")?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "the kafka:// URL is not UTF-8 once decoded".to_owned())
+}
+
+/// What `connect` found about the topic.
+#[derive(Debug)]
+pub enum TopicCheck {
+    Found {
+        partitions: usize,
+    },
+    Created {
+        partitions: usize,
+    },
+    /// The brokers did not answer; the relay goes on and publishes fail (and retry) until they do.
+    Unreachable(String),
+}
+
+pub struct Kafka {
+    /// Replaced when librdkafka reports a fatal error (the idempotent producer cannot go on).
+    producer: Arc<RwLock<Arc<FutureProducer>>>,
+    config: ClientConfig,
+    topic: Arc<str>,
+    ack_timeout: Duration,
+}
+
+impl Kafka {
+    /// Builds the producer and checks the topic exists, creating it (`partitions` partitions,
+    /// replication as the broker's default) when `create_topic` is set.
+    pub async fn connect(
+        url: &str,
+        topic: String,
+        create_topic: Option<u32>,
+        ack_timeout: Duration,
+    ) -> Result<(Self, TopicCheck), String> {
+        let url = KafkaUrl::parse(url)?;
+        let mut config = url.client_config();
+        config
+            .set("acks", "all")
+            .set("enable.idempotence", "true")
+            .set("partitioner", "murmur2_random")
+            .set("compression.type", "none")
+            .set("linger.ms", "1")
+            // The relay's ack timeout bounds a publish; librdkafka retries inside it and
+            // gives up a little earlier, so the error says why.
+            .set(
+                "message.timeout.ms",
+                (ack_timeout.as_millis() * 9 / 10).max(1000).to_string(),
+            )
+            .set("request.timeout.ms", "30000");
+        let producer: FutureProducer = config
+            .create()
+            .map_err(|e| format!("creating the Kafka producer: {e}"))?;
+        let check = check_topic(&producer, &url, &topic, create_topic).await?;
+        Ok((
+            Self {
+                producer: Arc::new(RwLock::new(Arc::new(producer))),
+                config,
+                topic: topic.into(),
+                ack_timeout,
+            },
+            check,
+        ))
+    }
+}
+
+async fn check_topic(
+    producer: &FutureProducer,
+    url: &KafkaUrl,
+    topic: &str,
+    create_topic: Option<u32>,
+) -> Result<TopicCheck, String> {
+    let found = {
+        let producer = producer.clone();
+        let topic = topic.to_owned();
+        tokio::task::spawn_blocking(move || partitions_of(&producer, &topic))
+            .await
+            .map_err(|e| e.to_string())?
+    };
+    match found {
+        Ok(Some(partitions)) => Ok(TopicCheck::Found { partitions }),
+        Err(e) => Ok(TopicCheck::Unreachable(e)),
+        Ok(None) => {
+            let Some(partitions) = create_topic else {
+                return Err(format!(
+                    "Kafka topic {topic} does not exist: create it (kafka-topics.sh --create --topic {topic}) or set create_topic: true on the route"
+                ));
+            };
+            let admin: AdminClient<DefaultClientContext> = url
+                .client_config()
+                .create()
+                .map_err(|e| format!("creating the Kafka admin client: {e}"))?;
+            let new = NewTopic::new(topic, partitions as i32, TopicReplication::Fixed(-1));
+            let results = admin
+                .create_topics([&new], &AdminOptions::new())
+                .await
+                .map_err(|e| format!("creating topic {topic}: {e}"))?;
+            for result in results {
+                match result {
+                    Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+                    Err((_, code)) => return Err(format!("creating topic {topic}: {code}")),
+                }
+            }
+            Ok(TopicCheck::Created {
+                partitions: partitions as usize,
+            })
+        }
+    }
+}
+
+/// The topic's partition count, `None` when the brokers say it does not exist.
+fn partitions_of(producer: &FutureProducer, topic: &str) -> Result<Option<usize>, String> {
+    let metadata = producer
+        .client()
+        .fetch_metadata(Some(topic), Duration::from_secs(5))
+        .map_err(|e| e.to_string())?;
+    let Some(t) = metadata.topics().iter().find(|t| t.name() == topic) else {
+        return Ok(None);
+    };
+    match t.error() {
+        None if !t.partitions().is_empty() => Ok(Some(t.partitions().len())),
+        None => Ok(None),
+        Some(e) if RDKafkaErrorCode::from(e) == RDKafkaErrorCode::UnknownTopicOrPartition => {
+            Ok(None)
+        }
+        Some(e) => Err(RDKafkaErrorCode::from(e).to_string()),
+    }
+}
+
+/// The record headers of a message: the envelope in order, then `forze_type` last.
+pub fn headers(message: &Message) -> OwnedHeaders {
+    let mut h = OwnedHeaders::new_with_capacity(message.headers.len() + 1);
+    for (k, v) in message.headers.iter().filter(|(k, _)| *k != "forze_type") {
+        h = h.insert(Header {
+            key: k,
+            value: Some(v.as_bytes()),
+        });
+    }
+    h.insert(Header {
+        key: "forze_type",
+        value: Some(message.event_type.as_bytes()),
+    })
+}
+
+/// Errors the broker will give again for the same record: park the row at once.
+fn is_permanent(code: RDKafkaErrorCode) -> bool {
+    use RDKafkaErrorCode as C;
+    matches!(
+        code,
+        C::MessageSizeTooLarge
+            | C::InvalidMessageSize
+            | C::InvalidMessage
+            | C::InvalidRecord
+            | C::TopicAuthorizationFailed
+            | C::ClusterAuthorizationFailed
+            | C::InvalidTopic
+            | C::PolicyViolation
+            | C::UnsupportedForMessageFormat
+    )
+}
+
+/// After these errors the producer starts afresh: a fatal error (the idempotent producer cannot
+/// go on), lost producer state (a broker that forgot the producer id: librdkafka retries such a
+/// record until it times out, since not every broker supports the epoch bump of KIP-360), or a
+/// timeout. A new producer gets a new producer id; creating one does no I/O.
+fn needs_new_producer(producer: &FutureProducer, error: &KafkaError) -> bool {
+    use RDKafkaErrorCode as C;
+    producer.client().fatal_error().is_some()
+        || matches!(
+            error.rdkafka_error_code(),
+            Some(
+                C::UnknownProducerId
+                    | C::OutOfOrderSequenceNumber
+                    | C::InvalidProducerEpoch
+                    | C::MessageTimedOut
+            )
+        )
+}
+
+impl Kafka {
+    /// Swaps in a new producer unless another publish did already; the old one is dropped on
+    /// a blocking thread once the publishes holding it are done (its drop flushes and joins
+    /// librdkafka's threads).
+    fn replace(
+        slot: &RwLock<Arc<FutureProducer>>,
+        config: &ClientConfig,
+        failed: &Arc<FutureProducer>,
+    ) -> String {
+        let mut current = slot.write().expect("producer lock");
+        if !Arc::ptr_eq(&current, failed) {
+            return String::new();
+        }
+        match config.create::<FutureProducer>() {
+            Ok(fresh) => {
+                let old = std::mem::replace(&mut *current, Arc::new(fresh));
+                tokio::task::spawn_blocking(move || {
+                    while Arc::strong_count(&old) > 1 {
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    drop(old);
+                });
+                " (new producer)".to_owned()
+            }
+            Err(e) => format!(" (recreating the producer: {e})"),
+        }
+    }
+}
+
+impl Publisher for Kafka {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        let (slot, config, topic, timeout) = (
+            self.producer.clone(),
+            self.config.clone(),
+            self.topic.clone(),
+            self.ack_timeout,
+        );
+        Box::pin(async move {
+            let producer = slot.read().expect("producer lock").clone();
+            let record = FutureRecord::to(&topic)
+                .key(message.key.as_bytes())
+                .payload(message.payload.get().as_bytes())
+                .headers(headers(&message));
+            let Err((e, _)) = producer.send(record, Timeout::After(timeout)).await else {
+                return Ok(());
+            };
+            let mut text = format!("Kafka produce to {topic}: {e}");
+            if needs_new_producer(&producer, &e) {
+                text.push_str(&Kafka::replace(&slot, &config, &producer));
+            }
+            Err(match e {
+                KafkaError::MessageProduction(code) if is_permanent(code) => {
+                    PublishError::permanent(text)
+                }
+                _ => PublishError::transient(text),
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_kafka_urls() {
+        let u = KafkaUrl::parse("kafka://b1:9092,b2:9093").unwrap();
+        assert_eq!(u.bootstrap, "b1:9092,b2:9093");
+        assert_eq!(u.username, None);
+        let u =
+            KafkaUrl::parse("kafka://app:p%40ss@b1:9092/?sasl_mechanism=SCRAM-SHA-256").unwrap();
+        assert_eq!(u.username.as_deref(), Some("app"));
+        assert_eq!(u.password.as_deref(), Some("p@ss"));
+        assert_eq!(u.sasl_mechanism.as_deref(), Some("SCRAM-SHA-256"));
+        let e = KafkaUrl::parse("kafka://app:secret@b1").unwrap_err();
+        assert!(e.contains("needs a port") && !e.contains("secret"), "{e}");
+        let e = KafkaUrl::parse("kafka://b1:9092?acks=1").unwrap_err();
+        assert!(e.contains("unknown parameter \"acks\""), "{e}");
+    }
+}
