@@ -19,6 +19,21 @@ const NATS: &str = "nats://127.0.0.1:4222";
 /// The headers string of forze-wire.md §1.5, byte for byte (275 bytes).
 const WIRE_HEADERS: &str = r#"{"forze_correlation_id":"0190c4e2-8a6c-7e4a-9b1e-000000000001","forze_event_id":"0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e","forze_hlc":"001764583200000.00003","forze_occurred_at":"2026-12-01T10:00:00+00:00","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#;
 
+/// The worked example's envelope headers in forze's order (forze-wire.md §0.3, §4.5).
+pub const WORKED_EXAMPLE_HEADERS: [(&str, &str); 5] = [
+    ("forze_event_id", "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e"),
+    ("forze_occurred_at", "2026-12-01T10:00:00+00:00"),
+    (
+        "forze_correlation_id",
+        "0190c4e2-8a6c-7e4a-9b1e-000000000001",
+    ),
+    ("forze_hlc", "001764583200000.00003"),
+    (
+        "traceparent",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    ),
+];
+
 /// Stages forze-wire.md §0.8's worked example row.
 pub async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
     sqlx::query(&format!(
@@ -50,6 +65,37 @@ pub fn relay(schema: &PgSchema, cfg: &str, extra: &[&str]) -> crate::common::Run
     ];
     args.extend_from_slice(extra);
     run(&args)
+}
+
+/// `relay --once` on the test's outbox with a config file, nothing else.
+pub fn relay_plain(schema: &PgSchema, cfg: &str) -> crate::common::Run {
+    let (url, rel) = (pg_url(), schema.rel("outbox"));
+    run(&[
+        "relay",
+        "--once",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        cfg,
+    ])
+}
+
+/// Checks that each key's `n` values arrive in increasing order.
+#[derive(Default)]
+pub struct KeyOrder(HashMap<String, i64>);
+
+impl KeyOrder {
+    pub fn see(&mut self, key: &str, n: i64) {
+        if let Some(prev) = self.0.insert(key.to_owned(), n) {
+            assert!(prev < n, "key {key}: {n} after {prev}");
+        }
+    }
+
+    pub fn keys(&self) -> usize {
+        self.0.len()
+    }
 }
 
 pub fn payload_value(text: &str) -> Value {
@@ -251,23 +297,11 @@ async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
             other => panic!("header {k} is {other:?}, not a long string"),
         })
         .collect();
-    let want: HashMap<String, String> = [
-        ("forze_event_id", "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e"),
-        ("forze_occurred_at", "2026-12-01T10:00:00+00:00"),
-        (
-            "forze_correlation_id",
-            "0190c4e2-8a6c-7e4a-9b1e-000000000001",
-        ),
-        ("forze_hlc", "001764583200000.00003"),
-        (
-            "traceparent",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-        ),
-        ("forze_key", "order-42"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-    .collect();
+    let want: HashMap<String, String> = WORKED_EXAMPLE_HEADERS
+        .into_iter()
+        .chain([("forze_key", "order-42")])
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
     assert_eq!(headers, want);
     assert_eq!(
         payload_value(std::str::from_utf8(&first.delivery.data).unwrap()),
@@ -277,7 +311,7 @@ async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
         first.delivery.routing_key.as_str() == queue && first.delivery.exchange.as_str().is_empty()
     );
     // the rest: complete and in per-key order
-    let mut last: HashMap<String, i64> = HashMap::new();
+    let mut order = KeyOrder::default();
     let mut n = 0;
     while let Some(m) = ch
         .basic_get(&queue, BasicGetOptions { no_ack: true })
@@ -298,9 +332,7 @@ async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
             _ => panic!("no forze_key"),
         };
         let seq = v["n"].as_i64().unwrap();
-        if let Some(prev) = last.insert(key.clone(), seq) {
-            assert!(prev < seq, "key {key}: {seq} after {prev}");
-        }
+        order.see(&key, seq);
         n += 1;
     }
     assert_eq!(n, 300);
@@ -433,16 +465,14 @@ async fn nats_jetstream_headers_dedup_and_order() {
         payload_value(std::str::from_utf8(&first.payload).unwrap()),
         payload_value(r#"{"order_id":42,"total":"19.90"}"#)
     );
-    let mut last: HashMap<String, i64> = HashMap::new();
+    let mut order = KeyOrder::default();
     for seq in 2..=201 {
         let m = stream.get_raw_message(seq).await.unwrap();
         let key = m.headers.get("forze_key").unwrap().as_str().to_owned();
         let n = payload_value(std::str::from_utf8(&m.payload).unwrap())["n"]
             .as_i64()
             .unwrap();
-        if let Some(prev) = last.insert(key.clone(), n) {
-            assert!(prev < n, "key {key}: {n} after {prev}");
-        }
+        order.see(&key, n);
     }
     // a redelivery (as after a crash and reclaim) is dropped by the stream's duplicate window
     sqlx::raw_sql(&format!(
@@ -472,18 +502,7 @@ async fn nats_away_retries_then_delivers_and_create_stream_works() {
         "broker_nats_away",
         "relay:\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: nats://127.0.0.1:1\n",
     );
-    let url = pg_url();
-    let rel = schema.rel("outbox");
-    let out = run(&[
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        &away,
-    ]);
+    let out = relay_plain(&schema, &away);
     assert_eq!(out.code, 0, "{out:?}");
     let attempts: i32 = sqlx::query_scalar(&format!("SELECT min(attempts) FROM {t}"))
         .fetch_one(&mut conn)
@@ -501,16 +520,7 @@ async fn nats_away_retries_then_delivers_and_create_stream_works() {
             "relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n      create_stream: true\n"
         ),
     );
-    let out = run(&[
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        &back,
-    ]);
+    let out = relay_plain(&schema, &back);
     assert_eq!(out.code, 0, "{out:?}");
     let published: i64 = sqlx::query_scalar(&format!(
         "SELECT count(*) FROM {t} WHERE status = 'published'"
@@ -692,16 +702,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
             server.addr
         ),
     );
-    let out = run(&[
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        &cfg,
-    ]);
+    let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, 1, "{out:?}");
     let (status, attempts, err): (String, i32, String) =
         sqlx::query_as(&format!("SELECT status, attempts, last_error FROM {t} WHERE event_type <> 'order.placed' OR status <> 'published'")).fetch_one(&mut conn).await.unwrap();
@@ -725,19 +726,7 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
             server.addr
         ),
     );
-    let url = pg_url();
-    let rel = schema.rel("outbox");
-    let args = [
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        &cfg,
-    ];
-    let out = run(&args);
+    let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, 0, "{out:?}");
     let published: i64 = sqlx::query_scalar(&format!(
         "SELECT count(*) FROM {t} WHERE status = 'published'"
@@ -753,7 +742,7 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
         reqs.len()
     );
     let mut seen = std::collections::HashSet::new();
-    let mut last: HashMap<String, i64> = HashMap::new();
+    let mut order = KeyOrder::default();
     let mut keys = std::collections::HashSet::new();
     for (h, body) in &reqs {
         let items: Vec<Value> = serde_json::from_str(body).unwrap();
@@ -768,9 +757,7 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
             assert!(seen.insert(v["event_id"].as_str().unwrap().to_owned()));
             let key = v["key"].as_str().unwrap().to_owned();
             let n = v["payload"]["n"].as_i64().unwrap();
-            if let Some(prev) = last.insert(key.clone(), n) {
-                assert!(prev < n, "key {key}: {n} after {prev}");
-            }
+            order.see(&key, n);
         }
     }
     assert_eq!(seen.len(), 100, "every event once");
@@ -785,17 +772,7 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
             server.addr
         ),
     );
-    let args = [
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        &cfg,
-    ];
-    let out = run(&args);
+    let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, 1, "{out:?}");
     let parked: i64 = sqlx::query_scalar(&format!(
         "SELECT count(*) FROM {t} WHERE outbox_route = 'refused' AND status = 'failed' AND last_error = 'HTTP 422: the service said no'"
@@ -808,42 +785,32 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
 
 #[test]
 fn options_that_do_not_apply_are_refused_by_name() {
-    let cfg = crate::common::config_file(
-        "broker_bad_option",
-        "relay:\n  routes:\n    orders:\n      to: redis://127.0.0.1:6379\n      exchange: x\n",
-    );
-    let out = run(&[
-        "relay",
-        "--once",
-        "--database-url",
-        &pg_url(),
-        "--config",
-        &cfg,
-    ]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(
-        out.stderr
-            .contains("relay.routes.orders.exchange does not apply to a redis destination"),
-        "{out:?}"
-    );
-    let cfg = crate::common::config_file(
-        "broker_bad_kafka_option",
-        "relay:\n  routes:\n    orders:\n      to: kafka://127.0.0.1:19092\n      partitions: 3\n",
-    );
-    let out = run(&[
-        "relay",
-        "--once",
-        "--database-url",
-        &pg_url(),
-        "--config",
-        &cfg,
-    ]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(
-        out.stderr
-            .contains("partitions applies with create_topic: true only"),
-        "{out:?}"
-    );
+    let cases = [
+        (
+            "to: redis://127.0.0.1:6379\n      exchange: x",
+            "relay.routes.orders.exchange does not apply to a redis destination",
+        ),
+        (
+            "to: kafka://127.0.0.1:19092\n      partitions: 3",
+            "partitions applies with create_topic: true only",
+        ),
+    ];
+    for (i, (route, expected)) in cases.into_iter().enumerate() {
+        let cfg = crate::common::config_file(
+            &format!("broker_bad_option_{i}"),
+            &format!("relay:\n  routes:\n    orders:\n      {route}\n"),
+        );
+        let out = run(&[
+            "relay",
+            "--once",
+            "--database-url",
+            &pg_url(),
+            "--config",
+            &cfg,
+        ]);
+        assert_eq!(out.code, 2, "{out:?}");
+        assert!(out.stderr.contains(expected), "{out:?}");
+    }
 }
 
 /// Polls a `count(*)` until it reaches `n` (60 s at most).

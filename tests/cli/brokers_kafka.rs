@@ -14,8 +14,10 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Headers;
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::brokers::{payload_value, relay, stage_worked_example};
-use crate::common::{PgSchema, config_file, pg_url, run};
+use crate::brokers::{
+    KeyOrder, WORKED_EXAMPLE_HEADERS, payload_value, relay, relay_plain, stage_worked_example,
+};
+use crate::common::{PgSchema, config_file};
 use crate::relay_pg::{migrate, stage};
 
 pub const KAFKA_ADDR: &str = "127.0.0.1:19092";
@@ -195,20 +197,10 @@ async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
         payload_value(&r.value),
         payload_value(r#"{"order_id":42,"total":"19.90"}"#)
     );
-    let expected = [
-        ("forze_event_id", "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e"),
-        ("forze_occurred_at", "2026-12-01T10:00:00+00:00"),
-        (
-            "forze_correlation_id",
-            "0190c4e2-8a6c-7e4a-9b1e-000000000001",
-        ),
-        ("forze_hlc", "001764583200000.00003"),
-        (
-            "traceparent",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-        ),
-        ("forze_type", "order.placed"),
-    ];
+    let expected: Vec<(&str, &str)> = WORKED_EXAMPLE_HEADERS
+        .into_iter()
+        .chain([("forze_type", "order.placed")])
+        .collect();
     let got: Vec<(&str, &str)> = r
         .headers
         .iter()
@@ -218,16 +210,14 @@ async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
 
     // each key on one partition, its events in staging order
     let mut partition_of: HashMap<&str, i32> = HashMap::new();
-    let mut last: HashMap<&str, i64> = HashMap::new();
+    let mut order = KeyOrder::default();
     for r in records.iter().filter(|r| r.key != "order-42") {
         let p = *partition_of.entry(&r.key).or_insert(r.partition);
         assert_eq!(p, r.partition, "key {} on two partitions", r.key);
         let n = payload_value(&r.value)["n"].as_i64().unwrap();
-        if let Some(prev) = last.insert(&r.key, n) {
-            assert!(prev < n, "key {}: {n} after {prev}", r.key);
-        }
+        order.see(&r.key, n);
     }
-    assert_eq!(last.len(), 7);
+    assert_eq!(order.keys(), 7);
 
     // create_topic: the relay creates a 7-partition topic; order-42 lands on partition 1
     let seven = format!("{topic}7");
@@ -255,25 +245,11 @@ async fn kafka_away_retries_then_delivers_and_refusal_parks() {
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 5, Some(2)).await;
-    let url = pg_url();
-    let rel = schema.rel("outbox");
     let away = config_file(
         "broker_kafka_away",
         "relay:\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: kafka://127.0.0.1:1\n      channel: nowhere\n",
     );
-    let relay_with = |cfg: &str| {
-        run(&[
-            "relay",
-            "--once",
-            "--database-url",
-            &url,
-            "--relation",
-            &rel,
-            "--config",
-            cfg,
-        ])
-    };
-    let out = relay_with(&away);
+    let out = relay_plain(&schema, &away);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.contains("Kafka is unreachable"), "{out:?}");
     let (attempts, error): (i32, Option<String>) = sqlx::query_as(&format!(
@@ -303,7 +279,7 @@ async fn kafka_away_retries_then_delivers_and_refusal_parks() {
     delete_topic(KAFKA_ADDR, &topic).await;
     create_topic(KAFKA_ADDR, &topic, 2).await;
     let back = topic_config("broker_kafka_back", &topic, "");
-    let out = relay_with(&back);
+    let out = relay_plain(&schema, &back);
     assert_eq!(out.code, 1, "a parked row: exit 1 {out:?}");
     let published: i64 = sqlx::query_scalar(&format!(
         "SELECT count(*) FROM {t} WHERE status = 'published'"
