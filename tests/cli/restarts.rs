@@ -166,11 +166,7 @@ async fn rabbitmq_restart_while_the_loop_runs_loses_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_restart_while_the_loop_runs_loses_nothing() {
     let port = free_port();
-    let cache = std::env::var_os("OUTBOXCTL_CACHE").map_or_else(
-        || PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/outboxctl"),
-        PathBuf::from,
-    );
-    let bin = cache.join("tansu-0.6.0/bin/tansu");
+    let bin = tansu_bin();
     let program = bin.clone();
     // In-memory storage (tansu 0.6's SQLite engine panics on an idempotent producer's first
     // produce after a restart): the broker comes back empty, so what it held is read before
@@ -229,4 +225,13 @@ async fn kafka_restart_while_the_loop_runs_loses_nothing() {
     let rest: HashSet<String> = staged.difference(&arrived).cloned().collect();
     arrived.extend(read_all(&rest));
     assert_none_lost(&staged_event_ids(&mut conn, &t).await, &arrived);
+}
+
+/// The tansu binary scripts/services.sh builds into the cache.
+pub fn tansu_bin() -> PathBuf {
+    let cache = std::env::var_os("OUTBOXCTL_CACHE").map_or_else(
+        || PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/outboxctl"),
+        PathBuf::from,
+    );
+    cache.join("tansu-0.6.0/bin/tansu")
 }

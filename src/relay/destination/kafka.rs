@@ -6,6 +6,8 @@
 //! `(murmur2(key) & 0x7fffffff) % partitions`: the Java client's and aiokafka's, so a key lands
 //! on the partition forze's producers would pick.
 //!
+//! Connections: plaintext, TLS (`kafkas://`), SASL (PLAIN, SCRAM) over either.
+//!
 //! Order: the relay sends a key's next record only after the previous one is acknowledged;
 //! the idempotent producer also keeps records of one partition in order across its retries.
 
@@ -24,23 +26,36 @@ use rdkafka::util::Timeout;
 use super::{PublishError, Publisher};
 use crate::model::Message;
 
-/// `kafka://[user:password@]host:port[,host:port…]` → librdkafka settings. User and password
-/// mean SASL/PLAIN over plaintext; `?security_protocol=` and `?sasl_mechanism=` override.
+/// `kafka[s]://[user:password@]host:port[,host:port…][?param=value&…]` → librdkafka settings.
+/// `kafkas` is TLS (verified against the system's CAs or `ssl_ca_location`); a user and
+/// password mean SASL (PLAIN unless `sasl_mechanism` says otherwise) over plaintext or TLS.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KafkaUrl {
     pub bootstrap: String,
+    pub tls: bool,
     pub username: Option<String>,
     pub password: Option<String>,
-    pub security_protocol: Option<String>,
-    pub sasl_mechanism: Option<String>,
+    /// `(librdkafka key, value)` from the query string.
+    pub params: Vec<(&'static str, String)>,
 }
+
+/// Query parameters a `kafka://` URL takes, and the librdkafka setting each one sets.
+const PARAMS: [(&str, &str); 5] = [
+    ("security_protocol", "security.protocol"),
+    ("sasl_mechanism", "sasl.mechanism"),
+    ("ssl_ca_location", "ssl.ca.location"),
+    ("ssl_certificate_location", "ssl.certificate.location"),
+    ("ssl_key_location", "ssl.key.location"),
+];
 
 impl KafkaUrl {
     pub fn parse(url: &str) -> Result<Self, String> {
         let shown = crate::dburl::mask(url);
-        let rest = url
-            .strip_prefix("kafka://")
-            .ok_or_else(|| format!("{shown} is not a kafka:// URL"))?;
+        let (tls, rest) = match (url.strip_prefix("kafka://"), url.strip_prefix("kafkas://")) {
+            (Some(rest), _) => (false, rest),
+            (_, Some(rest)) => (true, rest),
+            _ => return Err(format!("{shown} is not a kafka:// or kafkas:// URL")),
+        };
         let (authority, query) = rest.split_once('?').unwrap_or((rest, ""));
         let authority = authority.trim_end_matches('/');
         let (userinfo, hosts) = match authority.rsplit_once('@') {
@@ -68,45 +83,47 @@ impl KafkaUrl {
             }
             bootstrap.push(host.to_owned());
         }
-        let mut parsed = Self {
-            bootstrap: bootstrap.join(","),
-            username,
-            password,
-            security_protocol: None,
-            sasl_mechanism: None,
-        };
+        let mut params = Vec::new();
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let value = decode(value)?;
-            match key {
-                "security_protocol" => parsed.security_protocol = Some(value),
-                "sasl_mechanism" => parsed.sasl_mechanism = Some(value),
-                other => {
-                    return Err(format!(
-                        "{shown}: unknown parameter {other:?} (known: security_protocol, sasl_mechanism)"
-                    ));
-                }
-            }
+            let Some((_, setting)) = PARAMS.iter().find(|(name, _)| *name == key) else {
+                let known: Vec<&str> = PARAMS.iter().map(|(name, _)| *name).collect();
+                return Err(format!(
+                    "{shown}: unknown parameter {key:?} (known: {})",
+                    known.join(", ")
+                ));
+            };
+            params.push((*setting, decode(value)?));
         }
-        Ok(parsed)
+        Ok(Self {
+            bootstrap: bootstrap.join(","),
+            tls,
+            username,
+            password,
+            params,
+        })
     }
 
-    fn client_config(&self) -> ClientConfig {
+    /// The librdkafka settings for reaching the brokers (no producer settings).
+    pub fn client_config(&self) -> ClientConfig {
         let mut c = ClientConfig::new();
         c.set("bootstrap.servers", &self.bootstrap);
         // librdkafka logs to stderr by itself; keep that to real problems.
         c.set("log_level", "3");
+        let protocol = match (self.tls, self.username.is_some()) {
+            (false, false) => "plaintext",
+            (false, true) => "sasl_plaintext",
+            (true, false) => "ssl",
+            (true, true) => "sasl_ssl",
+        };
+        c.set("security.protocol", protocol);
         if let Some(user) = &self.username {
             c.set("sasl.username", user);
             c.set("sasl.password", self.password.as_deref().unwrap_or(""));
-            c.set("security.protocol", "SASL_PLAINTEXT");
             c.set("sasl.mechanism", "PLAIN");
         }
-        if let Some(p) = &self.security_protocol {
-            c.set("security.protocol", p);
-        }
-        if let Some(m) = &self.sasl_mechanism {
-            c.set("sasl.mechanism", m);
+        for (key, value) in &self.params {
+            c.set(*key, value);
         }
         c
     }
@@ -373,13 +390,22 @@ mod tests {
     #[test]
     fn parses_kafka_urls() {
         let u = KafkaUrl::parse("kafka://b1:9092,b2:9093").unwrap();
-        assert_eq!(u.bootstrap, "b1:9092,b2:9093");
-        assert_eq!(u.username, None);
+        assert_eq!((u.bootstrap.as_str(), u.tls), ("b1:9092,b2:9093", false));
+        assert_eq!(
+            u.client_config().get("security.protocol"),
+            Some("plaintext")
+        );
         let u =
-            KafkaUrl::parse("kafka://app:p%40ss@b1:9092/?sasl_mechanism=SCRAM-SHA-256").unwrap();
+            KafkaUrl::parse("kafkas://app:p%40ss@b1:9092/?sasl_mechanism=SCRAM-SHA-256").unwrap();
         assert_eq!(u.username.as_deref(), Some("app"));
         assert_eq!(u.password.as_deref(), Some("p@ss"));
-        assert_eq!(u.sasl_mechanism.as_deref(), Some("SCRAM-SHA-256"));
+        let c = u.client_config();
+        assert_eq!(c.get("security.protocol"), Some("sasl_ssl"));
+        assert_eq!(c.get("sasl.mechanism"), Some("SCRAM-SHA-256"));
+        let u = KafkaUrl::parse("kafkas://b1:9093?ssl_ca_location=/etc/ca%20dir/ca.pem").unwrap();
+        let c = u.client_config();
+        assert_eq!(c.get("security.protocol"), Some("ssl"));
+        assert_eq!(c.get("ssl.ca.location"), Some("/etc/ca dir/ca.pem"));
         let e = KafkaUrl::parse("kafka://app:secret@b1").unwrap_err();
         assert!(e.contains("needs a port") && !e.contains("secret"), "{e}");
         let e = KafkaUrl::parse("kafka://b1:9092?acks=1").unwrap_err();

@@ -105,7 +105,7 @@ impl DestinationUrl {
             "amqp" | "amqps" => Ok(Self::Amqp(text.to_owned())),
             "nats" | "tls" => Ok(Self::Nats(text.to_owned())),
             "http" | "https" => Ok(Self::Http(text.to_owned())),
-            "kafka" => Ok(Self::Kafka(text.to_owned())),
+            "kafka" | "kafkas" => Ok(Self::Kafka(text.to_owned())),
             _ => Err(format!(
                 "destination {:?} is not supported: use stdout, file:PATH, postgres-table:SCHEMA.TABLE, redis://, amqp://, nats://, kafka://, http(s)://",
                 crate::dburl::mask(text)
@@ -164,7 +164,8 @@ pub async fn build(
     ctx: BuildContext,
 ) -> Result<(Sink, Vec<String>), crate::Error> {
     let err = |e: String| crate::Error::Runtime(format!("relay.routes.{route}.to: {e}"));
-    let url = DestinationUrl::parse(&dest.to).map_err(err)?;
+    let to = crate::config::expand_env(&dest.to, &crate::config::process_env).map_err(err)?;
+    let url = DestinationUrl::parse(&to).map_err(err)?;
     let channel = dest.channel.clone().unwrap_or_else(|| route.to_owned());
     let mut warnings = Vec::new();
     let sink = match url {
@@ -381,5 +382,24 @@ mod tests {
             "{err}"
         );
         assert!(DestinationUrl::parse("postgres-table:a;b").is_err());
+    }
+
+    #[test]
+    fn expands_environment_variables_in_urls() {
+        use crate::config::expand_env;
+        let env = |name: &str| (name == "PW").then(|| "s3cr:t".to_owned());
+        assert_eq!(
+            expand_env("amqp://relay:${PW}@mq:5672/%2f", &env).unwrap(),
+            "amqp://relay:s3cr:t@mq:5672/%2f"
+        );
+        assert_eq!(expand_env("a$$b$c", &env).unwrap(), "a$b$c");
+        let e = expand_env("nats://${MISSING}@h", &env).unwrap_err();
+        assert!(e.contains("${MISSING} is not set"), "{e}");
+        assert!(expand_env("x${PW", &env).unwrap_err().contains("unclosed"));
+        assert!(
+            expand_env("${1A}", &env)
+                .unwrap_err()
+                .contains("not an environment")
+        );
     }
 }
