@@ -2,6 +2,7 @@
 //!
 //!     cargo bench --bench brokers                       # N = 50,000 per broker and mode
 //!     OUTBOXCTL_BENCH_N=5000 cargo bench --bench brokers
+//!     OUTBOXCTL_BENCH_BROKERS=nats,rabbitmq cargo bench --bench brokers
 //!
 //! For each broker and storage it stages N rows (COPY, 500 ordering keys) and drains them
 //! with the relay twice: pipelined (outboxctl: different keys in flight at once within each
@@ -123,6 +124,14 @@ async fn main() {
         ("redis stream", "redis://127.0.0.1:6379", "bench:orders"),
         ("kafka (tansu)", "kafka://127.0.0.1:19092", "bench.orders"),
     ];
+    // OUTBOXCTL_BENCH_BROKERS=nats,kafka runs only the brokers whose names start so
+    let only: Option<Vec<String>> = std::env::var("OUTBOXCTL_BENCH_BROKERS")
+        .ok()
+        .map(|v| v.split(',').map(|b| b.trim().to_owned()).collect());
+    let brokers = brokers.into_iter().filter(|(name, _, _)| {
+        only.as_ref()
+            .is_none_or(|o| o.iter().any(|b| name.starts_with(b.as_str())))
+    });
     for (name, to, channel) in brokers {
         for mode in [Mode::Retain, Mode::Consume] {
             let mut rates = [0.0f64; 2];

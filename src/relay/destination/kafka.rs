@@ -186,6 +186,9 @@ impl Kafka {
             .set("enable.idempotence", "true")
             .set("partitioner", "murmur2_random")
             .set("compression.type", "none")
+            // A missing topic is the route's configuration error (or `create_topic`), never
+            // created behind the operator's back by a broker's auto.create.topics.enable.
+            .set("allow.auto.create.topics", "false")
             .set("linger.ms", "1")
             // The relay's ack timeout bounds a publish; librdkafka retries inside it and
             // gives up a little earlier, so the error says why.
