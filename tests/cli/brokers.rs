@@ -115,6 +115,7 @@ async fn redis_stream_entry_is_forzes() {
     let (schema, mut conn) = PgSchema::new("broker_redis_stream").await;
     migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
     stage_worked_example(&mut conn, &schema.rel("outbox")).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 200, Some(5)).await;
     let key = format!("{}:orders.events", schema.name);
     let mut r = redis_conn().await;
     let _: () = redis::cmd("DEL")
@@ -137,8 +138,13 @@ async fn redis_stream_entry_is_forzes() {
         .query_async(&mut r)
         .await
         .unwrap();
-    assert_eq!(entries.len(), 1);
-    let fields = &entries[0].1;
+    assert_eq!(entries.len(), 201);
+    let mut order = KeyOrder::default();
+    for (_, f) in entries.iter().filter(|(_, f)| f[5] != "order-42") {
+        order.see(&f[5], payload_value(&f[1])["n"].as_i64().unwrap());
+    }
+    assert_eq!(order.keys(), 5);
+    let fields = &entries.iter().find(|(_, f)| f[5] == "order-42").unwrap().1;
     let names: Vec<&str> = fields.iter().step_by(2).map(String::as_str).collect();
     assert_eq!(
         names,
@@ -163,6 +169,93 @@ async fn redis_stream_entry_is_forzes() {
         .query_async(&mut r)
         .await
         .unwrap();
+}
+
+/// A key of the wrong type: Redis refuses every XADD (WRONGTYPE); the rows are retried, then
+/// parked at `max_attempts` with Redis's error.
+#[tokio::test]
+async fn redis_refusal_parks_after_max_attempts() {
+    let (schema, mut conn) = PgSchema::new("broker_redis_refuse").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let key = format!("{}:refused", schema.name);
+    let mut r = redis_conn().await;
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg("a string, not a stream")
+        .query_async(&mut r)
+        .await
+        .unwrap();
+    let cfg = crate::common::config_file(
+        "broker_redis_refuse",
+        &format!(
+            "relay:\n  max_attempts: 2\n  routes:\n    orders:\n      to: {REDIS}\n      channel: \"{key}\"\n"
+        ),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, 0, "a retry is not a failure: {out:?}");
+    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, 1, "{out:?}");
+    let rows: Vec<(String, String)> =
+        sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(rows.len(), 3);
+    for (status, err) in rows {
+        assert_eq!(status, "failed");
+        assert!(err.contains("WRONGTYPE"), "{err}");
+    }
+    let _: () = redis::cmd("DEL")
+        .arg(&key)
+        .query_async(&mut r)
+        .await
+        .unwrap();
+}
+
+/// A stream whose messages may be 64 bytes at most: JetStream refuses the event for good, so
+/// the row is parked at once with the server's error.
+#[tokio::test]
+async fn nats_refusal_of_an_oversized_message_parks_at_once() {
+    let (schema, mut conn) = PgSchema::new("broker_nats_refuse").await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    let t = schema.rel("outbox");
+    stage_worked_example(&mut conn, &t).await;
+    let subject = format!("{}.small", schema.name);
+    let js = async_nats::jetstream::new(
+        async_nats::connect(NATS)
+            .await
+            .expect("NATS on 127.0.0.1:4222 (scripts/services.sh starts it)"),
+    );
+    let name = format!("{}_small", schema.name);
+    let _ = js.delete_stream(&name).await;
+    js.create_stream(async_nats::jetstream::stream::Config {
+        name: name.clone(),
+        subjects: vec![subject.clone()],
+        max_message_size: 64,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let cfg = crate::common::config_file(
+        "broker_nats_refuse",
+        &format!("relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n"),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, 1, "{out:?}");
+    let (status, attempts, err): (String, i32, String) =
+        sqlx::query_as(&format!("SELECT status, attempts, last_error FROM {t}"))
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!((status.as_str(), attempts), ("failed", 0), "{err}");
+    assert!(err.contains("message size"), "{err}");
+    js.delete_stream(&name).await.unwrap();
 }
 
 #[tokio::test]

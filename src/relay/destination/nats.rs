@@ -119,11 +119,22 @@ impl Publisher for Nats {
             let ack = js
                 .publish_with_headers(subject, headers(&message), body)
                 .await
-                .map_err(|e| PublishError::transient(format!("NATS publish: {e}")))?;
+                .map_err(|e| classify(format!("NATS publish: {e}")))?;
             ack.await
-                .map_err(|e| PublishError::transient(format!("NATS acknowledgement: {e}")))?;
+                .map_err(|e| classify(format!("NATS acknowledgement: {e}")))?;
             Ok(())
         })
+    }
+}
+
+/// The refusals the same message would get again: too large for the stream (JetStream error
+/// 10054) or for the server (`max_payload`). Everything else is retried.
+fn classify(error: String) -> PublishError {
+    let lower = error.to_ascii_lowercase();
+    if lower.contains("error code 10054") || lower.contains("maximum payload") {
+        PublishError::permanent(error)
+    } else {
+        PublishError::transient(error)
     }
 }
 
