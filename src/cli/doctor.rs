@@ -251,6 +251,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
     let now = chrono::Utc::now();
     if ctx.config.backend == crate::dburl::Backend::Mongo {
         drain_check(ctx, &mut checks);
+        destination_checks(ctx, &mut checks).await;
         mongo_checks(ctx, &args, &mut checks).await?;
         return Ok(report(ctx, &checks));
     }
@@ -258,6 +259,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
     let mut conn = inspect::connect(ctx).await?;
     let url = ctx.config.require_url()?;
     drain_check(ctx, &mut checks);
+    destination_checks(ctx, &mut checks).await;
     // pgbouncer in statement pooling cannot hold a transaction, so no consume pass can run.
     let tx = async {
         sqlx::raw_sql("BEGIN").execute(&mut conn).await?;
@@ -444,6 +446,88 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
     }
 
     Ok(report(ctx, &checks))
+}
+
+/// Each configured route's destination, connected to and checked as the relay does at start
+/// (NATS stream and its duplicate window, RabbitMQ queue, Kafka topic), without changing
+/// anything: `create_stream`, `create_topic` and `declare` are checked, not carried out.
+async fn destination_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
+    use crate::relay::destination::{self, BuildContext, DestinationUrl};
+    let build_ctx = BuildContext::from_config(&ctx.config);
+    let stdout = std::sync::Arc::new(std::sync::Mutex::new(()));
+    for (route, dest) in &ctx.config.relay.routes {
+        let shown = format!("{route} → {}", crate::dburl::mask(&dest.to));
+        let contacted = match DestinationUrl::parse(&dest.to) {
+            Ok(DestinationUrl::Nats(_) | DestinationUrl::Amqp(_) | DestinationUrl::Kafka(_)) => {
+                true
+            }
+            // a file would be created by opening it: check its folder only
+            Ok(DestinationUrl::File(path)) => {
+                let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+                match dir {
+                    Some(d) if !d.is_dir() => check(
+                        checks,
+                        "destination",
+                        Level::Fail,
+                        format!("{shown}: folder {} does not exist", d.display()),
+                    ),
+                    _ => check(checks, "destination", Level::Ok, format!("{shown}: valid")),
+                }
+                continue;
+            }
+            _ => false,
+        };
+        let creates = dest.create_stream == Some(true)
+            || dest.create_topic == Some(true)
+            || dest.declare == Some(true);
+        let read_only = crate::config::RouteFile {
+            create_stream: None,
+            create_topic: None,
+            partitions: None,
+            declare: None,
+            ..dest.clone()
+        };
+        match destination::build(route, &read_only, &stdout, build_ctx).await {
+            Err(e)
+                if creates
+                    && ["create_stream", "create_topic", "declare: true"]
+                        .iter()
+                        .any(|k| e.to_string().contains(k)) =>
+            {
+                check(
+                    checks,
+                    "destination",
+                    Level::Ok,
+                    format!("{shown}: reachable; the relay will create what is missing"),
+                )
+            }
+            Err(e) => check(checks, "destination", Level::Fail, e.to_string()),
+            Ok((_, warnings)) if warnings.iter().any(|w| w.contains("unreachable")) => check(
+                checks,
+                "destination",
+                Level::Fail,
+                format!("{shown}: {}", warnings.join("; ")),
+            ),
+            Ok((_, warnings)) if !warnings.is_empty() => check(
+                checks,
+                "destination",
+                Level::Warn,
+                format!("{shown}: {}", warnings.join("; ")),
+            ),
+            Ok(_) if contacted => check(
+                checks,
+                "destination",
+                Level::Ok,
+                format!("{shown}: reachable, its stream / queue / topic exists"),
+            ),
+            Ok(_) => check(
+                checks,
+                "destination",
+                Level::Ok,
+                format!("{shown}: valid (not contacted)"),
+            ),
+        }
+    }
 }
 
 /// `shutdown_drain_timeout ≥ 5 × pass_statement_timeout`, so the drain's last pass commits.

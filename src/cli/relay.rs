@@ -94,13 +94,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     };
     let stdout_lock = Arc::new(Mutex::new(()));
     let mut targets = Vec::new();
-    let build_ctx = destination::BuildContext {
-        reclaim_stale_after: config.relay.reclaim_stale_after,
-        ack_timeout: config
-            .relay
-            .publish_timeout
-            .unwrap_or(std::time::Duration::from_secs(10)),
-    };
+    let build_ctx = destination::BuildContext::from_config(config);
     for (route, dest) in &routes {
         let (sink, warnings) = destination::build(route, dest, &stdout_lock, build_ctx).await?;
         for w in warnings {

@@ -922,3 +922,90 @@ pub async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+/// `doctor` connects to each route's broker as the relay would, and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_checks_each_destination_without_changing_it() {
+    use crate::brokers_kafka::{KAFKA_ADDR, client, create_topic, delete_topic};
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let (schema, _conn) = PgSchema::new("broker_doctor").await;
+    migrate(&schema, &[]).await;
+    let there = format!("{}.there", schema.name);
+    let later = format!("{}.later", schema.name);
+    delete_topic(KAFKA_ADDR, &there).await;
+    delete_topic(KAFKA_ADDR, &later).await;
+    create_topic(KAFKA_ADDR, &there, 1).await;
+    let cfg = crate::common::config_file(
+        "broker_doctor",
+        &format!(
+            "relay:
+  routes:
+    a_there:
+      to: kafka://{KAFKA_ADDR}
+      channel: {there}
+    b_later:
+      to: kafka://{KAFKA_ADDR}
+      channel: {later}
+      create_topic: true
+    c_nostream:
+      to: {NATS}
+      channel: {}.nostream
+    d_away:
+      to: kafka://127.0.0.1:1
+      channel: x
+    e_hook:
+      to: http://127.0.0.1:1/hook
+",
+            schema.name
+        ),
+    );
+    let (url, rel) = (pg_url(), schema.rel("outbox"));
+    let out = run(&[
+        "doctor",
+        "--format",
+        "json",
+        "--database-url",
+        &url,
+        "--relation",
+        &rel,
+        "--config",
+        &cfg,
+    ]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let found: Vec<(String, String)> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["check"] == "destination")
+        .map(|c| {
+            (
+                c["level"].as_str().unwrap().to_owned(),
+                c["detail"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let levels: Vec<&str> = found.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(levels, ["ok", "ok", "fail", "fail", "ok"], "{found:#?}");
+    assert!(found[0].1.contains("reachable"), "{found:?}");
+    assert!(found[1].1.contains("will create"), "{found:?}");
+    assert!(found[2].1.contains("no JetStream stream"), "{found:?}");
+    assert!(found[3].1.contains("unreachable"), "{found:?}");
+    assert!(found[4].1.contains("not contacted"), "{found:?}");
+    // nothing was created
+    let consumer: BaseConsumer = client(KAFKA_ADDR).create().unwrap();
+    let later2 = later.clone();
+    let metadata = tokio::task::spawn_blocking(move || {
+        consumer
+            .fetch_metadata(Some(&later2), std::time::Duration::from_secs(10))
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let topic = &metadata.topics()[0];
+    assert!(
+        topic.error().is_some() || topic.partitions().is_empty(),
+        "doctor created {later}"
+    );
+    delete_topic(KAFKA_ADDR, &there).await;
+}

@@ -123,6 +123,19 @@ pub struct BuildContext {
     pub ack_timeout: std::time::Duration,
 }
 
+impl BuildContext {
+    /// What the relay's settings mean for its destinations.
+    pub fn from_config(config: &crate::config::Config) -> Self {
+        Self {
+            reclaim_stale_after: config.relay.reclaim_stale_after,
+            ack_timeout: config
+                .relay
+                .publish_timeout
+                .unwrap_or(std::time::Duration::from_secs(10)),
+        }
+    }
+}
+
 /// Options that only some destinations take: refuse the others, naming the key.
 fn only(route: &str, kind: &str, dest: &RouteFile, allowed: &[&str]) -> Result<(), crate::Error> {
     let given: [(&str, bool); 14] = [
