@@ -29,7 +29,7 @@ use crate::model::Message;
 /// `kafka[s]://[user:password@]host:port[,host:port…][?param=value&…]` → librdkafka settings.
 /// `kafkas` is TLS (verified against the system's CAs or `ssl_ca_location`); a user and
 /// password mean SASL (PLAIN unless `sasl_mechanism` says otherwise) over plaintext or TLS.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct KafkaUrl {
     pub bootstrap: String,
     pub tls: bool,
@@ -37,6 +37,18 @@ pub struct KafkaUrl {
     pub password: Option<String>,
     /// `(librdkafka key, value)` from the query string.
     pub params: Vec<(&'static str, String)>,
+}
+
+impl std::fmt::Debug for KafkaUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KafkaUrl")
+            .field("bootstrap", &self.bootstrap)
+            .field("tls", &self.tls)
+            .field("username", &self.username)
+            .field("password", &self.password.as_ref().map(|_| "****"))
+            .field("params", &self.params)
+            .finish()
+    }
 }
 
 /// Query parameters a `kafka://` URL takes, and the librdkafka setting each one sets.
@@ -163,7 +175,7 @@ pub enum TopicCheck {
 }
 
 pub struct Kafka {
-    /// Replaced when librdkafka reports a fatal error (the idempotent producer cannot go on).
+    /// Replaced after the errors [`needs_new_producer`] names (a fatal one among them).
     producer: Arc<RwLock<Arc<FutureProducer>>>,
     config: ClientConfig,
     topic: Arc<str>,
@@ -405,6 +417,10 @@ mod tests {
         let c = u.client_config();
         assert_eq!(c.get("security.protocol"), Some("sasl_ssl"));
         assert_eq!(c.get("sasl.mechanism"), Some("SCRAM-SHA-256"));
+        assert!(
+            !format!("{u:?}").contains("p@ss"),
+            "Debug hides the password"
+        );
         let u = KafkaUrl::parse("kafkas://b1:9093?ssl_ca_location=/etc/ca%20dir/ca.pem").unwrap();
         let c = u.client_config();
         assert_eq!(c.get("security.protocol"), Some("ssl"));
