@@ -431,3 +431,98 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
         .unwrap();
     assert_eq!(records.len(), 20);
 }
+
+/// SASL/SCRAM-SHA-512 against a tansu of the test's own that requires authentication (the user
+/// is created while authentication is off, then the broker restarts with it on; SQLite storage
+/// keeps the user).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
+    use crate::own_server::{OwnServer, free_port};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let port = free_port();
+    let tansu_bin = crate::restarts::tansu_bin();
+    let (program, auth) = (tansu_bin.clone(), Arc::new(AtomicBool::new(false)));
+    let auth_on = auth.clone();
+    let mut tansu = OwnServer::new("sasl_tansu", &tansu_bin, port, move |dir| {
+        let listen = format!("tcp://127.0.0.1:{port}");
+        let mut c = std::process::Command::new(&program);
+        // sqlite://NAME is relative to tansu's working directory
+        c.current_dir(dir);
+        c.args([
+            "broker",
+            "--listener-url",
+            &listen,
+            "--advertised-listener-url",
+            &listen,
+            "--storage-engine",
+            "sqlite://tansu.db",
+        ]);
+        if auth_on.load(Ordering::SeqCst) {
+            c.arg("--authentication");
+        }
+        c
+    });
+    tansu.start().await;
+    let created = std::process::Command::new(&tansu_bin)
+        .args([
+            "user",
+            "create",
+            "--broker",
+            &format!("tcp://127.0.0.1:{port}"),
+        ])
+        .args(["relay", "s3cret", "--mechanism", "scram512"])
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{created:?}");
+    let topic = "sasl.orders";
+    create_topic(&format!("127.0.0.1:{port}"), topic, 1).await;
+    tansu.stop();
+    auth.store(true, Ordering::SeqCst);
+    tansu.start().await;
+
+    let (schema, mut conn) = PgSchema::new("broker_kafka_sasl").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 10, Some(2)).await;
+    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    let url = |password: &str| {
+        format!("kafka://relay:{password}@127.0.0.1:{port}?sasl_mechanism=SCRAM-SHA-512")
+    };
+    let cfg = |name: &str, password: &str| {
+        config_file(
+            name,
+            &format!(
+                "relay:\n  publish_timeout: 2s\n  routes:\n    orders:\n      to: \"{}\"\n      channel: {topic}\n",
+                url(password)
+            ),
+        )
+    };
+    let out = relay_plain(&schema, &cfg("broker_kafka_sasl_wrong", "wrong"));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        !out.stderr.contains("wrong@"),
+        "the password is never printed: {out:?}"
+    );
+    let published: i64 = sqlx::query_scalar(&published_sql)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(published, 0, "{out:?}");
+    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let out = relay_plain(&schema, &cfg("broker_kafka_sasl", "s3cret"));
+    assert_eq!(out.code, 0, "{out:?}");
+    let published: i64 = sqlx::query_scalar(&published_sql)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(published, 10, "{out:?}");
+    let broker = url("s3cret");
+    let records = tokio::task::spawn_blocking(move || read_records(&broker, topic, 1, 10))
+        .await
+        .unwrap();
+    assert_eq!(records.len(), 10);
+}
