@@ -10,7 +10,7 @@ use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{PgSchema, pg_url, run};
-use crate::relay_pg::{migrate, stage};
+use crate::relay_pg::{count, make_due, migrate, stage};
 
 const REDIS: &str = "redis://127.0.0.1:6379";
 const AMQP: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
@@ -110,6 +110,10 @@ async fn redis_conn() -> redis::aio::MultiplexedConnection {
         .expect("Redis on 127.0.0.1:6379 (scripts/services.sh starts it)")
 }
 
+async fn redis_del(r: &mut redis::aio::MultiplexedConnection, key: &str) {
+    let _: () = redis::cmd("DEL").arg(key).query_async(r).await.unwrap();
+}
+
 #[tokio::test]
 async fn redis_stream_entry_is_forzes() {
     let (schema, mut conn) = PgSchema::new("broker_redis_stream").await;
@@ -118,11 +122,7 @@ async fn redis_stream_entry_is_forzes() {
     stage(&mut conn, &schema.rel("outbox"), "orders", 200, Some(5)).await;
     let key = format!("{}:orders.events", schema.name);
     let mut r = redis_conn().await;
-    let _: () = redis::cmd("DEL")
-        .arg(&key)
-        .query_async(&mut r)
-        .await
-        .unwrap();
+    redis_del(&mut r, &key).await;
     let cfg = crate::common::config_file(
         "broker_redis_stream",
         &format!(
@@ -164,11 +164,7 @@ async fn redis_stream_entry_is_forzes() {
     assert_eq!(fields[5], "order-42");
     assert_eq!(fields[7], WIRE_HEADERS);
     assert_eq!(fields[7].len(), 275);
-    let _: () = redis::cmd("DEL")
-        .arg(&key)
-        .query_async(&mut r)
-        .await
-        .unwrap();
+    redis_del(&mut r, &key).await;
 }
 
 /// A key of the wrong type: Redis refuses every XADD (WRONGTYPE); the rows are retried, then
@@ -195,10 +191,7 @@ async fn redis_refusal_parks_after_max_attempts() {
     );
     let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, 0, "a retry is not a failure: {out:?}");
-    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    make_due(&mut conn, &t).await;
     let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, 1, "{out:?}");
     let rows: Vec<(String, String)> =
@@ -211,11 +204,7 @@ async fn redis_refusal_parks_after_max_attempts() {
         assert_eq!(status, "failed");
         assert!(err.contains("WRONGTYPE"), "{err}");
     }
-    let _: () = redis::cmd("DEL")
-        .arg(&key)
-        .query_async(&mut r)
-        .await
-        .unwrap();
+    redis_del(&mut r, &key).await;
 }
 
 /// A stream whose messages may be 64 bytes at most: JetStream refuses the event for good, so
@@ -466,10 +455,7 @@ async fn rabbitmq_unroutable_and_unreachable_are_failed_publishes() {
     )
     .await
     .unwrap();
-    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    make_due(&mut conn, &t).await;
     let refuse = crate::common::config_file(
         "broker_rabbitmq_refuse",
         &format!(
@@ -602,10 +588,7 @@ async fn nats_away_retries_then_delivers_and_create_stream_works() {
         .await
         .unwrap();
     assert_eq!(attempts, 1, "{out:?}");
-    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    make_due(&mut conn, &t).await;
     let subject = format!("{}.created", schema.name);
     let back = crate::common::config_file(
         "broker_nats_back",
@@ -615,12 +598,11 @@ async fn nats_away_retries_then_delivers_and_create_stream_works() {
     );
     let out = relay_plain(&schema, &back);
     assert_eq!(out.code, 0, "{out:?}");
-    let published: i64 = sqlx::query_scalar(&format!(
-        "SELECT count(*) FROM {t} WHERE status = 'published'"
-    ))
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
+    let published = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'published'"),
+    )
+    .await;
     assert_eq!(published, 5);
     let js = async_nats::jetstream::new(async_nats::connect(NATS).await.unwrap());
     let name = subject.replace('.', "_");
@@ -751,10 +733,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
         (attempts, err.as_str()),
         (1, "HTTP 503: the service said no")
     );
-    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    make_due(&mut conn, &t).await;
     let out = crate::common::outboxctl()
         .args(args)
         .env("OUTBOXCTL_TEST_HOOK_SECRET", "s3cret")
@@ -821,12 +800,11 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
     );
     let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, 0, "{out:?}");
-    let published: i64 = sqlx::query_scalar(&format!(
-        "SELECT count(*) FROM {t} WHERE status = 'published'"
-    ))
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
+    let published = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'published'"),
+    )
+    .await;
     assert_eq!(published, 100);
     let reqs = server.requests.lock().unwrap().clone();
     assert!(
@@ -867,12 +845,7 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
     );
     let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, 1, "{out:?}");
-    let parked: i64 = sqlx::query_scalar(&format!(
-        "SELECT count(*) FROM {t} WHERE outbox_route = 'refused' AND status = 'failed' AND last_error = 'HTTP 422: the service said no'"
-    ))
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
+    let parked = count(&mut conn, &format!("SELECT count(*) FROM {t} WHERE outbox_route = 'refused' AND status = 'failed' AND last_error = 'HTTP 422: the service said no'")).await;
     assert_eq!(parked, 3, "{out:?}");
 }
 

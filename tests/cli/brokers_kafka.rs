@@ -18,12 +18,33 @@ use crate::brokers::{
     KeyOrder, WORKED_EXAMPLE_HEADERS, payload_value, relay, relay_plain, stage_worked_example,
 };
 use crate::common::{PgSchema, config_file};
-use crate::relay_pg::{migrate, stage};
+use crate::relay_pg::{count, make_due, migrate, stage};
 
 pub const KAFKA_ADDR: &str = "127.0.0.1:19092";
 
 fn kafka_url() -> String {
     format!("kafka://{KAFKA_ADDR}")
+}
+
+/// `tansu broker` listening on `listen`, advertising `advertised` (the port clients are told
+/// to use), with `storage` (`memory://tansu/`, or `sqlite://NAME`, relative to `dir`).
+pub fn tansu(
+    dir: &std::path::Path,
+    listen: u16,
+    advertised: u16,
+    storage: &str,
+) -> std::process::Command {
+    let mut c = std::process::Command::new(crate::restarts::tansu_bin());
+    c.current_dir(dir).args([
+        "broker",
+        "--listener-url",
+        &format!("tcp://127.0.0.1:{listen}"),
+        "--advertised-listener-url",
+        &format!("tcp://127.0.0.1:{advertised}"),
+        "--storage-engine",
+        storage,
+    ]);
+    c
 }
 
 /// A client's settings for `broker`: `host:port` (plaintext) or a URL as outboxctl takes it
@@ -178,12 +199,11 @@ async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
         out.stderr.contains("does not exist") && out.stderr.contains("create_topic"),
         "{out:?}"
     );
-    let pending: i64 = sqlx::query_scalar(&format!(
-        "SELECT count(*) FROM {t} WHERE status = 'pending'"
-    ))
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
+    let pending = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'pending'"),
+    )
+    .await;
     assert_eq!(pending, 201);
 
     create_topic(KAFKA_ADDR, &topic, 5).await;
@@ -288,12 +308,11 @@ async fn kafka_away_retries_then_delivers_and_refusal_parks() {
     let back = topic_config("broker_kafka_back", &topic, "");
     let out = relay_plain(&schema, &back);
     assert_eq!(out.code, 1, "a parked row: exit 1 {out:?}");
-    let published: i64 = sqlx::query_scalar(&format!(
-        "SELECT count(*) FROM {t} WHERE status = 'published'"
-    ))
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
+    let published = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'published'"),
+    )
+    .await;
     assert_eq!(published, 5, "{out:?}");
     let (status, attempts, error): (String, i32, String) = sqlx::query_as(&format!(
         "SELECT status, attempts, last_error FROM {t} WHERE ordering_key = 'big'"
@@ -345,21 +364,12 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
     // tansu 0.6's TLS options cannot be combined on its command line, so a socat TLS front
     // ends the connections; tansu advertises the front's port, so every client goes through it.
     let (inner, outer) = (free_port(), free_port());
-    let tansu_bin = crate::restarts::tansu_bin();
-    let program = tansu_bin.clone();
-    let mut tansu = OwnServer::new("tls_tansu", &tansu_bin, inner, move |_| {
-        let mut c = std::process::Command::new(&program);
-        c.args([
-            "broker",
-            "--listener-url",
-            &format!("tcp://127.0.0.1:{inner}"),
-            "--advertised-listener-url",
-            &format!("tcp://127.0.0.1:{outer}"),
-            "--storage-engine",
-            "memory://tansu/",
-        ]);
-        c
-    });
+    let mut tansu = OwnServer::new(
+        "tls_tansu",
+        &crate::restarts::tansu_bin(),
+        inner,
+        move |dir| tansu(dir, inner, outer, "memory://tansu/"),
+    );
     let mut front = OwnServer::new(
         "tls_front",
         &PathBuf::from("/usr/bin/socat"),
@@ -402,17 +412,11 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
     let out = relay_plain(&schema, &untrusted);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.contains("certificate verify failed"), "{out:?}");
-    let published: i64 = sqlx::query_scalar(&published_sql)
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let published = count(&mut conn, &published_sql).await;
     assert_eq!(published, 0, "{out:?}");
 
     // with the CA: every event, read back over TLS
-    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    make_due(&mut conn, &t).await;
     let cfg = config_file(
         "broker_kafka_tls",
         &format!(
@@ -421,10 +425,7 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
     );
     let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, 0, "{out:?}");
-    let published: i64 = sqlx::query_scalar(&published_sql)
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let published = count(&mut conn, &published_sql).await;
     assert_eq!(published, 20, "{out:?}");
     let records = tokio::task::spawn_blocking(move || read_records(&trusted, topic, 2, 20))
         .await
@@ -442,22 +443,10 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
     use std::sync::atomic::{AtomicBool, Ordering};
     let port = free_port();
     let tansu_bin = crate::restarts::tansu_bin();
-    let (program, auth) = (tansu_bin.clone(), Arc::new(AtomicBool::new(false)));
+    let auth = Arc::new(AtomicBool::new(false));
     let auth_on = auth.clone();
     let mut tansu = OwnServer::new("sasl_tansu", &tansu_bin, port, move |dir| {
-        let listen = format!("tcp://127.0.0.1:{port}");
-        let mut c = std::process::Command::new(&program);
-        // sqlite://NAME is relative to tansu's working directory
-        c.current_dir(dir);
-        c.args([
-            "broker",
-            "--listener-url",
-            &listen,
-            "--advertised-listener-url",
-            &listen,
-            "--storage-engine",
-            "sqlite://tansu.db",
-        ]);
+        let mut c = tansu(dir, port, port, "sqlite://tansu.db");
         if auth_on.load(Ordering::SeqCst) {
             c.arg("--authentication");
         }
@@ -504,21 +493,12 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
         !out.stderr.contains("wrong@"),
         "the password is never printed: {out:?}"
     );
-    let published: i64 = sqlx::query_scalar(&published_sql)
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let published = count(&mut conn, &published_sql).await;
     assert_eq!(published, 0, "{out:?}");
-    sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    make_due(&mut conn, &t).await;
     let out = relay_plain(&schema, &cfg("broker_kafka_sasl", "s3cret"));
     assert_eq!(out.code, 0, "{out:?}");
-    let published: i64 = sqlx::query_scalar(&published_sql)
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let published = count(&mut conn, &published_sql).await;
     assert_eq!(published, 10, "{out:?}");
     let broker = url("s3cret");
     let records = tokio::task::spawn_blocking(move || read_records(&broker, topic, 1, 10))

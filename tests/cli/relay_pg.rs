@@ -46,8 +46,16 @@ pub async fn stage(conn: &mut PgConnection, table: &str, route: &str, n: i64, ke
     .unwrap();
 }
 
-async fn count(conn: &mut PgConnection, sql: &str) -> i64 {
+pub async fn count(conn: &mut PgConnection, sql: &str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(conn).await.unwrap()
+}
+
+/// Makes every row of the table due now (as if its retry delay had passed).
+pub async fn make_due(conn: &mut PgConnection, table: &str) {
+    sqlx::raw_sql(&format!("UPDATE {table} SET available_at = NULL"))
+        .execute(conn)
+        .await
+        .unwrap();
 }
 
 pub fn out_file(test: &str) -> PathBuf {

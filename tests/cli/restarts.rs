@@ -167,23 +167,11 @@ async fn rabbitmq_restart_while_the_loop_runs_loses_nothing() {
 async fn kafka_restart_while_the_loop_runs_loses_nothing() {
     let port = free_port();
     let bin = tansu_bin();
-    let program = bin.clone();
     // In-memory storage (tansu 0.6's SQLite engine panics on an idempotent producer's first
     // produce after a restart): the broker comes back empty, so what it held is read before
     // the stop and the topic is created again after the start.
-    let mut tansu = OwnServer::new("own_tansu", &bin, port, move |_| {
-        let listen = format!("tcp://127.0.0.1:{port}");
-        let mut c = Command::new(&program);
-        c.args([
-            "broker",
-            "--listener-url",
-            &listen,
-            "--advertised-listener-url",
-            &listen,
-            "--storage-engine",
-            "memory://tansu/",
-        ]);
-        c
+    let mut tansu = OwnServer::new("own_tansu", &bin, port, move |dir| {
+        crate::brokers_kafka::tansu(dir, port, port, "memory://tansu/")
     });
     tansu.start().await;
     let addr = format!("127.0.0.1:{port}");
