@@ -17,7 +17,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
+use rdkafka::client::{ClientContext, DefaultClientContext};
+use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
@@ -161,6 +162,34 @@ fn decode(text: &str) -> Result<String, String> {
     String::from_utf8(out).map_err(|_| "the kafka:// URL is not UTF-8 once decoded".to_owned())
 }
 
+/// librdkafka's own log lines, kept to what an operator acts on: its errors as warnings (a
+/// broker that refuses the connection, failed authentication), the rest at debug. Its error
+/// callback repeats the same condition, and a failed publish already carries it into
+/// `last_error`, so that goes to debug too.
+pub struct LogContext;
+
+impl ClientContext for LogContext {
+    fn log(&self, level: RDKafkaLogLevel, facility: &str, message: &str) {
+        match level {
+            RDKafkaLogLevel::Emerg
+            | RDKafkaLogLevel::Alert
+            | RDKafkaLogLevel::Critical
+            | RDKafkaLogLevel::Error
+            | RDKafkaLogLevel::Warning => {
+                tracing::warn!(target: "kafka", "librdkafka {facility}: {message}")
+            }
+            _ => tracing::debug!(target: "kafka", "librdkafka {facility}: {message}"),
+        }
+    }
+
+    fn error(&self, error: KafkaError, reason: &str) {
+        tracing::debug!(target: "kafka", "librdkafka: {error}: {reason}");
+    }
+}
+
+/// The relay's producer.
+type KafkaProducer = FutureProducer<LogContext>;
+
 /// What `connect` found about the topic.
 #[derive(Debug)]
 pub enum TopicCheck {
@@ -176,7 +205,7 @@ pub enum TopicCheck {
 
 pub struct Kafka {
     /// Replaced after the errors [`needs_new_producer`] names (a fatal one among them).
-    producer: Arc<RwLock<Arc<FutureProducer>>>,
+    producer: Arc<RwLock<Arc<KafkaProducer>>>,
     config: ClientConfig,
     topic: Arc<str>,
     ack_timeout: Duration,
@@ -209,8 +238,8 @@ impl Kafka {
                 (ack_timeout.as_millis() * 9 / 10).max(1000).to_string(),
             )
             .set("request.timeout.ms", "30000");
-        let producer: FutureProducer = config
-            .create()
+        let producer: KafkaProducer = config
+            .create_with_context(LogContext)
             .map_err(|e| format!("creating the Kafka producer: {e}"))?;
         let check = check_topic(&producer, &url, &topic, create_topic).await?;
         Ok((
@@ -226,7 +255,7 @@ impl Kafka {
 }
 
 async fn check_topic(
-    producer: &FutureProducer,
+    producer: &KafkaProducer,
     url: &KafkaUrl,
     topic: &str,
     create_topic: Option<u32>,
@@ -270,7 +299,7 @@ async fn check_topic(
 }
 
 /// The topic's partition count, `None` when the brokers say it does not exist.
-fn partitions_of(producer: &FutureProducer, topic: &str) -> Result<Option<usize>, String> {
+fn partitions_of(producer: &KafkaProducer, topic: &str) -> Result<Option<usize>, String> {
     let metadata = producer
         .client()
         .fetch_metadata(Some(topic), Duration::from_secs(5))
@@ -324,7 +353,7 @@ fn is_permanent(code: RDKafkaErrorCode) -> bool {
 /// go on), lost producer state (a broker that forgot the producer id: librdkafka retries such a
 /// record until it times out, since not every broker supports the epoch bump of KIP-360), or a
 /// timeout. A new producer gets a new producer id; creating one does no I/O.
-fn needs_new_producer(producer: &FutureProducer, error: &KafkaError) -> bool {
+fn needs_new_producer(producer: &KafkaProducer, error: &KafkaError) -> bool {
     use RDKafkaErrorCode as C;
     producer.client().fatal_error().is_some()
         || matches!(
@@ -343,15 +372,15 @@ impl Kafka {
     /// a blocking thread once the publishes holding it are done (its drop flushes and joins
     /// librdkafka's threads).
     fn replace(
-        slot: &RwLock<Arc<FutureProducer>>,
+        slot: &RwLock<Arc<KafkaProducer>>,
         config: &ClientConfig,
-        failed: &Arc<FutureProducer>,
+        failed: &Arc<KafkaProducer>,
     ) -> String {
         let mut current = slot.write().expect("producer lock");
         if !Arc::ptr_eq(&current, failed) {
             return String::new();
         }
-        match config.create::<FutureProducer>() {
+        match config.create_with_context::<_, KafkaProducer>(LogContext) {
             Ok(fresh) => {
                 let old = std::mem::replace(&mut *current, Arc::new(fresh));
                 tokio::task::spawn_blocking(move || {
