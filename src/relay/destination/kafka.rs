@@ -17,7 +17,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::{ClientContext, DefaultClientContext};
+use rdkafka::client::ClientContext;
 use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{Header, OwnedHeaders};
@@ -276,9 +276,9 @@ async fn check_topic(
                     "Kafka topic {topic} does not exist: create it (kafka-topics.sh --create --topic {topic}) or set create_topic: true on the route"
                 ));
             };
-            let admin: AdminClient<DefaultClientContext> = url
+            let admin: AdminClient<LogContext> = url
                 .client_config()
-                .create()
+                .create_with_context(LogContext)
                 .map_err(|e| format!("creating the Kafka admin client: {e}"))?;
             let new = NewTopic::new(topic, partitions as i32, TopicReplication::Fixed(-1));
             let results = admin
