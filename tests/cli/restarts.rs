@@ -167,9 +167,10 @@ async fn rabbitmq_restart_while_the_loop_runs_loses_nothing() {
 async fn kafka_restart_while_the_loop_runs_loses_nothing() {
     let port = free_port();
     let bin = tansu_bin();
-    // In-memory storage (tansu 0.6's SQLite engine panics on an idempotent producer's first
-    // produce after a restart): the broker comes back empty, so what it held is read before
-    // the stop and the topic is created again after the start.
+    // In-memory storage (tansu 0.6's SQLite engine panics, and stops serving, when a producer
+    // that outlived the restart produces again): the broker comes back empty, so what it held
+    // is read before the stop and the topic is created again after the start. The relay's
+    // producer meets `UnknownProducerId` and is replaced (see kafka.rs).
     let mut tansu = OwnServer::new("own_tansu", &bin, port, move |dir| {
         crate::brokers_kafka::tansu(dir, port, port, "memory://tansu/")
     });
