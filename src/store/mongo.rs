@@ -235,51 +235,80 @@ impl MongoStore {
     }
 
     /// Strict key order: a claimed row whose key has an earlier row that is not ours (pending
-    /// outside this claim, processing under another claim, or failed) is handed back.
+    /// outside this claim, processing under another claim, or failed) is handed back. One
+    /// aggregation per claim: for each claimed key, the first row not ours among those no later
+    /// than the key's last claimed row (the index `(outbox_route, ordering_key, created_at)`
+    /// bounds each branch); a claimed row after that first row waits.
     async fn hold_back(
         &mut self,
         target: &PassTarget,
         rows: Vec<OutboxRow>,
         token: &str,
     ) -> Result<Vec<OutboxRow>, StoreError> {
-        let mut keep = Vec::with_capacity(rows.len());
-        let mut blocked_keys: std::collections::HashSet<String> = std::collections::HashSet::new();
-        let mut release = Vec::new();
+        let mut last_claimed: HashMap<String, DateTime<Utc>> = HashMap::new();
+        for row in &rows {
+            if let Some(key) = row.ordering_key.as_deref().filter(|k| !k.is_empty()) {
+                let at = last_claimed.entry(key.to_owned()).or_insert(row.created_at);
+                *at = (*at).max(row.created_at);
+            }
+        }
+        if last_claimed.is_empty() {
+            return Ok(rows);
+        }
+        let branches: Vec<Bson> = last_claimed
+            .iter()
+            .map(|(key, at)| {
+                Bson::Document(
+                    doc! { "ordering_key": key, "created_at": { "$lte": bson_date(*at) } },
+                )
+            })
+            .collect();
+        let mut f = self.route_filter(target);
+        f.insert(
+            "$and",
+            vec![
+                Bson::Document(doc! { "$or": branches }),
+                Bson::Document(doc! { "$or": [
+                    { "status": "failed" },
+                    { "status": "pending" },
+                    { "status": "processing", "claim_token": { "$ne": token } },
+                ] }),
+            ],
+        );
+        let pipeline = vec![
+            doc! { "$match": f },
+            doc! { "$sort": { "ordering_key": 1, "created_at": 1, "id": 1 } },
+            doc! { "$group": {
+                "_id": "$ordering_key",
+                "created_at": { "$first": "$created_at" },
+                "id": { "$first": "$id" },
+            } },
+        ];
+        let firsts = collect(self.coll.aggregate(pipeline))
+            .await
+            .map_err(|e| err("checking key order", e))?;
+        // key → (created_at in ms, id) of its first row that is not ours
+        let first: HashMap<String, (i64, String)> = firsts
+            .iter()
+            .filter_map(|d| {
+                Some((
+                    d.get_str("_id").ok()?.to_owned(),
+                    (
+                        d.get_datetime("created_at").ok()?.timestamp_millis(),
+                        d.get_str("id").ok()?.to_owned(),
+                    ),
+                ))
+            })
+            .collect();
+        let (mut keep, mut release) = (Vec::with_capacity(rows.len()), Vec::new());
         for row in rows {
-            let Some(key) = row.ordering_key.clone().filter(|k| !k.is_empty()) else {
-                keep.push(row);
-                continue;
-            };
-            // Once a key is blocked, its later rows are too. A row that passes says nothing
-            // about the next row of its key: another relay may hold the rows in between.
-            let blocked = if blocked_keys.contains(&key) {
-                true
-            } else {
-                let mut f = self.route_filter(target);
-                f.insert("ordering_key", &key);
-                f.insert("$and", vec![
-                    Bson::Document(doc! { "$or": [
-                        { "created_at": { "$lt": bson_date(row.created_at) } },
-                        { "created_at": bson_date(row.created_at), "id": { "$lt": row.id.to_string() } },
-                    ] }),
-                    Bson::Document(doc! { "$or": [
-                        { "status": "failed" },
-                        { "status": "pending" },
-                        { "status": "processing", "claim_token": { "$ne": token } },
-                    ] }),
-                ]);
-                let b = self
-                    .coll
-                    .count_documents(f)
-                    .limit(1)
-                    .await
-                    .map_err(|e| err("checking key order", e))?
-                    > 0;
-                if b {
-                    blocked_keys.insert(key.clone());
-                }
-                b
-            };
+            let blocked = row
+                .ordering_key
+                .as_deref()
+                .and_then(|k| first.get(k))
+                .is_some_and(|(at, id)| {
+                    (row.created_at.timestamp_millis(), row.id.to_string()) > (*at, id.clone())
+                });
             if blocked {
                 release.push(row.id);
             } else {

@@ -949,3 +949,74 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
         .collect();
     assert_eq!(ids.len(), 200, "nothing lost across the restart");
 }
+
+/// Strict key order on MongoDB in one process: a key whose first row is `failed`, or held by
+/// another relay's claim, keeps its later rows back; other keys go out.
+#[tokio::test]
+async fn strict_key_order_holds_back_keys_behind_a_failed_or_foreign_row() {
+    let db = setup("mongo_strict_hold", &["--key-order", "strict"]).await;
+    for key in ["a", "b", "c"] {
+        emit(&db, 3, Some(key), &[]);
+    }
+    let coll = db.db().collection::<Document>("outbox");
+    let first = |key: &'static str| {
+        let coll = coll.clone();
+        async move {
+            coll.find_one(doc! { "ordering_key": key })
+                .sort(doc! { "created_at": 1, "id": 1 })
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+    let a = first("a").await;
+    coll.update_one(
+        doc! { "_id": a.get("_id").unwrap() },
+        doc! { "$set": { "status": "failed", "last_error": "parked" } },
+    )
+    .await
+    .unwrap();
+    let b = first("b").await;
+    coll.update_one(
+        doc! { "_id": b.get("_id").unwrap() },
+        doc! { "$set": {
+            "status": "processing",
+            "claim_token": "another-relay",
+            "processing_at": mongodb::bson::DateTime::now(),
+        } },
+    )
+    .await
+    .unwrap();
+    let path = out_file("mongo_strict_hold");
+    let to = format!("file:{}", path.display());
+    let r = cmd(
+        &db,
+        &[
+            "relay",
+            "--once",
+            "--key-order",
+            "strict",
+            "--route",
+            "orders",
+            "--to",
+            &to,
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let keys: Vec<String> = lines(&path)
+        .iter()
+        .map(|l| l["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(keys, ["c", "c", "c"], "only the free key went out");
+    let waiting = docs(
+        &db,
+        doc! { "ordering_key": { "$in": ["a", "b"] }, "status": "pending" },
+    )
+    .await;
+    assert_eq!(waiting.len(), 4, "a's and b's later rows wait, untouched");
+    assert!(
+        waiting
+            .iter()
+            .all(|d| d.get_i32("attempts").unwrap_or(0) == 0)
+    );
+}
