@@ -97,6 +97,14 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     let build_ctx = destination::BuildContext::from_config(config);
     for (route, dest) in &routes {
         let (sink, warnings) = destination::build(route, dest, &stdout_lock, build_ctx).await?;
+        if !args.mode.once {
+            tracing::info!(
+                route = %route,
+                to = %crate::dburl::mask(&dest.to),
+                channel = dest.channel.as_deref().unwrap_or(route),
+                "route ready"
+            );
+        }
         for w in warnings {
             ctx.out.warn(&w);
         }
