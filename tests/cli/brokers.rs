@@ -824,6 +824,16 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
             keys.insert(h["idempotency-key"].clone()),
             "one key per batch"
         );
+        let mut digest = <sha2::Sha256 as sha2::Digest>::new();
+        for v in &items {
+            let id: uuid::Uuid = v["event_id"].as_str().unwrap().parse().unwrap();
+            sha2::Digest::update(&mut digest, id.as_bytes());
+        }
+        let want: String = sha2::Digest::finalize(digest)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(h["idempotency-key"], want, "SHA-256 of the event ids");
         for v in items {
             assert!(seen.insert(v["event_id"].as_str().unwrap().to_owned()));
             let key = v["key"].as_str().unwrap().to_owned();

@@ -1,8 +1,9 @@
 //! HTTP webhooks: one POST per event whose body is the JSON message (the same object as a
 //! stdout line), with the envelope headers as HTTP headers, `Idempotency-Key` = event id, and
 //! an optional HMAC-SHA256 signature of the body. With `batch: N`, up to N events in flight
-//! go in one POST as a JSON array; the response decides for the whole batch. 2xx is delivered; 408, 429, 5xx and timeouts
-//! are retried; any other 4xx parks the row at once with the status and a body excerpt.
+//! go in one POST as a JSON array; the response decides for the whole batch. 2xx is delivered;
+//! 408, 429, 5xx and timeouts are retried; any other 4xx parks the row at once with the status
+//! and a body excerpt.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,8 +47,9 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The `Idempotency-Key` of a batch: SHA-256 of its event ids in order (the same batch posted
-/// again carries the same key; receivers dedup single events by each object's `event_id`).
+/// The `Idempotency-Key` of a batch: the hex SHA-256 of its event ids' 16-byte forms,
+/// concatenated in order (the same batch posted again carries the same key; receivers dedup
+/// single events by each object's `event_id`).
 pub fn batch_key(messages: &[Arc<Message>]) -> String {
     let mut digest = Sha256::new();
     for m in messages {
