@@ -506,3 +506,40 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
         .unwrap();
     assert_eq!(records.len(), 10);
 }
+
+/// `create_topic` with the brokers away at start: the relay creates the topic on its first
+/// unknown-topic error once they are back, and delivers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_create_topic_when_the_broker_comes_later() {
+    use crate::brokers::wait_rows;
+    use crate::own_server::{OwnServer, free_port, spawn_loop_relay};
+    let port = free_port();
+    let mut broker = OwnServer::new(
+        "late_tansu",
+        &crate::restarts::tansu_bin(),
+        port,
+        move |dir| tansu(dir, port, port, "memory://tansu/"),
+    );
+    let (schema, mut conn) = PgSchema::new("broker_kafka_late").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 10, Some(3)).await;
+    let cfg = config_file(
+        "broker_kafka_late",
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 200ms\n  retry_max_backoff: 1s\n  max_attempts: 50\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: kafka://127.0.0.1:{port}\n      channel: late.orders\n      create_topic: true\n      partitions: 2\n"
+        ),
+    );
+    let relay = spawn_loop_relay(&t, &cfg, &broker.dir.join("relay.log"));
+    let attempted = format!("SELECT count(*) FROM {t} WHERE attempts > 0");
+    wait_rows(&mut conn, &attempted, 1).await;
+    broker.start().await;
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 10).await;
+    assert!(relay.terminate().success());
+    let addr = format!("127.0.0.1:{port}");
+    let records = tokio::task::spawn_blocking(move || read_records(&addr, "late.orders", 2, 10))
+        .await
+        .unwrap();
+    assert_eq!(records.len(), 10);
+}

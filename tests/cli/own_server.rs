@@ -130,24 +130,7 @@ pub async fn relay_across_restart(
             "relay:\n  interval: 100ms\n  retry_base_delay: 200ms\n  retry_max_backoff: 1s\n  max_attempts: 100\n  publish_timeout: 2s\n  routes:\n    orders:\n{destination}"
         ),
     );
-    let log = std::fs::File::create(server.dir.join("relay.log")).unwrap();
-    let relay = KillOnDrop::new(
-        outboxctl()
-            .args([
-                "relay",
-                "--loop",
-                "--database-url",
-                &pg_url(),
-                "--relation",
-                &t,
-                "--config",
-                &cfg,
-            ])
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap(),
-    );
+    let relay = spawn_loop_relay(&t, &cfg, &server.dir.join("relay.log"));
     let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published_sql, 100).await;
     before_stop(&t);
@@ -161,6 +144,28 @@ pub async fn relay_across_restart(
     wait_rows(&mut conn, &published_sql, 200).await;
     assert!(relay.terminate().success());
     (schema, conn, t)
+}
+
+/// `relay --loop` on the table with a config file, its log in `log`; killed if the test fails.
+pub fn spawn_loop_relay(table: &str, cfg: &str, log: &Path) -> KillOnDrop {
+    let log = std::fs::File::create(log).unwrap();
+    KillOnDrop::new(
+        outboxctl()
+            .args([
+                "relay",
+                "--loop",
+                "--database-url",
+                &pg_url(),
+                "--relation",
+                table,
+                "--config",
+                cfg,
+            ])
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    )
 }
 
 /// The event ids of every row of the table.

@@ -209,6 +209,9 @@ pub struct Kafka {
     config: ClientConfig,
     topic: Arc<str>,
     ack_timeout: Duration,
+    /// With `create_topic`, while the topic may still be missing (the brokers were away at
+    /// start): the URL and partition count to create it with on an unknown-topic error.
+    create_later: Arc<std::sync::Mutex<Option<(KafkaUrl, u32)>>>,
 }
 
 impl Kafka {
@@ -242,12 +245,17 @@ impl Kafka {
             .create_with_context(LogContext)
             .map_err(|e| format!("creating the Kafka producer: {e}"))?;
         let check = check_topic(&producer, &url, &topic, create_topic).await?;
+        let create_later = match (&check, create_topic) {
+            (TopicCheck::Unreachable(_), Some(partitions)) => Some((url, partitions)),
+            _ => None,
+        };
         Ok((
             Self {
                 producer: Arc::new(RwLock::new(Arc::new(producer))),
                 config,
                 topic: topic.into(),
                 ack_timeout,
+                create_later: Arc::new(std::sync::Mutex::new(create_later)),
             },
             check,
         ))
@@ -276,26 +284,32 @@ async fn check_topic(
                     "Kafka topic {topic} does not exist: create it (kafka-topics.sh --create --topic {topic}) or set create_topic: true on the route"
                 ));
             };
-            let admin: AdminClient<LogContext> = url
-                .client_config()
-                .create_with_context(LogContext)
-                .map_err(|e| format!("creating the Kafka admin client: {e}"))?;
-            let new = NewTopic::new(topic, partitions as i32, TopicReplication::Fixed(-1));
-            let results = admin
-                .create_topics([&new], &AdminOptions::new())
-                .await
-                .map_err(|e| format!("creating topic {topic}: {e}"))?;
-            for result in results {
-                match result {
-                    Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
-                    Err((_, code)) => return Err(format!("creating topic {topic}: {code}")),
-                }
-            }
+            create(url, topic, partitions).await?;
             Ok(TopicCheck::Created {
                 partitions: partitions as usize,
             })
         }
     }
+}
+
+/// Creates the topic (replication as the broker's default); one that exists already is fine.
+async fn create(url: &KafkaUrl, topic: &str, partitions: u32) -> Result<(), String> {
+    let admin: AdminClient<LogContext> = url
+        .client_config()
+        .create_with_context(LogContext)
+        .map_err(|e| format!("creating the Kafka admin client: {e}"))?;
+    let new = NewTopic::new(topic, partitions as i32, TopicReplication::Fixed(-1));
+    let results = admin
+        .create_topics([&new], &AdminOptions::new())
+        .await
+        .map_err(|e| format!("creating topic {topic}: {e}"))?;
+    for result in results {
+        match result {
+            Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((_, code)) => return Err(format!("creating topic {topic}: {code}")),
+        }
+    }
+    Ok(())
 }
 
 /// The topic's partition count, `None` when the brokers say it does not exist.
@@ -398,11 +412,12 @@ impl Kafka {
 
 impl Publisher for Kafka {
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
-        let (slot, config, topic, timeout) = (
+        let (slot, config, topic, timeout, create_later) = (
             self.producer.clone(),
             self.config.clone(),
             self.topic.clone(),
             self.ack_timeout,
+            self.create_later.clone(),
         );
         Box::pin(async move {
             let producer = slot.read().expect("producer lock").clone();
@@ -416,6 +431,24 @@ impl Publisher for Kafka {
             let mut text = format!("Kafka produce to {topic}: {e}");
             if needs_new_producer(&producer, &e) {
                 text.push_str(&Kafka::replace(&slot, &config, &producer));
+            }
+            let unknown_topic = matches!(
+                e.rdkafka_error_code(),
+                Some(RDKafkaErrorCode::UnknownTopic | RDKafkaErrorCode::UnknownTopicOrPartition)
+            );
+            let pending = if unknown_topic {
+                create_later.lock().expect("create lock").clone()
+            } else {
+                None
+            };
+            if let Some((url, partitions)) = pending {
+                match create(&url, &topic, partitions).await {
+                    Ok(()) => {
+                        *create_later.lock().expect("create lock") = None;
+                        text.push_str(" (created the topic: create_topic)");
+                    }
+                    Err(e) => text.push_str(&format!(" ({e})")),
+                }
             }
             Err(match e {
                 KafkaError::MessageProduction(code) if is_permanent(code) => {
