@@ -520,6 +520,21 @@ async fn destination_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
                 Level::Ok,
                 format!("{shown}: reachable, its stream / queue / topic exists"),
             ),
+            Ok((destination::Sink::Publisher(p), _)) => match p.probe().await {
+                Ok(Some(seen)) => check(
+                    checks,
+                    "destination",
+                    Level::Ok,
+                    format!("{shown}: reachable, {seen}"),
+                ),
+                Ok(None) => check(
+                    checks,
+                    "destination",
+                    Level::Ok,
+                    format!("{shown}: valid (not contacted)"),
+                ),
+                Err(e) => check(checks, "destination", Level::Fail, format!("{shown}: {e}")),
+            },
             Ok(_) => check(
                 checks,
                 "destination",

@@ -938,10 +938,26 @@ async fn doctor_checks_each_destination_without_changing_it() {
       channel: x
     e_hook:
       to: http://127.0.0.1:1/hook
+    f_redis:
+      to: {REDIS}
+      channel: {}:fresh
+    g_wrongtype:
+      to: {REDIS}
+      channel: {}:string
+    h_redis_away:
+      to: redis://127.0.0.1:1
 ",
-            schema.name
+            schema.name, schema.name, schema.name
         ),
     );
+    let mut r = redis_conn().await;
+    let string_key = format!("{}:string", schema.name);
+    let _: () = redis::cmd("SET")
+        .arg(&string_key)
+        .arg("x")
+        .query_async(&mut r)
+        .await
+        .unwrap();
     let (url, rel) = (pg_url(), schema.rel("outbox"));
     let out = run(&[
         "doctor",
@@ -969,12 +985,23 @@ async fn doctor_checks_each_destination_without_changing_it() {
         })
         .collect();
     let levels: Vec<&str> = found.iter().map(|(l, _)| l.as_str()).collect();
-    assert_eq!(levels, ["ok", "ok", "fail", "fail", "ok"], "{found:#?}");
+    assert_eq!(
+        levels,
+        ["ok", "ok", "fail", "fail", "ok", "ok", "fail", "fail"],
+        "{found:#?}"
+    );
     assert!(found[0].1.contains("reachable"), "{found:?}");
     assert!(found[1].1.contains("will create"), "{found:?}");
     assert!(found[2].1.contains("no JetStream stream"), "{found:?}");
     assert!(found[3].1.contains("unreachable"), "{found:?}");
     assert!(found[4].1.contains("not contacted"), "{found:?}");
+    assert!(
+        found[5].1.contains("will be created by the first XADD"),
+        "{found:?}"
+    );
+    assert!(found[6].1.contains("holds a string"), "{found:?}");
+    assert!(found[7].1.contains("connecting to Redis"), "{found:?}");
+    redis_del(&mut r, &string_key).await;
     // nothing was created
     let consumer: BaseConsumer = client(KAFKA_ADDR).create().unwrap();
     let later2 = later.clone();

@@ -55,6 +55,11 @@ pub trait Publisher: Send + Sync {
     fn serial(&self) -> bool {
         false
     }
+    /// For `doctor`: contacts the destination without publishing, `Ok(Some(what was seen))`,
+    /// or `Ok(None)` where there is nothing to ask without publishing.
+    fn probe(&self) -> BoxFuture<'static, Result<Option<String>, String>> {
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// A route's destination.

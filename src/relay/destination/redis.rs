@@ -91,7 +91,44 @@ async fn connection(
     Ok(c)
 }
 
+impl Redis {
+    /// `PING`, and for a stream that is not tenant-aware, `TYPE` of its key: a key of another
+    /// type would make every `XADD` fail with WRONGTYPE.
+    async fn check(client: redis::Client, key: Option<String>) -> Result<Option<String>, String> {
+        let mut conn = client
+            .get_multiplexed_async_connection()
+            .await
+            .map_err(|e| format!("connecting to Redis: {e}"))?;
+        let _: String = redis::cmd("PING")
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| format!("Redis PING: {e}"))?;
+        let Some(key) = key else {
+            return Ok(Some("answers PING".into()));
+        };
+        let kind: String = redis::cmd("TYPE")
+            .arg(&key)
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| format!("Redis TYPE {key}: {e}"))?;
+        match kind.as_str() {
+            "stream" => Ok(Some(format!("stream {key} exists"))),
+            "none" => Ok(Some(format!(
+                "stream {key} will be created by the first XADD"
+            ))),
+            other => Err(format!(
+                "key {key} holds a {other}, not a stream: every XADD would fail with WRONGTYPE"
+            )),
+        }
+    }
+}
+
 impl Publisher for Redis {
+    fn probe(&self) -> BoxFuture<'static, Result<Option<String>, String>> {
+        let key = (self.mode == Mode::Stream && !self.tenant_aware).then(|| self.channel.clone());
+        Box::pin(Self::check(self.client.clone(), key))
+    }
+
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
         let (client, slot) = (self.client.clone(), self.conn.clone());
         let (channel, mode, maxlen, tenant_aware) = (
