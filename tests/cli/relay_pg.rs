@@ -645,16 +645,7 @@ async fn migrate_creates_the_postgres_table_destination() {
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.contains("create destination table"), "{r:?}");
     stage(&mut conn, &schema.rel("outbox"), "orders", 5, None).await;
-    let r = run(&[
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        cfg.as_str(),
-    ]);
+    let r = crate::brokers::relay_plain(&schema, &cfg);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(
         count(&mut conn, &format!("SELECT count(*) FROM {sink}")).await,
