@@ -895,15 +895,16 @@ fn options_that_do_not_apply_are_refused_by_name() {
 
 /// Polls a `count(*)` until it reaches `n` (60 s at most).
 pub async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let got: i64 = sqlx::query_scalar(sql).fetch_one(&mut *conn).await.unwrap();
+    let what = format!("{n} rows: {sql}");
+    crate::common::eventually(std::time::Duration::from_secs(60), &what, async || {
+        let got = count(&mut *conn, sql).await;
         if got >= n {
-            return;
+            Ok(())
+        } else {
+            Err(format!("{got} so far"))
         }
-        assert!(std::time::Instant::now() < deadline, "{got} of {n}: {sql}");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    })
+    .await
 }
 
 /// `doctor` connects to each route's broker as the relay would, and changes nothing.

@@ -271,29 +271,59 @@ pub async fn drop_all_partitions(conn: &mut PgConnection, log: &str) {
     }
 }
 
-/// Waits (polling every 20 ms, failing after `limit`) until some session matches `sql`, a
-/// `SELECT EXISTS (…)` over pg_stat_activity, e.g. "a backend is waiting on a lock".
+/// Polls `check` every 20 ms until it returns `Ok`, failing the test after `limit` with `what`
+/// and the last `Err` (what the condition looked like then). Every wait in the tests is this.
+pub async fn eventually<T>(
+    limit: Duration,
+    what: &str,
+    mut check: impl AsyncFnMut() -> Result<T, String>,
+) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        match check().await {
+            Ok(value) => return value,
+            Err(seen) => assert!(
+                Instant::now() < deadline,
+                "timed out after {limit:?} waiting for {what}: {seen}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits until the `count(*)` of `sql` is 0, e.g. "no row pending or processing".
+pub async fn wait_none(conn: &mut PgConnection, sql: &str, limit: Duration) {
+    eventually(limit, sql, async || {
+        let left: i64 = sqlx::query_scalar(sql).fetch_one(&mut *conn).await.unwrap();
+        if left == 0 {
+            Ok(())
+        } else {
+            Err(format!("{left} left"))
+        }
+    })
+    .await
+}
+
+/// Waits until some session matches `sql`, a `SELECT EXISTS (…)` over pg_stat_activity, e.g.
+/// "a backend is waiting on a lock".
 pub async fn wait_for_session(
     conn: &mut PgConnection,
     sql: &str,
     bind: Option<i32>,
     limit: Duration,
 ) {
-    let deadline = Instant::now() + limit;
-    loop {
+    eventually(limit, sql, async || {
         let mut q = sqlx::query_scalar::<_, bool>(sql);
         if let Some(b) = bind {
             q = q.bind(b);
         }
         if q.fetch_one(&mut *conn).await.unwrap() {
-            return;
+            Ok(())
+        } else {
+            Err("no session matched".into())
         }
-        assert!(
-            Instant::now() < deadline,
-            "no session matched within {limit:?}: {sql}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    })
+    .await
 }
 
 /// A spawned process that is killed when the test ends early (a panic), so a looping relay

@@ -2,9 +2,9 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::{PgSchema, outboxctl, pg_url};
+use crate::common::{PgSchema, eventually, outboxctl, pg_url};
 use crate::relay_pg::{migrate, stage};
 
 /// Starts `relay --loop` with metrics on a free port; returns the child and the base URL.
@@ -70,16 +70,20 @@ async fn metrics_count_what_the_loop_did_and_healthz_is_ok() {
     migrate(&schema, &[]).await;
     stage(&mut conn, &schema.rel("outbox"), "orders", 20, None).await;
     let (mut child, base, log) = start(&schema, &["--log-format", "json"]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let body = loop {
-        let (status, body) = get(&format!("{base}/metrics")).await;
-        assert_eq!(status, 200);
-        if body.contains("outboxctl_published_total{route=\"orders\",tenant=\"\"} 20") {
-            break body;
-        }
-        assert!(Instant::now() < deadline, "{body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let body = eventually(
+        Duration::from_secs(30),
+        "20 published in /metrics",
+        async || {
+            let (status, body) = get(&format!("{base}/metrics")).await;
+            assert_eq!(status, 200);
+            if body.contains("outboxctl_published_total{route=\"orders\",tenant=\"\"} 20") {
+                Ok(body)
+            } else {
+                Err(body)
+            }
+        },
+    )
+    .await;
     assert!(
         body.contains("# TYPE outboxctl_publish_duration_seconds histogram"),
         "{body}"
@@ -127,15 +131,15 @@ async fn healthz_fails_when_a_route_keeps_failing() {
             "300ms",
         ],
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let (status, body) = loop {
+    let (status, body) = eventually(Duration::from_secs(30), "/healthz to say 503", async || {
         let (status, body) = get(&format!("{base}/healthz")).await;
         if status == 503 {
-            break (status, body);
+            Ok((status, body))
+        } else {
+            Err(format!("healthz {status}: {body}"))
         }
-        assert!(Instant::now() < deadline, "healthz stayed {status}: {body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    })
+    .await;
     assert_eq!(status, 503);
     assert!(body.contains("orders"), "{body}");
     let (_, metrics) = get(&format!("{base}/metrics")).await;

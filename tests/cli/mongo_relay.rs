@@ -52,6 +52,22 @@ fn emit(db: &MongoDb, n: u32, key: Option<&str>, extra: &[&str]) {
     assert_eq!(r.code, 0, "{r:?}");
 }
 
+/// Waits until no document is pending or processing.
+async fn all_delivered(coll: &mongodb::Collection<Document>, limit: Duration) {
+    crate::common::eventually(limit, "every document delivered", async || {
+        let left = coll
+            .count_documents(doc! { "status": { "$in": ["pending", "processing"] } })
+            .await
+            .unwrap();
+        if left == 0 {
+            Ok(())
+        } else {
+            Err(format!("{left} left"))
+        }
+    })
+    .await
+}
+
 async fn docs(db: &MongoDb, filter: Document) -> Vec<Document> {
     db.db()
         .collection::<Document>("outbox")
@@ -455,21 +471,7 @@ async fn kill_9_loses_nothing_and_duplicates_at_most_a_chunk() {
     // the killed relay's last update may still land after it is gone: a loop reclaims each tick
     let mut child = spawn_relay(&db, "--loop", &path, &["--config", &cfg]);
     let coll = db.db().collection::<Document>("outbox");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let left = coll
-            .count_documents(doc! { "status": { "$in": ["pending", "processing"] } })
-            .await
-            .unwrap();
-        if left == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{left} documents never delivered"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    all_delivered(&coll, Duration::from_secs(120)).await;
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -531,18 +533,7 @@ async fn four_relays_with_strict_key_order_deliver_once_in_key_order() {
             )
         })
         .collect();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let left = coll
-            .count_documents(doc! { "status": { "$in": ["pending", "processing"] } })
-            .await
-            .unwrap();
-        if left == 0 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "{left} still undelivered");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    all_delivered(&coll, Duration::from_secs(90)).await;
     for r in &relays {
         std::process::Command::new("kill")
             .args(["-TERM", &r.id().to_string()])

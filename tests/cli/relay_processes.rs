@@ -3,21 +3,21 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::{PgSchema, outboxctl, pg_url};
 use crate::relay_pg::{lines, migrate, out_file, stage};
 
-/// Polls `cond` every 20 ms until it holds, failing the test after `limit`.
+/// Polls `cond` until it holds, failing the test after `limit`.
 pub async fn wait_until<F: FnMut() -> bool>(limit: Duration, what: &str, mut cond: F) {
-    let deadline = Instant::now() + limit;
-    while !cond() {
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {limit:?} waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::common::eventually(limit, what, async || {
+        if cond() {
+            Ok(())
+        } else {
+            Err("not yet".into())
+        }
+    })
+    .await
 }
 
 fn line_count(path: &Path) -> usize {
@@ -95,21 +95,7 @@ async fn kill9_loses_nothing(storage: &str, per_kill_bound: usize) {
     // up too. Run one until nothing is left, then stop it.
     let mut child = spawn_relay(&schema, "--loop", &path, &cfg, &["--storage", storage]);
     let left_sql = format!("SELECT count(*) FROM {t} WHERE status IN ('pending', 'processing')");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let left: i64 = sqlx::query_scalar(&left_sql)
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-        if left == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{storage}: {left} rows never delivered"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    crate::common::wait_none(&mut conn, &left_sql, Duration::from_secs(120)).await;
     sigterm(&child);
     assert!(child.wait().unwrap().success(), "final drain failed");
 
@@ -167,18 +153,7 @@ async fn four_relays(storage: &str, strict: bool) {
         })
         .collect();
     let pending_sql = format!("SELECT count(*) FROM {t} WHERE status IN ('pending', 'processing')");
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let left: i64 = sqlx::query_scalar(&pending_sql)
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-        if left == 0 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "{left} rows still undelivered");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    crate::common::wait_none(&mut conn, &pending_sql, Duration::from_secs(90)).await;
     for r in &relays {
         sigterm(r);
     }
