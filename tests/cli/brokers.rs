@@ -10,7 +10,8 @@ use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{PgSchema, pg_url, run};
-use crate::relay_pg::{count, make_due, migrate, stage};
+use crate::common::{count, make_due};
+use crate::relay_pg::{migrate, stage};
 
 const REDIS: &str = "redis://127.0.0.1:6379";
 const AMQP: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";

@@ -18,7 +18,8 @@ use crate::brokers::{
     KeyOrder, WORKED_EXAMPLE_HEADERS, payload_value, relay, relay_plain, stage_worked_example,
 };
 use crate::common::{PgSchema, config_file};
-use crate::relay_pg::{count, make_due, migrate, stage};
+use crate::common::{count, make_due};
+use crate::relay_pg::{migrate, stage};
 
 pub const KAFKA_ADDR: &str = "127.0.0.1:19092";
 

@@ -294,7 +294,7 @@ pub async fn eventually<T>(
 /// Waits until the `count(*)` of `sql` is 0, e.g. "no row pending or processing".
 pub async fn wait_none(conn: &mut PgConnection, sql: &str, limit: Duration) {
     eventually(limit, sql, async || {
-        let left: i64 = sqlx::query_scalar(sql).fetch_one(&mut *conn).await.unwrap();
+        let left = count(&mut *conn, sql).await;
         if left == 0 {
             Ok(())
         } else {
@@ -353,4 +353,17 @@ impl Drop for KillOnDrop {
             let _ = child.wait();
         }
     }
+}
+
+/// The `count(*)` (or any `bigint`) one query returns.
+pub async fn count(conn: &mut PgConnection, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(conn).await.unwrap()
+}
+
+/// Makes every row of the table due now (as if its retry delay had passed).
+pub async fn make_due(conn: &mut PgConnection, table: &str) {
+    sqlx::raw_sql(&format!("UPDATE {table} SET available_at = NULL"))
+        .execute(conn)
+        .await
+        .unwrap();
 }

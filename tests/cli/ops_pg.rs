@@ -3,7 +3,7 @@
 use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{PgSchema, pg_url, run};
+use crate::common::{PgSchema, count, pg_url, run};
 use crate::relay_pg::{lines, migrate, out_file, stage};
 
 fn cmd(schema: &PgSchema, extra: &[&str], args: &[&str]) -> crate::common::Run {
@@ -263,11 +263,11 @@ async fn requeue_and_discard_change_exactly_the_selected_rows() {
         &["requeue", "--all", "--error-contains", "queue", "--dry-run"],
     );
     assert_eq!(json(&r)["count"], 1);
-    let still: i64 =
-        sqlx::query_scalar(&format!("SELECT count(*) FROM {t} WHERE status = 'failed'"))
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
+    let still = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'failed'"),
+    )
+    .await;
     assert_eq!(still, 2, "dry run changed nothing");
     let before: Vec<(uuid::Uuid, String, i32)> = sqlx::query_as(&format!(
         "SELECT id, status, attempts FROM {t} WHERE status <> 'failed' ORDER BY id"
@@ -496,10 +496,11 @@ async fn emit_refuses_bad_payloads_and_changes_nothing() {
         assert_eq!(r.code, 2, "{bad}: {r:?}");
         assert_eq!(r.stderr.lines().count(), 1, "{r:?}");
     }
-    let n: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {}", schema.rel("outbox")))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let n = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {}", schema.rel("outbox")),
+    )
+    .await;
     assert_eq!(n, 0);
 }
 
@@ -533,10 +534,7 @@ async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
         .await
         .unwrap();
     tx.rollback().await.unwrap();
-    let marks: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {cp}"))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let marks = count(&mut conn, &format!("SELECT count(*) FROM {cp}")).await;
     assert_eq!(marks, 0);
     // committed: both
     let mut tx = conn.begin().await.unwrap();
@@ -731,10 +729,7 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     );
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(json(&r)[0]["published"], 5);
-    let left: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {t}"))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let left = count(&mut conn, &format!("SELECT count(*) FROM {t}")).await;
     assert_eq!(left, 0);
 }
 

@@ -4,7 +4,7 @@ use chrono::{Days, NaiveDate, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{PgSchema, pg_url, run, run_async};
+use crate::common::{PgSchema, count, pg_url, run, run_async};
 use crate::relay_pg::{migrate, stage};
 
 fn today() -> NaiveDate {
@@ -305,10 +305,7 @@ async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
         .execute(&mut reader)
         .await
         .unwrap();
-    let delivered: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}"))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let delivered = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
     assert_eq!(delivered, 20);
 }
 
@@ -353,10 +350,7 @@ async fn a_consume_pass_logs_while_another_day_is_being_attached() {
         .execute(&mut attacher)
         .await
         .unwrap();
-    let logged: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}"))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let logged = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
     assert_eq!(logged, 10);
 }
 
@@ -382,10 +376,7 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
         .await
         .unwrap();
     }
-    let total_before: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}"))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let total_before = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
     let r = parts(&schema, &log, &["check"]);
     assert_eq!(r.code, 1, "{r:?}");
     assert!(
@@ -397,15 +388,9 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
     assert_eq!(r.code, 0, "{r:?}");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["moved"].as_array().unwrap().len(), 2);
-    let total_after: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}"))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let total_after = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
     assert_eq!(total_after, total_before, "no row lost");
-    let in_default: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {log}_default"))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+    let in_default = count(&mut conn, &format!("SELECT count(*) FROM {log}_default")).await;
     assert_eq!(in_default, 0);
     let d2 = today() - Days::new(2);
     let n: i64 = sqlx::query_scalar(&format!(

@@ -18,7 +18,7 @@ use serde_json::Value;
 use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{PgSchema, pg_url, run, unique_name};
+use crate::common::{PgSchema, count, pg_url, run, unique_name};
 
 pub async fn migrate(schema: &PgSchema, extra: &[&str]) {
     let url = pg_url();
@@ -44,18 +44,6 @@ pub async fn stage(conn: &mut PgConnection, table: &str, route: &str, n: i64, ke
     .execute(conn)
     .await
     .unwrap();
-}
-
-pub async fn count(conn: &mut PgConnection, sql: &str) -> i64 {
-    sqlx::query_scalar(sql).fetch_one(conn).await.unwrap()
-}
-
-/// Makes every row of the table due now (as if its retry delay had passed).
-pub async fn make_due(conn: &mut PgConnection, table: &str) {
-    sqlx::raw_sql(&format!("UPDATE {table} SET available_at = NULL"))
-        .execute(conn)
-        .await
-        .unwrap();
 }
 
 pub fn out_file(test: &str) -> PathBuf {
