@@ -36,7 +36,17 @@ pub const WORKED_EXAMPLE_HEADERS: [(&str, &str); 5] = [
 ];
 
 /// Stages forze-wire.md §0.8's worked example row.
-pub async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
+/// A test's outbox migrated with HLC ordering and trace propagation, holding forze-wire.md
+/// §0.8's worked example row: the schema, a connection and the table.
+pub async fn worked_example_outbox(test: &str) -> (PgSchema, PgConnection, String) {
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
+    let t = schema.rel("outbox");
+    stage_worked_example(&mut conn, &t).await;
+    (schema, conn, t)
+}
+
+async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
     sqlx::query(&format!(
         "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, correlation_id, hlc, traceparent)
          VALUES (gen_random_uuid(), 'orders', '0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e', 'order.placed', '2026-12-01 10:00:00+00',
@@ -117,10 +127,8 @@ async fn redis_del(r: &mut redis::aio::MultiplexedConnection, key: &str) {
 
 #[tokio::test]
 async fn redis_stream_entry_is_forzes() {
-    let (schema, mut conn) = PgSchema::new("broker_redis_stream").await;
-    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
-    stage_worked_example(&mut conn, &schema.rel("outbox")).await;
-    stage(&mut conn, &schema.rel("outbox"), "orders", 200, Some(5)).await;
+    let (schema, mut conn, t) = worked_example_outbox("broker_redis_stream").await;
+    stage(&mut conn, &t, "orders", 200, Some(5)).await;
     let key = format!("{}:orders.events", schema.name);
     let mut r = redis_conn().await;
     redis_del(&mut r, &key).await;
@@ -212,10 +220,7 @@ async fn redis_refusal_parks_after_max_attempts() {
 /// the row is parked at once with the server's error.
 #[tokio::test]
 async fn nats_refusal_of_an_oversized_message_parks_at_once() {
-    let (schema, mut conn) = PgSchema::new("broker_nats_refuse").await;
-    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
-    let t = schema.rel("outbox");
-    stage_worked_example(&mut conn, &t).await;
+    let (schema, mut conn, t) = worked_example_outbox("broker_nats_refuse").await;
     let subject = format!("{}.small", schema.name);
     let js = async_nats::jetstream::new(
         async_nats::connect(NATS)
@@ -250,9 +255,7 @@ async fn nats_refusal_of_an_oversized_message_parks_at_once() {
 
 #[tokio::test]
 async fn redis_pubsub_body_is_forzes() {
-    let (schema, mut conn) = PgSchema::new("broker_redis_pubsub").await;
-    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
-    stage_worked_example(&mut conn, &schema.rel("outbox")).await;
+    let (schema, _conn, _) = worked_example_outbox("broker_redis_pubsub").await;
     let channel = format!("{}:orders.events", schema.name);
     let mut pubsub = redis::Client::open(REDIS)
         .unwrap()
@@ -307,10 +310,7 @@ async fn amqp_channel() -> (lapin::Connection, lapin::Channel) {
 async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
     use lapin::options::{BasicGetOptions, QueueDeclareOptions, QueueDeleteOptions};
     use lapin::types::{AMQPValue, FieldTable};
-    let (schema, mut conn) = PgSchema::new("broker_rabbitmq").await;
-    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
-    let t = schema.rel("outbox");
-    stage_worked_example(&mut conn, &t).await;
+    let (schema, mut conn, t) = worked_example_outbox("broker_rabbitmq").await;
     stage(&mut conn, &t, "orders", 300, Some(7)).await;
     let queue = format!("{}.orders.events", schema.name);
     let (_c, ch) = amqp_channel().await;
@@ -482,10 +482,7 @@ async fn rabbitmq_unroutable_and_unreachable_are_failed_publishes() {
 
 #[tokio::test]
 async fn nats_jetstream_headers_dedup_and_order() {
-    let (schema, mut conn) = PgSchema::new("broker_nats").await;
-    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
-    let t = schema.rel("outbox");
-    stage_worked_example(&mut conn, &t).await;
+    let (schema, mut conn, t) = worked_example_outbox("broker_nats").await;
     stage(&mut conn, &t, "orders", 200, Some(5)).await;
     let subject = format!("{}.orders", schema.name);
     let client = async_nats::connect(NATS)
@@ -688,10 +685,7 @@ async fn hook(script: Vec<u16>) -> Hook {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
-    let (schema, mut conn) = PgSchema::new("broker_http").await;
-    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
-    let t = schema.rel("outbox");
-    stage_worked_example(&mut conn, &t).await;
+    let (schema, mut conn, t) = worked_example_outbox("broker_http").await;
     let server = hook(vec![503]).await;
     let cfg = crate::common::config_file(
         "broker_http",

@@ -15,7 +15,7 @@ use rdkafka::message::Headers;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::brokers::{
-    KeyOrder, WORKED_EXAMPLE_HEADERS, payload_value, relay, relay_plain, stage_worked_example,
+    KeyOrder, WORKED_EXAMPLE_HEADERS, payload_value, relay, relay_plain, worked_example_outbox,
 };
 use crate::common::{PgSchema, config_file};
 use crate::common::{count, make_due};
@@ -183,10 +183,7 @@ fn topic_config(test: &str, topic: &str, extra: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
-    let (schema, mut conn) = PgSchema::new("broker_kafka").await;
-    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
-    let t = schema.rel("outbox");
-    stage_worked_example(&mut conn, &t).await;
+    let (schema, mut conn, t) = worked_example_outbox("broker_kafka").await;
     stage(&mut conn, &t, "orders", 200, Some(7)).await;
     let topic = format!("{}.orders", schema.name);
     delete_topic(KAFKA_ADDR, &topic).await;

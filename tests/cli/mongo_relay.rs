@@ -852,8 +852,8 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
         run(&all)
     };
     assert_eq!(run_own(&["migrate", "-q"]).code, 0);
-    assert_eq!(
-        run_own(&[
+    let emit_100 = || {
+        let r = run_own(&[
             "emit",
             "-q",
             "--route",
@@ -863,11 +863,11 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
             "--payload",
             "{}",
             "--count",
-            "100"
-        ])
-        .code,
-        0
-    );
+            "100",
+        ]);
+        assert_eq!(r.code, 0, "{r:?}");
+    };
+    emit_100();
     let path = out_file("mongo_restart");
     let cfg = std::env::temp_dir()
         .join("outboxctl-tests")
@@ -907,22 +907,7 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
     .await;
     own.start();
     own.primary().await;
-    assert_eq!(
-        run_own(&[
-            "emit",
-            "-q",
-            "--route",
-            "orders",
-            "--type",
-            "t",
-            "--payload",
-            "{}",
-            "--count",
-            "100"
-        ])
-        .code,
-        0
-    );
+    emit_100();
     wait_until(
         Duration::from_secs(60),
         "the events staged after the restart",
