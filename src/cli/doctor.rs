@@ -246,6 +246,25 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
     Ok(())
 }
 
+/// "Behind a pooler" where it can be told: the server listens on another port than the one
+/// dialled (pgbouncer's 6432 in front of 5432). Session and transaction pooling both work.
+async fn pooler(conn: &mut sqlx::PgConnection, url: &crate::dburl::DatabaseUrl) -> Option<String> {
+    use std::str::FromStr;
+    let dialled = sqlx::postgres::PgConnectOptions::from_str(url.expose())
+        .ok()?
+        .get_port();
+    let server: Option<i32> = db::pg::query_scalar("SELECT inet_server_port()")
+        .fetch_one(conn)
+        .await
+        .ok()?;
+    let server = server?;
+    (i32::from(dialled) != server).then(|| {
+        format!(
+            "behind a pooler: port {dialled} dialled, the server listens on {server}; transaction and session pooling work (statement pooling cannot run outboxctl)"
+        )
+    })
+}
+
 pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
     let mut checks = Vec::new();
     let now = chrono::Utc::now();
@@ -260,35 +279,37 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
     let url = ctx.config.require_url()?;
     drain_check(ctx, &mut checks);
     destination_checks(ctx, &mut checks).await;
-    // pgbouncer in statement pooling cannot hold a transaction, so no consume pass can run.
+    // pgbouncer in statement pooling refuses every transaction (and closes the connection).
     let tx = async {
-        sqlx::raw_sql("BEGIN").execute(&mut conn).await?;
-        sqlx::raw_sql("SELECT 1").execute(&mut conn).await?;
-        sqlx::raw_sql("COMMIT").execute(&mut conn).await
+        let tx = sqlx::Connection::begin(&mut conn).await?;
+        tx.commit().await
     }
     .await;
     match tx {
-        Err(e) if e.to_string().contains("pooling") => check(
-            &mut checks,
-            "transactions",
-            Level::Fail,
-            format!(
-                "a transaction cannot span statements ({}): statement pooling? use session or transaction pooling",
-                db::pg_message(&e)
-            ),
-        ),
-        Err(e) => return Err(Error::Runtime(db::pg_message(&e)).into()),
-        Ok(_) if url.expose().contains(":6432") => check(
-            &mut checks,
-            "transactions",
-            Level::Warn,
-            "port 6432 looks like pgbouncer: consume storage needs session or transaction pooling, never statement pooling",
-        ),
-        Ok(_) => check(
+        Err(e) if db::pg::is_statement_pooling(&e) => {
+            check(
+                &mut checks,
+                "transactions",
+                Level::Fail,
+                db::pg::STATEMENT_POOLING,
+            );
+            return Ok(report(ctx, &checks));
+        }
+        Err(e) => return Err(Error::Runtime(db::describe_pg(url, &e)).into()),
+        Ok(()) => check(
             &mut checks,
             "transactions",
             Level::Ok,
             "transactions span statements",
+        ),
+    }
+    match pooler(&mut conn, url).await {
+        Some(detail) => check(&mut checks, "pooler", Level::Ok, detail),
+        None => check(
+            &mut checks,
+            "pooler",
+            Level::Ok,
+            "no pooler seen (the server listens on the port dialled)",
         ),
     }
 
@@ -342,7 +363,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
             .cloned()
             .unwrap_or_else(|| "outboxctl-doctor".into());
         let plan_sql = format!("EXPLAIN (FORMAT JSON) {}", claim_sql(&t.table, &opts));
-        let mut q = sqlx::query_scalar::<_, serde_json::Value>(&plan_sql)
+        let mut q = crate::db::pg::query_scalar::<serde_json::Value>(&plan_sql)
             .bind(&probe_route)
             .bind(100i64)
             .bind(now);
@@ -353,7 +374,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
             Ok(plan) => {
                 let mut n = 0;
                 seq_scans(&plan[0]["Plan"], t.table.name.name(), &mut n);
-                let rows: f64 = sqlx::query_scalar(
+                let rows: f64 = crate::db::pg::query_scalar(
                     "SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = $1::regclass",
                 )
                 .bind(t.table.to_string())

@@ -236,9 +236,13 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
     if interactive {
         let url = config.require_url()?;
         let reachable = match config.backend {
-            Backend::Postgres => crate::db::connect_pg(url, ctx.global.connect_timeout.0)
-                .await
-                .map(drop),
+            Backend::Postgres => {
+                match crate::db::connect_pg(url, ctx.global.connect_timeout.0).await {
+                    // a pooler that cannot hold a transaction is told now, not at the first relay
+                    Ok(mut conn) => crate::db::pg::check_transactions(&mut conn, url).await,
+                    Err(e) => Err(e),
+                }
+            }
             Backend::Mongo => crate::db::connect_mongo(url, ctx.global.connect_timeout.0)
                 .await
                 .map(drop),

@@ -92,10 +92,62 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     } else {
         vec![None]
     };
+    let settings = RelaySettings::from_config(config);
+    // The database first: a pooler that cannot hold a transaction, or a server that does not
+    // answer, stops the relay before any broker is contacted.
+    match &config.outbox.target {
+        Target::Postgres {
+            relation,
+            delivery_log,
+            ..
+        } => {
+            let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
+            let store = PgStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
+            let routes = build_targets(ctx, &args, &routes, &tenants).await?;
+            let relay = Relay {
+                store,
+                routes,
+                settings,
+            };
+            drive(ctx, &args, relay, to_stdout).await
+        }
+        Target::Mongo { collection, .. } => {
+            if routes.iter().any(|(_, d)| {
+                matches!(
+                    DestinationUrl::parse(&d.to),
+                    Ok(DestinationUrl::PostgresTable(_))
+                )
+            }) {
+                return Err(Error::Runtime(
+                    "postgres-table destinations need the outbox on PostgreSQL".into(),
+                )
+                .into());
+            }
+            let opts = MongoStoreOptions::from_config(config, collection.clone());
+            let store = MongoStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
+            let routes = build_targets(ctx, &args, &routes, &tenants).await?;
+            let relay = Relay {
+                store,
+                routes,
+                settings,
+            };
+            drive(ctx, &args, relay, to_stdout).await
+        }
+    }
+}
+
+/// Each route's destination, connected and checked, once per tenant served.
+async fn build_targets(
+    ctx: &Ctx,
+    args: &RelayArgs,
+    routes: &[(String, RouteFile)],
+    tenants: &[Option<uuid::Uuid>],
+) -> Result<Vec<(PassTarget, Sink)>, Error> {
+    let config = &ctx.config;
     let stdout_lock = Arc::new(Mutex::new(()));
     let mut targets = Vec::new();
     let build_ctx = destination::BuildContext::from_config(config);
-    for (route, dest) in &routes {
+    for (route, dest) in routes {
         let (sink, warnings) = destination::build(route, dest, &stdout_lock, build_ctx).await?;
         if !args.mode.once {
             tracing::info!(
@@ -114,7 +166,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
                 "route {route}: postgres-table under retain storage is at-least-once (each mark commits on its own); consume storage makes it exactly once"
             ));
         }
-        for tenant in &tenants {
+        for tenant in tenants {
             targets.push((
                 PassTarget {
                     route: route.clone(),
@@ -124,49 +176,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             ));
         }
     }
-    let settings = RelaySettings::from_config(config);
-    match &config.outbox.target {
-        Target::Postgres {
-            relation,
-            delivery_log,
-            ..
-        } => {
-            let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
-            let store = PgStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
-            drive(
-                ctx,
-                &args,
-                Relay {
-                    store,
-                    routes: targets,
-                    settings,
-                },
-                to_stdout,
-            )
-            .await
-        }
-        Target::Mongo { collection, .. } => {
-            if targets.iter().any(|(_, s)| matches!(s, Sink::Table(_))) {
-                return Err(Error::Runtime(
-                    "postgres-table destinations need the outbox on PostgreSQL".into(),
-                )
-                .into());
-            }
-            let opts = MongoStoreOptions::from_config(config, collection.clone());
-            let store = MongoStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
-            drive(
-                ctx,
-                &args,
-                Relay {
-                    store,
-                    routes: targets,
-                    settings,
-                },
-                to_stdout,
-            )
-            .await
-        }
-    }
+    Ok(targets)
 }
 
 /// Runs the relay, once or in a loop, whatever the store.

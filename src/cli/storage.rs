@@ -92,11 +92,11 @@ async fn status(
         .map(|i| i.name.clone())
         .collect();
     let ops = crate::store::pg_ops::PgOps::open(conn, table.clone()).await?;
-    let routes: Vec<String> = sqlx::query_scalar(&ops.routes_sql())
+    let routes: Vec<String> = crate::db::pg::query_scalar(&ops.routes_sql())
         .fetch_all(&mut *ops.conn)
         .await
         .map_err(|e| Error::Runtime(db::pg_message(&e)))?;
-    let row = sqlx::query(&format!(
+    let row = crate::db::pg::query(&format!(
         "SELECT (SELECT count(*) FROM {table} WHERE outbox_route = ANY($1) AND status = 'processing') AS processing,
                 (SELECT count(*) FROM (SELECT 1 FROM {table} WHERE outbox_route = ANY($1) AND status = 'published' LIMIT $2) p) AS published"
     ))
@@ -343,10 +343,10 @@ async fn step3(
             sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
                 .execute(&mut *tx)
                 .await?;
-            let busy: bool = sqlx::query_scalar(&format!(
+            let busy: bool = crate::db::pg::query_scalar(&format!(
                 "SELECT EXISTS (SELECT 1 FROM {table} WHERE status IN ('processing', 'published'))"
             ))
-            .fetch_one(&mut *tx)
+            .fetch_one(&mut tx)
             .await?;
             if busy {
                 tx.rollback().await?;

@@ -11,6 +11,7 @@ use sqlx::{Connection, Row};
 use super::desired::PgSchema;
 use super::plan::{ColumnFacts, IndexFacts, PgCatalog, Step, StepKind, TableFacts};
 use crate::Error;
+use crate::db::pg::{query, query_scalar};
 use crate::db::{pg_code, sqlstate};
 use crate::target::{Ident, QualifiedName};
 
@@ -51,7 +52,7 @@ pub async fn table_facts(
     conn: &mut PgConnection,
     name: &QualifiedName,
 ) -> Result<Option<TableFacts>, sqlx::Error> {
-    let Some(row) = sqlx::query(TABLE_SQL)
+    let Some(row) = query(TABLE_SQL)
         .bind(name.schema.name())
         .bind(name.name.name())
         .fetch_optional(&mut *conn)
@@ -62,7 +63,7 @@ pub async fn table_facts(
     let oid: sqlx::postgres::types::Oid = row.try_get("oid")?;
     let relkind: String = row.try_get("relkind")?;
     let partition_key: Option<String> = row.try_get("partkey")?;
-    let columns = sqlx::query(COLUMNS_SQL)
+    let columns = query(COLUMNS_SQL)
         .bind(oid)
         .fetch_all(&mut *conn)
         .await?
@@ -76,7 +77,7 @@ pub async fn table_facts(
             })
         })
         .collect::<Result<Vec<_>, sqlx::Error>>()?;
-    let indexes = sqlx::query(INDEXES_SQL)
+    let indexes = query(INDEXES_SQL)
         .bind(oid)
         .fetch_all(&mut *conn)
         .await?
@@ -93,7 +94,7 @@ pub async fn table_facts(
         })
         .collect::<Result<Vec<_>, sqlx::Error>>()?;
     let default_partition = if relkind == "p" {
-        sqlx::query_scalar(DEFAULT_PARTITION_SQL)
+        query_scalar(DEFAULT_PARTITION_SQL)
             .bind(oid)
             .fetch_optional(&mut *conn)
             .await?
@@ -128,7 +129,7 @@ pub async fn introspect(
     schemas.sort();
     schemas.dedup();
     let existing: Vec<String> =
-        sqlx::query_scalar("SELECT nspname::text FROM pg_namespace WHERE nspname = ANY($1)")
+        query_scalar("SELECT nspname::text FROM pg_namespace WHERE nspname = ANY($1)")
             .bind(&schemas)
             .fetch_all(&mut *conn)
             .await?;
@@ -147,7 +148,7 @@ pub async fn introspect(
         .iter()
         .map(|i| i.name.name().to_owned())
         .collect();
-    let taken: Vec<String> = sqlx::query_scalar(
+    let taken: Vec<String> = query_scalar(
         "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
           WHERE n.nspname = $1 AND c.relname = ANY($2)
             AND NOT EXISTS (SELECT 1 FROM pg_index x WHERE x.indexrelid = c.oid
@@ -189,7 +190,7 @@ pub async fn set_local_lock_timeout(
     timeout: Duration,
 ) -> Result<(), sqlx::Error> {
     let ms = timeout.as_millis().max(1).to_string() + "ms";
-    sqlx::query("SELECT set_config('lock_timeout', $1, true)")
+    query("SELECT set_config('lock_timeout', $1, true)")
         .bind(ms)
         .execute(conn)
         .await?;
@@ -251,12 +252,11 @@ pub async fn apply_step(
                 .map(drop)
         }
         StepKind::Concurrent => {
-            // A concurrent build must not be cut by a timeout: that would leave an invalid
-            // index. It takes SHARE UPDATE EXCLUSIVE, which relays' writes do not wait on.
-            sqlx::raw_sql("SET lock_timeout = 0; SET statement_timeout = 0")
-                .execute(&mut *conn)
-                .await
-                .map_err(|e| Error::Runtime(format!("{}: {e}", step.summary)))?;
+            // A concurrent build runs outside any transaction, so no SET LOCAL can lift a
+            // timeout for it, and a session SET would outlive this command behind a pooler
+            // (the next client of that server would inherit it). A timeout would cut the
+            // build and leave an invalid index: refuse before starting one.
+            refuse_build_timeouts(conn, &step.summary).await?;
             for s in &sql {
                 sqlx::raw_sql(s).execute(&mut *conn).await.map_err(|e| {
                     Error::Runtime(format!(
@@ -272,6 +272,23 @@ pub async fn apply_step(
     }
 }
 
+/// Refuses a concurrent index build that a `statement_timeout` or `lock_timeout` of the
+/// session would cut.
+async fn refuse_build_timeouts(conn: &mut PgConnection, what: &str) -> Result<(), Error> {
+    for name in ["statement_timeout", "lock_timeout"] {
+        let ms = crate::db::pg::setting_ms(conn, name)
+            .await
+            .map_err(|e| Error::Runtime(format!("{what}: {}", crate::db::pg_message(&e))))?;
+        if ms > 0 {
+            return Err(Error::Runtime(format!(
+                "{what}: {name} is {} for this role, which would cut CREATE INDEX CONCURRENTLY and leave an invalid index; run migrate as a role without it (ALTER ROLE … SET {name} = 0) or, on a direct connection, add ?options=-c%20{name}%3D0 to the database URL",
+                crate::config::Dur(Duration::from_millis(ms as u64))
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A migration lock: an open transaction, on a connection of its own, that holds a
 /// transaction-scoped advisory lock. Ending the transaction (or the connection, if the
 /// process dies) releases it, on every path. No snapshot is held while it waits, so a
@@ -283,15 +300,16 @@ pub struct MigrationLock {
 impl MigrationLock {
     /// Takes the lock for `key`, polling until `wait` has passed (then exit code 4).
     pub async fn acquire(mut conn: PgConnection, key: &str, wait: Duration) -> Result<Self, Error> {
+        use sqlx::TransactionManager;
+        use sqlx::postgres::PgTransactionManager;
         let deadline = Instant::now() + wait;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            sqlx::raw_sql("BEGIN")
-                .execute(&mut conn)
+            PgTransactionManager::begin(&mut conn, None)
                 .await
                 .map_err(runtime)?;
-            let got: bool = sqlx::query_scalar(
+            let got: bool = query_scalar(
                 "SELECT pg_try_advisory_xact_lock(hashtext('outboxctl.migrate'), hashtext(current_database() || ':' || $1))",
             )
             .bind(key)
@@ -301,8 +319,7 @@ impl MigrationLock {
             if got {
                 return Ok(Self { conn });
             }
-            sqlx::raw_sql("ROLLBACK")
-                .execute(&mut conn)
+            PgTransactionManager::rollback(&mut conn)
                 .await
                 .map_err(runtime)?;
             if Instant::now() >= deadline {
@@ -316,14 +333,14 @@ impl MigrationLock {
     }
 
     pub async fn release(mut self) -> Result<(), Error> {
-        sqlx::raw_sql("COMMIT")
-            .execute(&mut self.conn)
+        use sqlx::TransactionManager;
+        use sqlx::postgres::PgTransactionManager;
+        PgTransactionManager::commit(&mut self.conn)
             .await
-            .map_err(runtime)?;
-        Ok(())
+            .map_err(runtime)
     }
 }
 
 fn runtime(e: sqlx::Error) -> Error {
-    Error::Runtime(format!("migration lock: {e}"))
+    Error::Runtime(format!("migration lock: {}", crate::db::pg_message(&e)))
 }

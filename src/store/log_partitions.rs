@@ -4,10 +4,11 @@
 //! `SET LOCAL lock_timeout` and jittered retries, so a relay's insert never waits long behind it.
 
 use chrono::{Days, NaiveDate};
-use sqlx::Row;
 use sqlx::postgres::PgConnection;
+use sqlx::{Connection, Row};
 
 use crate::Error;
+use crate::db::pg::{query, query_scalar};
 use crate::partitions::{self, Bound, Partition};
 use crate::schema::postgres::{LockPolicy, run_in_short_transactions};
 use crate::target::{Ident, QualifiedName};
@@ -42,11 +43,24 @@ fn runtime(what: &str, e: sqlx::Error) -> Error {
 
 /// Reads the log's partitions; refuses a missing or non-partitioned log.
 pub async fn read(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFacts, Error> {
-    sqlx::raw_sql("SET TIME ZONE 'UTC'")
+    let mut tx = conn
+        .begin()
+        .await
+        .map_err(|e| runtime("reading the delivery log", e))?;
+    let facts = read_in(&mut tx, log).await?;
+    tx.commit()
+        .await
+        .map_err(|e| runtime("reading the delivery log", e))?;
+    Ok(facts)
+}
+
+/// [`read`], inside its transaction: bounds print in UTC for this transaction only.
+async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFacts, Error> {
+    sqlx::raw_sql("SET LOCAL TIME ZONE 'UTC'")
         .execute(&mut *conn)
         .await
         .map_err(|e| runtime("setting TimeZone", e))?;
-    let row = sqlx::query(
+    let row = query(
         "SELECT c.oid, c.relkind::text AS relkind, CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS key
            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2",
     )
@@ -69,7 +83,7 @@ pub async fn read(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFac
         )));
     }
     let oid: sqlx::postgres::types::Oid = row.get("oid");
-    let rows = sqlx::query(
+    let rows = query(
         "SELECT n.nspname::text AS schema, c.relname::text AS name, pg_get_expr(c.relpartbound, c.oid) AS bound,
                 greatest(c.reltuples, 0)::bigint AS est, pg_total_relation_size(c.oid) AS bytes
            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -104,7 +118,7 @@ pub async fn read(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFac
 
 /// Exact number of rows in the default partition.
 pub async fn default_rows(conn: &mut PgConnection, default: &QualifiedName) -> Result<i64, Error> {
-    sqlx::query_scalar(&format!("SELECT count(*) FROM {default}"))
+    query_scalar(&format!("SELECT count(*) FROM {default}"))
         .fetch_one(conn)
         .await
         .map_err(|e| runtime("counting rows in the default partition", e))
@@ -116,7 +130,7 @@ pub async fn default_has_rows_on(
     default: &QualifiedName,
     day: NaiveDate,
 ) -> Result<bool, Error> {
-    sqlx::query_scalar(&format!(
+    query_scalar(&format!(
         "SELECT EXISTS (SELECT 1 FROM {default} WHERE published_at >= $1 AND published_at < $2)"
     ))
     .bind(partitions::day_start(day))
@@ -131,7 +145,7 @@ pub async fn default_span(
     conn: &mut PgConnection,
     default: &QualifiedName,
 ) -> Result<Option<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)>, Error> {
-    let row = sqlx::query(&format!(
+    let row = query(&format!(
         "SELECT min(published_at) AS a, max(published_at) AS b FROM {default}"
     ))
     .fetch_one(conn)
@@ -189,7 +203,6 @@ pub async fn move_default_day(
     day: NaiveDate,
     policy: LockPolicy,
 ) -> Result<u64, Error> {
-    use sqlx::Connection;
     let part = partitions::day_name(log, day).map_err(|e| Error::Runtime(e.to_string()))?;
     let (from, to) = (
         partitions::day_start(day),
@@ -205,13 +218,13 @@ pub async fn move_default_day(
             crate::schema::postgres::set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
             sqlx::raw_sql(&format!("LOCK TABLE {default} IN SHARE ROW EXCLUSIVE MODE")).execute(&mut *tx).await?;
             sqlx::raw_sql(&stmts[0].sql).execute(&mut *tx).await?;
-            let moved = sqlx::query(&format!(
+            let moved = query(&format!(
                 "WITH moved AS (DELETE FROM {default} WHERE published_at >= $1 AND published_at < $2 RETURNING *)
                  INSERT INTO {part} SELECT * FROM moved"
             ))
             .bind(from)
             .bind(to)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?
             .rows_affected();
             sqlx::raw_sql(&stmts[1].sql).execute(&mut *tx).await?;

@@ -175,7 +175,7 @@ pub async fn advance_checkpoint(
     node_key: &str,
     mark: HlcTimestamp,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(&format!(
+    crate::db::pg::query(&format!(
         "INSERT INTO {checkpoint} AS c (node_key, hlc) VALUES ($1, $2)
          ON CONFLICT (node_key) DO UPDATE SET hlc = GREATEST(c.hlc, EXCLUDED.hlc)"
     ))
@@ -191,9 +191,10 @@ pub async fn load_checkpoint(
     conn: &mut PgConnection,
     checkpoint: &QualifiedName,
 ) -> Result<Option<HlcTimestamp>, sqlx::Error> {
-    let max: Option<i64> = sqlx::query_scalar(&format!("SELECT max(hlc) FROM {checkpoint}"))
-        .fetch_one(conn)
-        .await?;
+    let max: Option<i64> =
+        crate::db::pg::query_scalar(&format!("SELECT max(hlc) FROM {checkpoint}"))
+            .fetch_one(conn)
+            .await?;
     Ok(max.and_then(|m| HlcTimestamp::unpack(m).ok()))
 }
 
@@ -241,7 +242,7 @@ ON CONFLICT (outbox_route, event_id) DO NOTHING
 RETURNING id"
         );
         let now = Utc::now();
-        let inserted: Vec<Uuid> = sqlx::query_scalar(&sql)
+        let inserted: Vec<Uuid> = crate::db::pg::query_scalar(&sql)
             .bind(events.iter().map(|e| e.id).collect::<Vec<_>>())
             .bind(events.iter().map(|e| e.route.clone()).collect::<Vec<_>>())
             .bind(events.iter().map(|e| e.event_id).collect::<Vec<_>>())
@@ -296,7 +297,7 @@ RETURNING id"
 
 impl OpsStore for PgOps<'_> {
     async fn routes(&mut self) -> Result<Vec<String>, Error> {
-        sqlx::query_scalar(&self.routes_sql())
+        crate::db::pg::query_scalar(&self.routes_sql())
             .fetch_all(&mut *self.conn)
             .await
             .map_err(|e| db("listing routes", e))
@@ -312,7 +313,7 @@ impl OpsStore for PgOps<'_> {
             .reclaim_stale_after
             .and_then(|d| chrono::Duration::from_std(d).ok())
             .map_or(now, |d| now - d);
-        let r = sqlx::query(&self.summary_sql())
+        let r = crate::db::pg::query(&self.summary_sql())
             .bind(route)
             .bind(tenant)
             .bind(now)
@@ -352,7 +353,7 @@ impl OpsStore for PgOps<'_> {
                 "SELECT count(*) FILTER (WHERE published_at > $2 - interval '1 hour'), count(*)
                    FROM {log} WHERE published_at > $2 - interval '1 day' AND outbox_route = $1 AND ($3::uuid IS NULL OR tenant_id = $3)"
             );
-            let row = sqlx::query(&sql)
+            let row = crate::db::pg::query(&sql)
                 .bind(route)
                 .bind(now)
                 .bind(tenant)
@@ -374,7 +375,7 @@ impl OpsStore for PgOps<'_> {
             .older_than
             .and_then(|d| chrono::Duration::from_std(d).ok())
             .map(|d| now - d);
-        let rows = sqlx::query(&self.list_sql())
+        let rows = crate::db::pg::query(&self.list_sql())
             .bind(&routes)
             .bind(f.status.as_str())
             .bind(f.tenant)
@@ -399,7 +400,7 @@ impl OpsStore for PgOps<'_> {
             Self::row_columns(),
             self.table
         );
-        let rows = sqlx::query(&sql)
+        let rows = crate::db::pg::query(&sql)
             .bind(&routes)
             .bind(event_id)
             .fetch_all(&mut *self.conn)
@@ -416,7 +417,7 @@ impl OpsStore for PgOps<'_> {
                 let sql = format!(
                     "SELECT id, outbox_route, tenant_id, published_at FROM {log} WHERE event_id = $1 ORDER BY published_at"
                 );
-                let found = sqlx::query(&sql)
+                let found = crate::db::pg::query(&sql)
                     .bind(event_id)
                     .fetch_all(&mut *self.conn)
                     .await
@@ -442,7 +443,7 @@ impl OpsStore for PgOps<'_> {
     }
 
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        sqlx::query_scalar(&self.requeue_sql())
+        crate::db::pg::query_scalar(&self.requeue_sql())
             .bind(ids)
             .fetch_all(&mut *self.conn)
             .await
@@ -454,7 +455,7 @@ impl OpsStore for PgOps<'_> {
             "DELETE FROM {} WHERE id = ANY($1) AND status = 'failed' RETURNING id",
             self.table
         );
-        sqlx::query_scalar(&sql)
+        crate::db::pg::query_scalar(&sql)
             .bind(ids)
             .fetch_all(&mut *self.conn)
             .await
@@ -494,10 +495,11 @@ impl OpsStore for PgOps<'_> {
         let Some(cp) = &self.checkpoint else {
             return Ok(None);
         };
-        let rows = sqlx::query(&format!("SELECT node_key, hlc FROM {cp} ORDER BY node_key"))
-            .fetch_all(&mut *self.conn)
-            .await
-            .map_err(|e| db("reading the hlc checkpoint", e))?;
+        let rows =
+            crate::db::pg::query(&format!("SELECT node_key, hlc FROM {cp} ORDER BY node_key"))
+                .fetch_all(&mut *self.conn)
+                .await
+                .map_err(|e| db("reading the hlc checkpoint", e))?;
         Ok(Some(
             rows.iter()
                 .filter_map(|r| CheckpointRow::new(r.get(0), r.get(1)))

@@ -31,6 +31,10 @@ pub struct PgStoreOptions {
     pub pass_statement_timeout: Duration,
     /// Consume storage: `idle_in_transaction_session_timeout` is this plus the statement timeout.
     pub pass_deadline: Duration,
+    /// Named, cached statements sent as they are (one round trip each) instead of unnamed
+    /// ones in a transaction each: for direct connections and pgbouncer 1.21+ (see
+    /// [`crate::db::pg`]).
+    pub prepared_statements: bool,
 }
 
 impl PgStoreOptions {
@@ -50,6 +54,7 @@ impl PgStoreOptions {
             key_order: config.relay.key_order,
             pass_statement_timeout: config.relay.pass_statement_timeout,
             pass_deadline: config.relay.pass_deadline,
+            prepared_statements: config.relay.prepared_statements,
         }
     }
 }
@@ -288,19 +293,10 @@ enum Conn<'a> {
     InTransaction(&'a mut PgConnection),
 }
 
-/// Session limits read when the connection opened (milliseconds; 0 = none).
-#[derive(Debug, Clone, Copy, Default)]
-struct SessionLimits {
-    statement_timeout: u64,
-    lock_timeout: u64,
-    idle_in_transaction: u64,
-}
-
 pub struct PgStore<'a> {
     conn: Conn<'a>,
     opts: PgStoreOptions,
     sql: HashMap<Option<Uuid>, Arc<PgSql>>,
-    session: SessionLimits,
     in_pass: bool,
 }
 
@@ -310,24 +306,30 @@ pub fn millis_ceil(d: Duration) -> u64 {
     ms.max(1)
 }
 
-/// A pass's limit given the session's: a stricter (smaller, non-zero) session value wins.
-pub fn effective_limit(session_ms: u64, pass_ms: u64) -> u64 {
-    if session_ms == 0 || session_ms > pass_ms {
-        pass_ms
-    } else {
-        session_ms
-    }
-}
+/// The pass's timeouts, set for its transaction only. Each limit is the pass's (`$1` statement
+/// and lock, `$2` idle in transaction, in ms) unless the server already has a stricter
+/// (smaller, non-zero) one for this session, read here, inside the pass: behind a transaction
+/// pooler the session a pass runs on is not the one the relay connected to.
+pub const PASS_TIMEOUTS_SQL: &str = "\
+WITH s AS (SELECT name, setting::bigint AS v FROM pg_settings
+            WHERE name IN ('statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout')),
+     l AS (SELECT name, CASE WHEN v > 0 AND v < want THEN v ELSE want END AS ms
+             FROM s, LATERAL (SELECT CASE WHEN name = 'idle_in_transaction_session_timeout'
+                                          THEN $2::bigint ELSE $1::bigint END AS want) w)
+SELECT set_config(name, ms::text || 'ms', true) FROM l";
 
 impl<'a> PgStore<'a> {
-    /// A store over a connection of its own (opened now, reopened after a loss).
+    /// A store over a connection of its own (opened now, reopened after a loss). Fails at
+    /// once, exit 2, when the connection cannot hold a transaction (pgbouncer in statement
+    /// pooling mode).
     pub async fn connect(
         url: &DatabaseUrl,
         connect_timeout: Duration,
         opts: PgStoreOptions,
     ) -> Result<PgStore<'static>, crate::Error> {
-        let conn = crate::db::connect_pg(url, connect_timeout).await?;
-        let mut store = PgStore {
+        let mut conn = crate::db::connect_pg(url, connect_timeout).await?;
+        crate::db::pg::check_transactions(&mut conn, url).await?;
+        Ok(PgStore {
             conn: Conn::Owned {
                 url: url.clone(),
                 connect_timeout,
@@ -335,25 +337,29 @@ impl<'a> PgStore<'a> {
             },
             opts,
             sql: HashMap::new(),
-            session: SessionLimits::default(),
             in_pass: false,
-        };
-        store
-            .read_session_limits()
-            .await
-            .map_err(|e| crate::Error::Runtime(e.to_string()))?;
-        Ok(store)
+        })
     }
 
-    /// A store whose passes run as savepoints inside the caller's open transaction.
-    pub fn in_transaction(conn: &'a mut PgConnection, opts: PgStoreOptions) -> PgStore<'a> {
-        PgStore {
+    /// A store whose passes run as savepoints inside the caller's open transaction, which
+    /// must have been opened through sqlx (`Connection::begin`), so that the store knows it
+    /// is inside it.
+    pub fn in_transaction(
+        conn: &'a mut PgConnection,
+        opts: PgStoreOptions,
+    ) -> Result<PgStore<'a>, crate::Error> {
+        use sqlx::Connection;
+        if !conn.is_in_transaction() {
+            return Err(crate::Error::Runtime(
+                "PgStore::in_transaction needs a connection with a transaction open through sqlx (Connection::begin)".into(),
+            ));
+        }
+        Ok(PgStore {
             conn: Conn::InTransaction(conn),
             opts,
             sql: HashMap::new(),
-            session: SessionLimits::default(),
             in_pass: false,
-        }
+        })
     }
 
     pub fn options(&self) -> &PgStoreOptions {
@@ -383,29 +389,6 @@ impl<'a> PgStore<'a> {
         }
     }
 
-    async fn read_session_limits(&mut self) -> Result<(), StoreError> {
-        let conn = self.conn().await?;
-        let row = sqlx::query(
-            "SELECT (SELECT setting::bigint FROM pg_settings WHERE name = 'statement_timeout') AS st,
-                    (SELECT setting::bigint FROM pg_settings WHERE name = 'lock_timeout') AS lt,
-                    (SELECT setting::bigint FROM pg_settings WHERE name = 'idle_in_transaction_session_timeout') AS it",
-        )
-        .fetch_one(conn)
-        .await
-        .map_err(|e| StoreError::pg("reading session limits", &e))?;
-        let get = |name: &str| {
-            row.try_get::<i64, _>(name)
-                .map(|v| v.max(0) as u64)
-                .unwrap_or(0)
-        };
-        self.session = SessionLimits {
-            statement_timeout: get("st"),
-            lock_timeout: get("lt"),
-            idle_in_transaction: get("it"),
-        };
-        Ok(())
-    }
-
     fn sql_for(&mut self, tenant: Option<Uuid>) -> Result<Arc<PgSql>, StoreError> {
         if let Some(sql) = self.sql.get(&tenant) {
             return Ok(sql.clone());
@@ -431,12 +414,17 @@ impl<'a> PgStore<'a> {
     /// Marks the connection lost (so the next pass reconnects) when an error says so.
     fn note(&mut self, e: StoreError) -> StoreError {
         if e.connection_lost {
-            if let Conn::Owned { conn, .. } = &mut self.conn {
-                *conn = None;
-            }
-            self.in_pass = false;
+            self.drop_connection();
         }
         e
+    }
+
+    /// Forgets the connection (an owned one is reopened by the next pass).
+    fn drop_connection(&mut self) {
+        if let Conn::Owned { conn, .. } = &mut self.conn {
+            *conn = None;
+        }
+        self.in_pass = false;
     }
 
     fn tenant_param(&self, target: &PassTarget) -> Option<Uuid> {
@@ -446,41 +434,41 @@ impl<'a> PgStore<'a> {
             None
         }
     }
+
+    /// A statement of the pass, named and cached with `prepared_statements`.
+    fn stmt<'q>(&self, sql: &'q str) -> crate::db::pg::Query<'q> {
+        crate::db::pg::query(sql).prepared(self.opts.prepared_statements)
+    }
 }
 
 impl RelayStore for PgStore<'_> {
     async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError> {
+        use sqlx::TransactionManager;
+        use sqlx::postgres::PgTransactionManager;
         self.sql_for(target.tenant)?;
         if self.opts.storage == Storage::Retain {
             return Ok(());
         }
         let in_caller_tx = matches!(self.conn, Conn::InTransaction(_));
-        let statement = millis_ceil(self.opts.pass_statement_timeout);
-        let idle = millis_ceil(self.opts.pass_deadline + self.opts.pass_statement_timeout);
-        let session = self.session;
-        let result = async {
-            let conn = self.conn().await?;
-            if in_caller_tx {
-                sqlx::raw_sql("SAVEPOINT outboxctl_pass").execute(&mut *conn).await
-                    .map_err(|e| StoreError::pg("opening the pass savepoint", &e))?;
-                return Ok(());
-            }
-            sqlx::raw_sql("BEGIN").execute(&mut *conn).await.map_err(|e| StoreError::pg("opening the pass", &e))?;
-            sqlx::query(
-                "SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $2, true),
-                        set_config('idle_in_transaction_session_timeout', $3, true)",
-            )
-            .bind(format!("{}ms", effective_limit(session.statement_timeout, statement)))
-            .bind(format!("{}ms", effective_limit(session.lock_timeout, statement)))
-            .bind(format!("{}ms", effective_limit(session.idle_in_transaction, idle)))
-            .execute(&mut *conn)
-            .await
-            .map_err(|e| StoreError::pg("setting the pass timeouts", &e))?;
-            Ok(())
+        let statement = millis_ceil(self.opts.pass_statement_timeout) as i64;
+        let idle = millis_ceil(self.opts.pass_deadline + self.opts.pass_statement_timeout) as i64;
+        let conn = self.conn().await?;
+        // BEGIN, or a savepoint inside the caller's transaction. From here on the pass is
+        // open, so a failure of any later statement (its timeouts included) rolls it back.
+        let begun = PgTransactionManager::begin(conn, None).await;
+        if let Err(e) = begun {
+            let e = StoreError::pg("opening the pass", &e);
+            return Err(self.note(e));
         }
-        .await;
-        self.in_pass = result.is_ok();
-        result.map_err(|e| self.note(e))
+        self.in_pass = true;
+        if in_caller_tx {
+            return Ok(());
+        }
+        let q = self.stmt(PASS_TIMEOUTS_SQL).bind(statement).bind(idle);
+        let conn = self.conn().await?;
+        let set = q.execute(conn).await;
+        set.map(drop)
+            .map_err(|e| self.note(StoreError::pg("setting the pass timeouts", &e)))
     }
 
     async fn reclaim(
@@ -490,13 +478,11 @@ impl RelayStore for PgStore<'_> {
     ) -> Result<u64, StoreError> {
         let sql = self.sql_for(target.tenant)?;
         let tenant = self.tenant_param(target);
-        let conn = self.conn().await?;
-        let mut q = sqlx::query(&sql.reclaim)
-            .bind(&target.route)
-            .bind(older_than);
+        let mut q = self.stmt(&sql.reclaim).bind(&target.route).bind(older_than);
         if tenant.is_some() {
             q = q.bind(tenant);
         }
+        let conn = self.conn().await?;
         let r = q
             .execute(conn)
             .await
@@ -513,14 +499,15 @@ impl RelayStore for PgStore<'_> {
         let sql = self.sql_for(target.tenant)?;
         let tenant = self.tenant_param(target);
         let opts = self.opts.clone();
-        let conn = self.conn().await?;
-        let mut q = sqlx::query(&sql.claim)
+        let mut q = self
+            .stmt(&sql.claim)
             .bind(&target.route)
             .bind(i64::from(limit))
             .bind(now);
         if tenant.is_some() {
             q = q.bind(tenant);
         }
+        let conn = self.conn().await?;
         let result = q
             .fetch_all(conn)
             .await
@@ -548,11 +535,11 @@ impl RelayStore for PgStore<'_> {
         at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         let sql = self.sql_for(target.tenant)?;
-        let conn = self.conn().await?;
-        let mut q = sqlx::query(&sql.published).bind(ids);
+        let mut q = self.stmt(&sql.published).bind(ids);
         if sql.published_takes_time {
             q = q.bind(at);
         }
+        let conn = self.conn().await?;
         let r = q.execute(conn).await;
         r.map(|r| r.rows_affected())
             .map_err(|e| self.note(StoreError::pg("marking published", &e)))
@@ -567,14 +554,14 @@ impl RelayStore for PgStore<'_> {
         error: &str,
     ) -> Result<u64, StoreError> {
         let sql = self.sql_for(target.tenant)?;
-        let conn = self.conn().await?;
-        let r = sqlx::query(&sql.retry)
+        let q = self
+            .stmt(&sql.retry)
             .bind(ids)
             .bind(attempts)
             .bind(available_at)
-            .bind(error)
-            .execute(conn)
-            .await;
+            .bind(error);
+        let conn = self.conn().await?;
+        let r = q.execute(conn).await;
         r.map(|r| r.rows_affected())
             .map_err(|e| self.note(StoreError::pg("scheduling retries", &e)))
     }
@@ -586,12 +573,9 @@ impl RelayStore for PgStore<'_> {
         error: &str,
     ) -> Result<u64, StoreError> {
         let sql = self.sql_for(target.tenant)?;
+        let q = self.stmt(&sql.failed).bind(ids).bind(error);
         let conn = self.conn().await?;
-        let r = sqlx::query(&sql.failed)
-            .bind(ids)
-            .bind(error)
-            .execute(conn)
-            .await;
+        let r = q.execute(conn).await;
         r.map(|r| r.rows_affected())
             .map_err(|e| self.note(StoreError::pg("marking failed", &e)))
     }
@@ -601,8 +585,9 @@ impl RelayStore for PgStore<'_> {
         let Some(release) = sql.release.as_deref().filter(|_| !ids.is_empty()) else {
             return Ok(0);
         };
+        let q = self.stmt(release).bind(ids);
         let conn = self.conn().await?;
-        let r = sqlx::query(release).bind(ids).execute(conn).await;
+        let r = q.execute(conn).await;
         r.map(|r| r.rows_affected())
             .map_err(|e| self.note(StoreError::pg("releasing rows", &e)))
     }
@@ -619,8 +604,7 @@ SELECT e, r, t, k, tn, p::jsonb, h::jsonb, $8
   FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS m(e, r, t, k, tn, p, h)
 ON CONFLICT (event_id) DO NOTHING"
         );
-        let conn = self.conn().await?;
-        let r = sqlx::query(&sql)
+        let q = crate::db::pg::query(&sql)
             .bind(messages.iter().map(|m| m.event_id).collect::<Vec<_>>())
             .bind(messages.iter().map(|m| m.route.clone()).collect::<Vec<_>>())
             .bind(
@@ -648,48 +632,36 @@ ON CONFLICT (event_id) DO NOTHING"
                     .map(|m| m.headers_json())
                     .collect::<Vec<_>>(),
             )
-            .bind(at)
-            .execute(conn)
-            .await;
+            .bind(at);
+        let conn = self.conn().await?;
+        let r = q.execute(conn).await;
         r.map(|r| r.rows_affected())
             .map_err(|e| self.note(StoreError::pg("inserting into the destination table", &e)))
     }
 
     async fn commit_pass(&mut self) -> Result<(), StoreError> {
+        use sqlx::TransactionManager;
+        use sqlx::postgres::PgTransactionManager;
         if self.opts.storage == Storage::Retain || !self.in_pass {
             return Ok(());
         }
         self.in_pass = false;
-        let in_caller_tx = matches!(self.conn, Conn::InTransaction(_));
         let conn = self.conn().await?;
-        let sql = if in_caller_tx {
-            "RELEASE SAVEPOINT outboxctl_pass"
-        } else {
-            "COMMIT"
-        };
-        let r = sqlx::raw_sql(sql).execute(conn).await;
-        r.map(drop)
-            .map_err(|e| self.note(StoreError::pg("committing the pass", &e)))
+        let r = PgTransactionManager::commit(conn).await;
+        r.map_err(|e| self.note(StoreError::pg("committing the pass", &e)))
     }
 
     async fn rollback_pass(&mut self) {
+        use sqlx::TransactionManager;
+        use sqlx::postgres::PgTransactionManager;
         if self.opts.storage == Storage::Retain || !self.in_pass {
             return;
         }
         self.in_pass = false;
-        let in_caller_tx = matches!(self.conn, Conn::InTransaction(_));
-        let sql = if in_caller_tx {
-            "ROLLBACK TO SAVEPOINT outboxctl_pass; RELEASE SAVEPOINT outboxctl_pass"
-        } else {
-            "ROLLBACK"
-        };
         if let Ok(conn) = self.conn().await {
-            if let Err(e) = sqlx::raw_sql(sql).execute(conn).await {
-                let _ = self.note(StoreError::pg("rolling back the pass", &e));
+            if PgTransactionManager::rollback(conn).await.is_err() {
                 // A connection that cannot roll back cannot be trusted for the next pass.
-                if let Conn::Owned { conn, .. } = &mut self.conn {
-                    *conn = None;
-                }
+                self.drop_connection();
             }
         }
     }
@@ -700,16 +672,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limits_round_up_and_stricter_session_values_win() {
+    fn limits_round_up_to_whole_milliseconds_never_to_zero() {
         assert_eq!(millis_ceil(Duration::from_micros(1_234_100)), 1235);
         assert_eq!(millis_ceil(Duration::from_nanos(1)), 1);
         assert_eq!(millis_ceil(Duration::from_secs(1)), 1000);
-        assert_eq!(effective_limit(0, 1000), 1000, "no session limit: ours");
-        assert_eq!(
-            effective_limit(500, 1000),
-            500,
-            "stricter session value wins"
-        );
-        assert_eq!(effective_limit(5000, 1000), 1000);
     }
 }

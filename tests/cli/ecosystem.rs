@@ -131,6 +131,12 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
 
 #[test]
 fn init_on_a_pseudo_terminal_asks_and_offers_a_dry_run() {
+    init_on_a_pseudo_terminal(&pg_url(), "init_pty");
+}
+
+/// `init` on a pseudo-terminal against `url`: it asks, writes the file, connects and shows the
+/// dry run of migrate.
+pub fn init_on_a_pseudo_terminal(url: &str, test: &str) {
     assert!(
         std::process::Command::new("script")
             .arg("--version")
@@ -138,7 +144,7 @@ fn init_on_a_pseudo_terminal_asks_and_offers_a_dry_run() {
             .is_ok(),
         "this test drives a pseudo-terminal with util-linux `script`: apt-get install bsdutils"
     );
-    let dir = std::env::temp_dir().join(crate::common::unique_name("init_pty"));
+    let dir = std::env::temp_dir().join(crate::common::unique_name(test));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("outboxctl.yaml");
     let _ = std::fs::remove_file(&path);
@@ -146,7 +152,7 @@ fn init_on_a_pseudo_terminal_asks_and_offers_a_dry_run() {
     let command = format!(
         "{bin} init --path {} --database-url {} --relation pty.outbox",
         path.display(),
-        pg_url()
+        url
     );
     // keys, typed ahead: accept the URL and table, storage ↓ consume, features: pick the first
     // and the third, a route "orders" to the offered stdout, then yes to the dry run

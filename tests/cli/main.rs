@@ -1,6 +1,9 @@
 //! End-to-end tests of outboxctl against real servers: PostgreSQL (own schema per test) and
 //! a MongoDB replica set (own database per test). `scripts/test` starts them.
 
+// The tests talk to PostgreSQL directly (never through a pooler): plain sqlx statements.
+#![allow(clippy::disallowed_methods)]
+
 mod brokers;
 mod brokers_kafka;
 mod common;
@@ -14,6 +17,7 @@ mod mongo_relay;
 mod ops_pg;
 mod own_server;
 mod partitions_pg;
+mod pgbouncer;
 mod relay_pg;
 mod relay_processes;
 mod restarts;

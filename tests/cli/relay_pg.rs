@@ -712,6 +712,7 @@ async fn store(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> PgSt
         key_order,
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
+        prepared_statements: false,
     };
     let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
     PgStore::connect(&url, Duration::from_secs(5), opts)
@@ -991,11 +992,13 @@ async fn a_pass_inside_the_callers_transaction_is_a_savepoint() {
         key_order: KeyOrder::BestEffort,
         pass_statement_timeout: Duration::from_millis(1),
         pass_deadline: Duration::from_secs(5),
+        prepared_statements: false,
     };
     let mut caller = crate::common::pg().await;
     for commit in [false, true] {
-        sqlx::raw_sql("BEGIN").execute(&mut caller).await.unwrap();
-        let mut s = PgStore::in_transaction(&mut caller, opts.clone());
+        use sqlx::Connection;
+        let mut tx = caller.begin().await.unwrap();
+        let mut s = PgStore::in_transaction(&mut tx, opts.clone()).unwrap();
         let ok = Flaky::new(|_, _| None);
         let report = run_pass(
             &mut s,
@@ -1005,20 +1008,24 @@ async fn a_pass_inside_the_callers_transaction_is_a_savepoint() {
             PassOptions::default(),
         )
         .await;
+        drop(s);
         assert_eq!(report.published, 4, "{report:?}");
         // no pass timeouts were set: the caller's transaction keeps its own (none)
         let st: String = sqlx::query_scalar("SELECT current_setting('statement_timeout')")
-            .fetch_one(&mut caller)
+            .fetch_one(&mut *tx)
             .await
             .unwrap();
         assert_eq!(st, "0");
-        sqlx::raw_sql(if commit { "COMMIT" } else { "ROLLBACK" })
-            .execute(&mut caller)
-            .await
-            .unwrap();
+        if commit {
+            tx.commit().await.unwrap();
+        } else {
+            tx.rollback().await.unwrap();
+        }
         let left = count(&mut conn, &format!("SELECT count(*) FROM {t}")).await;
         assert_eq!(left, if commit { 0 } else { 4 }, "commit={commit}");
     }
+    // a connection without a transaction opened through sqlx is refused
+    assert!(PgStore::in_transaction(&mut caller, opts).is_err());
 }
 
 #[tokio::test]
@@ -1052,6 +1059,7 @@ async fn the_claim_reads_about_a_batch_of_index_entries_whatever_the_backlog() {
             key_order: KeyOrder::BestEffort,
             pass_statement_timeout: Duration::from_secs(1),
             pass_deadline: Duration::from_secs(5),
+            prepared_statements: false,
         };
         let sql = outboxctl::store::postgres::claim_sql(
             &outboxctl::target::QualifiedName::parse("r", &t).unwrap(),

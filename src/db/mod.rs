@@ -1,5 +1,8 @@
 //! Opening connections (with a bounded connect timeout and errors that say what to do), and
-//! mapping driver errors to exit codes. Passwords never reach a message.
+//! mapping driver errors to exit codes. Passwords never reach a message. Statements go through
+//! [`pg`], which keeps them working behind pgbouncer.
+
+pub mod pg;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -66,6 +69,9 @@ pub fn describe_pg(url: &DatabaseUrl, e: &sqlx::Error) -> String {
 
 /// A PostgreSQL error with a hint on what to do about it.
 pub fn pg_message(e: &sqlx::Error) -> String {
+    if pg::is_statement_pooling(e) {
+        return pg::STATEMENT_POOLING.to_owned();
+    }
     let base = e.to_string();
     let hint = match pg_code(e).as_deref() {
         Some(sqlstate::INVALID_PASSWORD | sqlstate::INVALID_AUTHORIZATION) => {
@@ -102,6 +108,9 @@ pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnec
             ))
         })?
         .application_name("outboxctl")
+        // pgbouncer refuses startup parameters it does not track ("unsupported startup
+        // parameter: extra_float_digits"); floats travel in binary anyway.
+        .extra_float_digits(None)
         .disable_statement_logging();
     match tokio::time::timeout(timeout, options.connect()).await {
         Err(_) => Err(connect_error(
