@@ -28,9 +28,13 @@ use sqlx::{Connection, PgConnection};
 const SCHEMA: &str = "bench_brokers";
 
 async fn drain(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Duration) {
-    let store = PgStore::connect(&url(false), Duration::from_secs(10), options(SCHEMA, mode))
-        .await
-        .unwrap();
+    let store = PgStore::connect(
+        &url(false),
+        Duration::from_secs(10),
+        options(SCHEMA, mode, false),
+    )
+    .await
+    .unwrap();
     let mut s = settings(mode);
     s.one_at_a_time = one_at_a_time;
     let target = PassTarget {
@@ -78,6 +82,7 @@ async fn main() {
     let mut conn = PgConnection::connect(&base_url())
         .await
         .expect("PostgreSQL (run scripts/services.sh)");
+    common::bench_role(&mut conn).await;
 
     // NATS JetStream: a stream for the subject, deleted afterwards
     let js = async_nats::jetstream::new(

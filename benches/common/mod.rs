@@ -40,14 +40,100 @@ pub fn base_url() -> String {
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
 }
 
-pub fn url(sync_commit: bool) -> DatabaseUrl {
-    let base = base_url();
-    let sep = if base.contains('?') { '&' } else { '?' };
-    let value = if sync_commit { "on" } else { "off" };
-    DatabaseUrl::parse(&format!(
-        "{base}{sep}options=-c%20synchronous_commit%3D{value}"
+/// The role the measured sides connect as: `synchronous_commit = off` is its own setting, so
+/// it holds through a pooler too (which refuses the `options` startup parameter).
+pub const BENCH_ROLE: &str = "outboxctl_bench";
+
+/// Creates [`BENCH_ROLE`] (a superuser on the test server, trust authentication) once.
+pub async fn bench_role(conn: &mut PgConnection) {
+    sqlx::raw_sql(&format!(
+        "DO $$ BEGIN CREATE ROLE {BENCH_ROLE} LOGIN SUPERUSER; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+         ALTER ROLE {BENCH_ROLE} SET synchronous_commit = off"
     ))
-    .unwrap()
+    .execute(conn)
+    .await
+    .unwrap();
+}
+
+/// The test server as [`BENCH_ROLE`] (synchronous_commit off), or with it on.
+pub fn url(sync_commit: bool) -> DatabaseUrl {
+    let mut options: sqlx::postgres::PgConnectOptions = base_url().parse().unwrap();
+    options = options.username(BENCH_ROLE);
+    let (host, port, db) = (
+        options.get_host().to_owned(),
+        options.get_port(),
+        options.get_database().unwrap_or("test").to_owned(),
+    );
+    let on = if sync_commit {
+        "?options=-c%20synchronous_commit%3Don"
+    } else {
+        ""
+    };
+    DatabaseUrl::parse(&format!("postgres://{BENCH_ROLE}@{host}:{port}/{db}{on}")).unwrap()
+}
+
+/// A pgbouncer (`scripts/pgbouncer`, transaction pooling, its defaults) in front of the test
+/// server for [`BENCH_ROLE`]; stopped when dropped.
+pub struct Bouncer {
+    child: std::process::Child,
+    dir: std::path::PathBuf,
+    pub url: DatabaseUrl,
+}
+
+impl Bouncer {
+    pub fn start() -> Self {
+        use std::os::unix::process::CommandExt;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let options: sqlx::postgres::PgConnectOptions = base_url().parse().unwrap();
+        let db = options.get_database().unwrap_or("test").to_owned();
+        let dir = std::env::temp_dir().join(format!("outboxctl-bench-pgbouncer-{port}"));
+        let child =
+            std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pgbouncer"))
+                .arg(&dir)
+                .args([
+                    port.to_string(),
+                    "transaction".into(),
+                    options.get_host().into(),
+                ])
+                .args([
+                    options.get_port().to_string(),
+                    db.clone(),
+                    BENCH_ROLE.into(),
+                ])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .process_group(0)
+                .spawn()
+                .expect("scripts/pgbouncer (run scripts/services.sh to install pgbouncer)");
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "pgbouncer did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self {
+            child,
+            dir,
+            url: DatabaseUrl::parse(&format!("postgres://{BENCH_ROLE}@127.0.0.1:{port}/{db}"))
+                .unwrap(),
+        }
+    }
+}
+
+impl Drop for Bouncer {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", "--", &format!("-{}", self.child.id())])
+            .status();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 pub fn migrate(schema: &str, mode: Mode) {
@@ -137,7 +223,8 @@ pub async fn stage(conn: &mut PgConnection, schema: &str, mode: Mode, n: usize) 
     }
 }
 
-pub fn options(schema: &str, mode: Mode) -> PgStoreOptions {
+/// The store's options; `prepared`: named, cached statements (one round trip each).
+pub fn options(schema: &str, mode: Mode, prepared: bool) -> PgStoreOptions {
     PgStoreOptions {
         relation: RelationSpec::parse("relation", &format!("{schema}.outbox")).unwrap(),
         delivery_log: (mode == Mode::ConsumeLog)
@@ -149,7 +236,7 @@ pub fn options(schema: &str, mode: Mode) -> PgStoreOptions {
         key_order: KeyOrder::BestEffort,
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
-        prepared_statements: false,
+        prepared_statements: prepared,
     }
 }
 

@@ -537,3 +537,30 @@ async fn init_tests_its_connection_through_transaction_pooling() {
     let bouncer = PgBouncer::start("pgbouncer_init", "transaction").await;
     crate::ecosystem::init_on_a_pseudo_terminal(&bouncer.url, "pgbouncer_init");
 }
+
+#[tokio::test]
+async fn prepared_statements_relay_both_storages_on_a_direct_connection() {
+    for storage in ["retain", "consume"] {
+        let test = format!("prepared_statements_{storage}");
+        let (schema, mut conn) = PgSchema::new(&test).await;
+        let t = schema.rel("outbox");
+        let path = out_file(&test);
+        let cfg = config_file(
+            &test,
+            &format!(
+                "database_url: {}\noutbox:\n  relation: {t}\n  storage: {storage}\nrelay:\n  prepared_statements: true\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+                pg_url(),
+                path.display()
+            ),
+        );
+        ok(ob(&cfg, &["migrate"]));
+        crate::relay_pg::stage(&mut conn, &t, "orders", 250, Some(7)).await;
+        ok(ob(&cfg, &["relay", "--once"]));
+        assert_eq!(lines(&path).len(), 250, "{storage}");
+        let left = match storage {
+            "consume" => format!("SELECT count(*) FROM {t}"),
+            _ => format!("SELECT count(*) FROM {t} WHERE status <> 'published'"),
+        };
+        assert_eq!(count(&mut conn, &left).await, 0, "{storage}");
+    }
+}
