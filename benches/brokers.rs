@@ -41,11 +41,7 @@ async fn drain(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Duration) {
         route: "bench".into(),
         tenant: None,
     };
-    let mut relay = Relay {
-        store,
-        routes: vec![(target, sink)],
-        settings: s,
-    };
+    let mut relay = Relay::single(store, vec![(target, sink)], s);
     let started = Instant::now();
     let stats = relay.drain_once(None, |_, _| {}).await;
     assert_eq!(stats[0].failed_passes, 0, "{:?}", stats[0].last_error);

@@ -77,11 +77,7 @@ async fn relay(schema: &str, mode: Mode, db: &DatabaseUrl, prepared: bool) -> (u
         route: "bench".into(),
         tenant: None,
     };
-    let mut relay = Relay {
-        store,
-        routes: vec![(target, sink)],
-        settings: settings(mode),
-    };
+    let mut relay = Relay::single(store, vec![(target, sink)], settings(mode));
     let started = Instant::now();
     let stats = relay.drain_once(None, |_, _| {}).await;
     assert_eq!(stats[0].failed_passes, 0, "{:?}", stats[0].last_error);

@@ -9,7 +9,7 @@ use crate::Error;
 use crate::config::{RouteFile, Target};
 use crate::exit_code;
 use crate::relay::destination::{self, DestinationUrl, Sink};
-use crate::relay::{Relay, RelaySettings, RouteStats, Shutdown};
+use crate::relay::{Lane, PassReport, Relay, RelayEvents, RelaySettings, RouteStats, Shutdown};
 use crate::store::mongo::{MongoStore, MongoStoreOptions};
 use crate::store::postgres::{PgStore, PgStoreOptions};
 use crate::store::{PassTarget, RelayStore};
@@ -94,7 +94,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     };
     let settings = RelaySettings::from_config(config);
     // The database first: a pooler that cannot hold a transaction, or a server that does not
-    // answer, stops the relay before any broker is contacted.
+    // answer, stops the relay before any broker is contacted. Then one store per lane.
     match &config.outbox.target {
         Target::Postgres {
             relation,
@@ -102,14 +102,14 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             ..
         } => {
             let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
-            let store = PgStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
-            let routes = build_targets(ctx, &args, &routes, &tenants).await?;
-            let relay = Relay {
-                store,
-                routes,
-                settings,
-            };
-            drive(ctx, &args, relay, to_stdout).await
+            let timeout = ctx.global.connect_timeout.0;
+            let first = PgStore::connect(url, timeout, opts.clone()).await?;
+            let mut stores = vec![first];
+            let lanes = build_lanes(ctx, &args, &routes, &tenants).await?;
+            while stores.len() < lanes.len() {
+                stores.push(PgStore::connect(url, timeout, opts.clone()).await?);
+            }
+            drive(ctx, &args, relay_of(stores, lanes, settings), to_stdout).await
         }
         Target::Mongo { collection, .. } => {
             if routes.iter().any(|(_, d)| {
@@ -124,35 +124,59 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
                 .into());
             }
             let opts = MongoStoreOptions::from_config(config, collection.clone());
-            let store = MongoStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
-            let routes = build_targets(ctx, &args, &routes, &tenants).await?;
-            let relay = Relay {
-                store,
-                routes,
-                settings,
-            };
-            drive(ctx, &args, relay, to_stdout).await
+            let first = MongoStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
+            let lanes = build_lanes(ctx, &args, &routes, &tenants).await?;
+            let stores = (0..lanes.len()).map(|_| first.fork()).collect();
+            drive(ctx, &args, relay_of(stores, lanes, settings), to_stdout).await
         }
     }
 }
 
-/// Each route's destination, connected and checked, once per tenant served.
-async fn build_targets(
+/// The routes of one destination: its name as logs show it, and its routes (per tenant).
+type LaneRoutes = (String, Vec<(PassTarget, Sink)>);
+
+/// A relay from one store per lane.
+fn relay_of<S: RelayStore>(
+    stores: Vec<S>,
+    lanes: Vec<LaneRoutes>,
+    settings: RelaySettings,
+) -> Relay<S> {
+    Relay {
+        lanes: stores
+            .into_iter()
+            .zip(lanes)
+            .map(|(store, (destination, routes))| Lane {
+                store,
+                destination,
+                routes,
+            })
+            .collect(),
+        settings,
+    }
+}
+
+/// Each route's destination, connected and checked, once per tenant served, grouped into
+/// lanes: routes whose `to:` names the same destination share one lane (and its down state).
+async fn build_lanes(
     ctx: &Ctx,
     args: &RelayArgs,
     routes: &[(String, RouteFile)],
     tenants: &[Option<uuid::Uuid>],
-) -> Result<Vec<(PassTarget, Sink)>, Error> {
+) -> Result<Vec<LaneRoutes>, Error> {
     let config = &ctx.config;
     let stdout_lock = Arc::new(Mutex::new(()));
-    let mut targets = Vec::new();
+    let mut lanes: Vec<LaneRoutes> = Vec::new();
     let build_ctx = destination::BuildContext::from_config(config);
     for (route, dest) in routes {
         let (sink, warnings) = destination::build(route, dest, &stdout_lock, build_ctx).await?;
+        let shown = crate::dburl::mask(
+            &crate::config::expand_env(&dest.to, &crate::config::process_env)
+                .unwrap_or_else(|_| dest.to.clone()),
+        );
         if !args.mode.once {
             tracing::info!(
                 route = %route,
-                to = %crate::dburl::mask(&dest.to),
+                to = %shown,
                 channel = dest.channel.as_deref().unwrap_or(route),
                 "route ready"
             );
@@ -166,8 +190,15 @@ async fn build_targets(
                 "route {route}: postgres-table under retain storage is at-least-once (each mark commits on its own); consume storage makes it exactly once"
             ));
         }
+        let lane = match lanes.iter().position(|(d, _)| *d == shown) {
+            Some(i) => i,
+            None => {
+                lanes.push((shown, Vec::new()));
+                lanes.len() - 1
+            }
+        };
         for tenant in tenants {
-            targets.push((
+            lanes[lane].1.push((
                 PassTarget {
                     route: route.clone(),
                     tenant: *tenant,
@@ -176,7 +207,7 @@ async fn build_targets(
             ));
         }
     }
-    Ok(targets)
+    Ok(lanes)
 }
 
 /// Runs the relay, once or in a loop, whatever the store.
@@ -201,7 +232,9 @@ async fn drive<S: RelayStore>(
             .await;
         bar.finish_and_clear();
         print_summary(ctx, &stats, to_stdout);
-        let ok = stats.iter().all(|s| s.failed_passes == 0 && s.failed == 0);
+        let ok = stats
+            .iter()
+            .all(|s| s.failed_passes == 0 && s.failed == 0 && s.destination_down.is_none());
         return Ok(if ok {
             exit_code::OK
         } else {
@@ -213,36 +246,22 @@ async fn drive<S: RelayStore>(
         relay.settings.interval,
         relay.settings.retry_max_backoff,
     ));
+    let destinations: Vec<String> = relay.lanes.iter().map(|l| l.destination.clone()).collect();
+    metrics.set_destinations(&destinations);
     if let Some(addr) = args.metrics_addr {
         let endpoint = super::serve::Endpoint {
             metrics: metrics.clone(),
-            targets: relay.routes.iter().map(|(t, _)| t.clone()).collect(),
+            targets: relay.targets(),
             health_max_failing: args.health_max_failing.0,
         };
         let bound = super::serve::spawn(ctx, addr, endpoint).await?;
-        tracing::info!("serving /metrics and /healthz on http://{bound}");
+        tracing::info!("serving /metrics, /healthz and /readyz on http://{bound}");
     }
     let shutdown = Shutdown::default();
     spawn_signal_handler(shutdown.clone());
-    tracing::info!(routes = relay.routes.len(), storage = %config.outbox.storage, "relay started");
+    tracing::info!(routes = relay.targets().len(), destinations = relay.lanes.len(), storage = %config.outbox.storage, "relay started");
     let stats = relay
-        .run_loop(
-            &shutdown,
-            |target, report| {
-                metrics.record(target, report);
-                if let Some(e) = &report.error {
-                    tracing::debug!(route = %target, "pass failed: {e}");
-                }
-            },
-            |tick| {
-                for s in tick.iter().filter(|s| s.claimed > 0 || s.failed_passes > 0 || s.reclaimed > 0) {
-                    tracing::info!(
-                        route = %s.route, claimed = s.claimed, published = s.published, retried = s.retried,
-                        failed = s.failed, reclaimed = s.reclaimed, failed_passes = s.failed_passes, "tick"
-                    );
-                }
-            },
-        )
+        .run_loop(&shutdown, &LoopEvents { metrics: &metrics })
         .await;
     tracing::info!("relay stopped after draining");
     if ctx.global.log_format == super::LogFormat::Json {
@@ -252,6 +271,36 @@ async fn drive<S: RelayStore>(
         print_summary(ctx, &stats, true);
     }
     Ok(exit_code::OK)
+}
+
+/// What the looping relay reports: metrics, and a log line per tick that did something.
+struct LoopEvents<'a> {
+    metrics: &'a crate::relay::metrics::Metrics,
+}
+
+impl RelayEvents for LoopEvents<'_> {
+    fn pass(&self, target: &PassTarget, report: &PassReport) {
+        self.metrics.record(target, report);
+        if let Some(e) = &report.error {
+            tracing::debug!(route = %target, "pass failed: {e}");
+        }
+    }
+
+    fn tick(&self, stats: &[RouteStats]) {
+        for s in stats
+            .iter()
+            .filter(|s| s.claimed > 0 || s.failed_passes > 0 || s.reclaimed > 0)
+        {
+            tracing::info!(
+                route = %s.route, claimed = s.claimed, published = s.published, retried = s.retried,
+                failed = s.failed, reclaimed = s.reclaimed, failed_passes = s.failed_passes, "tick"
+            );
+        }
+    }
+
+    fn destination(&self, destination: &str, down: Option<&str>) {
+        self.metrics.destination(destination, down);
+    }
 }
 
 /// SIGTERM or SIGINT starts the drain; a second one exits at once with 130.
@@ -326,6 +375,13 @@ fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
                 "\n{}: last failed pass: {}",
                 s.route,
                 s.last_error.as_deref().unwrap_or_default()
+            ));
+        }
+        for s in stats.iter().filter(|s| s.destination_down.is_some()) {
+            out.push_str(&format!(
+                "\n{}: destination down, nothing attempted (rows stay pending): {}",
+                s.route,
+                s.destination_down.as_deref().unwrap_or_default()
             ));
         }
         out

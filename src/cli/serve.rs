@@ -1,5 +1,7 @@
-//! The looping relay's HTTP endpoint: `/metrics` (Prometheus text format) and `/healthz`
-//! (503 when the database does not answer or a route has failed its passes for too long).
+//! The looping relay's HTTP endpoint: `/metrics` (Prometheus text format), `/healthz`
+//! (liveness: 503 when the database does not answer or a route has failed its passes for too
+//! long; a destination that is down does not make the relay unhealthy) and `/readyz`
+//! (readiness: 503 while a destination is down, with the reasons).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -135,7 +137,22 @@ async fn handle(
                 Ok(Ok(_)) => (200, "ok\n".to_owned()),
             }
         }
-        _ => (404, "not found: try /metrics or /healthz\n".to_owned()),
+        "/readyz" => {
+            let down = endpoint.metrics.down_destinations();
+            if down.is_empty() {
+                (200, "ready\n".to_owned())
+            } else {
+                let lines: Vec<String> = down
+                    .iter()
+                    .map(|(d, why)| format!("destination {d} is down: {why}"))
+                    .collect();
+                (503, format!("not ready: {}\n", lines.join("; ")))
+            }
+        }
+        _ => (
+            404,
+            "not found: try /metrics, /healthz or /readyz\n".to_owned(),
+        ),
     };
     let reason = match status {
         200 => "OK",

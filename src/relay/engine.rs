@@ -4,16 +4,16 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use futures_util::future::join_all;
 use rand::Rng;
 use serde::Serialize;
-use tokio::sync::watch;
 
 use super::backoff::{self, RetryDecision};
-use super::destination::{PublishError, Publisher, Sink};
+use super::destination::{PublishError, Publisher, Refusal, Sink};
 use crate::config::{Config, KeyOrder, Storage};
 use crate::model::{Message, OutboxRow};
 use crate::store::{PassTarget, RelayStore, StoreError};
@@ -89,6 +89,10 @@ pub struct PassReport {
     pub short: bool,
     pub committed: bool,
     pub error: Option<String>,
+    /// The destination was found away (or stalled: a probe after a failed publish did not
+    /// answer): the pass stopped publishing, and what it held went back without an attempt.
+    #[serde(rename = "destination_down", skip_serializing_if = "Option::is_none")]
+    pub down: Option<String>,
     /// Seconds each completed publish took (for the latency histogram).
     #[serde(skip)]
     pub publish_seconds: Vec<f64>,
@@ -114,7 +118,17 @@ pub async fn run_pass<S: RelayStore>(
     options: PassOptions,
 ) -> PassReport {
     let mut report = PassReport::default();
-    let result = pass_body(store, target, sink, settings, options, &mut report).await;
+    let mut probe_after = false;
+    let result = pass_body(
+        store,
+        target,
+        sink,
+        settings,
+        options,
+        &mut report,
+        &mut probe_after,
+    )
+    .await;
     match result {
         Ok(()) => match store.commit_pass().await {
             Ok(()) => report.committed = true,
@@ -134,7 +148,34 @@ pub async fn run_pass<S: RelayStore>(
         report.retried = 0;
         report.failed = 0;
     }
+    if let (true, None, Sink::Publisher(p)) = (probe_after, &report.down, sink) {
+        report.down = probe(p.as_ref(), probe_timeout(settings, p.as_ref())).await;
+    }
     report
+}
+
+/// How long a probe of a destination may take: the publish timeout, at most 5 s.
+pub fn probe_timeout(settings: &RelaySettings, publisher: &dyn Publisher) -> Duration {
+    publish_timeout(settings, publisher).min(Duration::from_secs(5))
+}
+
+/// The bound on one publish: `relay.publish_timeout`, or the destination's own default.
+pub fn publish_timeout(settings: &RelaySettings, publisher: &dyn Publisher) -> Duration {
+    settings
+        .publish_timeout
+        .unwrap_or_else(|| publisher.default_timeout())
+}
+
+/// Asks a destination whether it answers; `Some(reason)` when it does not.
+pub async fn probe(publisher: &dyn Publisher, timeout: Duration) -> Option<String> {
+    match tokio::time::timeout(timeout, publisher.alive()).await {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(e),
+        Err(_) => Some(format!(
+            "no answer to a probe within {}",
+            crate::config::Dur(timeout)
+        )),
+    }
 }
 
 async fn pass_body<S: RelayStore>(
@@ -144,6 +185,7 @@ async fn pass_body<S: RelayStore>(
     settings: &RelaySettings,
     options: PassOptions,
     report: &mut PassReport,
+    probe_after: &mut bool,
 ) -> Result<(), StoreError> {
     store.begin_pass(target).await?;
     let began = Instant::now();
@@ -216,33 +258,63 @@ async fn pass_body<S: RelayStore>(
                 }
             }
             Sink::Publisher(publisher) => {
-                let results = publish_chunk(
+                let results = publish_chunk(ChunkJob {
                     publisher,
-                    &rows,
-                    &messages,
-                    &chunk,
+                    rows: &rows,
+                    messages: &messages,
+                    chunk: &chunk,
                     settings,
                     deadline,
                     strict,
-                    &blocked_keys,
-                )
+                    blocked: &blocked_keys,
+                })
                 .await;
                 let mut any_published = false;
+                let mut timed_out = false;
                 for (i, outcome, seconds) in results {
                     report.publish_seconds.extend(seconds);
-                    if strict && matches!(outcome, Outcome::Failed(_) | Outcome::HeldBack) {
-                        blocked_keys.insert(rows[i].key());
+                    if let Outcome::Failed(e) = &outcome {
+                        match e.kind {
+                            Refusal::Away => {
+                                report.down.get_or_insert_with(|| e.message.clone());
+                            }
+                            Refusal::TimedOut => timed_out = true,
+                            Refusal::Transient | Refusal::Permanent => {}
+                        }
                     }
                     any_published |= matches!(outcome, Outcome::Published);
                     outcomes[i] = outcome;
                 }
                 if any_published {
                     if let Err(e) = publisher.flush().await {
+                        if e.is_away() {
+                            report.down.get_or_insert_with(|| e.message.clone());
+                        }
                         for &i in &chunk {
                             if matches!(outcomes[i], Outcome::Published) {
                                 outcomes[i] = Outcome::Failed(e.clone());
                             }
                         }
+                    }
+                }
+                if strict {
+                    for &i in &chunk {
+                        if matches!(outcomes[i], Outcome::Failed(_) | Outcome::HeldBack) {
+                            blocked_keys.insert(rows[i].key());
+                        }
+                    }
+                }
+                // A publish that got no answer may have met a stalled broker: ask it, within
+                // what the pass has left.
+                if timed_out && report.down.is_none() {
+                    let mut limit = probe_timeout(settings, publisher.as_ref());
+                    if let Some(d) = deadline {
+                        limit = limit.min(d.saturating_duration_since(Instant::now()));
+                    }
+                    if limit.is_zero() {
+                        *probe_after = true;
+                    } else {
+                        report.down = probe(publisher.as_ref(), limit).await;
                     }
                 }
             }
@@ -256,23 +328,42 @@ async fn pass_body<S: RelayStore>(
             store.mark_published(target, marks, Utc::now()).await?;
             report.published += marks.len();
         }
+        if report.down.is_some() {
+            // The destination is away: what is left goes back untouched.
+            break;
+        }
     }
     finish_marks(store, target, settings, &rows, &outcomes, report).await
 }
 
-/// Publishes one chunk: rows of one key strictly in claim order, different keys concurrently
-/// (or everything in claim order for a serial destination or `one_at_a_time`).
-#[allow(clippy::too_many_arguments)]
-async fn publish_chunk(
-    publisher: &Arc<dyn Publisher>,
-    rows: &[OutboxRow],
-    messages: &[Option<Arc<Message>>],
-    chunk: &[usize],
-    settings: &RelaySettings,
+/// What [`publish_chunk`] works on.
+struct ChunkJob<'a> {
+    publisher: &'a Arc<dyn Publisher>,
+    rows: &'a [OutboxRow],
+    messages: &'a [Option<Arc<Message>>],
+    chunk: &'a [usize],
+    settings: &'a RelaySettings,
     deadline: Option<Instant>,
     strict: bool,
-    blocked: &HashSet<String>,
-) -> Vec<(usize, Outcome, Option<f64>)> {
+    blocked: &'a HashSet<String>,
+}
+
+/// Publishes one chunk: rows of one key strictly in claim order, different keys concurrently
+/// (or everything in claim order for a serial destination or `one_at_a_time`). Once a publish
+/// finds the destination away, no other publish of the chunk starts.
+async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> {
+    let ChunkJob {
+        publisher,
+        rows,
+        messages,
+        chunk,
+        settings,
+        deadline,
+        strict,
+        blocked,
+    } = job;
+    let timeout = publish_timeout(settings, publisher.as_ref());
+    let away = AtomicBool::new(false);
     let mut groups: Vec<Vec<usize>> = Vec::new();
     if publisher.serial() || settings.one_at_a_time {
         groups.push(chunk.to_vec());
@@ -291,6 +382,7 @@ async fn publish_chunk(
     }
     let futures = groups.into_iter().map(|group| {
         let publisher = publisher.clone();
+        let away = &away;
         async move {
             let mut out = Vec::with_capacity(group.len());
             let mut failed_keys: HashSet<String> = HashSet::new();
@@ -301,33 +393,28 @@ async fn publish_chunk(
                     continue;
                 }
                 let now = Instant::now();
-                if deadline.is_some_and(|d| now >= d) {
+                if deadline.is_some_and(|d| now >= d) || away.load(Ordering::Relaxed) {
                     out.push((i, Outcome::NotReached, None));
                     continue;
                 }
-                let limit = match (deadline, settings.publish_timeout) {
-                    (Some(d), Some(t)) => Some(d.min(now + t)),
-                    (Some(d), None) => Some(d),
-                    (None, Some(t)) => Some(now + t),
-                    (None, None) => None,
-                };
+                let limit = deadline.map_or(now + timeout, |d| d.min(now + timeout));
                 let message = messages[i].clone().expect("built");
-                let publish = publisher.publish(message);
-                let result = match limit {
-                    Some(at) => tokio::time::timeout_at(at.into(), publish)
-                        .await
-                        .unwrap_or_else(|_| {
-                            Err(PublishError::transient(format!(
-                                "publish timed out after {:.3}s",
-                                now.elapsed().as_secs_f64()
-                            )))
-                        }),
-                    None => publish.await,
-                };
+                let result = tokio::time::timeout_at(limit.into(), publisher.publish(message))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(PublishError::timed_out(format!(
+                            "publish timed out after {:.3}s",
+                            now.elapsed().as_secs_f64()
+                        )))
+                    });
                 let seconds = Some(now.elapsed().as_secs_f64());
                 match result {
                     Ok(()) => out.push((i, Outcome::Published, seconds)),
                     Err(e) => {
+                        // away, or no answer: no other publish of the chunk starts
+                        if matches!(e.kind, Refusal::Away | Refusal::TimedOut) {
+                            away.store(true, Ordering::Relaxed);
+                        }
                         failed_keys.insert(key);
                         out.push((i, Outcome::Failed(e), seconds));
                     }
@@ -361,8 +448,10 @@ async fn finish_marks<S: RelayStore>(
         match outcome {
             Outcome::Published => {}
             Outcome::NotReached | Outcome::HeldBack => untouched.push(row.id),
+            // The destination was away: the message was not judged, no attempt counts.
+            Outcome::Failed(e) if e.is_away() => untouched.push(row.id),
             Outcome::Poison(e) => fail(e.clone(), row.id),
-            Outcome::Failed(e) if e.permanent => fail(e.message.clone(), row.id),
+            Outcome::Failed(e) if e.kind == Refusal::Permanent => fail(e.message.clone(), row.id),
             Outcome::Failed(e) => match backoff::decide(row.attempts, settings.max_attempts) {
                 RetryDecision::Fail => fail(e.message.clone(), row.id),
                 RetryDecision::Retry { attempts } => {
@@ -405,255 +494,4 @@ async fn finish_marks<S: RelayStore>(
         report.untouched = untouched.len();
     }
     Ok(())
-}
-
-/// Totals for one route (and tenant).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct RouteStats {
-    pub route: String,
-    pub tenant: Option<uuid::Uuid>,
-    pub passes: u64,
-    pub claimed: u64,
-    pub published: u64,
-    pub retried: u64,
-    pub failed: u64,
-    pub failed_passes: u64,
-    pub reclaimed: u64,
-    pub seconds: f64,
-    pub events_per_second: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
-}
-
-impl RouteStats {
-    fn new(target: &PassTarget) -> Self {
-        Self {
-            route: target.route.clone(),
-            tenant: target.tenant,
-            ..Default::default()
-        }
-    }
-
-    fn add(&mut self, r: &PassReport) {
-        self.passes += 1;
-        self.claimed += r.claimed as u64;
-        self.published += r.published as u64;
-        self.retried += r.retried as u64;
-        self.failed += r.failed as u64;
-        self.reclaimed += r.reclaimed;
-        if !r.committed {
-            self.failed_passes += 1;
-            self.last_error.clone_from(&r.error);
-        }
-    }
-
-    fn finish(&mut self, elapsed: Duration) {
-        self.seconds = elapsed.as_secs_f64();
-        self.events_per_second = if self.seconds > 0.0 {
-            self.published as f64 / self.seconds
-        } else {
-            0.0
-        };
-    }
-}
-
-/// Stops a looping relay: `stop()` starts the shutdown drain.
-#[derive(Clone)]
-pub struct Shutdown {
-    tx: Arc<watch::Sender<bool>>,
-    rx: watch::Receiver<bool>,
-}
-
-impl Default for Shutdown {
-    fn default() -> Self {
-        let (tx, rx) = watch::channel(false);
-        Self {
-            tx: Arc::new(tx),
-            rx,
-        }
-    }
-}
-
-impl Shutdown {
-    pub fn stop(&self) {
-        let _ = self.tx.send(true);
-    }
-
-    pub fn is_stopped(&self) -> bool {
-        *self.rx.borrow()
-    }
-
-    /// Sleeps `d`, returning early (true) when stopped.
-    pub async fn sleep(&self, d: Duration) -> bool {
-        let mut rx = self.rx.clone();
-        tokio::select! {
-            _ = tokio::time::sleep(d) => self.is_stopped(),
-            _ = rx.wait_for(|&s| s) => true,
-        }
-    }
-}
-
-/// A relay over one store and a destination per route.
-pub struct Relay<S> {
-    pub store: S,
-    pub routes: Vec<(PassTarget, Sink)>,
-    pub settings: RelaySettings,
-}
-
-impl<S: RelayStore> Relay<S> {
-    /// `--once`: drains each route until a claim comes back short (or `max_passes`); a failed
-    /// pass ends that route's drain.
-    pub async fn drain_once(
-        &mut self,
-        max_passes: Option<u64>,
-        mut on_pass: impl FnMut(&PassTarget, &PassReport),
-    ) -> Vec<RouteStats> {
-        let mut all = Vec::new();
-        for (target, sink) in &self.routes {
-            let started = Instant::now();
-            let mut stats = RouteStats::new(target);
-            loop {
-                let options = PassOptions {
-                    reclaim: stats.passes == 0,
-                    stop_publishing_at: None,
-                };
-                let report = run_pass(&mut self.store, target, sink, &self.settings, options).await;
-                stats.add(&report);
-                on_pass(target, &report);
-                if !report.committed
-                    || report.short
-                    || max_passes.is_some_and(|m| stats.passes >= m)
-                {
-                    break;
-                }
-            }
-            stats.finish(started.elapsed());
-            all.push(stats);
-        }
-        all
-    }
-
-    /// `--loop`: ticks until `shutdown`, then the shutdown drain. Failed passes back their
-    /// route off (`route_backoff`); a committed pass resets it; waking early does not.
-    pub async fn run_loop(
-        &mut self,
-        shutdown: &Shutdown,
-        mut on_pass: impl FnMut(&PassTarget, &PassReport),
-        mut on_tick: impl FnMut(&[RouteStats]),
-    ) -> Vec<RouteStats> {
-        let mut totals: Vec<RouteStats> = self
-            .routes
-            .iter()
-            .map(|(t, _)| RouteStats::new(t))
-            .collect();
-        let mut failures: HashMap<PassTarget, (u32, Instant)> = HashMap::new();
-        let started = Instant::now();
-        while !shutdown.is_stopped() {
-            let mut tick: Vec<RouteStats> = Vec::new();
-            for (idx, (target, sink)) in self.routes.iter().enumerate() {
-                if failures
-                    .get(target)
-                    .is_some_and(|(_, until)| Instant::now() < *until)
-                {
-                    continue;
-                }
-                let mut stats = RouteStats::new(target);
-                let tick_started = Instant::now();
-                for n in 0..self.settings.max_batches_per_tick {
-                    if shutdown.is_stopped() {
-                        break;
-                    }
-                    let options = PassOptions {
-                        reclaim: n == 0,
-                        stop_publishing_at: None,
-                    };
-                    let report =
-                        run_pass(&mut self.store, target, sink, &self.settings, options).await;
-                    stats.add(&report);
-                    totals[idx].add(&report);
-                    on_pass(target, &report);
-                    if !report.committed {
-                        let count = failures.get(target).map_or(0, |(n, _)| *n) + 1;
-                        let wait = backoff::route_backoff(
-                            count,
-                            self.settings.interval,
-                            self.settings.retry_max_backoff,
-                        );
-                        failures.insert(target.clone(), (count, Instant::now() + wait));
-                        tracing::warn!(
-                            route = %target, failures = count, backoff_ms = wait.as_millis() as u64,
-                            "pass failed, backing off: {}", report.error.as_deref().unwrap_or("unknown error")
-                        );
-                        break;
-                    }
-                    failures.remove(target);
-                    if report.short {
-                        break;
-                    }
-                }
-                stats.finish(tick_started.elapsed());
-                tick.push(stats);
-            }
-            on_tick(&tick);
-            let u: f64 = rand::thread_rng().r#gen();
-            if shutdown
-                .sleep(backoff::jittered(
-                    self.settings.interval,
-                    self.settings.jitter,
-                    u,
-                ))
-                .await
-            {
-                break;
-            }
-        }
-        if self.settings.drain_on_shutdown {
-            let drained = self.shutdown_drain(&mut on_pass).await;
-            for (t, d) in totals.iter_mut().zip(drained) {
-                t.passes += d.passes;
-                t.claimed += d.claimed;
-                t.published += d.published;
-                t.retried += d.retried;
-                t.failed += d.failed;
-                t.failed_passes += d.failed_passes;
-            }
-        }
-        for t in &mut totals {
-            t.finish(started.elapsed());
-        }
-        totals
-    }
-
-    /// Strict passes for at most `shutdown_drain_timeout`: no reclaim, one delivery attempt
-    /// per row (a route stops after a pass that retried or failed a row), and publishing stops
-    /// when a fifth of the remaining budget is left, so the last pass commits.
-    pub async fn shutdown_drain(
-        &mut self,
-        on_pass: &mut impl FnMut(&PassTarget, &PassReport),
-    ) -> Vec<RouteStats> {
-        let end = Instant::now() + self.settings.shutdown_drain_timeout;
-        let mut out = Vec::new();
-        for (target, sink) in &self.routes {
-            let mut stats = RouteStats::new(target);
-            loop {
-                let now = Instant::now();
-                if now >= end {
-                    break;
-                }
-                let stop = now + (end - now).mul_f64(0.8);
-                let options = PassOptions {
-                    reclaim: false,
-                    stop_publishing_at: Some(stop),
-                };
-                let report = run_pass(&mut self.store, target, sink, &self.settings, options).await;
-                stats.add(&report);
-                on_pass(target, &report);
-                if !report.committed || report.short || report.retried > 0 || report.failed > 0 {
-                    break;
-                }
-            }
-            out.push(stats);
-        }
-        out
-    }
 }

@@ -40,6 +40,8 @@ struct Inner {
     buckets: Vec<u64>,
     latency_sum: f64,
     latency_count: u64,
+    /// Each destination (masked), and why it is down (`None`: up).
+    destinations: BTreeMap<String, Option<String>>,
 }
 
 pub struct Metrics {
@@ -103,6 +105,32 @@ impl Metrics {
             inner.latency_sum += s;
             inner.latency_count += 1;
         }
+    }
+
+    /// The destinations the relay serves, up until told otherwise.
+    pub fn set_destinations(&self, destinations: &[String]) {
+        let mut inner = self.inner.lock().expect("not poisoned");
+        for d in destinations {
+            inner.destinations.entry(d.clone()).or_insert(None);
+        }
+    }
+
+    /// A destination went down (`Some(reason)`) or came back (`None`).
+    pub fn destination(&self, destination: &str, down: Option<&str>) {
+        let mut inner = self.inner.lock().expect("not poisoned");
+        inner
+            .destinations
+            .insert(destination.to_owned(), down.map(str::to_owned));
+    }
+
+    /// The destinations that are down, with their reasons.
+    pub fn down_destinations(&self) -> Vec<(String, String)> {
+        let inner = self.inner.lock().expect("not poisoned");
+        inner
+            .destinations
+            .iter()
+            .filter_map(|(d, why)| why.as_ref().map(|w| (d.clone(), w.clone())))
+            .collect()
     }
 
     /// Routes whose passes have failed for longer than `limit` without a commit since.
@@ -177,6 +205,32 @@ impl Metrics {
                 label(tenant),
                 r.backoff_seconds
             );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_destination_up Whether the destination answers (0: down, its routes claim nothing until a probe succeeds).\n# TYPE outboxctl_destination_up gauge"
+        );
+        for (d, why) in &inner.destinations {
+            let _ = writeln!(
+                out,
+                "outboxctl_destination_up{{destination=\"{}\"}} {}",
+                label(d),
+                u8::from(why.is_none())
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_destination_down_info Why a destination is down (1 per down destination).\n# TYPE outboxctl_destination_down_info gauge"
+        );
+        for (d, why) in &inner.destinations {
+            if let Some(why) = why {
+                let _ = writeln!(
+                    out,
+                    "outboxctl_destination_down_info{{destination=\"{}\",reason=\"{}\"}} 1",
+                    label(d),
+                    label(why)
+                );
+            }
         }
         let _ = writeln!(
             out,
@@ -288,5 +342,27 @@ mod tests {
             m.failing_longer_than(Duration::ZERO).is_empty(),
             "a committed pass clears it"
         );
+    }
+
+    #[test]
+    fn destinations_up_and_down_with_their_reason() {
+        let m = Metrics::new(Duration::from_secs(1), Duration::from_secs(300));
+        m.set_destinations(&["nats://a".into(), "redis://b".into()]);
+        m.destination("nats://a", Some("connection refused"));
+        let text = m.render(&[], chrono::Utc::now());
+        assert!(
+            text.contains("outboxctl_destination_up{destination=\"nats://a\"} 0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("outboxctl_destination_up{destination=\"redis://b\"} 1"),
+            "{text}"
+        );
+        assert!(text.contains(
+            "outboxctl_destination_down_info{destination=\"nats://a\",reason=\"connection refused\"} 1"
+        ));
+        assert_eq!(m.down_destinations().len(), 1);
+        m.destination("nats://a", None);
+        assert!(m.down_destinations().is_empty());
     }
 }

@@ -4,6 +4,8 @@
 pub mod backoff;
 pub mod destination;
 pub mod engine;
+pub mod lanes;
 pub mod metrics;
 
-pub use engine::{PassOutcome, PassReport, Relay, RelaySettings, RouteStats, Shutdown};
+pub use engine::{PassOutcome, PassReport, RelaySettings};
+pub use lanes::{Lane, Relay, RelayEvents, RouteStats, Shutdown};

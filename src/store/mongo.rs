@@ -180,6 +180,16 @@ impl MongoStore {
         }
     }
 
+    /// Another store over the same client (its own claim state), for another lane.
+    pub fn fork(&self) -> Self {
+        Self {
+            db: self.db.clone(),
+            coll: self.coll.clone(),
+            opts: self.opts.clone(),
+            ids: HashMap::new(),
+        }
+    }
+
     pub fn database(&self) -> &Database {
         &self.db
     }

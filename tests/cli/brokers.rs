@@ -298,7 +298,7 @@ async fn redis_pubsub_body_is_forzes() {
     );
 }
 
-async fn amqp_channel() -> (lapin::Connection, lapin::Channel) {
+pub async fn amqp_channel() -> (lapin::Connection, lapin::Channel) {
     let conn = lapin::Connection::connect(AMQP, lapin::ConnectionProperties::default())
         .await
         .expect("RabbitMQ on 127.0.0.1:5672 (scripts/services.sh starts it)");
@@ -423,28 +423,23 @@ async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
 }
 
 #[tokio::test]
-async fn rabbitmq_unroutable_and_unreachable_are_failed_publishes() {
+async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt() {
     use lapin::options::ExchangeDeclareOptions;
     use lapin::types::FieldTable;
     let (schema, mut conn) = PgSchema::new("broker_rabbitmq_refuse").await;
     migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 3, None).await;
-    // broker away: retried, then delivered when it is back (here: the right address)
+    // broker away: nothing attempted, --once says why and exits 1
     let away = crate::common::config_file(
         "broker_rabbitmq_away",
         "relay:\n  routes:\n    orders:\n      to: \"amqp://guest:guest@127.0.0.1:1/%2f\"\n",
     );
     let out = relay(&schema, &away, &[]);
-    assert_eq!(out.code, 0, "retries are not failures: {out:?}");
+    assert_eq!(out.code, 1, "a destination down: {out:?}");
     assert!(out.stderr.contains("unreachable"), "{out:?}");
-    let (attempts, err): (i32, String) =
-        sqlx::query_as(&format!("SELECT min(attempts), min(last_error) FROM {t}"))
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-    assert_eq!(attempts, 1);
-    assert!(err.contains("RabbitMQ"), "{err}");
+    assert!(out.stdout.contains("destination down"), "{out:?}");
+    crate::own_server::assert_no_attempts(&mut conn, &t).await;
     // an exchange with no binding: mandatory publish comes back, the row parks after max_attempts
     let exchange = format!("{}.nowhere", schema.name);
     let (_c, ch) = amqp_channel().await;
@@ -460,7 +455,7 @@ async fn rabbitmq_unroutable_and_unreachable_are_failed_publishes() {
     let refuse = crate::common::config_file(
         "broker_rabbitmq_refuse",
         &format!(
-            "relay:\n  max_attempts: 2\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      exchange: \"{exchange}\"\n"
+            "relay:\n  max_attempts: 1\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      exchange: \"{exchange}\"\n"
         ),
     );
     let out = relay(&schema, &refuse, &[]);
@@ -570,7 +565,7 @@ async fn nats_jetstream_headers_dedup_and_order() {
 }
 
 #[tokio::test]
-async fn nats_away_retries_then_delivers_and_create_stream_works() {
+async fn nats_away_is_no_attempt_then_delivers_and_create_stream_works() {
     let (schema, mut conn) = PgSchema::new("broker_nats_away").await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
@@ -580,13 +575,9 @@ async fn nats_away_retries_then_delivers_and_create_stream_works() {
         "relay:\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: nats://127.0.0.1:1\n",
     );
     let out = relay_plain(&schema, &away);
-    assert_eq!(out.code, 0, "{out:?}");
-    let attempts: i32 = sqlx::query_scalar(&format!("SELECT min(attempts) FROM {t}"))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
-    assert_eq!(attempts, 1, "{out:?}");
-    make_due(&mut conn, &t).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains("destination down"), "{out:?}");
+    crate::own_server::assert_no_attempts(&mut conn, &t).await;
     let subject = format!("{}.created", schema.name);
     let back = crate::common::config_file(
         "broker_nats_back",
@@ -686,7 +677,21 @@ async fn hook(script: Vec<u16>) -> Hook {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
     let (schema, mut conn, t) = worked_example_outbox("broker_http").await;
-    let server = hook(vec![503]).await;
+    // a 503 says the receiver is away: nothing attempted, --once exits 1 saying so
+    let unavailable = hook(vec![503]).await;
+    let cfg = crate::common::config_file(
+        "broker_http_503",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: {}\n",
+            unavailable.addr
+        ),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains("destination down"), "{out:?}");
+    assert!(out.stdout.contains("HTTP 503"), "{out:?}");
+    crate::own_server::assert_no_attempts(&mut conn, &t).await;
+    let server = hook(vec![500]).await;
     let cfg = crate::common::config_file(
         "broker_http",
         &format!(
@@ -726,7 +731,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
             .unwrap();
     assert_eq!(
         (attempts, err.as_str()),
-        (1, "HTTP 503: the service said no")
+        (1, "HTTP 500: the service said no")
     );
     make_due(&mut conn, &t).await;
     let out = crate::common::outboxctl()

@@ -265,7 +265,7 @@ async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kafka_away_retries_then_delivers_and_refusal_parks() {
+async fn kafka_away_is_no_attempt_then_delivers_and_refusal_parks() {
     let (schema, mut conn) = PgSchema::new("broker_kafka_away").await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
@@ -275,20 +275,10 @@ async fn kafka_away_retries_then_delivers_and_refusal_parks() {
         "relay:\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: kafka://127.0.0.1:1\n      channel: nowhere\n",
     );
     let out = relay_plain(&schema, &away);
-    assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.contains("Kafka is unreachable"), "{out:?}");
-    let (attempts, error): (i32, Option<String>) = sqlx::query_as(&format!(
-        "SELECT min(attempts), min(last_error) FROM {t} WHERE status = 'pending'"
-    ))
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
-    assert_eq!(attempts, 1, "{out:?}");
-    let error = error.unwrap_or_default();
-    assert!(
-        error.contains("Kafka produce") || error.contains("timed out"),
-        "{error}"
-    );
+    assert_eq!(out.code, 1, "a destination down: {out:?}");
+    assert!(out.stdout.contains("destination down"), "{out:?}");
+    crate::own_server::assert_no_attempts(&mut conn, &t).await;
 
     // back: the same rows go out; a record over the producer's 1 MB limit is parked at once
     sqlx::raw_sql(&format!(
@@ -408,8 +398,9 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
         ),
     );
     let out = relay_plain(&schema, &untrusted);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, 1, "a destination down: {out:?}");
     assert!(out.stderr.contains("certificate verify failed"), "{out:?}");
+    assert!(out.stdout.contains("destination down"), "{out:?}");
     let published = count(&mut conn, &published_sql).await;
     assert_eq!(published, 0, "{out:?}");
 
@@ -486,7 +477,11 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
         )
     };
     let out = relay_plain(&schema, &cfg("broker_kafka_sasl_wrong", "wrong"));
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.code, 1,
+        "refused credentials: the destination is down: {out:?}"
+    );
+    assert!(out.stdout.contains("destination down"), "{out:?}");
     assert!(
         !out.stderr.contains("wrong@"),
         "the password is never printed: {out:?}"
@@ -528,9 +523,9 @@ async fn kafka_create_topic_when_the_broker_comes_later() {
             "relay:\n  interval: 100ms\n  retry_base_delay: 200ms\n  retry_max_backoff: 1s\n  max_attempts: 50\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: kafka://127.0.0.1:{port}\n      channel: late.orders\n      create_topic: true\n      partitions: 2\n"
         ),
     );
-    let relay = spawn_loop_relay(&t, &cfg, &broker.dir.join("relay.log"));
-    let attempted = format!("SELECT count(*) FROM {t} WHERE attempts > 0");
-    wait_rows(&mut conn, &attempted, 1).await;
+    let log = broker.dir.join("relay.log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    crate::own_server::wait_log(&log, "destination down", 1).await;
     broker.start().await;
     let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published, 10).await;

@@ -15,6 +15,7 @@ mod migrate_mongo;
 mod migrate_pg;
 mod mongo_relay;
 mod ops_pg;
+mod outages;
 mod own_server;
 mod partitions_pg;
 mod pgbouncer;

@@ -75,6 +75,17 @@ impl OwnServer {
         .await;
     }
 
+    /// SIGSTOP (`pause`) or SIGCONT to the server's whole process group: a stalled server
+    /// keeps its connections open and answers nothing.
+    pub fn signal(&self, signal: &str) {
+        let c = self.child.as_ref().expect("started");
+        let status = Command::new("kill")
+            .args([signal, "--", &format!("-{}", c.id())])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill {signal}");
+    }
+
     /// SIGTERM to the server's whole process group, then waits for it.
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {
@@ -97,6 +108,9 @@ impl Drop for OwnServer {
     fn drop(&mut self) {
         if let Some(c) = &self.child {
             let _ = Command::new("kill")
+                .args(["-CONT", "--", &format!("-{}", c.id())])
+                .status();
+            let _ = Command::new("kill")
                 .args(["-KILL", "--", &format!("-{}", c.id())])
                 .status();
             self.child.take().map(|mut c| c.wait());
@@ -108,8 +122,10 @@ impl Drop for OwnServer {
 }
 
 /// A looping relay publishes 100 events to `destination` (YAML lines of the `orders` route),
-/// the server stops, 100 more are staged, a publish fails while it is away, the server starts
-/// again: every row ends `published`. The hooks (given the table) run just before the stop and
+/// the server stops, 100 more are staged, the relay finds the destination down, and the
+/// outage lasts more than ten times the whole retry schedule (`max_attempts: 2`,
+/// `retry_base_delay: 100ms`); the server starts again: every row ends `published`, and no
+/// attempt was counted for the outage. The hooks (given the table) run just before the stop and
 /// just after the start; they block, so a test whose hooks do I/O runs on a multi-thread
 /// runtime and uses [`on_tokio`]. Returns the schema (kept alive), a connection and the table for the broker
 /// side's checks.
@@ -127,23 +143,109 @@ pub async fn relay_across_restart(
     let cfg = config_file(
         test,
         &format!(
-            "relay:\n  interval: 100ms\n  retry_base_delay: 200ms\n  retry_max_backoff: 1s\n  max_attempts: 100\n  publish_timeout: 2s\n  routes:\n    orders:\n{destination}"
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: 2s\n  routes:\n    orders:\n{destination}"
         ),
     );
-    let relay = spawn_loop_relay(&t, &cfg, &server.dir.join("relay.log"));
+    let log = server.dir.join("relay.log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
     let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published_sql, 100).await;
     before_stop(&t);
     server.stop();
+    let stopped = std::time::Instant::now();
     stage(&mut conn, &t, "orders", 100, Some(10)).await;
-    // the relay tries while the server is away: a failed attempt is recorded
-    let attempted = format!("SELECT count(*) FROM {t} WHERE attempts > 0");
-    wait_rows(&mut conn, &attempted, 1).await;
+    // the relay finds the destination down, and probes it (backing off to 500ms)
+    wait_log(&log, "destination down", 1).await;
+    // the schedule (one retry after 50-100ms) fits in the outage more than ten times over
+    wait_until(Duration::from_secs(30), "an outage of 2s", || {
+        stopped.elapsed() >= Duration::from_secs(2)
+    })
+    .await;
     server.start().await;
     after_start(&t);
     wait_rows(&mut conn, &published_sql, 200).await;
     assert!(relay.terminate().success());
+    assert_no_attempts(&mut conn, &t).await;
     (schema, conn, t)
+}
+
+/// The stall story: a looping relay (publish timeout 1s, `max_attempts: 2`) publishes 100
+/// events of 10 keys, the server is stopped with SIGSTOP (connections stay open, nothing
+/// answers) and 100 more are staged. The publishes in flight time out and count one attempt
+/// each, then a probe finds the destination down and nothing more is attempted: at most one
+/// row per key (what can be in flight) gets +1, none is parked. After SIGCONT every row ends
+/// `published`. `stall` and `resume` stop and continue the server.
+pub async fn relay_across_stall(
+    test: &str,
+    destination: &str,
+    log: &Path,
+    stall: &mut dyn FnMut(),
+    resume: &mut dyn FnMut(),
+) -> (PgSchema, PgConnection, String) {
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 100, Some(10)).await;
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: 1s\n  routes:\n    orders:\n{destination}"
+        ),
+    );
+    let relay = spawn_loop_relay(&t, &cfg, log);
+    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published_sql, 100).await;
+    stall();
+    let stalled = std::time::Instant::now();
+    stage(&mut conn, &t, "orders", 100, Some(10)).await;
+    wait_log(log, "destination down", 1).await;
+    wait_until(Duration::from_secs(30), "a stall of 3s", || {
+        stalled.elapsed() >= Duration::from_secs(3)
+    })
+    .await;
+    let attempted_sql = format!("SELECT count(*) FROM {t} WHERE attempts > 0");
+    let during = crate::common::count(&mut conn, &attempted_sql).await;
+    resume();
+    wait_rows(&mut conn, &published_sql, 200).await;
+    assert!(relay.terminate().success());
+    let (attempted, most, failed): (i64, Option<i32>, i64) = sqlx::query_as(&format!(
+        "SELECT count(*) FILTER (WHERE attempts > 0), max(attempts), count(*) FILTER (WHERE status = 'failed') FROM {t}"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert!(
+        during <= 10 && attempted <= 10,
+        "at most the rows in flight (one per key) are attempted: {during} during the stall, {attempted} in all"
+    );
+    assert_eq!((most.unwrap_or(0) <= 1, failed), (true, 0), "none parked");
+    (schema, conn, t)
+}
+
+/// Waits until the relay's log holds `needle` at least `n` times.
+pub async fn wait_log(log: &Path, needle: &str, n: usize) {
+    let what = format!("{n} × {needle:?} in {}", log.display());
+    crate::common::eventually(Duration::from_secs(60), &what, async || {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let seen = text.matches(needle).count();
+        if seen >= n {
+            Ok(())
+        } else {
+            Err(format!("{seen} so far; log:\n{text}"))
+        }
+    })
+    .await
+}
+
+/// No row of the table was counted an attempt or parked: an outage is not a failure.
+pub async fn assert_no_attempts(conn: &mut PgConnection, t: &str) {
+    let (attempted, failed): (i64, i64) = sqlx::query_as(&format!(
+        "SELECT count(*) FILTER (WHERE attempts > 0), count(*) FILTER (WHERE status = 'failed') FROM {t}"
+    ))
+    .fetch_one(conn)
+    .await
+    .unwrap();
+    assert_eq!((attempted, failed), (0, 0), "rows attempted, rows parked");
 }
 
 /// `relay --loop` on the table with a config file, its log in `log`; killed if the test fails.

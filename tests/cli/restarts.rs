@@ -1,5 +1,7 @@
-//! Each broker stopped and started again while a looping relay runs (a server of the test's
-//! own, so the shared ones stay up): the relay reconnects and nothing is lost.
+//! Each broker stopped and started again, or stalled with SIGSTOP, while a looping relay runs
+//! (a server of the test's own, so the shared ones stay up): the outage counts no attempt
+//! and parks nothing, a stall costs at most the publishes in flight one attempt each, and
+//! nothing is lost.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -7,23 +9,20 @@ use std::process::Command;
 
 use crate::brokers_kafka::{create_topic, create_topic_if_missing, read_until};
 use crate::own_server::{
-    OwnServer, assert_none_lost, free_port, on_tokio, relay_across_restart, staged_event_ids,
+    OwnServer, assert_none_lost, free_port, on_tokio, relay_across_restart, relay_across_stall,
+    staged_event_ids,
 };
 
-#[tokio::test]
-async fn nats_restart_while_the_loop_runs_loses_nothing() {
+/// A nats-server of the test's own with JetStream and a stream `restart` on
+/// `restart.orders`; its URL.
+async fn own_nats(test: &str) -> (OwnServer, String) {
     let port = free_port();
-    let mut nats = OwnServer::new(
-        "own_nats",
-        Path::new("/usr/sbin/nats-server"),
-        port,
-        move |dir| {
-            let mut c = Command::new("/usr/sbin/nats-server");
-            c.args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
-                .arg(dir);
-            c
-        },
-    );
+    let mut nats = OwnServer::new(test, Path::new("/usr/sbin/nats-server"), port, move |dir| {
+        let mut c = Command::new("/usr/sbin/nats-server");
+        c.args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
+            .arg(dir);
+        c
+    });
     nats.start().await;
     let url = format!("nats://127.0.0.1:{port}");
     let js = async_nats::jetstream::new(async_nats::connect(&url).await.unwrap());
@@ -35,6 +34,69 @@ async fn nats_restart_while_the_loop_runs_loses_nothing() {
     })
     .await
     .unwrap();
+    (nats, url)
+}
+
+/// A redis-server of the test's own (append-only, fsync always); its URL.
+async fn own_redis(test: &str) -> (OwnServer, String) {
+    let port = free_port();
+    let bin = PathBuf::from("/usr/bin/redis-server");
+    let mut redis = OwnServer::new(test, &bin, port, move |dir| {
+        let mut c = Command::new("/usr/bin/redis-server");
+        c.args([
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "--save",
+            "",
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--dir",
+        ])
+        .arg(dir);
+        c
+    });
+    redis.start().await;
+    (redis, format!("redis://127.0.0.1:{port}"))
+}
+
+/// A RabbitMQ node of the test's own; its URL.
+async fn own_rabbitmq(test: &str) -> (OwnServer, String) {
+    let (port, dist) = (free_port(), free_port());
+    let bin = PathBuf::from("/usr/lib/rabbitmq/bin/rabbitmq-server");
+    let node = format!("outboxctl{port}@localhost");
+    let mut rabbit = OwnServer::new(test, &bin, port, move |dir| {
+        std::fs::write(
+            dir.join("rabbitmq.conf"),
+            format!("listeners.tcp.local = 127.0.0.1:{port}\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("env.conf"), "").unwrap();
+        let mut c = Command::new("/usr/lib/rabbitmq/bin/rabbitmq-server");
+        c.current_dir(dir)
+            .env("HOME", dir)
+            .env("RABBITMQ_NODENAME", &node)
+            .env("RABBITMQ_NODE_PORT", port.to_string())
+            .env("RABBITMQ_DIST_PORT", dist.to_string())
+            .env("RABBITMQ_MNESIA_BASE", dir.join("mnesia"))
+            .env("RABBITMQ_LOG_BASE", dir.join("log"))
+            .env("RABBITMQ_ENABLED_PLUGINS_FILE", dir.join("plugins"))
+            .env("RABBITMQ_PID_FILE", dir.join("pid"))
+            .env("RABBITMQ_CONFIG_FILE", dir.join("rabbitmq.conf"))
+            .env("RABBITMQ_CONF_ENV_FILE", dir.join("env.conf"))
+            .env("ERL_EPMD_ADDRESS", "127.0.0.1");
+        c
+    });
+    rabbit.start().await;
+    (rabbit, format!("amqp://guest:guest@127.0.0.1:{port}/%2f"))
+}
+
+#[tokio::test]
+async fn nats_restart_while_the_loop_runs_loses_nothing() {
+    let (mut nats, url) = own_nats("own_nats").await;
     let dest = format!("      to: {url}\n      channel: restart.orders\n");
     let (_schema, mut conn, t) =
         relay_across_restart("restart_nats", &mut nats, &dest, &mut |_| {}, &mut |_| {}).await;
@@ -56,28 +118,7 @@ async fn nats_restart_while_the_loop_runs_loses_nothing() {
 
 #[tokio::test]
 async fn redis_restart_while_the_loop_runs_loses_nothing() {
-    let port = free_port();
-    let bin = PathBuf::from("/usr/bin/redis-server");
-    let mut redis = OwnServer::new("own_redis", &bin, port, move |dir| {
-        let mut c = Command::new("/usr/bin/redis-server");
-        c.args([
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-            "--save",
-            "",
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            "always",
-            "--dir",
-        ])
-        .arg(dir);
-        c
-    });
-    redis.start().await;
-    let url = format!("redis://127.0.0.1:{port}");
+    let (mut redis, url) = own_redis("own_redis").await;
     let dest = format!("      to: {url}\n      channel: restart\n");
     let (_schema, mut conn, t) =
         relay_across_restart("restart_redis", &mut redis, &dest, &mut |_| {}, &mut |_| {}).await;
@@ -107,33 +148,7 @@ async fn redis_restart_while_the_loop_runs_loses_nothing() {
 
 #[tokio::test]
 async fn rabbitmq_restart_while_the_loop_runs_loses_nothing() {
-    let (port, dist) = (free_port(), free_port());
-    let bin = PathBuf::from("/usr/lib/rabbitmq/bin/rabbitmq-server");
-    let node = format!("outboxctl{port}@localhost");
-    let mut rabbit = OwnServer::new("own_rabbitmq", &bin, port, move |dir| {
-        std::fs::write(
-            dir.join("rabbitmq.conf"),
-            format!("listeners.tcp.local = 127.0.0.1:{port}\n"),
-        )
-        .unwrap();
-        std::fs::write(dir.join("env.conf"), "").unwrap();
-        let mut c = Command::new("/usr/lib/rabbitmq/bin/rabbitmq-server");
-        c.current_dir(dir)
-            .env("HOME", dir)
-            .env("RABBITMQ_NODENAME", &node)
-            .env("RABBITMQ_NODE_PORT", port.to_string())
-            .env("RABBITMQ_DIST_PORT", dist.to_string())
-            .env("RABBITMQ_MNESIA_BASE", dir.join("mnesia"))
-            .env("RABBITMQ_LOG_BASE", dir.join("log"))
-            .env("RABBITMQ_ENABLED_PLUGINS_FILE", dir.join("plugins"))
-            .env("RABBITMQ_PID_FILE", dir.join("pid"))
-            .env("RABBITMQ_CONFIG_FILE", dir.join("rabbitmq.conf"))
-            .env("RABBITMQ_CONF_ENV_FILE", dir.join("env.conf"))
-            .env("ERL_EPMD_ADDRESS", "127.0.0.1");
-        c
-    });
-    rabbit.start().await;
-    let url = format!("amqp://guest:guest@127.0.0.1:{port}/%2f");
+    let (mut rabbit, url) = own_rabbitmq("own_rabbitmq").await;
     let dest = format!("      to: {url}\n      channel: restart\n      declare: true\n");
     let (_schema, mut conn, t) = relay_across_restart(
         "restart_rabbitmq",
@@ -223,4 +238,69 @@ pub fn tansu_bin() -> PathBuf {
         PathBuf::from,
     );
     cache.join("tansu-0.6.0/bin/tansu")
+}
+
+#[tokio::test]
+async fn nats_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_nothing() {
+    let (nats, url) = own_nats("stall_nats").await;
+    let dest = format!("      to: {url}\n      channel: restart.orders\n");
+    let log = nats.dir.join("relay.log");
+    relay_across_stall(
+        "stall_nats",
+        &dest,
+        &log,
+        &mut || nats.signal("-STOP"),
+        &mut || nats.signal("-CONT"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn redis_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_nothing() {
+    let (redis, url) = own_redis("stall_redis").await;
+    let dest = format!("      to: {url}\n      channel: stall\n");
+    let log = redis.dir.join("relay.log");
+    relay_across_stall(
+        "stall_redis",
+        &dest,
+        &log,
+        &mut || redis.signal("-STOP"),
+        &mut || redis.signal("-CONT"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn rabbitmq_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_nothing() {
+    let (rabbit, url) = own_rabbitmq("stall_rabbitmq").await;
+    let dest = format!("      to: {url}\n      channel: stall\n      declare: true\n");
+    let log = rabbit.dir.join("relay.log");
+    relay_across_stall(
+        "stall_rabbitmq",
+        &dest,
+        &log,
+        &mut || rabbit.signal("-STOP"),
+        &mut || rabbit.signal("-CONT"),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_nothing() {
+    let port = free_port();
+    let mut tansu = OwnServer::new("stall_tansu", &tansu_bin(), port, move |dir| {
+        crate::brokers_kafka::tansu(dir, port, port, "memory://tansu/")
+    });
+    tansu.start().await;
+    create_topic(&format!("127.0.0.1:{port}"), "stall.orders", 3).await;
+    let dest = format!("      to: kafka://127.0.0.1:{port}\n      channel: stall.orders\n");
+    let log = tansu.dir.join("relay.log");
+    relay_across_stall(
+        "stall_kafka",
+        &dest,
+        &log,
+        &mut || tansu.signal("-STOP"),
+        &mut || tansu.signal("-CONT"),
+    )
+    .await;
 }

@@ -39,13 +39,75 @@ pub struct Amqp {
     slot: Slot,
 }
 
-async fn open(url: &str) -> Result<(Arc<Connection>, Channel), lapin::Error> {
-    let conn = Connection::connect(url, ConnectionProperties::default()).await?;
-    let channel = conn.create_channel().await?;
-    channel
-        .confirm_select(ConfirmSelectOptions::default())
-        .await?;
-    Ok((Arc::new(conn), channel))
+/// How long opening a connection (TCP, handshake, channel, confirm mode) may take.
+const OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why a connection could not be opened.
+#[derive(Debug)]
+enum OpenError {
+    /// The broker answered and refused: authentication, an unknown vhost, no permission.
+    Refused(String),
+    /// The broker is away: no connection, or no answer within [`OPEN_TIMEOUT`].
+    Away(String),
+}
+
+impl OpenError {
+    fn text(self) -> String {
+        match self {
+            Self::Refused(t) | Self::Away(t) => t,
+        }
+    }
+}
+
+/// Opens a connection and a confirm-mode channel, within [`OPEN_TIMEOUT`].
+async fn open(url: &str) -> Result<(Arc<Connection>, Channel), OpenError> {
+    let url = vhost_as_forze_reads_it(url);
+    let opened = tokio::time::timeout(OPEN_TIMEOUT, async {
+        let conn = Connection::connect(&url, ConnectionProperties::default()).await?;
+        let channel = conn.create_channel().await?;
+        channel
+            .confirm_select(ConfirmSelectOptions::default())
+            .await?;
+        Ok::<_, lapin::Error>((Arc::new(conn), channel))
+    })
+    .await;
+    match opened {
+        Ok(Ok(open)) => Ok(open),
+        Ok(Err(e @ lapin::Error::ProtocolError(_))) => Err(OpenError::Refused(format!(
+            "RabbitMQ refused the connection: {e}"
+        ))),
+        Ok(Err(e)) => Err(OpenError::Away(format!("connecting to RabbitMQ: {e}"))),
+        Err(_) => Err(OpenError::Away(format!(
+            "connecting to RabbitMQ: no answer within {}",
+            crate::config::Dur(OPEN_TIMEOUT)
+        ))),
+    }
+}
+
+/// The URL with its vhost as forze's client (aiormq) reads it (forze-wire §3.1a): an empty
+/// path or `/` is the default vhost `/`; otherwise the path without its leading `/`, with
+/// `%2F` as `/`. lapin follows the AMQP URI rule, where `/` names the empty vhost, so the path
+/// is rewritten to the form both read alike.
+pub fn vhost_as_forze_reads_it(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("amqp", url));
+    let (before_query, query) = match rest.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (rest, None),
+    };
+    let (authority, path) = match before_query.find('/') {
+        Some(i) => (&before_query[..i], &before_query[i..]),
+        None => (before_query, ""),
+    };
+    let path = match path {
+        "" | "/" => "/%2f".to_owned(),
+        p => p.to_owned(),
+    };
+    let mut out = format!("{scheme}://{authority}{path}");
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    out
 }
 
 fn queue_args(opts: &AmqpOptions) -> FieldTable {
@@ -145,7 +207,8 @@ pub fn properties(message: &Message) -> BasicProperties {
 
 impl Amqp {
     /// Connects and checks (or declares) the queue when it does not depend on the row's tenant.
-    /// An unreachable broker is not an error here: publishes fail and retry until it is back.
+    /// An unreachable broker is not an error here (the relay starts with the destination down);
+    /// a broker that refuses the connection (credentials, vhost) is.
     pub async fn connect(url: &str, opts: AmqpOptions) -> Result<(Self, Option<String>), String> {
         let mut warning = None;
         let slot = match open(url).await {
@@ -154,20 +217,20 @@ impl Amqp {
                     let queue = naming::rabbitmq_queue(&opts.channel, &opts.namespace, false, None)
                         .map_err(|e| e.message)?;
                     if let Err(e) = prepare_queue(&channel, &queue, &opts).await {
-                        return Err(if opts.declare {
-                            format!("declaring queue {queue}: {e}")
-                        } else {
-                            format!(
-                                "queue {queue} does not exist or cannot be used ({e}): create it, or set declare: true on the route"
-                            )
-                        });
+                        return Err(queue_error(&queue, &opts, &e));
                     }
                 }
                 Some((conn, channel))
             }
-            Err(e) => {
+            Err(OpenError::Refused(e)) => {
+                return Err(format!(
+                    "{e}: check the user, password and vhost of {} (an empty path or / is the vhost /)",
+                    crate::dburl::mask(url)
+                ));
+            }
+            Err(OpenError::Away(e)) => {
                 warning = Some(format!(
-                    "RabbitMQ at {} is unreachable ({e}); publishes will retry",
+                    "RabbitMQ at {} is unreachable ({e}); its routes wait until it answers",
                     crate::dburl::mask(url)
                 ));
                 None
@@ -199,13 +262,12 @@ impl Publisher for Amqp {
                 match guard.as_ref() {
                     Some((_, ch)) if ch.status().connected() => ch.clone(),
                     _ => {
-                        let (conn, ch) = open(&url).await.map_err(|e| {
-                            PublishError::transient(format!("connecting to RabbitMQ: {e}"))
-                        })?;
+                        let (conn, ch) =
+                            open(&url).await.map_err(|e| PublishError::away(e.text()))?;
                         if opts.tenant_aware || opts.declare {
-                            prepare_queue(&ch, &queue, &opts).await.map_err(|e| {
-                                PublishError::transient(format!("queue {queue}: {e}"))
-                            })?;
+                            prepare_queue(&ch, &queue, &opts)
+                                .await
+                                .map_err(|e| PublishError::away(queue_error(&queue, &opts, &e)))?;
                         }
                         *guard = Some((conn, ch.clone()));
                         ch
@@ -215,7 +277,7 @@ impl Publisher for Amqp {
             if opts.tenant_aware && opts.declare {
                 prepare_queue(&channel, &queue, &opts)
                     .await
-                    .map_err(|e| PublishError::transient(format!("queue {queue}: {e}")))?;
+                    .map_err(|e| PublishError::away(queue_error(&queue, &opts, &e)))?;
             }
             let exchange = opts.exchange.as_deref().unwrap_or("");
             let publish = channel
@@ -244,10 +306,67 @@ impl Publisher for Amqp {
                     "RabbitMQ refused the message (basic.nack)",
                 )),
                 Err(e) => {
+                    // The connection or channel is gone: the broker never judged the message.
                     *slot.lock().await = None;
-                    Err(PublishError::transient(format!("RabbitMQ: {e}")))
+                    Err(PublishError::away(format!("RabbitMQ: {e}")))
                 }
             }
         })
+    }
+
+    /// A fresh connection (the handshake is a round trip), with the queue checked as at start;
+    /// it then serves the publishes.
+    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+        let (url, opts, slot) = (self.url.clone(), self.opts.clone(), self.slot.clone());
+        Box::pin(async move {
+            let (conn, channel) = open(&url).await.map_err(OpenError::text)?;
+            if !opts.tenant_aware && opts.exchange.is_none() {
+                let queue = naming::rabbitmq_queue(&opts.channel, &opts.namespace, false, None)
+                    .map_err(|e| e.message)?;
+                prepare_queue(&channel, &queue, &opts)
+                    .await
+                    .map_err(|e| queue_error(&queue, &opts, &e))?;
+            }
+            *slot.lock().await = Some((conn, channel));
+            Ok(())
+        })
+    }
+}
+
+/// What a failed queue check or declaration says, with the fix.
+fn queue_error(queue: &str, opts: &AmqpOptions, e: &lapin::Error) -> String {
+    if opts.declare {
+        format!("declaring queue {queue}: {e}")
+    } else {
+        format!(
+            "queue {queue} does not exist or cannot be used ({e}): create it, or set declare: true on the route"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vhost_as_forze_reads_it as read;
+
+    #[test]
+    fn vhosts_read_as_aiormq_reads_them() {
+        // an empty path and a lone slash are the default vhost "/"
+        assert_eq!(
+            read("amqp://guest:guest@h:5672/"),
+            "amqp://guest:guest@h:5672/%2f"
+        );
+        assert_eq!(
+            read("amqp://guest:guest@h:5672"),
+            "amqp://guest:guest@h:5672/%2f"
+        );
+        assert_eq!(read("amqp://h"), "amqp://h/%2f");
+        // %2F is "/", a name is that vhost; the query stays
+        assert_eq!(read("amqp://h:5672/%2F"), "amqp://h:5672/%2F");
+        assert_eq!(read("amqp://h/prod"), "amqp://h/prod");
+        assert_eq!(read("amqps://h/?heartbeat=5"), "amqps://h/%2f?heartbeat=5");
+        assert_eq!(
+            read("amqp://h/prod?heartbeat=5"),
+            "amqp://h/prod?heartbeat=5"
+        );
     }
 }

@@ -2,8 +2,9 @@
 //! stdout line), with the envelope headers as HTTP headers, `Idempotency-Key` = event id, and
 //! an optional HMAC-SHA256 signature of the body. With `batch: N`, up to N events in flight
 //! go in one POST as a JSON array; the response decides for the whole batch. 2xx is delivered;
-//! 408, 429, 5xx and timeouts are retried; any other 4xx parks the row at once with the status
-//! and a body excerpt.
+//! a connection that cannot be made and 502/503/504 mean the receiver is away (no attempt
+//! counts; the relay probes it with a TCP connect); 408, 429, 500 and timeouts are retried;
+//! any other 4xx parks the row at once with the status and a body excerpt.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,6 +35,7 @@ struct Post {
     client: reqwest::Client,
     url: String,
     secret: Option<Vec<u8>>,
+    timeout: Duration,
 }
 
 /// `sha256=<hex>` of the body under the secret.
@@ -76,6 +78,7 @@ impl Http {
             client,
             url: url.to_owned(),
             secret,
+            timeout,
         });
         let batcher = batch.map(|max| {
             let (tx, rx) = mpsc::unbounded_channel();
@@ -158,12 +161,13 @@ impl Post {
             req = req.header(SIGNATURE_HEADER, signature(secret, body.as_bytes()));
         }
         let resp = req.body(body).send().await.map_err(|e| {
-            let what = if e.is_timeout() {
-                "timed out"
+            if e.is_timeout() {
+                PublishError::timed_out(format!("POST timed out: {e}"))
+            } else if e.is_connect() {
+                PublishError::away(format!("POST failed: {e}"))
             } else {
-                "failed"
-            };
-            PublishError::transient(format!("POST {what}: {e}"))
+                PublishError::transient(format!("POST failed: {e}"))
+            }
         })?;
         let status = resp.status();
         if status.is_success() {
@@ -171,7 +175,9 @@ impl Post {
         }
         let text = resp.text().await.unwrap_or_default();
         let error = format!("HTTP {}: {}", status.as_u16(), excerpt(&text));
-        if status.as_u16() == 408 || status.as_u16() == 429 || status.is_server_error() {
+        if matches!(status.as_u16(), 502..=504) {
+            Err(PublishError::away(error))
+        } else if status.as_u16() == 408 || status.as_u16() == 429 || status.is_server_error() {
             Err(PublishError::transient(error))
         } else {
             Err(PublishError::permanent(error))
@@ -180,6 +186,28 @@ impl Post {
 }
 
 impl Publisher for Http {
+    fn default_timeout(&self) -> Duration {
+        self.post.timeout
+    }
+
+    /// A `HEAD` request to the webhook URL (publishing nothing): any answer but 502/503/504
+    /// means the receiver is back. A TCP connect alone would not tell a stalled receiver.
+    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+        let post = self.post.clone();
+        Box::pin(async move {
+            let resp = post
+                .client
+                .head(&post.url)
+                .send()
+                .await
+                .map_err(|e| format!("HEAD {}: {e}", post.url))?;
+            match resp.status().as_u16() {
+                status @ 502..=504 => Err(format!("HEAD answered HTTP {status}")),
+                _ => Ok(()),
+            }
+        })
+    }
+
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
         match &self.batcher {
             None => {

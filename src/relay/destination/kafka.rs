@@ -11,6 +11,7 @@
 //! Order: the relay sends a key's next record only after the previous one is acknowledged;
 //! the idempotent producer also keeps records of one partition in order across its retries.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -165,8 +166,13 @@ fn decode(text: &str) -> Result<String, String> {
 /// librdkafka's own log lines, kept to what an operator acts on: its errors as warnings (a
 /// broker that refuses the connection, failed authentication), the rest at debug. Its error
 /// callback repeats the same condition, and a failed publish already carries it into
-/// `last_error`, so that goes to debug too.
-pub struct LogContext;
+/// `last_error`, so that goes to debug too. It also notes when librdkafka reports every
+/// broker down, so that a publish that then times out is told apart from one a live broker
+/// did not answer.
+#[derive(Default)]
+pub struct LogContext {
+    brokers_down: Arc<AtomicBool>,
+}
 
 impl ClientContext for LogContext {
     fn log(&self, level: RDKafkaLogLevel, facility: &str, message: &str) {
@@ -183,6 +189,9 @@ impl ClientContext for LogContext {
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
+        if error.rdkafka_error_code() == Some(RDKafkaErrorCode::AllBrokersDown) {
+            self.brokers_down.store(true, Ordering::Relaxed);
+        }
         tracing::debug!(target: "kafka", "librdkafka: {error}: {reason}");
     }
 }
@@ -212,6 +221,8 @@ pub struct Kafka {
     /// With `create_topic`, while the topic may still be missing (the brokers were away at
     /// start): the URL and partition count to create it with on an unknown-topic error.
     create_later: Arc<std::sync::Mutex<Option<(KafkaUrl, u32)>>>,
+    /// librdkafka reported every broker down since the last delivery or probe.
+    brokers_down: Arc<AtomicBool>,
 }
 
 impl Kafka {
@@ -241,8 +252,11 @@ impl Kafka {
                 (ack_timeout.as_millis() * 9 / 10).max(1000).to_string(),
             )
             .set("request.timeout.ms", "30000");
+        let brokers_down = Arc::new(AtomicBool::new(false));
         let producer: KafkaProducer = config
-            .create_with_context(LogContext)
+            .create_with_context(LogContext {
+                brokers_down: brokers_down.clone(),
+            })
             .map_err(|e| format!("creating the Kafka producer: {e}"))?;
         let check = check_topic(&producer, &url, &topic, create_topic).await?;
         let create_later = match (&check, create_topic) {
@@ -256,6 +270,7 @@ impl Kafka {
                 topic: topic.into(),
                 ack_timeout,
                 create_later: Arc::new(std::sync::Mutex::new(create_later)),
+                brokers_down,
             },
             check,
         ))
@@ -296,7 +311,7 @@ async fn check_topic(
 async fn create(url: &KafkaUrl, topic: &str, partitions: u32) -> Result<(), String> {
     let admin: AdminClient<LogContext> = url
         .client_config()
-        .create_with_context(LogContext)
+        .create_with_context(LogContext::default())
         .map_err(|e| format!("creating the Kafka admin client: {e}"))?;
     let new = NewTopic::new(topic, partitions as i32, TopicReplication::Fixed(-1));
     let results = admin
@@ -363,11 +378,20 @@ fn is_permanent(code: RDKafkaErrorCode) -> bool {
     )
 }
 
-/// After these errors the producer starts afresh: a fatal error (the idempotent producer cannot
-/// go on), lost producer state (a broker that forgot the producer id: librdkafka retries such a
-/// record until it times out, since not every broker supports the epoch bump of KIP-360), or a
-/// timeout. A new producer gets a new producer id; creating one does no I/O.
-fn needs_new_producer(producer: &KafkaProducer, error: &KafkaError) -> bool {
+/// Errors that say the brokers are away rather than judging the record: no broker to talk
+/// to, or a record that timed out while librdkafka reported every broker down.
+fn is_away(code: Option<RDKafkaErrorCode>, brokers_down: bool) -> bool {
+    use RDKafkaErrorCode as C;
+    match code {
+        Some(C::AllBrokersDown | C::BrokerTransportFailure | C::Resolve) => true,
+        Some(C::MessageTimedOut | C::RequestTimedOut) => brokers_down,
+        _ => false,
+    }
+}
+
+/// The producer cannot go on (a fatal error) or a broker lost its state (restarted without
+/// it): the record was not judged; a new producer sends it again.
+fn lost_producer_state(producer: &KafkaProducer, error: &KafkaError) -> bool {
     use RDKafkaErrorCode as C;
     producer.client().fatal_error().is_some()
         || matches!(
@@ -376,9 +400,18 @@ fn needs_new_producer(producer: &KafkaProducer, error: &KafkaError) -> bool {
                 C::UnknownProducerId
                     | C::OutOfOrderSequenceNumber
                     | C::InvalidProducerEpoch
-                    | C::MessageTimedOut
+                    | C::ProducerFenced
             )
         )
+}
+
+/// After these errors the producer starts afresh: a fatal error (the idempotent producer cannot
+/// go on), lost producer state (a broker that forgot the producer id: librdkafka retries such a
+/// record until it times out, since not every broker supports the epoch bump of KIP-360), or a
+/// timeout. A new producer gets a new producer id; creating one does no I/O.
+fn needs_new_producer(producer: &KafkaProducer, error: &KafkaError) -> bool {
+    lost_producer_state(producer, error)
+        || error.rdkafka_error_code() == Some(RDKafkaErrorCode::MessageTimedOut)
 }
 
 impl Kafka {
@@ -389,12 +422,16 @@ impl Kafka {
         slot: &RwLock<Arc<KafkaProducer>>,
         config: &ClientConfig,
         failed: &Arc<KafkaProducer>,
+        brokers_down: &Arc<AtomicBool>,
     ) -> String {
         let mut current = slot.write().expect("producer lock");
         if !Arc::ptr_eq(&current, failed) {
             return String::new();
         }
-        match config.create_with_context::<_, KafkaProducer>(LogContext) {
+        let context = LogContext {
+            brokers_down: brokers_down.clone(),
+        };
+        match config.create_with_context::<_, KafkaProducer>(context) {
             Ok(fresh) => {
                 let old = std::mem::replace(&mut *current, Arc::new(fresh));
                 tokio::task::spawn_blocking(move || {
@@ -411,7 +448,52 @@ impl Kafka {
 }
 
 impl Publisher for Kafka {
+    fn default_timeout(&self) -> Duration {
+        self.ack_timeout
+    }
+
+    /// A metadata request for the topic from a client of its own (a fresh connection: a
+    /// stalled broker does not answer it), creating the topic with `create_topic` when it is
+    /// still missing.
+    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+        let (config, topic, create_later, brokers_down) = (
+            self.config.clone(),
+            self.topic.clone(),
+            self.create_later.clone(),
+            self.brokers_down.clone(),
+        );
+        Box::pin(async move {
+            let found = {
+                let topic = topic.clone();
+                tokio::task::spawn_blocking(move || {
+                    let probe: KafkaProducer = config
+                        .create_with_context(LogContext::default())
+                        .map_err(|e| format!("creating a Kafka client: {e}"))?;
+                    partitions_of(&probe, &topic)
+                })
+                .await
+                .map_err(|e| e.to_string())?
+            };
+            match found.map_err(|e| format!("Kafka metadata: {e}"))? {
+                Some(_) => {}
+                None => {
+                    let pending = create_later.lock().expect("create lock").clone();
+                    let Some((url, partitions)) = pending else {
+                        return Err(format!(
+                            "Kafka topic {topic} does not exist: create it or set create_topic: true on the route"
+                        ));
+                    };
+                    create(&url, &topic, partitions).await?;
+                    *create_later.lock().expect("create lock") = None;
+                }
+            }
+            brokers_down.store(false, Ordering::Relaxed);
+            Ok(())
+        })
+    }
+
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        let brokers_down = self.brokers_down.clone();
         let (slot, config, topic, timeout, create_later) = (
             self.producer.clone(),
             self.config.clone(),
@@ -420,17 +502,27 @@ impl Publisher for Kafka {
             self.create_later.clone(),
         );
         Box::pin(async move {
+            if brokers_down.load(Ordering::Relaxed) {
+                // librdkafka said every broker is down: the record would only wait out its
+                // timeout. The relay marks the destination down and probes it.
+                return Err(PublishError::away(format!(
+                    "Kafka produce to {topic}: all brokers are down"
+                )));
+            }
             let producer = slot.read().expect("producer lock").clone();
             let record = FutureRecord::to(&topic)
                 .key(message.key.as_bytes())
                 .payload(message.payload.get().as_bytes())
                 .headers(headers(&message));
             let Err((e, _)) = producer.send(record, Timeout::After(timeout)).await else {
+                brokers_down.store(false, Ordering::Relaxed);
                 return Ok(());
             };
+            let all_down = brokers_down.load(Ordering::Relaxed);
             let mut text = format!("Kafka produce to {topic}: {e}");
+            let lost_state = lost_producer_state(&producer, &e);
             if needs_new_producer(&producer, &e) {
-                text.push_str(&Kafka::replace(&slot, &config, &producer));
+                text.push_str(&Kafka::replace(&slot, &config, &producer, &brokers_down));
             }
             let unknown_topic = matches!(
                 e.rdkafka_error_code(),
@@ -441,6 +533,7 @@ impl Publisher for Kafka {
             } else {
                 None
             };
+            let creating = pending.is_some();
             if let Some((url, partitions)) = pending {
                 match create(&url, &topic, partitions).await {
                     Ok(()) => {
@@ -450,10 +543,23 @@ impl Publisher for Kafka {
                     Err(e) => text.push_str(&format!(" ({e})")),
                 }
             }
+            let code = e.rdkafka_error_code();
             Err(match e {
                 KafkaError::MessageProduction(code) if is_permanent(code) => {
                     PublishError::permanent(text)
                 }
+                // the broker forgot or fenced the producer (a restart): nothing was judged
+                _ if is_away(code, all_down) || lost_state => PublishError::away(text),
+                _ if matches!(
+                    code,
+                    Some(RDKafkaErrorCode::MessageTimedOut | RDKafkaErrorCode::RequestTimedOut)
+                ) =>
+                {
+                    PublishError::timed_out(text)
+                }
+                _ if unknown_topic && !creating => PublishError::away(format!(
+                    "Kafka topic {topic} does not exist: create it or set create_topic: true on the route"
+                )),
                 _ => PublishError::transient(text),
             })
         })

@@ -1,10 +1,15 @@
 //! `stdout` and `file:PATH`: one JSON line per message. Lines are gathered per chunk and
-//! written at `flush` with one `write` (so several relays appending to one file never
-//! interleave a line), then fsynced when the file is a regular file, before any mark.
+//! written at `flush` under an exclusive `flock` of the file (so several relays appending to
+//! one file never interleave a line), then fsynced when the file is a regular file, before
+//! any mark. A write that fails leaves the file as it was: it is cut back to its length before
+//! the write, under the same lock, so no partial line stays. Out of space (ENOSPC, EDQUOT)
+//! means the destination is away; the probe waits for free space.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
@@ -17,8 +22,17 @@ pub type StdoutShared = Arc<Mutex<()>>;
 
 enum Target {
     Stdout(StdoutShared),
-    File { file: Mutex<File>, fsync: bool },
+    File {
+        file: Mutex<File>,
+        fsync: bool,
+        /// The size of the last write that found the disk full: the probe waits for that
+        /// much free space (and at least [`MIN_FREE`]).
+        needed: AtomicU64,
+    },
 }
+
+/// The free space a full disk must have again before the file destination is back.
+const MIN_FREE: u64 = 64 * 1024;
 
 pub struct Lines {
     target: Arc<Target>,
@@ -41,6 +55,7 @@ impl Lines {
             target: Arc::new(Target::File {
                 file: Mutex::new(file),
                 fsync,
+                needed: AtomicU64::new(0),
             }),
             pending: Arc::default(),
         })
@@ -82,6 +97,69 @@ impl Publisher for Lines {
     fn serial(&self) -> bool {
         true
     }
+
+    fn default_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(30)
+    }
+
+    /// A file: enough free space on its file system for the write that found it full.
+    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+        let target = self.target.clone();
+        Box::pin(async move {
+            let Target::File { file, needed, .. } = &*target else {
+                return Ok(());
+            };
+            let want = needed.load(Ordering::Relaxed).max(MIN_FREE);
+            let free = free_bytes(&file.lock().expect("not poisoned"))
+                .map_err(|e| format!("reading the free space of the file's file system: {e}"))?;
+            if free >= want {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the file's file system has {free} bytes free, under the {want} a write needs"
+                ))
+            }
+        })
+    }
+}
+
+/// Bytes an unprivileged writer may still use on the file's file system.
+fn free_bytes(file: &File) -> std::io::Result<u64> {
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: fstatvfs fills `stat` for an open descriptor, or fails without touching it.
+    let rc = unsafe { libc::fstatvfs(file.as_raw_fd(), stat.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: initialised by the successful call above.
+    let stat = unsafe { stat.assume_init() };
+    Ok(stat.f_bavail.saturating_mul(stat.f_frsize))
+}
+
+/// Holds an exclusive `flock` on the file while alive: relays appending to one file take
+/// turns, so cutting back a failed write never cuts another relay's lines.
+struct Flock<'a>(&'a File);
+
+impl<'a> Flock<'a> {
+    fn take(file: &'a File) -> std::io::Result<Self> {
+        // SAFETY: flock on an open descriptor.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Self(file))
+    }
+}
+
+impl Drop for Flock<'_> {
+    fn drop(&mut self) {
+        // SAFETY: flock on an open descriptor.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+    }
+}
+
+/// Out of space: the disk is full or the quota spent.
+fn is_full(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
 }
 
 fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
@@ -94,14 +172,38 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
                 .and_then(|()| out.flush())
                 .map_err(|e| fail("writing to stdout", e))
         }
-        Target::File { file, fsync } => {
-            let mut f = file.lock().expect("not poisoned");
-            f.write_all(buf)
-                .map_err(|e| fail("writing to the file", e))?;
-            if *fsync {
-                f.sync_data().map_err(|e| fail("fsync of the file", e))?;
+        Target::File {
+            file,
+            fsync,
+            needed,
+        } => {
+            let guard = file.lock().expect("not poisoned");
+            let mut f: &File = &guard;
+            if !*fsync {
+                // a device (/dev/null): nothing to lock, cut back or sync
+                return f.write_all(buf).map_err(|e| fail("writing to the file", e));
             }
-            Ok(())
+            let _lock = Flock::take(f).map_err(|e| fail("locking the file", e))?;
+            let before = f.metadata().map_err(|e| fail("reading the file", e))?.len();
+            let written = f
+                .write_all(buf)
+                .map_err(|e| ("writing to the file", e))
+                .and_then(|()| f.sync_data().map_err(|e| ("fsync of the file", e)));
+            let Err((what, e)) = written else {
+                return Ok(());
+            };
+            // Leave the file as it was before this write: no partial line stays behind.
+            let cut = f.set_len(before).and_then(|()| f.sync_data());
+            let mut message = format!("{what}: {e}");
+            if let Err(c) = cut {
+                message.push_str(&format!(" (cutting the partial write back failed: {c})"));
+            }
+            if is_full(&e) {
+                needed.store(buf.len() as u64, Ordering::Relaxed);
+                Err(PublishError::away(message))
+            } else {
+                Err(PublishError::transient(message))
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod nats;
 pub mod redis;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use thiserror::Error;
@@ -20,27 +21,63 @@ use crate::config::RouteFile;
 use crate::model::Message;
 use crate::target::QualifiedName;
 
+/// Why a publish did not go through: what the relay does next depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Refusal {
+    /// The destination answered but did not take the message this time (a 500, a 429):
+    /// one attempt, retried with backoff.
+    Transient,
+    /// No answer in time while the destination seemed connected (a stalled broker): one
+    /// attempt as for [`Refusal::Transient`]; no further publish of the chunk starts, and the
+    /// relay probes the destination, which is marked down when the probe gets no answer.
+    TimedOut,
+    /// The destination refused the message for good (oversize, unroutable, a 4xx): park it
+    /// as `failed` at once.
+    Permanent,
+    /// The destination is away (cannot connect, connection lost, out of space): the message
+    /// was not judged, so no attempt counts; the row goes back to pending and the
+    /// destination is marked down until a probe succeeds.
+    Away,
+}
+
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
 #[error("{message}")]
 pub struct PublishError {
     pub message: String,
-    /// The destination refused the message for good: park it as `failed` at once.
-    pub permanent: bool,
+    pub kind: Refusal,
 }
 
 impl PublishError {
     pub fn transient(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
-            permanent: false,
+            kind: Refusal::Transient,
         }
     }
 
     pub fn permanent(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
-            permanent: true,
+            kind: Refusal::Permanent,
         }
+    }
+
+    pub fn timed_out(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            kind: Refusal::TimedOut,
+        }
+    }
+
+    pub fn away(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            kind: Refusal::Away,
+        }
+    }
+
+    pub fn is_away(&self) -> bool {
+        self.kind == Refusal::Away
     }
 }
 
@@ -55,10 +92,21 @@ pub trait Publisher: Send + Sync {
     fn serial(&self) -> bool {
         false
     }
+    /// How long one publish (and its acknowledgement) may take when `relay.publish_timeout`
+    /// is not set: every publish has a bounded wait.
+    fn default_timeout(&self) -> Duration {
+        Duration::from_secs(10)
+    }
     /// For `doctor`: contacts the destination without publishing, `Ok(Some(what was seen))`,
     /// or `Ok(None)` where there is nothing to ask without publishing.
     fn probe(&self) -> BoxFuture<'static, Result<Option<String>, String>> {
         Box::pin(async { Ok(None) })
+    }
+    /// For a destination found away: whether it is back, cheaply and publishing nothing
+    /// (connect and ping, a metadata request, free space). A publisher that buffers while
+    /// disconnected starts afresh here, so nothing buffered goes out behind a released row.
+    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+        Box::pin(async { Ok(()) })
     }
 }
 
@@ -291,7 +339,7 @@ pub async fn build(
                     "route {route}: created stream {stream} for subject {channel}"
                 )),
                 nats::StreamCheck::Unreachable(e) => warnings.push(format!(
-                    "route {route}: NATS is unreachable ({e}); publishes will retry"
+                    "route {route}: NATS is unreachable ({e}); its routes wait until it answers"
                 )),
             }
             Sink::Publisher(Arc::new(publisher))
@@ -347,7 +395,7 @@ pub async fn build(
                     "route {route}: created topic {topic} with {partitions} partition(s)"
                 )),
                 kafka::TopicCheck::Unreachable(e) => warnings.push(format!(
-                    "route {route}: Kafka is unreachable ({e}); publishes will retry"
+                    "route {route}: Kafka is unreachable ({e}); its routes wait until it answers"
                 )),
             }
             Sink::Publisher(Arc::new(publisher))

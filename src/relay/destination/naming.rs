@@ -107,6 +107,8 @@ mod tests {
         assert_eq!(kafka_topic("orders.events", "acme"), "acme.orders.events");
         assert_eq!(kafka_topic("orders.events", ""), "orders.events");
         let e = redis_stream("x", true, None).unwrap_err();
-        assert!(!e.permanent && e.message.contains("tenant_required"));
+        assert!(
+            e.kind == super::super::Refusal::Transient && e.message.contains("tenant_required")
+        );
     }
 }

@@ -3,18 +3,26 @@
 //! for the publish acknowledgement. forze has no NATS transport; the body is the payload JSON,
 //! as on forze's RabbitMQ and Kafka transports, with `forze_type` and `forze_key` headers.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_nats::jetstream;
+use async_nats::jetstream::context::PublishErrorKind;
 use futures_util::future::BoxFuture;
 
 use super::{PublishError, Publisher};
 use crate::model::Message;
 
+/// The client and its JetStream context, replaced by a fresh connection after an outage.
+type Conn = (async_nats::Client, jetstream::Context);
+
 pub struct Nats {
-    js: jetstream::Context,
+    url: String,
     subject: String,
+    ack_timeout: Duration,
+    /// With `create_stream`: the duplicate window of a stream created once the server answers.
+    create: Option<Duration>,
+    conn: Arc<Mutex<Option<Conn>>>,
 }
 
 /// What `connect` found about the stream.
@@ -27,13 +35,81 @@ pub enum StreamCheck {
     Created {
         stream: String,
     },
-    /// The server did not answer; the relay goes on and publishes fail (and retry) until it does.
+    /// The server did not answer; the relay starts with the destination down and probes it.
     Unreachable(String),
 }
 
+/// A fresh connection. It gives up after one failed reconnect instead of buffering publishes
+/// for a server that went away (they would go out behind rows the relay released); the relay
+/// then finds the destination down and dials again once a probe succeeds.
+async fn dial(url: &str, ack_timeout: Duration) -> Result<Conn, String> {
+    let client = async_nats::ConnectOptions::new()
+        .connection_timeout(Duration::from_secs(3))
+        .max_reconnects(1)
+        .connect(url)
+        .await
+        .map_err(|e| format!("connecting to NATS at {}: {e}", crate::dburl::mask(url)))?;
+    let mut js = jetstream::new(client.clone());
+    js.set_timeout(ack_timeout);
+    Ok((client, js))
+}
+
+/// The stream that captures the subject (one request: proves the server answers, too).
+async fn stream_of(js: &jetstream::Context, subject: &str) -> Result<String, String> {
+    match tokio::time::timeout(Duration::from_secs(5), js.stream_by_subject(subject)).await {
+        Err(_) => Err("NATS did not answer within 5s".into()),
+        Ok(Ok(name)) => Ok(name),
+        Ok(Err(e)) if is_no_stream(&e.to_string()) => Err(no_stream(subject)),
+        Ok(Err(e)) => Err(format!("NATS: {e}")),
+    }
+}
+
+/// Creates a stream for the subject (named after it), with the given duplicate window.
+async fn create(
+    js: &jetstream::Context,
+    subject: &str,
+    window: Duration,
+) -> Result<String, String> {
+    let name = subject.replace(['.', '*', '>', ' '], "_");
+    js.create_stream(jetstream::stream::Config {
+        name: name.clone(),
+        subjects: vec![subject.to_owned()],
+        duplicate_window: window,
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| format!("creating stream {name}: {e}"))?;
+    Ok(name)
+}
+
+/// The probe: a stream captures the subject (created with `create_stream`).
+async fn ready(
+    js: &jetstream::Context,
+    subject: &str,
+    create_window: Option<Duration>,
+) -> Result<(), String> {
+    match (stream_of(js, subject).await, create_window) {
+        (Err(e), Some(window)) if e == no_stream(subject) => {
+            create(js, subject, window).await.map(|_| ())
+        }
+        (result, _) => result.map(|_| ()),
+    }
+}
+
+fn is_no_stream(error: &str) -> bool {
+    error.contains("no stream matches") || error.contains("not found")
+}
+
+fn no_stream(subject: &str) -> String {
+    format!(
+        "no JetStream stream captures subject {subject}: create one (nats stream add) or set create_stream: true on the route"
+    )
+}
+
 impl Nats {
-    /// Connects (retrying in the background when the server is down) and checks that a stream
-    /// captures the subject, creating one when `create_stream` is set.
+    /// Connects and checks that a stream captures the subject, creating one when
+    /// `create_stream` is set. A server that does not answer is no error here: the relay
+    /// starts with the destination down.
     pub async fn connect(
         url: &str,
         subject: String,
@@ -41,22 +117,22 @@ impl Nats {
         min_duplicate_window: Duration,
         publish_timeout: Duration,
     ) -> Result<(Self, StreamCheck), String> {
-        let client = async_nats::ConnectOptions::new()
-            .retry_on_initial_connect()
-            .connection_timeout(Duration::from_secs(3))
-            .connect(url)
-            .await
-            .map_err(|e| format!("connecting to {}: {e}", crate::dburl::mask(url)))?;
-        let mut js = jetstream::new(client);
-        js.set_timeout(publish_timeout);
-        let check = match tokio::time::timeout(
-            Duration::from_secs(5),
-            js.stream_by_subject(subject.clone()),
-        )
-        .await
-        {
-            Err(_) => StreamCheck::Unreachable("no answer within 5s".into()),
-            Ok(Ok(name)) => {
+        // The client's own ack timeout ends a little before the relay's bound on the
+        // publish, so a publish that finds the client disconnected says so.
+        let ack_timeout = (publish_timeout * 9 / 10).max(Duration::from_millis(100));
+        let nats = |conn| Self {
+            url: url.to_owned(),
+            subject: subject.clone(),
+            ack_timeout,
+            create: create_stream.then_some(min_duplicate_window),
+            conn: Arc::new(Mutex::new(conn)),
+        };
+        let (client, js) = match dial(url, ack_timeout).await {
+            Ok(conn) => conn,
+            Err(e) => return Ok((nats(None), StreamCheck::Unreachable(e))),
+        };
+        let check = match stream_of(&js, &subject).await {
+            Ok(name) => {
                 let mut stream = js
                     .get_stream(&name)
                     .await
@@ -70,29 +146,17 @@ impl Nats {
                     duplicate_window: info.config.duplicate_window,
                 }
             }
-            Ok(Err(e))
-                if e.to_string().contains("no stream matches")
-                    || e.to_string().contains("not found") =>
-            {
+            Err(e) if e == no_stream(&subject) => {
                 if !create_stream {
-                    return Err(format!(
-                        "no JetStream stream captures subject {subject}: create one (nats stream add) or set create_stream: true on the route"
-                    ));
+                    return Err(e);
                 }
-                let name = subject.replace(['.', '*', '>', ' '], "_");
-                js.create_stream(jetstream::stream::Config {
-                    name: name.clone(),
-                    subjects: vec![subject.clone()],
-                    duplicate_window: min_duplicate_window,
-                    ..Default::default()
-                })
-                .await
-                .map_err(|e| format!("creating stream {name}: {e}"))?;
-                StreamCheck::Created { stream: name }
+                StreamCheck::Created {
+                    stream: create(&js, &subject, min_duplicate_window).await?,
+                }
             }
-            Ok(Err(e)) => StreamCheck::Unreachable(e.to_string()),
+            Err(e) => StreamCheck::Unreachable(e),
         };
-        Ok((Self { js, subject }, check))
+        Ok((nats(Some((client, js))), check))
     }
 }
 
@@ -111,17 +175,67 @@ pub fn headers(message: &Message) -> async_nats::HeaderMap {
     h
 }
 
+fn connected(client: &async_nats::Client) -> bool {
+    client.connection_state() == async_nats::connection::State::Connected
+}
+
 impl Publisher for Nats {
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
-        let (js, subject) = (self.js.clone(), self.subject.clone());
+        let (conn, subject) = (self.conn.clone(), self.subject.clone());
         Box::pin(async move {
+            let current = conn.lock().expect("not poisoned").clone();
+            let Some((client, js)) = current.filter(|(c, _)| connected(c)) else {
+                return Err(PublishError::away("NATS is not connected"));
+            };
             let body = bytes_of(&message);
             let ack = js
-                .publish_with_headers(subject, headers(&message), body)
+                .publish_with_headers(subject.clone(), headers(&message), body)
                 .await
-                .map_err(|e| classify(format!("NATS publish: {e}")))?;
-            ack.await
-                .map_err(|e| classify(format!("NATS acknowledgement: {e}")))?;
+                .map_err(|e| PublishError::away(format!("NATS publish: {e}")))?;
+            let Err(e) = ack.await else {
+                return Ok(());
+            };
+            let text = format!("NATS acknowledgement: {e}");
+            Err(match e.kind() {
+                // no ack because the connection is gone: the server never judged it
+                PublishErrorKind::TimedOut | PublishErrorKind::BrokenPipe
+                    if !connected(&client) =>
+                {
+                    PublishError::away(text)
+                }
+                PublishErrorKind::BrokenPipe => PublishError::away(text),
+                PublishErrorKind::TimedOut => PublishError::timed_out(text),
+                PublishErrorKind::StreamNotFound => PublishError::away(no_stream(&subject)),
+                _ => classify(text),
+            })
+        })
+    }
+
+    fn default_timeout(&self) -> Duration {
+        Duration::from_secs(10)
+    }
+
+    /// The stream lookup on the current connection, or on a fresh one when it is gone.
+    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+        let (conn, url, subject, ack_timeout, create) = (
+            self.conn.clone(),
+            self.url.clone(),
+            self.subject.clone(),
+            self.ack_timeout,
+            self.create,
+        );
+        Box::pin(async move {
+            let current = conn.lock().expect("not poisoned").clone();
+            if let Some((client, js)) = current.filter(|(c, _)| connected(c)) {
+                let answer = ready(&js, &subject, create).await;
+                if answer.is_err() && !connected(&client) {
+                    *conn.lock().expect("not poisoned") = None;
+                }
+                return answer;
+            }
+            let (client, js) = dial(&url, ack_timeout).await?;
+            ready(&js, &subject, create).await?;
+            *conn.lock().expect("not poisoned") = Some((client, js));
             Ok(())
         })
     }

@@ -86,7 +86,7 @@ async fn connection(
     let c = client
         .get_multiplexed_async_connection()
         .await
-        .map_err(|e| PublishError::transient(format!("connecting to Redis: {e}")))?;
+        .map_err(|e| PublishError::away(format!("connecting to Redis: {e}")))?;
     *guard = Some(c.clone());
     Ok(c)
 }
@@ -129,6 +129,27 @@ impl Publisher for Redis {
         Box::pin(Self::check(self.client.clone(), key))
     }
 
+    fn default_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(5)
+    }
+
+    /// `PING` on a fresh connection, which then serves the publishes.
+    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+        let (client, slot) = (self.client.clone(), self.conn.clone());
+        Box::pin(async move {
+            let mut conn = client
+                .get_multiplexed_async_connection()
+                .await
+                .map_err(|e| format!("connecting to Redis: {e}"))?;
+            let _: String = redis::cmd("PING")
+                .query_async(&mut conn)
+                .await
+                .map_err(|e| format!("Redis PING: {e}"))?;
+            *slot.lock().await = Some(conn);
+            Ok(())
+        })
+    }
+
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
         let (client, slot) = (self.client.clone(), self.conn.clone());
         let (channel, mode, maxlen, tenant_aware) = (
@@ -164,14 +185,22 @@ impl Publisher for Redis {
             match result {
                 Ok(_) => Ok(()),
                 Err(e) => {
-                    if e.is_io_error()
+                    let gone = e.is_io_error()
                         || e.is_connection_dropped()
                         || e.is_connection_refusal()
-                        || e.is_timeout()
-                    {
+                        || e.is_unrecoverable_error();
+                    if gone || e.is_timeout() {
                         *slot.lock().await = None;
                     }
-                    Err(PublishError::transient(format!("Redis: {e}")))
+                    let text = format!("Redis: {e}");
+                    // WRONGTYPE and the like are the server's word on this message: an attempt.
+                    Err(if e.is_timeout() {
+                        PublishError::timed_out(text)
+                    } else if gone {
+                        PublishError::away(text)
+                    } else {
+                        PublishError::transient(text)
+                    })
                 }
             }
         })

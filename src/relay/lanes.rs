@@ -1,0 +1,441 @@
+//! The relay over its routes: routes that share a destination form a **lane** with a store
+//! connection of its own, and lanes run side by side, so a destination that stalls or goes
+//! away holds up only its own routes. A lane whose destination is away is **down**: its
+//! routes claim nothing while a cheap probe (publishing nothing) backs off from `interval` to
+//! `retry_max_backoff`; they resume once it answers. Also the one-shot drain, route backoff
+//! after failed passes, and the shutdown drain. No terminal code here.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use rand::Rng;
+use serde::Serialize;
+use tokio::sync::watch;
+
+use super::backoff;
+use super::destination::{Publisher, Sink};
+use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout, run_pass};
+use crate::store::{PassTarget, RelayStore};
+
+/// Totals for one route (and tenant).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RouteStats {
+    pub route: String,
+    pub tenant: Option<uuid::Uuid>,
+    pub passes: u64,
+    pub claimed: u64,
+    pub published: u64,
+    pub retried: u64,
+    pub failed: u64,
+    pub failed_passes: u64,
+    pub reclaimed: u64,
+    pub seconds: f64,
+    pub events_per_second: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// The route's destination was away: why (its rows stayed pending, no attempt counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_down: Option<String>,
+}
+
+impl RouteStats {
+    fn new(target: &PassTarget) -> Self {
+        Self {
+            route: target.route.clone(),
+            tenant: target.tenant,
+            ..Default::default()
+        }
+    }
+
+    fn add(&mut self, r: &PassReport) {
+        self.passes += 1;
+        self.claimed += r.claimed as u64;
+        self.published += r.published as u64;
+        self.retried += r.retried as u64;
+        self.failed += r.failed as u64;
+        self.reclaimed += r.reclaimed;
+        if !r.committed {
+            self.failed_passes += 1;
+            self.last_error.clone_from(&r.error);
+        }
+        // the destination's state after the latest pass
+        self.destination_down.clone_from(&r.down);
+    }
+
+    fn merge(&mut self, other: &RouteStats) {
+        self.passes += other.passes;
+        self.claimed += other.claimed;
+        self.published += other.published;
+        self.retried += other.retried;
+        self.failed += other.failed;
+        self.failed_passes += other.failed_passes;
+        self.reclaimed += other.reclaimed;
+        if other.last_error.is_some() {
+            self.last_error.clone_from(&other.last_error);
+        }
+        if other.destination_down.is_some() {
+            self.destination_down.clone_from(&other.destination_down);
+        }
+    }
+
+    fn finish(&mut self, elapsed: Duration) {
+        self.seconds = elapsed.as_secs_f64();
+        self.events_per_second = if self.seconds > 0.0 {
+            self.published as f64 / self.seconds
+        } else {
+            0.0
+        };
+    }
+}
+
+/// Stops a looping relay: `stop()` starts the shutdown drain.
+#[derive(Clone)]
+pub struct Shutdown {
+    tx: Arc<watch::Sender<bool>>,
+    rx: watch::Receiver<bool>,
+}
+
+impl Default for Shutdown {
+    fn default() -> Self {
+        let (tx, rx) = watch::channel(false);
+        Self {
+            tx: Arc::new(tx),
+            rx,
+        }
+    }
+}
+
+impl Shutdown {
+    pub fn stop(&self) {
+        let _ = self.tx.send(true);
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        *self.rx.borrow()
+    }
+
+    /// Sleeps `d`, returning early (true) when stopped.
+    pub async fn sleep(&self, d: Duration) -> bool {
+        let mut rx = self.rx.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(d) => self.is_stopped(),
+            _ = rx.wait_for(|&s| s) => true,
+        }
+    }
+}
+
+/// What the looping relay tells its caller (metrics, logs). Called from every lane.
+pub trait RelayEvents: Sync {
+    /// After each pass.
+    fn pass(&self, _target: &PassTarget, _report: &PassReport) {}
+    /// After each tick of a lane, with its routes' totals for that tick.
+    fn tick(&self, _stats: &[RouteStats]) {}
+    /// A lane's destination went down (`Some(reason)`) or came back (`None`).
+    fn destination(&self, _destination: &str, _down: Option<&str>) {}
+}
+
+impl RelayEvents for () {}
+
+/// Routes that share one destination, served through a store connection of their own.
+pub struct Lane<S> {
+    pub store: S,
+    /// The destination as logs and metrics name it (password masked).
+    pub destination: String,
+    pub routes: Vec<(PassTarget, Sink)>,
+}
+
+/// Why a lane's destination is down, and when to ask again.
+#[derive(Debug, Clone)]
+struct Down {
+    reason: String,
+    wait: Duration,
+    next_probe: Instant,
+}
+
+impl<S: RelayStore> Lane<S> {
+    /// The distinct publishers of the lane (a route served for several tenants shares one).
+    fn publishers(&self) -> Vec<Arc<dyn Publisher>> {
+        let mut out: Vec<Arc<dyn Publisher>> = Vec::new();
+        for (_, sink) in &self.routes {
+            if let Sink::Publisher(p) = sink {
+                if !out.iter().any(|q| Arc::ptr_eq(q, p)) {
+                    out.push(p.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Probes every publisher of the lane; the first that does not answer says why.
+    async fn probe(&self, settings: &RelaySettings) -> Option<String> {
+        for p in self.publishers() {
+            if let Some(reason) = probe(p.as_ref(), probe_timeout(settings, p.as_ref())).await {
+                return Some(reason);
+            }
+        }
+        None
+    }
+
+    /// `--once` for this lane: each route until a claim comes back short (or `max_passes`).
+    /// A failed pass ends that route's drain; a destination found away ends the lane's.
+    async fn drain_once(
+        &mut self,
+        settings: &RelaySettings,
+        max_passes: Option<u64>,
+        on_pass: &mut impl FnMut(&PassTarget, &PassReport),
+    ) -> Vec<RouteStats> {
+        let mut down: Option<String> = None;
+        let mut all = Vec::new();
+        for (target, sink) in &self.routes {
+            let started = Instant::now();
+            let mut stats = RouteStats::new(target);
+            while down.is_none() {
+                let options = PassOptions {
+                    reclaim: stats.passes == 0,
+                    stop_publishing_at: None,
+                };
+                let report = run_pass(&mut self.store, target, sink, settings, options).await;
+                stats.add(&report);
+                on_pass(target, &report);
+                down.clone_from(&report.down);
+                if !report.committed
+                    || report.short
+                    || report.down.is_some()
+                    || max_passes.is_some_and(|m| stats.passes >= m)
+                {
+                    break;
+                }
+            }
+            stats.destination_down.clone_from(&down);
+            stats.finish(started.elapsed());
+            all.push(stats);
+        }
+        all
+    }
+
+    /// The lane's share of `--loop`: ticks until `shutdown`, then its shutdown drain.
+    async fn run_loop(
+        &mut self,
+        settings: &RelaySettings,
+        shutdown: &Shutdown,
+        events: &dyn RelayEvents,
+    ) -> Vec<RouteStats> {
+        let mut totals: Vec<RouteStats> = self
+            .routes
+            .iter()
+            .map(|(t, _)| RouteStats::new(t))
+            .collect();
+        let mut failures: HashMap<PassTarget, (u32, Instant)> = HashMap::new();
+        let mut down: Option<Down> = None;
+        let probe_cap = settings.retry_max_backoff.max(settings.interval);
+        while !shutdown.is_stopped() {
+            // A destination that is down is probed when its wait is over.
+            if down
+                .as_ref()
+                .is_some_and(|d| Instant::now() >= d.next_probe)
+            {
+                match (self.probe(settings).await, down.take()) {
+                    (None, _) => {
+                        tracing::info!(destination = %self.destination, "destination is back: its routes resume");
+                        events.destination(&self.destination, None);
+                    }
+                    (Some(reason), was) => {
+                        let wait = was
+                            .as_ref()
+                            .map_or(settings.interval, |d| (d.wait * 2).min(probe_cap));
+                        if was.as_ref().is_none_or(|d| d.reason != reason) {
+                            tracing::warn!(destination = %self.destination, "destination down, its routes wait: {reason}");
+                            events.destination(&self.destination, Some(&reason));
+                        } else {
+                            tracing::debug!(destination = %self.destination, "destination still down: {reason}");
+                        }
+                        down = Some(Down {
+                            reason,
+                            wait,
+                            next_probe: Instant::now() + wait,
+                        });
+                    }
+                }
+            }
+            let mut tick: Vec<RouteStats> = Vec::new();
+            if down.is_none() {
+                for (idx, (target, sink)) in self.routes.iter().enumerate() {
+                    if failures
+                        .get(target)
+                        .is_some_and(|(_, until)| Instant::now() < *until)
+                    {
+                        continue;
+                    }
+                    let mut stats = RouteStats::new(target);
+                    let tick_started = Instant::now();
+                    for n in 0..settings.max_batches_per_tick {
+                        if shutdown.is_stopped() {
+                            break;
+                        }
+                        let options = PassOptions {
+                            reclaim: n == 0,
+                            stop_publishing_at: None,
+                        };
+                        let report =
+                            run_pass(&mut self.store, target, sink, settings, options).await;
+                        stats.add(&report);
+                        totals[idx].add(&report);
+                        events.pass(target, &report);
+                        if let Some(reason) = &report.down {
+                            tracing::warn!(destination = %self.destination, route = %target, "destination down, its routes wait: {reason}");
+                            events.destination(&self.destination, Some(reason));
+                            down = Some(Down {
+                                reason: reason.clone(),
+                                wait: settings.interval,
+                                next_probe: Instant::now() + settings.interval,
+                            });
+                            break;
+                        }
+                        if !report.committed {
+                            let count = failures.get(target).map_or(0, |(n, _)| *n) + 1;
+                            let wait = backoff::route_backoff(
+                                count,
+                                settings.interval,
+                                settings.retry_max_backoff,
+                            );
+                            failures.insert(target.clone(), (count, Instant::now() + wait));
+                            tracing::warn!(
+                                route = %target, failures = count, backoff_ms = wait.as_millis() as u64,
+                                "pass failed, backing off: {}", report.error.as_deref().unwrap_or("unknown error")
+                            );
+                            break;
+                        }
+                        failures.remove(target);
+                        if report.short {
+                            break;
+                        }
+                    }
+                    stats.finish(tick_started.elapsed());
+                    tick.push(stats);
+                    if down.is_some() {
+                        break;
+                    }
+                }
+            }
+            events.tick(&tick);
+            let u: f64 = rand::thread_rng().r#gen();
+            let mut sleep = backoff::jittered(settings.interval, settings.jitter, u);
+            if let Some(d) = &down {
+                sleep = sleep.min(d.next_probe.saturating_duration_since(Instant::now()));
+            }
+            if shutdown.sleep(sleep).await {
+                break;
+            }
+        }
+        if settings.drain_on_shutdown && down.is_none() {
+            let drained = self.shutdown_drain(settings, events).await;
+            for (t, d) in totals.iter_mut().zip(drained) {
+                t.merge(&d);
+            }
+        }
+        totals
+    }
+
+    /// Strict passes for at most `shutdown_drain_timeout`: no reclaim, one delivery attempt
+    /// per row (a route stops after a pass that retried or failed a row), and publishing stops
+    /// when a fifth of the remaining budget is left, so the last pass commits.
+    async fn shutdown_drain(
+        &mut self,
+        settings: &RelaySettings,
+        events: &dyn RelayEvents,
+    ) -> Vec<RouteStats> {
+        let end = Instant::now() + settings.shutdown_drain_timeout;
+        let mut out = Vec::new();
+        let mut down = false;
+        for (target, sink) in &self.routes {
+            let mut stats = RouteStats::new(target);
+            loop {
+                let now = Instant::now();
+                if now >= end || down {
+                    break;
+                }
+                let stop = now + (end - now).mul_f64(0.8);
+                let options = PassOptions {
+                    reclaim: false,
+                    stop_publishing_at: Some(stop),
+                };
+                let report = run_pass(&mut self.store, target, sink, settings, options).await;
+                stats.add(&report);
+                events.pass(target, &report);
+                down = report.down.is_some();
+                if !report.committed || report.short || report.retried > 0 || report.failed > 0 {
+                    break;
+                }
+            }
+            out.push(stats);
+        }
+        out
+    }
+}
+
+/// The relay: its lanes (one per destination) and settings.
+pub struct Relay<S> {
+    pub lanes: Vec<Lane<S>>,
+    pub settings: RelaySettings,
+}
+
+impl<S: RelayStore> Relay<S> {
+    /// One lane over one store (a single destination, or a caller that needs no isolation).
+    pub fn single(store: S, routes: Vec<(PassTarget, Sink)>, settings: RelaySettings) -> Self {
+        Self {
+            lanes: vec![Lane {
+                store,
+                destination: String::new(),
+                routes,
+            }],
+            settings,
+        }
+    }
+
+    /// Every route served, lane by lane.
+    pub fn targets(&self) -> Vec<PassTarget> {
+        self.lanes
+            .iter()
+            .flat_map(|l| l.routes.iter().map(|(t, _)| t.clone()))
+            .collect()
+    }
+
+    /// `--once`: drains each route until a claim comes back short (or `max_passes`); a failed
+    /// pass ends that route's drain; a destination that is away is reported, not retried.
+    pub async fn drain_once(
+        &mut self,
+        max_passes: Option<u64>,
+        mut on_pass: impl FnMut(&PassTarget, &PassReport),
+    ) -> Vec<RouteStats> {
+        let mut all = Vec::new();
+        for lane in &mut self.lanes {
+            all.extend(
+                lane.drain_once(&self.settings, max_passes, &mut on_pass)
+                    .await,
+            );
+        }
+        all
+    }
+
+    /// `--loop`: every lane ticks on its own until `shutdown`, then drains. Failed passes back
+    /// their route off (`route_backoff`); a committed pass resets it; waking early does not.
+    pub async fn run_loop(
+        &mut self,
+        shutdown: &Shutdown,
+        events: &dyn RelayEvents,
+    ) -> Vec<RouteStats> {
+        let started = Instant::now();
+        let settings = &self.settings;
+        let lanes = self
+            .lanes
+            .iter_mut()
+            .map(|lane| lane.run_loop(settings, shutdown, events));
+        let mut totals: Vec<RouteStats> = join_all(lanes).await.into_iter().flatten().collect();
+        for t in &mut totals {
+            t.finish(started.elapsed());
+        }
+        totals
+    }
+}

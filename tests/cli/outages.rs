@@ -1,0 +1,476 @@
+//! A destination that goes away is not a message it refused: a webhook receiver that stops
+//! listening or stalls, a `file:` destination on a full disk, one destination down beside
+//! another that keeps delivering, RabbitMQ URLs read as forze reads them, and what `/readyz`
+//! and the metrics say meanwhile. (The brokers' own outages and stalls: `restarts`.)
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::watch;
+
+use crate::brokers::wait_rows;
+use crate::common::{PgSchema, config_file, count};
+use crate::own_server::{
+    assert_no_attempts, free_port, relay_across_stall, spawn_loop_relay, wait_log,
+};
+use crate::relay_pg::{lines, migrate, out_file, stage};
+use crate::relay_processes::wait_until;
+
+/// A webhook receiver on a fixed port that can go away (closing its listener and every
+/// connection) and come back, or stall (accept, read, answer nothing). It answers 200 and
+/// keeps each body.
+struct Receiver {
+    port: u16,
+    bodies: Arc<Mutex<Vec<String>>>,
+    stalled: Arc<AtomicBool>,
+    stop: Option<watch::Sender<bool>>,
+}
+
+impl Receiver {
+    async fn start() -> Self {
+        let mut r = Self {
+            port: free_port(),
+            bodies: Arc::default(),
+            stalled: Arc::default(),
+            stop: None,
+        };
+        r.listen().await;
+        r
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/hook", self.port)
+    }
+
+    async fn listen(&mut self) {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", self.port))
+            .await
+            .unwrap();
+        let (tx, rx) = watch::channel(false);
+        self.stop = Some(tx);
+        let (bodies, stalled) = (self.bodies.clone(), self.stalled.clone());
+        tokio::spawn(async move {
+            let mut stop = rx.clone();
+            loop {
+                let sock = tokio::select! {
+                    _ = stop.wait_for(|&s| s) => return,
+                    accepted = listener.accept() => match accepted {
+                        Ok((sock, _)) => sock,
+                        Err(_) => return,
+                    },
+                };
+                let (bodies, stalled, mut stop) = (bodies.clone(), stalled.clone(), rx.clone());
+                tokio::spawn(async move {
+                    tokio::select! {
+                        _ = stop.wait_for(|&s| s) => {}
+                        _ = serve(sock, bodies, stalled) => {}
+                    }
+                });
+            }
+        });
+    }
+
+    /// Closes the listener and every open connection: the receiver is away.
+    fn go_away(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(true);
+        }
+        let port = self.port;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            assert!(Instant::now() < deadline, "the receiver did not close");
+            std::thread::yield_now();
+        }
+    }
+
+    fn delivered(&self) -> HashSet<String> {
+        self.bodies
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                let v: serde_json::Value = serde_json::from_str(b).unwrap();
+                v["event_id"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    }
+}
+
+/// One connection: requests answered 200 (a HEAD too), or held unanswered while stalled.
+async fn serve(
+    sock: tokio::net::TcpStream,
+    bodies: Arc<Mutex<Vec<String>>>,
+    stalled: Arc<AtomicBool>,
+) {
+    let (r, mut w) = sock.into_split();
+    let mut r = BufReader::new(r);
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).await.unwrap_or(0) == 0 {
+            return;
+        }
+        let mut len = 0;
+        loop {
+            let mut h = String::new();
+            if r.read_line(&mut h).await.unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end().to_ascii_lowercase();
+            if h.is_empty() {
+                break;
+            }
+            if let Some(v) = h.strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; len];
+        if r.read_exact(&mut body).await.is_err() {
+            return;
+        }
+        if stalled.load(Ordering::Relaxed) {
+            // the connection stays open; nothing answers
+            std::future::pending::<()>().await;
+        }
+        if line.starts_with("POST") {
+            bodies
+                .lock()
+                .unwrap()
+                .push(String::from_utf8(body).unwrap());
+        }
+        if w.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_receiver_away_counts_no_attempt_and_everything_arrives_after() {
+    let (schema, mut conn) = PgSchema::new("outage_http").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let mut receiver = Receiver::start().await;
+    stage(&mut conn, &t, "orders", 50, Some(5)).await;
+    let cfg = config_file(
+        "outage_http",
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: {}\n",
+            receiver.url()
+        ),
+    );
+    let log = out_file("outage_http").with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 50).await;
+    receiver.go_away();
+    let away = Instant::now();
+    stage(&mut conn, &t, "orders", 50, Some(5)).await;
+    wait_log(&log, "destination down", 1).await;
+    // more than ten times the whole retry schedule (one retry after 50-100ms)
+    wait_until(Duration::from_secs(30), "an outage of 2s", || {
+        away.elapsed() >= Duration::from_secs(2)
+    })
+    .await;
+    receiver.listen().await;
+    wait_rows(&mut conn, &published, 100).await;
+    assert!(relay.terminate().success());
+    assert_no_attempts(&mut conn, &t).await;
+    let staged: HashSet<String> = sqlx::query_scalar(&format!("SELECT event_id::text FROM {t}"))
+        .fetch_all(&mut conn)
+        .await
+        .unwrap()
+        .into_iter()
+        .collect();
+    assert_eq!(receiver.delivered(), staged);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_receiver_stalled_costs_the_posts_in_flight_one_attempt_and_parks_nothing() {
+    let receiver = Receiver::start().await;
+    let dest = format!("      to: {}\n", receiver.url());
+    let log = out_file("stall_http").with_extension("log");
+    let stalled = receiver.stalled.clone();
+    relay_across_stall(
+        "stall_http",
+        &dest,
+        &log,
+        &mut || stalled.store(true, Ordering::Relaxed),
+        &mut || stalled.store(false, Ordering::Relaxed),
+    )
+    .await;
+}
+
+/// A small tmpfs of the test's own, unmounted when dropped.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(test: &str, size: &str) -> Self {
+        let dir = std::env::temp_dir().join(crate::common::unique_name(test));
+        let _ = Command::new("umount").arg(&dir).status();
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "mounting a tmpfs at {} failed: the test needs root (CAP_SYS_ADMIN)",
+            dir.display()
+        );
+        Self(dir)
+    }
+
+    /// Fills the file system until a write fails; the filler is `path`.
+    fn fill(&self, path: &Path) {
+        use std::io::Write;
+        let mut f = std::fs::File::create(path).unwrap();
+        let block = vec![b'x'; 4096];
+        while f.write_all(&block).and_then(|()| f.sync_data()).is_ok() {}
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_on_a_full_disk_counts_no_attempt_and_leaves_no_partial_line() {
+    let (schema, mut conn) = PgSchema::new("outage_file").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let fs = Tmpfs::mount("outage_file", "512k");
+    let out = fs.0.join("events.jsonl");
+    let filler = fs.0.join("filler");
+    stage(&mut conn, &t, "orders", 20, Some(4)).await;
+    let cfg = config_file(
+        "outage_file",
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+            out.display()
+        ),
+    );
+    let log = out_file("outage_file").with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 20).await;
+    fs.fill(&filler);
+    let full = Instant::now();
+    stage(&mut conn, &t, "orders", 300, Some(4)).await;
+    wait_log(&log, "destination down", 1).await;
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("No space left on device"),
+        "the reason is logged"
+    );
+    wait_until(Duration::from_secs(30), "a full disk for 2s", || {
+        full.elapsed() >= Duration::from_secs(2)
+    })
+    .await;
+    std::fs::remove_file(&filler).unwrap();
+    wait_rows(&mut conn, &published, 320).await;
+    assert!(relay.terminate().success());
+    assert_no_attempts(&mut conn, &t).await;
+    // every line whole (a failed write was cut back), every event exactly once
+    let written = lines(&out);
+    let ids: HashSet<String> = written
+        .iter()
+        .map(|l| l["event_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!((written.len(), ids.len()), (320, 320));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_destination_stalled_does_not_hold_up_another() {
+    let (schema, mut conn) = PgSchema::new("outage_two").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let receiver = Receiver::start().await;
+    let path = out_file("outage_two");
+    let cfg = config_file(
+        "outage_two",
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: 5s\n  routes:\n    hooks:\n      to: {}\n    files:\n      to: \"file:{}\"\n",
+            receiver.url(),
+            path.display()
+        ),
+    );
+    let log = out_file("outage_two").with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    receiver.stalled.store(true, Ordering::Relaxed);
+    stage(&mut conn, &t, "hooks", 10, Some(2)).await;
+    // while the webhook's publishes wait out their 5s, the file route delivers on its own
+    let started = Instant::now();
+    stage(&mut conn, &t, "files", 100, Some(10)).await;
+    let files =
+        format!("SELECT count(*) FROM {t} WHERE outbox_route = 'files' AND status = 'published'");
+    wait_rows(&mut conn, &files, 100).await;
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(4),
+        "the file route waited for the stalled webhook: {took:?}"
+    );
+    wait_log(&log, "destination down", 1).await;
+    receiver.stalled.store(false, Ordering::Relaxed);
+    let hooks =
+        format!("SELECT count(*) FROM {t} WHERE outbox_route = 'hooks' AND status = 'published'");
+    wait_rows(&mut conn, &hooks, 10).await;
+    assert!(relay.terminate().success());
+    let failed = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'failed'"),
+    )
+    .await;
+    assert_eq!(failed, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readyz_and_destination_up_report_a_down_destination_while_healthz_stays_ok() {
+    let (schema, mut conn) = PgSchema::new("outage_ready").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let mut receiver = Receiver::start().await;
+    let addr = format!("127.0.0.1:{}", free_port());
+    let cfg = config_file(
+        "outage_ready",
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  routes:\n    orders:\n      to: {}\n",
+            receiver.url()
+        ),
+    );
+    let log = out_file("outage_ready").with_extension("log");
+    let relay = crate::common::KillOnDrop::new(
+        crate::common::outboxctl()
+            .args([
+                "relay",
+                "--loop",
+                "--database-url",
+                &crate::common::pg_url(),
+                "--relation",
+                &t,
+                "--config",
+                &cfg,
+                "--metrics-addr",
+                &addr,
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    wait_log(&log, "serving /metrics", 1).await;
+    let get = |path: &str| http_get(&addr, path);
+    assert_eq!(get("/readyz").0, 200);
+    receiver.go_away();
+    stage(&mut conn, &t, "orders", 5, None).await;
+    wait_log(&log, "destination down", 1).await;
+    let (status, body) = get("/readyz");
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.contains("is down") && body.contains("127.0.0.1"),
+        "{body}"
+    );
+    assert_eq!(
+        get("/healthz").0,
+        200,
+        "a destination down is no reason to restart the relay"
+    );
+    let metrics = get("/metrics").1;
+    assert!(
+        metrics.contains(&format!(
+            "outboxctl_destination_up{{destination=\"{}\"}} 0",
+            receiver.url()
+        )),
+        "{metrics}"
+    );
+    receiver.listen().await;
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 5).await;
+    wait_until(Duration::from_secs(30), "ready again", || {
+        get("/readyz").0 == 200
+    })
+    .await;
+    assert!(get("/metrics").1.contains("} 1"));
+    assert!(relay.terminate().success());
+}
+
+#[tokio::test]
+async fn rabbitmq_urls_name_the_vhost_as_forze_reads_them() {
+    let (schema, mut conn) = PgSchema::new("outage_vhost").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let queue = format!("{}.vhost", schema.name);
+    for (i, url) in [
+        "amqp://guest:guest@127.0.0.1:5672/",
+        "amqp://guest:guest@127.0.0.1:5672",
+        "amqp://guest:guest@127.0.0.1:5672/%2F",
+    ]
+    .iter()
+    .enumerate()
+    {
+        stage(&mut conn, &t, "orders", 2, None).await;
+        let cfg = config_file(
+            &format!("outage_vhost_{i}"),
+            &format!(
+                "relay:\n  routes:\n    orders:\n      to: \"{url}\"\n      channel: {queue}\n      declare: true\n"
+            ),
+        );
+        let out = crate::brokers::relay_plain(&schema, &cfg);
+        assert_eq!(out.code, 0, "{url}: {out:?}");
+        let left = count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status <> 'published'"),
+        )
+        .await;
+        assert_eq!(left, 0, "{url}");
+    }
+    // an unknown vhost is a configuration error at start: exit 2, saying what to check
+    stage(&mut conn, &t, "orders", 1, None).await;
+    let cfg = config_file(
+        "outage_vhost_missing",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: \"amqp://guest:guest@127.0.0.1:5672/no-such-vhost\"\n      channel: {queue}\n"
+        ),
+    );
+    let out = crate::brokers::relay_plain(&schema, &cfg);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("vhost"), "{out:?}");
+    assert!(!out.stderr.contains("guest:guest"), "no password: {out:?}");
+    assert_no_attempts(&mut conn, &t).await;
+    let (_c, ch) = crate::brokers::amqp_channel().await;
+    let _ = ch
+        .queue_delete(&queue, lapin::options::QueueDeleteOptions::default())
+        .await;
+}
+
+/// A blocking `GET` of the relay's endpoint: status and body.
+fn http_get(addr: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut sock = std::net::TcpStream::connect(addr).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        sock,
+        "GET {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    sock.read_to_string(&mut text).unwrap();
+    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_owned();
+    (status, body)
+}
