@@ -15,7 +15,7 @@ use crate::relay_pg::{migrate, stage};
 
 const REDIS: &str = "redis://127.0.0.1:6379";
 const AMQP: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
-const NATS: &str = "nats://127.0.0.1:4222";
+pub const NATS: &str = "nats://127.0.0.1:4222";
 
 /// The headers string of forze-wire.md §1.5, byte for byte (275 bytes).
 const WIRE_HEADERS: &str = r#"{"forze_correlation_id":"0190c4e2-8a6c-7e4a-9b1e-000000000001","forze_event_id":"0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e","forze_hlc":"001764583200000.00003","forze_occurred_at":"2026-12-01T10:00:00+00:00","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#;
@@ -1001,7 +1001,7 @@ async fn doctor_checks_each_destination_without_changing_it() {
         "{found:?}"
     );
     assert!(found[6].1.contains("holds a string"), "{found:?}");
-    assert!(found[7].1.contains("connecting to Redis"), "{found:?}");
+    assert!(found[7].1.contains("Redis is unreachable"), "{found:?}");
     redis_del(&mut r, &string_key).await;
     // nothing was created
     let consumer: BaseConsumer = client(KAFKA_ADDR).create().unwrap();

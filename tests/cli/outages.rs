@@ -474,3 +474,92 @@ fn http_get(addr: &str, path: &str) -> (u16, String) {
         .to_owned();
     (status, body)
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_deleted_under_a_running_relay_keeps_its_destination_down_with_the_reason() {
+    let (schema, mut conn) = PgSchema::new("outage_nats_stream").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let subject = format!("{}.orders", schema.name);
+    let js = async_nats::jetstream::new(
+        async_nats::connect(crate::brokers::NATS)
+            .await
+            .expect("NATS on 127.0.0.1:4222 (scripts/services.sh starts it)"),
+    );
+    let stream = async_nats::jetstream::stream::Config {
+        name: schema.name.clone(),
+        subjects: vec![subject.clone()],
+        duplicate_window: Duration::from_secs(300),
+        ..Default::default()
+    };
+    let _ = js.delete_stream(&schema.name).await;
+    js.create_stream(stream.clone()).await.unwrap();
+    let cfg = config_file(
+        "outage_nats_stream",
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 300ms\n  max_attempts: 2\n  routes:\n    orders:\n      to: {}\n      channel: {subject}\n",
+            crate::brokers::NATS
+        ),
+    );
+    let log = out_file("outage_nats_stream").with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    stage(&mut conn, &t, "orders", 10, Some(2)).await;
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 10).await;
+    // someone deletes the stream: a configuration error, reported once, nothing attempted
+    js.delete_stream(&schema.name).await.unwrap();
+    stage(&mut conn, &t, "orders", 10, Some(2)).await;
+    wait_log(&log, "no JetStream stream captures subject", 1).await;
+    let since = Instant::now();
+    wait_until(Duration::from_secs(30), "a few probes (2s)", || {
+        since.elapsed() >= Duration::from_secs(2)
+    })
+    .await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        text.matches("destination down").count(),
+        1,
+        "the reason is logged once while it stays the same:\n{text}"
+    );
+    js.create_stream(stream).await.unwrap();
+    wait_rows(&mut conn, &published, 20).await;
+    assert!(relay.terminate().success());
+    assert_no_attempts(&mut conn, &t).await;
+    js.delete_stream(&schema.name).await.unwrap();
+}
+
+#[tokio::test]
+async fn refused_credentials_stop_the_relay_at_start_with_exit_2() {
+    let port = free_port();
+    let mut redis = crate::own_server::OwnServer::new(
+        "outage_redis_auth",
+        Path::new("/usr/bin/redis-server"),
+        port,
+        move |dir| {
+            let mut c = Command::new("/usr/bin/redis-server");
+            c.args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+                .args(["--save", "", "--requirepass", "right-one", "--dir"])
+                .arg(dir);
+            c
+        },
+    );
+    redis.start().await;
+    let (schema, mut conn) = PgSchema::new("outage_redis_auth").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let cfg = config_file(
+        "outage_redis_auth",
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: \"redis://:wrong-one@127.0.0.1:{port}\"\n"
+        ),
+    );
+    let out = crate::brokers::relay_plain(&schema, &cfg);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("password"), "{out:?}");
+    assert!(
+        !out.stderr.contains("wrong-one"),
+        "never the password: {out:?}"
+    );
+    assert_no_attempts(&mut conn, &t).await;
+}

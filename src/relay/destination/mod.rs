@@ -268,16 +268,20 @@ pub async fn build(
             if mode == redis::Mode::PubSub && dest.maxlen.is_some() {
                 return Err(err("maxlen applies to mode: stream only".into()));
             }
-            Sink::Publisher(Arc::new(
-                redis::Redis::new(
-                    &url,
-                    channel,
-                    mode,
-                    dest.maxlen,
-                    dest.tenant_aware.unwrap_or(false),
-                )
-                .map_err(err)?,
-            ))
+            let publisher = redis::Redis::new(
+                &url,
+                channel,
+                mode,
+                dest.maxlen,
+                dest.tenant_aware.unwrap_or(false),
+            )
+            .map_err(err)?;
+            if let Some(w) = publisher.check_at_start().await.map_err(err)? {
+                warnings.push(format!(
+                    "route {route}: {w}; its routes wait until it answers"
+                ));
+            }
+            Sink::Publisher(Arc::new(publisher))
         }
         DestinationUrl::Amqp(url) => {
             only(

@@ -42,13 +42,18 @@ pub enum StreamCheck {
 /// A fresh connection. It gives up after one failed reconnect instead of buffering publishes
 /// for a server that went away (they would go out behind rows the relay released); the relay
 /// then finds the destination down and dials again once a probe succeeds.
-async fn dial(url: &str, ack_timeout: Duration) -> Result<Conn, String> {
+async fn dial(url: &str, ack_timeout: Duration) -> Result<Conn, (bool, String)> {
     let client = async_nats::ConnectOptions::new()
         .connection_timeout(Duration::from_secs(3))
         .max_reconnects(1)
         .connect(url)
         .await
-        .map_err(|e| format!("connecting to NATS at {}: {e}", crate::dburl::mask(url)))?;
+        .map_err(|e| {
+            use async_nats::ConnectErrorKind as K;
+            let refused = matches!(e.kind(), K::Authentication | K::AuthorizationViolation);
+            let text = format!("connecting to NATS at {}: {e}", crate::dburl::mask(url));
+            (refused, text)
+        })?;
     let mut js = jetstream::new(client.clone());
     js.set_timeout(ack_timeout);
     Ok((client, js))
@@ -129,7 +134,12 @@ impl Nats {
         };
         let (client, js) = match dial(url, ack_timeout).await {
             Ok(conn) => conn,
-            Err(e) => return Ok((nats(None), StreamCheck::Unreachable(e))),
+            Err((true, e)) => {
+                return Err(format!(
+                    "{e}: check the credentials in the URL (or the server's authorization)"
+                ));
+            }
+            Err((false, e)) => return Ok((nats(None), StreamCheck::Unreachable(e))),
         };
         let check = match stream_of(&js, &subject).await {
             Ok(name) => {
@@ -233,7 +243,7 @@ impl Publisher for Nats {
                 }
                 return answer;
             }
-            let (client, js) = dial(&url, ack_timeout).await?;
+            let (client, js) = dial(&url, ack_timeout).await.map_err(|(_, e)| e)?;
             ready(&js, &subject, create).await?;
             *conn.lock().expect("not poisoned") = Some((client, js));
             Ok(())

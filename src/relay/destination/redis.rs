@@ -92,6 +92,29 @@ async fn connection(
 }
 
 impl Redis {
+    /// At start: a server that refuses the credentials is a configuration error; one that does
+    /// not answer is a warning (the relay finds the destination down and probes it).
+    pub async fn check_at_start(&self) -> Result<Option<String>, String> {
+        let connect = tokio::time::timeout(std::time::Duration::from_secs(3), async {
+            let mut conn = self.client.get_multiplexed_async_connection().await?;
+            redis::cmd("PING").query_async::<String>(&mut conn).await
+        })
+        .await;
+        match connect {
+            Ok(Ok(_)) => Ok(None),
+            Ok(Err(e))
+                if e.kind() == redis::ErrorKind::AuthenticationFailed
+                    || matches!(e.code(), Some("NOAUTH" | "WRONGPASS" | "NOPERM")) =>
+            {
+                Err(format!(
+                    "Redis refused the connection ({e}): check the user and password in the URL"
+                ))
+            }
+            Ok(Err(e)) => Ok(Some(format!("Redis is unreachable ({e})"))),
+            Err(_) => Ok(Some("Redis is unreachable (no answer within 3s)".into())),
+        }
+    }
+
     /// `PING`, and for a stream that is not tenant-aware, `TYPE` of its key: a key of another
     /// type would make every `XADD` fail with WRONGTYPE.
     async fn check(client: redis::Client, key: Option<String>) -> Result<Option<String>, String> {
