@@ -172,6 +172,8 @@ fn decode(text: &str) -> Result<String, String> {
 #[derive(Default)]
 pub struct LogContext {
     brokers_down: Arc<AtomicBool>,
+    /// The brokers refused the credentials (SASL): why.
+    refused: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl ClientContext for LogContext {
@@ -189,8 +191,14 @@ impl ClientContext for LogContext {
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
-        if error.rdkafka_error_code() == Some(RDKafkaErrorCode::AllBrokersDown) {
-            self.brokers_down.store(true, Ordering::Relaxed);
+        match error.rdkafka_error_code() {
+            Some(RDKafkaErrorCode::AllBrokersDown) => {
+                self.brokers_down.store(true, Ordering::Relaxed);
+            }
+            Some(RDKafkaErrorCode::Authentication | RDKafkaErrorCode::SaslAuthenticationFailed) => {
+                *self.refused.lock().expect("not poisoned") = Some(format!("{error}: {reason}"));
+            }
+            _ => {}
         }
         tracing::debug!(target: "kafka", "librdkafka: {error}: {reason}");
     }
@@ -253,12 +261,21 @@ impl Kafka {
             )
             .set("request.timeout.ms", "30000");
         let brokers_down = Arc::new(AtomicBool::new(false));
+        let refused = Arc::default();
         let producer: KafkaProducer = config
             .create_with_context(LogContext {
                 brokers_down: brokers_down.clone(),
+                refused: Arc::clone(&refused),
             })
             .map_err(|e| format!("creating the Kafka producer: {e}"))?;
         let check = check_topic(&producer, &url, &topic, create_topic).await?;
+        if let (TopicCheck::Unreachable(_), Some(why)) =
+            (&check, refused.lock().expect("not poisoned").clone())
+        {
+            return Err(format!(
+                "the Kafka brokers refused the credentials ({why}): check the user, password and sasl_mechanism"
+            ));
+        }
         let create_later = match (&check, create_topic) {
             (TopicCheck::Unreachable(_), Some(partitions)) => Some((url, partitions)),
             _ => None,
@@ -430,6 +447,7 @@ impl Kafka {
         }
         let context = LogContext {
             brokers_down: brokers_down.clone(),
+            ..LogContext::default()
         };
         match config.create_with_context::<_, KafkaProducer>(context) {
             Ok(fresh) => {
