@@ -786,6 +786,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Step 2: wait up to this long for processing and published rows to be gone')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'lock_timeout for step 3''s table lock')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Attempts after the first when the lock stays busy')
+            [CompletionResult]::new('--check-timeout', '--check-timeout', [CompletionResultType]::ParameterName, 'statement_timeout for step 3''s re-check and drop while the table is locked')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')

@@ -2731,7 +2731,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__storage__subcmd__to__subcmd__consume)
-            opts="-y -v -q -h -V --step --dry-run --reclaim-disabled --wait --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --step --dry-run --reclaim-disabled --wait --lock-timeout --retries --check-timeout --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2750,6 +2750,10 @@ _outboxctl() {
                     return 0
                     ;;
                 --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -743,6 +743,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --wait 'Step 2: wait up to this long for processing and published rows to be gone'
             cand --lock-timeout 'lock_timeout for step 3''s table lock'
             cand --retries 'Attempts after the first when the lock stays busy'
+            cand --check-timeout 'statement_timeout for step 3''s re-check and drop while the table is locked'
             cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
             cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
             cand --format 'Output format for data on stdout'

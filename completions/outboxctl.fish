@@ -674,6 +674,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l wait -d 'Step 2: wait up to this long for processing and published rows to be gone' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l lock-timeout -d 'lock_timeout for step 3\'s table lock' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l retries -d 'Attempts after the first when the lock stays busy' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l check-timeout -d 'statement_timeout for step 3\'s re-check and drop while the table is locked' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'

@@ -249,15 +249,8 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
 /// "Behind a pooler" where it can be told: the server listens on another port than the one
 /// dialled (pgbouncer's 6432 in front of 5432). Session and transaction pooling both work.
 async fn pooler(conn: &mut sqlx::PgConnection, url: &crate::dburl::DatabaseUrl) -> Option<String> {
-    use std::str::FromStr;
-    let dialled = sqlx::postgres::PgConnectOptions::from_str(url.expose())
-        .ok()?
-        .get_port();
-    let server: Option<i32> = db::pg::query_scalar("SELECT inet_server_port()")
-        .fetch_one(conn)
-        .await
-        .ok()?;
-    let server = server?;
+    let dialled = db::pg::dialled_port(url)?;
+    let server = db::pg::server_port_and_pid(conn).await.ok()?.0?;
     (i32::from(dialled) != server).then(|| {
         format!(
             "behind a pooler: port {dialled} dialled, the server listens on {server}; transaction and session pooling work (statement pooling cannot run outboxctl)"

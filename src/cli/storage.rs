@@ -4,7 +4,11 @@
 //! 1. Deploy relays with `storage: consume`, keeping reclaim on (cannot be observed: confirm).
 //! 2. Wait until no `processing` row is left and the retention job has removed published rows.
 //! 3. With reclaim off, drop `processing_at`, `published_at` and the indexes on them, in one
-//!    transaction that first locks the table and re-checks step 2, so no row slips in between.
+//!    transaction that first locks the table and re-checks step 2 (under a statement timeout,
+//!    so the lock is never held long), so no row slips in between.
+//!
+//! With a per-tenant relation (`{tenant}`) every configured tenant's table is checked and
+//! reported, and a step is taken only when every table allows it.
 
 use std::time::{Duration, Instant};
 
@@ -47,6 +51,9 @@ pub struct ToConsumeArgs {
     /// Attempts after the first when the lock stays busy
     #[arg(long, default_value_t = 10)]
     pub retries: u32,
+    /// statement_timeout for step 3's re-check and drop while the table is locked
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub check_timeout: Dur,
 }
 
 /// Published rows are counted up to this many (an exact count of millions is not needed).
@@ -55,6 +62,9 @@ const PUBLISHED_CAP: i64 = 100_000;
 #[derive(Debug, Serialize)]
 pub struct StorageStatus {
     pub table: String,
+    /// The tenant whose table this is (per-tenant relations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<uuid::Uuid>,
     pub configured_storage: String,
     pub has_processing_at: bool,
     pub has_published_at: bool,
@@ -69,10 +79,13 @@ pub struct StorageStatus {
     pub blockers: Vec<String>,
 }
 
+/// One outbox table: the tenant it serves (per-tenant relations) and its name.
+type Table = (Option<uuid::Uuid>, QualifiedName);
+
 async fn status(
     ctx: &Ctx,
     conn: &mut sqlx::PgConnection,
-    table: &QualifiedName,
+    (tenant, table): &Table,
     reclaim_disabled: bool,
 ) -> Result<StorageStatus, Error> {
     let facts = crate::schema::postgres::table_facts(conn, table)
@@ -134,6 +147,7 @@ async fn status(
     };
     Ok(StorageStatus {
         table: table.plain(),
+        tenant: *tenant,
         configured_storage: ctx.config.outbox.storage.to_string(),
         has_processing_at,
         has_published_at,
@@ -147,14 +161,26 @@ async fn status(
     })
 }
 
-fn print_status(ctx: &Ctx, s: &StorageStatus) {
+/// Prints each table's status: one JSON object for one table, an array for several.
+fn print_statuses(ctx: &Ctx, all: &[StorageStatus]) {
     if ctx.out.is_json() {
-        ctx.out.json(s);
+        match all {
+            [one] => ctx.out.json(one),
+            many => ctx.out.json(&many),
+        }
         return;
     }
+    let text: Vec<String> = all.iter().map(status_text).collect();
+    ctx.out.data(&text.join("\n\n"));
+}
+
+fn status_text(s: &StorageStatus) -> String {
     let yn = |b: bool| if b { "present" } else { "dropped" };
-    let mut lines = vec![
-        format!("table:            {}", s.table),
+    let mut lines = vec![format!("table:            {}", s.table)];
+    if let Some(t) = s.tenant {
+        lines.push(format!("tenant:           {t}"));
+    }
+    lines.extend([
         format!("configured:       storage: {}", s.configured_storage),
         format!("processing_at:    {}", yn(s.has_processing_at)),
         format!("published_at:     {}", yn(s.has_published_at)),
@@ -168,7 +194,7 @@ fn print_status(ctx: &Ctx, s: &StorageStatus) {
             "reclaim:          {}",
             if s.reclaim_on { "on" } else { "off" }
         ),
-    ];
+    ]);
     if !s.indexes_on_dropped_columns.is_empty() {
         lines.push(format!(
             "indexes on them:  {}",
@@ -183,52 +209,81 @@ fn print_status(ctx: &Ctx, s: &StorageStatus) {
     for b in &s.blockers {
         lines.push(format!("blocked:          {b}"));
     }
-    ctx.out.data(&lines.join("\n"));
+    lines.join("\n")
+}
+
+/// Every table's status.
+async fn statuses(
+    ctx: &Ctx,
+    conn: &mut sqlx::PgConnection,
+    tables: &[Table],
+    reclaim_disabled: bool,
+) -> Result<Vec<StorageStatus>, Error> {
+    let mut all = Vec::with_capacity(tables.len());
+    for t in tables {
+        all.push(status(ctx, conn, t, reclaim_disabled).await?);
+    }
+    Ok(all)
+}
+
+/// The blockers of every table, each naming its table when there are several.
+fn blockers(all: &[StorageStatus]) -> Vec<String> {
+    all.iter()
+        .flat_map(|s| {
+            s.blockers.iter().map(move |b| match all.len() {
+                1 => b.clone(),
+                _ => format!("{}: {b}", s.table),
+            })
+        })
+        .collect()
 }
 
 pub async fn run(ctx: &Ctx, cmd: StorageCommand) -> anyhow::Result<u8> {
-    let targets = inspect::pg_targets(ctx, None)?;
+    let tables: Vec<Table> = inspect::pg_targets(ctx, None)?
+        .into_iter()
+        .map(|t| (t.tenant, t.table))
+        .collect();
+    if tables.is_empty() {
+        return Err(Error::Runtime("no outbox configured".into()).into());
+    }
     let mut conn = inspect::connect(ctx).await?;
-    let table = targets
-        .first()
-        .ok_or_else(|| Error::Runtime("no outbox configured".into()))?
-        .table
-        .clone();
     match cmd {
         StorageCommand::Status => {
-            let s = status(ctx, &mut conn, &table, false).await?;
-            print_status(ctx, &s);
+            let all = statuses(ctx, &mut conn, &tables, false).await?;
+            print_statuses(ctx, &all);
             Ok(exit_code::OK)
         }
-        StorageCommand::ToConsume(args) => to_consume(ctx, &mut conn, &table, args).await,
+        StorageCommand::ToConsume(args) => to_consume(ctx, &mut conn, &tables, args).await,
     }
 }
 
 async fn to_consume(
     ctx: &Ctx,
     conn: &mut sqlx::PgConnection,
-    table: &QualifiedName,
+    tables: &[Table],
     args: ToConsumeArgs,
 ) -> anyhow::Result<u8> {
-    let mut s = status(ctx, conn, table, args.reclaim_disabled).await?;
-    let step = match (args.step, s.next_step) {
+    let mut all = statuses(ctx, conn, tables, args.reclaim_disabled).await?;
+    let names = all
+        .iter()
+        .map(|s| s.table.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let step = match (args.step, all.iter().filter_map(|s| s.next_step).min()) {
         (Some(n), _) => n,
         (None, Some(n)) => n,
         (None, None) => {
-            ctx.out.note(&format!(
-                "{} is already consume-only: nothing to do",
-                table.plain()
-            ));
+            ctx.out
+                .note(&format!("{names}: already consume-only: nothing to do"));
             return Ok(exit_code::OK);
         }
     };
     match step {
         1 => {
             ctx.out.data(&format!(
-                "step 1: deploy every relay of {} with storage: consume, keeping reclaim_stale_after set.\n\
+                "step 1: deploy every relay of {names} with storage: consume, keeping reclaim_stale_after set.\n\
                  Their claims take pending rows, and reclaim returns the processing rows retain relays left behind.\n\
-                 Relays (outboxctl's or forze's) cannot be observed from the database: confirm when they run.",
-                table.plain()
+                 Relays (outboxctl's or forze's) cannot be observed from the database: confirm when they run."
             ));
             super::confirm::confirm(
                 ctx.global.yes,
@@ -244,102 +299,164 @@ async fn to_consume(
                 .out
                 .progress(None, "waiting for processing and published rows to go");
             loop {
-                if s.processing == 0 && s.published == 0 {
+                let (processing, published) = all
+                    .iter()
+                    .fold((0, 0), |(a, b), s| (a + s.processing, b + s.published));
+                if processing == 0 && published == 0 {
                     bar.finish_and_clear();
                     ctx.out.note("step 2 done: no processing and no published rows; next: turn reclaim off in every relay, then --step 3 --reclaim-disabled");
                     return Ok(exit_code::OK);
                 }
                 match deadline {
                     Some(d) if Instant::now() < d => {
-                        bar.set_message(format!(
-                            "{} processing, {} published",
-                            s.processing, s.published
-                        ));
+                        bar.set_message(format!("{processing} processing, {published} published"));
                         tokio::time::sleep(Duration::from_secs(1).min(d - Instant::now())).await;
-                        s = status(ctx, conn, table, args.reclaim_disabled).await?;
+                        all = statuses(ctx, conn, tables, args.reclaim_disabled).await?;
                     }
                     _ => {
                         bar.finish_and_clear();
-                        print_status(ctx, &s);
+                        print_statuses(ctx, &all);
                         return Err(Error::Refused(format!(
                             "step 2 is not done: {}",
-                            s.blockers.join("; ")
+                            blockers(&all).join("; ")
                         ))
                         .into());
                     }
                 }
             }
         }
-        _ => step3(ctx, conn, table, &s, &args).await,
+        _ => step3(ctx, conn, tables, &all, &args).await,
+    }
+}
+
+/// What step 3 runs on one table (the SQL shown by `--dry-run`, and the ALTER it applies).
+struct Drop3 {
+    table: QualifiedName,
+    columns: Vec<&'static str>,
+    indexes: Vec<String>,
+}
+
+impl Drop3 {
+    fn of(table: &QualifiedName, s: &StorageStatus) -> Option<Self> {
+        let columns: Vec<&'static str> = [
+            ("processing_at", s.has_processing_at),
+            ("published_at", s.has_published_at),
+        ]
+        .into_iter()
+        .filter(|(_, has)| *has)
+        .map(|(c, _)| c)
+        .collect();
+        (!columns.is_empty()).then(|| Self {
+            table: table.clone(),
+            columns,
+            indexes: s.indexes_on_dropped_columns.clone(),
+        })
+    }
+
+    fn alter(&self) -> String {
+        format!(
+            "ALTER TABLE {} {};",
+            self.table,
+            self.columns
+                .iter()
+                .map(|c| format!("DROP COLUMN {c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
+    fn script(&self, args: &ToConsumeArgs) -> String {
+        format!(
+            "BEGIN;\nSET LOCAL lock_timeout = '{}';\nSET LOCAL statement_timeout = '{}';\nLOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\n-- refuse if any processing or published row exists\n{}\n-- drops with them: {}\nCOMMIT;",
+            args.lock_timeout,
+            args.check_timeout,
+            self.table,
+            self.alter(),
+            if self.indexes.is_empty() {
+                "no index".to_owned()
+            } else {
+                self.indexes.join(", ")
+            }
+        )
     }
 }
 
 async fn step3(
     ctx: &Ctx,
     conn: &mut sqlx::PgConnection,
-    table: &QualifiedName,
-    s: &StorageStatus,
+    tables: &[Table],
+    all: &[StorageStatus],
     args: &ToConsumeArgs,
 ) -> anyhow::Result<u8> {
-    if !s.has_processing_at && !s.has_published_at {
-        ctx.out.note(&format!(
-            "{} is already consume-only: nothing to drop",
-            table.plain()
-        ));
+    let drops: Vec<Drop3> = tables
+        .iter()
+        .zip(all)
+        .filter_map(|((_, table), s)| Drop3::of(table, s))
+        .collect();
+    if drops.is_empty() {
+        ctx.out.note("already consume-only: nothing to drop");
         return Ok(exit_code::OK);
     }
-    let drops: Vec<&str> = [
-        ("processing_at", s.has_processing_at),
-        ("published_at", s.has_published_at),
-    ]
-    .into_iter()
-    .filter(|(_, has)| *has)
-    .map(|(c, _)| c)
-    .collect();
-    let alter = format!(
-        "ALTER TABLE {table} {};",
-        drops
-            .iter()
-            .map(|c| format!("DROP COLUMN {c}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let script = format!(
-        "BEGIN;\nSET LOCAL lock_timeout = '{}';\nLOCK TABLE {table} IN ACCESS EXCLUSIVE MODE;\n-- refuse if any processing or published row exists\n{alter}\n-- drops with them: {}\nCOMMIT;",
-        args.lock_timeout,
-        if s.indexes_on_dropped_columns.is_empty() {
-            "no index".to_owned()
-        } else {
-            s.indexes_on_dropped_columns.join(", ")
-        }
-    );
+    let blocked = blockers(all);
     if args.dry_run {
-        ctx.out.data(&script);
-        if !s.blockers.is_empty() {
+        let scripts: Vec<String> = drops.iter().map(|d| d.script(args)).collect();
+        ctx.out.data(&scripts.join("\n\n"));
+        if !blocked.is_empty() {
             ctx.out.warn(&format!(
                 "step 3 would be refused now: {}",
-                s.blockers.join("; ")
+                blocked.join("; ")
             ));
         }
         return Ok(exit_code::OK);
     }
-    if !s.blockers.is_empty() {
-        return Err(Error::Refused(format!("step 3 refused: {}", s.blockers.join("; "))).into());
+    if !blocked.is_empty() {
+        return Err(Error::Refused(format!("step 3 refused: {}", blocked.join("; "))).into());
     }
+    let what: Vec<String> = drops
+        .iter()
+        .map(|d| format!("{} from {}", d.columns.join(" and "), d.table.plain()))
+        .collect();
     super::confirm::confirm(
         ctx.global.yes,
-        &format!(
-            "drop {} from {} (cannot be undone)",
-            drops.join(" and "),
-            table.plain()
-        ),
+        &format!("drop {} (cannot be undone)", what.join("; ")),
     )?;
+    for d in &drops {
+        drop_columns(conn, d, args).await?;
+        ctx.out.data(&format!(
+            "dropped: {} from {}",
+            d.columns.join(", "),
+            d.table.plain()
+        ));
+        if !d.indexes.is_empty() {
+            ctx.out
+                .data(&format!("dropped with them: {}", d.indexes.join(", ")));
+        }
+    }
+    ctx.out
+        .note("the table is consume-only; retire the retention job");
+    Ok(exit_code::OK)
+}
+
+/// Step 3 on one table: lock it, re-check under the lock (bounded by `--check-timeout`), drop.
+async fn drop_columns(
+    conn: &mut sqlx::PgConnection,
+    d: &Drop3,
+    args: &ToConsumeArgs,
+) -> Result<(), Error> {
+    let table = &d.table;
     let mut attempt = 0;
     loop {
         attempt += 1;
         let result: Result<Result<(), String>, sqlx::Error> = async {
             let mut tx = conn.begin().await?;
             crate::schema::postgres::set_local_lock_timeout(&mut tx, args.lock_timeout.0).await?;
+            crate::db::pg::query("SELECT set_config('statement_timeout', $1, true)")
+                .bind(format!(
+                    "{}ms",
+                    crate::store::postgres::millis_ceil(args.check_timeout.0)
+                ))
+                .execute(&mut tx)
+                .await?;
             sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
                 .execute(&mut *tx)
                 .await?;
@@ -354,49 +471,47 @@ async fn step3(
                     "a processing or published row appeared; nothing was dropped".to_owned(),
                 ));
             }
-            sqlx::raw_sql(&alter).execute(&mut *tx).await?;
+            sqlx::raw_sql(&d.alter()).execute(&mut *tx).await?;
             tx.commit().await?;
             Ok(Ok(()))
         }
         .await;
+        let code = result.as_ref().err().and_then(db::pg_code);
         match result {
-            Ok(Ok(())) => break,
+            Ok(Ok(())) => return Ok(()),
             Ok(Err(reason)) => {
-                return Err(Error::Refused(format!("step 3 refused: {reason}")).into());
+                return Err(Error::Refused(format!(
+                    "step 3 refused on {}: {reason}",
+                    table.plain()
+                )));
             }
-            Err(e)
-                if db::pg_code(&e).as_deref() == Some(db::sqlstate::LOCK_NOT_AVAILABLE)
+            Err(_)
+                if code.as_deref() == Some(db::sqlstate::LOCK_NOT_AVAILABLE)
                     && attempt <= args.retries =>
             {
                 crate::schema::postgres::backoff(attempt).await;
             }
-            Err(e) if db::pg_code(&e).as_deref() == Some(db::sqlstate::LOCK_NOT_AVAILABLE) => {
+            Err(_) if code.as_deref() == Some(db::sqlstate::LOCK_NOT_AVAILABLE) => {
                 return Err(Error::LockBusy(format!(
                     "gave up locking {} after {attempt} attempts of {}; retry when the table is quieter",
                     table.plain(),
                     args.lock_timeout
-                ))
-                .into());
+                )));
+            }
+            Err(_) if code.as_deref() == Some(db::sqlstate::QUERY_CANCELED) => {
+                return Err(Error::LockBusy(format!(
+                    "the re-check of {} under its lock took longer than --check-timeout {}: nothing was dropped (is the claim index on status present?); retry, or raise --check-timeout",
+                    table.plain(),
+                    args.check_timeout
+                )));
             }
             Err(e) => {
-                return Err(
-                    Error::Runtime(format!("step 3 failed: {}", db::pg_message(&e))).into(),
-                );
+                return Err(Error::Runtime(format!(
+                    "step 3 failed on {}: {}",
+                    table.plain(),
+                    db::pg_message(&e)
+                )));
             }
         }
     }
-    ctx.out.data(&format!(
-        "dropped: {} from {}",
-        drops.join(", "),
-        table.plain()
-    ));
-    if !s.indexes_on_dropped_columns.is_empty() {
-        ctx.out.data(&format!(
-            "dropped with them: {}",
-            s.indexes_on_dropped_columns.join(", ")
-        ));
-    }
-    ctx.out
-        .note("the table is consume-only; retire the retention job");
-    Ok(exit_code::OK)
 }

@@ -153,6 +153,50 @@ pub fn is_statement_pooling(e: &sqlx::Error) -> bool {
 pub const STATEMENT_POOLING: &str =
     "pgbouncer in statement pooling mode cannot run outboxctl: use transaction or session pooling";
 
+/// The port a URL dials (PostgreSQL's default 5432 when it names none).
+pub fn dialled_port(url: &crate::dburl::DatabaseUrl) -> Option<u16> {
+    use std::str::FromStr;
+    sqlx::postgres::PgConnectOptions::from_str(url.expose())
+        .ok()
+        .map(|o| o.get_port())
+}
+
+/// The port the server listens on (NULL over a Unix socket) and this session's backend pid.
+pub async fn server_port_and_pid(
+    conn: &mut PgConnection,
+) -> Result<(Option<i32>, i32), sqlx::Error> {
+    let row = query("SELECT inet_server_port(), pg_backend_pid()")
+        .fetch_one(conn)
+        .await?;
+    use sqlx::Row;
+    Ok((row.try_get(0)?, row.try_get(1)?))
+}
+
+/// The backend pid of a direct connection, which `pg_cancel_backend` may target; `None`
+/// behind a pooler (the server listens on another port than the one dialled), where the
+/// backend changes from one transaction to the next.
+pub async fn direct_backend_pid(
+    conn: &mut PgConnection,
+    url: &crate::dburl::DatabaseUrl,
+) -> Option<i32> {
+    let (port, pid) = server_port_and_pid(conn).await.ok()?;
+    (port.is_some() && port == dialled_port(url).map(i32::from)).then_some(pid)
+}
+
+/// Cancels what a backend runs (`pg_cancel_backend`), from a connection of its own.
+pub async fn cancel_backend(
+    url: &crate::dburl::DatabaseUrl,
+    timeout: std::time::Duration,
+    pid: i32,
+) {
+    if let Ok(mut c) = super::connect_pg(url, timeout).await {
+        let _ = query("SELECT pg_cancel_backend($1)")
+            .bind(pid)
+            .execute(&mut c)
+            .await;
+    }
+}
+
 /// The server's current value of a millisecond setting (`statement_timeout`, `lock_timeout`,
 /// `idle_in_transaction_session_timeout`): 0 means no limit.
 pub async fn setting_ms(conn: &mut PgConnection, name: &str) -> Result<i64, sqlx::Error> {

@@ -210,7 +210,8 @@ async fn pass_body<S: RelayStore>(
         .claim(target, settings.max_claim_rows, Utc::now())
         .await?;
     let rows = claimed.rows;
-    report.claimed = rows.len();
+    report.claimed = rows.len() + claimed.parked;
+    report.failed += claimed.parked;
     report.short = claimed.candidates < settings.max_claim_rows as usize;
 
     let mut outcomes: Vec<Outcome> = vec![Outcome::NotReached; rows.len()];

@@ -90,16 +90,17 @@ impl RouteStats {
     }
 }
 
-/// Stops a looping relay: `stop()` starts the shutdown drain.
+/// Stops a looping relay: `stop()` starts the shutdown drain, which ends
+/// `shutdown_drain_timeout` after the stop whatever runs then.
 #[derive(Clone)]
 pub struct Shutdown {
-    tx: Arc<watch::Sender<bool>>,
-    rx: watch::Receiver<bool>,
+    tx: Arc<watch::Sender<Option<Instant>>>,
+    rx: watch::Receiver<Option<Instant>>,
 }
 
 impl Default for Shutdown {
     fn default() -> Self {
-        let (tx, rx) = watch::channel(false);
+        let (tx, rx) = watch::channel(None);
         Self {
             tx: Arc::new(tx),
             rx,
@@ -109,10 +110,21 @@ impl Default for Shutdown {
 
 impl Shutdown {
     pub fn stop(&self) {
-        let _ = self.tx.send(true);
+        self.tx.send_if_modified(|at| {
+            let first = at.is_none();
+            if first {
+                *at = Some(Instant::now());
+            }
+            first
+        });
     }
 
     pub fn is_stopped(&self) -> bool {
+        self.rx.borrow().is_some()
+    }
+
+    /// When `stop()` was first called.
+    pub fn stopped_at(&self) -> Option<Instant> {
         *self.rx.borrow()
     }
 
@@ -121,8 +133,18 @@ impl Shutdown {
         let mut rx = self.rx.clone();
         tokio::select! {
             _ = tokio::time::sleep(d) => self.is_stopped(),
-            _ = rx.wait_for(|&s| s) => true,
+            _ = rx.wait_for(Option::is_some) => true,
         }
+    }
+
+    /// Resolves `budget` after the stop (never, while not stopped): the drain's end.
+    pub async fn drain_over(&self, budget: Duration) {
+        let mut rx = self.rx.clone();
+        let at = match rx.wait_for(Option::is_some).await {
+            Ok(at) => (*at).expect("stopped"),
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::time::sleep_until((at + budget).into()).await;
     }
 }
 
@@ -278,8 +300,13 @@ impl<S: RelayStore> Lane<S> {
                             reclaim: n == 0,
                             stop_publishing_at: None,
                         };
-                        let report =
-                            run_pass(&mut self.store, target, sink, settings, options).await;
+                        let pass = run_pass(&mut self.store, target, sink, settings, options);
+                        let cut = shutdown.drain_over(settings.shutdown_drain_timeout);
+                        let Some(report) = cut_at(pass, cut).await else {
+                            tracing::warn!(route = %target, "the shutdown drain's time is over: the pass in progress is cut and rolled back");
+                            self.store.abandon().await;
+                            return totals;
+                        };
                         stats.add(&report);
                         totals[idx].add(&report);
                         events.pass(target, &report);
@@ -330,7 +357,7 @@ impl<S: RelayStore> Lane<S> {
             }
         }
         if settings.drain_on_shutdown && down.is_none() {
-            let drained = self.shutdown_drain(settings, events).await;
+            let drained = self.shutdown_drain(settings, shutdown, events).await;
             for (t, d) in totals.iter_mut().zip(drained) {
                 t.merge(&d);
             }
@@ -344,9 +371,13 @@ impl<S: RelayStore> Lane<S> {
     async fn shutdown_drain(
         &mut self,
         settings: &RelaySettings,
+        shutdown: &Shutdown,
         events: &dyn RelayEvents,
     ) -> Vec<RouteStats> {
-        let end = Instant::now() + settings.shutdown_drain_timeout;
+        let end =
+            shutdown.stopped_at().unwrap_or_else(Instant::now) + settings.shutdown_drain_timeout;
+        let cut = shutdown.drain_over(settings.shutdown_drain_timeout);
+        tokio::pin!(cut);
         let mut out = Vec::new();
         let mut down = false;
         for (target, sink) in &self.routes {
@@ -361,7 +392,13 @@ impl<S: RelayStore> Lane<S> {
                     reclaim: false,
                     stop_publishing_at: Some(stop),
                 };
-                let report = run_pass(&mut self.store, target, sink, settings, options).await;
+                let pass = run_pass(&mut self.store, target, sink, settings, options);
+                let Some(report) = cut_at(pass, cut.as_mut()).await else {
+                    tracing::warn!(route = %target, "the shutdown drain's time is over: the pass in progress is cut and rolled back");
+                    self.store.abandon().await;
+                    out.push(stats);
+                    return out;
+                };
                 stats.add(&report);
                 events.pass(target, &report);
                 down = report.down.is_some();
@@ -372,6 +409,15 @@ impl<S: RelayStore> Lane<S> {
             out.push(stats);
         }
         out
+    }
+}
+
+/// Runs `pass` unless `cut` comes first (`None`): the pass's future is then dropped, and what
+/// it left running on the server is the store's to stop ([`RelayStore::abandon`]).
+async fn cut_at<T>(pass: impl Future<Output = T>, cut: impl Future<Output = ()>) -> Option<T> {
+    tokio::select! {
+        report = pass => Some(report),
+        () = cut => None,
     }
 }
 

@@ -61,6 +61,8 @@ impl std::fmt::Display for PassTarget {
 pub struct Claimed {
     pub rows: Vec<OutboxRow>,
     pub candidates: usize,
+    /// Claimed documents that could not be read, parked as `failed` by the store.
+    pub parked: usize,
 }
 
 /// The primitives of a relay pass. Under consume storage everything between `begin_pass`
@@ -114,4 +116,7 @@ pub trait RelayStore {
     async fn commit_pass(&mut self) -> Result<(), StoreError>;
     /// Rolls the pass back (consume: every claimed row is pending again). Never fails loudly.
     async fn rollback_pass(&mut self);
+    /// A pass in progress was cut (the shutdown drain's time is over): stop what may still run
+    /// on the server, which dropping the future does not, and forget the connection.
+    async fn abandon(&mut self);
 }

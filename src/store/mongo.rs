@@ -412,12 +412,27 @@ impl RelayStore for MongoStore {
         .await
         .map_err(|e| err("reading the claim", e))?;
         let mut rows = Vec::with_capacity(docs.len());
+        let mut parked = 0;
         for d in &docs {
-            let row = decode(d, &self.opts).map_err(|m| bad("reading a claimed document", m))?;
-            if let Some(oid) = d.get("_id") {
-                self.ids.insert(row.id, oid.clone());
+            let oid = d.get("_id").cloned().unwrap_or(Bson::Null);
+            match decode(d, &self.opts) {
+                Ok(row) => {
+                    self.ids.insert(row.id, oid);
+                    rows.push(row);
+                }
+                // A document that cannot be read is poison: parked by `_id`, as PostgreSQL
+                // parks a row whose payload does not decode; the rest of the claim goes on.
+                Err(m) => {
+                    self.coll
+                        .update_one(
+                            doc! { "_id": oid, "claim_token": &token },
+                            doc! { "$set": { "status": "failed", "last_error": format!("undecodable document: {m}") } },
+                        )
+                        .await
+                        .map_err(|e| err("parking an undecodable document", e))?;
+                    parked += 1;
+                }
             }
-            rows.push(row);
         }
         if self.opts.key_order == KeyOrder::Strict {
             rows = self.hold_back(target, rows, &token).await?;
@@ -425,6 +440,7 @@ impl RelayStore for MongoStore {
         Ok(Claimed {
             rows,
             candidates: ids.len(),
+            parked,
         })
     }
 
@@ -497,4 +513,7 @@ impl RelayStore for MongoStore {
     }
 
     async fn rollback_pass(&mut self) {}
+
+    /// Each MongoDB operation has its own server-side bound; nothing to cancel.
+    async fn abandon(&mut self) {}
 }

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::options::FindOptions;
 use mongodb::{Client, Collection};
@@ -448,9 +449,15 @@ impl OpsStore for MongoOps {
                     .map(|(e, s)| self.document(e, now, Some(*s)))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
-                let dup = insert_docs(&self.coll, docs, Some(&mut session))
-                    .await
-                    .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
+                // Inside a transaction a duplicate-key error aborts it (and the checkpoint
+                // with it): find the duplicates first, in the transaction, and insert the rest.
+                let dup = if self.checkpoint.is_some() {
+                    insert_new_docs(&self.coll, docs, &mut session).await?
+                } else {
+                    insert_docs(&self.coll, docs, Some(&mut session))
+                        .await
+                        .map_err(|e| mongodb::error::Error::custom(e.to_string()))?
+                };
                 if let (Some(cp), Some(max)) = (&self.checkpoint, stamps.iter().max()) {
                     let coll = self
                         .client
@@ -512,6 +519,54 @@ impl OpsStore for MongoOps {
                 .collect(),
         ))
     }
+}
+
+/// Inside a transaction: reads which `(outbox_route, event_id)` pairs exist already (or repeat
+/// within the batch), inserts the others, and returns, per document, whether it was a
+/// duplicate. A concurrent insert of the same pair is a write conflict, which the caller's
+/// transaction retry meets again here as a duplicate.
+async fn insert_new_docs(
+    coll: &Collection<Document>,
+    docs: Vec<Document>,
+    session: &mut mongodb::ClientSession,
+) -> Result<Vec<bool>, mongodb::error::Error> {
+    let key = |d: &Document| {
+        (
+            d.get_str("outbox_route").unwrap_or_default().to_owned(),
+            d.get_str("event_id").unwrap_or_default().to_owned(),
+        )
+    };
+    let pairs: Vec<Bson> = docs
+        .iter()
+        .map(|d| {
+            let (route, event) = key(d);
+            Bson::Document(doc! { "outbox_route": route, "event_id": event })
+        })
+        .collect();
+    let mut seen: std::collections::HashSet<(String, String)> = coll
+        .find(doc! { "$or": pairs })
+        .projection(doc! { "outbox_route": 1, "event_id": 1 })
+        .session(&mut *session)
+        .await?
+        .stream(&mut *session)
+        .try_collect::<Vec<Document>>()
+        .await?
+        .iter()
+        .map(key)
+        .collect();
+    let mut dup = Vec::with_capacity(docs.len());
+    let mut fresh = Vec::new();
+    for d in docs {
+        let new = seen.insert(key(&d));
+        dup.push(!new);
+        if new {
+            fresh.push(d);
+        }
+    }
+    if !fresh.is_empty() {
+        coll.insert_many(fresh).session(&mut *session).await?;
+    }
+    Ok(dup)
 }
 
 /// Inserts unordered; returns, per document, whether it was a duplicate.

@@ -105,12 +105,21 @@ fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
 ///
 /// On the claim index `(outbox_route, status, available_at, created_at)` a plain
 /// `ORDER BY created_at LIMIT n` over `available_at IS NULL OR available_at <= now` sorts every
-/// pending row of the route. Instead the claim reads two ranges of the index: the rows never
-/// retried (`available_at IS NULL`), ordered as the index already is (`available_at` is the
-/// same NULL throughout, so `ORDER BY available_at, created_at` is index order and `LIMIT`
-/// stops after `n` entries), and the ripe retries (`available_at <= now`, few; scheduled
-/// ones are outside the range). Each range locks with `FOR UPDATE SKIP LOCKED` in its own CTE
-/// (PostgreSQL refuses `FOR UPDATE` under `UNION`); the union is merged in claim order.
+/// pending row of the route. Instead the claim reads two ranges of the index, each locking with
+/// `FOR UPDATE SKIP LOCKED` in its own CTE (PostgreSQL refuses `FOR UPDATE` under `UNION`), so
+/// rows other relays hold are stepped over and a contended claim still fills up:
+/// - the ripe retries first (`available_at <= now`: few; scheduled ones are outside the
+///   range), at most `n`;
+/// - then the rows never retried (`available_at IS NULL`), at most `n` minus the ripe rows
+///   taken, in index order (`available_at, created_at`: `LIMIT` stops after about that many
+///   entries). Not by `id` too: the index has no `id`, and rows staged in one transaction share
+///   one `created_at`, so ordering by `id` would read and sort the whole tie group on every
+///   claim. Ties among them go in index order, which the specification allows (without HLC it
+///   orders by `created_at` and leaves ties arbitrary; with HLC the index carries `id`).
+///
+/// So the claim locks exactly the rows it returns (a consume pass holds its locks to its end).
+/// Ripe retries, being due, go ahead of newer rows never tried; strict key order still holds
+/// (a row whose key has an earlier row pending outside the claim is held back).
 pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     let tenant = if opts.tenant_aware {
         " AND c.tenant_id = $4"
@@ -124,7 +133,7 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
             ", c.hlc",
         )
     } else {
-        ("created_at, id", "c.available_at, c.created_at, c.id", "")
+        ("created_at, id", "c.available_at, c.created_at", "")
     };
     let strict = opts.key_order == KeyOrder::Strict;
     // Strict key order, at the scan: skip a row while an earlier row of its key is processing,
@@ -155,14 +164,14 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
         "SELECT id FROM ranked".to_owned()
     };
     let ctes = format!(
-        "WITH fresh AS (
-    SELECT c.id, c.created_at, c.ordering_key{hlc_col} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
-     ORDER BY {index_order} LIMIT $2 FOR UPDATE SKIP LOCKED),
-ripe AS (
+        "WITH ripe AS (
     SELECT c.id, c.created_at, c.ordering_key{hlc_col} FROM {table} c
      WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
      ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
+fresh AS (
+    SELECT c.id, c.created_at, c.ordering_key{hlc_col} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
+     ORDER BY {index_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED),
 ranked AS (
     SELECT * FROM (SELECT * FROM fresh UNION ALL SELECT * FROM ripe) u ORDER BY {order} LIMIT $2),
 picked AS ({picked})"
@@ -298,6 +307,9 @@ pub struct PgStore<'a> {
     opts: PgStoreOptions,
     sql: HashMap<Option<Uuid>, Arc<PgSql>>,
     in_pass: bool,
+    /// The backend of an owned, direct connection (not through a pooler), for
+    /// `pg_cancel_backend` when a pass is abandoned.
+    backend: Option<i32>,
 }
 
 /// Rounds up to whole milliseconds, never to 0.
@@ -329,7 +341,9 @@ impl<'a> PgStore<'a> {
     ) -> Result<PgStore<'static>, crate::Error> {
         let mut conn = crate::db::connect_pg(url, connect_timeout).await?;
         crate::db::pg::check_transactions(&mut conn, url).await?;
+        let backend = crate::db::pg::direct_backend_pid(&mut conn, url).await;
         Ok(PgStore {
+            backend,
             conn: Conn::Owned {
                 url: url.clone(),
                 connect_timeout,
@@ -359,6 +373,7 @@ impl<'a> PgStore<'a> {
             opts,
             sql: HashMap::new(),
             in_pass: false,
+            backend: None,
         })
     }
 
@@ -375,13 +390,15 @@ impl<'a> PgStore<'a> {
                 conn,
             } => {
                 if conn.is_none() {
-                    let c = crate::db::connect_pg(url, *connect_timeout)
-                        .await
-                        .map_err(|e| StoreError {
-                            context: "reconnecting",
-                            message: e.to_string(),
-                            connection_lost: true,
-                        })?;
+                    let mut c =
+                        crate::db::connect_pg(url, *connect_timeout)
+                            .await
+                            .map_err(|e| StoreError {
+                                context: "reconnecting",
+                                message: e.to_string(),
+                                connection_lost: true,
+                            })?;
+                    self.backend = crate::db::pg::direct_backend_pid(&mut c, url).await;
                     *conn = Some(c);
                 }
                 Ok(conn.as_mut().expect("just connected"))
@@ -525,6 +542,7 @@ impl RelayStore for PgStore<'_> {
         Ok(Claimed {
             candidates: candidates.max(out.len()),
             rows: out,
+            parked: 0,
         })
     }
 
@@ -664,6 +682,22 @@ ON CONFLICT (event_id) DO NOTHING"
                 self.drop_connection();
             }
         }
+    }
+
+    async fn abandon(&mut self) {
+        if let (
+            Conn::Owned {
+                url,
+                connect_timeout,
+                conn: Some(_),
+            },
+            Some(pid),
+        ) = (&self.conn, self.backend)
+        {
+            crate::db::pg::cancel_backend(url, *connect_timeout, pid).await;
+        }
+        // Behind a pooler the connection is only dropped: the pooler closes its server link.
+        self.drop_connection();
     }
 }
 

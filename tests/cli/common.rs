@@ -346,6 +346,29 @@ impl KillOnDrop {
     }
 }
 
+impl KillOnDrop {
+    /// SIGTERM, then its exit status if it exits within `limit` (`None`: still running; it is
+    /// killed when dropped).
+    pub async fn terminate_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let child = self.0.as_mut().expect("running");
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                self.0 = None;
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
         if let Some(mut child) = self.0.take() {

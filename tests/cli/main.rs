@@ -10,6 +10,7 @@ mod common;
 mod contract;
 mod ecosystem;
 mod errors;
+mod failures;
 mod metrics;
 mod migrate_mongo;
 mod migrate_pg;

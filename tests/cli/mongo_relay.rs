@@ -996,3 +996,86 @@ async fn strict_key_order_holds_back_keys_behind_a_failed_or_foreign_row() {
             .all(|d| d.get_i32("attempts").unwrap_or(0) == 0)
     );
 }
+
+/// One document that cannot be read (`occurred_at` stored as a string) is parked by `_id` with
+/// the reason; the rest of its claim goes out in the same run instead of waiting for reclaim.
+#[tokio::test]
+async fn an_undecodable_document_is_parked_and_the_rest_of_its_claim_is_relayed() {
+    let db = setup("mongo_poison_doc", &[]).await;
+    emit(&db, 10, None, &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    let poisoned = coll
+        .find_one(doc! {})
+        .sort(doc! { "created_at": 1 })
+        .await
+        .unwrap()
+        .unwrap();
+    coll.update_one(
+        doc! { "_id": poisoned.get("_id").unwrap() },
+        doc! { "$set": { "occurred_at": "yesterday" } },
+    )
+    .await
+    .unwrap();
+    let path = out_file("mongo_poison_doc");
+    let to = format!("file:{}", path.display());
+    let r = cmd(&db, &["relay", "--once", "--route", "orders", "--to", &to]);
+    assert_eq!(r.code, 1, "a parked document: exit 1 {r:?}");
+    assert_eq!(lines(&path).len(), 9, "{r:?}");
+    let parked = docs(&db, doc! { "status": "failed" }).await;
+    assert_eq!(parked.len(), 1);
+    assert_eq!(parked[0].get("_id"), poisoned.get("_id"));
+    assert!(
+        parked[0]
+            .get_str("last_error")
+            .unwrap()
+            .contains("undecodable document"),
+        "{parked:?}"
+    );
+    assert!(
+        docs(&db, doc! { "status": { "$in": ["pending", "processing"] } })
+            .await
+            .is_empty()
+    );
+}
+
+/// Staging an event id that is already staged, with the HLC checkpoint (one transaction on
+/// the replica set): deduplicated and reported as such, instead of a duplicate-key error that
+/// aborts the transaction and fails the command.
+#[tokio::test]
+async fn emit_with_a_checkpoint_deduplicates_an_event_id_already_staged() {
+    let db = setup("mongo_emit_dup", &["--hlc-ordering"]).await;
+    let cp = format!("{}.hlc_checkpoint", db.name);
+    let event = uuid::Uuid::now_v7().to_string();
+    let args = [
+        "emit",
+        "--format",
+        "json",
+        "--route",
+        "orders",
+        "--type",
+        "order.placed",
+        "--payload",
+        "{}",
+        "--event-id",
+        &event,
+        "--hlc-ordering",
+        "--hlc-checkpoint",
+        &cp,
+    ];
+    let first = cmd(&db, &args);
+    assert_eq!(first.code, 0, "{first:?}");
+    let v: Value = serde_json::from_str(&first.stdout).unwrap();
+    assert_eq!(
+        (v["staged"].as_u64(), v["deduplicated"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let again = cmd(&db, &args);
+    assert_eq!(again.code, 0, "{again:?}");
+    let v: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(
+        (v["staged"].as_u64(), v["deduplicated"].as_u64()),
+        (Some(0), Some(1)),
+        "{again:?}"
+    );
+    assert_eq!(docs(&db, doc! { "event_id": &event }).await.len(), 1);
+}

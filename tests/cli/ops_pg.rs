@@ -767,3 +767,125 @@ async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     assert_eq!(level("failed rows"), "warn");
     assert_eq!(level("oldest pending"), "fail");
 }
+
+/// With a per-tenant relation every configured tenant's table is checked: a processing row in
+/// the second tenant's table refuses step 3 for all (naming that table), and nothing is dropped.
+#[tokio::test]
+async fn storage_checks_every_tenants_table() {
+    let (schema, mut conn) = PgSchema::new("ops_storage_tenants").await;
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let cfg = crate::common::config_file(
+        "ops_storage_tenants",
+        &format!(
+            "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\nrelay:\n  reclaim_stale_after: null\n",
+            schema.name
+        ),
+    );
+    let url = pg_url();
+    let with =
+        |args: &[&str]| run(&[args, &["--database-url", &url, "--config", cfg.as_str()]].concat());
+    assert_eq!(with(&["migrate"]).code, 0);
+    let table_b = format!("{}.outbox_{}", schema.name, b.replace('-', ""));
+    stage(&mut conn, &table_b, "orders", 2, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {table_b} SET status = 'processing', processing_at = now()"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = with(&["storage", "status", "--format", "json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let v = json(&r);
+    let tables = v.as_array().expect("one status per tenant");
+    assert_eq!(tables.len(), 2);
+    assert_eq!(tables[0]["tenant"], a);
+    assert_eq!(tables[0]["next_step"], 3);
+    assert_eq!(
+        (
+            tables[1]["tenant"].as_str(),
+            tables[1]["processing"].as_i64()
+        ),
+        (Some(b), Some(2))
+    );
+    let r = with(&[
+        "storage",
+        "to-consume",
+        "--step",
+        "3",
+        "--yes",
+        "--reclaim-disabled",
+    ]);
+    assert_eq!(r.code, 5, "{r:?}");
+    assert!(
+        r.stderr.contains(&table_b),
+        "names the blocked table: {r:?}"
+    );
+    let dropped: i64 = count(
+        &mut conn,
+        &format!(
+            "SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+              WHERE n.nspname = '{}' AND a.attname = 'processing_at' AND NOT a.attisdropped",
+            schema.name
+        ),
+    )
+    .await;
+    assert_eq!(dropped, 2, "both tables keep their columns");
+    // once the second table is clean too, step 3 drops the columns of both
+    sqlx::raw_sql(&format!(
+        "UPDATE {table_b} SET status = 'pending', processing_at = NULL"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = with(&[
+        "storage",
+        "to-consume",
+        "--step",
+        "3",
+        "--yes",
+        "--reclaim-disabled",
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        r.stdout
+            .matches("dropped: processing_at, published_at")
+            .count(),
+        2,
+        "{r:?}"
+    );
+}
+
+/// Step 3 holds an ACCESS EXCLUSIVE lock while it re-checks the table: a re-check slower than
+/// `--check-timeout` gives up (exit 4) and drops nothing, instead of blocking the relays.
+#[tokio::test]
+async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
+    let (schema, mut conn) = PgSchema::new("ops_step3_timeout").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 200_000, None).await;
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled"],
+        &[
+            "storage",
+            "to-consume",
+            "--step",
+            "3",
+            "--check-timeout",
+            "1ms",
+        ],
+    );
+    assert_eq!(r.code, 4, "{r:?}");
+    assert!(r.stderr.contains("--check-timeout"), "{r:?}");
+    let cols = count(
+        &mut conn,
+        &format!(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = '{t}'::regclass AND attname IN ('processing_at', 'published_at') AND NOT attisdropped"
+        ),
+    )
+    .await;
+    assert_eq!(cols, 2, "nothing dropped");
+}

@@ -11,8 +11,8 @@ use outboxctl::model::Message;
 use outboxctl::relay::RelaySettings;
 use outboxctl::relay::destination::{PublishError, Publisher, Sink};
 use outboxctl::relay::engine::{PassOptions, run_pass};
-use outboxctl::store::PassTarget;
 use outboxctl::store::postgres::{PgStore, PgStoreOptions};
+use outboxctl::store::{PassTarget, RelayStore};
 use outboxctl::target::RelationSpec;
 use serde_json::Value;
 use sqlx::Row;
@@ -1222,4 +1222,190 @@ async fn ctrl_c_of_a_one_shot_relay_exits_130() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A statement at the start of a consume pass cancelled on the server (`pg_cancel_backend`
+/// while it waits for a lock on `pg_settings`, which the pass reads to set its timeouts): the
+/// pass fails and rolls back, and the next pass on the same connection runs, instead of
+/// meeting "current transaction is aborted" forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usable() {
+    let (schema, mut conn) = PgSchema::new("relay_cancel_begin").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let s = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
+    let ok = Flaky::new(|_, _| None);
+    let sink = Sink::Publisher(ok.clone());
+    // another session holds pg_settings: the pass's timeouts statement waits for it
+    let mut locker = crate::common::pg().await;
+    sqlx::raw_sql("BEGIN; LOCK TABLE pg_catalog.pg_settings IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    let first = tokio::spawn({
+        let sink = sink.clone();
+        async move {
+            let mut s = s;
+            let report = run_pass(
+                &mut s,
+                &target(),
+                &sink,
+                &settings(Storage::Consume),
+                PassOptions::default(),
+            )
+            .await;
+            (s, report)
+        }
+    });
+    let blocked = crate::common::eventually(
+        Duration::from_secs(30),
+        "the pass waiting on pg_settings",
+        async || {
+            let pid: Option<i32> = sqlx::query_scalar(
+                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_settings%' AND pid <> pg_backend_pid()",
+            )
+            .fetch_optional(&mut conn)
+            .await
+            .unwrap();
+            pid.ok_or_else(|| "not yet".to_owned())
+        },
+    )
+    .await;
+    let cancelled: bool = sqlx::query_scalar("SELECT pg_cancel_backend($1)")
+        .bind(blocked)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(cancelled);
+    let (mut s, report) = first.await.unwrap();
+    assert!(!report.committed, "{report:?}");
+    let error = report.error.unwrap_or_default();
+    assert!(
+        error.contains("setting the pass timeouts") && error.contains("cancel"),
+        "{error}"
+    );
+    sqlx::raw_sql("COMMIT").execute(&mut locker).await.unwrap();
+    // the same connection runs the next pass
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Consume),
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.committed, "{report:?}");
+    assert_eq!(report.published, 5);
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {t}")).await,
+        0
+    );
+}
+
+/// Rows staged in one transaction share one `created_at` (PostgreSQL's `now()`): with 50,000
+/// of them at the head of the queue, the claim still reads about a batch of index entries
+/// (ties go in index order) instead of reading and sorting the whole tie group.
+#[tokio::test]
+async fn the_claim_reads_about_a_batch_of_a_tie_group_of_one_created_at() {
+    let (schema, mut conn) = PgSchema::new("relay_claim_ties").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 50_000, Some(100)).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET created_at = '2026-12-01 10:00:00+00';
+         UPDATE {t} SET available_at = now() - interval '1 minute', attempts = 1 WHERE (payload->>'n')::int % 997 = 0;"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    sqlx::raw_sql(&format!("VACUUM ANALYZE {t}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    for storage in [Storage::Retain, Storage::Consume] {
+        let opts = PgStoreOptions {
+            relation: RelationSpec::parse("relation", &t).unwrap(),
+            delivery_log: None,
+            storage,
+            hlc_ordering: false,
+            propagate_trace: false,
+            tenant_aware: false,
+            key_order: KeyOrder::BestEffort,
+            pass_statement_timeout: Duration::from_secs(1),
+            pass_deadline: Duration::from_secs(5),
+            prepared_statements: false,
+        };
+        let sql = outboxctl::store::postgres::claim_sql(
+            &outboxctl::target::QualifiedName::parse("r", &t).unwrap(),
+            &opts,
+        );
+        sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
+        let plan: Value =
+            sqlx::query_scalar(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
+                .bind("orders")
+                .bind(100i64)
+                .bind(chrono::Utc::now())
+                .fetch_one(&mut conn)
+                .await
+                .unwrap();
+        sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+        let mut scans = Vec::new();
+        collect_scans(&plan[0]["Plan"], &mut scans);
+        let fresh = scans
+            .iter()
+            .find(|(_, cond, _)| cond.contains("available_at IS NULL"))
+            .expect("fresh range scan");
+        assert!(
+            fresh.2 <= 200.0,
+            "{storage}: the never-retried range read {} of a 50,000-row tie group for a batch of 100",
+            fresh.2
+        );
+        let text = plan.to_string();
+        assert!(
+            !text.contains("\"Disk\""),
+            "{storage}: no sort spilled to disk: {text}"
+        );
+    }
+}
+
+/// A consume pass holds the row locks of its claim to its end: it locks exactly the rows it
+/// claims (not a second batch it will not publish), and a second relay's claim steps over
+/// them and still fills up.
+#[tokio::test]
+async fn a_consume_claim_locks_only_what_it_returns_and_a_contended_claim_fills_up() {
+    let (schema, mut conn) = PgSchema::new("relay_claim_locks").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 300, Some(30)).await;
+    // every other row is a ripe retry: both ranges of the claim have more than a batch
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET available_at = now() - interval '1 minute', attempts = 1 WHERE (payload->>'n')::int % 2 = 0"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let unlocked = format!("SELECT count(*) FROM (SELECT id FROM {t} FOR UPDATE SKIP LOCKED) x");
+    let mut first = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
+    first.begin_pass(&target()).await.unwrap();
+    let claimed = first
+        .claim(&target(), 100, chrono::Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(claimed.rows.len(), 100);
+    sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
+    let free = count(&mut conn, &unlocked).await;
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    assert_eq!(free, 200, "the pass locks the 100 rows it claimed, no more");
+    let mut second = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
+    second.begin_pass(&target()).await.unwrap();
+    let other = second
+        .claim(&target(), 100, chrono::Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(other.rows.len(), 100, "a contended claim is not short");
+    let mine: std::collections::HashSet<_> = claimed.rows.iter().map(|r| r.id).collect();
+    assert!(other.rows.iter().all(|r| !mine.contains(&r.id)));
+    second.rollback_pass().await;
+    first.rollback_pass().await;
 }

@@ -474,7 +474,8 @@ impl Publisher for Kafka {
     /// stalled broker does not answer it), creating the topic with `create_topic` when it is
     /// still missing.
     fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
-        let (config, topic, create_later, brokers_down) = (
+        let (slot, config, topic, create_later, brokers_down) = (
+            self.producer.clone(),
             self.config.clone(),
             self.topic.clone(),
             self.create_later.clone(),
@@ -482,7 +483,7 @@ impl Publisher for Kafka {
         );
         Box::pin(async move {
             let found = {
-                let topic = topic.clone();
+                let (config, topic) = (config.clone(), topic.clone());
                 tokio::task::spawn_blocking(move || {
                     let probe: KafkaProducer = config
                         .create_with_context(LogContext::default())
@@ -505,6 +506,10 @@ impl Publisher for Kafka {
                     *create_later.lock().expect("create lock") = None;
                 }
             }
+            // The brokers answer again, perhaps restarted without this producer's state:
+            // a new producer (a new producer id) sends from here on.
+            let current = slot.read().expect("producer lock").clone();
+            Kafka::replace(&slot, &config, &current, &brokers_down);
             brokers_down.store(false, Ordering::Relaxed);
             Ok(())
         })

@@ -1,0 +1,82 @@
+//! Failure paths: a shutdown drain that meets a statement blocked on a lock ends on time and
+//! cancels it on the server.
+
+use std::time::Duration;
+
+use crate::brokers::wait_rows;
+use crate::common::{PgSchema, config_file, eventually};
+use crate::own_server::spawn_loop_relay;
+use crate::relay_pg::{migrate, out_file, stage};
+
+/// The backend waiting on a lock with a statement like `pattern`, if any.
+async fn waiting(conn: &mut sqlx::PgConnection, pattern: &str) -> Option<i32> {
+    sqlx::query_scalar(
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1 AND pid <> pg_backend_pid()",
+    )
+    .bind(pattern)
+    .fetch_optional(conn)
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shutdown_drain_ends_on_time_and_cancels_a_statement_blocked_on_a_lock() {
+    let (schema, mut conn) = PgSchema::new("failure_drain_lock").await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 10, Some(2)).await;
+    let path = out_file("failure_drain_lock");
+    let cfg = config_file(
+        "failure_drain_lock",
+        &format!(
+            "relay:\n  interval: 100ms\n  pass_statement_timeout: 200ms\n  shutdown_drain_timeout: 1s\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+            path.display()
+        ),
+    );
+    let log = path.with_extension("log");
+    let mut relay = spawn_loop_relay(&t, &cfg, &log);
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 10).await;
+    // another session locks the table: the relay's next tick (its reclaim and claim; retain
+    // sets no statement timeout) waits for it
+    let mut locker = crate::common::pg().await;
+    sqlx::raw_sql(&format!("BEGIN; LOCK TABLE {t} IN ACCESS EXCLUSIVE MODE"))
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    let pattern = format!("%{}%", schema.name);
+    eventually(
+        Duration::from_secs(30),
+        "the relay blocked on the lock",
+        async || {
+            waiting(&mut conn, &pattern)
+                .await
+                .ok_or("not yet".to_owned())
+        },
+    )
+    .await;
+    let status = relay.terminate_within(Duration::from_secs(6)).await;
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the relay stops within the drain's time, cutting the blocked pass: {status:?}\n{text}"
+    );
+    assert!(text.contains("the shutdown drain's time is over"), "{text}");
+    // the blocked statement was cancelled on the server, not left waiting for the lock
+    eventually(
+        Duration::from_secs(10),
+        "the blocked statement cancelled",
+        async || match waiting(&mut conn, &pattern).await {
+            None => Ok(()),
+            Some(pid) => Err(format!("backend {pid} still waits")),
+        },
+    )
+    .await;
+    sqlx::raw_sql("COMMIT").execute(&mut locker).await.unwrap();
+    let processing = crate::common::count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'processing'"),
+    )
+    .await;
+    assert_eq!(processing, 0, "the cut claim committed nothing");
+}
