@@ -238,6 +238,10 @@ pub struct DayOutcome {
     pub reason: Option<String>,
 }
 
+/// Why a day was not added.
+const DEFAULT_HAS_ROWS: &str =
+    "the default partition holds rows of this day; run `outboxctl partitions check --fix`";
+
 /// Adds the missing days; shared by `partitions add-ahead` and `migrate`.
 pub async fn add_days(
     conn: &mut sqlx::PgConnection,
@@ -273,20 +277,24 @@ pub async fn add_days(
                     Some(d) => lp::default_has_rows_on(conn, d, *day).await?,
                     None => false,
                 };
-                if blocked {
-                    let reason = Some("the default partition holds rows of this day; run `outboxctl partitions check --fix`".into());
-                    DayOutcome {
+                // ATTACH checks the default partition again inside its transaction: a row
+                // that lands there after this look is caught too.
+                let added = if blocked {
+                    lp::Added::DefaultHasRows
+                } else {
+                    lp::add_day(conn, log, *day, policy).await?
+                };
+                match added {
+                    lp::Added::DefaultHasRows => DayOutcome {
                         action,
                         result: "skipped",
-                        reason,
-                    }
-                } else {
-                    lp::add_day(conn, log, *day, policy).await?;
-                    DayOutcome {
+                        reason: Some(DEFAULT_HAS_ROWS.into()),
+                    },
+                    lp::Added::Attached(_) => DayOutcome {
                         action,
                         result: "added",
                         reason: None,
-                    }
+                    },
                 }
             }
         };
@@ -487,9 +495,17 @@ async fn check(
         for finding in partitions::check(today, 0, &facts.bounds(), Some(0)) {
             if let Finding::Gap { from, to } = finding {
                 for day in partitions::days_between(from, to - chrono::Duration::nanoseconds(1)) {
-                    lp::add_day(conn, log, day, policy(ctx, &args.lock)).await?;
-                    if !ctx.out.is_json() {
-                        ctx.out.data(&format!("added: partition for {day} (a gap)"));
+                    let added = lp::add_day(conn, log, day, policy(ctx, &args.lock)).await?;
+                    if ctx.out.is_json() {
+                        continue;
+                    }
+                    match added {
+                        lp::Added::Attached(_) => {
+                            ctx.out.data(&format!("added: partition for {day} (a gap)"));
+                        }
+                        lp::Added::DefaultHasRows => ctx.out.data(&format!(
+                            "skipped: partition for {day} (a gap): {DEFAULT_HAS_ROWS}"
+                        )),
                     }
                 }
             }

@@ -156,25 +156,36 @@ pub async fn default_span(
         .zip(row.get("b")))
 }
 
-/// Adds one day in its own short transaction; returns the attempts it took.
+/// What adding a day came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Added {
+    /// Built and attached, after this many attempts.
+    Attached(u32),
+    /// The default partition holds rows of the day: `ATTACH` refused, inside the transaction
+    /// (so a row that landed after any earlier look is caught), and nothing was created.
+    DefaultHasRows,
+}
+
+/// Adds one day in its own short transaction.
 pub async fn add_day(
     conn: &mut PgConnection,
     log: &QualifiedName,
     day: NaiveDate,
     policy: LockPolicy,
-) -> Result<u32, Error> {
+) -> Result<Added, Error> {
     let sql: Vec<String> = partitions::add_day_statements(log, day)
         .map_err(|e| Error::Runtime(e.to_string()))?
         .into_iter()
         .map(|s| s.sql)
         .collect();
-    run_in_short_transactions(
-        conn,
-        &sql,
-        policy,
-        &format!("adding the partition for {day}"),
-    )
-    .await
+    let what = format!("adding the partition for {day}");
+    match run_in_short_transactions(conn, &sql, policy, &what).await {
+        Ok(attempts) => Ok(Added::Attached(attempts)),
+        Err(Error::Runtime(m)) if m.contains("default partition") && m.contains("violated") => {
+            Ok(Added::DefaultHasRows)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Drops one partition in its own short transaction.
@@ -193,9 +204,28 @@ pub async fn drop_partition(
     .await
 }
 
-/// Moves `day`'s rows out of the default partition into a new day partition and attaches it,
-/// in one transaction that first locks the default partition against new rows. Returns how
-/// many rows moved.
+/// Rows moved per transaction while the relays go on writing (only the last, small remainder
+/// is moved under a lock of the default partition).
+pub const MOVE_BATCH: i64 = 10_000;
+
+/// The log's columns, in order, quoted: rows are moved by name, never by position (a
+/// default partition attached with another column order would swap columns).
+async fn columns_of(conn: &mut PgConnection, table: &QualifiedName) -> Result<String, Error> {
+    let names: Vec<String> = query_scalar(
+        "SELECT quote_ident(attname) FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+    )
+    .bind(table.to_string())
+    .fetch_all(conn)
+    .await
+    .map_err(|e| runtime("reading the delivery log's columns", e))?;
+    Ok(names.join(", "))
+}
+
+/// Moves `day`'s rows out of the default partition into the day's partition, then attaches it.
+/// The partition is built apart first; rows move in transactions of [`MOVE_BATCH`] that lock
+/// only those rows, so the relays' inserts never wait on the move; then one short transaction
+/// locks the default partition against new rows (`SHARE ROW EXCLUSIVE`, under the lock
+/// policy), moves what arrived meanwhile, and attaches. Returns how many rows moved.
 pub async fn move_default_day(
     conn: &mut PgConnection,
     log: &QualifiedName,
@@ -210,30 +240,66 @@ pub async fn move_default_day(
     );
     let stmts =
         partitions::add_day_statements(log, day).map_err(|e| Error::Runtime(e.to_string()))?;
+    let what = format!("moving {day}'s rows out of {}", default.plain());
+    let cols = columns_of(conn, log).await?;
+    let exists: bool = query_scalar("SELECT to_regclass($1) IS NOT NULL")
+        .bind(part.to_string())
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(|e| runtime(&what, e))?;
+    if !exists {
+        // built apart (a run cut short before may have left it, with rows moved into it)
+        sqlx::raw_sql(&stmts[0].sql)
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| runtime(&what, e))?;
+    }
+    let batch = format!(
+        "WITH moved AS (DELETE FROM {default} WHERE ctid = ANY (ARRAY(
+             SELECT ctid FROM {default} WHERE published_at >= $1 AND published_at < $2 LIMIT $3)) RETURNING {cols})
+         INSERT INTO {part} ({cols}) SELECT {cols} FROM moved"
+    );
+    let mut moved = 0;
+    loop {
+        let n = query(&batch)
+            .bind(from)
+            .bind(to)
+            .bind(MOVE_BATCH)
+            .execute(&mut *conn)
+            .await
+            .map_err(|e| runtime(&what, e))?
+            .rows_affected();
+        moved += n;
+        if n < MOVE_BATCH as u64 {
+            break;
+        }
+    }
+    let rest = format!(
+        "WITH moved AS (DELETE FROM {default} WHERE published_at >= $1 AND published_at < $2 RETURNING {cols})
+         INSERT INTO {part} ({cols}) SELECT {cols} FROM moved"
+    );
     let mut attempt = 0;
     loop {
         attempt += 1;
         let result: Result<u64, sqlx::Error> = async {
             let mut tx = conn.begin().await?;
             crate::schema::postgres::set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
-            sqlx::raw_sql(&format!("LOCK TABLE {default} IN SHARE ROW EXCLUSIVE MODE")).execute(&mut *tx).await?;
-            sqlx::raw_sql(&stmts[0].sql).execute(&mut *tx).await?;
-            let moved = query(&format!(
-                "WITH moved AS (DELETE FROM {default} WHERE published_at >= $1 AND published_at < $2 RETURNING *)
-                 INSERT INTO {part} SELECT * FROM moved"
-            ))
-            .bind(from)
-            .bind(to)
-            .execute(&mut tx)
-            .await?
-            .rows_affected();
+            sqlx::raw_sql(&format!("LOCK TABLE {default} IN SHARE ROW EXCLUSIVE MODE"))
+                .execute(&mut *tx)
+                .await?;
+            let last = query(&rest)
+                .bind(from)
+                .bind(to)
+                .execute(&mut tx)
+                .await?
+                .rows_affected();
             sqlx::raw_sql(&stmts[1].sql).execute(&mut *tx).await?;
             tx.commit().await?;
-            Ok(moved)
+            Ok(last)
         }
         .await;
         match result {
-            Ok(moved) => return Ok(moved),
+            Ok(last) => return Ok(moved + last),
             Err(e)
                 if crate::db::pg_code(&e).as_deref()
                     == Some(crate::db::sqlstate::LOCK_NOT_AVAILABLE)
@@ -246,16 +312,12 @@ pub async fn move_default_day(
                     == Some(crate::db::sqlstate::LOCK_NOT_AVAILABLE) =>
             {
                 return Err(Error::LockBusy(format!(
-                    "gave up moving {day}'s rows out of {}: its lock stayed busy through {attempt} attempts",
-                    default.plain()
+                    "gave up moving {day}'s rows out of {}: its lock stayed busy through {attempt} attempts ({moved} row(s) moved so far into {}; run it again to finish)",
+                    default.plain(),
+                    part.plain()
                 )));
             }
-            Err(e) => {
-                return Err(runtime(
-                    &format!("moving {day}'s rows out of {}", default.plain()),
-                    e,
-                ));
-            }
+            Err(e) => return Err(runtime(&what, e)),
         }
     }
 }
