@@ -9,6 +9,10 @@
 //! 32-id chunked marks, same transaction shape, one connection, batches of 100, no publish);
 //! then the relay itself to `file:/dev/null`. It prints events/s and relay/baseline.
 //!
+//! Modes: retain, consume, consume with the delivery log, retain in HLC order, and consume
+//! with every row staged under one `created_at` (a tie group, as one transaction's `now()`
+//! gives: the claim must not read and sort it whole).
+//!
 //! The baseline is the physical limit: named, cached statements, one round trip each, no
 //! transaction around a retain statement. The relay runs as it ships (unnamed statements, each
 //! retain statement in a transaction of its own: what pgbouncer's transaction pooling needs)
@@ -86,7 +90,13 @@ async fn relay(schema: &str, mode: Mode, db: &DatabaseUrl, prepared: bool) -> (u
 
 /// `OUTBOXCTL_BENCH_MODES=consume,retain` runs only those modes.
 fn modes() -> Vec<Mode> {
-    let all = [Mode::Retain, Mode::Consume, Mode::ConsumeLog, Mode::Hlc];
+    let all = [
+        Mode::Retain,
+        Mode::Consume,
+        Mode::ConsumeLog,
+        Mode::Hlc,
+        Mode::ConsumeTies,
+    ];
     match std::env::var("OUTBOXCTL_BENCH_MODES") {
         Ok(v) => all
             .into_iter()

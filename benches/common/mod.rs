@@ -16,6 +16,8 @@ pub enum Mode {
     Consume,
     ConsumeLog,
     Hlc,
+    /// Consume storage, every row staged with one `created_at` (one transaction's `now()`).
+    ConsumeTies,
 }
 
 impl Mode {
@@ -25,12 +27,13 @@ impl Mode {
             Mode::Consume => "consume",
             Mode::ConsumeLog => "consume + delivery log",
             Mode::Hlc => "retain, HLC order",
+            Mode::ConsumeTies => "consume (one created_at)",
         }
     }
     pub fn storage(self) -> Storage {
         match self {
             Mode::Retain | Mode::Hlc => Storage::Retain,
-            Mode::Consume | Mode::ConsumeLog => Storage::Consume,
+            Mode::Consume | Mode::ConsumeLog | Mode::ConsumeTies => Storage::Consume,
         }
     }
 }
@@ -147,7 +150,7 @@ pub fn migrate(schema: &str, mode: Mode) {
         format!("{schema}.outbox"),
     ];
     match mode {
-        Mode::Consume => args.extend(["--storage".into(), "consume".into()]),
+        Mode::Consume | Mode::ConsumeTies => args.extend(["--storage".into(), "consume".into()]),
         Mode::ConsumeLog => args.extend([
             "--storage".into(),
             "consume".into(),
@@ -184,7 +187,10 @@ pub async fn stage(conn: &mut PgConnection, schema: &str, mode: Mode, n: usize) 
     let start = chrono::Utc::now();
     let mut buf = String::with_capacity(n * 200);
     for i in 0..n {
-        let created = start + chrono::Duration::microseconds(i as i64);
+        let created = match mode {
+            Mode::ConsumeTies => start,
+            _ => start + chrono::Duration::microseconds(i as i64),
+        };
         let hlc = if mode == Mode::Hlc {
             // every tenth row has no hlc (legacy), the rest in time order
             if i % 10 == 0 {
