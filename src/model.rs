@@ -58,6 +58,13 @@ impl OutboxRow {
         }
     }
 
+    /// The order key: (tenant, broker key). Rows of one order key go out one after another in
+    /// claim order; tenants that use the same ordering key in a shared table do not wait for
+    /// each other. A row without an ordering key is its own key (its event id).
+    pub fn order_key(&self) -> (Option<uuid::Uuid>, String) {
+        (self.tenant_id, self.key())
+    }
+
     /// The envelope headers, in forze's order, values as strings.
     pub fn headers(&self) -> Vec<(&'static str, String)> {
         let mut h = vec![("forze_event_id", self.event_id.to_string())];

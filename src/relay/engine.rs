@@ -227,7 +227,7 @@ async fn pass_body<S: RelayStore>(
         })
         .collect();
     let strict = settings.key_order == KeyOrder::Strict;
-    let mut blocked_keys: HashSet<String> = HashSet::new();
+    let mut blocked_keys: HashSet<(Option<uuid::Uuid>, String)> = HashSet::new();
 
     // How many rows are published before their marks. Retain: one mark chunk, so a crash
     // republishes at most 32. Consume: the whole claim, since the pass's transaction already
@@ -301,7 +301,7 @@ async fn pass_body<S: RelayStore>(
                 if strict {
                     for &i in &chunk {
                         if matches!(outcomes[i], Outcome::Failed(_) | Outcome::HeldBack) {
-                            blocked_keys.insert(rows[i].key());
+                            blocked_keys.insert(rows[i].order_key());
                         }
                     }
                 }
@@ -346,7 +346,7 @@ struct ChunkJob<'a> {
     settings: &'a RelaySettings,
     deadline: Option<Instant>,
     strict: bool,
-    blocked: &'a HashSet<String>,
+    blocked: &'a HashSet<(Option<uuid::Uuid>, String)>,
 }
 
 /// Publishes one chunk: rows of one key strictly in claim order, different keys concurrently
@@ -369,9 +369,9 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
     if publisher.serial() || settings.one_at_a_time {
         groups.push(chunk.to_vec());
     } else {
-        let mut by_key: HashMap<String, usize> = HashMap::new();
+        let mut by_key: HashMap<(Option<uuid::Uuid>, String), usize> = HashMap::new();
         for &i in chunk {
-            let key = rows[i].key();
+            let key = rows[i].order_key();
             match by_key.get(&key) {
                 Some(&g) => groups[g].push(i),
                 None => {
@@ -386,9 +386,9 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
         let away = &away;
         async move {
             let mut out = Vec::with_capacity(group.len());
-            let mut failed_keys: HashSet<String> = HashSet::new();
+            let mut failed_keys: HashSet<(Option<uuid::Uuid>, String)> = HashSet::new();
             for i in group {
-                let key = rows[i].key();
+                let key = rows[i].order_key();
                 if strict && (blocked.contains(&key) || failed_keys.contains(&key)) {
                     out.push((i, Outcome::HeldBack, None));
                     continue;

@@ -126,25 +126,43 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     } else {
         ""
     };
+    let strict = opts.key_order == KeyOrder::Strict;
     let (order, index_order, hlc_col) = if opts.hlc_ordering {
         (
             "hlc, created_at, id",
             "c.available_at, c.hlc, c.created_at, c.id",
             ", c.hlc",
         )
+    } else if strict {
+        // Strict order delivers a key's rows by (created_at, id): the claim takes them in that
+        // order too, so a key's first row is never beyond the limit behind its later ones.
+        ("created_at, id", "c.available_at, c.created_at, c.id", "")
     } else {
         ("created_at, id", "c.available_at, c.created_at", "")
     };
-    let strict = opts.key_order == KeyOrder::Strict;
+    // "Earlier" in claim order: with HLC, `hlc NULLS LAST, created_at, id`.
+    let earlier = |e: &str, c: &str| {
+        if opts.hlc_ordering {
+            format!(
+                "(COALESCE({e}.hlc, 9223372036854775807), {e}.created_at, {e}.id) < (COALESCE({c}.hlc, 9223372036854775807), {c}.created_at, {c}.id)"
+            )
+        } else {
+            format!("({e}.created_at, {e}.id) < ({c}.created_at, {c}.id)")
+        }
+    };
+    // A key is (tenant, ordering key); an empty or NULL ordering key is no key (the event's
+    // own id), so such rows never wait for each other.
     // Strict key order, at the scan: skip a row while an earlier row of its key is processing,
     // failed, or pending but not yet due. (Earlier pending rows that are due are claimed
     // first, in this claim or, if another relay holds them, checked below.)
     let held_back = if strict {
         format!(
-            " AND (c.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM {table} e
+            " AND (NULLIF(c.ordering_key, '') IS NULL OR NOT EXISTS (SELECT 1 FROM {table} e
                 WHERE e.outbox_route = c.outbox_route AND e.ordering_key = c.ordering_key
-                  AND e.status <> 'published' AND (e.created_at, e.id) < (c.created_at, c.id)
-                  AND (e.status IN ('processing', 'failed') OR (e.status = 'pending' AND e.available_at > $3))))"
+                  AND e.tenant_id IS NOT DISTINCT FROM c.tenant_id
+                  AND e.status <> 'published' AND {}
+                  AND (e.status IN ('processing', 'failed') OR (e.status = 'pending' AND e.available_at > $3))))",
+            earlier("e", "c")
         )
     } else {
         String::new()
@@ -153,23 +171,25 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
         // ... and after locking: no earlier row of the key may be left pending outside this
         // claim (locked by another relay, or beyond the limit).
         format!(
-            "SELECT r.id FROM ranked r WHERE r.ordering_key IS NULL OR NOT EXISTS (
+            "SELECT r.id FROM ranked r WHERE NULLIF(r.ordering_key, '') IS NULL OR NOT EXISTS (
                 SELECT 1 FROM {table} e
                  WHERE e.outbox_route = $1 AND e.ordering_key = r.ordering_key
-                   AND e.status <> 'published' AND (e.created_at, e.id) < (r.created_at, r.id)
+                   AND e.tenant_id IS NOT DISTINCT FROM r.tenant_id
+                   AND e.status <> 'published' AND {}
                    AND e.status IN ('pending', 'processing', 'failed')
-                   AND e.id NOT IN (SELECT id FROM ranked))"
+                   AND e.id NOT IN (SELECT id FROM ranked))",
+            earlier("e", "r")
         )
     } else {
         "SELECT id FROM ranked".to_owned()
     };
     let ctes = format!(
         "WITH ripe AS (
-    SELECT c.id, c.created_at, c.ordering_key{hlc_col} FROM {table} c
+    SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
      WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
      ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
 fresh AS (
-    SELECT c.id, c.created_at, c.ordering_key{hlc_col} FROM {table} c
+    SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
      WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
      ORDER BY {index_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED),
 ranked AS (

@@ -1409,3 +1409,156 @@ async fn a_consume_claim_locks_only_what_it_returns_and_a_contended_claim_fills_
     second.rollback_pass().await;
     first.rollback_pass().await;
 }
+
+/// A destination whose first flush fails (its fsync, a broker batch ack): what it had taken
+/// in that chunk failed.
+struct FlushFailsOnce {
+    flushes: AtomicUsize,
+}
+
+impl Publisher for FlushFailsOnce {
+    fn publish(&self, _message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    fn flush(&self) -> BoxFuture<'static, Result<(), PublishError>> {
+        let first = self.flushes.fetch_add(1, Ordering::SeqCst) == 0;
+        Box::pin(async move {
+            if first {
+                Err(PublishError::transient("fsync failed"))
+            } else {
+                Ok(())
+            }
+        })
+    }
+}
+
+/// Strict order: a chunk whose flush fails blocks its keys for the rest of the pass, so a
+/// later chunk of the same key is not delivered while the earlier rows wait for their retry.
+#[tokio::test]
+async fn strict_key_order_holds_back_a_key_behind_a_failed_flush() {
+    let (schema, mut conn) = PgSchema::new("relay_strict_flush").await;
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 40, Some(1)).await; // one key, two chunks (32 + 8)
+    let mut s = store(&schema, Storage::Retain, KeyOrder::Strict).await;
+    let sink = Sink::Publisher(Arc::new(FlushFailsOnce {
+        flushes: AtomicUsize::new(0),
+    }));
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &strict_settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.committed, "{report:?}");
+    assert_eq!(
+        (report.published, report.retried, report.untouched),
+        (0, 32, 8),
+        "the second chunk waits behind the failed first: {report:?}"
+    );
+    let published = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'published'"),
+    )
+    .await;
+    assert_eq!(published, 0);
+}
+
+/// Strict order's keys are what the rest of the relay calls keys: an empty ordering key is no
+/// key (the event's own id), and a key belongs to its tenant, so tenant A's parked `order-42`
+/// does not hold back tenant B's in a shared table.
+#[tokio::test]
+async fn strict_key_order_treats_an_empty_key_as_none_and_scopes_keys_by_tenant() {
+    let (schema, mut conn) = PgSchema::new("relay_strict_keys").await;
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, tenant_id) VALUES
+         (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{\"n\":1}}', 'failed',  now() - interval '4 s', '',         NULL),
+         (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{\"n\":2}}', 'pending', now() - interval '3 s', '',         NULL),
+         (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{\"n\":3}}', 'failed',  now() - interval '2 s', 'order-42', '{a}'),
+         (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{\"n\":4}}', 'pending', now() - interval '1 s', 'order-42', '{b}')"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    for storage in [Storage::Retain, Storage::Consume] {
+        let mut s = store(&schema, storage, KeyOrder::Strict).await;
+        s.begin_pass(&target()).await.unwrap();
+        let claimed = s.claim(&target(), 100, chrono::Utc::now()).await.unwrap();
+        let mut ns: Vec<String> = claimed
+            .rows
+            .iter()
+            .map(|r| r.payload.clone())
+            .collect();
+        ns.sort();
+        assert_eq!(ns, ["{\"n\": 2}", "{\"n\": 4}"], "{storage}");
+        s.rollback_pass().await;
+        sqlx::raw_sql(&format!(
+            "UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'"
+        ))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+}
+
+/// With HLC ordering, "earlier" is the claim order (`hlc NULLS LAST, created_at, id`), not
+/// `created_at`: a reaction stamped on a replica whose clock is behind (higher hlc, lower
+/// `created_at`) waits behind its parked cause.
+#[tokio::test]
+async fn strict_key_order_with_hlc_decides_earlier_by_the_claim_order() {
+    let (schema, mut conn) = PgSchema::new("relay_strict_hlc").await;
+    migrate(&schema, &["--key-order", "strict", "--hlc-ordering"]).await;
+    let t = schema.rel("outbox");
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, hlc) VALUES
+         (gen_random_uuid(), 'orders', gen_random_uuid(), 'cause',    now(), '{{\"n\":1}}', 'failed',  now(),                   'k', 100),
+         (gen_random_uuid(), 'orders', gen_random_uuid(), 'reaction', now(), '{{\"n\":2}}', 'pending', now() - interval '1 h', 'k', 200),
+         (gen_random_uuid(), 'orders', gen_random_uuid(), 'other',    now(), '{{\"n\":3}}', 'pending', now() - interval '1 h', 'j', 300)"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let mut opts = outboxctl::store::postgres::PgStoreOptions {
+        relation: outboxctl::target::RelationSpec::parse("relation", &t).unwrap(),
+        delivery_log: None,
+        storage: Storage::Retain,
+        hlc_ordering: true,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: KeyOrder::Strict,
+        pass_statement_timeout: Duration::from_secs(1),
+        pass_deadline: Duration::from_secs(5),
+        prepared_statements: false,
+    };
+    for storage in [Storage::Retain, Storage::Consume] {
+        opts.storage = storage;
+        let db = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
+        let mut s = PgStore::connect(&db, Duration::from_secs(5), opts.clone())
+            .await
+            .unwrap();
+        s.begin_pass(&target()).await.unwrap();
+        let claimed = s.claim(&target(), 100, chrono::Utc::now()).await.unwrap();
+        let types: Vec<&str> = claimed.rows.iter().map(|r| r.event_type.as_str()).collect();
+        assert_eq!(
+            types,
+            ["other"],
+            "{storage}: the reaction waits behind its cause"
+        );
+        s.rollback_pass().await;
+        sqlx::raw_sql(&format!(
+            "UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'"
+        ))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+}
