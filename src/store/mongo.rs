@@ -244,33 +244,85 @@ impl MongoStore {
         }
     }
 
-    /// Strict key order: a claimed row whose key has an earlier row that is not ours (pending
-    /// outside this claim, processing under another claim, or failed) is handed back. One
-    /// aggregation per claim: for each claimed key, the first row not ours among those no later
-    /// than the key's last claimed row (the index `(outbox_route, ordering_key, created_at)`
-    /// bounds each branch); a claimed row after that first row waits.
+    /// Strict key order, before the claim: for each key (tenant, ordering key) whose rows wait
+    /// behind a row that is failed, processing under another claim, or pending but not yet due,
+    /// the first such row. The claim skips every row of the key after it, so a stuck key never
+    /// fills the claim with rows that would only be handed back. One aggregation over the rows
+    /// in those states (the claim index's `status` ranges).
+    async fn blockers(
+        &self,
+        target: &PassTarget,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Document>, StoreError> {
+        let mut f = self.route_filter(target);
+        f.insert("ordering_key", doc! { "$nin": [Bson::Null, ""] });
+        f.insert(
+            "$or",
+            vec![
+                Bson::Document(doc! { "status": { "$in": ["failed", "processing"] } }),
+                Bson::Document(
+                    doc! { "status": "pending", "available_at": { "$gt": bson_date(now) } },
+                ),
+            ],
+        );
+        self.first_per_key(f).await
+    }
+
+    /// The first row (in claim order) of each key among those `filter` matches: `_id` is
+    /// `{t: tenant_id, k: ordering_key}`, with the row's `hlc`, `created_at` and `id`.
+    async fn first_per_key(&self, filter: Document) -> Result<Vec<Document>, StoreError> {
+        let pipeline = vec![
+            doc! { "$match": filter },
+            doc! { "$sort": claim_sort(self.opts.hlc_ordering) },
+            doc! { "$group": {
+                "_id": { "t": "$tenant_id", "k": "$ordering_key" },
+                "hlc": { "$first": "$hlc" },
+                "created_at": { "$first": "$created_at" },
+                "id": { "$first": "$id" },
+            } },
+        ];
+        collect(self.coll.aggregate(pipeline))
+            .await
+            .map_err(|e| err("checking key order", e))
+    }
+
+    /// Strict key order, after the claim: a claimed row whose key has an earlier row that is
+    /// not ours (pending outside this claim, processing under another claim, or failed) is
+    /// handed back. One aggregation: for each claimed key, the first row not ours among those
+    /// no later than the key's last claimed row; a claimed row after it waits. Returns the rows
+    /// kept and how many were handed back.
     async fn hold_back(
         &mut self,
         target: &PassTarget,
         rows: Vec<OutboxRow>,
         token: &str,
-    ) -> Result<Vec<OutboxRow>, StoreError> {
-        let mut last_claimed: HashMap<String, DateTime<Utc>> = HashMap::new();
+    ) -> Result<(Vec<OutboxRow>, usize), StoreError> {
+        let hlc = self.opts.hlc_ordering;
+        let mut last: HashMap<(Option<Uuid>, String), Position> = HashMap::new();
         for row in &rows {
             if let Some(key) = row.ordering_key.as_deref().filter(|k| !k.is_empty()) {
-                let at = last_claimed.entry(key.to_owned()).or_insert(row.created_at);
-                *at = (*at).max(row.created_at);
+                let pos = Position::of(row);
+                let at = last
+                    .entry((row.tenant_id, key.to_owned()))
+                    .or_insert_with(|| pos.clone());
+                if pos.cmp_claim(at, hlc).is_gt() {
+                    *at = pos;
+                }
             }
         }
-        if last_claimed.is_empty() {
-            return Ok(rows);
+        if last.is_empty() {
+            return Ok((rows, 0));
         }
-        let branches: Vec<Bson> = last_claimed
+        let branches: Vec<Bson> = last
             .iter()
-            .map(|(key, at)| {
-                Bson::Document(
-                    doc! { "ordering_key": key, "created_at": { "$lte": bson_date(*at) } },
-                )
+            .map(|((tenant, key), at)| {
+                let mut b = at.not_after(hlc);
+                b.insert("ordering_key", key);
+                b.insert(
+                    "tenant_id",
+                    tenant.map_or(Bson::Null, |t| Bson::String(t.to_string())),
+                );
+                Bson::Document(b)
             })
             .collect();
         let mut f = self.route_filter(target);
@@ -285,40 +337,20 @@ impl MongoStore {
                 ] }),
             ],
         );
-        let pipeline = vec![
-            doc! { "$match": f },
-            doc! { "$sort": { "ordering_key": 1, "created_at": 1, "id": 1 } },
-            doc! { "$group": {
-                "_id": "$ordering_key",
-                "created_at": { "$first": "$created_at" },
-                "id": { "$first": "$id" },
-            } },
-        ];
-        let firsts = collect(self.coll.aggregate(pipeline))
-            .await
-            .map_err(|e| err("checking key order", e))?;
-        // key → (created_at in ms, id) of its first row that is not ours
-        let first: HashMap<String, (i64, String)> = firsts
+        let first: HashMap<(Option<Uuid>, String), Position> = self
+            .first_per_key(f)
+            .await?
             .iter()
-            .filter_map(|d| {
-                Some((
-                    d.get_str("_id").ok()?.to_owned(),
-                    (
-                        d.get_datetime("created_at").ok()?.timestamp_millis(),
-                        d.get_str("id").ok()?.to_owned(),
-                    ),
-                ))
-            })
+            .filter_map(Position::keyed)
             .collect();
         let (mut keep, mut release) = (Vec::with_capacity(rows.len()), Vec::new());
         for row in rows {
             let blocked = row
                 .ordering_key
                 .as_deref()
-                .and_then(|k| first.get(k))
-                .is_some_and(|(at, id)| {
-                    (row.created_at.timestamp_millis(), row.id.to_string()) > (*at, id.clone())
-                });
+                .filter(|k| !k.is_empty())
+                .and_then(|k| first.get(&(row.tenant_id, k.to_owned())))
+                .is_some_and(|before| Position::of(&row).cmp_claim(before, hlc).is_gt());
             if blocked {
                 release.push(row.id);
             } else {
@@ -328,7 +360,72 @@ impl MongoStore {
         if !release.is_empty() {
             self.release(target, &release).await?;
         }
-        Ok(keep)
+        Ok((keep, release.len()))
+    }
+}
+
+/// Where a row stands in claim order: `(hlc, created_at, id)` with HLC ordering (a row
+/// without `hlc` sorts first, as MongoDB sorts a missing field), else `(created_at, id)`.
+#[derive(Debug, Clone)]
+struct Position {
+    hlc: Option<i64>,
+    created_ms: i64,
+    id: String,
+}
+
+impl Position {
+    fn of(row: &OutboxRow) -> Self {
+        Self {
+            hlc: row.hlc,
+            created_ms: row.created_at.timestamp_millis(),
+            id: row.id.to_string(),
+        }
+    }
+
+    /// The key and position of a [`MongoStore::first_per_key`] result.
+    fn keyed(d: &Document) -> Option<((Option<Uuid>, String), Position)> {
+        let key = d.get_document("_id").ok()?;
+        let tenant = key.get_str("t").ok().and_then(|t| Uuid::parse_str(t).ok());
+        let pos = Position {
+            hlc: d.get_i64("hlc").ok(),
+            created_ms: d.get_datetime("created_at").ok()?.timestamp_millis(),
+            id: d.get_str("id").ok()?.to_owned(),
+        };
+        Some(((tenant, key.get_str("k").ok()?.to_owned()), pos))
+    }
+
+    fn cmp_claim(&self, other: &Self, hlc: bool) -> std::cmp::Ordering {
+        let tail = |p: &Self| (p.created_ms, p.id.clone());
+        if hlc {
+            (self.hlc, tail(self)).cmp(&(other.hlc, tail(other)))
+        } else {
+            tail(self).cmp(&tail(other))
+        }
+    }
+
+    /// A filter for the rows strictly after this position in claim order.
+    fn after(&self, hlc: bool) -> Document {
+        let at = mongodb::bson::DateTime::from_millis(self.created_ms);
+        let tail = vec![
+            Bson::Document(doc! { "created_at": { "$gt": at } }),
+            Bson::Document(doc! { "created_at": at, "id": { "$gt": &self.id } }),
+        ];
+        match (hlc, self.hlc) {
+            (false, _) => doc! { "$or": tail },
+            (true, Some(h)) => doc! { "$or": [
+                { "hlc": { "$gt": h } },
+                { "hlc": h, "$or": tail },
+            ] },
+            (true, None) => doc! { "$or": [
+                { "hlc": { "$ne": Bson::Null } },
+                { "hlc": Bson::Null, "$or": tail },
+            ] },
+        }
+    }
+
+    /// A filter for the rows at or before this position in claim order.
+    fn not_after(&self, hlc: bool) -> Document {
+        doc! { "$nor": [self.after(hlc)] }
     }
 }
 
@@ -369,6 +466,7 @@ impl RelayStore for MongoStore {
         limit: u32,
         now: DateTime<Utc>,
     ) -> Result<Claimed, StoreError> {
+        let strict = self.opts.key_order == KeyOrder::Strict;
         let mut f = self.route_filter(target);
         f.insert("status", "pending");
         f.insert(
@@ -378,6 +476,26 @@ impl RelayStore for MongoStore {
                 Bson::Document(doc! { "available_at": { "$lte": bson_date(now) } }),
             ],
         );
+        if strict {
+            let blocked: Vec<Bson> = self
+                .blockers(target, now)
+                .await?
+                .iter()
+                .filter_map(Position::keyed)
+                .map(|((tenant, key), at)| {
+                    let mut b = at.after(self.opts.hlc_ordering);
+                    b.insert("ordering_key", key);
+                    b.insert(
+                        "tenant_id",
+                        tenant.map_or(Bson::Null, |t| Bson::String(t.to_string())),
+                    );
+                    Bson::Document(b)
+                })
+                .collect();
+            if !blocked.is_empty() {
+                f.insert("$nor", blocked);
+            }
+        }
         let find = FindOptions::builder()
             .sort(claim_sort(self.opts.hlc_ordering))
             .limit(i64::from(limit))
@@ -434,12 +552,17 @@ impl RelayStore for MongoStore {
                 }
             }
         }
-        if self.opts.key_order == KeyOrder::Strict {
-            rows = self.hold_back(target, rows, &token).await?;
+        // A claim whose rows were handed back counts as short: the next one, not this pass's
+        // drain, looks again (a key whose earlier row another relay holds resolves by then).
+        let mut candidates = ids.len();
+        if strict {
+            let (kept, released) = self.hold_back(target, rows, &token).await?;
+            rows = kept;
+            candidates -= released;
         }
         Ok(Claimed {
             rows,
-            candidates: ids.len(),
+            candidates,
             parked,
         })
     }

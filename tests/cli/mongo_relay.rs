@@ -1079,3 +1079,121 @@ async fn emit_with_a_checkpoint_deduplicates_an_event_id_already_staged() {
     );
     assert_eq!(docs(&db, doc! { "event_id": &event }).await.len(), 1);
 }
+
+/// One stuck key does not stop the route: key K's head is parked, 150 more K documents wait
+/// behind it at the head of the queue, then 50 of key L. The claim skips K's rows at the scan,
+/// so L goes out and `--once` ends, instead of claiming and handing back K's rows forever.
+#[tokio::test]
+async fn strict_key_order_a_stuck_key_does_not_stop_the_route() {
+    let db = setup("mongo_strict_stuck", &["--key-order", "strict"]).await;
+    emit(&db, 151, Some("K"), &[]);
+    emit(&db, 50, Some("L"), &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    let head = coll
+        .find_one(doc! { "ordering_key": "K" })
+        .sort(doc! { "created_at": 1, "id": 1 })
+        .await
+        .unwrap()
+        .unwrap();
+    coll.update_one(
+        doc! { "_id": head.get("_id").unwrap() },
+        doc! { "$set": { "status": "failed", "last_error": "parked" } },
+    )
+    .await
+    .unwrap();
+    let path = out_file("mongo_strict_stuck");
+    let to = format!("file:{}", path.display());
+    let relay = crate::common::run_async(
+        [
+            "relay",
+            "--once",
+            "--key-order",
+            "strict",
+            "--route",
+            "orders",
+            "--to",
+            &to,
+            "--database-url",
+            &mongo_url(),
+            "--collection",
+            &format!("{}.outbox", db.name),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+    );
+    let r = tokio::time::timeout(Duration::from_secs(60), relay)
+        .await
+        .expect("relay --once ends");
+    assert_eq!(r.code, 0, "{r:?}");
+    let keys: Vec<String> = lines(&path)
+        .iter()
+        .map(|l| l["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(keys, vec!["L".to_owned(); 50], "L flows, K waits");
+    let waiting = docs(&db, doc! { "ordering_key": "K", "status": "pending" }).await;
+    assert_eq!(waiting.len(), 150, "K's rows wait, untouched");
+    assert!(docs(&db, doc! { "status": "processing" }).await.is_empty());
+}
+
+/// Keys are scoped by tenant on MongoDB too, and with HLC ordering "earlier" is the claim
+/// order: a reaction with a higher hlc but an earlier `created_at` waits behind its parked cause.
+#[tokio::test]
+async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order() {
+    let db = setup(
+        "mongo_strict_hlc",
+        &["--key-order", "strict", "--hlc-ordering"],
+    )
+    .await;
+    let coll = db.db().collection::<Document>("outbox");
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let now = chrono::Utc::now();
+    let row = |n: i32, status: &str, key: &str, tenant: Option<&str>, hlc: i64, ago_s: i64| {
+        doc! {
+            "id": uuid::Uuid::now_v7().to_string(), "outbox_route": "orders",
+            "event_id": uuid::Uuid::now_v7().to_string(), "event_type": format!("t{n}"),
+            "tenant_id": tenant.map_or(Bson::Null, |t| Bson::String(t.into())),
+            "occurred_at": mongodb::bson::DateTime::from_millis(now.timestamp_millis()),
+            "payload": { "n": n }, "status": status, "attempts": 0,
+            "created_at": mongodb::bson::DateTime::from_millis((now - chrono::Duration::seconds(ago_s)).timestamp_millis()),
+            "available_at": Bson::Null, "ordering_key": key, "hlc": hlc,
+        }
+    };
+    coll.insert_many([
+        row(1, "failed", "k", None, 100, 0),     // the cause, parked
+        row(2, "pending", "k", None, 200, 3600), // its reaction: later hlc, earlier created_at
+        row(3, "failed", "order-42", Some(a), 300, 20),
+        row(4, "pending", "order-42", Some(b), 400, 10), // another tenant's order-42
+    ])
+    .await
+    .unwrap();
+    let path = out_file("mongo_strict_hlc");
+    let to = format!("file:{}", path.display());
+    let r = cmd(
+        &db,
+        &[
+            "relay",
+            "--once",
+            "--key-order",
+            "strict",
+            "--hlc-ordering",
+            "--route",
+            "orders",
+            "--to",
+            &to,
+        ],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    let types: Vec<String> = lines(&path)
+        .iter()
+        .map(|l| l["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        types,
+        ["t4"],
+        "only tenant b's order-42 goes; the reaction waits"
+    );
+}

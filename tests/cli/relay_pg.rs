@@ -1493,11 +1493,7 @@ async fn strict_key_order_treats_an_empty_key_as_none_and_scopes_keys_by_tenant(
         let mut s = store(&schema, storage, KeyOrder::Strict).await;
         s.begin_pass(&target()).await.unwrap();
         let claimed = s.claim(&target(), 100, chrono::Utc::now()).await.unwrap();
-        let mut ns: Vec<String> = claimed
-            .rows
-            .iter()
-            .map(|r| r.payload.clone())
-            .collect();
+        let mut ns: Vec<String> = claimed.rows.iter().map(|r| r.payload.clone()).collect();
         ns.sort();
         assert_eq!(ns, ["{\"n\": 2}", "{\"n\": 4}"], "{storage}");
         s.rollback_pass().await;
