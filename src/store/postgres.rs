@@ -153,16 +153,51 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     // A key is (tenant, ordering key); an empty or NULL ordering key is no key (the event's
     // own id), so such rows never wait for each other.
     // Strict key order, at the scan: skip a row while an earlier row of its key is processing,
-    // failed, or pending but not yet due. (Earlier pending rows that are due are claimed
-    // first, in this claim or, if another relay holds them, checked below.)
-    let held_back = if strict {
+    // failed, or pending but not yet due. Those rows are found first, once per claim (the
+    // claim index's `status` ranges: few rows), keeping each key's first; the scan then steps
+    // over a blocked key's rows with a hashed anti-join, not a probe per row, so a stuck key's
+    // backlog costs the rows scanned, not a lookup each. (Earlier pending rows that are due are
+    // claimed first, in this claim or, if another relay holds them, checked below.)
+    const NO_TENANT: &str = "'00000000-0000-0000-0000-000000000000'::uuid";
+    let hlc_first = if opts.hlc_ordering {
+        ", COALESCE(b.hlc, 9223372036854775807) AS hlc"
+    } else {
+        ""
+    };
+    let blockers = if strict {
+        let btenant = if opts.tenant_aware {
+            " AND b.tenant_id = $4"
+        } else {
+            ""
+        };
+        let border = if opts.hlc_ordering {
+            "b.hlc NULLS LAST, b.created_at, b.id"
+        } else {
+            "b.created_at, b.id"
+        };
         format!(
-            " AND (NULLIF(c.ordering_key, '') IS NULL OR NOT EXISTS (SELECT 1 FROM {table} e
-                WHERE e.outbox_route = c.outbox_route AND e.ordering_key = c.ordering_key
-                  AND e.tenant_id IS NOT DISTINCT FROM c.tenant_id
-                  AND e.status <> 'published' AND {}
-                  AND (e.status IN ('processing', 'failed') OR (e.status = 'pending' AND e.available_at > $3))))",
-            earlier("e", "c")
+            "blockers AS MATERIALIZED (
+    SELECT DISTINCT ON (COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key)
+           COALESCE(b.tenant_id, {NO_TENANT}) AS tenant, b.ordering_key AS key, b.created_at, b.id{hlc_first}
+      FROM {table} b
+     WHERE b.outbox_route = $1{btenant} AND b.ordering_key <> ''
+       AND (b.status IN ('processing', 'failed') OR (b.status = 'pending' AND b.available_at > $3))
+     ORDER BY COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key, {border}),
+"
+        )
+    } else {
+        String::new()
+    };
+    let held_back = if strict {
+        let earlier_blocker = if opts.hlc_ordering {
+            "(e.hlc, e.created_at, e.id) < (COALESCE(c.hlc, 9223372036854775807), c.created_at, c.id)"
+        } else {
+            "(e.created_at, e.id) < (c.created_at, c.id)"
+        };
+        format!(
+            " AND NOT EXISTS (SELECT 1 FROM blockers e
+                WHERE e.key = c.ordering_key AND e.tenant = COALESCE(c.tenant_id, {NO_TENANT})
+                  AND {earlier_blocker})"
         )
     } else {
         String::new()
@@ -184,7 +219,7 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
         "SELECT id FROM ranked".to_owned()
     };
     let ctes = format!(
-        "WITH ripe AS (
+        "WITH {blockers}ripe AS (
     SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
      WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
      ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
