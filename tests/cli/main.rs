@@ -24,3 +24,4 @@ mod relay_pg;
 mod relay_processes;
 mod restarts;
 mod schema_print;
+mod strict_soak;
