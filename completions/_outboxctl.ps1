@@ -367,6 +367,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('summary', 'summary', [CompletionResultType]::ParameterValue, 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries')
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first')
+            [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -468,6 +469,36 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'outboxctl;inspect;blocked' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'At most this many keys')
+            [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Only this route')
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only this tenant (tenant-aware outboxes)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines on stderr as text or JSON (filter with RUST_LOG)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Give up connecting after this long')
+            [CompletionResult]::new('--relation', '--relation', [CompletionResultType]::ParameterName, 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]')
+            [CompletionResult]::new('--storage', '--storage', [CompletionResultType]::ParameterName, 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]')
+            [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
+            [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
+            [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never colour output (also NO_COLOR)')
+            [CompletionResult]::new('--hlc-ordering', '--hlc-ordering', [CompletionResultType]::ParameterName, 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]')
+            [CompletionResult]::new('--propagate-trace', '--propagate-trace', [CompletionResultType]::ParameterName, 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'outboxctl;inspect;event' {
             [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Only this route')
             [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only this tenant (tenant-aware outboxes)')
@@ -501,6 +532,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('summary', 'summary', [CompletionResultType]::ParameterValue, 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries')
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first')
+            [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -512,6 +544,9 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;inspect;help;failed' {
+            break
+        }
+        'outboxctl;inspect;help;blocked' {
             break
         }
         'outboxctl;inspect;help;event' {
@@ -1001,6 +1036,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('summary', 'summary', [CompletionResultType]::ParameterValue, 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries')
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first')
+            [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             break
         }
@@ -1011,6 +1047,9 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;help;inspect;failed' {
+            break
+        }
+        'outboxctl;help;inspect;blocked' {
             break
         }
         'outboxctl;help;inspect;event' {

@@ -109,6 +109,9 @@ _outboxctl() {
             outboxctl__subcmd__help__subcmd__hlc,show)
                 cmd="outboxctl__subcmd__help__subcmd__hlc__subcmd__show"
                 ;;
+            outboxctl__subcmd__help__subcmd__inspect,blocked)
+                cmd="outboxctl__subcmd__help__subcmd__inspect__subcmd__blocked"
+                ;;
             outboxctl__subcmd__help__subcmd__inspect,event)
                 cmd="outboxctl__subcmd__help__subcmd__inspect__subcmd__event"
                 ;;
@@ -154,6 +157,9 @@ _outboxctl() {
             outboxctl__subcmd__hlc__subcmd__help,show)
                 cmd="outboxctl__subcmd__hlc__subcmd__help__subcmd__show"
                 ;;
+            outboxctl__subcmd__inspect,blocked)
+                cmd="outboxctl__subcmd__inspect__subcmd__blocked"
+                ;;
             outboxctl__subcmd__inspect,event)
                 cmd="outboxctl__subcmd__inspect__subcmd__event"
                 ;;
@@ -168,6 +174,9 @@ _outboxctl() {
                 ;;
             outboxctl__subcmd__inspect,summary)
                 cmd="outboxctl__subcmd__inspect__subcmd__summary"
+                ;;
+            outboxctl__subcmd__inspect__subcmd__help,blocked)
+                cmd="outboxctl__subcmd__inspect__subcmd__help__subcmd__blocked"
                 ;;
             outboxctl__subcmd__inspect__subcmd__help,event)
                 cmd="outboxctl__subcmd__inspect__subcmd__help__subcmd__event"
@@ -743,8 +752,22 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__help__subcmd__inspect)
-            opts="summary pending failed event"
+            opts="summary pending failed blocked event"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__help__subcmd__inspect__subcmd__blocked)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1237,12 +1260,82 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect)
-            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version summary pending failed event help"
+            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version summary pending failed blocked event help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --route)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --storage)
+                    COMPREPLY=($(compgen -W "retain consume" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-order)
+                    COMPREPLY=($(compgen -W "best-effort strict" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__inspect__subcmd__blocked)
+            opts="-y -v -q -h -V --limit --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --route)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1455,8 +1548,22 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect__subcmd__help)
-            opts="summary pending failed event help"
+            opts="summary pending failed blocked event help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__inspect__subcmd__help__subcmd__blocked)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

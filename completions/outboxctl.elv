@@ -346,6 +346,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand summary 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
             cand pending 'Pending rows, oldest first'
             cand failed 'Failed (parked) rows, oldest first'
+            cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -443,6 +444,35 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'outboxctl;inspect;blocked'= {
+            cand --limit 'At most this many keys'
+            cand --route 'Only this route'
+            cand --tenant 'Only this tenant (tenant-aware outboxes)'
+            cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
+            cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
+            cand --format 'Output format for data on stdout'
+            cand --log-format 'Log lines on stderr as text or JSON (filter with RUST_LOG)'
+            cand --connect-timeout 'Give up connecting after this long'
+            cand --relation 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]'
+            cand --collection 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]'
+            cand --storage 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]'
+            cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
+            cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
+            cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand -v 'More detail on stderr (repeat for more)'
+            cand --verbose 'More detail on stderr (repeat for more)'
+            cand -q 'Print nothing on success but data'
+            cand --quiet 'Print nothing on success but data'
+            cand --no-color 'Never colour output (also NO_COLOR)'
+            cand --hlc-ordering 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+            cand --propagate-trace 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'outboxctl;inspect;event'= {
             cand --route 'Only this route'
             cand --tenant 'Only this tenant (tenant-aware outboxes)'
@@ -475,6 +505,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand summary 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
             cand pending 'Pending rows, oldest first'
             cand failed 'Failed (parked) rows, oldest first'
+            cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -483,6 +514,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;inspect;help;pending'= {
         }
         &'outboxctl;inspect;help;failed'= {
+        }
+        &'outboxctl;inspect;help;blocked'= {
         }
         &'outboxctl;inspect;help;event'= {
         }
@@ -940,6 +973,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand summary 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
             cand pending 'Pending rows, oldest first'
             cand failed 'Failed (parked) rows, oldest first'
+            cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
         }
         &'outboxctl;help;inspect;summary'= {
@@ -947,6 +981,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;help;inspect;pending'= {
         }
         &'outboxctl;help;inspect;failed'= {
+        }
+        &'outboxctl;help;inspect;blocked'= {
         }
         &'outboxctl;help;inspect;event'= {
         }

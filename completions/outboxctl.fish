@@ -292,37 +292,38 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from help" -f -a "drop-expired" -d 'Drop day partitions whose upper bound is at or before today - N (destructive)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from help" -f -a "check" -d 'Exit 1 when the default partition holds rows, days ahead are missing, or there are gaps'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l route -d 'Only this route' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l route -d 'Only this route' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
 json\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l connect-timeout -d 'Give up connecting after this long' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
 consume\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -s q -l quiet -d 'Print nothing on success but data'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l no-color -d 'Never colour output (also NO_COLOR)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -s V -l version -d 'Print version'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -f -a "pending" -d 'Pending rows, oldest first'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -f -a "failed" -d 'Failed (parked) rows, oldest first'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed event help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "pending" -d 'Pending rows, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "failed" -d 'Failed (parked) rows, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l route -d 'Only this route' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
@@ -411,6 +412,33 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l limit -d 'At most this many keys' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l route -d 'Only this route' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+json\t'One JSON document'
+jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+consume\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l route -d 'Only this route' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
@@ -440,6 +468,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Pending rows, oldest first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "failed" -d 'Failed (parked) rows, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l id -d 'Row ids (repeatable, or comma-separated)' -r
@@ -835,6 +864,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_see
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "pending" -d 'Pending rows, oldest first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "failed" -d 'Failed (parked) rows, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from hlc" -f -a "show" -d 'The checkpoint rows, the max, and its distance from the wall clock'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from storage" -f -a "status" -d 'Where the table stands: columns, processing and published rows, the next step'

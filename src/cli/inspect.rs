@@ -32,6 +32,13 @@ pub enum InspectCommand {
     Pending(ListArgs),
     /// Failed (parked) rows, oldest first
     Failed(ListArgs),
+    /// Keys strict order holds back: each key's parked, in-flight or retrying head row and how
+    /// many rows wait behind it, most first
+    Blocked {
+        /// At most this many keys
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
     /// Where an event is: its outbox row, or its delivery-log records
     Event {
         /// The event id
@@ -202,6 +209,24 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
             let rows = list(ctx, &mut conn, &targets, &args, ListStatus::Failed, &l, now).await?;
             print_rows(ctx, &rows);
         }
+        InspectCommand::Blocked { limit } => {
+            let mut all = Vec::new();
+            for t in &targets {
+                let mut ops = open_any(ctx, &mut conn, t).await?;
+                let tenant = if ctx.config.outbox.tenant_aware {
+                    t.tenant.or(args.tenant)
+                } else {
+                    args.tenant
+                };
+                all.extend(
+                    ops.blocked(args.route.as_deref(), tenant, now, limit)
+                        .await?,
+                );
+            }
+            all.sort_by(|a, b| b.waiting.cmp(&a.waiting));
+            all.truncate(limit as usize);
+            print_blocked(ctx, &all);
+        }
         InspectCommand::Event { event_id } => {
             let mut found = Vec::new();
             for t in &targets {
@@ -323,6 +348,51 @@ fn truncate(text: &str, max: usize) -> String {
     match one_line.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &one_line[..cut]),
         None => one_line,
+    }
+}
+
+fn print_blocked(ctx: &Ctx, keys: &[crate::store::ops::BlockedKey]) {
+    match ctx.out.format {
+        crate::cli::Format::Json => ctx.out.json(&keys),
+        crate::cli::Format::Jsonl => keys
+            .iter()
+            .for_each(|k| ctx.out.data(&serde_json::to_string(k).expect("serialises"))),
+        crate::cli::Format::Table => {
+            if keys.is_empty() {
+                ctx.out.note("no key is held back");
+                return;
+            }
+            let short = std::io::stdout().is_terminal();
+            let mut t = table();
+            t.set_header([
+                "route",
+                "tenant",
+                "key",
+                "waiting",
+                "head id",
+                "head status",
+                "attempts",
+                "last error",
+            ]);
+            for k in keys {
+                t.add_row([
+                    k.route.clone(),
+                    k.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
+                    k.ordering_key.clone(),
+                    k.waiting.to_string(),
+                    k.head.id.to_string(),
+                    k.head.status.clone(),
+                    k.head.attempts.to_string(),
+                    k.head
+                        .last_error
+                        .as_deref()
+                        .map(|e| if short { truncate(e, 60) } else { e.to_owned() })
+                        .unwrap_or_default(),
+                ]);
+            }
+            ctx.out.data(&t.to_string());
+            ctx.out.note("a parked head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered");
+        }
     }
 }
 
@@ -558,6 +628,15 @@ impl OpsStore for AnyOps<'_> {
     }
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
         delegate!(self, o => o.find_event(event_id).await)
+    }
+    async fn blocked(
+        &mut self,
+        route: Option<&str>,
+        tenant: Option<Uuid>,
+        now: chrono::DateTime<chrono::Utc>,
+        limit: u32,
+    ) -> Result<Vec<crate::store::ops::BlockedKey>, Error> {
+        delegate!(self, o => o.blocked(route, tenant, now, limit).await)
     }
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
         delegate!(self, o => o.requeue(ids).await)

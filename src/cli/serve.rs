@@ -18,6 +18,9 @@ use crate::relay::metrics::Metrics;
 use crate::store::PassTarget;
 use crate::store::ops::{OpsStore, RouteSummary};
 
+/// Blocked keys are counted up to this many per route at each scrape.
+const BLOCKED_CAP: u32 = 1000;
+
 pub struct Endpoint {
     pub metrics: Arc<Metrics>,
     pub targets: Vec<PassTarget>,
@@ -73,10 +76,15 @@ async fn gauges(
                 .iter()
                 .filter(|p| p.tenant == t.tenant || !ctx.config.outbox.tenant_aware)
             {
-                out.push(
-                    ops.summary(&target.route, target.tenant, chrono::Utc::now())
-                        .await?,
-                );
+                let now = chrono::Utc::now();
+                let mut summary = ops.summary(&target.route, target.tenant, now).await?;
+                if ctx.config.relay.key_order == crate::config::KeyOrder::Strict {
+                    let blocked = ops
+                        .blocked(Some(&target.route), target.tenant, now, BLOCKED_CAP)
+                        .await?;
+                    summary.blocked_keys = Some(blocked.len() as i64);
+                }
+                out.push(summary);
             }
         }
         Ok(out)

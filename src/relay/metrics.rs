@@ -273,6 +273,22 @@ impl Metrics {
                 g.pending_ripe + g.pending_scheduled
             );
         }
+        if gauges.iter().any(|g| g.blocked_keys.is_some()) {
+            let _ = writeln!(
+                out,
+                "# HELP outboxctl_blocked_keys Keys strict order holds back behind a parked, in-flight or retrying row (counted up to 1000).\n# TYPE outboxctl_blocked_keys gauge"
+            );
+            for g in gauges {
+                let t = g.tenant.map(|t| t.to_string()).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "outboxctl_blocked_keys{{route=\"{}\",tenant=\"{}\"}} {}",
+                    label(&g.route),
+                    label(&t),
+                    g.blocked_keys.unwrap_or(0)
+                );
+            }
+        }
         let _ = writeln!(
             out,
             "# HELP outboxctl_oldest_pending_age_seconds Age of the oldest pending row.\n# TYPE outboxctl_oldest_pending_age_seconds gauge"

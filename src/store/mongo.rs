@@ -367,14 +367,14 @@ impl MongoStore {
 /// Where a row stands in claim order: `(hlc, created_at, id)` with HLC ordering (a row
 /// without `hlc` sorts first, as MongoDB sorts a missing field), else `(created_at, id)`.
 #[derive(Debug, Clone)]
-struct Position {
+pub(crate) struct Position {
     hlc: Option<i64>,
     created_ms: i64,
     id: String,
 }
 
 impl Position {
-    fn of(row: &OutboxRow) -> Self {
+    pub(crate) fn of(row: &OutboxRow) -> Self {
         Self {
             hlc: row.hlc,
             created_ms: row.created_at.timestamp_millis(),
@@ -404,7 +404,7 @@ impl Position {
     }
 
     /// A filter for the rows strictly after this position in claim order.
-    fn after(&self, hlc: bool) -> Document {
+    pub(crate) fn after(&self, hlc: bool) -> Document {
         let at = mongodb::bson::DateTime::from_millis(self.created_ms);
         let tail = vec![
             Bson::Document(doc! { "created_at": { "$gt": at } }),

@@ -221,6 +221,80 @@ pub fn json_to_bson(v: &serde_json::Value) -> Result<Bson, Error> {
 }
 
 impl OpsStore for MongoOps {
+    async fn blocked(
+        &mut self,
+        route: Option<&str>,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<super::ops::BlockedKey>, Error> {
+        let mut f = doc! {
+            "ordering_key": { "$nin": [Bson::Null, ""] },
+            "$or": [
+                { "status": { "$in": ["failed", "processing"] } },
+                { "status": "pending", "available_at": { "$gt": bson_date(now) } },
+            ],
+        };
+        if let Some(r) = route {
+            f.insert("outbox_route", r);
+        }
+        if let Some(t) = tenant {
+            f.insert("tenant_id", t.to_string());
+        }
+        let pipeline = vec![
+            doc! { "$match": f },
+            doc! { "$sort": super::mongo::claim_sort(self.opts.hlc_ordering) },
+            doc! { "$group": {
+                "_id": { "r": "$outbox_route", "t": "$tenant_id", "k": "$ordering_key" },
+                "head": { "$first": "$$ROOT" },
+            } },
+        ];
+        let heads = super::mongo::collect(self.coll.aggregate(pipeline))
+            .await
+            .map_err(|e| db("finding blocked keys", e))?;
+        let mut out = Vec::new();
+        for h in &heads {
+            let Ok(doc) = h.get_document("head") else {
+                continue;
+            };
+            let head = self.view(doc)?;
+            let row = decode(doc, &self.opts).map_err(Error::Runtime)?;
+            let mut behind = super::mongo::Position::of(&row).after(self.opts.hlc_ordering);
+            behind.insert("outbox_route", &head.route);
+            behind.insert(
+                "tenant_id",
+                head.tenant_id
+                    .map_or(Bson::Null, |t| Bson::String(t.to_string())),
+            );
+            behind.insert(
+                "ordering_key",
+                head.ordering_key.clone().unwrap_or_default(),
+            );
+            behind.insert("status", "pending");
+            let waiting = self
+                .coll
+                .count_documents(behind)
+                .await
+                .map_err(|e| db("counting rows behind a blocked key", e))?;
+            if waiting > 0 {
+                out.push(super::ops::BlockedKey {
+                    route: head.route.clone(),
+                    tenant_id: head.tenant_id,
+                    ordering_key: head.ordering_key.clone().unwrap_or_default(),
+                    head,
+                    waiting: waiting as i64,
+                });
+            }
+        }
+        out.sort_by(|a, b| {
+            b.waiting
+                .cmp(&a.waiting)
+                .then(a.head.created_at.cmp(&b.head.created_at))
+        });
+        out.truncate(limit as usize);
+        Ok(out)
+    }
+
     async fn routes(&mut self) -> Result<Vec<String>, Error> {
         let values = self
             .coll
@@ -300,6 +374,7 @@ impl OpsStore for MongoOps {
             attempts,
             delivered_last_hour: None,
             delivered_last_day: None,
+            blocked_keys: None,
         })
     }
 

@@ -28,6 +28,9 @@ pub struct RouteSummary {
     pub attempts: BTreeMap<i32, i64>,
     pub delivered_last_hour: Option<i64>,
     pub delivered_last_day: Option<i64>,
+    /// Keys strict order holds back (read by the relay's metrics endpoint in strict mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked_keys: Option<i64>,
 }
 
 /// One row as `inspect pending|failed` shows it.
@@ -60,6 +63,17 @@ impl ListStatus {
             ListStatus::Failed => "failed",
         }
     }
+}
+
+/// A key (tenant, ordering key) whose rows wait under strict key order: its first row that is
+/// parked, in flight or waiting for a retry, and how many pending rows wait behind it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct BlockedKey {
+    pub route: String,
+    pub tenant_id: Option<Uuid>,
+    pub ordering_key: String,
+    pub head: RowView,
+    pub waiting: i64,
 }
 
 /// Which rows: every filter is optional; results come oldest first (`created_at`, `id`).
@@ -160,6 +174,15 @@ pub trait OpsStore {
         now: DateTime<Utc>,
     ) -> Result<Vec<RowView>, crate::Error>;
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, crate::Error>;
+    /// Keys with pending rows behind a row that is failed, processing or not yet due (what
+    /// strict key order holds back), most rows waiting first, at most `limit`.
+    async fn blocked(
+        &mut self,
+        route: Option<&str>,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<BlockedKey>, crate::Error>;
     /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
     /// Deletes `failed` rows; returns the ids deleted.

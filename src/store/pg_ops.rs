@@ -295,7 +295,77 @@ RETURNING id"
     }
 }
 
+impl PgOps<'_> {
+    /// The keys strict order holds back: each key's first row that is failed, processing or
+    /// scheduled (the claim index's `status` ranges), with the pending rows behind it counted
+    /// through the strict index `(outbox_route, ordering_key, created_at)`.
+    pub fn blocked_sql(&self) -> String {
+        let t = &self.table;
+        let nil = "'00000000-0000-0000-0000-000000000000'::uuid";
+        let (pos, order) = if self.hlc_ordering {
+            (
+                "COALESCE(hlc, 9223372036854775807)",
+                "COALESCE(hlc, 9223372036854775807), created_at, id",
+            )
+        } else {
+            ("0::bigint", "created_at, id")
+        };
+        let wpos = pos.replace("hlc", "w.hlc");
+        format!(
+            "WITH heads AS (
+    SELECT DISTINCT ON (outbox_route, COALESCE(tenant_id, {nil}), ordering_key)
+           {}, {pos} AS pos
+      FROM {t}
+     WHERE outbox_route = ANY($1) AND ($2::uuid IS NULL OR tenant_id = $2) AND ordering_key <> ''
+       AND (status IN ('failed', 'processing') OR (status = 'pending' AND available_at > $3))
+     ORDER BY outbox_route, COALESCE(tenant_id, {nil}), ordering_key, {order})
+SELECT h.*, w.n AS waiting FROM heads h
+ CROSS JOIN LATERAL (SELECT count(*) AS n FROM {t} w
+     WHERE w.outbox_route = h.outbox_route AND w.ordering_key = h.ordering_key
+       AND w.tenant_id IS NOT DISTINCT FROM h.tenant_id AND w.status = 'pending'
+       AND ({wpos}, w.created_at, w.id) > (h.pos, h.created_at, h.id)) w
+ WHERE w.n > 0
+ ORDER BY w.n DESC, h.created_at, h.id LIMIT $4",
+            Self::row_columns()
+        )
+    }
+}
+
 impl OpsStore for PgOps<'_> {
+    async fn blocked(
+        &mut self,
+        route: Option<&str>,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<crate::store::ops::BlockedKey>, Error> {
+        let routes = match route {
+            Some(r) => vec![r.to_owned()],
+            None => self.routes().await?,
+        };
+        let rows = crate::db::pg::query(&self.blocked_sql())
+            .bind(&routes)
+            .bind(tenant)
+            .bind(now)
+            .bind(i64::from(limit))
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| db("finding blocked keys", e))?;
+        rows.iter()
+            .map(|r| {
+                let head = row_view(r)?;
+                Ok(crate::store::ops::BlockedKey {
+                    route: head.route.clone(),
+                    tenant_id: head.tenant_id,
+                    ordering_key: head.ordering_key.clone().unwrap_or_default(),
+                    waiting: r.try_get("waiting")?,
+                    head,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(|e| db("reading blocked keys", e))
+    }
+
     async fn routes(&mut self) -> Result<Vec<String>, Error> {
         crate::db::pg::query_scalar(&self.routes_sql())
             .fetch_all(&mut *self.conn)
@@ -347,6 +417,7 @@ impl OpsStore for PgOps<'_> {
             attempts,
             delivered_last_hour: None,
             delivered_last_day: None,
+            blocked_keys: None,
         };
         if let Some(log) = &self.log {
             let sql = format!(

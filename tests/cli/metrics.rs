@@ -157,3 +157,30 @@ async fn healthz_fails_when_a_route_keeps_failing() {
     );
     stop(&mut child);
 }
+
+/// Strict order: /metrics counts the keys held back behind a parked row.
+#[tokio::test]
+async fn metrics_count_blocked_keys_under_strict_order() {
+    let (schema, mut conn) = PgSchema::new("metrics_blocked").await;
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 6, Some(2)).await; // k1: 1,3,5  k0: 2,4,6
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'failed', last_error = 'parked' WHERE (payload->>'n')::int = 1"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let (mut child, base, _log) = start(&schema, &["--key-order", "strict"]);
+    let body = eventually(Duration::from_secs(30), "one blocked key", async || {
+        let (_, body) = get(&format!("{base}/metrics")).await;
+        if body.contains("outboxctl_blocked_keys{route=\"orders\",tenant=\"\"} 1") {
+            Ok(body)
+        } else {
+            Err(body)
+        }
+    })
+    .await;
+    assert!(body.contains("# TYPE outboxctl_blocked_keys gauge"));
+    stop(&mut child);
+}

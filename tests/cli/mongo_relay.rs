@@ -1197,3 +1197,37 @@ async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order()
         "only tenant b's order-42 goes; the reaction waits"
     );
 }
+
+/// `inspect blocked` on MongoDB: the key behind a parked document, with its backlog.
+#[tokio::test]
+async fn inspect_blocked_on_mongo_lists_the_stuck_key() {
+    let db = setup("mongo_blocked", &["--key-order", "strict"]).await;
+    emit(&db, 4, Some("K"), &[]);
+    emit(&db, 2, Some("L"), &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    let head = coll
+        .find_one(doc! { "ordering_key": "K" })
+        .sort(doc! { "created_at": 1, "id": 1 })
+        .await
+        .unwrap()
+        .unwrap();
+    coll.update_one(
+        doc! { "_id": head.get("_id").unwrap() },
+        doc! { "$set": { "status": "failed", "last_error": "refused" } },
+    )
+    .await
+    .unwrap();
+    let r = cmd(&db, &["inspect", "blocked", "--format", "json"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let keys = v.as_array().unwrap();
+    assert_eq!(keys.len(), 1, "{v}");
+    assert_eq!(
+        (
+            keys[0]["ordering_key"].as_str(),
+            keys[0]["waiting"].as_i64()
+        ),
+        (Some("K"), Some(3))
+    );
+    assert_eq!(keys[0]["head"]["last_error"], "refused");
+}

@@ -889,3 +889,55 @@ async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
     .await;
     assert_eq!(cols, 2, "nothing dropped");
 }
+
+/// `inspect blocked`: per key, the head row strict order waits on and how many rows wait
+/// behind it, most first; a parked row with nothing behind it holds nothing back.
+#[tokio::test]
+async fn inspect_blocked_lists_each_stuck_key_with_its_head_and_backlog() {
+    let (schema, mut conn) = PgSchema::new("ops_blocked").await;
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, available_at, last_error, attempts)
+         SELECT gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}',
+                CASE WHEN g = 0 THEN 'failed' ELSE 'pending' END, now() - (10 - g) * interval '1 s', 'K', NULL,
+                CASE WHEN g = 0 THEN 'refused' END, CASE WHEN g = 0 THEN 4 ELSE 0 END
+           FROM generate_series(0, 3) g;
+         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, available_at, attempts)
+         VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '20 s', 'J', now() + interval '1 h', 1),
+                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '19 s', 'J', NULL, 0),
+                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'failed',  now() - interval '30 s', 'L', NULL, 4),
+                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '30 s', 'M', NULL, 0);"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &["--format", "json"], &["inspect", "blocked"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let v = json(&r);
+    let keys: Vec<(String, i64, String)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["ordering_key"].as_str().unwrap().to_owned(),
+                k["waiting"].as_i64().unwrap(),
+                k["head"]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("K".to_owned(), 3, "failed".to_owned()),
+            ("J".to_owned(), 1, "pending".to_owned())
+        ]
+    );
+    assert_eq!(v[0]["head"]["last_error"], "refused");
+    let r = cmd(&schema, &[], &["inspect", "blocked"]);
+    assert!(
+        r.stdout.contains("K") && r.stdout.contains("refused"),
+        "{r:?}"
+    );
+}
