@@ -223,7 +223,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
                         .await?,
                 );
             }
-            all.sort_by(|a, b| b.waiting.cmp(&a.waiting));
+            all.sort_by_key(|k| std::cmp::Reverse(k.waiting));
             all.truncate(limit as usize);
             print_blocked(ctx, &all);
         }
