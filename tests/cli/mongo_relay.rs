@@ -68,6 +68,24 @@ async fn all_delivered(coll: &mongodb::Collection<Document>, limit: Duration) {
     .await
 }
 
+/// Parks the first document (in `created_at, id` order) of `key`; returns it.
+async fn park_first(db: &MongoDb, key: &str, error: &str) -> Document {
+    let coll = db.db().collection::<Document>("outbox");
+    let head = coll
+        .find_one(doc! { "ordering_key": key })
+        .sort(doc! { "created_at": 1, "id": 1 })
+        .await
+        .unwrap()
+        .unwrap();
+    coll.update_one(
+        doc! { "_id": head.get("_id").unwrap() },
+        doc! { "$set": { "status": "failed", "last_error": error } },
+    )
+    .await
+    .unwrap();
+    head
+}
+
 async fn docs(db: &MongoDb, filter: Document) -> Vec<Document> {
     db.db()
         .collection::<Document>("outbox")
@@ -1088,19 +1106,7 @@ async fn strict_key_order_a_stuck_key_does_not_stop_the_route() {
     let db = setup("mongo_strict_stuck", &["--key-order", "strict"]).await;
     emit(&db, 151, Some("K"), &[]);
     emit(&db, 50, Some("L"), &[]);
-    let coll = db.db().collection::<Document>("outbox");
-    let head = coll
-        .find_one(doc! { "ordering_key": "K" })
-        .sort(doc! { "created_at": 1, "id": 1 })
-        .await
-        .unwrap()
-        .unwrap();
-    coll.update_one(
-        doc! { "_id": head.get("_id").unwrap() },
-        doc! { "$set": { "status": "failed", "last_error": "parked" } },
-    )
-    .await
-    .unwrap();
+    park_first(&db, "K", "parked").await;
     let path = out_file("mongo_strict_stuck");
     let to = format!("file:{}", path.display());
     let relay = crate::common::run_async(
@@ -1204,19 +1210,7 @@ async fn inspect_blocked_on_mongo_lists_the_stuck_key() {
     let db = setup("mongo_blocked", &["--key-order", "strict"]).await;
     emit(&db, 4, Some("K"), &[]);
     emit(&db, 2, Some("L"), &[]);
-    let coll = db.db().collection::<Document>("outbox");
-    let head = coll
-        .find_one(doc! { "ordering_key": "K" })
-        .sort(doc! { "created_at": 1, "id": 1 })
-        .await
-        .unwrap()
-        .unwrap();
-    coll.update_one(
-        doc! { "_id": head.get("_id").unwrap() },
-        doc! { "$set": { "status": "failed", "last_error": "refused" } },
-    )
-    .await
-    .unwrap();
+    park_first(&db, "K", "refused").await;
     let r = cmd(&db, &["inspect", "blocked", "--format", "json"]);
     assert_eq!(r.code, 0, "{r:?}");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();

@@ -121,6 +121,31 @@ impl Drop for OwnServer {
     }
 }
 
+/// Both stories' start: a looping relay with a short retry schedule (`max_attempts: 2`,
+/// `retry_base_delay: 100ms`, probes backing off to 500ms) delivers 100 events of 10 keys to
+/// `destination` (YAML lines of the `orders` route), its log in `log`.
+async fn first_hundred(
+    test: &str,
+    destination: &str,
+    publish_timeout: &str,
+    log: &Path,
+) -> (PgSchema, PgConnection, String, KillOnDrop) {
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 100, Some(10)).await;
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: {publish_timeout}\n  routes:\n    orders:\n{destination}"
+        ),
+    );
+    let relay = spawn_loop_relay(&t, &cfg, log);
+    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published_sql, 100).await;
+    (schema, conn, t, relay)
+}
+
 /// A looping relay publishes 100 events to `destination` (YAML lines of the `orders` route),
 /// the server stops, 100 more are staged, the relay finds the destination down, and the
 /// outage lasts more than ten times the whole retry schedule (`max_attempts: 2`,
@@ -136,20 +161,9 @@ pub async fn relay_across_restart(
     before_stop: &mut dyn FnMut(&str),
     after_start: &mut dyn FnMut(&str),
 ) -> (PgSchema, PgConnection, String) {
-    let (schema, mut conn) = PgSchema::new(test).await;
-    migrate(&schema, &[]).await;
-    let t = schema.rel("outbox");
-    stage(&mut conn, &t, "orders", 100, Some(10)).await;
-    let cfg = config_file(
-        test,
-        &format!(
-            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: 2s\n  routes:\n    orders:\n{destination}"
-        ),
-    );
     let log = server.dir.join("relay.log");
-    let relay = spawn_loop_relay(&t, &cfg, &log);
+    let (schema, mut conn, t, relay) = first_hundred(test, destination, "2s", &log).await;
     let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
-    wait_rows(&mut conn, &published_sql, 100).await;
     before_stop(&t);
     server.stop();
     let stopped = std::time::Instant::now();
@@ -182,19 +196,8 @@ pub async fn relay_across_stall(
     stall: &mut dyn FnMut(),
     resume: &mut dyn FnMut(),
 ) -> (PgSchema, PgConnection, String) {
-    let (schema, mut conn) = PgSchema::new(test).await;
-    migrate(&schema, &[]).await;
-    let t = schema.rel("outbox");
-    stage(&mut conn, &t, "orders", 100, Some(10)).await;
-    let cfg = config_file(
-        test,
-        &format!(
-            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: 1s\n  routes:\n    orders:\n{destination}"
-        ),
-    );
-    let relay = spawn_loop_relay(&t, &cfg, log);
+    let (schema, mut conn, t, relay) = first_hundred(test, destination, "1s", log).await;
     let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
-    wait_rows(&mut conn, &published_sql, 100).await;
     stall();
     let stalled = std::time::Instant::now();
     stage(&mut conn, &t, "orders", 100, Some(10)).await;

@@ -1049,32 +1049,7 @@ async fn the_claim_reads_about_a_batch_of_index_entries_whatever_the_backlog() {
         (false, Storage::Consume),
         (true, Storage::Consume),
     ] {
-        let opts = PgStoreOptions {
-            relation: RelationSpec::parse("relation", &t).unwrap(),
-            delivery_log: None,
-            storage,
-            hlc_ordering: hlc,
-            propagate_trace: false,
-            tenant_aware: false,
-            key_order: KeyOrder::BestEffort,
-            pass_statement_timeout: Duration::from_secs(1),
-            pass_deadline: Duration::from_secs(5),
-            prepared_statements: false,
-        };
-        let sql = outboxctl::store::postgres::claim_sql(
-            &outboxctl::target::QualifiedName::parse("r", &t).unwrap(),
-            &opts,
-        );
-        sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
-        let plan: Value =
-            sqlx::query_scalar(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
-                .bind("orders")
-                .bind(100i64)
-                .bind(chrono::Utc::now())
-                .fetch_one(&mut conn)
-                .await
-                .unwrap();
-        sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+        let plan = explain_claim(&mut conn, &t, storage, hlc, KeyOrder::BestEffort).await;
         let mut scans = Vec::new();
         collect_scans(&plan[0]["Plan"], &mut scans);
         assert!(
@@ -1096,6 +1071,43 @@ async fn the_claim_reads_about_a_batch_of_index_entries_whatever_the_backlog() {
             "hlc={hlc} {storage}: index scans read {total} rows in all with 100,000 pending: {scans:?}"
         );
     }
+}
+
+/// `EXPLAIN (ANALYZE, BUFFERS)` of the claim for a batch of 100 of route `orders`, in a
+/// transaction rolled back after.
+async fn explain_claim(
+    conn: &mut PgConnection,
+    t: &str,
+    storage: Storage,
+    hlc: bool,
+    key_order: KeyOrder,
+) -> Value {
+    let opts = PgStoreOptions {
+        relation: RelationSpec::parse("relation", t).unwrap(),
+        delivery_log: None,
+        storage,
+        hlc_ordering: hlc,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order,
+        pass_statement_timeout: Duration::from_secs(1),
+        pass_deadline: Duration::from_secs(5),
+        prepared_statements: false,
+    };
+    let sql = outboxctl::store::postgres::claim_sql(
+        &outboxctl::target::QualifiedName::parse("r", t).unwrap(),
+        &opts,
+    );
+    sqlx::raw_sql("BEGIN").execute(&mut *conn).await.unwrap();
+    let plan = sqlx::query_scalar(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
+        .bind("orders")
+        .bind(100i64)
+        .bind(chrono::Utc::now())
+        .fetch_one(&mut *conn)
+        .await
+        .unwrap();
+    sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await.unwrap();
+    plan
 }
 
 /// The most times any node under a subplan ran (a correlated probe runs once per outer row).
@@ -1339,32 +1351,7 @@ async fn the_claim_reads_about_a_batch_of_a_tie_group_of_one_created_at() {
         .await
         .unwrap();
     for storage in [Storage::Retain, Storage::Consume] {
-        let opts = PgStoreOptions {
-            relation: RelationSpec::parse("relation", &t).unwrap(),
-            delivery_log: None,
-            storage,
-            hlc_ordering: false,
-            propagate_trace: false,
-            tenant_aware: false,
-            key_order: KeyOrder::BestEffort,
-            pass_statement_timeout: Duration::from_secs(1),
-            pass_deadline: Duration::from_secs(5),
-            prepared_statements: false,
-        };
-        let sql = outboxctl::store::postgres::claim_sql(
-            &outboxctl::target::QualifiedName::parse("r", &t).unwrap(),
-            &opts,
-        );
-        sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
-        let plan: Value =
-            sqlx::query_scalar(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
-                .bind("orders")
-                .bind(100i64)
-                .bind(chrono::Utc::now())
-                .fetch_one(&mut conn)
-                .await
-                .unwrap();
-        sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+        let plan = explain_claim(&mut conn, &t, storage, false, KeyOrder::BestEffort).await;
         let mut scans = Vec::new();
         collect_scans(&plan[0]["Plan"], &mut scans);
         let fresh = scans
@@ -1601,31 +1588,7 @@ async fn strict_claim_steps_over_a_stuck_keys_backlog_cheaply() {
         .execute(&mut conn)
         .await
         .unwrap();
-    let opts = PgStoreOptions {
-        relation: RelationSpec::parse("relation", &t).unwrap(),
-        delivery_log: None,
-        storage: Storage::Consume,
-        hlc_ordering: false,
-        propagate_trace: false,
-        tenant_aware: false,
-        key_order: KeyOrder::Strict,
-        pass_statement_timeout: Duration::from_secs(1),
-        pass_deadline: Duration::from_secs(5),
-        prepared_statements: false,
-    };
-    let sql = outboxctl::store::postgres::claim_sql(
-        &outboxctl::target::QualifiedName::parse("r", &t).unwrap(),
-        &opts,
-    );
-    sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
-    let plan: Value = sqlx::query_scalar(&format!("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"))
-        .bind("orders")
-        .bind(100i64)
-        .bind(chrono::Utc::now())
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
-    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    let plan = explain_claim(&mut conn, &t, Storage::Consume, false, KeyOrder::Strict).await;
     let mut scans = Vec::new();
     collect_scans(&plan[0]["Plan"], &mut scans);
     let top = &plan[0]["Plan"];
