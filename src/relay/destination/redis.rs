@@ -118,14 +118,7 @@ impl Redis {
     /// `PING`, and for a stream that is not tenant-aware, `TYPE` of its key: a key of another
     /// type would make every `XADD` fail with WRONGTYPE.
     async fn check(client: redis::Client, key: Option<String>) -> Result<Option<String>, String> {
-        let mut conn = client
-            .get_multiplexed_async_connection()
-            .await
-            .map_err(|e| format!("connecting to Redis: {e}"))?;
-        let _: String = redis::cmd("PING")
-            .query_async(&mut conn)
-            .await
-            .map_err(|e| format!("Redis PING: {e}"))?;
+        let mut conn = pinged(&client).await?;
         let Some(key) = key else {
             return Ok(Some("answers PING".into()));
         };
@@ -146,6 +139,19 @@ impl Redis {
     }
 }
 
+/// A fresh connection that has answered `PING`.
+async fn pinged(client: &redis::Client) -> Result<MultiplexedConnection, String> {
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .map_err(|e| format!("connecting to Redis: {e}"))?;
+    let _: String = redis::cmd("PING")
+        .query_async(&mut conn)
+        .await
+        .map_err(|e| format!("Redis PING: {e}"))?;
+    Ok(conn)
+}
+
 impl Publisher for Redis {
     fn probe(&self) -> BoxFuture<'static, Result<Option<String>, String>> {
         let key = (self.mode == Mode::Stream && !self.tenant_aware).then(|| self.channel.clone());
@@ -160,15 +166,7 @@ impl Publisher for Redis {
     fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
         let (client, slot) = (self.client.clone(), self.conn.clone());
         Box::pin(async move {
-            let mut conn = client
-                .get_multiplexed_async_connection()
-                .await
-                .map_err(|e| format!("connecting to Redis: {e}"))?;
-            let _: String = redis::cmd("PING")
-                .query_async(&mut conn)
-                .await
-                .map_err(|e| format!("Redis PING: {e}"))?;
-            *slot.lock().await = Some(conn);
+            *slot.lock().await = Some(pinged(&client).await?);
             Ok(())
         })
     }
