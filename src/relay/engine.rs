@@ -299,8 +299,14 @@ async fn pass_body<S: RelayStore>(
                     }
                 }
                 if strict {
+                    // a row not reached (no publish starts after a timeout or the destination
+                    // going away) holds its key back like a failed one: a later chunk must
+                    // not deliver the key's next row first
                     for &i in &chunk {
-                        if matches!(outcomes[i], Outcome::Failed(_) | Outcome::HeldBack) {
+                        if matches!(
+                            outcomes[i],
+                            Outcome::Failed(_) | Outcome::HeldBack | Outcome::NotReached
+                        ) {
                             blocked_keys.insert(rows[i].order_key());
                         }
                     }

@@ -1616,3 +1616,62 @@ async fn strict_claim_steps_over_a_stuck_keys_backlog_cheaply() {
         "a full batch of the other keys"
     );
 }
+
+/// Publishes key `J`'s message with no answer (a timeout) at once, and key `K`'s after a pause:
+/// `K`'s rows in the chunk are not reached once the timeout stops the chunk.
+struct TimeoutOnJ {
+    published: std::sync::Mutex<Vec<String>>,
+}
+
+impl Publisher for TimeoutOnJ {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        if message.key == "J" {
+            return Box::pin(async { Err(PublishError::timed_out("publish timed out")) });
+        }
+        self.published
+            .lock()
+            .unwrap()
+            .push(message.payload.get().to_owned());
+        Box::pin(async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(())
+        })
+    }
+}
+
+/// Strict order: rows a timeout left unreached hold their key back for the rest of the pass,
+/// so the next chunk does not deliver the key's later rows before them.
+#[tokio::test]
+async fn strict_key_order_holds_back_rows_a_timeout_left_unreached() {
+    let (schema, mut conn) = PgSchema::new("relay_strict_unreached").await;
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key)
+         SELECT gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), jsonb_build_object('n', g), 'pending',
+                '2026-12-01 00:00:00+00'::timestamptz + g * interval '1 ms', CASE WHEN g = 0 THEN 'J' ELSE 'K' END
+           FROM generate_series(0, 39) g"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let publisher = Arc::new(TimeoutOnJ {
+        published: Default::default(),
+    });
+    let mut s = store(&schema, Storage::Retain, KeyOrder::Strict).await;
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &Sink::Publisher(publisher.clone()),
+        &strict_settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.committed, "{report:?}");
+    let published = publisher.published.lock().unwrap().clone();
+    assert!(
+        published.is_empty(),
+        "K's rows wait behind the ones the timeout left unreached: {published:?} {report:?}"
+    );
+    assert_eq!((report.retried, report.untouched), (1, 39), "{report:?}");
+}
