@@ -502,3 +502,7 @@ async fn finish_marks<S: RelayStore>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

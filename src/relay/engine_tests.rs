@@ -1,0 +1,511 @@
+//! The engine without servers: an in-memory [`RelayStore`] (a consume pass's rollback restores
+//! the snapshot it took at its start; retain marks apply at once, as statements commit on their
+//! own) and scripted publishers, so chunking, hold-back, retry grouping, deadlines and a
+//! destination found away are checked in milliseconds. The contract test and the tests on real
+//! servers keep the real stores honest.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures_util::future::BoxFuture;
+use uuid::Uuid;
+
+use crate::config::{KeyOrder, Storage};
+use crate::model::{Message, OutboxRow, Status};
+use crate::relay::destination::{PublishError, Publisher, Sink};
+use crate::relay::engine::{PassOptions, RelaySettings, run_pass};
+use crate::store::{Claimed, PassTarget, RelayStore, StoreError};
+use crate::target::QualifiedName;
+
+#[derive(Debug, Clone)]
+struct MemRow {
+    row: OutboxRow,
+    status: Status,
+    available_at: Option<DateTime<Utc>>,
+    last_error: Option<String>,
+}
+
+/// The outbox in memory, with every statement the engine sent, in order.
+#[derive(Default)]
+struct MemStore {
+    storage: Option<Storage>,
+    strict: bool,
+    rows: Vec<MemRow>,
+    snapshot: Option<Vec<MemRow>>,
+    statements: Vec<String>,
+    /// Fails the next `mark_published` (a statement timeout, say).
+    fail_mark: bool,
+}
+
+impl MemStore {
+    fn new(storage: Storage, strict: bool) -> Self {
+        Self {
+            storage: Some(storage),
+            strict,
+            ..Default::default()
+        }
+    }
+
+    fn consume(&self) -> bool {
+        self.storage == Some(Storage::Consume)
+    }
+
+    /// Stages `n` rows of route `orders`, keys by `key(i)`, one millisecond apart.
+    fn stage(&mut self, n: usize, key: impl Fn(usize) -> Option<String>) {
+        let base = DateTime::<Utc>::from_timestamp_millis(1_764_583_200_000).unwrap();
+        let start = self.rows.len();
+        for i in start..start + n {
+            self.rows.push(MemRow {
+                row: OutboxRow {
+                    id: Uuid::from_u128(i as u128 + 1),
+                    route: "orders".into(),
+                    event_id: Uuid::from_u128(0xE000 + i as u128),
+                    event_type: "t".into(),
+                    tenant_id: None,
+                    execution_id: None,
+                    correlation_id: None,
+                    causation_id: None,
+                    occurred_at: base,
+                    payload: format!("{{\"n\": {i}}}"),
+                    attempts: 0,
+                    ordering_key: key(i),
+                    created_at: base + chrono::Duration::milliseconds(i as i64),
+                    hlc: None,
+                    traceparent: None,
+                },
+                status: Status::Pending,
+                available_at: None,
+                last_error: None,
+            });
+        }
+    }
+
+    fn status_of(&self, n: usize) -> (Status, i32) {
+        let r = &self.rows[n];
+        (r.status, r.row.attempts)
+    }
+
+    fn find(&mut self, id: Uuid) -> Option<&mut MemRow> {
+        self.rows.iter_mut().find(|r| r.row.id == id)
+    }
+
+    fn due(r: &MemRow, now: DateTime<Utc>) -> bool {
+        r.status == Status::Pending && r.available_at.is_none_or(|a| a <= now)
+    }
+}
+
+impl RelayStore for MemStore {
+    async fn begin_pass(&mut self, _target: &PassTarget) -> Result<(), StoreError> {
+        self.statements.push("begin".into());
+        if self.consume() {
+            self.snapshot = Some(self.rows.clone());
+        }
+        Ok(())
+    }
+
+    async fn reclaim(
+        &mut self,
+        _target: &PassTarget,
+        _older_than: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+
+    async fn claim(
+        &mut self,
+        _target: &PassTarget,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<Claimed, StoreError> {
+        self.statements.push("claim".into());
+        let mut order: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| Self::due(&self.rows[i], now))
+            .collect();
+        order.sort_by_key(|&i| (self.rows[i].row.created_at, self.rows[i].row.id));
+        if self.strict {
+            // a row waits while an earlier row of its key is not published and not due now
+            order.retain(|&i| {
+                let me = &self.rows[i];
+                !self.rows.iter().any(|e| {
+                    e.row.order_key() == me.row.order_key()
+                        && me
+                            .row
+                            .ordering_key
+                            .as_deref()
+                            .is_some_and(|k| !k.is_empty())
+                        && (e.row.created_at, e.row.id) < (me.row.created_at, me.row.id)
+                        && e.status != Status::Published
+                        && !Self::due(e, now)
+                })
+            });
+        }
+        order.truncate(limit as usize);
+        let candidates = order.len();
+        let mut rows = Vec::with_capacity(order.len());
+        for i in order {
+            if !self.consume() {
+                self.rows[i].status = Status::Processing;
+            }
+            rows.push(self.rows[i].row.clone());
+        }
+        Ok(Claimed {
+            rows,
+            candidates,
+            parked: 0,
+        })
+    }
+
+    async fn mark_published(
+        &mut self,
+        _target: &PassTarget,
+        ids: &[Uuid],
+        _at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        self.statements.push(format!("published {}", ids.len()));
+        if std::mem::take(&mut self.fail_mark) {
+            return Err(StoreError {
+                context: "marking published",
+                message: "canceling statement due to statement timeout".into(),
+                connection_lost: false,
+            });
+        }
+        if self.consume() {
+            self.rows.retain(|r| !ids.contains(&r.row.id));
+        } else {
+            for id in ids {
+                if let Some(r) = self.find(*id) {
+                    r.status = Status::Published;
+                }
+            }
+        }
+        Ok(ids.len() as u64)
+    }
+
+    async fn mark_retry(
+        &mut self,
+        _target: &PassTarget,
+        ids: &[Uuid],
+        attempts: i32,
+        available_at: DateTime<Utc>,
+        error: &str,
+    ) -> Result<u64, StoreError> {
+        self.statements
+            .push(format!("retry {} at {attempts}: {error}", ids.len()));
+        for id in ids {
+            if let Some(r) = self.find(*id) {
+                r.status = Status::Pending;
+                r.row.attempts = attempts;
+                r.available_at = Some(available_at);
+                r.last_error = Some(error.into());
+            }
+        }
+        Ok(ids.len() as u64)
+    }
+
+    async fn mark_failed(
+        &mut self,
+        _target: &PassTarget,
+        ids: &[Uuid],
+        error: &str,
+    ) -> Result<u64, StoreError> {
+        self.statements
+            .push(format!("failed {}: {error}", ids.len()));
+        for id in ids {
+            if let Some(r) = self.find(*id) {
+                r.status = Status::Failed;
+                r.last_error = Some(error.into());
+            }
+        }
+        Ok(ids.len() as u64)
+    }
+
+    async fn release(&mut self, _target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
+        self.statements.push(format!("release {}", ids.len()));
+        if !self.consume() {
+            for id in ids {
+                if let Some(r) = self.find(*id) {
+                    r.status = Status::Pending;
+                }
+            }
+        }
+        Ok(ids.len() as u64)
+    }
+
+    async fn insert_sink(
+        &mut self,
+        _table: &QualifiedName,
+        _messages: &[&Message],
+        _at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        unreachable!("no table sink in these tests")
+    }
+
+    async fn commit_pass(&mut self) -> Result<(), StoreError> {
+        self.statements.push("commit".into());
+        self.snapshot = None;
+        Ok(())
+    }
+
+    async fn rollback_pass(&mut self) {
+        self.statements.push("rollback".into());
+        if let Some(rows) = self.snapshot.take() {
+            self.rows = rows;
+        }
+    }
+
+    async fn abandon(&mut self) {
+        self.rollback_pass().await;
+    }
+}
+
+/// A destination whose answer for each message comes from a script (by payload `n`), and that
+/// records what it accepted in order.
+struct Script {
+    answer: Box<dyn Fn(usize) -> Result<(), PublishError> + Send + Sync>,
+    accepted: Mutex<Vec<usize>>,
+    calls: AtomicUsize,
+    delay: Duration,
+}
+
+impl Script {
+    fn new(
+        answer: impl Fn(usize) -> Result<(), PublishError> + Send + Sync + 'static,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            answer: Box::new(answer),
+            accepted: Mutex::default(),
+            calls: AtomicUsize::new(0),
+            delay: Duration::ZERO,
+        })
+    }
+
+    fn accepted(&self) -> Vec<usize> {
+        self.accepted.lock().unwrap().clone()
+    }
+}
+
+fn n_of(message: &Message) -> usize {
+    let v: serde_json::Value = serde_json::from_str(message.payload.get()).unwrap();
+    v["n"].as_u64().unwrap() as usize
+}
+
+impl Publisher for Script {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let n = n_of(&message);
+        let result = (self.answer)(n);
+        if result.is_ok() {
+            self.accepted.lock().unwrap().push(n);
+        }
+        let delay = self.delay;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            result
+        })
+    }
+}
+
+fn settings(storage: Storage, strict: bool) -> RelaySettings {
+    RelaySettings {
+        storage,
+        max_claim_rows: 100,
+        max_batches_per_tick: 100,
+        pass_deadline: Duration::from_secs(5),
+        reclaim_stale_after: None,
+        max_attempts: 3,
+        retry_base_delay: Duration::from_secs(1),
+        retry_max_backoff: Duration::from_secs(60),
+        publish_timeout: Some(Duration::from_secs(5)),
+        interval: Duration::from_secs(1),
+        jitter: 0.0,
+        drain_on_shutdown: true,
+        shutdown_drain_timeout: Duration::from_secs(5),
+        key_order: if strict {
+            KeyOrder::Strict
+        } else {
+            KeyOrder::BestEffort
+        },
+        one_at_a_time: false,
+    }
+}
+
+fn target() -> PassTarget {
+    PassTarget {
+        route: "orders".into(),
+        tenant: None,
+    }
+}
+
+async fn pass(
+    store: &mut MemStore,
+    publisher: &Arc<Script>,
+    s: &RelaySettings,
+) -> crate::relay::PassReport {
+    let sink = Sink::Publisher(publisher.clone());
+    run_pass(store, &target(), &sink, s, PassOptions::default()).await
+}
+
+#[tokio::test]
+async fn retain_marks_in_chunks_of_32_in_claim_order() {
+    let mut store = MemStore::new(Storage::Retain, false);
+    store.stage(70, |_| None);
+    let ok = Script::new(|_| Ok(()));
+    let report = pass(&mut store, &ok, &settings(Storage::Retain, false)).await;
+    assert_eq!(
+        (report.claimed, report.published, report.short),
+        (70, 70, true)
+    );
+    let marks: Vec<&str> = store
+        .statements
+        .iter()
+        .filter(|s| s.starts_with("published"))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(marks, ["published 32", "published 32", "published 6"]);
+    assert!(store.rows.iter().all(|r| r.status == Status::Published));
+}
+
+#[tokio::test]
+async fn retries_are_grouped_by_attempt_with_the_first_error_and_a_count_of_others() {
+    let mut store = MemStore::new(Storage::Retain, false);
+    store.stage(5, |_| None);
+    store.rows[3].row.attempts = 1;
+    let flaky = Script::new(|n| match n {
+        0 => Err(PublishError::transient("busy")),
+        1 => Err(PublishError::transient("reset")),
+        3 => Err(PublishError::transient("busy")),
+        4 => Err(PublishError::permanent("too large")),
+        _ => Ok(()),
+    });
+    let report = pass(&mut store, &flaky, &settings(Storage::Retain, false)).await;
+    assert_eq!(
+        (report.published, report.retried, report.failed),
+        (1, 3, 1),
+        "{report:?}"
+    );
+    let retries: Vec<&String> = store
+        .statements
+        .iter()
+        .filter(|s| s.starts_with("retry"))
+        .collect();
+    assert_eq!(
+        retries,
+        ["retry 2 at 1: busy (+1 more)", "retry 1 at 2: busy"]
+    );
+    assert_eq!(
+        store.status_of(4),
+        (Status::Failed, 0),
+        "parked at once, attempts unchanged"
+    );
+}
+
+#[tokio::test]
+async fn strict_holds_back_a_key_behind_a_failure_in_the_pass_and_at_the_next_claim() {
+    let mut store = MemStore::new(Storage::Retain, true);
+    store.stage(9, |i| Some(format!("k{}", i % 3)));
+    let flaky = Script::new(|n| {
+        if n == 1 {
+            Err(PublishError::transient("nope"))
+        } else {
+            Ok(())
+        }
+    });
+    let s = settings(Storage::Retain, true);
+    let report = pass(&mut store, &flaky, &s).await;
+    assert_eq!(
+        (report.published, report.retried, report.untouched),
+        (6, 1, 2),
+        "{report:?}"
+    );
+    assert!(
+        !flaky.accepted().iter().any(|n| [4, 7].contains(n)),
+        "k1 waits behind row 1"
+    );
+    // the next claim skips k1 while row 1 waits for its retry
+    let again = pass(&mut store, &flaky, &s).await;
+    assert_eq!(again.claimed, 0, "{again:?}");
+    assert_eq!(store.status_of(4), (Status::Pending, 0));
+}
+
+#[tokio::test]
+async fn a_destination_found_away_releases_what_the_pass_holds_without_an_attempt() {
+    let mut store = MemStore::new(Storage::Retain, false);
+    store.stage(40, |i| Some(format!("k{}", i % 4)));
+    let away = Script::new(|n| {
+        if n == 2 {
+            Err(PublishError::away("connection refused"))
+        } else {
+            Ok(())
+        }
+    });
+    let report = pass(&mut store, &away, &settings(Storage::Retain, false)).await;
+    assert!(report.committed, "{report:?}");
+    assert_eq!(report.down.as_deref(), Some("connection refused"));
+    assert_eq!(
+        (report.retried, report.failed),
+        (0, 0),
+        "no attempt counted"
+    );
+    assert!(report.published < 32, "the first chunk at most: {report:?}");
+    assert!(
+        store
+            .rows
+            .iter()
+            .all(|r| r.row.attempts == 0 && matches!(r.status, Status::Pending | Status::Published)),
+        "released rows are pending again, untouched"
+    );
+}
+
+#[tokio::test]
+async fn a_consume_pass_that_fails_a_mark_rolls_everything_back() {
+    let mut store = MemStore::new(Storage::Consume, false);
+    store.stage(10, |_| None);
+    store.fail_mark = true;
+    let ok = Script::new(|_| Ok(()));
+    let report = pass(&mut store, &ok, &settings(Storage::Consume, false)).await;
+    assert!(!report.committed);
+    assert_eq!((report.published, report.retried, report.failed), (0, 0, 0));
+    assert_eq!(store.rows.len(), 10, "every claimed row is pending again");
+    assert_eq!(
+        ok.accepted().len(),
+        10,
+        "though the destination had them: duplicates follow"
+    );
+    assert_eq!(
+        store.statements.last().map(String::as_str),
+        Some("rollback")
+    );
+}
+
+#[tokio::test]
+async fn no_publish_starts_after_the_pass_deadline() {
+    let mut store = MemStore::new(Storage::Consume, false);
+    store.stage(6, |_| Some("one key".into()));
+    let slow = Arc::new(Script {
+        answer: Box::new(|_| Ok(())),
+        accepted: Mutex::default(),
+        calls: AtomicUsize::new(0),
+        delay: Duration::from_millis(40),
+    });
+    let mut s = settings(Storage::Consume, false);
+    s.pass_deadline = Duration::from_millis(100);
+    let report = pass(&mut store, &slow, &s).await;
+    assert!(report.committed, "{report:?}");
+    let calls = slow.calls.load(Ordering::SeqCst);
+    assert!((2..6).contains(&calls), "{calls} publishes started");
+    // the publish in flight at the deadline is cancelled and counts as a failed attempt
+    assert_eq!(report.retried, 1, "{report:?}");
+    assert_eq!(
+        report.published + report.retried + report.untouched,
+        6,
+        "{report:?}"
+    );
+    assert_eq!(store.rows.len(), 6 - report.published);
+    let untouched = store.rows.iter().filter(|r| r.row.attempts == 0).count();
+    assert_eq!(
+        untouched, report.untouched,
+        "rows not reached stay untouched"
+    );
+}
