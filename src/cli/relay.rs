@@ -167,8 +167,15 @@ async fn build_lanes(
     let stdout_lock = Arc::new(Mutex::new(()));
     let mut lanes: Vec<LaneRoutes> = Vec::new();
     let build_ctx = destination::BuildContext::from_config(config);
-    for (route, dest) in routes {
-        let (sink, warnings) = destination::build(route, dest, &stdout_lock, build_ctx).await?;
+    // Every route's options first, before any destination is contacted.
+    let planned = routes
+        .iter()
+        .map(|(route, dest)| destination::plan(route, dest))
+        .collect::<Result<Vec<_>, _>>()?;
+    for ((route, dest), (spec, planned_warnings)) in routes.iter().zip(planned) {
+        let (sink, mut warnings) =
+            destination::connect(route, spec, &stdout_lock, build_ctx).await?;
+        warnings.splice(0..0, planned_warnings);
         let shown = crate::dburl::mask(
             &crate::config::expand_env(&dest.to, &crate::config::process_env)
                 .unwrap_or_else(|_| dest.to.clone()),

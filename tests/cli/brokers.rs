@@ -1020,3 +1020,23 @@ async fn doctor_checks_each_destination_without_changing_it() {
     );
     delete_topic(KAFKA_ADDR, &there).await;
 }
+
+/// Every route's options are checked before any destination is contacted: a wrong option on
+/// the fourth route stops the relay (exit 2, naming it) without a connection attempt to the
+/// first three.
+#[tokio::test]
+async fn a_wrong_option_on_a_later_route_fails_before_any_broker_is_contacted() {
+    let (schema, _conn) = PgSchema::new("broker_plan_first").await;
+    migrate(&schema, &[]).await;
+    let cfg = crate::common::config_file(
+        "broker_plan_first",
+        "relay:\n  routes:\n    r1:\n      to: nats://127.0.0.1:1\n    r2:\n      to: \"amqp://guest:guest@127.0.0.1:1/\"\n    r3:\n      to: kafka://127.0.0.1:1\n    r4:\n      to: stdout\n      channel: nope\n",
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("relay.routes.r4.channel"), "{out:?}");
+    assert!(
+        !out.stderr.contains("unreachable"),
+        "no destination was contacted: {out:?}"
+    );
+}

@@ -222,33 +222,63 @@ fn only(route: &str, kind: &str, dest: &RouteFile, allowed: &[&str]) -> Result<(
     Ok(())
 }
 
-/// Builds the sink for a route (connecting to its broker, checking queues and streams).
-pub async fn build(
-    route: &str,
-    dest: &RouteFile,
-    stdout_lock: &lines::StdoutShared,
-    ctx: BuildContext,
-) -> Result<(Sink, Vec<String>), crate::Error> {
+/// A route's destination with every option checked, before anything is contacted.
+#[derive(Debug, Clone)]
+pub enum RouteSpec {
+    Stdout,
+    File(std::path::PathBuf),
+    Table(QualifiedName),
+    Redis {
+        url: String,
+        channel: String,
+        mode: redis::Mode,
+        maxlen: Option<u64>,
+        tenant_aware: bool,
+    },
+    Amqp {
+        url: String,
+        opts: amqp::AmqpOptions,
+    },
+    Nats {
+        url: String,
+        channel: String,
+        create_stream: bool,
+    },
+    Http {
+        url: String,
+        timeout: std::time::Duration,
+        secret: Option<Vec<u8>>,
+        batch: Option<usize>,
+    },
+    Kafka {
+        url: String,
+        topic: String,
+        /// With `create_topic`: the partition count to create it with.
+        create: Option<u32>,
+    },
+}
+
+/// Resolves a route's destination: `${NAME}` from the environment, the URL's kind, and every
+/// option checked against that kind. No I/O, so a wrong option on any route stops the relay
+/// before the first broker is contacted. Returns the spec and warnings to show.
+pub fn plan(route: &str, dest: &RouteFile) -> Result<(RouteSpec, Vec<String>), crate::Error> {
     let err = |e: String| crate::Error::Runtime(format!("relay.routes.{route}.to: {e}"));
     let to = crate::config::expand_env(&dest.to, &crate::config::process_env).map_err(err)?;
     let url = DestinationUrl::parse(&to).map_err(err)?;
     let channel = dest.channel.clone().unwrap_or_else(|| route.to_owned());
     let mut warnings = Vec::new();
-    let sink = match url {
+    let spec = match url {
         DestinationUrl::Stdout => {
             only(route, "stdout", dest, &[])?;
-            Sink::Publisher(Arc::new(lines::Lines::stdout(stdout_lock.clone())))
+            RouteSpec::Stdout
         }
         DestinationUrl::File(path) => {
             only(route, "file", dest, &[])?;
-            Sink::Publisher(Arc::new(
-                lines::Lines::file(&path)
-                    .map_err(|e| err(format!("cannot open {}: {e}", path.display())))?,
-            ))
+            RouteSpec::File(path)
         }
         DestinationUrl::PostgresTable(table) => {
             only(route, "postgres-table", dest, &[])?;
-            Sink::Table(table)
+            RouteSpec::Table(table)
         }
         DestinationUrl::Redis(url) => {
             only(
@@ -268,20 +298,13 @@ pub async fn build(
             if mode == redis::Mode::PubSub && dest.maxlen.is_some() {
                 return Err(err("maxlen applies to mode: stream only".into()));
             }
-            let publisher = redis::Redis::new(
-                &url,
+            RouteSpec::Redis {
+                url,
                 channel,
                 mode,
-                dest.maxlen,
-                dest.tenant_aware.unwrap_or(false),
-            )
-            .map_err(err)?;
-            if let Some(w) = publisher.check_at_start().await.map_err(err)? {
-                warnings.push(format!(
-                    "route {route}: {w}; its routes wait until it answers"
-                ));
+                maxlen: dest.maxlen,
+                tenant_aware: dest.tenant_aware.unwrap_or(false),
             }
-            Sink::Publisher(Arc::new(publisher))
         }
         DestinationUrl::Amqp(url) => {
             only(
@@ -297,20 +320,131 @@ pub async fn build(
                     "dead_letter_exchange",
                 ],
             )?;
-            let opts = amqp::AmqpOptions {
+            RouteSpec::Amqp {
+                url,
+                opts: amqp::AmqpOptions {
+                    channel,
+                    namespace: dest.namespace.clone().unwrap_or_default(),
+                    tenant_aware: dest.tenant_aware.unwrap_or(false),
+                    exchange: dest.exchange.clone(),
+                    declare: dest.declare.unwrap_or(false),
+                    dead_letter_exchange: dest.dead_letter_exchange.clone(),
+                },
+            }
+        }
+        DestinationUrl::Nats(url) => {
+            only(route, "nats", dest, &["channel", "create_stream"])?;
+            RouteSpec::Nats {
+                url,
                 channel,
-                namespace: dest.namespace.clone().unwrap_or_default(),
-                tenant_aware: dest.tenant_aware.unwrap_or(false),
-                exchange: dest.exchange.clone(),
-                declare: dest.declare.unwrap_or(false),
-                dead_letter_exchange: dest.dead_letter_exchange.clone(),
+                create_stream: dest.create_stream.unwrap_or(false),
+            }
+        }
+        DestinationUrl::Http(url) => {
+            only(route, "http", dest, &["timeout", "secret_env", "batch"])?;
+            if dest.batch == Some(0) {
+                return Err(err("batch must be at least 1".into()));
+            }
+            let secret = match &dest.secret_env {
+                None => None,
+                Some(var) => Some(
+                    std::env::var(var)
+                        .ok()
+                        .filter(|v| !v.is_empty())
+                        .ok_or_else(|| err(format!("secret_env names {var}, which is not set")))?
+                        .into_bytes(),
+                ),
             };
+            RouteSpec::Http {
+                url,
+                timeout: dest
+                    .timeout
+                    .map_or(std::time::Duration::from_secs(10), |d| d.0),
+                secret,
+                batch: dest.batch.map(|b| b as usize),
+            }
+        }
+        DestinationUrl::Kafka(url) => {
+            only(
+                route,
+                "kafka",
+                dest,
+                &["channel", "namespace", "create_topic", "partitions"],
+            )?;
+            if dest.partitions.is_some() && dest.create_topic != Some(true) {
+                return Err(err(
+                    "partitions applies with create_topic: true only (an existing topic keeps its own)".into(),
+                ));
+            }
+            if dest.partitions == Some(0) {
+                return Err(err("partitions must be at least 1".into()));
+            }
+            kafka::KafkaUrl::parse(&url).map_err(err)?;
+            RouteSpec::Kafka {
+                topic: naming::kafka_topic(&channel, dest.namespace.as_deref().unwrap_or_default()),
+                url,
+                create: (dest.create_topic == Some(true)).then(|| dest.partitions.unwrap_or(1)),
+            }
+        }
+    };
+    Ok((spec, warnings))
+}
+
+/// Builds the sink for a route (plan, then connect).
+pub async fn build(
+    route: &str,
+    dest: &RouteFile,
+    stdout_lock: &lines::StdoutShared,
+    ctx: BuildContext,
+) -> Result<(Sink, Vec<String>), crate::Error> {
+    let (spec, mut warnings) = plan(route, dest)?;
+    let (sink, more) = connect(route, spec, stdout_lock, ctx).await?;
+    warnings.extend(more);
+    Ok((sink, warnings))
+}
+
+/// Connects a planned destination (checking queues, streams and topics).
+pub async fn connect(
+    route: &str,
+    spec: RouteSpec,
+    stdout_lock: &lines::StdoutShared,
+    ctx: BuildContext,
+) -> Result<(Sink, Vec<String>), crate::Error> {
+    let err = |e: String| crate::Error::Runtime(format!("relay.routes.{route}.to: {e}"));
+    let mut warnings = Vec::new();
+    let sink = match spec {
+        RouteSpec::Stdout => Sink::Publisher(Arc::new(lines::Lines::stdout(stdout_lock.clone()))),
+        RouteSpec::File(path) => Sink::Publisher(Arc::new(
+            lines::Lines::file(&path)
+                .map_err(|e| err(format!("cannot open {}: {e}", path.display())))?,
+        )),
+        RouteSpec::Table(table) => Sink::Table(table),
+        RouteSpec::Redis {
+            url,
+            channel,
+            mode,
+            maxlen,
+            tenant_aware,
+        } => {
+            let publisher =
+                redis::Redis::new(&url, channel, mode, maxlen, tenant_aware).map_err(err)?;
+            if let Some(w) = publisher.check_at_start().await.map_err(err)? {
+                warnings.push(format!(
+                    "route {route}: {w}; its routes wait until it answers"
+                ));
+            }
+            Sink::Publisher(Arc::new(publisher))
+        }
+        RouteSpec::Amqp { url, opts } => {
             let (publisher, warning) = amqp::Amqp::connect(&url, opts).await.map_err(err)?;
             warnings.extend(warning);
             Sink::Publisher(Arc::new(publisher))
         }
-        DestinationUrl::Nats(url) => {
-            only(route, "nats", dest, &["channel", "create_stream"])?;
+        RouteSpec::Nats {
+            url,
+            channel,
+            create_stream,
+        } => {
             let window = ctx
                 .reclaim_stale_after
                 .unwrap_or(std::time::Duration::from_secs(120))
@@ -318,7 +452,7 @@ pub async fn build(
             let (publisher, check) = nats::Nats::connect(
                 &url,
                 channel.clone(),
-                dest.create_stream.unwrap_or(false),
+                create_stream,
                 window,
                 ctx.ack_timeout,
             )
@@ -348,47 +482,15 @@ pub async fn build(
             }
             Sink::Publisher(Arc::new(publisher))
         }
-        DestinationUrl::Http(url) => {
-            only(route, "http", dest, &["timeout", "secret_env", "batch"])?;
-            if dest.batch == Some(0) {
-                return Err(err("batch must be at least 1".into()));
-            }
-            let secret = match &dest.secret_env {
-                None => None,
-                Some(var) => Some(
-                    std::env::var(var)
-                        .ok()
-                        .filter(|v| !v.is_empty())
-                        .ok_or_else(|| err(format!("secret_env names {var}, which is not set")))?
-                        .into_bytes(),
-                ),
-            };
-            let timeout = dest
-                .timeout
-                .map_or(std::time::Duration::from_secs(10), |d| d.0);
-            Sink::Publisher(Arc::new(
-                http::Http::new(&url, timeout, secret, dest.batch.map(|b| b as usize))
-                    .map_err(err)?,
-            ))
-        }
-        DestinationUrl::Kafka(url) => {
-            only(
-                route,
-                "kafka",
-                dest,
-                &["channel", "namespace", "create_topic", "partitions"],
-            )?;
-            if dest.partitions.is_some() && dest.create_topic != Some(true) {
-                return Err(err(
-                    "partitions applies with create_topic: true only (an existing topic keeps its own)".into(),
-                ));
-            }
-            if dest.partitions == Some(0) {
-                return Err(err("partitions must be at least 1".into()));
-            }
-            let topic =
-                naming::kafka_topic(&channel, dest.namespace.as_deref().unwrap_or_default());
-            let create = (dest.create_topic == Some(true)).then(|| dest.partitions.unwrap_or(1));
+        RouteSpec::Http {
+            url,
+            timeout,
+            secret,
+            batch,
+        } => Sink::Publisher(Arc::new(
+            http::Http::new(&url, timeout, secret, batch).map_err(err)?,
+        )),
+        RouteSpec::Kafka { url, topic, create } => {
             let (publisher, check) =
                 kafka::Kafka::connect(&url, topic.clone(), create, ctx.ack_timeout)
                     .await
