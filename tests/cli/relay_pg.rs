@@ -1469,6 +1469,25 @@ async fn strict_key_order_holds_back_a_key_behind_a_failed_flush() {
     assert_eq!(published, 0);
 }
 
+/// One strict claim in a pass that is then rolled back, and claimed rows made pending again
+/// (retain), so the next storage mode starts from the same table.
+async fn claim_and_undo(
+    s: &mut PgStore<'static>,
+    conn: &mut PgConnection,
+    t: &str,
+) -> Vec<outboxctl::model::OutboxRow> {
+    s.begin_pass(&target()).await.unwrap();
+    let claimed = s.claim(&target(), 100, chrono::Utc::now()).await.unwrap();
+    s.rollback_pass().await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'"
+    ))
+    .execute(conn)
+    .await
+    .unwrap();
+    claimed.rows
+}
+
 /// Strict order's keys are what the rest of the relay calls keys: an empty ordering key is no
 /// key (the event's own id), and a key belongs to its tenant, so tenant A's parked `order-42`
 /// does not hold back tenant B's in a shared table.
@@ -1493,18 +1512,10 @@ async fn strict_key_order_treats_an_empty_key_as_none_and_scopes_keys_by_tenant(
     .unwrap();
     for storage in [Storage::Retain, Storage::Consume] {
         let mut s = store(&schema, storage, KeyOrder::Strict).await;
-        s.begin_pass(&target()).await.unwrap();
-        let claimed = s.claim(&target(), 100, chrono::Utc::now()).await.unwrap();
-        let mut ns: Vec<String> = claimed.rows.iter().map(|r| r.payload.clone()).collect();
+        let rows = claim_and_undo(&mut s, &mut conn, &t).await;
+        let mut ns: Vec<String> = rows.iter().map(|r| r.payload.clone()).collect();
         ns.sort();
         assert_eq!(ns, ["{\"n\": 2}", "{\"n\": 4}"], "{storage}");
-        s.rollback_pass().await;
-        sqlx::raw_sql(&format!(
-            "UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'"
-        ))
-        .execute(&mut conn)
-        .await
-        .unwrap();
     }
 }
 
@@ -1543,21 +1554,13 @@ async fn strict_key_order_with_hlc_decides_earlier_by_the_claim_order() {
         let mut s = PgStore::connect(&db, Duration::from_secs(5), opts.clone())
             .await
             .unwrap();
-        s.begin_pass(&target()).await.unwrap();
-        let claimed = s.claim(&target(), 100, chrono::Utc::now()).await.unwrap();
-        let types: Vec<&str> = claimed.rows.iter().map(|r| r.event_type.as_str()).collect();
+        let rows = claim_and_undo(&mut s, &mut conn, &t).await;
+        let types: Vec<&str> = rows.iter().map(|r| r.event_type.as_str()).collect();
         assert_eq!(
             types,
             ["other"],
             "{storage}: the reaction waits behind its cause"
         );
-        s.rollback_pass().await;
-        sqlx::raw_sql(&format!(
-            "UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'"
-        ))
-        .execute(&mut conn)
-        .await
-        .unwrap();
     }
 }
 

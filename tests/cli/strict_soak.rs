@@ -426,7 +426,19 @@ async fn run_one(backend: &Backend, seed: u64, events: usize) {
                     kills += 1;
                 }
             }
-            tokio::time::sleep(Duration::from_millis(200)).await;
+            // the engines work on the last batch with the faults still on (the operator
+            // requeueing, so parked heads do not stop every key)
+            let before = chaos.log.lock().unwrap().len();
+            crate::common::eventually(Duration::from_secs(30), "more deliveries", async || {
+                backend.requeue().await;
+                let n = chaos.log.lock().unwrap().len();
+                if n >= before + 20 || n >= events {
+                    Ok(())
+                } else {
+                    Err(format!("{} since the last batch", n - before))
+                }
+            })
+            .await;
             // faults off: requeue what is parked until nothing is left open
             chaos.faults.store(false, Ordering::Relaxed);
             let deadline = Instant::now() + Duration::from_secs(90);
