@@ -151,8 +151,8 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
     let crate::config::Target::Mongo { collection, .. } = &ctx.config.outbox.target else {
         return Ok(());
     };
-    let mut conn = inspect::connect_any(ctx).await?;
-    let inspect::Conn::Mongo(client) = &conn else {
+    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let crate::store::any::Conn::Mongo(client) = &conn else {
         return Ok(());
     };
     let client = client.clone();
@@ -239,8 +239,8 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
             format!("cannot plan the claim: {}", db::first_line(&e.to_string())),
         ),
     }
-    for t in inspect::targets(ctx, None)? {
-        let mut ops = inspect::open_any(ctx, &mut conn, &t).await?;
+    for t in crate::store::any::targets(&ctx.config, None)? {
+        let mut ops = crate::store::any::open(&ctx.config, &mut conn, &t).await?;
         row_checks(&mut ops, &collection.to_string(), t.tenant, args, checks).await?;
     }
     Ok(())
@@ -267,8 +267,8 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
         mongo_checks(ctx, &args, &mut checks).await?;
         return Ok(report(ctx, &checks));
     }
-    let targets = inspect::pg_targets(ctx, None)?;
-    let mut conn = inspect::connect(ctx).await?;
+    let targets = crate::store::any::pg_targets(&ctx.config, None)?;
+    let mut conn = crate::store::any::connect_pg(&ctx.config, ctx.global.connect_timeout.0).await?;
     let url = ctx.config.require_url()?;
     drain_check(ctx, &mut checks);
     destination_checks(ctx, &mut checks).await;
@@ -349,7 +349,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
             propagate_trace: false,
             ..PgStoreOptions::from_config(&ctx.config, relation, None)
         };
-        let mut ops = inspect::open(ctx, &mut conn, t).await?;
+        let mut ops = crate::store::any::open_pg(&ctx.config, &mut conn, t).await?;
         let routes = ops.routes().await?;
         let probe_route = routes
             .first()

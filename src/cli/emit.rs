@@ -9,7 +9,6 @@ use serde_json::value::RawValue;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::inspect;
 use crate::Error;
 use crate::exit_code;
 use crate::store::ops::{NewEvent, OpsStore, Staged};
@@ -88,12 +87,12 @@ pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<u8> {
         return Err(Error::Runtime("the outbox is tenant-aware: pass --tenant".into()).into());
     }
     let payload = read_payload(&args.payload)?;
-    let targets = inspect::targets(ctx, args.tenant)?;
+    let targets = crate::store::any::targets(&ctx.config, args.tenant)?;
     let target = targets
         .first()
         .ok_or_else(|| Error::Runtime("no outbox to stage into".into()))?;
-    let mut conn = inspect::connect_any(ctx).await?;
-    let mut ops = inspect::open_any(ctx, &mut conn, target).await?;
+    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let mut ops = crate::store::any::open(&ctx.config, &mut conn, target).await?;
     let now = chrono::Utc::now();
     let mut staged: Vec<Staged> = Vec::new();
     let bar = ctx

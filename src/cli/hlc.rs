@@ -17,12 +17,12 @@ pub enum HlcCommand {
 }
 
 pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
-    let targets = inspect::targets(ctx, None)?;
-    let mut conn = inspect::connect_any(ctx).await?;
+    let targets = crate::store::any::targets(&ctx.config, None)?;
+    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
     let target = targets
         .first()
         .ok_or_else(|| Error::Runtime("no outbox configured".into()))?;
-    let mut ops = inspect::open_any(ctx, &mut conn, target).await?;
+    let mut ops = crate::store::any::open(&ctx.config, &mut conn, target).await?;
     let rows = ops.checkpoints().await?.ok_or_else(|| {
         Error::Runtime("no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)".into())
     })?;

@@ -5,12 +5,10 @@ use std::io::IsTerminal;
 use uuid::Uuid;
 
 use super::Ctx;
-use crate::config::{Dur, Target};
+use crate::Error;
+use crate::config::Dur;
 use crate::exit_code;
 use crate::store::ops::{EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView};
-use crate::store::pg_ops::PgOps;
-use crate::target::QualifiedName;
-use crate::{Error, db};
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
@@ -71,82 +69,6 @@ pub struct ListArgs {
     pub after: Option<Uuid>,
 }
 
-/// One outbox table to operate on (one per tenant for a per-tenant relation).
-pub struct PgTarget {
-    pub tenant: Option<Uuid>,
-    pub table: QualifiedName,
-    pub log: Option<QualifiedName>,
-}
-
-/// The PostgreSQL tables the configuration names, resolved per tenant.
-pub fn pg_targets(ctx: &Ctx, only_tenant: Option<Uuid>) -> Result<Vec<PgTarget>, Error> {
-    let Target::Postgres {
-        relation,
-        delivery_log,
-        ..
-    } = &ctx.config.outbox.target
-    else {
-        return Err(Error::Runtime(
-            "this command does not support MongoDB yet (it is planned with MongoDB parity); it serves PostgreSQL".into(),
-        ));
-    };
-    let bad = |e: crate::target::NameError| Error::Runtime(e.to_string());
-    let mut tenants: Vec<Option<Uuid>> = if relation.is_per_tenant() {
-        ctx.config.relation_tenants()?
-    } else if ctx.config.outbox.tenant_aware && only_tenant.is_none() {
-        ctx.config.configured_tenants()
-    } else {
-        vec![only_tenant]
-    };
-    if tenants.is_empty() {
-        tenants.push(None);
-    }
-    if let Some(t) = only_tenant {
-        tenants.retain(|x| *x == Some(t));
-        if tenants.is_empty() {
-            return Err(Error::Runtime(format!(
-                "tenant {t} is not listed under outbox.tenants"
-            )));
-        }
-    }
-    tenants
-        .into_iter()
-        .map(|tenant| {
-            Ok(PgTarget {
-                tenant,
-                table: relation.resolve(tenant).map_err(bad)?,
-                log: delivery_log
-                    .as_ref()
-                    .map(|l| l.resolve(tenant))
-                    .transpose()
-                    .map_err(bad)?,
-            })
-        })
-        .collect()
-}
-
-/// Opens the operator's view of one target.
-pub async fn open<'c>(
-    ctx: &Ctx,
-    conn: &'c mut sqlx::PgConnection,
-    t: &PgTarget,
-) -> Result<PgOps<'c>, Error> {
-    let mut ops = PgOps::open(conn, t.table.clone()).await?;
-    ops.log = t.log.clone();
-    ops.hlc_ordering = ctx.config.outbox.hlc_ordering;
-    ops.propagate_trace = ctx.config.outbox.propagate_trace;
-    ops.reclaim_stale_after = ctx.config.relay.reclaim_stale_after;
-    if let Target::Postgres { hlc_checkpoint, .. } = &ctx.config.outbox.target {
-        ops.checkpoint = hlc_checkpoint.clone();
-    }
-    Ok(ops)
-}
-
-pub async fn connect(ctx: &Ctx) -> Result<sqlx::PgConnection, Error> {
-    let url = ctx.config.require_url()?;
-    db::connect_pg(url, ctx.global.connect_timeout.0).await
-}
-
 pub fn filter_for(
     status: ListStatus,
     route: Option<String>,
@@ -168,15 +90,15 @@ pub fn filter_for(
 }
 
 pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
-    let targets = targets(ctx, args.tenant)?;
-    let mut conn = connect_any(ctx).await?;
+    let targets = crate::store::any::targets(&ctx.config, args.tenant)?;
+    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
     let now = chrono::Utc::now();
     let command = args.command.take().unwrap_or(InspectCommand::Summary);
     match command {
         InspectCommand::Summary => {
             let mut all = Vec::new();
             for t in &targets {
-                let mut ops = open_any(ctx, &mut conn, t).await?;
+                let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
                 let routes = match &args.route {
                     Some(r) => vec![r.clone()],
                     None => ops.routes().await?,
@@ -212,7 +134,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
         InspectCommand::Blocked { limit } => {
             let mut all = Vec::new();
             for t in &targets {
-                let mut ops = open_any(ctx, &mut conn, t).await?;
+                let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
                 let tenant = if ctx.config.outbox.tenant_aware {
                     t.tenant.or(args.tenant)
                 } else {
@@ -230,7 +152,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
         InspectCommand::Event { event_id } => {
             let mut found = Vec::new();
             for t in &targets {
-                let mut ops = open_any(ctx, &mut conn, t).await?;
+                let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
                 found.push(ops.find_event(event_id).await?);
             }
             print_event(ctx, event_id, &found);
@@ -241,8 +163,8 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
 
 async fn list(
     ctx: &Ctx,
-    conn: &mut Conn,
-    targets: &[OpsTarget],
+    conn: &mut crate::store::any::Conn,
+    targets: &[crate::store::any::OpsTarget],
     args: &InspectArgs,
     status: ListStatus,
     l: &ListArgs,
@@ -250,7 +172,7 @@ async fn list(
 ) -> Result<Vec<RowView>, Error> {
     let mut rows = Vec::new();
     for t in targets {
-        let mut ops = open_any(ctx, conn, t).await?;
+        let mut ops = crate::store::any::open(&ctx.config, conn, t).await?;
         let tenant = if ctx.config.outbox.tenant_aware {
             t.tenant.or(args.tenant)
         } else {
@@ -508,152 +430,4 @@ fn print_event(ctx: &Ctx, event_id: Uuid, found: &[EventLocation]) {
         lines.push("its outbox row is gone: each log record proves a committed delivery".into());
     }
     ctx.out.data(&lines.join("\n"));
-}
-
-/// A connection to whichever backend the configuration names.
-pub enum Conn {
-    Pg(sqlx::PgConnection),
-    Mongo(mongodb::Client),
-}
-
-/// One outbox to operate on: a PostgreSQL table (per tenant), or the MongoDB collection.
-pub struct OpsTarget {
-    pub tenant: Option<Uuid>,
-    pub pg: Option<PgTarget>,
-}
-
-pub fn targets(ctx: &Ctx, only_tenant: Option<Uuid>) -> Result<Vec<OpsTarget>, Error> {
-    match &ctx.config.outbox.target {
-        Target::Postgres { .. } => Ok(pg_targets(ctx, only_tenant)?
-            .into_iter()
-            .map(|t| OpsTarget {
-                tenant: t.tenant,
-                pg: Some(t),
-            })
-            .collect()),
-        Target::Mongo { .. } => {
-            let tenants: Vec<Option<Uuid>> = match only_tenant {
-                Some(t) => vec![Some(t)],
-                None if ctx.config.outbox.tenant_aware && !ctx.config.outbox.tenants.is_empty() => {
-                    ctx.config.configured_tenants()
-                }
-                None => vec![None],
-            };
-            Ok(tenants
-                .into_iter()
-                .map(|tenant| OpsTarget { tenant, pg: None })
-                .collect())
-        }
-    }
-}
-
-pub async fn connect_any(ctx: &Ctx) -> Result<Conn, Error> {
-    let url = ctx.config.require_url()?;
-    Ok(match &ctx.config.outbox.target {
-        Target::Postgres { .. } => {
-            Conn::Pg(db::connect_pg(url, ctx.global.connect_timeout.0).await?)
-        }
-        Target::Mongo { .. } => {
-            Conn::Mongo(db::connect_mongo(url, ctx.global.connect_timeout.0).await?)
-        }
-    })
-}
-
-/// The operator's primitives on either backend.
-pub enum AnyOps<'c> {
-    Pg(PgOps<'c>),
-    Mongo(crate::store::mongo_ops::MongoOps),
-}
-
-pub async fn open_any<'c>(
-    ctx: &Ctx,
-    conn: &'c mut Conn,
-    t: &OpsTarget,
-) -> Result<AnyOps<'c>, Error> {
-    match (conn, &t.pg, &ctx.config.outbox.target) {
-        (Conn::Pg(c), Some(pg), _) => Ok(AnyOps::Pg(open(ctx, c, pg).await?)),
-        (
-            Conn::Mongo(client),
-            None,
-            Target::Mongo {
-                collection,
-                hlc_checkpoint,
-            },
-        ) => {
-            let opts = crate::store::mongo::MongoStoreOptions::from_config(
-                &ctx.config,
-                collection.clone(),
-            );
-            let mut ops = crate::store::mongo_ops::MongoOps::new(
-                client.clone(),
-                opts,
-                hlc_checkpoint.clone(),
-            );
-            ops.reclaim_stale_after = ctx.config.relay.reclaim_stale_after;
-            Ok(AnyOps::Mongo(ops))
-        }
-        _ => Err(Error::Runtime(
-            "the connection does not match the configured backend".into(),
-        )),
-    }
-}
-
-macro_rules! delegate {
-    ($self:ident, $ops:ident => $call:expr) => {
-        match $self {
-            AnyOps::Pg($ops) => $call,
-            AnyOps::Mongo($ops) => $call,
-        }
-    };
-}
-
-impl OpsStore for AnyOps<'_> {
-    async fn routes(&mut self) -> Result<Vec<String>, Error> {
-        delegate!(self, o => o.routes().await)
-    }
-    async fn summary(
-        &mut self,
-        route: &str,
-        tenant: Option<Uuid>,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<RouteSummary, Error> {
-        delegate!(self, o => o.summary(route, tenant, now).await)
-    }
-    async fn list(
-        &mut self,
-        filter: &RowFilter,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<Vec<RowView>, Error> {
-        delegate!(self, o => o.list(filter, now).await)
-    }
-    async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
-        delegate!(self, o => o.find_event(event_id).await)
-    }
-    async fn blocked(
-        &mut self,
-        route: Option<&str>,
-        tenant: Option<Uuid>,
-        now: chrono::DateTime<chrono::Utc>,
-        limit: u32,
-    ) -> Result<Vec<crate::store::ops::BlockedKey>, Error> {
-        delegate!(self, o => o.blocked(route, tenant, now, limit).await)
-    }
-    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        delegate!(self, o => o.requeue(ids).await)
-    }
-    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        delegate!(self, o => o.discard(ids).await)
-    }
-    async fn stage(
-        &mut self,
-        events: &[crate::store::ops::NewEvent],
-        node_key: &str,
-    ) -> Result<Vec<crate::store::ops::Staged>, Error> {
-        delegate!(self, o => o.stage(events, node_key).await)
-    }
-    async fn checkpoints(
-        &mut self,
-    ) -> Result<Option<Vec<crate::store::ops::CheckpointRow>>, Error> {
-        delegate!(self, o => o.checkpoints().await)
-    }
 }

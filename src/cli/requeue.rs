@@ -92,15 +92,15 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
         )
         .into());
     }
-    let targets = inspect::targets(ctx, args.tenant)?;
-    let mut conn = inspect::connect_any(ctx).await?;
+    let targets = crate::store::any::targets(&ctx.config, args.tenant)?;
+    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
     let now = chrono::Utc::now();
 
     // Select: the given ids, or every matching failed row (keyset pages).
     let mut selected: Vec<(usize, Uuid)> = Vec::new();
     let mut not_failed: Vec<Uuid> = Vec::new();
     for (ti, t) in targets.iter().enumerate() {
-        let mut ops = inspect::open_any(ctx, &mut conn, t).await?;
+        let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
         if args.ids.is_empty() {
             let tenant = if ctx.config.outbox.tenant_aware {
                 t.tenant.or(args.tenant)
@@ -154,7 +154,7 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
             .filter(|(i, _)| *i == ti)
             .map(|(_, id)| *id)
             .collect();
-        let mut ops = inspect::open_any(ctx, &mut conn, t).await?;
+        let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
         for batch in mine.chunks(BATCH as usize) {
             let done = match action {
                 Action::Requeue => ops.requeue(batch).await?,

@@ -12,10 +12,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Mutex;
 
 use super::Ctx;
-use super::inspect::{self, Conn};
 use crate::Error;
 use crate::relay::metrics::Metrics;
 use crate::store::PassTarget;
+use crate::store::any::Conn;
 use crate::store::ops::{OpsStore, RouteSummary};
 
 /// Blocked keys are counted up to this many per route at each scrape.
@@ -64,13 +64,13 @@ async fn gauges(
 ) -> Result<Vec<RouteSummary>, Error> {
     let mut guard = slot.lock().await;
     if guard.is_none() {
-        *guard = Some(inspect::connect_any(ctx).await?);
+        *guard = Some(crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?);
     }
     let conn = guard.as_mut().expect("connected");
     let result = async {
         let mut out = Vec::new();
-        for t in inspect::targets(ctx, None)? {
-            let mut ops = inspect::open_any(ctx, conn, &t).await?;
+        for t in crate::store::any::targets(&ctx.config, None)? {
+            let mut ops = crate::store::any::open(&ctx.config, conn, &t).await?;
             for target in endpoint
                 .targets
                 .iter()

@@ -17,7 +17,6 @@ use serde::Serialize;
 use sqlx::{Connection, Row};
 
 use super::Ctx;
-use super::inspect;
 use crate::config::Dur;
 use crate::exit_code;
 use crate::target::QualifiedName;
@@ -239,14 +238,14 @@ fn blockers(all: &[StorageStatus]) -> Vec<String> {
 }
 
 pub async fn run(ctx: &Ctx, cmd: StorageCommand) -> anyhow::Result<u8> {
-    let tables: Vec<Table> = inspect::pg_targets(ctx, None)?
+    let tables: Vec<Table> = crate::store::any::pg_targets(&ctx.config, None)?
         .into_iter()
         .map(|t| (t.tenant, t.table))
         .collect();
     if tables.is_empty() {
         return Err(Error::Runtime("no outbox configured".into()).into());
     }
-    let mut conn = inspect::connect(ctx).await?;
+    let mut conn = crate::store::any::connect_pg(&ctx.config, ctx.global.connect_timeout.0).await?;
     match cmd {
         StorageCommand::Status => {
             let all = statuses(ctx, &mut conn, &tables, false).await?;

@@ -1,7 +1,9 @@
 //! The store trait the relay is written against: a few primitives (claim, mark, retry, fail,
 //! reclaim, release, commit) that each backend implements with its own statements, so the
-//! relay's algorithm exists once. `postgres` implements it with sqlx; MongoDB follows.
+//! relay's algorithm exists once. `postgres` implements it with sqlx, `mongo` with the MongoDB
+//! driver; `any` is how a command reaches either.
 
+pub mod any;
 pub mod log_partitions;
 pub mod mongo;
 pub mod mongo_ops;
