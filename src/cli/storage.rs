@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use sqlx::{Connection, Row};
 
 use super::Ctx;
 use crate::config::Dur;
 use crate::exit_code;
+use crate::store::consume_move;
 use crate::target::QualifiedName;
 use crate::{Error, db};
 
@@ -103,22 +103,7 @@ async fn status(
         })
         .map(|i| i.name.clone())
         .collect();
-    let ops = crate::store::pg_ops::PgOps::open(conn, table.clone()).await?;
-    let routes: Vec<String> = crate::db::pg::query_scalar(&ops.routes_sql())
-        .fetch_all(&mut *ops.conn)
-        .await
-        .map_err(|e| Error::Runtime(db::pg_message(&e)))?;
-    let row = crate::db::pg::query(&format!(
-        "SELECT (SELECT count(*) FROM {table} WHERE outbox_route = ANY($1) AND status = 'processing') AS processing,
-                (SELECT count(*) FROM (SELECT 1 FROM {table} WHERE outbox_route = ANY($1) AND status = 'published' LIMIT $2) p) AS published"
-    ))
-    .bind(&routes)
-    .bind(PUBLISHED_CAP)
-    .fetch_one(&mut *ops.conn)
-    .await
-    .map_err(|e| Error::Runtime(db::pg_message(&e)))?;
-    let processing: i64 = row.get("processing");
-    let published: i64 = row.get("published");
+    let (processing, published) = consume_move::remaining(conn, table, PUBLISHED_CAP).await?;
     let reclaim_on = ctx.config.relay.reclaim_stale_after.is_some() && !reclaim_disabled;
     let mut blockers = Vec::new();
     let next_step = if !has_processing_at && !has_published_at {
@@ -446,34 +431,13 @@ async fn drop_columns(
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let result: Result<Result<(), String>, sqlx::Error> = async {
-            let mut tx = conn.begin().await?;
-            crate::schema::postgres::set_local_lock_timeout(&mut tx, args.lock_timeout.0).await?;
-            crate::db::pg::query("SELECT set_config('statement_timeout', $1, true)")
-                .bind(format!(
-                    "{}ms",
-                    crate::store::postgres::millis_ceil(args.check_timeout.0)
-                ))
-                .execute(&mut tx)
-                .await?;
-            sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
-                .execute(&mut *tx)
-                .await?;
-            let busy: bool = crate::db::pg::query_scalar(&format!(
-                "SELECT EXISTS (SELECT 1 FROM {table} WHERE status IN ('processing', 'published'))"
-            ))
-            .fetch_one(&mut tx)
-            .await?;
-            if busy {
-                tx.rollback().await?;
-                return Ok(Err(
-                    "a processing or published row appeared; nothing was dropped".to_owned(),
-                ));
-            }
-            sqlx::raw_sql(&d.alter()).execute(&mut *tx).await?;
-            tx.commit().await?;
-            Ok(Ok(()))
-        }
+        let result = consume_move::drop_columns_locked(
+            conn,
+            table,
+            &d.alter(),
+            args.lock_timeout.0,
+            args.check_timeout.0,
+        )
         .await;
         let code = result.as_ref().err().and_then(db::pg_code);
         match result {

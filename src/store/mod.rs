@@ -4,6 +4,7 @@
 //! driver; `any` is how a command reaches either.
 
 pub mod any;
+pub mod consume_move;
 pub mod log_partitions;
 pub mod mongo;
 pub mod mongo_ops;

@@ -1,0 +1,69 @@
+//! The statements of the retain-to-consume move (`outboxctl storage`), on PostgreSQL: what is
+//! left that blocks it, and step 3's drop under a lock with its re-check. The command decides
+//! and prints; this runs the SQL.
+
+use std::time::Duration;
+
+use sqlx::postgres::PgConnection;
+use sqlx::{Connection, Row};
+
+use crate::target::QualifiedName;
+
+/// Processing rows and published rows (counted up to `published_cap`) of the table's routes.
+pub async fn remaining(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    published_cap: i64,
+) -> Result<(i64, i64), crate::Error> {
+    let failed = |e: sqlx::Error| crate::Error::Runtime(crate::db::pg_message(&e));
+    let ops = super::pg_ops::PgOps::open(conn, table.clone()).await?;
+    let routes: Vec<String> = crate::db::pg::query_scalar(&ops.routes_sql())
+        .fetch_all(&mut *ops.conn)
+        .await
+        .map_err(failed)?;
+    let row = crate::db::pg::query(&format!(
+        "SELECT (SELECT count(*) FROM {table} WHERE outbox_route = ANY($1) AND status = 'processing') AS processing,
+                (SELECT count(*) FROM (SELECT 1 FROM {table} WHERE outbox_route = ANY($1) AND status = 'published' LIMIT $2) p) AS published"
+    ))
+    .bind(&routes)
+    .bind(published_cap)
+    .fetch_one(&mut *ops.conn)
+    .await
+    .map_err(failed)?;
+    Ok((row.get("processing"), row.get("published")))
+}
+
+/// Step 3 on one table, in one transaction: `lock_timeout` for the table's `ACCESS EXCLUSIVE`
+/// lock, `statement_timeout` (`check_timeout`) for the re-check and the drop under it, then
+/// `alter` unless a processing or published row appeared (`Ok(Err(reason))`, nothing dropped).
+pub async fn drop_columns_locked(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    alter: &str,
+    lock_timeout: Duration,
+    check_timeout: Duration,
+) -> Result<Result<(), String>, sqlx::Error> {
+    let mut tx = conn.begin().await?;
+    crate::schema::postgres::set_local_lock_timeout(&mut tx, lock_timeout).await?;
+    crate::db::pg::query("SELECT set_config('statement_timeout', $1, true)")
+        .bind(format!("{}ms", super::postgres::millis_ceil(check_timeout)))
+        .execute(&mut tx)
+        .await?;
+    sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
+        .execute(&mut *tx)
+        .await?;
+    let busy: bool = crate::db::pg::query_scalar(&format!(
+        "SELECT EXISTS (SELECT 1 FROM {table} WHERE status IN ('processing', 'published'))"
+    ))
+    .fetch_one(&mut tx)
+    .await?;
+    if busy {
+        tx.rollback().await?;
+        return Ok(Err(
+            "a processing or published row appeared; nothing was dropped".to_owned(),
+        ));
+    }
+    sqlx::raw_sql(alter).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(Ok(()))
+}
