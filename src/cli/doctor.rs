@@ -10,7 +10,7 @@ use crate::config::Dur;
 use crate::exit_code;
 use crate::hlc::MAX_DRIFT_MS;
 use crate::store::ops::OpsStore;
-use crate::store::postgres::{PgStoreOptions, claim_sql};
+use crate::store::postgres::PgStoreOptions;
 use crate::{Error, db, partitions};
 
 #[derive(Debug, Args)]
@@ -41,16 +41,6 @@ fn check(checks: &mut Vec<Check>, name: &'static str, level: Level, detail: impl
         level,
         detail: detail.into(),
     });
-}
-
-/// Finds any sequential scan of `table` in an EXPLAIN (FORMAT JSON) plan.
-fn seq_scans(node: &serde_json::Value, table: &str, out: &mut usize) {
-    if node["Node Type"] == "Seq Scan" && node["Relation Name"] == table {
-        *out += 1;
-    }
-    for child in node["Plans"].as_array().into_iter().flatten() {
-        seq_scans(child, table, out);
-    }
 }
 
 /// The checks that read rows: stale processing, failed, oldest pending, the HLC mark.
@@ -355,25 +345,21 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
             .first()
             .cloned()
             .unwrap_or_else(|| "outboxctl-doctor".into());
-        let plan_sql = format!("EXPLAIN (FORMAT JSON) {}", claim_sql(&t.table, &opts));
-        let mut q = crate::db::pg::query_scalar::<serde_json::Value>(&plan_sql)
-            .bind(&probe_route)
-            .bind(100i64)
-            .bind(now);
-        if ctx.config.outbox.tenant_aware {
-            q = q.bind(t.tenant);
-        }
-        match q.fetch_one(&mut *ops.conn).await {
-            Ok(plan) => {
-                let mut n = 0;
-                seq_scans(&plan[0]["Plan"], t.table.name.name(), &mut n);
-                let rows: f64 = crate::db::pg::query_scalar(
-                    "SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = $1::regclass",
-                )
-                .bind(t.table.to_string())
-                .fetch_one(&mut *ops.conn)
-                .await
-                .unwrap_or(0.0);
+        let tenant_param = ctx.config.outbox.tenant_aware.then_some(t.tenant).flatten();
+        match crate::store::diagnostics::claim_plan(
+            &mut *ops.conn,
+            &t.table,
+            &opts,
+            &probe_route,
+            tenant_param,
+            now,
+        )
+        .await
+        {
+            Ok(crate::store::diagnostics::ClaimPlan {
+                seq_scans: n,
+                estimated_rows: rows,
+            }) => {
                 if n > 0 && rows < 10_000.0 {
                     check(
                         &mut checks,

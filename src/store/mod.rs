@@ -5,6 +5,7 @@
 
 pub mod any;
 pub mod consume_move;
+pub mod diagnostics;
 pub mod log_partitions;
 pub mod mongo;
 pub mod mongo_ops;
