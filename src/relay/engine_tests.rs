@@ -509,3 +509,112 @@ async fn no_publish_starts_after_the_pass_deadline() {
         "rows not reached stay untouched"
     );
 }
+
+/// Strict order over many seeds in memory (the real-server run, `tests/cli/strict_soak.rs`,
+/// keeps the stores honest): rows staged while relaying, transient and permanent refusals and
+/// failed flushes, parked rows requeued; every event delivered, and per key the first delivery
+/// of each event in claim order. `OUTBOXCTL_STRICT_MEMORY_SEEDS` (default 100) seeds.
+#[tokio::test]
+async fn strict_order_holds_for_many_seeds_in_memory() {
+    use rand::{Rng, SeedableRng};
+    let seeds: u64 = std::env::var("OUTBOXCTL_STRICT_MEMORY_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    for seed in 0..seeds {
+        let rng = Arc::new(Mutex::new(rand::rngs::StdRng::seed_from_u64(seed)));
+        let faults = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (r, f) = (rng.clone(), faults.clone());
+        let chaos = Arc::new(Chaotic {
+            script: Script::new(move |_| {
+                let roll: f64 = r.lock().unwrap().r#gen();
+                match (f.load(Ordering::Relaxed), roll) {
+                    (true, x) if x < 0.10 => Err(PublishError::transient("busy")),
+                    (true, x) if x < 0.13 => Err(PublishError::permanent("refused")),
+                    _ => Ok(()),
+                }
+            }),
+            rng: rng.clone(),
+            faults: faults.clone(),
+        });
+        let mut store = MemStore::new(Storage::Retain, true);
+        let mut s = settings(Storage::Retain, true);
+        s.max_claim_rows = 10;
+        let keys = |rng: &Arc<Mutex<rand::rngs::StdRng>>| {
+            let k: u8 = rng.lock().unwrap().gen_range(0..6);
+            move |_| Some(format!("k{k}"))
+        };
+        let sink = Sink::Publisher(chaos.clone());
+        let mut passes = 0;
+        loop {
+            passes += 1;
+            assert!(passes < 5_000, "seed {seed}: no end");
+            if passes < 40 && passes % 4 == 1 {
+                let key = keys(&rng);
+                store.stage(5, key);
+            }
+            if passes == 40 {
+                faults.store(false, Ordering::Relaxed);
+            }
+            run_pass(&mut store, &target(), &sink, &s, PassOptions::default()).await;
+            // time passes: retries come due; the operator requeues what is parked
+            let requeue = passes >= 40 || rng.lock().unwrap().gen_bool(0.2);
+            for r in &mut store.rows {
+                r.available_at = None;
+                if requeue && r.status == Status::Failed {
+                    r.status = Status::Pending;
+                    r.row.attempts = 0;
+                }
+            }
+            if passes > 40 && store.rows.iter().all(|r| r.status == Status::Published) {
+                break;
+            }
+        }
+        // first deliveries per key follow (created_at, id)
+        let log = chaos.script.accepted();
+        let mut first: std::collections::HashMap<usize, usize> = Default::default();
+        for (i, n) in log.iter().enumerate() {
+            first.entry(*n).or_insert(i);
+        }
+        let mut by_key: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+        for (n, r) in store.rows.iter().enumerate() {
+            by_key.entry(r.row.key()).or_default().push(n);
+        }
+        for (key, ns) in by_key {
+            for pair in ns.windows(2) {
+                let (a, b) = (first[&pair[0]], first[&pair[1]]);
+                assert!(
+                    a < b,
+                    "seed {seed}: key {key}: row {} first delivered after row {}",
+                    pair[0],
+                    pair[1]
+                );
+            }
+        }
+    }
+}
+
+/// [`Script`], plus flushes that fail now and then while faults are on.
+struct Chaotic {
+    script: Arc<Script>,
+    rng: Arc<Mutex<rand::rngs::StdRng>>,
+    faults: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Publisher for Chaotic {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        self.script.publish(message)
+    }
+
+    fn flush(&self) -> BoxFuture<'static, Result<(), PublishError>> {
+        let roll: f64 = rand::Rng::r#gen(&mut *self.rng.lock().unwrap());
+        let fail = self.faults.load(Ordering::Relaxed) && roll < 0.05;
+        Box::pin(async move {
+            if fail {
+                Err(PublishError::transient("flush failed"))
+            } else {
+                Ok(())
+            }
+        })
+    }
+}
