@@ -28,7 +28,7 @@ pub fn pg_targets(config: &Config, only_tenant: Option<Uuid>) -> Result<Vec<PgTa
     } = &config.outbox.target
     else {
         return Err(Error::Runtime(
-            "this command does not support MongoDB yet (it is planned with MongoDB parity); it serves PostgreSQL".into(),
+            "this command serves PostgreSQL outboxes only (storage moves, delivery-log partitions and their checks are PostgreSQL's)".into(),
         ));
     };
     let bad = |e: crate::target::NameError| Error::Runtime(e.to_string());

@@ -71,7 +71,10 @@ pub struct Claimed {
 
 /// The primitives of a relay pass. Under consume storage everything between `begin_pass`
 /// and `commit_pass` is one transaction; under retain each call commits on its own.
-#[allow(async_fn_in_trait)]
+#[expect(
+    async_fn_in_trait,
+    reason = "the stores are used generically in one runtime; no Send bound is needed"
+)]
 pub trait RelayStore {
     /// Opens a pass (a transaction with the pass timeouts under consume storage).
     async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError>;
