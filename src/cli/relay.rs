@@ -173,13 +173,10 @@ async fn build_lanes(
         .map(|(route, dest)| destination::plan(route, dest))
         .collect::<Result<Vec<_>, _>>()?;
     for ((route, dest), (spec, planned_warnings)) in routes.iter().zip(planned) {
+        let shown = spec.shown();
         let (sink, mut warnings) =
             destination::connect(route, spec, &stdout_lock, build_ctx).await?;
         warnings.splice(0..0, planned_warnings);
-        let shown = crate::dburl::mask(
-            &crate::config::expand_env(&dest.to, &crate::config::process_env)
-                .unwrap_or_else(|_| dest.to.clone()),
-        );
         if !args.mode.once {
             tracing::info!(
                 route = %route,

@@ -300,11 +300,14 @@ impl<S: RelayStore> Lane<S> {
                             reclaim: n == 0,
                             stop_publishing_at: None,
                         };
-                        let pass = run_pass(&mut self.store, target, sink, settings, options);
                         let cut = shutdown.drain_over(settings.shutdown_drain_timeout);
-                        let Some(report) = cut_at(pass, cut).await else {
-                            tracing::warn!(route = %target, "the shutdown drain's time is over: the pass in progress is cut and rolled back");
-                            self.store.abandon().await;
+                        let pass = PassRun {
+                            target,
+                            sink,
+                            settings,
+                            options,
+                        };
+                        let Some(report) = pass_unless_cut(&mut self.store, pass, cut).await else {
                             return totals;
                         };
                         stats.add(&report);
@@ -392,10 +395,14 @@ impl<S: RelayStore> Lane<S> {
                     reclaim: false,
                     stop_publishing_at: Some(stop),
                 };
-                let pass = run_pass(&mut self.store, target, sink, settings, options);
-                let Some(report) = cut_at(pass, cut.as_mut()).await else {
-                    tracing::warn!(route = %target, "the shutdown drain's time is over: the pass in progress is cut and rolled back");
-                    self.store.abandon().await;
+                let pass = PassRun {
+                    target,
+                    sink,
+                    settings,
+                    options,
+                };
+                let Some(report) = pass_unless_cut(&mut self.store, pass, cut.as_mut()).await
+                else {
                     out.push(stats);
                     return out;
                 };
@@ -412,13 +419,31 @@ impl<S: RelayStore> Lane<S> {
     }
 }
 
-/// Runs `pass` unless `cut` comes first (`None`): the pass's future is then dropped, and what
-/// it left running on the server is the store's to stop ([`RelayStore::abandon`]).
-async fn cut_at<T>(pass: impl Future<Output = T>, cut: impl Future<Output = ()>) -> Option<T> {
-    tokio::select! {
-        report = pass => Some(report),
+/// One pass to run: its route, destination, settings and options.
+struct PassRun<'a> {
+    target: &'a PassTarget,
+    sink: &'a Sink,
+    settings: &'a RelaySettings,
+    options: PassOptions,
+}
+
+/// Runs the pass unless `cut` (the shutdown drain's end) comes first: then the pass's future
+/// is dropped, the store stops what it left running on the server ([`RelayStore::abandon`]),
+/// and `None` says the lane is done.
+async fn pass_unless_cut<S: RelayStore>(
+    store: &mut S,
+    run: PassRun<'_>,
+    cut: impl Future<Output = ()>,
+) -> Option<PassReport> {
+    let outcome = tokio::select! {
+        report = run_pass(store, run.target, run.sink, run.settings, run.options) => Some(report),
         () = cut => None,
+    };
+    if outcome.is_none() {
+        tracing::warn!(route = %run.target, "the shutdown drain's time is over: the pass in progress is cut and rolled back");
+        store.abandon().await;
     }
+    outcome
 }
 
 /// The relay: its lanes (one per destination) and settings.

@@ -255,16 +255,7 @@ impl MongoStore {
         now: DateTime<Utc>,
     ) -> Result<Vec<Document>, StoreError> {
         let mut f = self.route_filter(target);
-        f.insert("ordering_key", doc! { "$nin": [Bson::Null, ""] });
-        f.insert(
-            "$or",
-            vec![
-                Bson::Document(doc! { "status": { "$in": ["failed", "processing"] } }),
-                Bson::Document(
-                    doc! { "status": "pending", "available_at": { "$gt": bson_date(now) } },
-                ),
-            ],
-        );
+        f.extend(blocking_documents(now));
         self.first_per_key(f).await
     }
 
@@ -361,6 +352,18 @@ impl MongoStore {
             self.release(target, &release).await?;
         }
         Ok((keep, release.len()))
+    }
+}
+
+/// The documents strict order waits behind: with an ordering key, and failed, processing, or
+/// pending but not yet due. Shared by the claim and `inspect blocked`.
+pub(crate) fn blocking_documents(now: DateTime<Utc>) -> Document {
+    doc! {
+        "ordering_key": { "$nin": [Bson::Null, ""] },
+        "$or": [
+            { "status": { "$in": ["failed", "processing"] } },
+            { "status": "pending", "available_at": { "$gt": bson_date(now) } },
+        ],
     }
 }
 

@@ -228,13 +228,7 @@ impl OpsStore for MongoOps {
         now: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<super::ops::BlockedKey>, Error> {
-        let mut f = doc! {
-            "ordering_key": { "$nin": [Bson::Null, ""] },
-            "$or": [
-                { "status": { "$in": ["failed", "processing"] } },
-                { "status": "pending", "available_at": { "$gt": bson_date(now) } },
-            ],
-        };
+        let mut f = super::mongo::blocking_documents(now);
         if let Some(r) = route {
             f.insert("outbox_route", r);
         }

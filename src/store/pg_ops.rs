@@ -311,13 +311,13 @@ impl PgOps<'_> {
             ("0::bigint", "created_at, id")
         };
         let wpos = pos.replace("hlc", "w.hlc");
+        let blocking = super::postgres::blocking_rows("h0");
         format!(
             "WITH heads AS (
     SELECT DISTINCT ON (outbox_route, COALESCE(tenant_id, {nil}), ordering_key)
            {}, {pos} AS pos
-      FROM {t}
-     WHERE outbox_route = ANY($1) AND ($2::uuid IS NULL OR tenant_id = $2) AND ordering_key <> ''
-       AND (status IN ('failed', 'processing') OR (status = 'pending' AND available_at > $3))
+      FROM {t} h0
+     WHERE outbox_route = ANY($1) AND ($2::uuid IS NULL OR tenant_id = $2) AND {blocking}
      ORDER BY outbox_route, COALESCE(tenant_id, {nil}), ordering_key, {order})
 SELECT h.*, w.n AS waiting FROM heads h
  CROSS JOIN LATERAL (SELECT count(*) AS n FROM {t} w

@@ -101,6 +101,15 @@ fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
     cols.join(", ")
 }
 
+/// The rows strict order waits behind (`alias` names the table; `$3` is now): a row with an
+/// ordering key that is processing, failed, or pending but not yet due. Shared by the claim
+/// and `inspect blocked`.
+pub fn blocking_rows(alias: &str) -> String {
+    format!(
+        "{alias}.ordering_key <> '' AND ({alias}.status IN ('processing', 'failed') OR ({alias}.status = 'pending' AND {alias}.available_at > $3))"
+    )
+}
+
 /// The claim. Parameters: `$1` route, `$2` limit, `$3` now, `$4` tenant (when tenant-aware).
 ///
 /// On the claim index `(outbox_route, status, available_at, created_at)` a plain
@@ -180,10 +189,10 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     SELECT DISTINCT ON (COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key)
            COALESCE(b.tenant_id, {NO_TENANT}) AS tenant, b.ordering_key AS key, b.created_at, b.id{hlc_first}
       FROM {table} b
-     WHERE b.outbox_route = $1{btenant} AND b.ordering_key <> ''
-       AND (b.status IN ('processing', 'failed') OR (b.status = 'pending' AND b.available_at > $3))
+     WHERE b.outbox_route = $1{btenant} AND {}
      ORDER BY COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key, {border}),
-"
+",
+            blocking_rows("b")
         )
     } else {
         String::new()

@@ -258,6 +258,23 @@ pub enum RouteSpec {
     },
 }
 
+impl RouteSpec {
+    /// The destination as logs, metrics and lanes name it (password masked): routes whose
+    /// specs show the same destination share one lane and its down state.
+    pub fn shown(&self) -> String {
+        match self {
+            Self::Stdout => "stdout".into(),
+            Self::File(path) => format!("file:{}", path.display()),
+            Self::Table(table) => format!("postgres-table:{}", table.plain()),
+            Self::Redis { url, .. }
+            | Self::Amqp { url, .. }
+            | Self::Nats { url, .. }
+            | Self::Http { url, .. }
+            | Self::Kafka { url, .. } => crate::dburl::mask(url),
+        }
+    }
+}
+
 /// Resolves a route's destination: `${NAME}` from the environment, the URL's kind, and every
 /// option checked against that kind. No I/O, so a wrong option on any route stops the relay
 /// before the first broker is contacted. Returns the spec and warnings to show.
