@@ -143,6 +143,8 @@ pub const LOG_COLUMNS: &[ColumnSpec] = &[
 pub struct IndexSpec {
     pub name: Ident,
     pub columns: &'static [&'static str],
+    /// Non-key columns the index carries (`INCLUDE`).
+    pub include: &'static [&'static str],
     /// A partial index's predicate as `pg_get_indexdef` writes it.
     pub predicate: Option<&'static str>,
     /// The statement that creates it (plain, as printed by `schema print`).
@@ -152,10 +154,14 @@ pub struct IndexSpec {
 impl IndexSpec {
     /// What follows `USING` in `pg_get_indexdef` for this index.
     pub fn expected_def(&self) -> String {
-        match self.predicate {
-            Some(p) => format!("btree ({}) WHERE {p}", self.columns.join(", ")),
-            None => format!("btree ({})", self.columns.join(", ")),
+        let mut def = format!("btree ({})", self.columns.join(", "));
+        if !self.include.is_empty() {
+            def.push_str(&format!(" INCLUDE ({})", self.include.join(", ")));
         }
+        if let Some(p) = self.predicate {
+            def.push_str(&format!(" WHERE {p}"));
+        }
+        def
     }
 }
 
@@ -281,6 +287,7 @@ impl PgSchema {
         let mut out = vec![IndexSpec {
             name: claim,
             columns: &["outbox_route", "status", "available_at", "created_at"],
+            include: &[],
             predicate: None,
             create: base[1].clone(),
         }];
@@ -300,21 +307,57 @@ impl PgSchema {
                     "created_at",
                     "id",
                 ],
+                include: &[],
                 predicate: None,
                 create: stmts[1].clone(),
             });
         }
         if self.strict_key_order {
             let name = t.name.with_suffix("key order index", "_key_idx")?;
+            let claim = t
+                .name
+                .with_suffix("strict claim index", "_strict_claim_idx")?;
+            // the claim's index order: with HLC it is the HLC claim index's
+            let (order, order_sql): (&'static [&'static str], &'static str) = if self.hlc {
+                (
+                    &[
+                        "outbox_route",
+                        "status",
+                        "available_at",
+                        "hlc",
+                        "created_at",
+                        "id",
+                    ],
+                    "outbox_route, status, available_at, hlc, created_at, id",
+                )
+            } else {
+                (
+                    &["outbox_route", "status", "available_at", "created_at", "id"],
+                    "outbox_route, status, available_at, created_at, id",
+                )
+            };
             let stmts = render::render(
                 render::KEY_ORDER_SQL,
-                &[("outbox", t.into()), ("key_idx", (&name).into())],
+                &[
+                    ("outbox", t.into()),
+                    ("key_idx", (&name).into()),
+                    ("strict_claim_idx", (&claim).into()),
+                    ("strict_claim_order", order_sql.into()),
+                ],
             );
             out.push(IndexSpec {
                 name,
                 columns: &["outbox_route", "ordering_key", "created_at"],
+                include: &[],
                 predicate: Some("(status <> 'published'::text)"),
                 create: stmts[0].clone(),
+            });
+            out.push(IndexSpec {
+                name: claim,
+                columns: order,
+                include: &["ordering_key", "tenant_id"],
+                predicate: None,
+                create: stmts[1].clone(),
             });
         }
         Ok(out)
@@ -401,8 +444,12 @@ impl PgSchema {
             )));
         }
         if self.strict_key_order {
-            let key = indexes.last().expect("key index");
-            sections.push(render::join(std::slice::from_ref(&key.create)));
+            // the key order index and the strict claim index, pushed last
+            let creates: Vec<Statement> = indexes[indexes.len() - 2..]
+                .iter()
+                .map(|i| i.create.clone())
+                .collect();
+            sections.push(render::join(&creates));
         }
         if let Some(stmts) = self.checkpoint_statements() {
             sections.push(render::join(&stmts));

@@ -110,6 +110,10 @@ pub fn blocking_rows(alias: &str) -> String {
     )
 }
 
+/// How many candidate rows locked by other relays a strict claim steps over before it stops
+/// short (consume storage holds a pass's locks to its end).
+const STRICT_LOCKED_SLACK: u32 = 5_000;
+
 /// The claim. Parameters: `$1` route, `$2` limit, `$3` now, `$4` tenant (when tenant-aware).
 ///
 /// On the claim index `(outbox_route, status, available_at, created_at)` a plain
@@ -227,15 +231,39 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     } else {
         "SELECT id FROM ranked".to_owned()
     };
+    let fresh = if strict {
+        // Strict order steps over a stuck key's rows in claim order. It judges them from the
+        // index alone (the strict claim index carries the key: an index-only scan, no heap
+        // fetch per stepped-over row) and locks only the rows it keeps, fetched again by id:
+        // the candidates are a subquery, so the lock needs no row position from them (a
+        // joined table would need its `ctid`, which an index-only scan cannot give). The
+        // subquery's own limit makes the planner choose the ordered scan that stops early
+        // rather than a sort of the whole range; it is `$2` plus the rows other relays may
+        // hold (skipped, so a contended claim still fills up).
+        let outer = index_order.replace("c.", "cand.");
+        format!(
+            "SELECT t.id, t.created_at, t.ordering_key, t.tenant_id{} FROM (
+        SELECT c.id, c.available_at, c.created_at{hlc_col} FROM {table} c
+         WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
+         ORDER BY {index_order} LIMIT $2 + {STRICT_LOCKED_SLACK}) cand
+      JOIN {table} t ON t.id = cand.id AND t.status = 'pending' AND t.available_at IS NULL
+     ORDER BY {outer} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE OF t SKIP LOCKED",
+            hlc_col.replace("c.", "t.")
+        )
+    } else {
+        format!(
+            "SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}
+     ORDER BY {index_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED"
+        )
+    };
     let ctes = format!(
         "WITH {blockers}ripe AS (
     SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
      WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
      ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
 fresh AS (
-    SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
-     ORDER BY {index_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED),
+    {fresh}),
 ranked AS (
     SELECT * FROM (SELECT * FROM fresh UNION ALL SELECT * FROM ripe) u ORDER BY {order} LIMIT $2),
 picked AS ({picked})"

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use sqlx::postgres::PgConnection;
 
-use crate::brokers::wait_rows;
 use crate::common::{KillOnDrop, PgSchema, config_file, outboxctl, pg_url, unique_name};
 use crate::relay_pg::{migrate, stage};
 use crate::relay_processes::wait_until;
@@ -141,8 +140,7 @@ async fn first_hundred(
         ),
     );
     let relay = spawn_loop_relay(&t, &cfg, log);
-    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
-    wait_rows(&mut conn, &published_sql, 100).await;
+    wait_published(&mut conn, &t, 100, log).await;
     (schema, conn, t, relay)
 }
 
@@ -163,7 +161,6 @@ pub async fn relay_across_restart(
 ) -> (PgSchema, PgConnection, String) {
     let log = server.dir.join("relay.log");
     let (schema, mut conn, t, relay) = first_hundred(test, destination, "2s", &log).await;
-    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     before_stop(&t);
     server.stop();
     let stopped = std::time::Instant::now();
@@ -177,7 +174,7 @@ pub async fn relay_across_restart(
     .await;
     server.start().await;
     after_start(&t);
-    wait_rows(&mut conn, &published_sql, 200).await;
+    wait_published(&mut conn, &t, 200, &log).await;
     assert!(relay.terminate().success());
     assert_no_attempts(&mut conn, &t).await;
     (schema, conn, t)
@@ -197,7 +194,6 @@ pub async fn relay_across_stall(
     resume: &mut dyn FnMut(),
 ) -> (PgSchema, PgConnection, String) {
     let (schema, mut conn, t, relay) = first_hundred(test, destination, "1s", log).await;
-    let published_sql = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     stall();
     let stalled = std::time::Instant::now();
     stage(&mut conn, &t, "orders", 100, Some(10)).await;
@@ -209,7 +205,7 @@ pub async fn relay_across_stall(
     let attempted_sql = format!("SELECT count(*) FROM {t} WHERE attempts > 0");
     let during = crate::common::count(&mut conn, &attempted_sql).await;
     resume();
-    wait_rows(&mut conn, &published_sql, 200).await;
+    wait_published(&mut conn, &t, 200, log).await;
     assert!(relay.terminate().success());
     let (attempted, most, failed): (i64, Option<i32>, i64) = sqlx::query_as(&format!(
         "SELECT count(*) FILTER (WHERE attempts > 0), max(attempts), count(*) FILTER (WHERE status = 'failed') FROM {t}"
@@ -223,6 +219,32 @@ pub async fn relay_across_stall(
     );
     assert_eq!((most.unwrap_or(0) <= 1, failed), (true, 0), "none parked");
     (schema, conn, t)
+}
+
+/// Waits until `n` rows of `t` are `published`; on timeout the failure shows the rows that
+/// are not (status, attempts, availability, last error) and the relay's log.
+pub async fn wait_published(conn: &mut PgConnection, t: &str, n: i64, log: &Path) {
+    let what = format!("{n} published rows in {t}");
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    let stragglers = format!(
+        "SELECT format('%s %s attempts=%s available_at=%s error=%s', event_id, status, attempts, available_at, last_error) FROM {t} WHERE status <> 'published' ORDER BY created_at LIMIT 10"
+    );
+    crate::common::eventually(Duration::from_secs(60), &what, async || {
+        let got = crate::common::count(&mut *conn, &published).await;
+        if got >= n {
+            return Ok(());
+        }
+        let rows: Vec<String> = sqlx::query_scalar(&stragglers)
+            .fetch_all(&mut *conn)
+            .await
+            .unwrap();
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        Err(format!(
+            "{got} so far; not published:\n{}\nrelay log:\n{text}",
+            rows.join("\n")
+        ))
+    })
+    .await
 }
 
 /// Waits until the relay's log holds `needle` at least `n` times.

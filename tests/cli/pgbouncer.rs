@@ -169,23 +169,26 @@ async fn every_command_works_through_transaction_pooling() {
     ok(ob(&cfg, &["migrate"]));
     let r = ok(ob(&cfg, &["migrate", "--check"]));
     assert!(r.stderr.contains("up to date"), "{r:?}");
-    // on the existing table an index is built CONCURRENTLY (no transaction around it)
-    sqlx::raw_sql(&format!("DROP INDEX {}_key_idx", t))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    // on the existing table an index is built CONCURRENTLY (no transaction around it); a table
+    // migrated for strict order before the strict claim index existed gets it the same way
+    sqlx::raw_sql(&format!(
+        "DROP INDEX {t}_key_idx; DROP INDEX {t}_strict_claim_idx"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
     let r = ok(ob(&cfg, &["migrate"]));
     assert!(r.stdout.contains("without blocking writes"), "{r:?}");
     assert_eq!(
         count(
             &mut conn,
             &format!(
-                "SELECT count(*) FROM pg_indexes WHERE schemaname = '{}' AND indexname = 'outbox_key_idx'",
+                "SELECT count(*) FROM pg_indexes WHERE schemaname = '{}' AND indexname IN ('outbox_key_idx', 'outbox_strict_claim_idx')",
                 schema.name
             ),
         )
         .await,
-        1
+        2
     );
 
     // emit with the HLC checkpoint advanced in the same transaction, and a deduplicated repeat
