@@ -136,8 +136,7 @@ async fn row_checks<O: OpsStore>(
 
 /// MongoDB: the claim index exists and the claim's plan uses it; a replica set for transactions.
 async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> Result<(), Error> {
-    use futures_util::TryStreamExt;
-    use mongodb::bson::{Bson, Document, doc};
+    use crate::store::diagnostics::mongo as diag;
     let crate::config::Target::Mongo { collection, .. } = &ctx.config.outbox.target else {
         return Ok(());
     };
@@ -146,12 +145,7 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
         return Ok(());
     };
     let client = client.clone();
-    let hello = client
-        .database("admin")
-        .run_command(doc! { "hello": 1 })
-        .await
-        .map_err(|e| Error::Runtime(db::first_line(&e.to_string())))?;
-    if hello.get_str("setName").is_ok() {
+    if diag::is_replica_set(&client).await? {
         check(
             checks,
             "transactions",
@@ -166,20 +160,11 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
             "a standalone server: no transactions, so emit with an HLC checkpoint cannot run",
         );
     }
-    let coll = client
-        .database(&collection.db)
-        .collection::<Document>(&collection.collection);
-    let models: Vec<mongodb::IndexModel> = match coll.list_indexes().await {
-        Ok(c) => c.try_collect().await.unwrap_or_default(),
-        Err(_) => Vec::new(),
-    };
+    let indexes = diag::index_keys(&client, collection).await;
     let claim_keys = ["outbox_route", "status", "available_at", "created_at"];
-    let has_claim = models.iter().any(|m| {
-        m.keys
-            .keys()
-            .map(String::as_str)
-            .eq(claim_keys.iter().copied())
-    });
+    let has_claim = indexes
+        .iter()
+        .any(|keys| keys.iter().map(String::as_str).eq(claim_keys));
     if has_claim {
         check(
             checks,
@@ -199,35 +184,22 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
             ),
         );
     }
-    let sort = crate::store::mongo::claim_sort(ctx.config.outbox.hlc_ordering);
-    let plan = client
-        .database(&collection.db)
-        .run_command(doc! {
-            "explain": { "find": &collection.collection, "filter": { "outbox_route": "outboxctl-doctor", "status": "pending",
-                "$or": [ { "available_at": Bson::Null }, { "available_at": { "$lte": mongodb::bson::DateTime::now() } } ] },
-                "sort": sort, "limit": 100, "projection": { "_id": 1 } },
-            "verbosity": "queryPlanner",
-        })
-        .await;
+    let plan =
+        diag::claim_scans_collection(&client, collection, ctx.config.outbox.hlc_ordering).await;
     match plan {
-        Ok(p) if p.to_string().contains("COLLSCAN") => check(
+        Ok(true) => check(
             checks,
             "claim plan",
             Level::Fail,
             format!("the claim on {collection} scans the collection"),
         ),
-        Ok(_) => check(
+        Ok(false) => check(
             checks,
             "claim plan",
             Level::Ok,
             format!("the claim on {collection} reads through indexes"),
         ),
-        Err(e) => check(
-            checks,
-            "claim plan",
-            Level::Fail,
-            format!("cannot plan the claim: {}", db::first_line(&e.to_string())),
-        ),
+        Err(e) => check(checks, "claim plan", Level::Fail, e.to_string()),
     }
     for t in crate::store::any::targets(&ctx.config, None)? {
         let mut ops = crate::store::any::open(&ctx.config, &mut conn, &t).await?;
@@ -263,13 +235,8 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
     drain_check(ctx, &mut checks);
     destination_checks(ctx, &mut checks).await;
     // pgbouncer in statement pooling refuses every transaction (and closes the connection).
-    let tx = async {
-        let tx = sqlx::Connection::begin(&mut conn).await?;
-        tx.commit().await
-    }
-    .await;
-    match tx {
-        Err(e) if db::pg::is_statement_pooling(&e) => {
+    match db::pg::check_transactions(&mut conn).await {
+        Err(Error::Postgres { source, .. }) if db::pg::is_statement_pooling(&source) => {
             check(
                 &mut checks,
                 "transactions",
@@ -278,7 +245,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
             );
             return Ok(report(ctx, &checks));
         }
-        Err(e) => return Err(Error::Runtime(db::describe_pg(url, &e)).into()),
+        Err(e) => return Err(e.into()),
         Ok(()) => check(
             &mut checks,
             "transactions",
@@ -300,7 +267,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
         let name = t.table.plain();
         let facts = crate::schema::postgres::table_facts(&mut conn, &t.table)
             .await
-            .map_err(|e| Error::Runtime(db::pg_message(&e)))?;
+            .map_err(|e| Error::pg(format!("reading {name}"), e))?;
         let Some(facts) = facts else {
             check(
                 &mut checks,

@@ -239,7 +239,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
             Backend::Postgres => {
                 match crate::db::connect_pg(url, ctx.global.connect_timeout.0).await {
                     // a pooler that cannot hold a transaction is told now, not at the first relay
-                    Ok(mut conn) => crate::db::pg::check_transactions(&mut conn, url).await,
+                    Ok(mut conn) => crate::db::pg::check_transactions(&mut conn).await,
                     Err(e) => Err(e),
                 }
             }

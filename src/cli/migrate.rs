@@ -80,9 +80,9 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
             }
             let mut plan = MigrationPlan::default();
             for schema in &schemas {
-                let catalog = pg::introspect(&mut conn, schema).await.map_err(|e| {
-                    Error::Runtime(format!("reading the catalog: {}", db::describe_pg(url, &e)))
-                })?;
+                let catalog = pg::introspect(&mut conn, schema)
+                    .await
+                    .map_err(|e| Error::pg("reading the catalog", e))?;
                 let mut one = plan::plan_postgres(schema, &catalog);
                 plan::attach_days_to_new_log(
                     &mut one,
@@ -97,13 +97,9 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
         Backend::Mongo => {
             let schema = MongoSchema::from_config(&ctx.config, Extras::default())?;
             let client = db::connect_mongo(url, timeout).await?;
-            let catalog = mongo::introspect(&client, &schema).await.map_err(|e| {
-                Error::Runtime(format!(
-                    "reading indexes of {}: {}",
-                    schema.outbox,
-                    db::first_line(&e.to_string())
-                ))
-            })?;
+            let catalog = mongo::introspect(&client, &schema)
+                .await
+                .map_err(|e| Error::mongo(format!("reading indexes of {}", schema.outbox), e))?;
             let plan = plan::plan_mongo(&schema, &catalog);
             mongo_client = Some((client, schema));
             (plan, None)

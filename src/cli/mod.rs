@@ -216,7 +216,7 @@ where
             return match dispatch(cli).await {
                 Ok(code) => code,
                 Err(e) => {
-                    eprintln!("error: {}", scrub(format!("{e:#}")));
+                    eprintln!("error: {}", scrub(crate::error::one_line(&e)));
                     exit_code::of(&e)
                 }
             };
@@ -225,7 +225,7 @@ where
             result = dispatch(cli) => match result {
                 Ok(code) => code,
                 Err(e) => {
-                    eprintln!("error: {}", scrub(format!("{e:#}")));
+                    eprintln!("error: {}", scrub(crate::error::one_line(&e)));
                     exit_code::of(&e)
                 }
             },

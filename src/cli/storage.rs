@@ -89,7 +89,7 @@ async fn status(
 ) -> Result<StorageStatus, Error> {
     let facts = crate::schema::postgres::table_facts(conn, table)
         .await
-        .map_err(|e| Error::Runtime(db::pg_message(&e)))?
+        .map_err(|e| Error::pg(format!("reading {}", table.plain()), e))?
         .ok_or_else(|| Error::Runtime(format!("outbox table {} does not exist", table.plain())))?;
     let has_processing_at = facts.column("processing_at").is_some();
     let has_published_at = facts.column("published_at").is_some();
@@ -469,11 +469,7 @@ async fn drop_columns(
                 )));
             }
             Err(e) => {
-                return Err(Error::Runtime(format!(
-                    "step 3 failed on {}: {}",
-                    table.plain(),
-                    db::pg_message(&e)
-                )));
+                return Err(Error::pg(format!("step 3 failed on {}", table.plain()), e));
             }
         }
     }

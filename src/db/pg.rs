@@ -208,14 +208,11 @@ pub async fn setting_ms(conn: &mut PgConnection, name: &str) -> Result<i64, sqlx
 
 /// Opens and commits an empty transaction, so that a connection that cannot hold one
 /// (pgbouncer in statement pooling mode) is refused at once, exit 2, naming the cause.
-pub async fn check_transactions(
-    conn: &mut PgConnection,
-    url: &crate::dburl::DatabaseUrl,
-) -> Result<(), crate::Error> {
+pub async fn check_transactions(conn: &mut PgConnection) -> Result<(), crate::Error> {
     let result = async {
         let tx = conn.begin().await?;
         tx.commit().await
     }
     .await;
-    result.map_err(|e| crate::Error::Runtime(super::describe_pg(url, &e)))
+    result.map_err(|e| crate::Error::pg("", e))
 }

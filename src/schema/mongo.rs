@@ -64,13 +64,7 @@ pub async fn apply_step(
     step: &Step,
 ) -> Result<(), Error> {
     let db = client.database(&want.outbox.db);
-    let fail = |e: mongodb::error::Error| {
-        Error::Runtime(format!(
-            "{} failed: {}",
-            step.summary,
-            crate::db::first_line(&e.to_string())
-        ))
-    };
+    let fail = |e: mongodb::error::Error| Error::mongo(format!("{} failed", step.summary), e);
     match &step.mongo_index {
         None => match db.create_collection(&want.outbox.collection).await {
             Ok(()) => Ok(()),

@@ -229,10 +229,7 @@ pub async fn run_in_short_transactions(
                 backoff(attempt).await;
             }
             Err(e) => {
-                return Err(Error::Runtime(format!(
-                    "{what} failed: {}",
-                    crate::db::pg_message(&e)
-                )));
+                return Err(Error::pg(format!("{what} failed"), e));
             }
         }
     }
@@ -258,13 +255,10 @@ pub async fn apply_step(
             // build and leave an invalid index: refuse before starting one.
             refuse_build_timeouts(conn, &step.summary).await?;
             for s in &sql {
-                sqlx::raw_sql(s).execute(&mut *conn).await.map_err(|e| {
-                    Error::Runtime(format!(
-                        "{} failed: {}",
-                        step.summary,
-                        crate::db::pg_message(&e)
-                    ))
-                })?;
+                sqlx::raw_sql(s)
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(|e| Error::pg(format!("{} failed", step.summary), e))?;
             }
             Ok(())
         }
@@ -278,7 +272,7 @@ async fn refuse_build_timeouts(conn: &mut PgConnection, what: &str) -> Result<()
     for name in ["statement_timeout", "lock_timeout"] {
         let ms = crate::db::pg::setting_ms(conn, name)
             .await
-            .map_err(|e| Error::Runtime(format!("{what}: {}", crate::db::pg_message(&e))))?;
+            .map_err(|e| Error::pg(what, e))?;
         if ms > 0 {
             return Err(Error::Runtime(format!(
                 "{what}: {name} is {} for this role, which would cut CREATE INDEX CONCURRENTLY and leave an invalid index; run migrate as a role without it (ALTER ROLE … SET {name} = 0) or, on a direct connection, add ?options=-c%20{name}%3D0 to the database URL",
@@ -342,5 +336,5 @@ impl MigrationLock {
 }
 
 fn runtime(e: sqlx::Error) -> Error {
-    Error::Runtime(format!("migration lock: {}", crate::db::pg_message(&e)))
+    Error::pg("migration lock", e)
 }

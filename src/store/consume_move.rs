@@ -15,7 +15,7 @@ pub async fn remaining(
     table: &QualifiedName,
     published_cap: i64,
 ) -> Result<(i64, i64), crate::Error> {
-    let failed = |e: sqlx::Error| crate::Error::Runtime(crate::db::pg_message(&e));
+    let failed = |e: sqlx::Error| crate::Error::pg("", e);
     let ops = super::pg_ops::PgOps::open(conn, table.clone()).await?;
     let routes: Vec<String> = crate::db::pg::query_scalar(&ops.routes_sql())
         .fetch_all(&mut *ops.conn)

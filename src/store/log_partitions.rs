@@ -37,20 +37,16 @@ impl LogFacts {
     }
 }
 
-fn runtime(what: &str, e: sqlx::Error) -> Error {
-    Error::Runtime(format!("{what}: {}", crate::db::pg_message(&e)))
-}
-
 /// Reads the log's partitions; refuses a missing or non-partitioned log.
 pub async fn read(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFacts, Error> {
     let mut tx = conn
         .begin()
         .await
-        .map_err(|e| runtime("reading the delivery log", e))?;
+        .map_err(|e| Error::pg("reading the delivery log", e))?;
     let facts = read_in(&mut tx, log).await?;
     tx.commit()
         .await
-        .map_err(|e| runtime("reading the delivery log", e))?;
+        .map_err(|e| Error::pg("reading the delivery log", e))?;
     Ok(facts)
 }
 
@@ -59,7 +55,7 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
     sqlx::raw_sql("SET LOCAL TIME ZONE 'UTC'")
         .execute(&mut *conn)
         .await
-        .map_err(|e| runtime("setting TimeZone", e))?;
+        .map_err(|e| Error::pg("setting TimeZone", e))?;
     let row = query(
         "SELECT c.oid, c.relkind::text AS relkind, CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS key
            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2",
@@ -68,7 +64,7 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
     .bind(log.name.name())
     .fetch_optional(&mut *conn)
     .await
-    .map_err(|e| runtime("reading the delivery log", e))?;
+    .map_err(|e| Error::pg("reading the delivery log", e))?;
     let Some(row) = row else {
         return Err(Error::Runtime(format!(
             "delivery log {} does not exist; create it with `outboxctl migrate`",
@@ -92,7 +88,7 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
     .bind(oid)
     .fetch_all(&mut *conn)
     .await
-    .map_err(|e| runtime("reading partitions", e))?;
+    .map_err(|e| Error::pg("reading partitions", e))?;
     let mut facts = LogFacts {
         partitions: Vec::new(),
         default: None,
@@ -121,7 +117,7 @@ pub async fn default_rows(conn: &mut PgConnection, default: &QualifiedName) -> R
     query_scalar(&format!("SELECT count(*) FROM {default}"))
         .fetch_one(conn)
         .await
-        .map_err(|e| runtime("counting rows in the default partition", e))
+        .map_err(|e| Error::pg("counting rows in the default partition", e))
 }
 
 /// Whether the default partition holds rows of `day`.
@@ -137,7 +133,7 @@ pub async fn default_has_rows_on(
     .bind(partitions::day_start(day + Days::new(1)))
     .fetch_one(conn)
     .await
-    .map_err(|e| runtime("looking for rows in the default partition", e))
+    .map_err(|e| Error::pg("looking for rows in the default partition", e))
 }
 
 /// The first and last `published_at` in the default partition.
@@ -150,7 +146,7 @@ pub async fn default_span(
     ))
     .fetch_one(conn)
     .await
-    .map_err(|e| runtime("reading the default partition", e))?;
+    .map_err(|e| Error::pg("reading the default partition", e))?;
     Ok(row
         .get::<Option<chrono::DateTime<chrono::Utc>>, _>("a")
         .zip(row.get("b")))
@@ -181,7 +177,9 @@ pub async fn add_day(
     let what = format!("adding the partition for {day}");
     match run_in_short_transactions(conn, &sql, policy, &what).await {
         Ok(attempts) => Ok(Added::Attached(attempts)),
-        Err(Error::Runtime(m)) if m.contains("default partition") && m.contains("violated") => {
+        // attaching the day re-checks the default partition's constraint: rows of that day
+        // there violate it
+        Err(e) if e.sqlstate().as_deref() == Some(crate::db::sqlstate::CHECK_VIOLATION) => {
             Ok(Added::DefaultHasRows)
         }
         Err(e) => Err(e),
@@ -217,7 +215,7 @@ async fn columns_of(conn: &mut PgConnection, table: &QualifiedName) -> Result<St
     .bind(table.to_string())
     .fetch_all(conn)
     .await
-    .map_err(|e| runtime("reading the delivery log's columns", e))?;
+    .map_err(|e| Error::pg("reading the delivery log's columns", e))?;
     Ok(names.join(", "))
 }
 
@@ -246,13 +244,13 @@ pub async fn move_default_day(
         .bind(part.to_string())
         .fetch_one(&mut *conn)
         .await
-        .map_err(|e| runtime(&what, e))?;
+        .map_err(|e| Error::pg(&what, e))?;
     if !exists {
         // built apart (a run cut short before may have left it, with rows moved into it)
         sqlx::raw_sql(&stmts[0].sql)
             .execute(&mut *conn)
             .await
-            .map_err(|e| runtime(&what, e))?;
+            .map_err(|e| Error::pg(&what, e))?;
     }
     let batch = format!(
         "WITH moved AS (DELETE FROM {default} WHERE ctid = ANY (ARRAY(
@@ -267,7 +265,7 @@ pub async fn move_default_day(
             .bind(MOVE_BATCH)
             .execute(&mut *conn)
             .await
-            .map_err(|e| runtime(&what, e))?
+            .map_err(|e| Error::pg(&what, e))?
             .rows_affected();
         moved += n;
         if n < MOVE_BATCH as u64 {
@@ -317,7 +315,7 @@ pub async fn move_default_day(
                     part.plain()
                 )));
             }
-            Err(e) => return Err(runtime(&what, e)),
+            Err(e) => return Err(Error::pg(&what, e)),
         }
     }
 }

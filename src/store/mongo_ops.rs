@@ -24,10 +24,6 @@ use crate::target::CollectionName;
 /// Duplicate key (a staged event id already in the outbox).
 const DUPLICATE_KEY: i32 = 11000;
 
-fn db(what: &str, e: mongodb::error::Error) -> Error {
-    Error::Runtime(format!("{what}: {}", crate::db::first_line(&e.to_string())))
-}
-
 pub struct MongoOps {
     pub client: Client,
     pub coll: Collection<Document>,
@@ -86,7 +82,7 @@ impl MongoOps {
             .count_documents(f)
             .await
             .map(|n| n as i64)
-            .map_err(|e| db("counting", e))
+            .map_err(|e| Error::mongo("counting", e))
     }
 
     async fn first_date(&self, f: Document, field: &str) -> Result<Option<DateTime<Utc>>, Error> {
@@ -97,7 +93,7 @@ impl MongoOps {
             .build();
         let docs: Vec<Document> = super::mongo::collect(self.coll.find(f).with_options(opts))
             .await
-            .map_err(|e| db("reading", e))?;
+            .map_err(|e| Error::mongo("reading", e))?;
         Ok(docs
             .first()
             .and_then(|d| d.get_datetime(field).ok())
@@ -155,7 +151,7 @@ impl MongoOps {
                 .projection(doc! { "id": 1 }),
         )
         .await
-        .map_err(|e| db(what, e))?;
+        .map_err(|e| Error::mongo(what, e))?;
         Ok(found
             .iter()
             .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
@@ -245,7 +241,7 @@ impl OpsStore for MongoOps {
         ];
         let heads = super::mongo::collect(self.coll.aggregate(pipeline))
             .await
-            .map_err(|e| db("finding blocked keys", e))?;
+            .map_err(|e| Error::mongo("finding blocked keys", e))?;
         let mut out = Vec::new();
         for h in &heads {
             let Ok(doc) = h.get_document("head") else {
@@ -269,7 +265,7 @@ impl OpsStore for MongoOps {
                 .coll
                 .count_documents(behind)
                 .await
-                .map_err(|e| db("counting rows behind a blocked key", e))?;
+                .map_err(|e| Error::mongo("counting rows behind a blocked key", e))?;
             if waiting > 0 {
                 out.push(super::ops::BlockedKey {
                     route: head.route.clone(),
@@ -294,7 +290,7 @@ impl OpsStore for MongoOps {
             .coll
             .distinct("outbox_route", doc! {})
             .await
-            .map_err(|e| db("listing routes", e))?;
+            .map_err(|e| Error::mongo("listing routes", e))?;
         Ok(values
             .into_iter()
             .filter_map(|b| b.as_str().map(str::to_owned))
@@ -341,7 +337,7 @@ impl OpsStore for MongoOps {
         ];
         let groups: Vec<Document> = super::mongo::collect(self.coll.aggregate(pipeline))
             .await
-            .map_err(|e| db("attempts", e))?;
+            .map_err(|e| Error::mongo("attempts", e))?;
         for g in groups {
             let a = match g.get("_id") {
                 Some(Bson::Int32(i)) => *i,
@@ -406,7 +402,7 @@ impl OpsStore for MongoOps {
                 .coll
                 .find_one(doc! { "id": after.to_string() })
                 .await
-                .map_err(|e| db("paging", e))?
+                .map_err(|e| Error::mongo("paging", e))?
             {
                 let created = a.get("created_at").cloned().unwrap_or(Bson::Null);
                 q.insert(
@@ -426,7 +422,7 @@ impl OpsStore for MongoOps {
             .build();
         let docs: Vec<Document> = super::mongo::collect(self.coll.find(q).with_options(opts))
             .await
-            .map_err(|e| db("listing", e))?;
+            .map_err(|e| Error::mongo("listing", e))?;
         docs.iter().map(|d| self.view(d)).collect()
     }
 
@@ -437,7 +433,7 @@ impl OpsStore for MongoOps {
                 .find(doc! { "outbox_route": { "$in": routes }, "event_id": event_id.to_string() }),
         )
         .await
-        .map_err(|e| db("finding the event", e))?;
+        .map_err(|e| Error::mongo("finding the event", e))?;
         let rows = docs
             .iter()
             .map(|d| self.view(d))
@@ -457,7 +453,7 @@ impl OpsStore for MongoOps {
                 doc! { "$set": { "status": "pending", "processing_at": Bson::Null, "published_at": Bson::Null, "last_error": Bson::Null, "attempts": 0, "available_at": Bson::Null } },
             )
             .await
-            .map_err(|e| db("requeueing", e))?;
+            .map_err(|e| Error::mongo("requeueing", e))?;
         Ok(hit.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
     }
 
@@ -466,7 +462,7 @@ impl OpsStore for MongoOps {
         self.coll
             .delete_many(doc! { "id": { "$in": &hit }, "status": "failed" })
             .await
-            .map_err(|e| db("discarding", e))?;
+            .map_err(|e| Error::mongo("discarding", e))?;
         Ok(hit.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
     }
 
@@ -487,7 +483,7 @@ impl OpsStore for MongoOps {
                 .database("admin")
                 .run_command(doc! { "hello": 1 })
                 .await
-                .map_err(|e| db("staging", e))?;
+                .map_err(|e| Error::mongo("staging", e))?;
             if hello.get_str("setName").is_err() && hello.get_str("msg") != Ok("isdbgrid") {
                 return Err(Error::Runtime(
                     "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
@@ -501,7 +497,7 @@ impl OpsStore for MongoOps {
                 .client
                 .start_session()
                 .await
-                .map_err(|e| db("starting a session", e))?;
+                .map_err(|e| Error::mongo("starting a session", e))?;
             let result: Result<(Vec<bool>, Vec<HlcTimestamp>), mongodb::error::Error> = async {
                 if self.checkpoint.is_some() {
                     session.start_transaction().await?;
@@ -564,7 +560,7 @@ impl OpsStore for MongoOps {
                         "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
                     ));
                 }
-                Err(e) => return Err(db("staging", e)),
+                Err(e) => return Err(Error::mongo("staging", e)),
             }
         }
     }
@@ -579,7 +575,7 @@ impl OpsStore for MongoOps {
             .collection::<Document>(&cp.collection);
         let docs: Vec<Document> = super::mongo::collect(coll.find(doc! {}).sort(doc! { "_id": 1 }))
             .await
-            .map_err(|e| db("reading the checkpoint", e))?;
+            .map_err(|e| Error::mongo("reading the checkpoint", e))?;
         Ok(Some(
             docs.iter()
                 .filter_map(|d| {
@@ -663,7 +659,7 @@ async fn insert_docs(
                 }
                 Ok(dup)
             }
-            _ => Err(db("staging", e)),
+            _ => Err(Error::mongo("staging", e)),
         },
     }
 }

@@ -18,10 +18,6 @@ use crate::Error;
 use crate::hlc::{Hlc, HlcTimestamp};
 use crate::target::QualifiedName;
 
-fn db(what: &str, e: sqlx::Error) -> Error {
-    Error::Runtime(format!("{what}: {}", crate::db::pg_message(&e)))
-}
-
 /// Which optional columns the live table has.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Columns {
@@ -50,7 +46,7 @@ impl<'c> PgOps<'c> {
     ) -> Result<PgOps<'c>, Error> {
         let facts = crate::schema::postgres::table_facts(conn, &table)
             .await
-            .map_err(|e| db("reading the outbox table", e))?
+            .map_err(|e| Error::pg("reading the outbox table", e))?
             .ok_or_else(|| {
                 Error::Runtime(format!(
                     "outbox table {} does not exist; create it with `outboxctl migrate`",
@@ -350,7 +346,7 @@ impl OpsStore for PgOps<'_> {
             .bind(i64::from(limit))
             .fetch_all(&mut *self.conn)
             .await
-            .map_err(|e| db("finding blocked keys", e))?;
+            .map_err(|e| Error::pg("finding blocked keys", e))?;
         rows.iter()
             .map(|r| {
                 let head = row_view(r)?;
@@ -363,14 +359,14 @@ impl OpsStore for PgOps<'_> {
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
-            .map_err(|e| db("reading blocked keys", e))
+            .map_err(|e| Error::pg("reading blocked keys", e))
     }
 
     async fn routes(&mut self) -> Result<Vec<String>, Error> {
         crate::db::pg::query_scalar(&self.routes_sql())
             .fetch_all(&mut *self.conn)
             .await
-            .map_err(|e| db("listing routes", e))
+            .map_err(|e| Error::pg("listing routes", e))
     }
 
     async fn summary(
@@ -390,7 +386,7 @@ impl OpsStore for PgOps<'_> {
             .bind(stale_cutoff)
             .fetch_one(&mut *self.conn)
             .await
-            .map_err(|e| db("summarising", e))?;
+            .map_err(|e| Error::pg("summarising", e))?;
         let attempts: serde_json::Value = r.get("attempts");
         let attempts: BTreeMap<i32, i64> = attempts
             .as_object()
@@ -430,7 +426,7 @@ impl OpsStore for PgOps<'_> {
                 .bind(tenant)
                 .fetch_one(&mut *self.conn)
                 .await
-                .map_err(|e| db("counting deliveries", e))?;
+                .map_err(|e| Error::pg("counting deliveries", e))?;
             s.delivered_last_hour = Some(row.get(0));
             s.delivered_last_day = Some(row.get(1));
         }
@@ -457,11 +453,11 @@ impl OpsStore for PgOps<'_> {
             .bind(i64::from(f.limit))
             .fetch_all(&mut *self.conn)
             .await
-            .map_err(|e| db("listing rows", e))?;
+            .map_err(|e| Error::pg("listing rows", e))?;
         rows.iter()
             .map(row_view)
             .collect::<Result<_, _>>()
-            .map_err(|e| db("reading rows", e))
+            .map_err(|e| Error::pg("reading rows", e))
     }
 
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
@@ -476,12 +472,12 @@ impl OpsStore for PgOps<'_> {
             .bind(event_id)
             .fetch_all(&mut *self.conn)
             .await
-            .map_err(|e| db("finding the event", e))?;
+            .map_err(|e| Error::pg("finding the event", e))?;
         let rows = rows
             .iter()
             .map(row_view)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| db("reading rows", e))?;
+            .map_err(|e| Error::pg("reading rows", e))?;
         let deliveries = match &self.log {
             None => None,
             Some(log) => {
@@ -492,7 +488,7 @@ impl OpsStore for PgOps<'_> {
                     .bind(event_id)
                     .fetch_all(&mut *self.conn)
                     .await
-                    .map_err(|e| db("reading the delivery log", e))?;
+                    .map_err(|e| Error::pg("reading the delivery log", e))?;
                 Some(
                     found
                         .iter()
@@ -518,7 +514,7 @@ impl OpsStore for PgOps<'_> {
             .bind(ids)
             .fetch_all(&mut *self.conn)
             .await
-            .map_err(|e| db("requeueing", e))
+            .map_err(|e| Error::pg("requeueing", e))
     }
 
     async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
@@ -530,7 +526,7 @@ impl OpsStore for PgOps<'_> {
             .bind(ids)
             .fetch_all(&mut *self.conn)
             .await
-            .map_err(|e| db("discarding", e))
+            .map_err(|e| Error::pg("discarding", e))
     }
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
@@ -546,7 +542,11 @@ impl OpsStore for PgOps<'_> {
                 self.table.plain()
             )));
         }
-        let mut tx = self.conn.begin().await.map_err(|e| db("staging", e))?;
+        let mut tx = self
+            .conn
+            .begin()
+            .await
+            .map_err(|e| Error::pg("staging", e))?;
         let staged = Self::stage_in_transaction(
             &mut tx,
             &self.table,
@@ -557,8 +557,8 @@ impl OpsStore for PgOps<'_> {
             node_key,
         )
         .await
-        .map_err(|e| db("staging", e))?;
-        tx.commit().await.map_err(|e| db("committing", e))?;
+        .map_err(|e| Error::pg("staging", e))?;
+        tx.commit().await.map_err(|e| Error::pg("committing", e))?;
         Ok(staged)
     }
 
@@ -570,7 +570,7 @@ impl OpsStore for PgOps<'_> {
             crate::db::pg::query(&format!("SELECT node_key, hlc FROM {cp} ORDER BY node_key"))
                 .fetch_all(&mut *self.conn)
                 .await
-                .map_err(|e| db("reading the hlc checkpoint", e))?;
+                .map_err(|e| Error::pg("reading the hlc checkpoint", e))?;
         Ok(Some(
             rows.iter()
                 .filter_map(|r| CheckpointRow::new(r.get(0), r.get(1)))

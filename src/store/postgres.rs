@@ -432,7 +432,7 @@ impl<'a> PgStore<'a> {
         opts: PgStoreOptions,
     ) -> Result<PgStore<'static>, crate::Error> {
         let mut conn = crate::db::connect_pg(url, connect_timeout).await?;
-        crate::db::pg::check_transactions(&mut conn, url).await?;
+        crate::db::pg::check_transactions(&mut conn).await?;
         let backend = crate::db::pg::direct_backend_pid(&mut conn, url).await;
         Ok(PgStore {
             backend,
