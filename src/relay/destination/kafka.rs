@@ -431,10 +431,19 @@ fn needs_new_producer(producer: &KafkaProducer, error: &KafkaError) -> bool {
         || error.rdkafka_error_code() == Some(RDKafkaErrorCode::MessageTimedOut)
 }
 
+/// Drops a producer on a blocking thread once the publishes holding it are done (its drop
+/// flushes and joins librdkafka's threads).
+fn retire(producer: Arc<KafkaProducer>) {
+    tokio::task::spawn_blocking(move || {
+        while Arc::strong_count(&producer) > 1 {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        drop(producer);
+    });
+}
+
 impl Kafka {
-    /// Swaps in a new producer unless another publish did already; the old one is dropped on
-    /// a blocking thread once the publishes holding it are done (its drop flushes and joins
-    /// librdkafka's threads).
+    /// Swaps in a new producer unless another publish did already; the old one is retired.
     fn replace(
         slot: &RwLock<Arc<KafkaProducer>>,
         config: &ClientConfig,
@@ -451,13 +460,7 @@ impl Kafka {
         };
         match config.create_with_context::<_, KafkaProducer>(context) {
             Ok(fresh) => {
-                let old = std::mem::replace(&mut *current, Arc::new(fresh));
-                tokio::task::spawn_blocking(move || {
-                    while Arc::strong_count(&old) > 1 {
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
-                    drop(old);
-                });
+                retire(std::mem::replace(&mut *current, Arc::new(fresh)));
                 " (new producer)".to_owned()
             }
             Err(e) => format!(" (recreating the producer: {e})"),
@@ -470,9 +473,12 @@ impl Publisher for Kafka {
         self.ack_timeout
     }
 
-    /// A metadata request for the topic from a client of its own (a fresh connection: a
-    /// stalled broker does not answer it), creating the topic with `create_topic` when it is
-    /// still missing.
+    /// A metadata request for the topic from a new producer (a fresh connection: a stalled
+    /// broker does not answer it), creating the topic with `create_topic` when it is still
+    /// missing. When the brokers answer, that producer (connected, and so already asking for
+    /// its producer id) replaces the current one: the broker may have restarted without this
+    /// producer's state, and the first publishes after an outage do not pay for a cold
+    /// producer's set-up inside their own timeout.
     fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
         let (slot, config, topic, create_later, brokers_down) = (
             self.producer.clone(),
@@ -482,34 +488,46 @@ impl Publisher for Kafka {
             self.brokers_down.clone(),
         );
         Box::pin(async move {
-            let found = {
-                let (config, topic) = (config.clone(), topic.clone());
+            let (fresh, found) = {
+                let (config, topic, brokers_down) =
+                    (config.clone(), topic.clone(), brokers_down.clone());
                 tokio::task::spawn_blocking(move || {
-                    let probe: KafkaProducer = config
-                        .create_with_context(LogContext::default())
+                    let fresh: KafkaProducer = config
+                        .create_with_context(LogContext {
+                            brokers_down,
+                            ..LogContext::default()
+                        })
                         .map_err(|e| format!("creating a Kafka client: {e}"))?;
-                    partitions_of(&probe, &topic)
+                    let found = partitions_of(&fresh, &topic);
+                    Ok::<_, String>((fresh, found))
                 })
                 .await
-                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())??
             };
-            match found.map_err(|e| format!("Kafka metadata: {e}"))? {
-                Some(_) => {}
-                None => {
+            let fresh = Arc::new(fresh);
+            match found.map_err(|e| format!("Kafka metadata: {e}")) {
+                Err(e) => {
+                    retire(fresh);
+                    return Err(e);
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => {
                     let pending = create_later.lock().expect("create lock").clone();
                     let Some((url, partitions)) = pending else {
+                        retire(fresh);
                         return Err(format!(
                             "Kafka topic {topic} does not exist: create it or set create_topic: true on the route"
                         ));
                     };
-                    create(&url, &topic, partitions).await?;
+                    if let Err(e) = create(&url, &topic, partitions).await {
+                        retire(fresh);
+                        return Err(e);
+                    }
                     *create_later.lock().expect("create lock") = None;
                 }
             }
-            // The brokers answer again, perhaps restarted without this producer's state:
-            // a new producer (a new producer id) sends from here on.
-            let current = slot.read().expect("producer lock").clone();
-            Kafka::replace(&slot, &config, &current, &brokers_down);
+            let old = std::mem::replace(&mut *slot.write().expect("producer lock"), fresh);
+            retire(old);
             brokers_down.store(false, Ordering::Relaxed);
             Ok(())
         })
