@@ -9,9 +9,9 @@ use futures_util::StreamExt;
 use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{PgSchema, pg_url, run};
-use crate::common::{count, make_due};
-use crate::relay_pg::{migrate, stage};
+use crate::common::{
+    CHECK_FAILED, ERROR, OK, PgSchema, count, make_due, migrate, ob, pg_url, run, stage,
+};
 
 const REDIS: &str = "redis://127.0.0.1:6379";
 const AMQP: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
@@ -60,37 +60,19 @@ async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
 }
 
 pub fn relay(schema: &PgSchema, cfg: &str, extra: &[&str]) -> crate::common::Run {
-    let url = pg_url();
-    let rel = schema.rel("outbox");
-    let mut args = vec![
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        cfg,
-        "--hlc-ordering",
-        "--propagate-trace",
-    ];
-    args.extend_from_slice(extra);
-    run(&args)
+    ob(["relay", "--once", "--hlc-ordering", "--propagate-trace"])
+        .pg(&schema.rel("outbox"))
+        .config(cfg)
+        .args(extra)
+        .run()
 }
 
 /// `relay --once` on the test's outbox with a config file, nothing else.
 pub fn relay_plain(schema: &PgSchema, cfg: &str) -> crate::common::Run {
-    let (url, rel) = (pg_url(), schema.rel("outbox"));
-    run(&[
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        cfg,
-    ])
+    ob(["relay", "--once"])
+        .pg(&schema.rel("outbox"))
+        .config(cfg)
+        .run()
 }
 
 /// Checks that each key's `n` values arrive in increasing order.
@@ -139,7 +121,7 @@ async fn redis_stream_entry_is_forzes() {
         ),
     );
     let out = relay(&schema, &cfg, &[]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     let entries: Vec<(String, Vec<String>)> = redis::cmd("XRANGE")
         .arg(&key)
         .arg("-")
@@ -180,7 +162,8 @@ async fn redis_stream_entry_is_forzes() {
 /// parked at `max_attempts` with Redis's error.
 #[tokio::test]
 async fn redis_refusal_parks_after_max_attempts() {
-    let (schema, mut conn) = PgSchema::new("broker_redis_refuse").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 3, None).await;
@@ -193,16 +176,16 @@ async fn redis_refusal_parks_after_max_attempts() {
         .await
         .unwrap();
     let cfg = crate::common::config_file(
-        "broker_redis_refuse",
+        test,
         &format!(
             "relay:\n  max_attempts: 2\n  routes:\n    orders:\n      to: {REDIS}\n      channel: \"{key}\"\n"
         ),
     );
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 0, "a retry is not a failure: {out:?}");
+    assert_eq!(out.code, OK, "a retry is not a failure: {out:?}");
     make_due(&mut conn, &t).await;
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     let rows: Vec<(String, String)> =
         sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
             .fetch_all(&mut conn)
@@ -242,7 +225,7 @@ async fn nats_refusal_of_an_oversized_message_parks_at_once() {
         &format!("relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n"),
     );
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     let (status, attempts, err): (String, i32, String) =
         sqlx::query_as(&format!("SELECT status, attempts, last_error FROM {t}"))
             .fetch_one(&mut conn)
@@ -270,7 +253,7 @@ async fn redis_pubsub_body_is_forzes() {
         ),
     );
     let out = relay(&schema, &cfg, &[]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     let msg = tokio::time::timeout(
         std::time::Duration::from_secs(5),
         pubsub.on_message().next(),
@@ -323,7 +306,7 @@ async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
     );
     let out = relay(&schema, &cfg, &[]);
     assert_eq!(
-        out.code, 2,
+        out.code, ERROR,
         "a missing queue is a configuration error: {out:?}"
     );
     assert!(
@@ -345,7 +328,7 @@ async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
     .await
     .unwrap();
     let out = relay(&schema, &cfg, &[]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     let first = ch
         .basic_get(&queue, BasicGetOptions { no_ack: true })
         .await
@@ -424,9 +407,10 @@ async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
 
 #[tokio::test]
 async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt() {
+    let test = test_name!();
     use lapin::options::ExchangeDeclareOptions;
     use lapin::types::FieldTable;
-    let (schema, mut conn) = PgSchema::new("broker_rabbitmq_refuse").await;
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 3, None).await;
@@ -436,7 +420,7 @@ async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt()
         "relay:\n  routes:\n    orders:\n      to: \"amqp://guest:guest@127.0.0.1:1/%2f\"\n",
     );
     let out = relay(&schema, &away, &[]);
-    assert_eq!(out.code, 1, "a destination down: {out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "a destination down: {out:?}");
     assert!(out.stderr.contains("unreachable"), "{out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
     crate::own_server::assert_no_attempts(&mut conn, &t).await;
@@ -453,13 +437,13 @@ async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt()
     .unwrap();
     make_due(&mut conn, &t).await;
     let refuse = crate::common::config_file(
-        "broker_rabbitmq_refuse",
+        test,
         &format!(
             "relay:\n  max_attempts: 1\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      exchange: \"{exchange}\"\n"
         ),
     );
     let out = relay(&schema, &refuse, &[]);
-    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     let rows: Vec<(String, String)> =
         sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
             .fetch_all(&mut conn)
@@ -491,7 +475,7 @@ async fn nats_jetstream_headers_dedup_and_order() {
         &format!("relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n"),
     );
     let out = relay(&schema, &cfg, &[]);
-    assert_eq!(out.code, 2, "no stream: a configuration error: {out:?}");
+    assert_eq!(out.code, ERROR, "no stream: a configuration error: {out:?}");
     assert!(out.stderr.contains("create_stream"), "{out:?}");
     js.create_stream(async_nats::jetstream::stream::Config {
         name: stream_name.clone(),
@@ -502,7 +486,7 @@ async fn nats_jetstream_headers_dedup_and_order() {
     .await
     .unwrap();
     let out = relay(&schema, &cfg, &[]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     assert!(
         out.stderr.contains("shorter than reclaim_stale_after"),
         "a 60s window warns against a 5m reclaim: {out:?}"
@@ -554,7 +538,7 @@ async fn nats_jetstream_headers_dedup_and_order() {
     .await
     .unwrap();
     let out = relay(&schema, &cfg, &[]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     let mut stream = js.get_stream(&stream_name).await.unwrap();
     assert_eq!(
         stream.info().await.unwrap().state.messages,
@@ -566,16 +550,17 @@ async fn nats_jetstream_headers_dedup_and_order() {
 
 #[tokio::test]
 async fn nats_away_is_no_attempt_then_delivers_and_create_stream_works() {
-    let (schema, mut conn) = PgSchema::new("broker_nats_away").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 5, None).await;
     let away = crate::common::config_file(
-        "broker_nats_away",
+        test,
         "relay:\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: nats://127.0.0.1:1\n",
     );
     let out = relay_plain(&schema, &away);
-    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
     crate::own_server::assert_no_attempts(&mut conn, &t).await;
     let subject = format!("{}.created", schema.name);
@@ -586,7 +571,7 @@ async fn nats_away_is_no_attempt_then_delivers_and_create_stream_works() {
         ),
     );
     let out = relay_plain(&schema, &back);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     let published = count(
         &mut conn,
         &format!("SELECT count(*) FROM {t} WHERE status = 'published'"),
@@ -687,7 +672,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
         ),
     );
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
     assert!(out.stdout.contains("HTTP 503"), "{out:?}");
     crate::own_server::assert_no_attempts(&mut conn, &t).await;
@@ -699,31 +684,14 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
             server.addr
         ),
     );
-    let url = pg_url();
-    let rel = schema.rel("outbox");
-    let args = [
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--config",
-        &cfg,
-        "--hlc-ordering",
-        "--propagate-trace",
-    ];
-    let out = crate::common::outboxctl()
-        .args(args)
-        .env("OUTBOXCTL_TEST_HOOK_SECRET", "s3cret")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // the relay with the webhook's secret in its environment
+    let relay = || {
+        ob(["relay", "--once", "--hlc-ordering", "--propagate-trace"])
+            .pg(&schema.rel("outbox"))
+            .config(&cfg)
+            .env("OUTBOXCTL_TEST_HOOK_SECRET", "s3cret")
+    };
+    relay().code(OK);
     let (attempts, err): (i32, String) =
         sqlx::query_as(&format!("SELECT attempts, last_error FROM {t}"))
             .fetch_one(&mut conn)
@@ -734,12 +702,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
         (1, "HTTP 500: the service said no")
     );
     make_due(&mut conn, &t).await;
-    let out = crate::common::outboxctl()
-        .args(args)
-        .env("OUTBOXCTL_TEST_HOOK_SECRET", "s3cret")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    relay().code(OK);
     let status: String = sqlx::query_scalar(&format!("SELECT status FROM {t}"))
         .fetch_one(&mut conn)
         .await
@@ -775,7 +738,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
         ),
     );
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     let (status, attempts, err): (String, i32, String) =
         sqlx::query_as(&format!("SELECT status, attempts, last_error FROM {t} WHERE event_type <> 'order.placed' OR status <> 'published'")).fetch_one(&mut conn).await.unwrap();
     assert_eq!(
@@ -786,20 +749,21 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
-    let (schema, mut conn) = PgSchema::new("broker_http_batch").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 100, Some(10)).await;
     let server = hook(vec![]).await;
     let cfg = crate::common::config_file(
-        "broker_http_batch",
+        test,
         &format!(
             "relay:\n  routes:\n    orders:\n      to: {}\n      batch: 25\n",
             server.addr
         ),
     );
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     let published = count(
         &mut conn,
         &format!("SELECT count(*) FROM {t} WHERE status = 'published'"),
@@ -854,7 +818,7 @@ async fn http_webhook_batches_post_arrays_and_share_the_outcome() {
         ),
     );
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     let parked = count(&mut conn, &format!("SELECT count(*) FROM {t} WHERE outbox_route = 'refused' AND status = 'failed' AND last_error = 'HTTP 422: the service said no'")).await;
     assert_eq!(parked, 3, "{out:?}");
 }
@@ -888,7 +852,7 @@ fn options_that_do_not_apply_are_refused_by_name() {
             "--config",
             &cfg,
         ]);
-        assert_eq!(out.code, 2, "{out:?}");
+        assert_eq!(out.code, ERROR, "{out:?}");
         assert!(out.stderr.contains(expected), "{out:?}");
     }
 }
@@ -910,9 +874,10 @@ pub async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
 /// `doctor` connects to each route's broker as the relay would, and changes nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_checks_each_destination_without_changing_it() {
+    let test = test_name!();
     use crate::brokers_kafka::{KAFKA_ADDR, client, create_topic, delete_topic};
     use rdkafka::consumer::{BaseConsumer, Consumer};
-    let (schema, _conn) = PgSchema::new("broker_doctor").await;
+    let (schema, _conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let there = format!("{}.there", schema.name);
     let later = format!("{}.later", schema.name);
@@ -920,7 +885,7 @@ async fn doctor_checks_each_destination_without_changing_it() {
     delete_topic(KAFKA_ADDR, &later).await;
     create_topic(KAFKA_ADDR, &there, 1).await;
     let cfg = crate::common::config_file(
-        "broker_doctor",
+        test,
         &format!(
             "relay:
   routes:
@@ -971,7 +936,7 @@ async fn doctor_checks_each_destination_without_changing_it() {
         "--config",
         &cfg,
     ]);
-    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     let found: Vec<(String, String)> = v["checks"]
         .as_array()
@@ -1026,14 +991,15 @@ async fn doctor_checks_each_destination_without_changing_it() {
 /// first three.
 #[tokio::test]
 async fn a_wrong_option_on_a_later_route_fails_before_any_broker_is_contacted() {
-    let (schema, _conn) = PgSchema::new("broker_plan_first").await;
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let cfg = crate::common::config_file(
-        "broker_plan_first",
+        test,
         "relay:\n  routes:\n    r1:\n      to: nats://127.0.0.1:1\n    r2:\n      to: \"amqp://guest:guest@127.0.0.1:1/\"\n    r3:\n      to: kafka://127.0.0.1:1\n    r4:\n      to: stdout\n      channel: nope\n",
     );
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(out.code, ERROR, "{out:?}");
     assert!(out.stderr.contains("relay.routes.r4.channel"), "{out:?}");
     assert!(
         !out.stderr.contains("unreachable"),

@@ -17,9 +17,9 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::brokers::{
     KeyOrder, WORKED_EXAMPLE_HEADERS, payload_value, relay, relay_plain, worked_example_outbox,
 };
-use crate::common::{PgSchema, config_file};
-use crate::common::{count, make_due};
-use crate::relay_pg::{migrate, stage};
+use crate::common::{
+    CHECK_FAILED, ERROR, OK, PgSchema, config_file, count, make_due, migrate, stage,
+};
 
 pub const KAFKA_ADDR: &str = "127.0.0.1:19092";
 
@@ -192,7 +192,7 @@ async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
     // no topic: a configuration error naming the fix, nothing claimed
     let cfg = topic_config("broker_kafka", &topic, "");
     let out = relay(&schema, &cfg, &[]);
-    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(out.code, ERROR, "{out:?}");
     assert!(
         out.stderr.contains("does not exist") && out.stderr.contains("create_topic"),
         "{out:?}"
@@ -206,7 +206,7 @@ async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
 
     create_topic(KAFKA_ADDR, &topic, 5).await;
     let out = relay(&schema, &cfg, &[]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     let records = read_records(KAFKA_ADDR, &topic, 5, 201);
     assert_eq!(records.len(), 201);
 
@@ -258,7 +258,7 @@ async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
     .await
     .unwrap();
     let out = relay(&schema, &cfg7, &[]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     assert!(out.stderr.contains("created topic"), "{out:?}");
     let again = read_records(KAFKA_ADDR, &seven, 7, 1);
     assert_eq!((again[0].key.as_str(), again[0].partition), ("order-42", 1));
@@ -266,17 +266,18 @@ async fn kafka_record_is_forzes_partitioned_like_forze_in_key_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_away_is_no_attempt_then_delivers_and_refusal_parks() {
-    let (schema, mut conn) = PgSchema::new("broker_kafka_away").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 5, Some(2)).await;
     let away = config_file(
-        "broker_kafka_away",
+        test,
         "relay:\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: kafka://127.0.0.1:1\n      channel: nowhere\n",
     );
     let out = relay_plain(&schema, &away);
     assert!(out.stderr.contains("Kafka is unreachable"), "{out:?}");
-    assert_eq!(out.code, 1, "a destination down: {out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "a destination down: {out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
     crate::own_server::assert_no_attempts(&mut conn, &t).await;
 
@@ -295,7 +296,7 @@ async fn kafka_away_is_no_attempt_then_delivers_and_refusal_parks() {
     create_topic(KAFKA_ADDR, &topic, 2).await;
     let back = topic_config("broker_kafka_back", &topic, "");
     let out = relay_plain(&schema, &back);
-    assert_eq!(out.code, 1, "a parked row: exit 1 {out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "a parked row: exit 1 {out:?}");
     let published = count(
         &mut conn,
         &format!("SELECT count(*) FROM {t} WHERE status = 'published'"),
@@ -347,6 +348,7 @@ fn self_signed(dir: &std::path::Path) -> std::path::PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_over_tls_verifies_the_broker_certificate() {
+    let test = test_name!();
     use crate::own_server::{OwnServer, free_port};
     use std::path::PathBuf;
     // tansu 0.6's TLS options cannot be combined on its command line, so a socat TLS front
@@ -384,7 +386,7 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
     let topic = "tls.orders";
     create_topic(&trusted, topic, 2).await;
 
-    let (schema, mut conn) = PgSchema::new("broker_kafka_tls").await;
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 20, Some(4)).await;
@@ -398,7 +400,7 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
         ),
     );
     let out = relay_plain(&schema, &untrusted);
-    assert_eq!(out.code, 1, "a destination down: {out:?}");
+    assert_eq!(out.code, CHECK_FAILED, "a destination down: {out:?}");
     assert!(out.stderr.contains("certificate verify failed"), "{out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
     let published = count(&mut conn, &published_sql).await;
@@ -407,13 +409,13 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
     // with the CA: every event, read back over TLS
     make_due(&mut conn, &t).await;
     let cfg = config_file(
-        "broker_kafka_tls",
+        test,
         &format!(
             "relay:\n  routes:\n    orders:\n      to: \"{trusted}\"\n      channel: {topic}\n"
         ),
     );
     let out = relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.code, OK, "{out:?}");
     let published = count(&mut conn, &published_sql).await;
     assert_eq!(published, 20, "{out:?}");
     let records = tokio::task::spawn_blocking(move || read_records(&trusted, topic, 2, 20))
@@ -427,6 +429,7 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
 /// keeps the user).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
+    let test = test_name!();
     use crate::own_server::{OwnServer, free_port};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -459,7 +462,7 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
     auth.store(true, Ordering::SeqCst);
     tansu.start().await;
 
-    let (schema, mut conn) = PgSchema::new("broker_kafka_sasl").await;
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 10, Some(2)).await;
@@ -478,7 +481,7 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
     };
     let out = relay_plain(&schema, &cfg("broker_kafka_sasl_wrong", "wrong"));
     assert_eq!(
-        out.code, 2,
+        out.code, ERROR,
         "refused credentials: a configuration error: {out:?}"
     );
     assert!(out.stderr.contains("refused the credentials"), "{out:?}");
@@ -489,8 +492,8 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
     let published = count(&mut conn, &published_sql).await;
     assert_eq!(published, 0, "{out:?}");
     make_due(&mut conn, &t).await;
-    let out = relay_plain(&schema, &cfg("broker_kafka_sasl", "s3cret"));
-    assert_eq!(out.code, 0, "{out:?}");
+    let out = relay_plain(&schema, &cfg(test, "s3cret"));
+    assert_eq!(out.code, OK, "{out:?}");
     let published = count(&mut conn, &published_sql).await;
     assert_eq!(published, 10, "{out:?}");
     let broker = url("s3cret");
@@ -504,6 +507,7 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
 /// unknown-topic error once they are back, and delivers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_create_topic_when_the_broker_comes_later() {
+    let test = test_name!();
     use crate::brokers::wait_rows;
     use crate::own_server::{OwnServer, free_port, spawn_loop_relay};
     let port = free_port();
@@ -513,12 +517,12 @@ async fn kafka_create_topic_when_the_broker_comes_later() {
         port,
         move |dir| tansu(dir, port, port, "memory://tansu/"),
     );
-    let (schema, mut conn) = PgSchema::new("broker_kafka_late").await;
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 10, Some(3)).await;
     let cfg = config_file(
-        "broker_kafka_late",
+        test,
         &format!(
             "relay:\n  interval: 100ms\n  retry_base_delay: 200ms\n  retry_max_backoff: 1s\n  max_attempts: 50\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: kafka://127.0.0.1:{port}\n      channel: late.orders\n      create_topic: true\n      partitions: 2\n"
         ),

@@ -10,7 +10,7 @@ use outboxctl::config::{KeyOrder, Storage};
 use outboxctl::store::ops::{ListStatus, NewEvent, OpsStore, RowFilter};
 use outboxctl::store::{PassTarget, RelayStore};
 
-use crate::common::{MongoDb, PgSchema, mongo_url, pg_url};
+use crate::common::{MongoDb, OK, PgSchema, mongo_url, pg_url};
 
 fn event(n: i64) -> NewEvent {
     NewEvent {
@@ -157,8 +157,8 @@ async fn story<S: RelayStore, O: OpsStore>(
 async fn the_story_holds_on_postgres() {
     use outboxctl::store::pg_ops::PgOps;
     use outboxctl::store::postgres::{PgStore, PgStoreOptions};
-    let (schema, _conn) = PgSchema::new("contract_pg").await;
-    crate::relay_pg::migrate(&schema, &[]).await;
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    crate::common::migrate(&schema, &[]).await;
     let table = schema.rel("outbox");
     let opts = PgStoreOptions {
         relation: outboxctl::target::RelationSpec::parse("r", &table).unwrap(),
@@ -205,7 +205,7 @@ async fn the_story_holds_on_mongo() {
     use mongodb::bson::{Document, doc};
     use outboxctl::store::mongo::{MongoStore, MongoStoreOptions};
     use outboxctl::store::mongo_ops::MongoOps;
-    let db = MongoDb::new("contract_mongo").await;
+    let db = MongoDb::new(test_name!()).await;
     let coll = format!("{}.outbox", db.name);
     let r = crate::common::run(&[
         "migrate",
@@ -215,7 +215,7 @@ async fn the_story_holds_on_mongo() {
         "--collection",
         &coll,
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let opts = MongoStoreOptions {
         collection: outboxctl::target::CollectionName::parse("c", &coll).unwrap(),
         hlc_ordering: false,

@@ -1,6 +1,6 @@
 //! Completions, man page, version, init.
 
-use crate::common::{outboxctl, pg_url, run};
+use crate::common::{OK, REFUSED, ob, pg_url, run};
 
 #[test]
 fn committed_completions_match_the_cli() {
@@ -25,7 +25,7 @@ fn committed_completions_match_the_cli() {
             "{path} has drifted from the CLI: regenerate with OUTBOXCTL_UPDATE_COMPLETIONS=1 cargo test committed_completions"
         );
         let r = run(&["completions", &shell.to_string()]);
-        assert_eq!(r.code, 0);
+        assert_eq!(r.code, OK);
         assert_eq!(
             r.stdout.trim_end().as_bytes(),
             String::from_utf8_lossy(&want).trim_end().as_bytes()
@@ -36,7 +36,7 @@ fn committed_completions_match_the_cli() {
 #[test]
 fn man_pages_render_from_the_same_definitions() {
     let r = run(&["man"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.starts_with(".ie") || r.stdout.contains(".TH outboxctl"),
         "{}",
@@ -44,7 +44,7 @@ fn man_pages_render_from_the_same_definitions() {
     );
     let dir = std::env::temp_dir().join(crate::common::unique_name("man_pages"));
     let r = run(&["man", "--out", dir.to_str().unwrap()]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     for page in [
         "outboxctl.1",
         "outboxctl-relay.1",
@@ -60,7 +60,7 @@ fn man_pages_render_from_the_same_definitions() {
 #[test]
 fn version_names_the_commit() {
     let r = run(&["--version"]);
-    assert_eq!(r.code, 0);
+    assert_eq!(r.code, OK);
     let line = r.stdout.trim();
     assert!(
         line.starts_with(&format!("outboxctl {} (", env!("CARGO_PKG_VERSION")))
@@ -93,7 +93,7 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         "--to",
         "nats://127.0.0.1:4222",
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(!r.stderr.contains("Pw1234"), "{r:?}");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
@@ -103,24 +103,14 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         "{text}"
     );
     // every command reads it back
-    let out = outboxctl()
-        .current_dir(&dir)
-        .args(["schema", "print"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("CREATE TABLE shop.outbox ("));
+    let r = ob(["schema", "print"]).dir(&dir).code(OK);
+    assert!(r.stdout.contains("CREATE TABLE shop.outbox ("), "{r:?}");
     let r = run(&["init", "--path", p]);
-    assert_eq!(r.code, 5, "{r:?}");
+    assert_eq!(r.code, REFUSED, "{r:?}");
     assert!(r.stderr.contains("--force"), "{r:?}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "left alone");
     let r = run(&["init", "--path", p, "--force", "--relation", "other.outbox"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         std::fs::read_to_string(&path)
             .unwrap()
@@ -197,7 +187,7 @@ pub fn init_on_a_pseudo_terminal(url: &str, test: &str) {
 fn the_example_configuration_loads() {
     let path = format!("{}/examples/outboxctl.yaml", env!("CARGO_MANIFEST_DIR"));
     let r = run(&["schema", "print", "--config", &path]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.contains("outbox_claim_hlc_idx")
             && r.stdout.contains("outbox_key_idx")

@@ -1,11 +1,11 @@
 //! Bad input: one-line errors, documented exit codes, nothing changed, no password printed.
 
-use crate::common::{PgSchema, outboxctl, pg_url, run};
+use crate::common::{CONNECT, ERROR, PgSchema, ob, pg_url, run};
 
 #[test]
 fn unsupported_url_scheme_exits_2_and_masks_the_password() {
     let r = run(&["migrate", "--database-url", "mysql://root:Hunter2Pw@db/x"]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("mysql://root:****@db/x"), "{r:?}");
     assert!(!r.stderr.contains("Hunter2Pw") && !r.stdout.contains("Hunter2Pw"));
     assert_eq!(r.stderr.lines().count(), 1, "one line: {r:?}");
@@ -20,7 +20,7 @@ fn unreachable_postgres_exits_3_without_the_password() {
         "--database-url",
         "postgres://app:S3cretPw@127.0.0.1:1/test",
     ]);
-    assert_eq!(r.code, 3, "{r:?}");
+    assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(
         r.stderr
             .contains("cannot connect to postgres://app:****@127.0.0.1:1/test"),
@@ -41,7 +41,7 @@ fn unreachable_mongo_exits_3_without_the_password() {
         "--database-url",
         "mongodb://app:S3cretPw@127.0.0.1:1/?directConnection=true",
     ]);
-    assert_eq!(r.code, 3, "{r:?}");
+    assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("mongodb://app:****@127.0.0.1:1"), "{r:?}");
     assert!(
         !r.stderr.contains("S3cretPw") && !r.stdout.contains("S3cretPw"),
@@ -56,14 +56,14 @@ fn missing_database_exits_3_with_a_hint() {
         .map(|(base, _)| format!("{base}/no_such_db_outboxctl"))
         .unwrap();
     let r = run(&["migrate", "--database-url", &url]);
-    assert_eq!(r.code, 3, "{r:?}");
+    assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("database name"), "{r:?}");
 }
 
 #[test]
 fn no_database_url_says_how_to_give_one() {
     let r = run(&["migrate"]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(
         r.stderr.contains("--database-url") && r.stderr.contains("OUTBOXCTL_DATABASE_URL"),
         "{r:?}"
@@ -81,18 +81,13 @@ fn unknown_config_key_names_key_and_line() {
     )
     .unwrap();
     let r = run(&["schema", "print", "--config", path.to_str().unwrap()]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(
         r.stderr.contains("stroage") && r.stderr.contains("line 3"),
         "{r:?}"
     );
     // The same file found in the working directory, without --config.
-    let out = outboxctl()
-        .current_dir(&dir)
-        .args(["schema", "print"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    ob(["schema", "print"]).dir(&dir).code(ERROR);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -105,21 +100,21 @@ fn injection_in_a_relation_is_refused_before_any_io() {
         "--relation",
         "app.outbox; DROP TABLE x",
     ]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("schema.table"), "{r:?}");
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let r = run(&["migrate", "--dry-run", "--check"]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     let r = run(&["no-such-command"]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
 }
 
 #[tokio::test]
 async fn missing_privileges_exit_2_with_a_hint_and_change_nothing() {
-    let (schema, mut conn) = PgSchema::absent("missing_privileges").await;
+    let (schema, mut conn) = PgSchema::absent(test_name!()).await;
     let role = format!("{}_role", schema.name);
     sqlx::raw_sql(&format!(
         "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN"
@@ -139,7 +134,7 @@ async fn missing_privileges_exit_2_with_a_hint_and_change_nothing() {
         .execute(&mut conn)
         .await
         .unwrap();
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("permission denied"), "{r:?}");
     assert!(r.stderr.contains("privileges"), "{r:?}");
     let exists: bool =

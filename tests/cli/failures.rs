@@ -4,9 +4,8 @@
 use std::time::Duration;
 
 use crate::brokers::wait_rows;
-use crate::common::{PgSchema, config_file, eventually};
+use crate::common::{PgSchema, config_file, eventually, migrate, out_file, stage};
 use crate::own_server::spawn_loop_relay;
-use crate::relay_pg::{migrate, out_file, stage};
 
 /// The backend waiting on a lock with a statement like `pattern`, if any.
 async fn waiting(conn: &mut sqlx::PgConnection, pattern: &str) -> Option<i32> {
@@ -21,13 +20,14 @@ async fn waiting(conn: &mut sqlx::PgConnection, pattern: &str) -> Option<i32> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_shutdown_drain_ends_on_time_and_cancels_a_statement_blocked_on_a_lock() {
-    let (schema, mut conn) = PgSchema::new("failure_drain_lock").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 10, Some(2)).await;
-    let path = out_file("failure_drain_lock");
+    let path = out_file(test);
     let cfg = config_file(
-        "failure_drain_lock",
+        test,
         &format!(
             "relay:\n  interval: 100ms\n  pass_statement_timeout: 200ms\n  shutdown_drain_timeout: 1s\n  routes:\n    orders:\n      to: \"file:{}\"\n",
             path.display()

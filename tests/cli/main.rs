@@ -4,9 +4,11 @@
 // The tests talk to PostgreSQL directly (never through a pooler): plain sqlx statements.
 #![allow(clippy::disallowed_methods)]
 
+#[macro_use]
+mod common;
+
 mod brokers;
 mod brokers_kafka;
-mod common;
 mod contract;
 mod ecosystem;
 mod errors;

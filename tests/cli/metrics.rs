@@ -4,8 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use crate::common::{PgSchema, eventually, outboxctl, pg_url};
-use crate::relay_pg::{migrate, stage};
+use crate::common::{PgSchema, eventually, migrate, outboxctl, pg_url, stage};
 
 /// Starts `relay --loop` with metrics on a free port; returns the child and the base URL.
 fn start(
@@ -66,7 +65,7 @@ fn stop(child: &mut Child) {
 
 #[tokio::test]
 async fn metrics_count_what_the_loop_did_and_healthz_is_ok() {
-    let (schema, mut conn) = PgSchema::new("metrics_ok").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     stage(&mut conn, &schema.rel("outbox"), "orders", 20, None).await;
     let (mut child, base, log) = start(&schema, &["--log-format", "json"]);
@@ -114,7 +113,7 @@ async fn metrics_count_what_the_loop_did_and_healthz_is_ok() {
 
 #[tokio::test]
 async fn healthz_fails_when_a_route_keeps_failing() {
-    let (schema, mut conn) = PgSchema::new("metrics_failing").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let log = schema.rel("outbox_delivered");
     migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
     // no partition at all: every pass fails
@@ -161,7 +160,7 @@ async fn healthz_fails_when_a_route_keeps_failing() {
 /// Strict order: /metrics counts the keys held back behind a parked row.
 #[tokio::test]
 async fn metrics_count_blocked_keys_under_strict_order() {
-    let (schema, mut conn) = PgSchema::new("metrics_blocked").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 6, Some(2)).await; // k1: 1,3,5  k0: 2,4,6

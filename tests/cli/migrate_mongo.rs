@@ -4,20 +4,13 @@ use futures_util::TryStreamExt;
 use mongodb::IndexModel;
 use mongodb::bson::{Bson, Document};
 
-use crate::common::{MongoDb, mongo_url, run};
+use crate::common::{CHECK_FAILED, ERROR, MongoDb, OK, ob, run};
 
 fn migrate(db: &MongoDb, extra: &[&str]) -> crate::common::Run {
-    let url = mongo_url();
-    let collection = format!("{}.outbox", db.name);
-    let mut args = vec![
-        "migrate",
-        "--database-url",
-        &url,
-        "--collection",
-        &collection,
-    ];
-    args.extend_from_slice(extra);
-    run(&args)
+    ob(["migrate"])
+        .mongo(&format!("{}.outbox", db.name))
+        .args(extra)
+        .run()
 }
 
 /// (keys as "k:1,…", unique, sparse) of every index, sorted.
@@ -60,11 +53,11 @@ async fn indexes(db: &MongoDb) -> Vec<(String, bool, bool)> {
 
 #[tokio::test]
 async fn fresh_migrate_creates_the_recommended_indexes_and_is_idempotent() {
-    let db = MongoDb::new("mongo_fresh_migrate").await;
+    let db = MongoDb::new(test_name!()).await;
     let r = migrate(&db, &["--check"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let r = migrate(&db, &["--dry-run"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout
             .contains("db.outbox.createIndex({ claim_token: 1 }, { sparse: true })"),
@@ -74,7 +67,7 @@ async fn fresh_migrate_creates_the_recommended_indexes_and_is_idempotent() {
     assert!(names.is_empty(), "dry run created {names:?}");
 
     let r = migrate(&db, &["--hlc-ordering"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let s = |k: &str, u: bool, sp: bool| (k.to_owned(), u, sp);
     assert_eq!(
         indexes(&db).await,
@@ -97,17 +90,17 @@ async fn fresh_migrate_creates_the_recommended_indexes_and_is_idempotent() {
         ]
     );
     let r = migrate(&db, &["--hlc-ordering"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         !r.stdout.contains("applied") && r.stderr.contains("up to date"),
         "{r:?}"
     );
-    assert_eq!(migrate(&db, &["--check", "--hlc-ordering"]).code, 0);
+    assert_eq!(migrate(&db, &["--check", "--hlc-ordering"]).code, OK);
 }
 
 #[tokio::test]
 async fn an_index_with_other_options_is_reported_not_changed() {
-    let db = MongoDb::new("mongo_index_options_differ").await;
+    let db = MongoDb::new(test_name!()).await;
     let model = IndexModel::builder()
         .keys(mongodb::bson::doc! { "claim_token": 1 })
         .build();
@@ -117,7 +110,7 @@ async fn an_index_with_other_options_is_reported_not_changed() {
         .await
         .unwrap();
     let r = migrate(&db, &[]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(
         r.stdout.contains("sparse: false")
             && r.stdout.contains("expected unique: false, sparse: true"),
@@ -139,6 +132,6 @@ fn consume_storage_on_mongo_is_refused_before_connecting() {
         "--storage",
         "consume",
     ]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
 }

@@ -3,14 +3,10 @@
 use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{PgSchema, pg_url, run, run_async};
+use crate::common::{CHECK_FAILED, LOCK_BUSY, OK, PgSchema, ob, pg_url, run_async};
 
 fn migrate(schema: &PgSchema, extra: &[&str]) -> crate::common::Run {
-    let url = pg_url();
-    let relation = schema.rel("outbox");
-    let mut args = vec!["migrate", "--database-url", &url, "--relation", &relation];
-    args.extend_from_slice(extra);
-    run(&args)
+    ob(["migrate"]).pg(&schema.rel("outbox")).args(extra).run()
 }
 
 /// (name, type, not null, default) of every column, read independently of outboxctl.
@@ -82,7 +78,7 @@ fn spec_columns() -> Vec<(String, String, bool, Option<String>)> {
 
 #[tokio::test]
 async fn fresh_migrate_creates_exactly_the_specified_schema() {
-    let (schema, mut conn) = PgSchema::absent("fresh_migrate_creates").await;
+    let (schema, mut conn) = PgSchema::absent(test_name!()).await;
     let s = schema.name.as_str();
     let r = migrate(
         &schema,
@@ -97,7 +93,7 @@ async fn fresh_migrate_creates_exactly_the_specified_schema() {
             &schema.rel("hlc_checkpoint"),
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(r.stdout.contains("applied: create table"), "{r:?}");
 
     let mut want = spec_columns();
@@ -185,7 +181,7 @@ async fn fresh_migrate_creates_exactly_the_specified_schema() {
             &schema.rel("hlc_checkpoint"),
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stderr.contains("up to date") && !r.stdout.contains("applied"),
         "{r:?}"
@@ -194,7 +190,7 @@ async fn fresh_migrate_creates_exactly_the_specified_schema() {
 
 #[tokio::test]
 async fn legacy_table_gains_the_retry_columns_and_keeps_its_rows() {
-    let (schema, mut conn) = PgSchema::new("legacy_table_migrates").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let s = &schema.name;
     sqlx::raw_sql(&format!(
         "CREATE TABLE {s}.outbox (
@@ -211,7 +207,7 @@ async fn legacy_table_gains_the_retry_columns_and_keeps_its_rows() {
     .unwrap();
 
     let r = migrate(&schema, &["--dry-run"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.contains(&format!(
             "ALTER TABLE {s}.outbox\n    ADD COLUMN attempts INT NOT NULL DEFAULT 0,\n    ADD COLUMN available_at TIMESTAMPTZ,\n    ADD COLUMN ordering_key TEXT;"
@@ -226,7 +222,7 @@ async fn legacy_table_gains_the_retry_columns_and_keeps_its_rows() {
     );
 
     let r = migrate(&schema, &[]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(columns(&mut conn, s, "outbox").await, spec_columns());
     let attempts: i32 = sqlx::query_scalar(&format!("SELECT attempts FROM {s}.outbox"))
         .fetch_one(&mut conn)
@@ -239,14 +235,14 @@ async fn legacy_table_gains_the_retry_columns_and_keeps_its_rows() {
             .iter()
             .any(|d| d.contains("outbox_claim_idx"))
     );
-    assert_eq!(migrate(&schema, &["--check"]).code, 0);
+    assert_eq!(migrate(&schema, &["--check"]).code, OK);
 }
 
 #[tokio::test]
 async fn dry_run_changes_nothing_and_check_exits_1() {
-    let (schema, mut conn) = PgSchema::absent("dry_run_changes_nothing").await;
+    let (schema, mut conn) = PgSchema::absent(test_name!()).await;
     let r = migrate(&schema, &["--dry-run"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout
             .contains(&format!("CREATE SCHEMA IF NOT EXISTS {};", schema.name)),
@@ -258,7 +254,7 @@ async fn dry_run_changes_nothing_and_check_exits_1() {
         "{r:?}"
     );
     let r = migrate(&schema, &["--check"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains("missing: create table"), "{r:?}");
     let r = migrate(&schema, &["--check", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
@@ -270,11 +266,11 @@ async fn dry_run_changes_nothing_and_check_exits_1() {
             .await
             .unwrap();
     assert!(!exists, "dry run and check created the schema");
-    assert_eq!(migrate(&schema, &[]).code, 0);
-    assert_eq!(migrate(&schema, &["--check"]).code, 0);
+    assert_eq!(migrate(&schema, &[]).code, OK);
+    assert_eq!(migrate(&schema, &["--check"]).code, OK);
     // A later configuration change shows up as a difference.
     let r = migrate(&schema, &["--check", "--hlc-ordering"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(
         r.stdout.contains("add column hlc") && r.stdout.contains("outbox_claim_hlc_idx"),
         "{r:?}"
@@ -283,9 +279,9 @@ async fn dry_run_changes_nothing_and_check_exits_1() {
 
 #[tokio::test]
 async fn wrong_types_and_differing_indexes_are_reported_and_left_alone() {
-    let (schema, mut conn) = PgSchema::new("wrong_types_reported").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let s = &schema.name;
-    assert_eq!(migrate(&schema, &[]).code, 0);
+    assert_eq!(migrate(&schema, &[]).code, OK);
     sqlx::raw_sql(&format!(
         "ALTER TABLE {s}.outbox ALTER COLUMN last_error TYPE varchar(200);
          DROP INDEX {s}.outbox_claim_idx;
@@ -295,7 +291,7 @@ async fn wrong_types_and_differing_indexes_are_reported_and_left_alone() {
     .await
     .unwrap();
     let r = migrate(&schema, &[]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(
         r.stdout
             .contains("column last_error is character varying(200), expected text"),
@@ -317,9 +313,9 @@ async fn wrong_types_and_differing_indexes_are_reported_and_left_alone() {
 
 #[tokio::test]
 async fn an_invalid_index_is_detected_and_rebuilt() {
-    let (schema, mut conn) = PgSchema::new("invalid_index_rebuilt").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let s = &schema.name;
-    assert_eq!(migrate(&schema, &[]).code, 0);
+    assert_eq!(migrate(&schema, &[]).code, OK);
     // What an interrupted CREATE INDEX CONCURRENTLY leaves behind.
     sqlx::raw_sql(&format!(
         "UPDATE pg_index SET indisvalid = false WHERE indexrelid = '{s}.outbox_claim_idx'::regclass"
@@ -328,10 +324,10 @@ async fn an_invalid_index_is_detected_and_rebuilt() {
     .await
     .unwrap();
     let r = migrate(&schema, &["--check"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains("rebuild invalid index"), "{r:?}");
     let r = migrate(&schema, &[]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let valid: bool = sqlx::query_scalar(&format!(
         "SELECT indisvalid FROM pg_index WHERE indexrelid = '{s}.outbox_claim_idx'::regclass"
     ))
@@ -343,10 +339,10 @@ async fn an_invalid_index_is_detected_and_rebuilt() {
 
 #[tokio::test]
 async fn two_concurrent_migrates_serialise() {
-    let (schema, mut conn) = PgSchema::new("two_concurrent_migrates").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let s = &schema.name;
     // An existing table with rows, so the second run's work includes concurrent index builds.
-    assert_eq!(migrate(&schema, &[]).code, 0);
+    assert_eq!(migrate(&schema, &[]).code, OK);
     sqlx::raw_sql(&format!(
         "INSERT INTO {s}.outbox (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at)
          SELECT gen_random_uuid(), 'r', gen_random_uuid(), 't', now(), '{{}}', 'pending', now() FROM generate_series(1, 50000)"
@@ -391,7 +387,7 @@ async fn two_concurrent_migrates_serialise() {
 
 #[tokio::test]
 async fn a_held_migration_lock_makes_migrate_give_up_with_exit_4() {
-    let (schema, mut conn) = PgSchema::new("held_migration_lock").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let key = schema.rel("outbox");
     sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
     let got: bool = sqlx::query_scalar(
@@ -403,7 +399,7 @@ async fn a_held_migration_lock_makes_migrate_give_up_with_exit_4() {
     .unwrap();
     assert!(got);
     let r = migrate(&schema, &["--lock-wait", "1s"]);
-    assert_eq!(r.code, 4, "{r:?}");
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
     assert!(r.stderr.contains("migration lock"), "{r:?}");
     sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
     let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
@@ -412,14 +408,14 @@ async fn a_held_migration_lock_makes_migrate_give_up_with_exit_4() {
         .await
         .unwrap();
     assert!(!exists, "nothing was created while the lock was held");
-    assert_eq!(migrate(&schema, &[]).code, 0);
+    assert_eq!(migrate(&schema, &[]).code, OK);
 }
 
 #[tokio::test]
 async fn a_busy_table_lock_is_retried_then_given_up_with_exit_4() {
-    let (schema, mut conn) = PgSchema::new("busy_table_lock").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let s = &schema.name;
-    assert_eq!(migrate(&schema, &[]).code, 0);
+    assert_eq!(migrate(&schema, &[]).code, OK);
     sqlx::raw_sql(&format!(
         "BEGIN; LOCK TABLE {s}.outbox IN ACCESS SHARE MODE"
     ))
@@ -437,9 +433,9 @@ async fn a_busy_table_lock_is_retried_then_given_up_with_exit_4() {
             "2",
         ],
     );
-    assert_eq!(r.code, 4, "{r:?}");
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
     assert!(r.stderr.contains("3 attempts"), "{r:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
-    assert_eq!(migrate(&schema, &["--propagate-trace"]).code, 0);
+    assert_eq!(migrate(&schema, &["--propagate-trace"]).code, OK);
 }

@@ -9,16 +9,13 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use serde_json::Value;
 
-use crate::common::{MongoDb, mongo_url, outboxctl, run};
-use crate::relay_pg::{lines, out_file};
+use crate::common::{
+    CHECK_FAILED, ERROR, MongoDb, OK, lines, mongo_url, ob, out_file, outboxctl, run,
+};
 use crate::relay_processes::wait_until;
 
 fn cmd(db: &MongoDb, args: &[&str]) -> crate::common::Run {
-    let url = mongo_url();
-    let coll = format!("{}.outbox", db.name);
-    let mut all: Vec<&str> = args.to_vec();
-    all.extend(["--database-url", &url, "--collection", &coll]);
-    run(&all)
+    ob(args).mongo(&format!("{}.outbox", db.name)).run()
 }
 
 async fn setup(test: &str, extra: &[&str]) -> MongoDb {
@@ -26,7 +23,7 @@ async fn setup(test: &str, extra: &[&str]) -> MongoDb {
     let mut args = vec!["migrate", "-q"];
     args.extend_from_slice(extra);
     let r = cmd(&db, &args);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     db
 }
 
@@ -49,7 +46,7 @@ fn emit(db: &MongoDb, n: u32, key: Option<&str>, extra: &[&str]) {
     }
     args.extend_from_slice(extra);
     let r = cmd(db, &args);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
 }
 
 /// Waits until no document is pending or processing.
@@ -119,7 +116,7 @@ async fn relay_once_publishes_marks_by_id_and_forwards_headers() {
             "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     emit(&db, 40, None, &[]);
     let stored = docs(&db, doc! { "ordering_key": "order-42" }).await;
     assert!(
@@ -146,7 +143,7 @@ async fn relay_once_publishes_marks_by_id_and_forwards_headers() {
             "json",
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let got = lines(&path);
     assert_eq!(got.len(), 41);
     let raw = std::fs::read_to_string(&path).unwrap();
@@ -204,7 +201,7 @@ async fn hlc_order_sorts_missing_hlc_first_on_mongo() {
             "--hlc-ordering",
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let got = lines(&path);
     let first_two: HashSet<String> = got[..2]
         .iter()
@@ -295,7 +292,7 @@ async fn retries_park_after_max_attempts_then_requeue_and_inspect() {
     assert_eq!(r.stdout.lines().count(), 3, "{r:?}");
     let first_id = failed[0].get_str("id").unwrap().to_owned();
     let r = cmd(&db, &["requeue", "--yes", "--id", &first_id]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let back = docs(&db, doc! { "id": &first_id }).await;
     assert_eq!(
         (
@@ -305,7 +302,7 @@ async fn retries_park_after_max_attempts_then_requeue_and_inspect() {
         ("pending", 0)
     );
     let r = cmd(&db, &["discard", "--yes", "--all"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(docs(&db, doc! {}).await.len(), 1);
     let r = cmd(
         &db,
@@ -341,7 +338,7 @@ async fn reclaim_returns_stale_processing_documents() {
             "json",
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
         (v[0]["reclaimed"].as_u64(), v[0]["published"].as_u64()),
@@ -597,7 +594,7 @@ fn consume_and_delivery_log_are_refused_on_mongo() {
         "--route",
         "x",
     ]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
     let r = run(&[
         "inspect",
@@ -606,7 +603,7 @@ fn consume_and_delivery_log_are_refused_on_mongo() {
         "--delivery-log",
         "a.b",
     ]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
 }
 
 #[tokio::test]
@@ -614,7 +611,7 @@ async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
     let db = setup("mongo_doctor", &[]).await;
     emit(&db, 3, None, &[]);
     let r = cmd(&db, &["doctor", "--format", "json"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let coll = db.db().collection::<Document>("outbox");
     coll.update_one(doc! {}, doc! { "$set": { "status": "failed" } })
         .await
@@ -623,7 +620,7 @@ async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
         .await
         .unwrap();
     let r = cmd(&db, &["doctor", "--format", "json"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     let level = |name: &str| {
         v["checks"]
@@ -809,7 +806,7 @@ async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_s
         "--hlc-ordering",
     ];
     let r = run(&[&["migrate", "-q"][..], &base].concat());
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let r = run(&[
         &[
             "emit",
@@ -825,7 +822,7 @@ async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_s
         &base,
     ]
     .concat());
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(
         r.stderr.contains("replica set") && r.stderr.contains("standalone"),
         "{r:?}"
@@ -847,7 +844,7 @@ async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_s
         &base,
     ]
     .concat());
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
 }
 
 #[tokio::test]
@@ -869,7 +866,7 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
         ]);
         run(&all)
     };
-    assert_eq!(run_own(&["migrate", "-q"]).code, 0);
+    assert_eq!(run_own(&["migrate", "-q"]).code, OK);
     let emit_100 = || {
         let r = run_own(&[
             "emit",
@@ -883,7 +880,7 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
             "--count",
             "100",
         ]);
-        assert_eq!(r.code, 0, "{r:?}");
+        assert_eq!(r.code, OK, "{r:?}");
     };
     emit_100();
     let path = out_file("mongo_restart");
@@ -996,7 +993,7 @@ async fn strict_key_order_holds_back_keys_behind_a_failed_or_foreign_row() {
             &to,
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let keys: Vec<String> = lines(&path)
         .iter()
         .map(|l| l["key"].as_str().unwrap().to_owned())
@@ -1037,7 +1034,7 @@ async fn an_undecodable_document_is_parked_and_the_rest_of_its_claim_is_relayed(
     let path = out_file("mongo_poison_doc");
     let to = format!("file:{}", path.display());
     let r = cmd(&db, &["relay", "--once", "--route", "orders", "--to", &to]);
-    assert_eq!(r.code, 1, "a parked document: exit 1 {r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "a parked document: exit 1 {r:?}");
     assert_eq!(lines(&path).len(), 9, "{r:?}");
     let parked = docs(&db, doc! { "status": "failed" }).await;
     assert_eq!(parked.len(), 1);
@@ -1081,14 +1078,14 @@ async fn emit_with_a_checkpoint_deduplicates_an_event_id_already_staged() {
         &cp,
     ];
     let first = cmd(&db, &args);
-    assert_eq!(first.code, 0, "{first:?}");
+    assert_eq!(first.code, OK, "{first:?}");
     let v: Value = serde_json::from_str(&first.stdout).unwrap();
     assert_eq!(
         (v["staged"].as_u64(), v["deduplicated"].as_u64()),
         (Some(1), Some(0))
     );
     let again = cmd(&db, &args);
-    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.code, OK, "{again:?}");
     let v: Value = serde_json::from_str(&again.stdout).unwrap();
     assert_eq!(
         (v["staged"].as_u64(), v["deduplicated"].as_u64()),
@@ -1131,7 +1128,7 @@ async fn strict_key_order_a_stuck_key_does_not_stop_the_route() {
     let r = tokio::time::timeout(Duration::from_secs(60), relay)
         .await
         .expect("relay --once ends");
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let keys: Vec<String> = lines(&path)
         .iter()
         .map(|l| l["key"].as_str().unwrap().to_owned())
@@ -1192,7 +1189,7 @@ async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order()
             &to,
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let types: Vec<String> = lines(&path)
         .iter()
         .map(|l| l["type"].as_str().unwrap().to_owned())
@@ -1212,7 +1209,7 @@ async fn inspect_blocked_on_mongo_lists_the_stuck_key() {
     emit(&db, 2, Some("L"), &[]);
     park_first(&db, "K", "refused").await;
     let r = cmd(&db, &["inspect", "blocked", "--format", "json"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     let keys = v.as_array().unwrap();
     assert_eq!(keys.len(), 1, "{v}");

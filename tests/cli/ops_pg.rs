@@ -3,20 +3,17 @@
 use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{PgSchema, count, pg_url, run};
-use crate::relay_pg::{lines, migrate, out_file, stage};
+use crate::common::{
+    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, count, lines, migrate, ob, out_file,
+    pg_url, run, stage,
+};
 
 fn cmd(schema: &PgSchema, extra: &[&str], args: &[&str]) -> crate::common::Run {
-    let url = pg_url();
-    let rel = schema.rel("outbox");
-    let mut all: Vec<&str> = args.to_vec();
-    all.extend(["--database-url", &url, "--relation", &rel]);
-    all.extend_from_slice(extra);
-    run(&all)
+    ob(args).pg(&schema.rel("outbox")).args(extra).run()
 }
 
 fn json(r: &crate::common::Run) -> Value {
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {r:?}"))
+    r.json()
 }
 
 /// route a: 2 never-retried + 1 ripe retry, 2 scheduled, 1 stale + 1 fresh processing,
@@ -40,11 +37,11 @@ async fn seed(conn: &mut PgConnection, t: &str) {
 
 #[tokio::test]
 async fn inspect_summary_counts_exactly_and_its_json_is_stable() {
-    let (schema, mut conn) = PgSchema::new("ops_summary").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     seed(&mut conn, &schema.rel("outbox")).await;
     let r = cmd(&schema, &["--format", "json"], &["inspect"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let mut v = json(&r);
     for s in v.as_array_mut().unwrap() {
         for k in ["oldest_pending", "next_retry"] {
@@ -58,7 +55,7 @@ async fn inspect_summary_counts_exactly_and_its_json_is_stable() {
         serde_json::to_string_pretty(&v).unwrap()
     );
     let r = cmd(&schema, &["--route", "b"], &["inspect", "summary"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.contains(" b ") && !r.stdout.contains(" a "),
         "{r:?}"
@@ -67,18 +64,13 @@ async fn inspect_summary_counts_exactly_and_its_json_is_stable() {
 
 #[tokio::test]
 async fn inspect_lists_with_filters_and_keyset_pages() {
-    let (schema, mut conn) = PgSchema::new("ops_list").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     seed(&mut conn, &schema.rel("outbox")).await;
     let ids = |r: &crate::common::Run| -> Vec<String> {
-        r.stdout
-            .lines()
-            .map(|l| {
-                serde_json::from_str::<Value>(l).unwrap()["id"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned()
-            })
+        r.jsonl()
+            .iter()
+            .map(|row| row["id"].as_str().unwrap().to_owned())
             .collect()
     };
     let r = cmd(&schema, &["--format", "jsonl"], &["inspect", "pending"]);
@@ -128,7 +120,7 @@ async fn inspect_lists_with_filters_and_keyset_pages() {
 
 #[tokio::test]
 async fn inspect_event_answers_did_it_go_out() {
-    let (schema, mut conn) = PgSchema::new("ops_event").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let log = schema.rel("outbox_delivered");
     migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
     let t = schema.rel("outbox");
@@ -160,7 +152,7 @@ async fn inspect_event_answers_did_it_go_out() {
             "file:/dev/null",
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let r = cmd(
         &schema,
         &[&extra[..], &["--format", "json"]].concat(),
@@ -179,7 +171,7 @@ async fn inspect_event_answers_did_it_go_out() {
 
 #[tokio::test]
 async fn inspect_queries_read_indexes_on_a_million_rows() {
-    let (schema, mut conn) = PgSchema::new("ops_plans_1m").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     // a year of history: mostly published, a few routes, some pending, retries and failures
@@ -243,7 +235,7 @@ async fn inspect_queries_read_indexes_on_a_million_rows() {
 
 #[tokio::test]
 async fn requeue_and_discard_change_exactly_the_selected_rows() {
-    let (schema, mut conn) = PgSchema::new("ops_requeue").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     seed(&mut conn, &t).await;
@@ -254,9 +246,9 @@ async fn requeue_and_discard_change_exactly_the_selected_rows() {
     .await
     .unwrap();
     let r = cmd(&schema, &[], &["requeue", "--route", "a"]);
-    assert_eq!(r.code, 2, "a filter without --all is refused: {r:?}");
+    assert_eq!(r.code, ERROR, "a filter without --all is refused: {r:?}");
     let r = cmd(&schema, &[], &["requeue", "--all", "--route", "a"]);
-    assert_eq!(r.code, 5, "no terminal and no --yes: {r:?}");
+    assert_eq!(r.code, REFUSED, "no terminal and no --yes: {r:?}");
     let r = cmd(
         &schema,
         &["--format", "json"],
@@ -280,7 +272,7 @@ async fn requeue_and_discard_change_exactly_the_selected_rows() {
         &["--yes", "--format", "json"],
         &["requeue", "--id", &failed[0].to_string()],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(json(&r)["ids"], serde_json::json!([failed[0].to_string()]));
     let row: (
         String,
@@ -309,14 +301,14 @@ async fn requeue_and_discard_change_exactly_the_selected_rows() {
         &["--yes"],
         &["requeue", "--id", &failed[0].to_string()],
     );
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains("not a failed row"), "{r:?}");
     let r = cmd(
         &schema,
         &["--yes"],
         &["discard", "--all", "--type", "order.cancelled"],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let left: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {t} WHERE id = $1"))
         .bind(failed[1])
         .fetch_one(&mut conn)
@@ -327,7 +319,7 @@ async fn requeue_and_discard_change_exactly_the_selected_rows() {
 
 #[tokio::test]
 async fn requeue_under_consume_without_the_retain_columns() {
-    let (schema, mut conn) = PgSchema::new("ops_requeue_consume").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--storage", "consume"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "a", 3, None).await;
@@ -342,7 +334,7 @@ async fn requeue_under_consume_without_the_retain_columns() {
         &["--storage", "consume", "--yes"],
         &["requeue", "--all"],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let pending: i64 = sqlx::query_scalar(&format!(
         "SELECT count(*) FROM {t} WHERE status = 'pending' AND attempts = 0"
     ))
@@ -354,7 +346,8 @@ async fn requeue_under_consume_without_the_retain_columns() {
 
 #[tokio::test]
 async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
-    let (schema, mut conn) = PgSchema::new("ops_emit").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     let cp = schema.rel("hlc_checkpoint");
     let extra = [
         "--hlc-ordering",
@@ -387,7 +380,7 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
         &[&extra[..], &["--format", "json"]].concat(),
         &args,
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let v = json(&r);
     assert_eq!(
         (v["staged"].as_u64(), v["deduplicated"].as_u64()),
@@ -430,7 +423,7 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
     );
     assert_eq!(json(&r)["staged"], 1500, "{r:?}");
 
-    let path = out_file("ops_emit");
+    let path = out_file(test);
     let r = cmd(
         &schema,
         &extra,
@@ -443,7 +436,7 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
             &format!("file:{}", path.display()),
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let got = lines(&path);
     assert_eq!(got.len(), 1501);
     let first = &got[0];
@@ -485,7 +478,7 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
 
 #[tokio::test]
 async fn emit_refuses_bad_payloads_and_changes_nothing() {
-    let (schema, mut conn) = PgSchema::new("ops_emit_bad").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     for bad in ["{not json", "[1, 2]", "@/no/such/file"] {
         let r = cmd(
@@ -493,9 +486,15 @@ async fn emit_refuses_bad_payloads_and_changes_nothing() {
             &[],
             &["emit", "--route", "r", "--type", "t", "--payload", bad],
         );
-        assert_eq!(r.code, 2, "{bad}: {r:?}");
+        assert_eq!(r.code, ERROR, "{bad}: {r:?}");
         assert_eq!(r.stderr.lines().count(), 1, "{r:?}");
     }
+    // the payload from standard input: refused the same way
+    let r = ob(["emit", "--route", "r", "--type", "t", "--payload", "-"])
+        .pg(&schema.rel("outbox"))
+        .stdin("[1, 2]")
+        .code(ERROR);
+    assert!(r.stderr.contains("must be a JSON object"), "{r:?}");
     let n = count(
         &mut conn,
         &format!("SELECT count(*) FROM {}", schema.rel("outbox")),
@@ -509,7 +508,7 @@ async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
     use outboxctl::store::ops::NewEvent;
     use outboxctl::store::pg_ops::{PgOps, advance_checkpoint};
     use sqlx::Connection;
-    let (schema, mut conn) = PgSchema::new("ops_checkpoint_tx").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let cp = schema.rel("hlc_checkpoint");
     migrate(&schema, &["--hlc-ordering", "--hlc-checkpoint", &cp]).await;
     let table = outboxctl::target::QualifiedName::parse("t", &schema.rel("outbox")).unwrap();
@@ -614,7 +613,7 @@ async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
 
 #[tokio::test]
 async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table() {
-    let (schema, mut conn) = PgSchema::new("ops_to_consume").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 6, None).await;
@@ -645,13 +644,13 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
         &["--yes", "--reclaim-disabled"],
         &["storage", "to-consume", "--step", "3"],
     );
-    assert_eq!(r.code, 5, "{r:?}");
+    assert_eq!(r.code, REFUSED, "{r:?}");
     assert!(
         r.stderr.contains("processing") && r.stderr.contains("published"),
         "{r:?}"
     );
     let r = cmd(&schema, &[], &["storage", "to-consume", "--step", "2"]);
-    assert_eq!(r.code, 5, "{r:?}");
+    assert_eq!(r.code, REFUSED, "{r:?}");
     // the relays drain and the retention job prunes
     sqlx::raw_sql(&format!("UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'; DELETE FROM {t} WHERE status = 'published'"))
         .execute(&mut conn)
@@ -662,7 +661,7 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
         &["--yes"],
         &["storage", "to-consume", "--step", "3"],
     );
-    assert_eq!(r.code, 5, "reclaim still on: {r:?}");
+    assert_eq!(r.code, REFUSED, "reclaim still on: {r:?}");
     assert!(r.stderr.contains("reclaim"), "{r:?}");
     let r = cmd(
         &schema,
@@ -679,13 +678,13 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
         &["--reclaim-disabled"],
         &["storage", "to-consume", "--step", "3"],
     );
-    assert_eq!(r.code, 5, "no --yes without a terminal: {r:?}");
+    assert_eq!(r.code, REFUSED, "no --yes without a terminal: {r:?}");
     let r = cmd(
         &schema,
         &["--yes", "--reclaim-disabled"],
         &["storage", "to-consume"],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let cols: Vec<String> = sqlx::query_scalar("SELECT attname::text FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped")
         .bind(&t)
         .fetch_all(&mut conn)
@@ -708,7 +707,7 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
             "file:/dev/null",
         ],
     );
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stderr.contains("processing_at"), "{r:?}");
     let cfg = std::env::temp_dir()
         .join("outboxctl-tests")
@@ -727,7 +726,7 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
             "file:/dev/null",
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(json(&r)[0]["published"], 5);
     let left = count(&mut conn, &format!("SELECT count(*) FROM {t}")).await;
     assert_eq!(left, 0);
@@ -735,12 +734,12 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
 
 #[tokio::test]
 async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
-    let (schema, mut conn) = PgSchema::new("ops_doctor").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 3, None).await;
     let r = cmd(&schema, &["--format", "json"], &["doctor"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(json(&r)["ok"], true);
     sqlx::raw_sql(&format!(
         "UPDATE {t} SET status = 'failed' WHERE (payload->>'n')::int = 1;
@@ -752,7 +751,7 @@ async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     .await
     .unwrap();
     let r = cmd(&schema, &["--format", "json"], &["doctor"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let v = json(&r);
     let level = |name: &str| {
         v["checks"]
@@ -772,13 +771,14 @@ async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
 /// the second tenant's table refuses step 3 for all (naming that table), and nothing is dropped.
 #[tokio::test]
 async fn storage_checks_every_tenants_table() {
-    let (schema, mut conn) = PgSchema::new("ops_storage_tenants").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     let (a, b) = (
         "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
         "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
     );
     let cfg = crate::common::config_file(
-        "ops_storage_tenants",
+        test,
         &format!(
             "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\nrelay:\n  reclaim_stale_after: null\n",
             schema.name
@@ -787,7 +787,7 @@ async fn storage_checks_every_tenants_table() {
     let url = pg_url();
     let with =
         |args: &[&str]| run(&[args, &["--database-url", &url, "--config", cfg.as_str()]].concat());
-    assert_eq!(with(&["migrate"]).code, 0);
+    assert_eq!(with(&["migrate"]).code, OK);
     let table_b = format!("{}.outbox_{}", schema.name, b.replace('-', ""));
     stage(&mut conn, &table_b, "orders", 2, None).await;
     sqlx::raw_sql(&format!(
@@ -797,7 +797,7 @@ async fn storage_checks_every_tenants_table() {
     .await
     .unwrap();
     let r = with(&["storage", "status", "--format", "json"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let v = json(&r);
     let tables = v.as_array().expect("one status per tenant");
     assert_eq!(tables.len(), 2);
@@ -818,7 +818,7 @@ async fn storage_checks_every_tenants_table() {
         "--yes",
         "--reclaim-disabled",
     ]);
-    assert_eq!(r.code, 5, "{r:?}");
+    assert_eq!(r.code, REFUSED, "{r:?}");
     assert!(
         r.stderr.contains(&table_b),
         "names the blocked table: {r:?}"
@@ -848,7 +848,7 @@ async fn storage_checks_every_tenants_table() {
         "--yes",
         "--reclaim-disabled",
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
         r.stdout
             .matches("dropped: processing_at, published_at")
@@ -862,7 +862,7 @@ async fn storage_checks_every_tenants_table() {
 /// `--check-timeout` gives up (exit 4) and drops nothing, instead of blocking the relays.
 #[tokio::test]
 async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
-    let (schema, mut conn) = PgSchema::new("ops_step3_timeout").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 200_000, None).await;
@@ -878,7 +878,7 @@ async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
             "1ms",
         ],
     );
-    assert_eq!(r.code, 4, "{r:?}");
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
     assert!(r.stderr.contains("--check-timeout"), "{r:?}");
     let cols = count(
         &mut conn,
@@ -894,7 +894,7 @@ async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
 /// behind it, most first; a parked row with nothing behind it holds nothing back.
 #[tokio::test]
 async fn inspect_blocked_lists_each_stuck_key_with_its_head_and_backlog() {
-    let (schema, mut conn) = PgSchema::new("ops_blocked").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict"]).await;
     let t = schema.rel("outbox");
     sqlx::raw_sql(&format!(
@@ -913,7 +913,7 @@ async fn inspect_blocked_lists_each_stuck_key_with_its_head_and_backlog() {
     .await
     .unwrap();
     let r = cmd(&schema, &["--format", "json"], &["inspect", "blocked"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let v = json(&r);
     let keys: Vec<(String, i64, String)> = v
         .as_array()

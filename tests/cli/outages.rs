@@ -14,11 +14,10 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::watch;
 
 use crate::brokers::wait_rows;
-use crate::common::{PgSchema, config_file, count};
+use crate::common::{ERROR, OK, PgSchema, config_file, count, lines, migrate, out_file, stage};
 use crate::own_server::{
     assert_no_attempts, free_port, relay_across_stall, spawn_loop_relay, wait_log,
 };
-use crate::relay_pg::{lines, migrate, out_file, stage};
 use crate::relay_processes::wait_until;
 
 /// A webhook receiver on a fixed port that can go away (closing its listener and every
@@ -153,19 +152,20 @@ async fn serve(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_receiver_away_counts_no_attempt_and_everything_arrives_after() {
-    let (schema, mut conn) = PgSchema::new("outage_http").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     let mut receiver = Receiver::start().await;
     stage(&mut conn, &t, "orders", 50, Some(5)).await;
     let cfg = config_file(
-        "outage_http",
+        test,
         &format!(
             "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: 1s\n  routes:\n    orders:\n      to: {}\n",
             receiver.url()
         ),
     );
-    let log = out_file("outage_http").with_extension("log");
+    let log = out_file(test).with_extension("log");
     let relay = spawn_loop_relay(&t, &cfg, &log);
     let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published, 50).await;
@@ -246,21 +246,22 @@ impl Drop for Tmpfs {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn file_on_a_full_disk_counts_no_attempt_and_leaves_no_partial_line() {
-    let (schema, mut conn) = PgSchema::new("outage_file").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
-    let fs = Tmpfs::mount("outage_file", "512k");
+    let fs = Tmpfs::mount(test, "512k");
     let out = fs.0.join("events.jsonl");
     let filler = fs.0.join("filler");
     stage(&mut conn, &t, "orders", 20, Some(4)).await;
     let cfg = config_file(
-        "outage_file",
+        test,
         &format!(
             "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  routes:\n    orders:\n      to: \"file:{}\"\n",
             out.display()
         ),
     );
-    let log = out_file("outage_file").with_extension("log");
+    let log = out_file(test).with_extension("log");
     let relay = spawn_loop_relay(&t, &cfg, &log);
     let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published, 20).await;
@@ -293,20 +294,21 @@ async fn file_on_a_full_disk_counts_no_attempt_and_leaves_no_partial_line() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_destination_stalled_does_not_hold_up_another() {
-    let (schema, mut conn) = PgSchema::new("outage_two").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     let receiver = Receiver::start().await;
-    let path = out_file("outage_two");
+    let path = out_file(test);
     let cfg = config_file(
-        "outage_two",
+        test,
         &format!(
             "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  publish_timeout: 5s\n  routes:\n    hooks:\n      to: {}\n    files:\n      to: \"file:{}\"\n",
             receiver.url(),
             path.display()
         ),
     );
-    let log = out_file("outage_two").with_extension("log");
+    let log = out_file(test).with_extension("log");
     let relay = spawn_loop_relay(&t, &cfg, &log);
     receiver.stalled.store(true, Ordering::Relaxed);
     stage(&mut conn, &t, "hooks", 10, Some(2)).await;
@@ -337,19 +339,20 @@ async fn one_destination_stalled_does_not_hold_up_another() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_and_destination_up_report_a_down_destination_while_healthz_stays_ok() {
-    let (schema, mut conn) = PgSchema::new("outage_ready").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     let mut receiver = Receiver::start().await;
     let addr = format!("127.0.0.1:{}", free_port());
     let cfg = config_file(
-        "outage_ready",
+        test,
         &format!(
             "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  routes:\n    orders:\n      to: {}\n",
             receiver.url()
         ),
     );
-    let log = out_file("outage_ready").with_extension("log");
+    let log = out_file(test).with_extension("log");
     let relay = crate::common::KillOnDrop::new(
         crate::common::outboxctl()
             .args([
@@ -407,7 +410,7 @@ async fn readyz_and_destination_up_report_a_down_destination_while_healthz_stays
 
 #[tokio::test]
 async fn rabbitmq_urls_name_the_vhost_as_forze_reads_them() {
-    let (schema, mut conn) = PgSchema::new("outage_vhost").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     let queue = format!("{}.vhost", schema.name);
@@ -427,7 +430,7 @@ async fn rabbitmq_urls_name_the_vhost_as_forze_reads_them() {
             ),
         );
         let out = crate::brokers::relay_plain(&schema, &cfg);
-        assert_eq!(out.code, 0, "{url}: {out:?}");
+        assert_eq!(out.code, OK, "{url}: {out:?}");
         let left = count(
             &mut conn,
             &format!("SELECT count(*) FROM {t} WHERE status <> 'published'"),
@@ -444,7 +447,7 @@ async fn rabbitmq_urls_name_the_vhost_as_forze_reads_them() {
         ),
     );
     let out = crate::brokers::relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(out.code, ERROR, "{out:?}");
     assert!(out.stderr.contains("vhost"), "{out:?}");
     assert!(!out.stderr.contains("guest:guest"), "no password: {out:?}");
     assert_no_attempts(&mut conn, &t).await;
@@ -477,7 +480,8 @@ fn http_get(addr: &str, path: &str) -> (u16, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_deleted_under_a_running_relay_keeps_its_destination_down_with_the_reason() {
-    let (schema, mut conn) = PgSchema::new("outage_nats_stream").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     let subject = format!("{}.orders", schema.name);
@@ -495,13 +499,13 @@ async fn a_stream_deleted_under_a_running_relay_keeps_its_destination_down_with_
     let _ = js.delete_stream(&schema.name).await;
     js.create_stream(stream.clone()).await.unwrap();
     let cfg = config_file(
-        "outage_nats_stream",
+        test,
         &format!(
             "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 300ms\n  max_attempts: 2\n  routes:\n    orders:\n      to: {}\n      channel: {subject}\n",
             crate::brokers::NATS
         ),
     );
-    let log = out_file("outage_nats_stream").with_extension("log");
+    let log = out_file(test).with_extension("log");
     let relay = spawn_loop_relay(&t, &cfg, &log);
     stage(&mut conn, &t, "orders", 10, Some(2)).await;
     let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
@@ -530,9 +534,10 @@ async fn a_stream_deleted_under_a_running_relay_keeps_its_destination_down_with_
 
 #[tokio::test]
 async fn refused_credentials_stop_the_relay_at_start_with_exit_2() {
+    let test = test_name!();
     let port = free_port();
     let mut redis = crate::own_server::OwnServer::new(
-        "outage_redis_auth",
+        test,
         Path::new("/usr/bin/redis-server"),
         port,
         move |dir| {
@@ -544,18 +549,18 @@ async fn refused_credentials_stop_the_relay_at_start_with_exit_2() {
         },
     );
     redis.start().await;
-    let (schema, mut conn) = PgSchema::new("outage_redis_auth").await;
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 3, None).await;
     let cfg = config_file(
-        "outage_redis_auth",
+        test,
         &format!(
             "relay:\n  routes:\n    orders:\n      to: \"redis://:wrong-one@127.0.0.1:{port}\"\n"
         ),
     );
     let out = crate::brokers::relay_plain(&schema, &cfg);
-    assert_eq!(out.code, 2, "{out:?}");
+    assert_eq!(out.code, ERROR, "{out:?}");
     assert!(out.stderr.contains("password"), "{out:?}");
     assert!(
         !out.stderr.contains("wrong-one"),

@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use sqlx::postgres::PgConnection;
 
-use crate::common::{KillOnDrop, PgSchema, config_file, outboxctl, pg_url, unique_name};
-use crate::relay_pg::{migrate, stage};
+use crate::common::{KillOnDrop, PgSchema, config_file, migrate, ob, stage, unique_name};
 use crate::relay_processes::wait_until;
 
 /// A port nothing listens on right now.
@@ -275,24 +274,10 @@ pub async fn assert_no_attempts(conn: &mut PgConnection, t: &str) {
 
 /// `relay --loop` on the table with a config file, its log in `log`; killed if the test fails.
 pub fn spawn_loop_relay(table: &str, cfg: &str, log: &Path) -> KillOnDrop {
-    let log = std::fs::File::create(log).unwrap();
-    KillOnDrop::new(
-        outboxctl()
-            .args([
-                "relay",
-                "--loop",
-                "--database-url",
-                &pg_url(),
-                "--relation",
-                table,
-                "--config",
-                cfg,
-            ])
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap(),
-    )
+    ob(["relay", "--loop"])
+        .pg(table)
+        .config(cfg)
+        .spawn(Some(log))
 }
 
 /// The event ids of every row of the table.

@@ -4,8 +4,10 @@ use chrono::{Days, NaiveDate, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{PgSchema, count, pg_url, run, run_async};
-use crate::relay_pg::{migrate, stage};
+use crate::common::{
+    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, count, migrate, ob, pg_url, run,
+    run_async, stage,
+};
 
 fn today() -> NaiveDate {
     Utc::now().date_naive()
@@ -19,21 +21,11 @@ async fn log_with(test: &str) -> (PgSchema, PgConnection, String) {
 }
 
 fn parts(schema: &PgSchema, log: &str, args: &[&str]) -> crate::common::Run {
-    let url = pg_url();
-    let rel = schema.rel("outbox");
-    let mut all = vec!["partitions"];
-    all.extend_from_slice(args);
-    all.extend([
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--storage",
-        "consume",
-        "--delivery-log",
-        log,
-    ]);
-    run(&all)
+    ob(["partitions"])
+        .args(args)
+        .pg(&schema.rel("outbox"))
+        .args(["--storage", "consume", "--delivery-log", log])
+        .run()
 }
 
 /// (name, lower bound, upper bound) of every range partition, read from the catalog in UTC.
@@ -95,7 +87,7 @@ async fn migrate_attaches_days_ahead_and_add_ahead_is_idempotent_in_any_time_zon
         "--delivery-log",
         &log,
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
         r.stdout.lines().filter(|l| l.starts_with("added:")).count(),
         3,
@@ -113,7 +105,7 @@ async fn migrate_attaches_days_ahead_and_add_ahead_is_idempotent_in_any_time_zon
         );
     }
     let r = parts(&schema, &log, &["add-ahead", "--days", "10"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.is_empty() && r.stderr.contains("nothing to do"),
         "{r:?}"
@@ -125,7 +117,7 @@ async fn migrate_attaches_days_ahead_and_add_ahead_is_idempotent_in_any_time_zon
     );
 
     let r = parts(&schema, &log, &["list", "--format", "json"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["partitions"].as_array().unwrap().len(), 12);
     assert_eq!(v["days_attached_from_today"], 11);
@@ -155,10 +147,10 @@ async fn drop_expired_drops_exactly_the_expired_days_and_keeps_the_default() {
         &log,
         &["drop-expired", "--keep-days", "30", "--dry-run"],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(r.stdout.lines().count(), 3, "{r:?}");
     let r = parts(&schema, &log, &["drop-expired", "--keep-days", "30"]);
-    assert_eq!(r.code, 5, "no terminal, no --yes: refused: {r:?}");
+    assert_eq!(r.code, REFUSED, "no terminal, no --yes: refused: {r:?}");
     assert!(r.stderr.contains("--yes"), "{r:?}");
     assert_eq!(
         bounds(&mut conn, &log).await.len(),
@@ -177,7 +169,7 @@ async fn drop_expired_drops_exactly_the_expired_days_and_keeps_the_default() {
             "json",
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
         v["dropped"],
@@ -200,7 +192,7 @@ async fn drop_expired_drops_exactly_the_expired_days_and_keeps_the_default() {
         &log,
         &["drop-expired", "--keep-days", "30", "--yes"],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(r.stderr.contains("nothing to drop"), "{r:?}");
 }
 
@@ -292,14 +284,14 @@ async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
     };
     let (d, (r, took)) = tokio::join!(drop, relay);
     assert_eq!(
-        r.code, 0,
+        r.code, OK,
         "the relay's pass was not held up past its statement timeout: {r:?}"
     );
     assert!(
         took < std::time::Duration::from_secs(3),
         "relay took {took:?}"
     );
-    assert_eq!(d.code, 4, "{d:?}");
+    assert_eq!(d.code, LOCK_BUSY, "{d:?}");
     assert!(d.stdout.contains("gave up: ancient"), "{d:?}");
     sqlx::raw_sql("ROLLBACK")
         .execute(&mut reader)
@@ -344,7 +336,7 @@ async fn a_consume_pass_logs_while_another_day_is_being_attached() {
         "--delivery-log",
         &log,
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(3));
     sqlx::raw_sql("ROLLBACK")
         .execute(&mut attacher)
@@ -358,7 +350,7 @@ async fn a_consume_pass_logs_while_another_day_is_being_attached() {
 async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
     let (schema, mut conn, log) = log_with("partitions_check_fix").await;
     let r = parts(&schema, &log, &["check", "-q"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.is_empty() && r.stderr.is_empty(),
         "silent on success with -q: {r:?}"
@@ -378,14 +370,14 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
     }
     let total_before = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
     let r = parts(&schema, &log, &["check"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(
         r.stdout.contains("default partition holds 3 row(s)"),
         "{r:?}"
     );
     // add-ahead does not attach a day blindly over rows in the default
     let r = parts(&schema, &log, &["check", "--fix", "--format", "json"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["moved"].as_array().unwrap().len(), 2);
     let total_after = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
@@ -407,7 +399,7 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
         expected_bound(d2)
     )));
     let r = parts(&schema, &log, &["check", "--min-ahead", "20"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains("only 8 day(s)"), "{r:?}");
 }
 
@@ -423,7 +415,7 @@ async fn add_ahead_does_not_attach_a_day_whose_rows_sit_in_the_default() {
     .await
     .unwrap();
     let r = parts(&schema, &log, &["add-ahead", "--days", "10"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(
         r.stdout.contains(&format!("skipped: {d}")) && r.stdout.contains("check --fix"),
         "{r:?}"
@@ -436,7 +428,7 @@ async fn add_ahead_does_not_attach_a_day_whose_rows_sit_in_the_default() {
 
 #[tokio::test]
 async fn partition_commands_refuse_a_missing_or_plain_log_and_mongo() {
-    let (schema, mut conn) = PgSchema::new("partitions_refuse").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let plain = schema.rel("plain_log");
     sqlx::raw_sql(&format!(
         "CREATE TABLE {plain} (id uuid, published_at timestamptz)"
@@ -451,13 +443,13 @@ async fn partition_commands_refuse_a_missing_or_plain_log_and_mongo() {
         &["check"],
     ] {
         let r = parts(&schema, &plain, cmd);
-        assert_eq!(r.code, 2, "{cmd:?}: {r:?}");
+        assert_eq!(r.code, ERROR, "{cmd:?}: {r:?}");
         assert!(
             r.stderr.contains("not partitioned by RANGE (published_at)"),
             "{r:?}"
         );
         let r = parts(&schema, &schema.rel("nope"), cmd);
-        assert_eq!(r.code, 2, "{cmd:?}: {r:?}");
+        assert_eq!(r.code, ERROR, "{cmd:?}: {r:?}");
         assert!(r.stderr.contains("does not exist"), "{r:?}");
     }
     let r = run(&[
@@ -466,10 +458,10 @@ async fn partition_commands_refuse_a_missing_or_plain_log_and_mongo() {
         "--database-url",
         "mongodb://127.0.0.1:1/",
     ]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
     let r = run(&["partitions", "list", "--database-url", &pg_url()]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("no delivery log configured"), "{r:?}");
 }
 
@@ -581,7 +573,7 @@ async fn fix_moves_rows_by_column_name_in_batches_while_rows_keep_arriving() {
     .await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let written = writer.await.unwrap();
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let part = format!("{log}_{}", d.format("%Y%m%d"));
     let (rows, tenants, events): (i64, i64, i64) = sqlx::query_as(&format!(
         "SELECT count(*), count(*) FILTER (WHERE tenant_id = '{tenant}'), count(DISTINCT event_id) FROM {part}"

@@ -12,9 +12,11 @@ use std::time::Duration;
 use serde_json::Value;
 use sqlx::postgres::PgConnectOptions;
 
-use crate::common::{KillOnDrop, PgSchema, config_file, count, outboxctl, pg_url, run, wait_none};
+use crate::common::{
+    CHECK_FAILED, ERROR, KillOnDrop, OK, PgSchema, config_file, count, lines, out_file, outboxctl,
+    pg_url, wait_none,
+};
 use crate::own_server::{OwnServer, free_port};
-use crate::relay_pg::{lines, out_file};
 
 /// A pgbouncer in front of the test PostgreSQL, on a free port, in a directory of its own.
 pub struct PgBouncer {
@@ -125,13 +127,12 @@ impl Drop for Noise {
 
 /// outboxctl with `--config cfg` and `args`.
 fn ob(cfg: &str, args: &[&str]) -> crate::common::Run {
-    let mut all = vec!["--config", cfg];
-    all.extend_from_slice(args);
-    run(&all)
+    crate::common::ob(["--config", cfg]).args(args).run()
 }
 
+#[track_caller]
 fn ok(r: crate::common::Run) -> crate::common::Run {
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     r
 }
 
@@ -254,7 +255,7 @@ async fn every_command_works_through_transaction_pooling() {
 
     // relay: consume with the delivery log and strict order, exactly once into the file
     let r = ob(&cfg, &["relay", "--once"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(lines(&path).len(), 4);
     assert_eq!(
         count(&mut conn, &format!("SELECT count(*) FROM {t}")).await,
@@ -314,7 +315,7 @@ async fn every_command_works_through_transaction_pooling() {
 
     // doctor: it runs every check through the pooler and says it is behind one
     let r = ob(&cfg, &["doctor", "--format", "json"]);
-    assert!(r.code == 0 || r.code == 1, "{r:?}");
+    assert!(r.code == OK || r.code == CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains("behind a pooler"), "{r:?}");
     assert!(!r.stdout.contains("\"fail\""), "{r:?}");
 
@@ -522,7 +523,7 @@ async fn statement_pooling_is_refused_with_its_reason() {
     ];
     for args in commands {
         let r = ob(&cfg, args);
-        assert_eq!(r.code, 2, "{args:?}: {r:?}");
+        assert_eq!(r.code, ERROR, "{args:?}: {r:?}");
         assert!(r.stderr.contains(reason), "{args:?}: {r:?}");
         assert_eq!(
             r.stderr.trim().lines().count(),
@@ -531,7 +532,7 @@ async fn statement_pooling_is_refused_with_its_reason() {
         );
     }
     let r = ob(&cfg, &["doctor"]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains(reason), "{r:?}");
 }
 
@@ -557,7 +558,7 @@ async fn prepared_statements_relay_both_storages_on_a_direct_connection() {
             ),
         );
         ok(ob(&cfg, &["migrate"]));
-        crate::relay_pg::stage(&mut conn, &t, "orders", 250, Some(7)).await;
+        crate::common::stage(&mut conn, &t, "orders", 250, Some(7)).await;
         ok(ob(&cfg, &["relay", "--once"]));
         assert_eq!(lines(&path).len(), 250, "{storage}");
         let left = match storage {

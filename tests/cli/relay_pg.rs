@@ -1,6 +1,5 @@
 //! The relay on a real PostgreSQL: every rule of semantics.md that applies, in both storages.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -18,72 +17,21 @@ use serde_json::Value;
 use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{PgSchema, count, pg_url, run, unique_name};
-
-pub async fn migrate(schema: &PgSchema, extra: &[&str]) {
-    let url = pg_url();
-    let rel = schema.rel("outbox");
-    let mut args = vec!["migrate", "-q", "--database-url", &url, "--relation", &rel];
-    args.extend_from_slice(extra);
-    let r = run(&args);
-    assert_eq!(r.code, 0, "{r:?}");
-}
-
-/// Stages `n` pending rows of a route, `created_at` 1 ms apart, keys `k{g % keys}` (or NULL).
-pub async fn stage(conn: &mut PgConnection, table: &str, route: &str, n: i64, keys: Option<i64>) {
-    let key = match keys {
-        Some(k) => format!("'k' || (g % {k})"),
-        None => "NULL".into(),
-    };
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {table} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key)
-         SELECT gen_random_uuid(), '{route}', gen_random_uuid(), 'order.placed', now(),
-                jsonb_build_object('n', g), 'pending', clock_timestamp() + g * interval '1 millisecond', {key}
-           FROM generate_series(1, {n}) g"
-    ))
-    .execute(conn)
-    .await
-    .unwrap();
-}
-
-pub fn out_file(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join("outboxctl-tests");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}.jsonl", unique_name(test)));
-    let _ = std::fs::remove_file(&path);
-    path
-}
-
-pub fn lines(path: &PathBuf) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
-        .collect()
-}
+use crate::common::{
+    CHECK_FAILED, OK, PgSchema, count, lines, migrate, ob, out_file, pg_url, run, stage,
+};
 
 fn relay_once(schema: &PgSchema, to: &str, extra: &[&str]) -> crate::common::Run {
-    let url = pg_url();
-    let rel = schema.rel("outbox");
-    let mut args = vec![
-        "relay",
-        "--once",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--route",
-        "orders",
-        "--to",
-        to,
-    ];
-    args.extend_from_slice(extra);
-    run(&args)
+    ob(["relay", "--once", "--route", "orders", "--to", to])
+        .pg(&schema.rel("outbox"))
+        .args(extra)
+        .run()
 }
 
 #[tokio::test]
 async fn retain_publishes_marks_and_forwards_payload_exactly() {
-    let (schema, mut conn) = PgSchema::new("relay_retain_basic").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     sqlx::query(&format!(
@@ -99,13 +47,13 @@ async fn retain_publishes_marks_and_forwards_payload_exactly() {
     .unwrap();
     stage(&mut conn, &t, "orders", 40, Some(3)).await;
     stage(&mut conn, &t, "other", 5, None).await;
-    let path = out_file("relay_retain_basic");
+    let path = out_file(test);
     let r = relay_once(
         &schema,
         &format!("file:{}", path.display()),
         &["--format", "json"],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let summary: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(summary[0]["published"], 41, "{r:?}");
     assert_eq!(summary[0]["passes"], 1);
@@ -184,13 +132,14 @@ async fn retain_publishes_marks_and_forwards_payload_exactly() {
     );
     // nothing left: a second run publishes nothing
     let r = relay_once(&schema, &format!("file:{}", path.display()), &[]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(lines(&path).len(), 41);
 }
 
 #[tokio::test]
 async fn claim_skips_scheduled_failed_and_processing_rows_and_takes_ripe_retries() {
-    let (schema, mut conn) = PgSchema::new("relay_claim_predicate").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 10, None).await;
@@ -204,9 +153,9 @@ async fn claim_skips_scheduled_failed_and_processing_rows_and_takes_ripe_retries
     .execute(&mut conn)
     .await
     .unwrap();
-    let path = out_file("relay_claim_predicate");
+    let path = out_file(test);
     let r = relay_once(&schema, &format!("file:{}", path.display()), &[]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let mut ns: Vec<i64> = lines(&path)
         .iter()
         .map(|l| l["payload"]["n"].as_i64().unwrap())
@@ -224,7 +173,8 @@ async fn claim_skips_scheduled_failed_and_processing_rows_and_takes_ripe_retries
 
 #[tokio::test]
 async fn reclaim_returns_stale_processing_rows_without_touching_attempts() {
-    let (schema, mut conn) = PgSchema::new("relay_reclaim").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 4, None).await;
@@ -235,7 +185,7 @@ async fn reclaim_returns_stale_processing_rows_without_touching_attempts() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let path = out_file("relay_reclaim");
+    let path = out_file(test);
     let cfg =
         crate::common::config_file("relay_reclaim_off", "relay:\n  reclaim_stale_after: null\n");
     let r = relay_once(
@@ -243,7 +193,7 @@ async fn reclaim_returns_stale_processing_rows_without_touching_attempts() {
         &format!("file:{}", path.display()),
         &["--config", cfg.as_str()],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
         lines(&path).len(),
         2,
@@ -255,7 +205,7 @@ async fn reclaim_returns_stale_processing_rows_without_touching_attempts() {
         &format!("file:{}", path.display()),
         &["--format", "json"],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let summary: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(summary[0]["reclaimed"], 1);
     let got = lines(&path);
@@ -285,12 +235,13 @@ async fn reclaim_returns_stale_processing_rows_without_touching_attempts() {
 
 #[tokio::test]
 async fn consume_deletes_and_logs_deliveries_in_one_statement() {
-    let (schema, mut conn) = PgSchema::new("relay_consume_log").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     let log = schema.rel("outbox_delivered");
     migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 250, Some(7)).await;
-    let path = out_file("relay_consume_log");
+    let path = out_file(test);
     let r = relay_once(
         &schema,
         &format!("file:{}", path.display()),
@@ -303,7 +254,7 @@ async fn consume_deletes_and_logs_deliveries_in_one_statement() {
             "json",
         ],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let summary: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
         (
@@ -341,7 +292,8 @@ async fn consume_deletes_and_logs_deliveries_in_one_statement() {
 
 #[tokio::test]
 async fn hlc_order_nulls_last_and_headers() {
-    let (schema, mut conn) = PgSchema::new("relay_hlc_order").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 6, None).await;
@@ -353,13 +305,13 @@ async fn hlc_order_nulls_last_and_headers() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let path = out_file("relay_hlc_order");
+    let path = out_file(test);
     let r = relay_once(
         &schema,
         &format!("file:{}", path.display()),
         &["--hlc-ordering", "--propagate-trace"],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let got = lines(&path);
     let ns: Vec<i64> = got
         .iter()
@@ -376,11 +328,12 @@ async fn hlc_order_nulls_last_and_headers() {
 
 #[tokio::test]
 async fn a_destination_that_always_fails_parks_rows_after_max_attempts() {
-    let (schema, mut conn) = PgSchema::new("relay_always_fails").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 3, None).await;
-    let cfg = crate::common::config_file("relay_always_fails", "relay:\n  max_attempts: 3\n");
+    let cfg = crate::common::config_file(test, "relay:\n  max_attempts: 3\n");
     let cfg = cfg.as_str();
     for pass in 1..=3 {
         let r = relay_once(&schema, "file:/dev/full", &["--config", cfg]);
@@ -423,25 +376,26 @@ async fn a_destination_that_always_fails_parks_rows_after_max_attempts() {
         }
     }
     let r = relay_once(&schema, "file:/dev/full", &["--config", cfg]);
-    assert_eq!(r.code, 0, "failed rows are never claimed again: {r:?}");
+    assert_eq!(r.code, OK, "failed rows are never claimed again: {r:?}");
 }
 
 #[tokio::test]
 async fn a_missing_delivery_log_partition_rolls_the_pass_back() {
-    let (schema, mut conn) = PgSchema::new("relay_missing_partition").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     let log = schema.rel("outbox_delivered");
     migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
     let t = schema.rel("outbox");
     // no partition for today and no default (migrate attached days ahead: drop them all)
     crate::common::drop_all_partitions(&mut conn, &log).await;
     stage(&mut conn, &t, "orders", 10, None).await;
-    let path = out_file("relay_missing_partition");
+    let path = out_file(test);
     let r = relay_once(
         &schema,
         &format!("file:{}", path.display()),
         &["--storage", "consume", "--delivery-log", &log],
     );
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stderr.contains("no partition of relation"), "{r:?}");
     assert_eq!(
         count(
@@ -468,7 +422,7 @@ async fn a_missing_delivery_log_partition_rolls_the_pass_back() {
         &format!("file:{}", path.display()),
         &["--storage", "consume", "--delivery-log", &log],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
         count(&mut conn, &format!("SELECT count(*) FROM {log}")).await,
         10
@@ -477,7 +431,8 @@ async fn a_missing_delivery_log_partition_rolls_the_pass_back() {
 
 #[tokio::test]
 async fn a_lock_on_the_delivery_log_times_the_pass_out_and_rolls_it_back() {
-    let (schema, mut conn) = PgSchema::new("relay_lock_timeout").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     let log = schema.rel("outbox_delivered");
     migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
     let t = schema.rel("outbox");
@@ -488,7 +443,7 @@ async fn a_lock_on_the_delivery_log_times_the_pass_out_and_rolls_it_back() {
         .await
         .unwrap();
     let cfg = crate::common::config_file(
-        "relay_lock_timeout",
+        test,
         "relay:\n  pass_statement_timeout: 200ms\n  shutdown_drain_timeout: 1s\n",
     );
     let started = std::time::Instant::now();
@@ -504,7 +459,7 @@ async fn a_lock_on_the_delivery_log_times_the_pass_out_and_rolls_it_back() {
             cfg.as_str(),
         ],
     );
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     // lock_timeout and statement_timeout are both the pass statement timeout: either may fire
     assert!(
         r.stderr.contains("lock timeout") || r.stderr.contains("statement timeout"),
@@ -530,7 +485,7 @@ async fn a_lock_on_the_delivery_log_times_the_pass_out_and_rolls_it_back() {
 
 #[tokio::test]
 async fn consume_pass_timeouts_follow_the_stricter_session_value() {
-    let (schema, mut conn) = PgSchema::new("relay_pass_timeouts").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--storage", "consume"]).await;
     let t = schema.rel("outbox");
     let sink = schema.rel("sink");
@@ -556,7 +511,7 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
         &to,
         &["--storage", "consume", "--config", strict.as_str()],
     );
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stderr.contains("statement timeout"), "{r:?}");
     assert_eq!(
         count(&mut conn, &format!("SELECT count(*) FROM {sink}")).await,
@@ -586,7 +541,7 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
         "--config",
         lax.as_str(),
     ]);
-    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stderr.contains("statement timeout"), "{r:?}");
 
     // With no session limit, the lax pass limit lets the insert finish: delivered exactly once.
@@ -595,7 +550,7 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
         &to,
         &["--storage", "consume", "--config", lax.as_str()],
     );
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
         count(&mut conn, &format!("SELECT count(*) FROM {sink}")).await,
         3
@@ -613,10 +568,11 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
 
 #[tokio::test]
 async fn migrate_creates_the_postgres_table_destination() {
-    let (schema, mut conn) = PgSchema::new("relay_sink_migrate").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     let sink = schema.rel("delivered_events");
     let cfg = crate::common::config_file(
-        "relay_sink_migrate",
+        test,
         &format!("relay:\n  routes:\n    orders:\n      to: postgres-table:{sink}\n"),
     );
     let url = pg_url();
@@ -630,11 +586,11 @@ async fn migrate_creates_the_postgres_table_destination() {
         "--config",
         cfg.as_str(),
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(r.stdout.contains("create destination table"), "{r:?}");
     stage(&mut conn, &schema.rel("outbox"), "orders", 5, None).await;
     let r = crate::brokers::relay_plain(&schema, &cfg);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
         count(&mut conn, &format!("SELECT count(*) FROM {sink}")).await,
         5
@@ -729,7 +685,7 @@ fn target() -> PassTarget {
 
 #[tokio::test]
 async fn transient_failures_retry_with_grouped_errors_then_succeed() {
-    let (schema, mut conn) = PgSchema::new("relay_transient_retry").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 6, None).await;
@@ -819,7 +775,7 @@ async fn transient_failures_retry_with_grouped_errors_then_succeed() {
 
 #[tokio::test]
 async fn a_permanent_refusal_parks_the_row_at_once() {
-    let (schema, mut conn) = PgSchema::new("relay_permanent").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--storage", "consume"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 2, None).await;
@@ -937,7 +893,7 @@ async fn strict_key_order_holds_back_a_failed_key_in_the_pass_and_the_claim() {
 
 #[tokio::test]
 async fn the_pass_deadline_cancels_a_publish_in_flight_and_leaves_the_rest_untouched() {
-    let (schema, mut conn) = PgSchema::new("relay_pass_deadline").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--storage", "consume"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 10, None).await;
@@ -978,7 +934,7 @@ async fn the_pass_deadline_cancels_a_publish_in_flight_and_leaves_the_rest_untou
 
 #[tokio::test]
 async fn a_pass_inside_the_callers_transaction_is_a_savepoint() {
-    let (schema, mut conn) = PgSchema::new("relay_savepoint").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--storage", "consume"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 4, None).await;
@@ -1030,7 +986,7 @@ async fn a_pass_inside_the_callers_transaction_is_a_savepoint() {
 
 #[tokio::test]
 async fn the_claim_reads_about_a_batch_of_index_entries_whatever_the_backlog() {
-    let (schema, mut conn) = PgSchema::new("relay_claim_plan").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--hlc-ordering"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 100_000, Some(1000)).await;
@@ -1155,14 +1111,15 @@ fn collect_scans(node: &Value, out: &mut Vec<(String, String, f64)>) {
 
 #[tokio::test]
 async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables() {
-    let (schema, mut conn) = PgSchema::new("relay_tenants").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     let (a, b, c) = (
         "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
         "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
         "0190c4e2-8a6c-7e4a-9b1e-00000000000c",
     );
     let cfg = crate::common::config_file(
-        "relay_tenants",
+        test,
         &format!(
             "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\n",
             schema.name
@@ -1170,7 +1127,7 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
     );
     let url = pg_url();
     let r = run(&["migrate", "--database-url", &url, "--config", cfg.as_str()]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     for (tenant, n) in [(a, 3), (b, 2)] {
         let table = format!("{}.outbox_{}", schema.name, tenant.replace('-', ""));
         stage(&mut conn, &table, "orders", n, None).await;
@@ -1187,7 +1144,7 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
         .await
         .unwrap();
     }
-    let path = out_file("relay_tenants");
+    let path = out_file(test);
     let r = run(&[
         "relay",
         "--once",
@@ -1202,7 +1159,7 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
         "--format",
         "json",
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let summary: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
         summary.as_array().unwrap().len(),
@@ -1224,10 +1181,11 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
 
 #[tokio::test]
 async fn ctrl_c_of_a_one_shot_relay_exits_130() {
-    let (schema, mut conn) = PgSchema::new("relay_ctrl_c").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     stage(&mut conn, &schema.rel("outbox"), "orders", 50_000, None).await;
-    let path = out_file("relay_ctrl_c");
+    let path = out_file(test);
     let child = crate::common::outboxctl()
         .args([
             "relay",
@@ -1270,7 +1228,7 @@ async fn ctrl_c_of_a_one_shot_relay_exits_130() {
 /// meeting "current transaction is aborted" forever.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usable() {
-    let (schema, mut conn) = PgSchema::new("relay_cancel_begin").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 5, None).await;
@@ -1348,7 +1306,7 @@ async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usabl
 /// (ties go in index order) instead of reading and sorting the whole tie group.
 #[tokio::test]
 async fn the_claim_reads_about_a_batch_of_a_tie_group_of_one_created_at() {
-    let (schema, mut conn) = PgSchema::new("relay_claim_ties").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 50_000, Some(100)).await;
@@ -1389,7 +1347,7 @@ async fn the_claim_reads_about_a_batch_of_a_tie_group_of_one_created_at() {
 /// them and still fills up.
 #[tokio::test]
 async fn a_consume_claim_locks_only_what_it_returns_and_a_contended_claim_fills_up() {
-    let (schema, mut conn) = PgSchema::new("relay_claim_locks").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 300, Some(30)).await;
@@ -1452,7 +1410,7 @@ impl Publisher for FlushFailsOnce {
 /// later chunk of the same key is not delivered while the earlier rows wait for their retry.
 #[tokio::test]
 async fn strict_key_order_holds_back_a_key_behind_a_failed_flush() {
-    let (schema, mut conn) = PgSchema::new("relay_strict_flush").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 40, Some(1)).await; // one key, two chunks (32 + 8)
@@ -1506,7 +1464,7 @@ async fn claim_and_undo(
 /// does not hold back tenant B's in a shared table.
 #[tokio::test]
 async fn strict_key_order_treats_an_empty_key_as_none_and_scopes_keys_by_tenant() {
-    let (schema, mut conn) = PgSchema::new("relay_strict_keys").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict"]).await;
     let t = schema.rel("outbox");
     let (a, b) = (
@@ -1537,7 +1495,7 @@ async fn strict_key_order_treats_an_empty_key_as_none_and_scopes_keys_by_tenant(
 /// `created_at`) waits behind its parked cause.
 #[tokio::test]
 async fn strict_key_order_with_hlc_decides_earlier_by_the_claim_order() {
-    let (schema, mut conn) = PgSchema::new("relay_strict_hlc").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict", "--hlc-ordering"]).await;
     let t = schema.rel("outbox");
     sqlx::raw_sql(&format!(
@@ -1584,7 +1542,7 @@ async fn strict_key_order_with_hlc_decides_earlier_by_the_claim_order() {
 /// is printed, not asserted: speed belongs to the benchmark).
 #[tokio::test]
 async fn strict_claim_steps_over_a_stuck_keys_backlog_cheaply() {
-    let (schema, mut conn) = PgSchema::new("relay_strict_backlog").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict", "--storage", "consume"]).await;
     let t = schema.rel("outbox");
     sqlx::raw_sql(&format!(
@@ -1692,7 +1650,7 @@ impl Publisher for TimeoutOnJ {
 /// so the next chunk does not deliver the key's later rows before them.
 #[tokio::test]
 async fn strict_key_order_holds_back_rows_a_timeout_left_unreached() {
-    let (schema, mut conn) = PgSchema::new("relay_strict_unreached").await;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict"]).await;
     let t = schema.rel("outbox");
     sqlx::raw_sql(&format!(

@@ -5,8 +5,7 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use crate::common::{PgSchema, outboxctl, pg_url};
-use crate::relay_pg::{lines, migrate, out_file, stage};
+use crate::common::{OK, PgSchema, lines, migrate, out_file, outboxctl, pg_url, stage};
 
 /// Polls `cond` until it holds, failing the test after `limit`.
 pub async fn wait_until<F: FnMut() -> bool>(limit: Duration, what: &str, mut cond: F) {
@@ -206,11 +205,12 @@ async fn four_relays_retain_strict_keep_per_key_order() {
 
 #[tokio::test]
 async fn sigterm_drains_and_exits_0() {
-    let (schema, mut conn) = PgSchema::new("relay_sigterm").await;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
-    let path = out_file("relay_sigterm");
-    let cfg = crate::common::config_file("relay_sigterm", "relay:\n  interval: 100ms\n");
+    let path = out_file(test);
+    let cfg = crate::common::config_file(test, "relay:\n  interval: 100ms\n");
     let child = spawn_relay(&schema, "--loop", &path, &cfg, &[]);
     stage(&mut conn, &t, "orders", 300, None).await;
     wait_until(
@@ -222,7 +222,7 @@ async fn sigterm_drains_and_exits_0() {
     sigterm(&child);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(out.status.code(), Some(OK), "{stderr}");
     assert!(
         stderr.contains("draining") && stderr.contains("tick"),
         "{stderr}"

@@ -1,6 +1,6 @@
 //! `schema print` writes the specification's text, character for character.
 
-use crate::common::run;
+use crate::common::{ERROR, OK, run};
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!(
@@ -43,14 +43,14 @@ fn fixtures_are_the_specification_text() {
 #[test]
 fn default_postgres_schema_is_the_specification() {
     let r = run(&["schema", "print"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(r.stdout, fixture("spec_outbox.sql"));
 }
 
 #[test]
 fn optional_parts_are_the_specification_text_in_order() {
     let r = run(&["schema", "print", "--with", "all", "--storage", "consume"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     let expected = [
         fixture("spec_outbox.sql"),
         fixture("spec_traceparent.sql"),
@@ -74,7 +74,7 @@ fn config_flags_select_parts_too() {
 #[test]
 fn mongo_script_holds_the_specification_lines() {
     let r = run(&["schema", "print", "--backend", "mongo", "--with", "hlc"]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout
             .contains(fixture("spec_mongo_indexes.js").trim_end()),
@@ -104,7 +104,7 @@ fn names_derive_from_the_table_and_are_quoted_only_where_needed() {
         "--storage",
         "consume",
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     insta::assert_snapshot!("quoted_names", r.stdout);
 }
 
@@ -118,7 +118,7 @@ fn mongo_collection_names_that_clash_with_db_methods_use_get_collection() {
         "--collection",
         "shop.stats",
     ]);
-    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.code, OK, "{r:?}");
     insta::assert_snapshot!("mongo_stats", r.stdout);
 }
 
@@ -132,7 +132,7 @@ fn delivery_log_on_mongo_is_refused() {
         "--with",
         "delivery-log",
     ]);
-    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
     assert!(r.stdout.is_empty());
 }

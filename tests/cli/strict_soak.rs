@@ -112,7 +112,7 @@ impl Backend {
         if hlc {
             extra.push("--hlc-ordering");
         }
-        crate::relay_pg::migrate(&schema, &extra).await;
+        crate::common::migrate(&schema, &extra).await;
         let opts = PgStoreOptions {
             relation: outboxctl::target::RelationSpec::parse("relation", &schema.rel("outbox"))
                 .unwrap(),

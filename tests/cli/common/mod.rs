@@ -1,0 +1,318 @@
+//! Shared test set-up: server URLs, a schema or database per test (dropped when the test
+//! passes, kept for inspection when it fails, in [`pg`] and [`mongo`]), and running the built
+//! binary: [`ob`] builds a run (`ob(["inspect"]).pg(&t).code(OK).json()`), and the exit codes
+//! are the library's constants.
+
+pub mod mongo;
+pub mod pg;
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub use mongo::*;
+pub use pg::*;
+
+/// The documented exit codes (`outboxctl::exit_code`), as a process reports them.
+pub const OK: i32 = outboxctl::exit_code::OK as i32;
+pub const CHECK_FAILED: i32 = outboxctl::exit_code::CHECK_FAILED as i32;
+pub const ERROR: i32 = outboxctl::exit_code::ERROR as i32;
+pub const CONNECT: i32 = outboxctl::exit_code::CONNECT as i32;
+pub const LOCK_BUSY: i32 = outboxctl::exit_code::LOCK_BUSY as i32;
+pub const REFUSED: i32 = outboxctl::exit_code::REFUSED as i32;
+
+/// The running test's path (`module::test_name`), for names of its own schema, database or
+/// files: `PgSchema::new(test_name!())`.
+macro_rules! test_name {
+    () => {{
+        fn here() {}
+        let path = std::any::type_name_of_val(&here);
+        path.trim_end_matches("::here")
+            .trim_end_matches("::{{closure}}")
+            .trim_start_matches("cli::")
+    }};
+}
+
+pub fn pg_url() -> String {
+    std::env::var("OUTBOXCTL_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+pub fn mongo_url() -> String {
+    std::env::var("OUTBOXCTL_TEST_MONGO_URL")
+        .unwrap_or_else(|_| "mongodb://127.0.0.1:27018/?replicaSet=rs0".to_owned())
+}
+
+/// A short, stable name for a test's own schema or database.
+pub fn unique_name(test: &str) -> String {
+    let mut h = DefaultHasher::new();
+    test.hash(&mut h);
+    format!("t_{:016x}", h.finish())
+}
+
+/// The result of running the binary.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(out: Output) -> Self {
+        Self {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+impl Run {
+    /// Standard output as one JSON document.
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{self:?}"))
+    }
+
+    /// Standard output as JSON lines.
+    #[track_caller]
+    pub fn jsonl(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .map(|l| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("a line is not JSON ({e}): {l:?}\n{self:?}"))
+            })
+            .collect()
+    }
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// The built binary with a clean environment: no inherited OUTBOXCTL_* or DATABASE_URL,
+/// NO_COLOR set, run in an empty directory so no stray outboxctl.yaml is read.
+pub fn outboxctl() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_outboxctl"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OUTBOXCTL_") || k == "DATABASE_URL" {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("NO_COLOR", "1");
+    cmd.current_dir(std::env::temp_dir());
+    cmd
+}
+
+pub fn run(args: &[&str]) -> Run {
+    Run::from(outboxctl().args(args).output().expect("run outboxctl"))
+}
+
+/// A run of the binary, built up then run (see [`Ob`]).
+pub fn ob<I, S>(args: I) -> Ob
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    Ob {
+        cmd: outboxctl(),
+        args: args.into_iter().map(|a| a.as_ref().to_owned()).collect(),
+        stdin: None,
+    }
+}
+
+/// One run of the binary: arguments, environment and input, then [`Ob::code`] (run and check
+/// the exit code), [`Ob::run`] or [`Ob::spawn`]. As just's `Test`: a test reads as the command
+/// it runs and what it expects.
+#[must_use = "an Ob does nothing until it is run"]
+pub struct Ob {
+    cmd: Command,
+    args: Vec<String>,
+    stdin: Option<String>,
+}
+
+impl Ob {
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// The test PostgreSQL and an outbox relation (`schema.table`).
+    pub fn pg(self, relation: &str) -> Self {
+        self.args(["--database-url", &pg_url(), "--relation", relation])
+    }
+
+    /// The test MongoDB and an outbox collection (`db.collection`).
+    pub fn mongo(self, collection: &str) -> Self {
+        self.args(["--database-url", &mongo_url(), "--collection", collection])
+    }
+
+    /// A config file.
+    pub fn config(self, path: impl AsRef<Path>) -> Self {
+        let path = path.as_ref().to_str().expect("utf-8 path").to_owned();
+        self.args(["--config", &path])
+    }
+
+    /// Runs it in `dir` (where it looks for `./outboxctl.yaml`); by default an empty directory.
+    pub fn dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// Text on the binary's standard input (without it, stdin is empty: not a terminal).
+    pub fn stdin(mut self, text: impl Into<String>) -> Self {
+        self.stdin = Some(text.into());
+        self
+    }
+
+    /// Runs it to its end.
+    pub fn run(mut self) -> Run {
+        use std::io::Write;
+        self.cmd
+            .args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = self.cmd.spawn().expect("run outboxctl");
+        let mut input = child.stdin.take().expect("piped");
+        if let Some(text) = self.stdin {
+            input.write_all(text.as_bytes()).expect("write stdin");
+        }
+        drop(input);
+        Run::from(child.wait_with_output().expect("run outboxctl"))
+    }
+
+    /// Runs it and checks the exit code, showing the whole run when it differs.
+    #[track_caller]
+    pub fn code(self, expected: i32) -> Run {
+        let what = self.args.join(" ");
+        let r = self.run();
+        assert_eq!(r.code, expected, "outboxctl {what}\n{r:?}");
+        r
+    }
+
+    /// Starts it (stdout discarded, stderr to `log` when given); killed if the test ends first.
+    pub fn spawn(mut self, log: Option<&Path>) -> KillOnDrop {
+        let stderr = match log {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("create the log")),
+            None => Stdio::null(),
+        };
+        KillOnDrop::new(
+            self.cmd
+                .args(&self.args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(stderr)
+                .spawn()
+                .expect("spawn outboxctl"),
+        )
+    }
+}
+
+/// Runs the binary asynchronously (so a test can do other things meanwhile).
+pub async fn run_async(args: Vec<String>) -> Run {
+    let mut cmd = tokio::process::Command::from(outboxctl());
+    Run::from(cmd.args(&args).output().await.expect("run outboxctl"))
+}
+
+/// Writes a config file of the test's own; returns its path.
+pub fn config_file(test: &str, yaml: &str) -> String {
+    let path = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", unique_name(test)));
+    std::fs::create_dir_all(path.parent().expect("has a parent")).unwrap();
+    std::fs::write(&path, yaml).unwrap();
+    path.to_str().expect("utf-8 temp dir").to_owned()
+}
+
+/// Polls `check` every 20 ms until it returns `Ok`, failing the test after `limit` with `what`
+/// and the last `Err` (what the condition looked like then). Every wait in the tests is this.
+pub async fn eventually<T>(
+    limit: Duration,
+    what: &str,
+    mut check: impl AsyncFnMut() -> Result<T, String>,
+) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        match check().await {
+            Ok(value) => return value,
+            Err(seen) => assert!(
+                Instant::now() < deadline,
+                "timed out after {limit:?} waiting for {what}: {seen}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A spawned process that is killed when the test ends early (a panic), so a looping relay
+/// never outlives its test and competes for the next run's rows.
+pub struct KillOnDrop(Option<std::process::Child>);
+
+impl KillOnDrop {
+    pub fn new(child: std::process::Child) -> Self {
+        Self(Some(child))
+    }
+
+    /// SIGTERM (the relay's graceful drain), then its exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let mut child = self.0.take().expect("running");
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        child.wait().unwrap()
+    }
+}
+
+impl KillOnDrop {
+    /// SIGTERM, then its exit status if it exits within `limit` (`None`: still running; it is
+    /// killed when dropped).
+    pub async fn terminate_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let child = self.0.as_mut().expect("running");
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                self.0 = None;
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! PostgreSQL for the tests: a connection, a schema of the test's own, and the helpers most
+//! PostgreSQL tests share (migrate a schema, stage rows, read a `file:` destination's lines).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use sqlx::Connection;
+use sqlx::postgres::PgConnection;
+
+use super::{OK, eventually, ob, pg_url, unique_name};
+
+pub async fn pg() -> PgConnection {
+    PgConnection::connect(&pg_url()).await.unwrap_or_else(|e| {
+        panic!(
+            "PostgreSQL is not reachable at {} ({e}); run scripts/services.sh (or set OUTBOXCTL_TEST_PG_URL)",
+            pg_url()
+        )
+    })
+}
+
+/// A schema of the test's own: created empty, dropped when the test passes.
+pub struct PgSchema {
+    pub name: String,
+}
+
+impl PgSchema {
+    pub async fn new(test: &str) -> (Self, PgConnection) {
+        let name = unique_name(test);
+        let mut conn = pg().await;
+        sqlx::raw_sql(&format!(
+            "DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}"
+        ))
+        .execute(&mut conn)
+        .await
+        .expect("create test schema");
+        (Self { name }, conn)
+    }
+
+    /// The same, but the schema does not exist yet (migrate must create it).
+    pub async fn absent(test: &str) -> (Self, PgConnection) {
+        let name = unique_name(test);
+        let mut conn = pg().await;
+        sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
+            .execute(&mut conn)
+            .await
+            .expect("drop test schema");
+        (Self { name }, conn)
+    }
+
+    pub fn rel(&self, table: &str) -> String {
+        format!("{}.{table}", self.name)
+    }
+}
+
+impl Drop for PgSchema {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("test failed: schema {} kept for inspection", self.name);
+            return;
+        }
+        let name = self.name.clone();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                let mut conn = pg().await;
+                let _ = sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
+                    .execute(&mut conn)
+                    .await;
+            });
+        })
+        .join()
+        .unwrap();
+    }
+}
+
+/// `migrate -q` of the schema's `outbox` (and `extra` flags), which must succeed.
+pub async fn migrate(schema: &PgSchema, extra: &[&str]) {
+    ob(["migrate", "-q"])
+        .pg(&schema.rel("outbox"))
+        .args(extra)
+        .code(OK);
+}
+
+/// Stages `n` pending rows of a route, `created_at` 1 ms apart, keys `k{g % keys}` (or NULL).
+pub async fn stage(conn: &mut PgConnection, table: &str, route: &str, n: i64, keys: Option<i64>) {
+    let key = match keys {
+        Some(k) => format!("'k' || (g % {k})"),
+        None => "NULL".into(),
+    };
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {table} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key)
+         SELECT gen_random_uuid(), '{route}', gen_random_uuid(), 'order.placed', now(),
+                jsonb_build_object('n', g), 'pending', clock_timestamp() + g * interval '1 millisecond', {key}
+           FROM generate_series(1, {n}) g"
+    ))
+    .execute(conn)
+    .await
+    .unwrap();
+}
+
+pub fn out_file(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join("outboxctl-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{}.jsonl", unique_name(test)));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+pub fn lines(path: &PathBuf) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
+        .collect()
+}
+
+/// The `count(*)` (or any `bigint`) one query returns.
+pub async fn count(conn: &mut PgConnection, sql: &str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(conn).await.unwrap()
+}
+
+/// Makes every row of the table due now (as if its retry delay had passed).
+pub async fn make_due(conn: &mut PgConnection, table: &str) {
+    sqlx::raw_sql(&format!("UPDATE {table} SET available_at = NULL"))
+        .execute(conn)
+        .await
+        .unwrap();
+}
+
+/// Drops every partition of a delivery log (no day and no default partition left).
+pub async fn drop_all_partitions(conn: &mut PgConnection, log: &str) {
+    let parts: Vec<String> = sqlx::query_scalar(
+        "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass",
+    )
+    .bind(log)
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    assert!(!parts.is_empty(), "{log} has no partitions to drop");
+    for p in parts {
+        sqlx::raw_sql(&format!("DROP TABLE {p}"))
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+    }
+}
+
+/// Waits until the `count(*)` of `sql` is 0, e.g. "no row pending or processing".
+pub async fn wait_none(conn: &mut PgConnection, sql: &str, limit: Duration) {
+    eventually(limit, sql, async || {
+        let left = count(&mut *conn, sql).await;
+        if left == 0 {
+            Ok(())
+        } else {
+            Err(format!("{left} left"))
+        }
+    })
+    .await
+}
+
+/// Waits until some session matches `sql`, a `SELECT EXISTS (…)` over pg_stat_activity, e.g.
+/// "a backend is waiting on a lock".
+pub async fn wait_for_session(
+    conn: &mut PgConnection,
+    sql: &str,
+    bind: Option<i32>,
+    limit: Duration,
+) {
+    eventually(limit, sql, async || {
+        let mut q = sqlx::query_scalar::<_, bool>(sql);
+        if let Some(b) = bind {
+            q = q.bind(b);
+        }
+        if q.fetch_one(&mut *conn).await.unwrap() {
+            Ok(())
+        } else {
+            Err("no session matched".into())
+        }
+    })
+    .await
+}
