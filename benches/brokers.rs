@@ -9,9 +9,6 @@
 //! chunk of 32, a key's messages in order) and one publish at a time, each acknowledged before
 //! the next (forze's way). Same relay, same statements; only the publishing differs.
 
-// The benchmarks stage and check rows directly: plain sqlx statements.
-#![allow(clippy::disallowed_methods)]
-
 mod common;
 
 use std::sync::{Arc, Mutex};

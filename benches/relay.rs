@@ -21,9 +21,6 @@
 //! `outboxctl_bench`, whose `synchronous_commit = off` (commit latency on virtual disks is
 //! erratic) holds through the pooler; one extra pair runs with it on.
 
-// The benchmarks stage and check rows directly: plain sqlx statements.
-#![allow(clippy::disallowed_methods)]
-
 mod common;
 
 use std::time::{Duration, Instant};

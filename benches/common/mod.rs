@@ -1,5 +1,8 @@
 //! What the benchmarks share: server URLs, staging N rows with COPY, store options.
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each benchmark uses part of what they share; expect would fail in the one that uses it all"
+)]
 
 use std::time::Duration;
 

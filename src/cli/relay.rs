@@ -78,6 +78,11 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     let config = &ctx.config;
     let url = config.require_url().map_err(Error::from)?;
     let routes = route_destinations(ctx, &args)?;
+    // Every route's options first, before the database or any destination is contacted.
+    let planned = routes
+        .iter()
+        .map(|(route, dest)| destination::plan(route, dest))
+        .collect::<Result<Vec<_>, _>>()?;
     let to_stdout = routes
         .iter()
         .any(|(_, d)| DestinationUrl::parse(&d.to) == Ok(DestinationUrl::Stdout));
@@ -105,7 +110,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             let timeout = ctx.global.connect_timeout.0;
             let first = PgStore::connect(url, timeout, opts.clone()).await?;
             let mut stores = vec![first];
-            let lanes = build_lanes(ctx, &args, &routes, &tenants).await?;
+            let lanes = build_lanes(ctx, &args, &routes, planned, &tenants).await?;
             while stores.len() < lanes.len() {
                 stores.push(PgStore::connect(url, timeout, opts.clone()).await?);
             }
@@ -125,7 +130,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             }
             let opts = MongoStoreOptions::from_config(config, collection.clone());
             let first = MongoStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
-            let lanes = build_lanes(ctx, &args, &routes, &tenants).await?;
+            let lanes = build_lanes(ctx, &args, &routes, planned, &tenants).await?;
             let stores = (0..lanes.len()).map(|_| first.fork()).collect();
             drive(ctx, &args, relay_of(stores, lanes, settings), to_stdout).await
         }
@@ -161,17 +166,13 @@ async fn build_lanes(
     ctx: &Ctx,
     args: &RelayArgs,
     routes: &[(String, RouteFile)],
+    planned: Vec<(destination::RouteSpec, Vec<String>)>,
     tenants: &[Option<uuid::Uuid>],
 ) -> Result<Vec<LaneRoutes>, Error> {
     let config = &ctx.config;
     let stdout_lock = Arc::new(Mutex::new(()));
     let mut lanes: Vec<LaneRoutes> = Vec::new();
     let build_ctx = destination::BuildContext::from_config(config);
-    // Every route's options first, before any destination is contacted.
-    let planned = routes
-        .iter()
-        .map(|(route, dest)| destination::plan(route, dest))
-        .collect::<Result<Vec<_>, _>>()?;
     for ((route, dest), (spec, planned_warnings)) in routes.iter().zip(planned) {
         let shown = spec.shown();
         let (sink, mut warnings) =

@@ -2,7 +2,10 @@
 //! a MongoDB replica set (own database per test). `scripts/test` starts them.
 
 // The tests talk to PostgreSQL directly (never through a pooler): plain sqlx statements.
-#![allow(clippy::disallowed_methods)]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "talks to PostgreSQL directly (never through a pooler): plain sqlx statements"
+)]
 
 #[macro_use]
 mod common;
@@ -13,6 +16,7 @@ mod contract;
 mod ecosystem;
 mod errors;
 mod failures;
+mod help_text;
 mod metrics;
 mod migrate_mongo;
 mod migrate_pg;
