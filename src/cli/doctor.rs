@@ -140,7 +140,7 @@ async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> 
     let crate::config::Target::Mongo { collection, .. } = &ctx.config.outbox.target else {
         return Ok(());
     };
-    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let mut conn = ctx.connect().await?;
     let crate::store::any::Conn::Mongo(client) = &conn else {
         return Ok(());
     };
@@ -230,7 +230,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
         return Ok(report(ctx, &checks));
     }
     let targets = crate::store::any::pg_targets(&ctx.config, None)?;
-    let mut conn = crate::store::any::connect_pg(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let mut conn = ctx.connect_pg().await?;
     let url = ctx.config.require_url()?;
     drain_check(ctx, &mut checks);
     destination_checks(ctx, &mut checks).await;

@@ -91,7 +91,7 @@ pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<u8> {
     let target = targets
         .first()
         .ok_or_else(|| Error::Runtime("no outbox to stage into".into()))?;
-    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let mut conn = ctx.connect().await?;
     let mut ops = crate::store::any::open(&ctx.config, &mut conn, target).await?;
     let now = chrono::Utc::now();
     let mut staged: Vec<Staged> = Vec::new();

@@ -18,7 +18,7 @@ pub enum HlcCommand {
 
 pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
     let targets = crate::store::any::targets(&ctx.config, None)?;
-    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let mut conn = ctx.connect().await?;
     let target = targets
         .first()
         .ok_or_else(|| Error::Runtime("no outbox configured".into()))?;

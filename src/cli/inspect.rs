@@ -91,7 +91,7 @@ pub fn filter_for(
 
 pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
     let targets = crate::store::any::targets(&ctx.config, args.tenant)?;
-    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let mut conn = ctx.connect().await?;
     let now = chrono::Utc::now();
     let command = args.command.take().unwrap_or(InspectCommand::Summary);
     match command {

@@ -39,6 +39,19 @@ pub struct Ctx {
     pub global: GlobalArgs,
 }
 
+impl Ctx {
+    /// The one way a command reaches its database: the configured backend, within
+    /// `--connect-timeout`.
+    pub async fn connect(&self) -> Result<crate::store::any::Conn, crate::Error> {
+        crate::store::any::connect(&self.config, self.global.connect_timeout.0).await
+    }
+
+    /// The same, for a command that only runs on PostgreSQL.
+    pub async fn connect_pg(&self) -> Result<sqlx::PgConnection, crate::Error> {
+        crate::store::any::connect_pg(&self.config, self.global.connect_timeout.0).await
+    }
+}
+
 static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Remembers a secret so that no message printed by the CLI can contain it.

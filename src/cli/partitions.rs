@@ -11,7 +11,7 @@ use crate::partitions::{self, Bound, DayAction, Finding};
 use crate::schema::postgres::LockPolicy;
 use crate::store::log_partitions::{self as lp, LogFacts};
 use crate::target::QualifiedName;
-use crate::{Error, db};
+use crate::Error;
 
 #[derive(Debug, Subcommand)]
 pub enum PartitionsCommand {
@@ -104,8 +104,7 @@ struct Report<T: Serialize> {
 
 pub async fn run(ctx: &Ctx, cmd: PartitionsCommand) -> anyhow::Result<u8> {
     let log = delivery_log(ctx)?;
-    let url = ctx.config.require_url().map_err(Error::from)?;
-    let mut conn = db::connect_pg(url, ctx.global.connect_timeout.0).await?;
+    let mut conn = ctx.connect_pg().await?;
     let facts = lp::read(&mut conn, &log).await?;
     let today = chrono::Utc::now().date_naive();
     match cmd {

@@ -93,7 +93,7 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
         .into());
     }
     let targets = crate::store::any::targets(&ctx.config, args.tenant)?;
-    let mut conn = crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let mut conn = ctx.connect().await?;
     let now = chrono::Utc::now();
 
     // Select: the given ids, or every matching failed row (keyset pages).

@@ -64,7 +64,7 @@ async fn gauges(
 ) -> Result<Vec<RouteSummary>, Error> {
     let mut guard = slot.lock().await;
     if guard.is_none() {
-        *guard = Some(crate::store::any::connect(&ctx.config, ctx.global.connect_timeout.0).await?);
+        *guard = Some(ctx.connect().await?);
     }
     let conn = guard.as_mut().expect("connected");
     let result = async {

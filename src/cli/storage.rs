@@ -230,7 +230,7 @@ pub async fn run(ctx: &Ctx, cmd: StorageCommand) -> anyhow::Result<u8> {
     if tables.is_empty() {
         return Err(Error::Runtime("no outbox configured".into()).into());
     }
-    let mut conn = crate::store::any::connect_pg(&ctx.config, ctx.global.connect_timeout.0).await?;
+    let mut conn = ctx.connect_pg().await?;
     match cmd {
         StorageCommand::Status => {
             let all = statuses(ctx, &mut conn, &tables, false).await?;
