@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod dburl;
+pub mod duration;
 pub mod error;
 pub mod exit_code;
 pub mod schema;

@@ -331,3 +331,31 @@ mod tests {
         assert!(Message::from_row(&row).is_err());
     }
 }
+
+/// Where delivered rows go: kept as `published` (retain) or deleted in the pass (consume).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Storage {
+    Retain,
+    Consume,
+}
+
+impl std::fmt::Display for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Storage::Retain => "retain",
+            Storage::Consume => "consume",
+        })
+    }
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyOrder {
+    BestEffort,
+    Strict,
+}

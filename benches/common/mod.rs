@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use outboxctl::config::{KeyOrder, Storage};
 use outboxctl::dburl::DatabaseUrl;
+use outboxctl::model::{KeyOrder, Storage};
 use outboxctl::relay::RelaySettings;
 use outboxctl::store::postgres::PgStoreOptions;
 use outboxctl::target::RelationSpec;

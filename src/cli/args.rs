@@ -9,7 +9,8 @@ use super::{
     Format, completions, doctor, emit, hlc, init, inspect, migrate, partitions, relay, requeue,
     schema, storage,
 };
-use crate::config::{Dur, KeyOrder, Storage};
+use crate::duration::Dur;
+use crate::model::{KeyOrder, Storage};
 
 #[derive(Debug, Parser)]
 #[command(

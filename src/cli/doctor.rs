@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::Ctx;
 use super::inspect;
-use crate::config::Dur;
+use crate::duration::Dur;
 use crate::exit_code;
 use crate::hlc::MAX_DRIFT_MS;
 use crate::store::ops::OpsStore;

@@ -11,9 +11,10 @@ use dialoguer::{Confirm, Input, MultiSelect, Select};
 
 use super::Ctx;
 use crate::Error;
-use crate::config::{Storage, Target};
+use crate::config::Target;
 use crate::dburl::{Backend, DatabaseUrl};
 use crate::exit_code;
+use crate::model::Storage;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -122,8 +123,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
         .into());
     }
     let c = &ctx.config;
-    let interactive =
-        !ctx.global.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let interactive = !ctx.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut a = Answers {
         database_url: c.database_url.as_ref().map_or_else(
             || "postgres://postgres@127.0.0.1:5432/postgres".to_owned(),
@@ -237,13 +237,13 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
         let url = config.require_url()?;
         let reachable = match config.backend {
             Backend::Postgres => {
-                match crate::db::connect_pg(url, ctx.global.connect_timeout.0).await {
+                match crate::db::connect_pg(url, ctx.connect_timeout).await {
                     // a pooler that cannot hold a transaction is told now, not at the first relay
                     Ok(mut conn) => crate::db::pg::check_transactions(&mut conn).await,
                     Err(e) => Err(e),
                 }
             }
-            Backend::Mongo => crate::db::connect_mongo(url, ctx.global.connect_timeout.0)
+            Backend::Mongo => crate::db::connect_mongo(url, ctx.connect_timeout)
                 .await
                 .map(drop),
         };
@@ -258,10 +258,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
                 {
                     let plan_ctx = super::Ctx {
                         config,
-                        out: ctx.out,
-                        global: super::GlobalArgs {
-                            ..ctx.global.clone()
-                        },
+                        ..ctx.clone()
                     };
                     let dry = super::migrate::MigrateArgs::dry_run();
                     super::migrate::run(&plan_ctx, dry).await?;

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::Ctx;
 use crate::Error;
-use crate::config::Dur;
+use crate::duration::Dur;
 use crate::exit_code;
 use crate::store::ops::{EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView};
 

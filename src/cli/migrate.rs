@@ -7,8 +7,9 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Ctx;
-use crate::config::{Dur, Target};
+use crate::config::Target;
 use crate::dburl::Backend;
+use crate::duration::Dur;
 use crate::exit_code;
 use crate::schema::desired::Extras;
 use crate::schema::plan::{self, MigrationPlan, Problem};
@@ -59,7 +60,7 @@ struct MigrateReport<'a> {
 
 pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
     let url = ctx.config.require_url().map_err(Error::from)?;
-    let timeout = ctx.global.connect_timeout.0;
+    let timeout = ctx.connect_timeout;
     let target = match &ctx.config.outbox.target {
         Target::Postgres { relation, .. } => relation.template(),
         Target::Mongo { collection, .. } => collection.to_string(),

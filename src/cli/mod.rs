@@ -33,22 +33,28 @@ use crate::exit_code;
 pub use output::{Format, Output};
 
 /// What every command gets: the resolved configuration and how to write output.
+#[derive(Clone)]
 pub struct Ctx {
     pub config: Config,
     pub out: Output,
-    pub global: GlobalArgs,
+    /// `--connect-timeout`.
+    pub connect_timeout: std::time::Duration,
+    /// `--yes`: confirmations count as answered.
+    pub yes: bool,
+    /// `--log-format`.
+    pub log_format: LogFormat,
 }
 
 impl Ctx {
     /// The one way a command reaches its database: the configured backend, within
     /// `--connect-timeout`.
     pub async fn connect(&self) -> Result<crate::store::any::Conn, crate::Error> {
-        crate::store::any::connect(&self.config, self.global.connect_timeout.0).await
+        crate::store::any::connect(&self.config, self.connect_timeout).await
     }
 
     /// The same, for a command that only runs on PostgreSQL.
     pub async fn connect_pg(&self) -> Result<sqlx::PgConnection, crate::Error> {
-        crate::store::any::connect_pg(&self.config, self.global.connect_timeout.0).await
+        crate::store::any::connect_pg(&self.config, self.connect_timeout).await
     }
 }
 
@@ -216,7 +222,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     let ctx = Ctx {
         config,
         out,
-        global,
+        connect_timeout: global.connect_timeout.0,
+        yes: global.yes,
+        log_format: global.log_format,
     };
     match command {
         Command::Schema(cmd) => schema::run(&ctx, cmd),

@@ -5,13 +5,14 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::Ctx;
-use crate::config::{Dur, Target};
+use crate::Error;
+use crate::config::Target;
+use crate::duration::Dur;
 use crate::exit_code;
 use crate::partitions::{self, Bound, DayAction, Finding};
 use crate::schema::postgres::LockPolicy;
 use crate::store::log_partitions::{self as lp, LogFacts};
 use crate::target::QualifiedName;
-use crate::Error;
 
 #[derive(Debug, Subcommand)]
 pub enum PartitionsCommand {
@@ -409,7 +410,7 @@ async fn drop_expired(
         return Ok(exit_code::OK);
     }
     super::confirm::confirm(
-        ctx.global.yes,
+        ctx.yes,
         &format!(
             "drop {} partition(s) of {} ending at or before {} ({})",
             names.len(),

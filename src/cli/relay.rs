@@ -43,7 +43,7 @@ pub struct RelayArgs {
     pub metrics_addr: Option<std::net::SocketAddr>,
     /// /healthz fails when a route's passes have failed for longer than this
     #[arg(long, value_name = "DURATION", default_value = "60s")]
-    pub health_max_failing: crate::config::Dur,
+    pub health_max_failing: crate::duration::Dur,
 }
 
 /// The routes to serve and their destinations, from flags and the configuration.
@@ -107,7 +107,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             ..
         } => {
             let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
-            let timeout = ctx.global.connect_timeout.0;
+            let timeout = ctx.connect_timeout;
             let first = PgStore::connect(url, timeout, opts.clone()).await?;
             let mut stores = vec![first];
             let lanes = build_lanes(ctx, &args, &routes, planned, &tenants).await?;
@@ -129,7 +129,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
                 .into());
             }
             let opts = MongoStoreOptions::from_config(config, collection.clone());
-            let first = MongoStore::connect(url, ctx.global.connect_timeout.0, opts).await?;
+            let first = MongoStore::connect(url, ctx.connect_timeout, opts).await?;
             let lanes = build_lanes(ctx, &args, &routes, planned, &tenants).await?;
             let stores = (0..lanes.len()).map(|_| first.fork()).collect();
             drive(ctx, &args, relay_of(stores, lanes, settings), to_stdout).await
@@ -189,7 +189,7 @@ async fn build_lanes(
         for w in warnings {
             ctx.out.warn(&w);
         }
-        if matches!(sink, Sink::Table(_)) && config.outbox.storage == crate::config::Storage::Retain
+        if matches!(sink, Sink::Table(_)) && config.outbox.storage == crate::model::Storage::Retain
         {
             ctx.out.warn(&format!(
                 "route {route}: postgres-table under retain storage is at-least-once (each mark commits on its own); consume storage makes it exactly once"
@@ -269,7 +269,7 @@ async fn drive<S: RelayStore>(
         .run_loop(&shutdown, &LoopEvents { metrics: &metrics })
         .await;
     tracing::info!("relay stopped after draining");
-    if ctx.global.log_format == super::LogFormat::Json {
+    if ctx.log_format == super::LogFormat::Json {
         // stderr carries JSON log lines only
         tracing::info!(summary = %serde_json::to_string(&stats).expect("serialises"), "relay summary");
     } else {

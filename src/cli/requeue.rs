@@ -145,7 +145,7 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
             ids.len()
         ),
     };
-    super::confirm::confirm(ctx.global.yes, &what)?;
+    super::confirm::confirm(ctx.yes, &what)?;
     let bar = ctx.out.progress(Some(ids.len() as u64), action.verb());
     let mut changed: Vec<Uuid> = Vec::new();
     for (ti, t) in targets.iter().enumerate() {

@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
     let text = match ctx.config.backend {
         Backend::Postgres => {
             let schemas = PgSchema::from_config(&ctx.config, extras)?;
-            if extras.delivery_log && ctx.config.outbox.storage != crate::config::Storage::Consume {
+            if extras.delivery_log && ctx.config.outbox.storage != crate::model::Storage::Consume {
                 ctx.out
                     .note("-- note: the delivery log is for storage: consume");
             }

@@ -35,11 +35,7 @@ pub async fn spawn(ctx: &Ctx, addr: SocketAddr, endpoint: Endpoint) -> Result<So
     let bound = listener
         .local_addr()
         .map_err(|e| Error::Runtime(e.to_string()))?;
-    let owned = Arc::new(Ctx {
-        config: ctx.config.clone(),
-        out: ctx.out,
-        global: ctx.global.clone(),
-    });
+    let owned = Arc::new(ctx.clone());
     let endpoint = Arc::new(endpoint);
     let conn: Arc<Mutex<Option<Conn>>> = Arc::default();
     tokio::spawn(async move {
@@ -78,7 +74,7 @@ async fn gauges(
             {
                 let now = chrono::Utc::now();
                 let mut summary = ops.summary(&target.route, target.tenant, now).await?;
-                if ctx.config.relay.key_order == crate::config::KeyOrder::Strict {
+                if ctx.config.relay.key_order == crate::model::KeyOrder::Strict {
                     let blocked = ops
                         .blocked(Some(&target.route), target.tenant, now, BLOCKED_CAP)
                         .await?;
@@ -138,7 +134,7 @@ async fn handle(
                     503,
                     format!(
                         "unhealthy: passes failing for over {}: {}\n",
-                        crate::config::Dur(endpoint.health_max_failing),
+                        crate::duration::Dur(endpoint.health_max_failing),
                         failing.join(", ")
                     ),
                 ),

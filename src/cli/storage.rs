@@ -16,7 +16,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::Ctx;
-use crate::config::Dur;
+use crate::duration::Dur;
 use crate::exit_code;
 use crate::store::consume_move;
 use crate::target::QualifiedName;
@@ -270,7 +270,7 @@ async fn to_consume(
                  Relays (outboxctl's or forze's) cannot be observed from the database: confirm when they run."
             ));
             super::confirm::confirm(
-                ctx.global.yes,
+                ctx.yes,
                 "confirm that every relay now runs with storage: consume and reclaim on",
             )?;
             ctx.out
@@ -401,7 +401,7 @@ async fn step3(
         .map(|d| format!("{} from {}", d.columns.join(" and "), d.table.plain()))
         .collect();
     super::confirm::confirm(
-        ctx.global.yes,
+        ctx.yes,
         &format!("drop {} (cannot be undone)", what.join("; ")),
     )?;
     for d in &drops {

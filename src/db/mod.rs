@@ -117,7 +117,7 @@ pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnec
             url,
             format!(
                 "no answer within {} (raise --connect-timeout if the server is slow)",
-                crate::config::Dur(timeout)
+                crate::duration::Dur(timeout)
             ),
         )),
         Ok(Err(e)) if pg_exit_code(&e) == exit_code::CONNECT => {

@@ -14,7 +14,8 @@ use serde::Serialize;
 
 use super::backoff::{self, RetryDecision};
 use super::destination::{PublishError, Publisher, Refusal, Sink};
-use crate::config::{Config, KeyOrder, Storage};
+use crate::config::Config;
+use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow};
 use crate::store::{PassTarget, RelayStore, StoreError};
 
@@ -173,7 +174,7 @@ pub async fn probe(publisher: &dyn Publisher, timeout: Duration) -> Option<Strin
         Ok(Err(e)) => Some(e),
         Err(_) => Some(format!(
             "no answer to a probe within {}",
-            crate::config::Dur(timeout)
+            crate::duration::Dur(timeout)
         )),
     }
 }

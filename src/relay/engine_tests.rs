@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use uuid::Uuid;
 
-use crate::config::{KeyOrder, Storage};
+use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow, Status};
 use crate::relay::destination::{PublishError, Publisher, Sink};
 use crate::relay::engine::{PassOptions, RelaySettings, run_pass};

@@ -5,7 +5,8 @@
 use uuid::Uuid;
 
 use super::render::{self, MongoIndexSpec, Statement};
-use crate::config::{Config, KeyOrder, Storage, Target};
+use crate::config::{Config, Target};
+use crate::model::{KeyOrder, Storage};
 use crate::target::{CollectionName, Ident, NameError, QualifiedName};
 
 /// One column of the outbox table as the specification defines it.

@@ -14,7 +14,7 @@ use super::desired::{
     RETAIN_ONLY_COLUMNS,
 };
 use super::render::{MongoIndexSpec, Statement};
-use crate::config::Storage;
+use crate::model::Storage;
 use crate::target::QualifiedName;
 
 // ---- catalog facts ------------------------------------------------------------------------

@@ -223,7 +223,7 @@ pub async fn run_in_short_transactions(
                 if attempt > policy.retries {
                     return Err(Error::LockBusy(format!(
                         "gave up on {what}: a lock stayed busy through {attempt} attempts of {} lock_timeout each; retry later, or raise --lock-timeout / --retries",
-                        crate::config::Dur(policy.lock_timeout)
+                        crate::duration::Dur(policy.lock_timeout)
                     )));
                 }
                 backoff(attempt).await;
@@ -276,7 +276,7 @@ async fn refuse_build_timeouts(conn: &mut PgConnection, what: &str) -> Result<()
         if ms > 0 {
             return Err(Error::Runtime(format!(
                 "{what}: {name} is {} for this role, which would cut CREATE INDEX CONCURRENTLY and leave an invalid index; run migrate as a role without it (ALTER ROLE … SET {name} = 0) or, on a direct connection, add ?options=-c%20{name}%3D0 to the database URL",
-                crate::config::Dur(Duration::from_millis(ms as u64))
+                crate::duration::Dur(Duration::from_millis(ms as u64))
             )));
         }
     }
@@ -319,7 +319,7 @@ impl MigrationLock {
             if Instant::now() >= deadline {
                 return Err(Error::LockBusy(format!(
                     "another outboxctl migrate holds the migration lock for {key}; it was still held after {}",
-                    crate::config::Dur(wait)
+                    crate::duration::Dur(wait)
                 )));
             }
             backoff(attempt.min(3)).await;

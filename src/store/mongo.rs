@@ -15,7 +15,7 @@ use mongodb::{Collection, Database};
 use uuid::Uuid;
 
 use super::{Claimed, PassTarget, RelayStore, StoreError};
-use crate::config::KeyOrder;
+use crate::model::KeyOrder;
 use crate::model::{Message, OutboxRow};
 use crate::target::{CollectionName, QualifiedName};
 

@@ -12,8 +12,8 @@ use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
 use super::{Claimed, PassTarget, RelayStore, StoreError};
-use crate::config::{KeyOrder, Storage};
 use crate::dburl::DatabaseUrl;
+use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow};
 use crate::target::{QualifiedName, RelationSpec};
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use futures_util::future::LocalBoxFuture;
-use outboxctl::config::{KeyOrder, Storage};
+use outboxctl::model::{KeyOrder, Storage};
 use outboxctl::store::ops::{ListStatus, NewEvent, OpsStore, RowFilter};
 use outboxctl::store::{PassTarget, RelayStore};
 

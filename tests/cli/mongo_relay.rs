@@ -364,7 +364,7 @@ async fn two_emitters_on_one_node_key_keep_the_higher_mark() {
         hlc_ordering: true,
         propagate_trace: false,
         tenant_aware: false,
-        key_order: outboxctl::config::KeyOrder::BestEffort,
+        key_order: outboxctl::model::KeyOrder::BestEffort,
     };
     let cp = outboxctl::target::CollectionName::new("c", &db.name, "hlc_checkpoint").unwrap();
     let event = || NewEvent {

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use outboxctl::config::{KeyOrder, Storage};
 use outboxctl::model::Message;
+use outboxctl::model::{KeyOrder, Storage};
 use outboxctl::relay::RelaySettings;
 use outboxctl::relay::destination::{PublishError, Publisher, Sink};
 use outboxctl::relay::engine::{PassOptions, run_pass};

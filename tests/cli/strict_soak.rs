@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use mongodb::bson::{Bson, Document, doc};
-use outboxctl::config::{KeyOrder, Storage};
 use outboxctl::model::Message;
+use outboxctl::model::{KeyOrder, Storage};
 use outboxctl::relay::RelaySettings;
 use outboxctl::relay::destination::{PublishError, Publisher, Sink};
 use outboxctl::relay::engine::{PassOptions, run_pass};

@@ -79,7 +79,7 @@ async fn open(url: &str) -> Result<(Arc<Connection>, Channel), OpenError> {
         Ok(Err(e)) => Err(OpenError::Away(format!("connecting to RabbitMQ: {e}"))),
         Err(_) => Err(OpenError::Away(format!(
             "connecting to RabbitMQ: no answer within {}",
-            crate::config::Dur(OPEN_TIMEOUT)
+            crate::duration::Dur(OPEN_TIMEOUT)
         ))),
     }
 }

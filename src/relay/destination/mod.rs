@@ -484,8 +484,8 @@ pub async fn connect(
                         if duplicate_window < reclaim {
                             warnings.push(format!(
                                 "route {route}: stream {stream} drops duplicates within {}, shorter than reclaim_stale_after ({}): a redelivery after a crash would not be deduplicated",
-                                crate::config::Dur(duplicate_window),
-                                crate::config::Dur(reclaim)
+                                crate::duration::Dur(duplicate_window),
+                                crate::duration::Dur(reclaim)
                             ));
                         }
                     }

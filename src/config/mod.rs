@@ -2,16 +2,23 @@
 //! any I/O, with precedence flag > env > file > default (the generic `DATABASE_URL` ranks
 //! below the file, so an ambient variable never overrides an explicit config).
 //!
-//! This module reads the config file and nothing else; it never connects to anything.
+//! This module reads the config file and nothing else; it never connects to anything. The
+//! file as written is [`file`], the environment's part [`env`]; here they are resolved.
+
+mod env;
+mod file;
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::{Deserialize, Deserializer};
 use thiserror::Error;
 use uuid::Uuid;
+
+use crate::duration::Dur;
+use crate::model::{KeyOrder, Storage};
+pub use env::{Env, expand_env, process_env};
+pub use file::{FileConfig, OutboxFile, PartitionsFile, RelayFile, RouteFile};
 
 use crate::dburl::{Backend, DatabaseUrl, UrlError};
 use crate::target::{CollectionName, NameError, QualifiedName, RelationSpec};
@@ -37,184 +44,14 @@ pub enum ConfigError {
     Invalid(String),
 }
 
+/// The first layer that sets a value: the flag, then the environment (read only when the flag
+/// is absent), then the file.
+fn pick<T>(flag: Option<T>, env: impl FnOnce() -> Option<T>, file: Option<T>) -> Option<T> {
+    flag.or_else(env).or(file)
+}
+
 fn invalid(message: impl Into<String>) -> ConfigError {
     ConfigError::Invalid(message.into())
-}
-
-/// A human duration (`500ms`, `5s`, `5m`, `1h`); always positive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Dur(pub Duration);
-
-impl Dur {
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let d = humantime::parse_duration(text.trim())
-            .map_err(|e| format!("{text:?} is not a duration ({e}); write e.g. 500ms, 5s or 5m"))?;
-        if d.is_zero() {
-            return Err(format!("{text:?} must be longer than zero"));
-        }
-        Ok(Dur(d))
-    }
-}
-
-impl fmt::Display for Dur {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", humantime::format_duration(self.0))
-    }
-}
-
-impl<'de> Deserialize<'de> for Dur {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        Dur::parse(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-impl serde::Serialize for Dur {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl std::str::FromStr for Dur {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Dur::parse(s)
-    }
-}
-
-/// Distinguishes a key set to `null` (`Some(None)`) from a key left out (`None`).
-fn explicit_null<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Storage {
-    Retain,
-    Consume,
-}
-
-impl fmt::Display for Storage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Storage::Retain => "retain",
-            Storage::Consume => "consume",
-        })
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum KeyOrder {
-    BestEffort,
-    Strict,
-}
-
-// ---- the file, as written -------------------------------------------------------------
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileConfig {
-    pub database_url: Option<String>,
-    #[serde(default)]
-    pub outbox: OutboxFile,
-    #[serde(default)]
-    pub relay: RelayFile,
-    #[serde(default)]
-    pub partitions: PartitionsFile,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OutboxFile {
-    pub relation: Option<String>,
-    pub collection: Option<String>,
-    pub storage: Option<Storage>,
-    pub hlc_ordering: Option<bool>,
-    pub propagate_trace: Option<bool>,
-    pub delivery_log: Option<String>,
-    pub hlc_checkpoint: Option<String>,
-    pub tenant_aware: Option<bool>,
-    pub tenants: Option<Vec<Uuid>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RelayFile {
-    pub routes: Option<BTreeMap<String, RouteFile>>,
-    pub interval: Option<Dur>,
-    pub jitter: Option<f64>,
-    pub max_claim_rows: Option<u32>,
-    pub max_batches_per_tick: Option<u32>,
-    pub pass_deadline: Option<Dur>,
-    pub pass_statement_timeout: Option<Dur>,
-    #[serde(default, deserialize_with = "explicit_null")]
-    pub reclaim_stale_after: Option<Option<Dur>>,
-    pub max_attempts: Option<u32>,
-    pub retry_base_delay: Option<Dur>,
-    pub retry_max_backoff: Option<Dur>,
-    #[serde(default, deserialize_with = "explicit_null")]
-    pub publish_timeout: Option<Option<Dur>>,
-    pub drain_on_shutdown: Option<bool>,
-    pub shutdown_drain_timeout: Option<Dur>,
-    pub key_order: Option<KeyOrder>,
-    pub prepared_statements: Option<bool>,
-}
-
-/// One route's destination and options. Which options apply depends on the URL's scheme;
-/// the relay checks them when it builds the destination.
-#[derive(Debug, Clone, Default, Deserialize, serde::Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RouteFile {
-    pub to: String,
-    pub channel: Option<String>,
-    pub mode: Option<String>,
-    pub maxlen: Option<u64>,
-    pub namespace: Option<String>,
-    pub tenant_aware: Option<bool>,
-    pub exchange: Option<String>,
-    pub declare: Option<bool>,
-    pub dead_letter_exchange: Option<String>,
-    pub create_stream: Option<bool>,
-    pub create_topic: Option<bool>,
-    pub partitions: Option<u32>,
-    pub batch: Option<u32>,
-    pub timeout: Option<Dur>,
-    pub secret_env: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PartitionsFile {
-    pub ahead_days: Option<u32>,
-    pub keep_days: Option<u32>,
-    pub lock_timeout: Option<Dur>,
-    pub retries: Option<u32>,
-}
-
-impl FileConfig {
-    pub fn parse(path: &str, text: &str) -> Result<Self, ConfigError> {
-        if text.trim().is_empty() {
-            return Ok(Self::default());
-        }
-        serde_yaml_ng::from_str(text).map_err(|e| ConfigError::Parse {
-            path: path.to_owned(),
-            message: e.to_string(),
-        })
-    }
-
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: shown.clone(),
-            source,
-        })?;
-        Self::parse(&shown, &text)
-    }
 }
 
 // ---- what flags may override ------------------------------------------------------------
@@ -233,49 +70,6 @@ pub struct Overrides {
     pub hlc_ordering: Option<bool>,
     pub propagate_trace: Option<bool>,
     pub key_order: Option<KeyOrder>,
-}
-
-/// Environment variables, by name (a closure so that tests need not touch the process env).
-pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
-
-pub fn process_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
-/// Replaces each `${NAME}` with the environment variable's value, so that secrets stay out of
-/// config files (`to: "amqp://relay:${RABBIT_PASSWORD}@mq:5672/%2f"`). `$$` is a literal `$`.
-/// An unset variable is an error naming it.
-pub fn expand_env(text: &str, env: Env) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        if let Some(tail) = after.strip_prefix('$') {
-            out.push('$');
-            rest = tail;
-        } else if let Some(body) = after.strip_prefix('{') {
-            let end = body
-                .find('}')
-                .ok_or_else(|| format!("an unclosed ${{ in {:?}", crate::dburl::mask(text)))?;
-            let name = &body[..end];
-            let valid = !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !name.starts_with(|c: char| c.is_ascii_digit());
-            if !valid {
-                return Err(format!("${{{name}}} is not an environment variable name"));
-            }
-            let value =
-                env(name).ok_or_else(|| format!("${{{name}}} is not set in the environment"))?;
-            out.push_str(&value);
-            rest = &body[end + 1..];
-        } else {
-            out.push('$');
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 // ---- the resolved configuration -------------------------------------------------------
@@ -367,6 +161,8 @@ impl Config {
     }
 
     /// Merges one parsed file with the environment and the flags, then validates.
+    /// One configuration from its layers: flags (`o`) over the environment over the file over
+    /// the defaults, each value taken from the first layer that sets it ([`pick`]).
     pub fn resolve(
         file: FileConfig,
         source: Option<PathBuf>,
@@ -394,25 +190,25 @@ impl Config {
             })
             .transpose()?;
 
-        let url_text = o
-            .database_url
-            .clone()
-            .or_else(|| env("OUTBOXCTL_DATABASE_URL"))
-            .or(file.database_url.clone())
-            .or_else(|| env("DATABASE_URL"));
+        let url_text = pick(
+            o.database_url.clone(),
+            || env("OUTBOXCTL_DATABASE_URL"),
+            file.database_url.clone(),
+        )
+        .or_else(|| env("DATABASE_URL"));
         let database_url = url_text.as_deref().map(DatabaseUrl::parse).transpose()?;
 
         let f = &file.outbox;
-        let relation = o
-            .relation
-            .clone()
-            .or_else(|| env("OUTBOXCTL_RELATION"))
-            .or(f.relation.clone());
-        let collection = o
-            .collection
-            .clone()
-            .or_else(|| env("OUTBOXCTL_COLLECTION"))
-            .or(f.collection.clone());
+        let relation = pick(
+            o.relation.clone(),
+            || env("OUTBOXCTL_RELATION"),
+            f.relation.clone(),
+        );
+        let collection = pick(
+            o.collection.clone(),
+            || env("OUTBOXCTL_COLLECTION"),
+            f.collection.clone(),
+        );
 
         let backend = match (o.backend, &database_url) {
             (Some(b), _) => b,
@@ -429,31 +225,22 @@ impl Config {
             }
         }
 
-        let storage = o
-            .storage
-            .or(env_storage)
-            .or(f.storage)
-            .unwrap_or(Storage::Retain);
-        let hlc_ordering = o
-            .hlc_ordering
-            .or(env_bool("OUTBOXCTL_HLC_ORDERING")?)
-            .or(f.hlc_ordering)
-            .unwrap_or(false);
-        let propagate_trace = o
-            .propagate_trace
-            .or(env_bool("OUTBOXCTL_PROPAGATE_TRACE")?)
-            .or(f.propagate_trace)
-            .unwrap_or(false);
-        let delivery_log = o
-            .delivery_log
-            .clone()
-            .or_else(|| env("OUTBOXCTL_DELIVERY_LOG"))
-            .or(f.delivery_log.clone());
-        let hlc_checkpoint = o
-            .hlc_checkpoint
-            .clone()
-            .or_else(|| env("OUTBOXCTL_HLC_CHECKPOINT"))
-            .or(f.hlc_checkpoint.clone());
+        let storage = pick(o.storage, || env_storage, f.storage).unwrap_or(Storage::Retain);
+        let env_hlc = env_bool("OUTBOXCTL_HLC_ORDERING")?;
+        let hlc_ordering = pick(o.hlc_ordering, || env_hlc, f.hlc_ordering).unwrap_or(false);
+        let env_trace = env_bool("OUTBOXCTL_PROPAGATE_TRACE")?;
+        let propagate_trace =
+            pick(o.propagate_trace, || env_trace, f.propagate_trace).unwrap_or(false);
+        let delivery_log = pick(
+            o.delivery_log.clone(),
+            || env("OUTBOXCTL_DELIVERY_LOG"),
+            f.delivery_log.clone(),
+        );
+        let hlc_checkpoint = pick(
+            o.hlc_checkpoint.clone(),
+            || env("OUTBOXCTL_HLC_CHECKPOINT"),
+            f.hlc_checkpoint.clone(),
+        );
         let tenant_aware = f.tenant_aware.unwrap_or(false);
         let tenants = f.tenants.clone().unwrap_or_default();
 
@@ -527,7 +314,7 @@ impl Config {
             publish_timeout: r.publish_timeout.flatten().map(|d| d.0),
             drain_on_shutdown: r.drain_on_shutdown.unwrap_or(true),
             shutdown_drain_timeout: r.shutdown_drain_timeout.map_or(secs(5), |d| d.0),
-            key_order: o.key_order.or(r.key_order).unwrap_or(KeyOrder::BestEffort),
+            key_order: pick(o.key_order, || None, r.key_order).unwrap_or(KeyOrder::BestEffort),
             prepared_statements: r.prepared_statements.unwrap_or(false),
         };
         let p = &file.partitions;

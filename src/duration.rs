@@ -1,0 +1,47 @@
+//! A human duration, as flags and the config file write it.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer};
+
+/// A human duration (`500ms`, `5s`, `5m`, `1h`); always positive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dur(pub Duration);
+
+impl Dur {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let d = humantime::parse_duration(text.trim())
+            .map_err(|e| format!("{text:?} is not a duration ({e}); write e.g. 500ms, 5s or 5m"))?;
+        if d.is_zero() {
+            return Err(format!("{text:?} must be longer than zero"));
+        }
+        Ok(Dur(d))
+    }
+}
+
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", humantime::format_duration(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Dur::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl serde::Serialize for Dur {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl std::str::FromStr for Dur {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Dur::parse(s)
+    }
+}
