@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::Ctx;
 use crate::duration::Dur;
 use crate::exit_code;
-use crate::store::consume_move;
+use crate::store::consume_move::{self, DropColumns};
 use crate::target::QualifiedName;
 use crate::{Error, db};
 
@@ -313,58 +313,6 @@ async fn to_consume(
     }
 }
 
-/// What step 3 runs on one table (the SQL shown by `--dry-run`, and the ALTER it applies).
-struct Drop3 {
-    table: QualifiedName,
-    columns: Vec<&'static str>,
-    indexes: Vec<String>,
-}
-
-impl Drop3 {
-    fn of(table: &QualifiedName, s: &StorageStatus) -> Option<Self> {
-        let columns: Vec<&'static str> = [
-            ("processing_at", s.has_processing_at),
-            ("published_at", s.has_published_at),
-        ]
-        .into_iter()
-        .filter(|(_, has)| *has)
-        .map(|(c, _)| c)
-        .collect();
-        (!columns.is_empty()).then(|| Self {
-            table: table.clone(),
-            columns,
-            indexes: s.indexes_on_dropped_columns.clone(),
-        })
-    }
-
-    fn alter(&self) -> String {
-        format!(
-            "ALTER TABLE {} {};",
-            self.table,
-            self.columns
-                .iter()
-                .map(|c| format!("DROP COLUMN {c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    }
-
-    fn script(&self, args: &ToConsumeArgs) -> String {
-        format!(
-            "BEGIN;\nSET LOCAL lock_timeout = '{}';\nSET LOCAL statement_timeout = '{}';\nLOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\n-- refuse if any processing or published row exists\n{}\n-- drops with them: {}\nCOMMIT;",
-            args.lock_timeout,
-            args.check_timeout,
-            self.table,
-            self.alter(),
-            if self.indexes.is_empty() {
-                "no index".to_owned()
-            } else {
-                self.indexes.join(", ")
-            }
-        )
-    }
-}
-
 async fn step3(
     ctx: &Ctx,
     conn: &mut sqlx::PgConnection,
@@ -372,10 +320,17 @@ async fn step3(
     all: &[StorageStatus],
     args: &ToConsumeArgs,
 ) -> anyhow::Result<u8> {
-    let drops: Vec<Drop3> = tables
+    let drops: Vec<DropColumns> = tables
         .iter()
         .zip(all)
-        .filter_map(|((_, table), s)| Drop3::of(table, s))
+        .filter_map(|((_, table), s)| {
+            DropColumns::new(
+                table,
+                s.has_processing_at,
+                s.has_published_at,
+                &s.indexes_on_dropped_columns,
+            )
+        })
         .collect();
     if drops.is_empty() {
         ctx.out.note("already consume-only: nothing to drop");
@@ -383,7 +338,10 @@ async fn step3(
     }
     let blocked = blockers(all);
     if args.dry_run {
-        let scripts: Vec<String> = drops.iter().map(|d| d.script(args)).collect();
+        let scripts: Vec<String> = drops
+            .iter()
+            .map(|d| d.script(args.lock_timeout, args.check_timeout))
+            .collect();
         ctx.out.data(&scripts.join("\n\n"));
         if !blocked.is_empty() {
             ctx.out.warn(&format!(
@@ -424,7 +382,7 @@ async fn step3(
 /// Step 3 on one table: lock it, re-check under the lock (bounded by `--check-timeout`), drop.
 async fn drop_columns(
     conn: &mut sqlx::PgConnection,
-    d: &Drop3,
+    d: &DropColumns,
     args: &ToConsumeArgs,
 ) -> Result<(), Error> {
     let table = &d.table;

@@ -7,6 +7,7 @@ use std::time::Duration;
 use sqlx::postgres::PgConnection;
 use sqlx::{Connection, Row};
 
+use crate::duration::Dur;
 use crate::target::QualifiedName;
 
 /// Processing rows and published rows (counted up to `published_cap`) of the table's routes.
@@ -66,4 +67,62 @@ pub async fn drop_columns_locked(
     sqlx::raw_sql(alter).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(Ok(()))
+}
+
+/// What step 3 runs on one table: the columns it drops (with the indexes on them), the
+/// `ALTER` it applies and the script `--dry-run` shows.
+pub struct DropColumns {
+    pub table: QualifiedName,
+    pub columns: Vec<&'static str>,
+    pub indexes: Vec<String>,
+}
+
+impl DropColumns {
+    /// `None` when the table has neither retain column left.
+    pub fn new(
+        table: &QualifiedName,
+        has_processing_at: bool,
+        has_published_at: bool,
+        indexes: &[String],
+    ) -> Option<Self> {
+        let columns: Vec<&'static str> = [
+            ("processing_at", has_processing_at),
+            ("published_at", has_published_at),
+        ]
+        .into_iter()
+        .filter(|(_, has)| *has)
+        .map(|(c, _)| c)
+        .collect();
+        (!columns.is_empty()).then(|| Self {
+            table: table.clone(),
+            columns,
+            indexes: indexes.to_vec(),
+        })
+    }
+
+    pub fn alter(&self) -> String {
+        format!(
+            "ALTER TABLE {} {};",
+            self.table,
+            self.columns
+                .iter()
+                .map(|c| format!("DROP COLUMN {c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
+    /// The whole of step 3 as SQL, for `--dry-run`.
+    pub fn script(&self, lock_timeout: Dur, check_timeout: Dur) -> String {
+        format!(
+            "BEGIN;\nSET LOCAL lock_timeout = '{lock_timeout}';\nSET LOCAL statement_timeout = '{check_timeout}';\nLOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\n-- refuse if any processing or published row exists\n{}\n-- drops with them: {}\nCOMMIT;",
+            self.table,
+            self.alter(),
+            if self.indexes.is_empty() {
+                "no index".to_owned()
+            } else {
+                self.indexes.join(", ")
+            }
+        )
+    }
 }
