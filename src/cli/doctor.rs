@@ -136,7 +136,7 @@ async fn row_checks<O: OpsStore>(
 
 /// MongoDB: the claim index exists and the claim's plan uses it; a replica set for transactions.
 async fn mongo_checks(ctx: &Ctx, args: &DoctorArgs, checks: &mut Vec<Check>) -> Result<(), Error> {
-    use crate::store::diagnostics::mongo as diag;
+    use crate::store::mongo::diagnostics as diag;
     let crate::config::Target::Mongo { collection, .. } = &ctx.config.outbox.target else {
         return Ok(());
     };
@@ -313,7 +313,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
             .cloned()
             .unwrap_or_else(|| "outboxctl-doctor".into());
         let tenant_param = ctx.config.outbox.tenant_aware.then_some(t.tenant).flatten();
-        match crate::store::diagnostics::claim_plan(
+        match crate::store::postgres::diagnostics::claim_plan(
             &mut *ops.conn,
             &t.table,
             &opts,
@@ -323,7 +323,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
         )
         .await
         {
-            Ok(crate::store::diagnostics::ClaimPlan {
+            Ok(crate::store::postgres::diagnostics::ClaimPlan {
                 seq_scans: n,
                 estimated_rows: rows,
             }) => {
@@ -366,12 +366,12 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
         };
         row_checks(&mut ops, &name, tenant, &args, &mut checks).await?;
         if let Some(log) = &t.log {
-            match crate::store::log_partitions::read(&mut conn, log).await {
+            match crate::store::postgres::partitions::read(&mut conn, log).await {
                 Ok(facts) => {
                     let rows = match &facts.default {
-                        Some(d) => {
-                            Some(crate::store::log_partitions::default_rows(&mut conn, d).await?)
-                        }
+                        Some(d) => Some(
+                            crate::store::postgres::partitions::default_rows(&mut conn, d).await?,
+                        ),
                         None => None,
                     };
                     let findings = partitions::check(

@@ -11,7 +11,7 @@ use crate::duration::Dur;
 use crate::exit_code;
 use crate::partitions::{self, Bound, DayAction, Finding};
 use crate::schema::postgres::LockPolicy;
-use crate::store::log_partitions::{self as lp, LogFacts};
+use crate::store::postgres::partitions::{self as lp, LogFacts};
 use crate::target::QualifiedName;
 
 #[derive(Debug, Subcommand)]

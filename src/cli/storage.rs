@@ -18,7 +18,7 @@ use serde::Serialize;
 use super::Ctx;
 use crate::duration::Dur;
 use crate::exit_code;
-use crate::store::consume_move::{self, DropColumns};
+use crate::store::postgres::consume_move::{self, DropColumns};
 use crate::target::QualifiedName;
 use crate::{Error, db};
 

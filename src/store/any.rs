@@ -7,7 +7,7 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use super::ops::{EventLocation, OpsStore, RouteSummary, RowFilter, RowView};
-use super::pg_ops::PgOps;
+use super::postgres::ops::PgOps;
 use crate::Error;
 use crate::config::{Config, Target};
 use crate::target::QualifiedName;
@@ -138,7 +138,7 @@ pub async fn connect(config: &Config, timeout: Duration) -> Result<Conn, Error> 
 /// The operator's primitives on either backend.
 pub enum AnyOps<'c> {
     Pg(PgOps<'c>),
-    Mongo(crate::store::mongo_ops::MongoOps),
+    Mongo(crate::store::mongo::ops::MongoOps),
 }
 
 /// Opens the operator's primitives on one target.
@@ -159,7 +159,7 @@ pub async fn open<'c>(
         ) => {
             let opts =
                 crate::store::mongo::MongoStoreOptions::from_config(config, collection.clone());
-            let mut ops = crate::store::mongo_ops::MongoOps::new(
+            let mut ops = crate::store::mongo::ops::MongoOps::new(
                 client.clone(),
                 opts,
                 hlc_checkpoint.clone(),

@@ -4,13 +4,8 @@
 //! driver; `any` is how a command reaches either.
 
 pub mod any;
-pub mod consume_move;
-pub mod diagnostics;
-pub mod log_partitions;
 pub mod mongo;
-pub mod mongo_ops;
 pub mod ops;
-pub mod pg_ops;
 pub mod postgres;
 
 use chrono::{DateTime, Utc};

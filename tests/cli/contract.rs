@@ -155,7 +155,7 @@ async fn story<S: RelayStore, O: OpsStore>(
 
 #[tokio::test]
 async fn the_story_holds_on_postgres() {
-    use outboxctl::store::pg_ops::PgOps;
+    use outboxctl::store::postgres::ops::PgOps;
     use outboxctl::store::postgres::{PgStore, PgStoreOptions};
     let (schema, _conn) = PgSchema::new(test_name!()).await;
     crate::common::migrate(&schema, &[]).await;
@@ -203,8 +203,8 @@ async fn the_story_holds_on_postgres() {
 #[tokio::test]
 async fn the_story_holds_on_mongo() {
     use mongodb::bson::{Document, doc};
+    use outboxctl::store::mongo::ops::MongoOps;
     use outboxctl::store::mongo::{MongoStore, MongoStoreOptions};
-    use outboxctl::store::mongo_ops::MongoOps;
     let db = MongoDb::new(test_name!()).await;
     let coll = format!("{}.outbox", db.name);
     let r = crate::common::run(&[

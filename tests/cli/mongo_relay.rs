@@ -356,7 +356,7 @@ async fn reclaim_returns_stale_processing_documents() {
 #[tokio::test]
 async fn two_emitters_on_one_node_key_keep_the_higher_mark() {
     use outboxctl::store::mongo::MongoStoreOptions;
-    use outboxctl::store::mongo_ops::MongoOps;
+    use outboxctl::store::mongo::ops::MongoOps;
     use outboxctl::store::ops::{NewEvent, OpsStore};
     let db = setup("mongo_checkpoint", &["--hlc-ordering"]).await;
     let opts = MongoStoreOptions {

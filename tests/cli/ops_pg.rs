@@ -188,7 +188,7 @@ async fn inspect_queries_read_indexes_on_a_million_rows() {
     .await
     .unwrap();
     let table = outboxctl::target::QualifiedName::parse("t", &t).unwrap();
-    let ops = outboxctl::store::pg_ops::PgOps::open(&mut conn, table)
+    let ops = outboxctl::store::postgres::ops::PgOps::open(&mut conn, table)
         .await
         .unwrap();
     let routes: Vec<String> = (0..5).map(|i| format!("route{i}")).collect();
@@ -506,7 +506,7 @@ async fn emit_refuses_bad_payloads_and_changes_nothing() {
 #[tokio::test]
 async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
     use outboxctl::store::ops::NewEvent;
-    use outboxctl::store::pg_ops::{PgOps, advance_checkpoint};
+    use outboxctl::store::postgres::ops::{PgOps, advance_checkpoint};
     use sqlx::Connection;
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let cp = schema.rel("hlc_checkpoint");

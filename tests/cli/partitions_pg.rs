@@ -473,7 +473,7 @@ fn at(day: NaiveDate, hour: u32) -> chrono::DateTime<Utc> {
 /// inside the transaction, and the day is skipped (nothing created) rather than failing.
 #[tokio::test]
 async fn adding_a_day_whose_rows_are_in_the_default_is_refused_inside_the_transaction() {
-    use outboxctl::store::log_partitions::{self as lp, Added};
+    use outboxctl::store::postgres::partitions::{self as lp, Added};
     let (_schema, mut conn, log) = log_with("partitions_attach_race").await;
     let d = today() + Days::new(12);
     sqlx::query(&format!(

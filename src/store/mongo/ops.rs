@@ -13,12 +13,12 @@ use mongodb::options::FindOptions;
 use mongodb::{Client, Collection};
 use uuid::Uuid;
 
-use super::mongo::{MongoStoreOptions, bson_date, decode};
-use super::ops::{
-    CheckpointRow, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView, Staged,
-};
+use super::{MongoStoreOptions, bson_date, decode};
 use crate::Error;
 use crate::hlc::{Hlc, HlcTimestamp};
+use crate::store::ops::{
+    CheckpointRow, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView, Staged,
+};
 use crate::target::CollectionName;
 
 /// Duplicate key (a staged event id already in the outbox).
@@ -91,7 +91,7 @@ impl MongoOps {
             .limit(1)
             .projection(doc! { field: 1 })
             .build();
-        let docs: Vec<Document> = super::mongo::collect(self.coll.find(f).with_options(opts))
+        let docs: Vec<Document> = super::collect(self.coll.find(f).with_options(opts))
             .await
             .map_err(|e| Error::mongo("reading", e))?;
         Ok(docs
@@ -145,7 +145,7 @@ impl MongoOps {
     /// Which of these row ids are failed rows (as `id` strings), through the unique `id` index.
     async fn failed_among(&self, ids: &[Uuid], what: &str) -> Result<Vec<String>, Error> {
         let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        let found: Vec<Document> = super::mongo::collect(
+        let found: Vec<Document> = super::collect(
             self.coll
                 .find(doc! { "id": { "$in": &ids }, "status": "failed" })
                 .projection(doc! { "id": 1 }),
@@ -223,8 +223,8 @@ impl OpsStore for MongoOps {
         tenant: Option<Uuid>,
         now: DateTime<Utc>,
         limit: u32,
-    ) -> Result<Vec<super::ops::BlockedKey>, Error> {
-        let mut f = super::mongo::blocking_documents(now);
+    ) -> Result<Vec<crate::store::ops::BlockedKey>, Error> {
+        let mut f = super::blocking_documents(now);
         if let Some(r) = route {
             f.insert("outbox_route", r);
         }
@@ -233,13 +233,13 @@ impl OpsStore for MongoOps {
         }
         let pipeline = vec![
             doc! { "$match": f },
-            doc! { "$sort": super::mongo::claim_sort(self.opts.hlc_ordering) },
+            doc! { "$sort": super::claim_sort(self.opts.hlc_ordering) },
             doc! { "$group": {
                 "_id": { "r": "$outbox_route", "t": "$tenant_id", "k": "$ordering_key" },
                 "head": { "$first": "$$ROOT" },
             } },
         ];
-        let heads = super::mongo::collect(self.coll.aggregate(pipeline))
+        let heads = super::collect(self.coll.aggregate(pipeline))
             .await
             .map_err(|e| Error::mongo("finding blocked keys", e))?;
         let mut out = Vec::new();
@@ -249,7 +249,7 @@ impl OpsStore for MongoOps {
             };
             let head = self.view(doc)?;
             let row = decode(doc, &self.opts).map_err(Error::Runtime)?;
-            let mut behind = super::mongo::Position::of(&row).after(self.opts.hlc_ordering);
+            let mut behind = super::Position::of(&row).after(self.opts.hlc_ordering);
             behind.insert("outbox_route", &head.route);
             behind.insert(
                 "tenant_id",
@@ -267,7 +267,7 @@ impl OpsStore for MongoOps {
                 .await
                 .map_err(|e| Error::mongo("counting rows behind a blocked key", e))?;
             if waiting > 0 {
-                out.push(super::ops::BlockedKey {
+                out.push(crate::store::ops::BlockedKey {
                     route: head.route.clone(),
                     tenant_id: head.tenant_id,
                     ordering_key: head.ordering_key.clone().unwrap_or_default(),
@@ -335,7 +335,7 @@ impl OpsStore for MongoOps {
             doc! { "$match": f },
             doc! { "$group": { "_id": "$attempts", "n": { "$sum": 1 } } },
         ];
-        let groups: Vec<Document> = super::mongo::collect(self.coll.aggregate(pipeline))
+        let groups: Vec<Document> = super::collect(self.coll.aggregate(pipeline))
             .await
             .map_err(|e| Error::mongo("attempts", e))?;
         for g in groups {
@@ -420,7 +420,7 @@ impl OpsStore for MongoOps {
             .sort(doc! { "created_at": 1, "id": 1 })
             .limit(i64::from(f.limit))
             .build();
-        let docs: Vec<Document> = super::mongo::collect(self.coll.find(q).with_options(opts))
+        let docs: Vec<Document> = super::collect(self.coll.find(q).with_options(opts))
             .await
             .map_err(|e| Error::mongo("listing", e))?;
         docs.iter().map(|d| self.view(d)).collect()
@@ -428,7 +428,7 @@ impl OpsStore for MongoOps {
 
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
         let routes = self.routes().await?;
-        let docs: Vec<Document> = super::mongo::collect(
+        let docs: Vec<Document> = super::collect(
             self.coll
                 .find(doc! { "outbox_route": { "$in": routes }, "event_id": event_id.to_string() }),
         )
@@ -573,7 +573,7 @@ impl OpsStore for MongoOps {
             .client
             .database(&cp.db)
             .collection::<Document>(&cp.collection);
-        let docs: Vec<Document> = super::mongo::collect(coll.find(doc! {}).sort(doc! { "_id": 1 }))
+        let docs: Vec<Document> = super::collect(coll.find(doc! {}).sort(doc! { "_id": 1 }))
             .await
             .map_err(|e| Error::mongo("reading the checkpoint", e))?;
         Ok(Some(

@@ -17,7 +17,7 @@ pub async fn remaining(
     published_cap: i64,
 ) -> Result<(i64, i64), crate::Error> {
     let failed = |e: sqlx::Error| crate::Error::pg("", e);
-    let ops = super::pg_ops::PgOps::open(conn, table.clone()).await?;
+    let ops = super::ops::PgOps::open(conn, table.clone()).await?;
     let routes: Vec<String> = crate::db::pg::query_scalar(&ops.routes_sql())
         .fetch_all(&mut *ops.conn)
         .await
@@ -47,7 +47,7 @@ pub async fn drop_columns_locked(
     let mut tx = conn.begin().await?;
     crate::schema::postgres::set_local_lock_timeout(&mut tx, lock_timeout).await?;
     crate::db::pg::query("SELECT set_config('statement_timeout', $1, true)")
-        .bind(format!("{}ms", super::postgres::millis_ceil(check_timeout)))
+        .bind(format!("{}ms", super::millis_ceil(check_timeout)))
         .execute(&mut tx)
         .await?;
     sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))

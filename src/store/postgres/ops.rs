@@ -10,12 +10,12 @@ use sqlx::postgres::{PgConnection, PgRow};
 use sqlx::{Connection, Row};
 use uuid::Uuid;
 
-use super::ops::{
+use crate::Error;
+use crate::hlc::{Hlc, HlcTimestamp};
+use crate::store::ops::{
     CheckpointRow, Delivery, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView,
     Staged,
 };
-use crate::Error;
-use crate::hlc::{Hlc, HlcTimestamp};
 use crate::target::QualifiedName;
 
 /// Which optional columns the live table has.
@@ -307,7 +307,7 @@ impl PgOps<'_> {
             ("0::bigint", "created_at, id")
         };
         let wpos = pos.replace("hlc", "w.hlc");
-        let blocking = super::postgres::blocking_rows("h0");
+        let blocking = super::blocking_rows("h0");
         format!(
             "WITH heads AS (
     SELECT DISTINCT ON (outbox_route, COALESCE(tenant_id, {nil}), ordering_key)

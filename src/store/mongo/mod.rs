@@ -4,6 +4,9 @@
 //! strings, timestamps as BSON dates, `hlc` as a 64-bit integer; `traceparent` is stored and
 //! read when trace propagation is on (forze ignores it on MongoDB).
 
+pub mod diagnostics;
+pub mod ops;
+
 use std::collections::HashMap;
 use std::time::Duration;
 

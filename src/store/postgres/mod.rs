@@ -2,6 +2,11 @@
 //! retain and consume storage, with the claim written to read about `limit` index entries
 //! whatever the backlog (see [`claim_sql`]).
 
+pub mod consume_move;
+pub mod diagnostics;
+pub mod ops;
+pub mod partitions;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;

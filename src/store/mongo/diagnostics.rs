@@ -1,0 +1,54 @@
+//! What `doctor` asks MongoDB: whether it is a replica set (transactions), the key lists of
+//! the collection's indexes, and whether the claim's plan scans the collection.
+use futures_util::TryStreamExt;
+use mongodb::Client;
+use mongodb::bson::{Bson, Document, doc};
+
+use crate::Error;
+use crate::target::CollectionName;
+
+/// The server is a replica set member (`hello` names a set): transactions work.
+pub async fn is_replica_set(client: &Client) -> Result<bool, Error> {
+    let hello = client
+        .database("admin")
+        .run_command(doc! { "hello": 1 })
+        .await
+        .map_err(|e| Error::mongo("hello", e))?;
+    Ok(hello.get_str("setName").is_ok())
+}
+
+/// Each index's key fields, in order (none when the collection cannot be listed).
+pub async fn index_keys(client: &Client, collection: &CollectionName) -> Vec<Vec<String>> {
+    let coll = client
+        .database(&collection.db)
+        .collection::<Document>(&collection.collection);
+    let models: Vec<mongodb::IndexModel> = match coll.list_indexes().await {
+        Ok(c) => c.try_collect().await.unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    models
+        .iter()
+        .map(|m| m.keys.keys().cloned().collect())
+        .collect()
+}
+
+/// Whether the claim's `find` (for a route of no rows, sorted as the relay sorts) plans a
+/// collection scan.
+pub async fn claim_scans_collection(
+    client: &Client,
+    collection: &CollectionName,
+    hlc_ordering: bool,
+) -> Result<bool, Error> {
+    let sort = crate::store::mongo::claim_sort(hlc_ordering);
+    let plan = client
+        .database(&collection.db)
+        .run_command(doc! {
+            "explain": { "find": &collection.collection, "filter": { "outbox_route": "outboxctl-doctor", "status": "pending",
+                "$or": [ { "available_at": Bson::Null }, { "available_at": { "$lte": mongodb::bson::DateTime::now() } } ] },
+                "sort": sort, "limit": 100, "projection": { "_id": 1 } },
+            "verbosity": "queryPlanner",
+        })
+        .await
+        .map_err(|e| Error::mongo("cannot plan the claim", e))?;
+    Ok(plan.to_string().contains("COLLSCAN"))
+}
