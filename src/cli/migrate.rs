@@ -15,7 +15,7 @@ use crate::schema::desired::Extras;
 use crate::schema::plan::{self, MigrationPlan, Problem};
 use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
 use crate::schema::{MongoSchema, PgSchema, mongo};
-use crate::{Error, db};
+use crate::Error;
 
 #[derive(Debug, Args)]
 pub struct MigrateArgs {
@@ -59,8 +59,6 @@ struct MigrateReport<'a> {
 }
 
 pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
-    let url = ctx.config.require_url().map_err(Error::from)?;
-    let timeout = ctx.connect_timeout;
     let target = match &ctx.config.outbox.target {
         Target::Postgres { relation, .. } => relation.template(),
         Target::Mongo { collection, .. } => collection.to_string(),
@@ -74,9 +72,9 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
     let plan = match ctx.config.backend {
         Backend::Postgres => {
             let schemas = PgSchema::from_config(&ctx.config, Extras::default())?;
-            let mut conn = db::connect_pg(url, timeout).await?;
+            let mut conn = ctx.connect_pg().await?;
             if !(args.dry_run || args.check) {
-                let lock_conn = db::connect_pg(url, timeout).await?;
+                let lock_conn = ctx.connect_pg().await?;
                 lock = Some(MigrationLock::acquire(lock_conn, &target, args.lock_wait.0).await?);
             }
             let mut plan = MigrationPlan::default();
@@ -97,7 +95,7 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
         }
         Backend::Mongo => {
             let schema = MongoSchema::from_config(&ctx.config, Extras::default())?;
-            let client = db::connect_mongo(url, timeout).await?;
+            let client = ctx.connect_mongo().await?;
             let catalog = mongo::introspect(&client, &schema)
                 .await
                 .map_err(|e| Error::mongo(format!("reading indexes of {}", schema.outbox), e))?;

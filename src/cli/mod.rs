@@ -56,6 +56,11 @@ impl Ctx {
     pub async fn connect_pg(&self) -> Result<sqlx::PgConnection, crate::Error> {
         crate::store::any::connect_pg(&self.config, self.connect_timeout).await
     }
+
+    /// The same, for a command that only runs on MongoDB.
+    pub async fn connect_mongo(&self) -> Result<mongodb::Client, crate::Error> {
+        crate::store::any::connect_mongo(&self.config, self.connect_timeout).await
+    }
 }
 
 static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());

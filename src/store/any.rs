@@ -88,6 +88,11 @@ pub async fn connect_pg(config: &Config, timeout: Duration) -> Result<sqlx::PgCo
     crate::db::connect_pg(config.require_url()?, timeout).await
 }
 
+/// A MongoDB client for a command that only runs on MongoDB.
+pub async fn connect_mongo(config: &Config, timeout: Duration) -> Result<mongodb::Client, Error> {
+    crate::db::connect_mongo(config.require_url()?, timeout).await
+}
+
 /// A connection to whichever backend the configuration names.
 pub enum Conn {
     Pg(sqlx::PgConnection),
