@@ -234,18 +234,19 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
         .map_err(|e| Error::Runtime(format!("writing {}: {e}", args.path.display())))?;
     ctx.out.note(&format!("wrote {}", args.path.display()));
     if interactive {
-        let url = config.require_url()?;
-        let reachable = match config.backend {
-            Backend::Postgres => {
-                match crate::db::connect_pg(url, ctx.connect_timeout).await {
-                    // a pooler that cannot hold a transaction is told now, not at the first relay
-                    Ok(mut conn) => crate::db::pg::check_transactions(&mut conn).await,
-                    Err(e) => Err(e),
-                }
+        let url = config.require_url()?.clone();
+        // the file just written, as every command will read it
+        let written = super::Ctx {
+            config,
+            ..ctx.clone()
+        };
+        let reachable = match written.connect().await {
+            // a pooler that cannot hold a transaction is told now, not at the first relay
+            Ok(crate::store::any::Conn::Pg(mut conn)) => {
+                crate::db::pg::check_transactions(&mut conn).await
             }
-            Backend::Mongo => crate::db::connect_mongo(url, ctx.connect_timeout)
-                .await
-                .map(drop),
+            Ok(crate::store::any::Conn::Mongo(_)) => Ok(()),
+            Err(e) => Err(e),
         };
         match reachable {
             Ok(()) => {
@@ -256,12 +257,8 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
                     .interact()
                     .map_err(ask_error)?
                 {
-                    let plan_ctx = super::Ctx {
-                        config,
-                        ..ctx.clone()
-                    };
                     let dry = super::migrate::MigrateArgs::dry_run();
-                    super::migrate::run(&plan_ctx, dry).await?;
+                    super::migrate::run(&written, dry).await?;
                 }
             }
             Err(e) => ctx.out.warn(&format!("could not connect: {e}")),
