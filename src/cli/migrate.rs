@@ -7,6 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Ctx;
+use crate::Error;
 use crate::config::Target;
 use crate::dburl::Backend;
 use crate::duration::Dur;
@@ -15,7 +16,6 @@ use crate::schema::desired::Extras;
 use crate::schema::plan::{self, MigrationPlan, Problem};
 use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
 use crate::schema::{MongoSchema, PgSchema, mongo};
-use crate::Error;
 
 #[derive(Debug, Args)]
 pub struct MigrateArgs {

@@ -139,6 +139,19 @@ pub const LOG_COLUMNS: &[ColumnSpec] = &[
     ),
 ];
 
+/// The HLC claim index's columns (the claim's order with HLC ordering).
+const HLC_CLAIM_ORDER: &[&str] = &[
+    "outbox_route",
+    "status",
+    "available_at",
+    "hlc",
+    "created_at",
+    "id",
+];
+
+/// The claim's order with its tie-breaker, as the strict claim index carries it.
+const CLAIM_ORDER: &[&str] = &["outbox_route", "status", "available_at", "created_at", "id"];
+
 /// An index the schema wants, by name, as `pg_get_indexdef` would describe it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexSpec {
@@ -300,14 +313,7 @@ impl PgSchema {
             );
             out.push(IndexSpec {
                 name,
-                columns: &[
-                    "outbox_route",
-                    "status",
-                    "available_at",
-                    "hlc",
-                    "created_at",
-                    "id",
-                ],
+                columns: HLC_CLAIM_ORDER,
                 include: &[],
                 predicate: None,
                 create: stmts[1].clone(),
@@ -319,21 +325,14 @@ impl PgSchema {
                 .name
                 .with_suffix("strict claim index", "_strict_claim_idx")?;
             // the claim's index order: with HLC it is the HLC claim index's
-            let (order, order_sql): (&'static [&'static str], &'static str) = if self.hlc {
+            let (order, order_sql) = if self.hlc {
                 (
-                    &[
-                        "outbox_route",
-                        "status",
-                        "available_at",
-                        "hlc",
-                        "created_at",
-                        "id",
-                    ],
+                    HLC_CLAIM_ORDER,
                     "outbox_route, status, available_at, hlc, created_at, id",
                 )
             } else {
                 (
-                    &["outbox_route", "status", "available_at", "created_at", "id"],
+                    CLAIM_ORDER,
                     "outbox_route, status, available_at, created_at, id",
                 )
             };

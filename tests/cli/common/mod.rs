@@ -52,6 +52,27 @@ pub fn unique_name(test: &str) -> String {
     format!("t_{:016x}", h.finish())
 }
 
+/// Runs `clean_up` to its end (on a thread of its own: a `Drop` may run inside a runtime) when
+/// the test passed; when it failed, keeps `what` for inspection and says so.
+pub fn clean_up_unless_failed<F: Future<Output = ()>>(
+    what: &str,
+    clean_up: impl FnOnce() -> F + Send + 'static,
+) {
+    if std::thread::panicking() {
+        eprintln!("test failed: {what} kept for inspection");
+        return;
+    }
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(clean_up())
+    })
+    .join()
+    .unwrap();
+}
+
 /// The result of running the binary.
 pub struct Run {
     pub code: i32,

@@ -85,22 +85,10 @@ impl MongoDb {
 
 impl Drop for MongoDb {
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("test failed: database {} kept for inspection", self.name);
-            return;
-        }
         let (name, url) = (self.name.clone(), mongo_url());
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                let client = mongodb::Client::with_uri_str(&url).await.unwrap();
-                let _ = client.database(&name).drop().await;
-            });
-        })
-        .join()
-        .unwrap();
+        super::clean_up_unless_failed(&format!("database {name}"), || async move {
+            let client = mongodb::Client::with_uri_str(&url).await.unwrap();
+            let _ = client.database(&name).drop().await;
+        });
     }
 }

@@ -55,25 +55,13 @@ impl PgSchema {
 
 impl Drop for PgSchema {
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("test failed: schema {} kept for inspection", self.name);
-            return;
-        }
         let name = self.name.clone();
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                let mut conn = pg().await;
-                let _ = sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
-                    .execute(&mut conn)
-                    .await;
-            });
-        })
-        .join()
-        .unwrap();
+        super::clean_up_unless_failed(&format!("schema {name}"), || async move {
+            let mut conn = pg().await;
+            let _ = sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
+                .execute(&mut conn)
+                .await;
+        });
     }
 }
 
