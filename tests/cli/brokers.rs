@@ -10,7 +10,7 @@ use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, OK, PgSchema, count, make_due, migrate, ob, pg_url, run, stage,
+    CHECK_FAILED, ERROR, OK, PgSchema, count, make_due, migrate, ob, pg_url, stage,
 };
 
 const REDIS: &str = "redis://127.0.0.1:6379";
@@ -844,14 +844,15 @@ fn options_that_do_not_apply_are_refused_by_name() {
             &format!("broker_bad_option_{i}"),
             &format!("relay:\n  routes:\n    orders:\n      {route}\n"),
         );
-        let out = run(&[
+        let out = ob([
             "relay",
             "--once",
             "--database-url",
             &pg_url(),
             "--config",
             &cfg,
-        ]);
+        ])
+        .run();
         assert_eq!(out.code, ERROR, "{out:?}");
         assert!(out.stderr.contains(expected), "{out:?}");
     }
@@ -925,7 +926,7 @@ async fn doctor_checks_each_destination_without_changing_it() {
         .await
         .unwrap();
     let (url, rel) = (pg_url(), schema.rel("outbox"));
-    let out = run(&[
+    let out = ob([
         "doctor",
         "--format",
         "json",
@@ -935,7 +936,8 @@ async fn doctor_checks_each_destination_without_changing_it() {
         &rel,
         "--config",
         &cfg,
-    ]);
+    ])
+    .run();
     assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     let found: Vec<(String, String)> = v["checks"]

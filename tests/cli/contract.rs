@@ -10,7 +10,7 @@ use outboxctl::model::{KeyOrder, Storage};
 use outboxctl::store::ops::{ListStatus, NewEvent, OpsStore, RowFilter};
 use outboxctl::store::{PassTarget, RelayStore};
 
-use crate::common::{MongoDb, OK, PgSchema, mongo_url, pg_url};
+use crate::common::{MongoDb, OK, PgSchema, mongo_url, ob, pg_url};
 
 fn event(n: i64) -> NewEvent {
     NewEvent {
@@ -207,14 +207,15 @@ async fn the_story_holds_on_mongo() {
     use outboxctl::store::mongo::{MongoStore, MongoStoreOptions};
     let db = MongoDb::new(test_name!()).await;
     let coll = format!("{}.outbox", db.name);
-    let r = crate::common::run(&[
+    let r = ob([
         "migrate",
         "-q",
         "--database-url",
         &mongo_url(),
         "--collection",
         &coll,
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
     let opts = MongoStoreOptions {
         collection: outboxctl::target::CollectionName::parse("c", &coll).unwrap(),

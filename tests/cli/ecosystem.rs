@@ -1,6 +1,6 @@
 //! Completions, man page, version, init.
 
-use crate::common::{OK, REFUSED, ob, pg_url, run};
+use crate::common::{OK, REFUSED, ob, pg_url};
 
 #[test]
 fn committed_completions_match_the_cli() {
@@ -24,7 +24,7 @@ fn committed_completions_match_the_cli() {
             have == want,
             "{path} has drifted from the CLI: regenerate with OUTBOXCTL_UPDATE_COMPLETIONS=1 cargo test committed_completions"
         );
-        let r = run(&["completions", &shell.to_string()]);
+        let r = ob(["completions", &shell.to_string()]).run();
         assert_eq!(r.code, OK);
         assert_eq!(
             r.stdout.trim_end().as_bytes(),
@@ -35,7 +35,7 @@ fn committed_completions_match_the_cli() {
 
 #[test]
 fn man_pages_render_from_the_same_definitions() {
-    let r = run(&["man"]);
+    let r = ob(["man"]).run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.starts_with(".ie") || r.stdout.contains(".TH outboxctl"),
@@ -43,7 +43,7 @@ fn man_pages_render_from_the_same_definitions() {
         &r.stdout[..200.min(r.stdout.len())]
     );
     let dir = std::env::temp_dir().join(crate::common::unique_name("man_pages"));
-    let r = run(&["man", "--out", dir.to_str().unwrap()]);
+    let r = ob(["man", "--out", dir.to_str().unwrap()]).run();
     assert_eq!(r.code, OK, "{r:?}");
     for page in [
         "outboxctl.1",
@@ -59,7 +59,7 @@ fn man_pages_render_from_the_same_definitions() {
 
 #[test]
 fn version_names_the_commit() {
-    let r = run(&["--version"]);
+    let r = ob(["--version"]).run();
     assert_eq!(r.code, OK);
     let line = r.stdout.trim();
     assert!(
@@ -76,7 +76,7 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
     let path = dir.join("outboxctl.yaml");
     let _ = std::fs::remove_file(&path);
     let p = path.to_str().unwrap();
-    let r = run(&[
+    let r = ob([
         "init",
         "--path",
         p,
@@ -92,7 +92,8 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         "orders",
         "--to",
         "nats://127.0.0.1:4222",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(!r.stderr.contains("Pw1234"), "{r:?}");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -105,11 +106,11 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
     // every command reads it back
     let r = ob(["schema", "print"]).dir(&dir).code(OK);
     assert!(r.stdout.contains("CREATE TABLE shop.outbox ("), "{r:?}");
-    let r = run(&["init", "--path", p]);
+    let r = ob(["init", "--path", p]).run();
     assert_eq!(r.code, REFUSED, "{r:?}");
     assert!(r.stderr.contains("--force"), "{r:?}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "left alone");
-    let r = run(&["init", "--path", p, "--force", "--relation", "other.outbox"]);
+    let r = ob(["init", "--path", p, "--force", "--relation", "other.outbox"]).run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(
         std::fs::read_to_string(&path)
@@ -186,7 +187,7 @@ pub fn init_on_a_pseudo_terminal(url: &str, test: &str) {
 #[test]
 fn the_example_configuration_loads() {
     let path = format!("{}/examples/outboxctl.yaml", env!("CARGO_MANIFEST_DIR"));
-    let r = run(&["schema", "print", "--config", &path]);
+    let r = ob(["schema", "print", "--config", &path]).run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.contains("outbox_claim_hlc_idx")

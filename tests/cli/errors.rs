@@ -1,10 +1,10 @@
 //! Bad input: one-line errors, documented exit codes, nothing changed, no password printed.
 
-use crate::common::{CONNECT, ERROR, PgSchema, ob, pg_url, run};
+use crate::common::{CONNECT, ERROR, PgSchema, ob, pg_url};
 
 #[test]
 fn unsupported_url_scheme_exits_2_and_masks_the_password() {
-    let r = run(&["migrate", "--database-url", "mysql://root:Hunter2Pw@db/x"]);
+    let r = ob(["migrate", "--database-url", "mysql://root:Hunter2Pw@db/x"]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("mysql://root:****@db/x"), "{r:?}");
     assert!(!r.stderr.contains("Hunter2Pw") && !r.stdout.contains("Hunter2Pw"));
@@ -13,13 +13,14 @@ fn unsupported_url_scheme_exits_2_and_masks_the_password() {
 
 #[test]
 fn unreachable_postgres_exits_3_without_the_password() {
-    let r = run(&[
+    let r = ob([
         "migrate",
         "--connect-timeout",
         "2s",
         "--database-url",
         "postgres://app:S3cretPw@127.0.0.1:1/test",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(
         r.stderr
@@ -34,13 +35,14 @@ fn unreachable_postgres_exits_3_without_the_password() {
 
 #[test]
 fn unreachable_mongo_exits_3_without_the_password() {
-    let r = run(&[
+    let r = ob([
         "migrate",
         "--connect-timeout",
         "1s",
         "--database-url",
         "mongodb://app:S3cretPw@127.0.0.1:1/?directConnection=true",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("mongodb://app:****@127.0.0.1:1"), "{r:?}");
     assert!(
@@ -55,14 +57,14 @@ fn missing_database_exits_3_with_a_hint() {
         .rsplit_once('/')
         .map(|(base, _)| format!("{base}/no_such_db_outboxctl"))
         .unwrap();
-    let r = run(&["migrate", "--database-url", &url]);
+    let r = ob(["migrate", "--database-url", &url]).run();
     assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("database name"), "{r:?}");
 }
 
 #[test]
 fn no_database_url_says_how_to_give_one() {
-    let r = run(&["migrate"]);
+    let r = ob(["migrate"]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(
         r.stderr.contains("--database-url") && r.stderr.contains("OUTBOXCTL_DATABASE_URL"),
@@ -80,7 +82,7 @@ fn unknown_config_key_names_key_and_line() {
         "outbox:\n  relation: app.outbox\n  stroage: consume\n",
     )
     .unwrap();
-    let r = run(&["schema", "print", "--config", path.to_str().unwrap()]);
+    let r = ob(["schema", "print", "--config", path.to_str().unwrap()]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(
         r.stderr.contains("stroage") && r.stderr.contains("line 3"),
@@ -93,22 +95,23 @@ fn unknown_config_key_names_key_and_line() {
 
 #[test]
 fn injection_in_a_relation_is_refused_before_any_io() {
-    let r = run(&[
+    let r = ob([
         "migrate",
         "--database-url",
         &pg_url(),
         "--relation",
         "app.outbox; DROP TABLE x",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("schema.table"), "{r:?}");
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    let r = run(&["migrate", "--dry-run", "--check"]);
+    let r = ob(["migrate", "--dry-run", "--check"]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
-    let r = run(&["no-such-command"]);
+    let r = ob(["no-such-command"]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
 }
 
@@ -123,13 +126,14 @@ async fn missing_privileges_exit_2_with_a_hint_and_change_nothing() {
     .await
     .unwrap();
     let url = pg_url().replace("postgres@", &format!("{role}@"));
-    let r = run(&[
+    let r = ob([
         "migrate",
         "--database-url",
         &url,
         "--relation",
         &schema.rel("outbox"),
-    ]);
+    ])
+    .run();
     sqlx::raw_sql(&format!("DROP ROLE {role}"))
         .execute(&mut conn)
         .await

@@ -1,33 +1,21 @@
 //! The looping relay's /metrics and /healthz, over real HTTP.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
-use crate::common::{PgSchema, eventually, migrate, outboxctl, pg_url, stage};
+use crate::common::{PgSchema, eventually, migrate, ob, stage};
 
 /// Starts `relay --loop` with metrics on a free port; returns the child and the base URL.
 fn start(
     schema: &PgSchema,
     extra: &[&str],
 ) -> (Child, String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    let mut child = outboxctl()
-        .args([
-            "relay",
-            "--loop",
-            "--database-url",
-            &pg_url(),
-            "--relation",
-            &schema.rel("outbox"),
-            "--route",
-            "orders",
-        ])
+    let mut child = ob(["relay", "--loop", "--route", "orders"])
+        .pg(&schema.rel("outbox"))
         .args(["--to", "file:/dev/null", "--metrics-addr", "127.0.0.1:0"])
         .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn_piped();
     let stderr = child.stderr.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     let seen: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();

@@ -4,7 +4,7 @@ use futures_util::TryStreamExt;
 use mongodb::IndexModel;
 use mongodb::bson::{Bson, Document};
 
-use crate::common::{CHECK_FAILED, ERROR, MongoDb, OK, ob, run};
+use crate::common::{CHECK_FAILED, ERROR, MongoDb, OK, ob};
 
 fn migrate(db: &MongoDb, extra: &[&str]) -> crate::common::Run {
     ob(["migrate"])
@@ -125,13 +125,14 @@ async fn an_index_with_other_options_is_reported_not_changed() {
 
 #[test]
 fn consume_storage_on_mongo_is_refused_before_connecting() {
-    let r = run(&[
+    let r = ob([
         "migrate",
         "--database-url",
         "mongodb://127.0.0.1:1/",
         "--storage",
         "consume",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
 }

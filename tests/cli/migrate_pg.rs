@@ -3,7 +3,7 @@
 use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
-use crate::common::{CHECK_FAILED, LOCK_BUSY, OK, PgSchema, ob, pg_url, run_async};
+use crate::common::{CHECK_FAILED, LOCK_BUSY, OK, PgSchema, ob};
 
 fn migrate(schema: &PgSchema, extra: &[&str]) -> crate::common::Run {
     ob(["migrate"]).pg(&schema.rel("outbox")).args(extra).run()
@@ -350,19 +350,13 @@ async fn two_concurrent_migrates_serialise() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let args = |_: u8| {
-        vec![
-            "migrate".into(),
-            "--database-url".into(),
-            pg_url(),
-            "--relation".into(),
-            schema.rel("outbox"),
-            "--hlc-ordering".into(),
-            "--propagate-trace".into(),
-        ]
+    let one_migrate = || {
+        ob(["migrate", "--hlc-ordering", "--propagate-trace"])
+            .pg(&schema.rel("outbox"))
+            .run_async()
     };
-    let (a, b) = tokio::join!(run_async(args(1)), run_async(args(2)));
-    assert_eq!((a.code, b.code), (0, 0), "{a:?}\n{b:?}");
+    let (a, b) = tokio::join!(one_migrate(), one_migrate());
+    assert_eq!((a.code, b.code), (OK, OK), "{a:?}\n{b:?}");
     let applied = [&a, &b]
         .iter()
         .filter(|r| r.stdout.contains("applied:"))

@@ -9,9 +9,7 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use serde_json::Value;
 
-use crate::common::{
-    CHECK_FAILED, ERROR, MongoDb, OK, lines, mongo_url, ob, out_file, outboxctl, run,
-};
+use crate::common::{CHECK_FAILED, ERROR, MongoDb, OK, lines, mongo_url, ob, out_file};
 use crate::relay_processes::wait_until;
 
 fn cmd(db: &MongoDb, args: &[&str]) -> crate::common::Run {
@@ -430,23 +428,11 @@ fn spawn_relay(
     path: &std::path::Path,
     extra: &[&str],
 ) -> std::process::Child {
-    outboxctl()
-        .args([
-            "relay",
-            mode,
-            "--database-url",
-            &mongo_url(),
-            "--collection",
-            &format!("{}.outbox", db.name),
-            "--route",
-            "orders",
-        ])
+    ob(["relay", mode, "--route", "orders"])
+        .mongo(&format!("{}.outbox", db.name))
         .args(["--to", &format!("file:{}", path.display())])
         .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+        .spawn_piped()
 }
 
 fn count_lines(path: &std::path::Path) -> usize {
@@ -584,7 +570,7 @@ async fn four_relays_with_strict_key_order_deliver_once_in_key_order() {
 
 #[test]
 fn consume_and_delivery_log_are_refused_on_mongo() {
-    let r = run(&[
+    let r = ob([
         "relay",
         "--once",
         "--database-url",
@@ -593,16 +579,18 @@ fn consume_and_delivery_log_are_refused_on_mongo() {
         "consume",
         "--route",
         "x",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
-    let r = run(&[
+    let r = ob([
         "inspect",
         "--database-url",
         &mongo_url(),
         "--delivery-log",
         "a.b",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, ERROR, "{r:?}");
 }
 
@@ -805,9 +793,9 @@ async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_s
         "solo.outbox",
         "--hlc-ordering",
     ];
-    let r = run(&[&["migrate", "-q"][..], &base].concat());
+    let r = ob([&["migrate", "-q"][..], &base].concat()).run();
     assert_eq!(r.code, OK, "{r:?}");
-    let r = run(&[
+    let r = ob([
         &[
             "emit",
             "--route",
@@ -821,16 +809,17 @@ async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_s
         ][..],
         &base,
     ]
-    .concat());
+    .concat())
+    .run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(
         r.stderr.contains("replica set") && r.stderr.contains("standalone"),
         "{r:?}"
     );
-    let r = run(&[&["doctor", "--format", "json"][..], &base].concat());
+    let r = ob([&["doctor", "--format", "json"][..], &base].concat()).run();
     assert!(r.stdout.contains("standalone"), "{r:?}");
     // without a checkpoint there is nothing to keep atomic: staging works
-    let r = run(&[
+    let r = ob([
         &[
             "emit",
             "-q",
@@ -843,7 +832,8 @@ async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_s
         ][..],
         &base,
     ]
-    .concat());
+    .concat())
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
 }
 
@@ -864,7 +854,7 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
             "--connect-timeout",
             "3s",
         ]);
-        run(&all)
+        ob(&all).run()
     };
     assert_eq!(run_own(&["migrate", "-q"]).code, OK);
     let emit_100 = || {
@@ -888,29 +878,22 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
         .join("outboxctl-tests")
         .join("mongo_restart.yaml");
     std::fs::write(&cfg, "relay:\n  interval: 100ms\n  retry_max_backoff: 1s\n").unwrap();
-    let mut relay = outboxctl()
-        .args([
-            "relay",
-            "--loop",
-            "--database-url",
-            &url,
-            "--collection",
-            "restart.outbox",
-            "--route",
-            "orders",
-            "--connect-timeout",
-            "3s",
-        ])
-        .args([
-            "--to",
-            &format!("file:{}", path.display()),
-            "--config",
-            cfg.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let relay = ob([
+        "relay",
+        "--loop",
+        "--database-url",
+        &url,
+        "--collection",
+        "restart.outbox",
+        "--route",
+        "orders",
+        "--connect-timeout",
+        "3s",
+        "--to",
+        &format!("file:{}", path.display()),
+    ])
+    .config(&cfg)
+    .spawn(None);
     wait_until(Duration::from_secs(30), "the first 100 events", || {
         count_lines(&path) >= 100
     })
@@ -929,11 +912,7 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
         || count_lines(&path) >= 200,
     )
     .await;
-    std::process::Command::new("kill")
-        .args(["-TERM", &relay.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(relay.wait().unwrap().success(), "the relay stopped cleanly");
+    assert!(relay.terminate().success(), "the relay stopped cleanly");
     let ids: HashSet<String> = lines(&path)
         .iter()
         .map(|l| l["event_id"].as_str().unwrap().to_owned())
@@ -1106,25 +1085,18 @@ async fn strict_key_order_a_stuck_key_does_not_stop_the_route() {
     park_first(&db, "K", "parked").await;
     let path = out_file("mongo_strict_stuck");
     let to = format!("file:{}", path.display());
-    let relay = crate::common::run_async(
-        [
-            "relay",
-            "--once",
-            "--key-order",
-            "strict",
-            "--route",
-            "orders",
-            "--to",
-            &to,
-            "--database-url",
-            &mongo_url(),
-            "--collection",
-            &format!("{}.outbox", db.name),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
-    );
+    let relay = ob([
+        "relay",
+        "--once",
+        "--key-order",
+        "strict",
+        "--route",
+        "orders",
+        "--to",
+        &to,
+    ])
+    .mongo(&format!("{}.outbox", db.name))
+    .run_async();
     let r = tokio::time::timeout(Duration::from_secs(60), relay)
         .await
         .expect("relay --once ends");

@@ -5,7 +5,7 @@ use sqlx::postgres::PgConnection;
 
 use crate::common::{
     CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, count, lines, migrate, ob, out_file,
-    pg_url, run, stage,
+    pg_url, stage,
 };
 
 fn cmd(schema: &PgSchema, extra: &[&str], args: &[&str]) -> crate::common::Run {
@@ -785,8 +785,9 @@ async fn storage_checks_every_tenants_table() {
         ),
     );
     let url = pg_url();
-    let with =
-        |args: &[&str]| run(&[args, &["--database-url", &url, "--config", cfg.as_str()]].concat());
+    let with = |args: &[&str]| {
+        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
+    };
     assert_eq!(with(&["migrate"]).code, OK);
     let table_b = format!("{}.outbox_{}", schema.name, b.replace('-', ""));
     stage(&mut conn, &table_b, "orders", 2, None).await;

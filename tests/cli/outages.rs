@@ -353,25 +353,10 @@ async fn readyz_and_destination_up_report_a_down_destination_while_healthz_stays
         ),
     );
     let log = out_file(test).with_extension("log");
-    let relay = crate::common::KillOnDrop::new(
-        crate::common::outboxctl()
-            .args([
-                "relay",
-                "--loop",
-                "--database-url",
-                &crate::common::pg_url(),
-                "--relation",
-                &t,
-                "--config",
-                &cfg,
-                "--metrics-addr",
-                &addr,
-            ])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
-    );
+    let relay = crate::common::ob(["relay", "--loop", "--metrics-addr", &addr])
+        .pg(&t)
+        .config(&cfg)
+        .spawn(Some(&log));
     wait_log(&log, "serving /metrics", 1).await;
     let get = |path: &str| http_get(&addr, path);
     assert_eq!(get("/readyz").0, 200);

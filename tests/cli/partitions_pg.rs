@@ -5,8 +5,7 @@ use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, count, migrate, ob, pg_url, run,
-    run_async, stage,
+    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, count, migrate, ob, pg_url, stage,
 };
 
 fn today() -> NaiveDate {
@@ -73,7 +72,7 @@ async fn migrate_attaches_days_ahead_and_add_ahead_is_idempotent_in_any_time_zon
     // A session in another time zone: bounds are still UTC days.
     let ny = format!("{}?options=-c%20TimeZone%3DAmerica/New_York", pg_url());
     let rel = schema.rel("outbox");
-    let r = run(&[
+    let r = ob([
         "partitions",
         "add-ahead",
         "--days",
@@ -86,7 +85,8 @@ async fn migrate_attaches_days_ahead_and_add_ahead_is_idempotent_in_any_time_zon
         "consume",
         "--delivery-log",
         &log,
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
         r.stdout.lines().filter(|l| l.starts_with("added:")).count(),
@@ -217,35 +217,20 @@ async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
         .execute(&mut reader)
         .await
         .unwrap();
-    let url = pg_url();
-    let drop = run_async(
-        [
-            "partitions",
-            "drop-expired",
-            "--keep-days",
-            "30",
-            "--yes",
-            "--lock-timeout",
-            "200ms",
-            "--retries",
-            "8",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([
-            "--database-url".into(),
-            url.clone(),
-            "--relation".into(),
-            schema.rel("outbox"),
-        ])
-        .chain([
-            "--storage".into(),
-            "consume".into(),
-            "--delivery-log".into(),
-            log.clone(),
-        ])
-        .collect(),
-    );
+    let drop = ob([
+        "partitions",
+        "drop-expired",
+        "--keep-days",
+        "30",
+        "--yes",
+        "--lock-timeout",
+        "200ms",
+        "--retries",
+        "8",
+    ])
+    .pg(&schema.rel("outbox"))
+    .args(["--storage", "consume", "--delivery-log", &log])
+    .run_async();
     let mut watcher = crate::common::pg().await;
     let relay = async {
         // relay once the drop is queued behind the reader's lock (it then times out and retries)
@@ -257,28 +242,19 @@ async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
         )
         .await;
         let started = std::time::Instant::now();
-        let r = run_async(
-            [
-                "relay",
-                "--once",
-                "--route",
-                "orders",
-                "--to",
-                "file:/dev/null",
-                "--storage",
-                "consume",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .chain([
-                "--database-url".into(),
-                url.clone(),
-                "--relation".into(),
-                schema.rel("outbox"),
-            ])
-            .chain(["--delivery-log".into(), log.clone()])
-            .collect(),
-        )
+        let r = ob([
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            "file:/dev/null",
+            "--storage",
+            "consume",
+        ])
+        .pg(&schema.rel("outbox"))
+        .args(["--delivery-log", &log])
+        .run_async()
         .await;
         (r, started.elapsed())
     };
@@ -320,7 +296,7 @@ async fn a_consume_pass_logs_while_another_day_is_being_attached() {
     let url = pg_url();
     let rel = schema.rel("outbox");
     let started = std::time::Instant::now();
-    let r = run(&[
+    let r = ob([
         "relay",
         "--once",
         "--route",
@@ -335,7 +311,8 @@ async fn a_consume_pass_logs_while_another_day_is_being_attached() {
         &rel,
         "--delivery-log",
         &log,
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(3));
     sqlx::raw_sql("ROLLBACK")
@@ -452,15 +429,16 @@ async fn partition_commands_refuse_a_missing_or_plain_log_and_mongo() {
         assert_eq!(r.code, ERROR, "{cmd:?}: {r:?}");
         assert!(r.stderr.contains("does not exist"), "{r:?}");
     }
-    let r = run(&[
+    let r = ob([
         "partitions",
         "list",
         "--database-url",
         "mongodb://127.0.0.1:1/",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
-    let r = run(&["partitions", "list", "--database-url", &pg_url()]);
+    let r = ob(["partitions", "list", "--database-url", &pg_url()]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("no delivery log configured"), "{r:?}");
 }
@@ -552,25 +530,11 @@ async fn fix_moves_rows_by_column_name_in_batches_while_rows_keep_arriving() {
             n
         }
     });
-    let r = crate::common::run_async(
-        [
-            "partitions",
-            "check",
-            "--fix",
-            "--database-url",
-            &pg_url(),
-            "--relation",
-            &schema.rel("outbox"),
-            "--storage",
-            "consume",
-            "--delivery-log",
-            &log,
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
-    )
-    .await;
+    let r = ob(["partitions", "check", "--fix"])
+        .pg(&schema.rel("outbox"))
+        .args(["--storage", "consume", "--delivery-log", &log])
+        .run_async()
+        .await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let written = writer.await.unwrap();
     assert_eq!(r.code, OK, "{r:?}");

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -13,8 +13,8 @@ use serde_json::Value;
 use sqlx::postgres::PgConnectOptions;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, KillOnDrop, OK, PgSchema, config_file, count, lines, out_file, outboxctl,
-    pg_url, wait_none,
+    CHECK_FAILED, ERROR, KillOnDrop, OK, PgSchema, config_file, count, lines, out_file, pg_url,
+    wait_none,
 };
 use crate::own_server::{OwnServer, free_port};
 
@@ -393,13 +393,10 @@ async fn four_relays_on_a_pool_of_two(storage: &str) {
     let relays: Vec<(KillOnDrop, PathBuf)> = (0..4)
         .map(|i| {
             let log = dir.join(format!("relay{i}.log"));
-            let child = outboxctl()
-                .args(["--config", &cfg, "relay", "--loop"])
-                .stdout(Stdio::null())
-                .stderr(std::fs::File::create(&log).unwrap())
-                .spawn()
-                .unwrap();
-            (KillOnDrop::new(child), log)
+            let relay = crate::common::ob(["relay", "--loop"])
+                .config(&cfg)
+                .spawn(Some(&log));
+            (relay, log)
         })
         .collect();
     let left = match storage {

@@ -18,7 +18,7 @@ use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, OK, PgSchema, count, lines, migrate, ob, out_file, pg_url, run, stage,
+    CHECK_FAILED, OK, PgSchema, count, lines, migrate, ob, out_file, pg_url, stage,
 };
 
 fn relay_once(schema: &PgSchema, to: &str, extra: &[&str]) -> crate::common::Run {
@@ -525,7 +525,7 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
     );
     let strict_session = format!("{}?options=-c%20statement_timeout%3D100", pg_url());
     let rel = schema.rel("outbox");
-    let r = run(&[
+    let r = ob([
         "relay",
         "--once",
         "--database-url",
@@ -540,7 +540,8 @@ async fn consume_pass_timeouts_follow_the_stricter_session_value() {
         "consume",
         "--config",
         lax.as_str(),
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stderr.contains("statement timeout"), "{r:?}");
 
@@ -577,7 +578,7 @@ async fn migrate_creates_the_postgres_table_destination() {
     );
     let url = pg_url();
     let rel = schema.rel("outbox");
-    let r = run(&[
+    let r = ob([
         "migrate",
         "--database-url",
         &url,
@@ -585,7 +586,8 @@ async fn migrate_creates_the_postgres_table_destination() {
         &rel,
         "--config",
         cfg.as_str(),
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(r.stdout.contains("create destination table"), "{r:?}");
     stage(&mut conn, &schema.rel("outbox"), "orders", 5, None).await;
@@ -1126,7 +1128,7 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
         ),
     );
     let url = pg_url();
-    let r = run(&["migrate", "--database-url", &url, "--config", cfg.as_str()]);
+    let r = ob(["migrate", "--database-url", &url, "--config", cfg.as_str()]).run();
     assert_eq!(r.code, OK, "{r:?}");
     for (tenant, n) in [(a, 3), (b, 2)] {
         let table = format!("{}.outbox_{}", schema.name, tenant.replace('-', ""));
@@ -1145,7 +1147,7 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
         .unwrap();
     }
     let path = out_file(test);
-    let r = run(&[
+    let r = ob([
         "relay",
         "--once",
         "--database-url",
@@ -1158,7 +1160,8 @@ async fn tenant_aware_relays_only_the_configured_tenants_from_per_tenant_tables(
         &format!("file:{}", path.display()),
         "--format",
         "json",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
     let summary: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
@@ -1186,22 +1189,10 @@ async fn ctrl_c_of_a_one_shot_relay_exits_130() {
     migrate(&schema, &[]).await;
     stage(&mut conn, &schema.rel("outbox"), "orders", 50_000, None).await;
     let path = out_file(test);
-    let child = crate::common::outboxctl()
-        .args([
-            "relay",
-            "--once",
-            "--database-url",
-            &pg_url(),
-            "--relation",
-            &schema.rel("outbox"),
-            "--route",
-            "orders",
-        ])
+    let child = ob(["relay", "--once", "--route", "orders"])
+        .pg(&schema.rel("outbox"))
         .args(["--to", &format!("file:{}", path.display())])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn_piped();
     crate::relay_processes::wait_until(Duration::from_secs(30), "some deliveries", || {
         std::fs::metadata(&path)
             .map(|m| m.len() > 0)

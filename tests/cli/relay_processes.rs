@@ -2,10 +2,10 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
-use crate::common::{OK, PgSchema, lines, migrate, out_file, outboxctl, pg_url, stage};
+use crate::common::{OK, PgSchema, lines, migrate, ob, out_file, stage};
 
 /// Polls `cond` until it holds, failing the test after `limit`.
 pub async fn wait_until<F: FnMut() -> bool>(limit: Duration, what: &str, mut cond: F) {
@@ -26,23 +26,11 @@ fn line_count(path: &Path) -> usize {
 }
 
 fn spawn_relay(schema: &PgSchema, mode: &str, to: &Path, cfg: &str, extra: &[&str]) -> Child {
-    outboxctl()
-        .args([
-            "relay",
-            mode,
-            "--database-url",
-            &pg_url(),
-            "--relation",
-            &schema.rel("outbox"),
-            "--route",
-            "orders",
-        ])
+    ob(["relay", mode, "--route", "orders"])
+        .pg(&schema.rel("outbox"))
         .args(["--to", &format!("file:{}", to.display()), "--config", cfg])
         .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn relay")
+        .spawn_piped()
 }
 
 fn sigterm(child: &Child) {

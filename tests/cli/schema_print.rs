@@ -1,6 +1,6 @@
 //! `schema print` writes the specification's text, character for character.
 
-use crate::common::{ERROR, OK, run};
+use crate::common::{ERROR, OK, ob};
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!(
@@ -42,14 +42,14 @@ fn fixtures_are_the_specification_text() {
 
 #[test]
 fn default_postgres_schema_is_the_specification() {
-    let r = run(&["schema", "print"]);
+    let r = ob(["schema", "print"]).run();
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(r.stdout, fixture("spec_outbox.sql"));
 }
 
 #[test]
 fn optional_parts_are_the_specification_text_in_order() {
-    let r = run(&["schema", "print", "--with", "all", "--storage", "consume"]);
+    let r = ob(["schema", "print", "--with", "all", "--storage", "consume"]).run();
     assert_eq!(r.code, OK, "{r:?}");
     let expected = [
         fixture("spec_outbox.sql"),
@@ -64,7 +64,7 @@ fn optional_parts_are_the_specification_text_in_order() {
 
 #[test]
 fn config_flags_select_parts_too() {
-    let r = run(&["schema", "print", "--hlc-ordering"]);
+    let r = ob(["schema", "print", "--hlc-ordering"]).run();
     assert_eq!(
         r.stdout,
         [fixture("spec_outbox.sql"), fixture("spec_hlc.sql")].join("\n")
@@ -73,7 +73,7 @@ fn config_flags_select_parts_too() {
 
 #[test]
 fn mongo_script_holds_the_specification_lines() {
-    let r = run(&["schema", "print", "--backend", "mongo", "--with", "hlc"]);
+    let r = ob(["schema", "print", "--backend", "mongo", "--with", "hlc"]).run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout
@@ -94,7 +94,7 @@ fn mongo_script_holds_the_specification_lines() {
 
 #[test]
 fn names_derive_from_the_table_and_are_quoted_only_where_needed() {
-    let r = run(&[
+    let r = ob([
         "schema",
         "print",
         "--relation",
@@ -103,35 +103,38 @@ fn names_derive_from_the_table_and_are_quoted_only_where_needed() {
         "hlc,delivery-log",
         "--storage",
         "consume",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
     insta::assert_snapshot!("quoted_names", r.stdout);
 }
 
 #[test]
 fn mongo_collection_names_that_clash_with_db_methods_use_get_collection() {
-    let r = run(&[
+    let r = ob([
         "schema",
         "print",
         "--backend",
         "mongo",
         "--collection",
         "shop.stats",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, OK, "{r:?}");
     insta::assert_snapshot!("mongo_stats", r.stdout);
 }
 
 #[test]
 fn delivery_log_on_mongo_is_refused() {
-    let r = run(&[
+    let r = ob([
         "schema",
         "print",
         "--backend",
         "mongo",
         "--with",
         "delivery-log",
-    ]);
+    ])
+    .run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
     assert!(r.stdout.is_empty());
@@ -139,7 +142,7 @@ fn delivery_log_on_mongo_is_refused() {
 
 #[test]
 fn json_format_wraps_the_script() {
-    let r = run(&["schema", "print", "--format", "json"]);
+    let r = ob(["schema", "print", "--format", "json"]).run();
     let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
     assert_eq!(v["backend"], "postgres");
     assert_eq!(v["script"].as_str().unwrap(), fixture("spec_outbox.sql"));

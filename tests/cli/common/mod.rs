@@ -123,7 +123,7 @@ impl std::fmt::Debug for Run {
 
 /// The built binary with a clean environment: no inherited OUTBOXCTL_* or DATABASE_URL,
 /// NO_COLOR set, run in an empty directory so no stray outboxctl.yaml is read.
-pub fn outboxctl() -> Command {
+fn outboxctl() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_outboxctl"));
     for (k, _) in std::env::vars() {
         if k.starts_with("OUTBOXCTL_") || k == "DATABASE_URL" {
@@ -133,10 +133,6 @@ pub fn outboxctl() -> Command {
     cmd.env("NO_COLOR", "1");
     cmd.current_dir(std::env::temp_dir());
     cmd
-}
-
-pub fn run(args: &[&str]) -> Run {
-    Run::from(outboxctl().args(args).output().expect("run outboxctl"))
 }
 
 /// A run of the binary, built up then run (see [`Ob`]).
@@ -223,6 +219,14 @@ impl Ob {
         Run::from(child.wait_with_output().expect("run outboxctl"))
     }
 
+    /// Runs it to its end without blocking the test's runtime (so the test can do other
+    /// things meanwhile, e.g. run two at once).
+    pub async fn run_async(mut self) -> Run {
+        self.cmd.args(&self.args).stdin(Stdio::null());
+        let mut cmd = tokio::process::Command::from(self.cmd);
+        Run::from(cmd.output().await.expect("run outboxctl"))
+    }
+
     /// Runs it and checks the exit code, showing the whole run when it differs.
     #[track_caller]
     pub fn code(self, expected: i32) -> Run {
@@ -230,6 +234,18 @@ impl Ob {
         let r = self.run();
         assert_eq!(r.code, expected, "outboxctl {what}\n{r:?}");
         r
+    }
+
+    /// Starts it with its stderr as a pipe the test reads (stdout discarded); the test owns
+    /// the child.
+    pub fn spawn_piped(mut self) -> std::process::Child {
+        self.cmd
+            .args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn outboxctl")
     }
 
     /// Starts it (stdout discarded, stderr to `log` when given); killed if the test ends first.
@@ -248,12 +264,6 @@ impl Ob {
                 .expect("spawn outboxctl"),
         )
     }
-}
-
-/// Runs the binary asynchronously (so a test can do other things meanwhile).
-pub async fn run_async(args: Vec<String>) -> Run {
-    let mut cmd = tokio::process::Command::from(outboxctl());
-    Run::from(cmd.args(&args).output().await.expect("run outboxctl"))
 }
 
 /// Writes a config file of the test's own; returns its path.
