@@ -7,93 +7,15 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
 use serde_json::Value;
-use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, OK, PgSchema, count, make_due, migrate, ob, pg_url, stage,
+    AMQP, CHECK_FAILED, ERROR, KeyOrder, NATS, OK, PgSchema, REDIS, WORKED_EXAMPLE_HEADERS,
+    amqp_channel, count, make_due, migrate, ob, payload_value, pg_url, relay, relay_plain, stage,
+    worked_example_outbox,
 };
-
-const REDIS: &str = "redis://127.0.0.1:6379";
-const AMQP: &str = "amqp://guest:guest@127.0.0.1:5672/%2f";
-pub const NATS: &str = "nats://127.0.0.1:4222";
 
 /// The headers string of forze-wire.md §1.5, byte for byte (275 bytes).
 const WIRE_HEADERS: &str = r#"{"forze_correlation_id":"0190c4e2-8a6c-7e4a-9b1e-000000000001","forze_event_id":"0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e","forze_hlc":"001764583200000.00003","forze_occurred_at":"2026-12-01T10:00:00+00:00","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#;
-
-/// The worked example's envelope headers in forze's order (forze-wire.md §0.3, §4.5).
-pub const WORKED_EXAMPLE_HEADERS: [(&str, &str); 5] = [
-    ("forze_event_id", "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e"),
-    ("forze_occurred_at", "2026-12-01T10:00:00+00:00"),
-    (
-        "forze_correlation_id",
-        "0190c4e2-8a6c-7e4a-9b1e-000000000001",
-    ),
-    ("forze_hlc", "001764583200000.00003"),
-    (
-        "traceparent",
-        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-    ),
-];
-
-/// Stages forze-wire.md §0.8's worked example row.
-/// A test's outbox migrated with HLC ordering and trace propagation, holding forze-wire.md
-/// §0.8's worked example row: the schema, a connection and the table.
-pub async fn worked_example_outbox(test: &str) -> (PgSchema, PgConnection, String) {
-    let (schema, mut conn) = PgSchema::new(test).await;
-    migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
-    let t = schema.rel("outbox");
-    stage_worked_example(&mut conn, &t).await;
-    (schema, conn, t)
-}
-
-async fn stage_worked_example(conn: &mut PgConnection, t: &str) {
-    sqlx::query(&format!(
-        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, correlation_id, hlc, traceparent)
-         VALUES (gen_random_uuid(), 'orders', '0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e', 'order.placed', '2026-12-01 10:00:00+00',
-                 $1::jsonb, 'pending', now(), 'order-42', '0190c4e2-8a6c-7e4a-9b1e-000000000001', 115643724595200003,
-                 '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')"
-    ))
-    .bind(r#"{"order_id": 42, "total": "19.90"}"#)
-    .execute(conn)
-    .await
-    .unwrap();
-}
-
-pub fn relay(schema: &PgSchema, cfg: &str, extra: &[&str]) -> crate::common::Run {
-    ob(["relay", "--once", "--hlc-ordering", "--propagate-trace"])
-        .pg(&schema.rel("outbox"))
-        .config(cfg)
-        .args(extra)
-        .run()
-}
-
-/// `relay --once` on the test's outbox with a config file, nothing else.
-pub fn relay_plain(schema: &PgSchema, cfg: &str) -> crate::common::Run {
-    ob(["relay", "--once"])
-        .pg(&schema.rel("outbox"))
-        .config(cfg)
-        .run()
-}
-
-/// Checks that each key's `n` values arrive in increasing order.
-#[derive(Default)]
-pub struct KeyOrder(HashMap<String, i64>);
-
-impl KeyOrder {
-    pub fn see(&mut self, key: &str, n: i64) {
-        if let Some(prev) = self.0.insert(key.to_owned(), n) {
-            assert!(prev < n, "key {key}: {n} after {prev}");
-        }
-    }
-
-    pub fn keys(&self) -> usize {
-        self.0.len()
-    }
-}
-
-pub fn payload_value(text: &str) -> Value {
-    serde_json::from_str(text).unwrap()
-}
 
 async fn redis_conn() -> redis::aio::MultiplexedConnection {
     redis::Client::open(REDIS)
@@ -281,14 +203,6 @@ async fn redis_pubsub_body_is_forzes() {
     );
 }
 
-pub async fn amqp_channel() -> (lapin::Connection, lapin::Channel) {
-    let conn = lapin::Connection::connect(AMQP, lapin::ConnectionProperties::default())
-        .await
-        .expect("RabbitMQ on 127.0.0.1:5672 (scripts/services.sh starts it)");
-    let ch = conn.create_channel().await.unwrap();
-    (conn, ch)
-}
-
 #[tokio::test]
 async fn rabbitmq_message_is_forzes_and_keeps_per_key_order() {
     use lapin::options::{BasicGetOptions, QueueDeclareOptions, QueueDeleteOptions};
@@ -423,7 +337,7 @@ async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt()
     assert_eq!(out.code, CHECK_FAILED, "a destination down: {out:?}");
     assert!(out.stderr.contains("unreachable"), "{out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
-    crate::own_server::assert_no_attempts(&mut conn, &t).await;
+    crate::common::assert_no_attempts(&mut conn, &t).await;
     // an exchange with no binding: mandatory publish comes back, the row parks after max_attempts
     let exchange = format!("{}.nowhere", schema.name);
     let (_c, ch) = amqp_channel().await;
@@ -562,7 +476,7 @@ async fn nats_away_is_no_attempt_then_delivers_and_create_stream_works() {
     let out = relay_plain(&schema, &away);
     assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
-    crate::own_server::assert_no_attempts(&mut conn, &t).await;
+    crate::common::assert_no_attempts(&mut conn, &t).await;
     let subject = format!("{}.created", schema.name);
     let back = crate::common::config_file(
         "broker_nats_back",
@@ -675,7 +589,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
     assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
     assert!(out.stdout.contains("HTTP 503"), "{out:?}");
-    crate::own_server::assert_no_attempts(&mut conn, &t).await;
+    crate::common::assert_no_attempts(&mut conn, &t).await;
     let server = hook(vec![500]).await;
     let cfg = crate::common::config_file(
         "broker_http",
@@ -858,25 +772,11 @@ fn options_that_do_not_apply_are_refused_by_name() {
     }
 }
 
-/// Polls a `count(*)` until it reaches `n` (60 s at most).
-pub async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
-    let what = format!("{n} rows: {sql}");
-    crate::common::eventually(std::time::Duration::from_secs(60), &what, async || {
-        let got = count(&mut *conn, sql).await;
-        if got >= n {
-            Ok(())
-        } else {
-            Err(format!("{got} so far"))
-        }
-    })
-    .await
-}
-
 /// `doctor` connects to each route's broker as the relay would, and changes nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_checks_each_destination_without_changing_it() {
     let test = test_name!();
-    use crate::brokers_kafka::{KAFKA_ADDR, client, create_topic, delete_topic};
+    use crate::common::{KAFKA_ADDR, client, create_topic, delete_topic};
     use rdkafka::consumer::{BaseConsumer, Consumer};
     let (schema, _conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;

@@ -4,172 +4,14 @@
 //! the broker is away, parking on refusal.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
-use rdkafka::ClientConfig;
-use rdkafka::Message as _;
-use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
-use rdkafka::client::DefaultClientContext;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::message::Headers;
-use rdkafka::{Offset, TopicPartitionList};
-
-use crate::brokers::{
-    KeyOrder, WORKED_EXAMPLE_HEADERS, payload_value, relay, relay_plain, worked_example_outbox,
+use crate::common::{
+    CHECK_FAILED, ERROR, KAFKA_ADDR, OK, PgSchema, Record, config_file, count, create_topic,
+    delete_topic, kafka_url, make_due, migrate, read_records, stage, tansu,
 };
 use crate::common::{
-    CHECK_FAILED, ERROR, OK, PgSchema, config_file, count, make_due, migrate, stage,
+    KeyOrder, WORKED_EXAMPLE_HEADERS, payload_value, relay, relay_plain, worked_example_outbox,
 };
-
-pub const KAFKA_ADDR: &str = "127.0.0.1:19092";
-
-fn kafka_url() -> String {
-    format!("kafka://{KAFKA_ADDR}")
-}
-
-/// `tansu broker` listening on `listen`, advertising `advertised` (the port clients are told
-/// to use), with `storage` (`memory://tansu/`, or `sqlite://NAME`, relative to `dir`).
-pub fn tansu(
-    dir: &std::path::Path,
-    listen: u16,
-    advertised: u16,
-    storage: &str,
-) -> std::process::Command {
-    let mut c = std::process::Command::new(crate::restarts::tansu_bin());
-    c.current_dir(dir).args([
-        "broker",
-        "--listener-url",
-        &format!("tcp://127.0.0.1:{listen}"),
-        "--advertised-listener-url",
-        &format!("tcp://127.0.0.1:{advertised}"),
-        "--storage-engine",
-        storage,
-    ]);
-    c
-}
-
-/// A client's settings for `broker`: `host:port` (plaintext) or a URL as outboxctl takes it
-/// (`kafkas://host:port?ssl_ca_location=…`).
-pub fn client(broker: &str) -> ClientConfig {
-    if broker.contains("://") {
-        outboxctl::relay::destination::kafka::KafkaUrl::parse(broker)
-            .unwrap()
-            .client_config()
-    } else {
-        let mut c = ClientConfig::new();
-        c.set("bootstrap.servers", broker);
-        c
-    }
-}
-
-/// Creates a topic with `partitions` partitions (fails with instructions when no broker runs).
-pub async fn create_topic(addr: &str, topic: &str, partitions: i32) {
-    create(addr, topic, partitions, false).await
-}
-
-/// The same, when the topic may exist already (e.g. auto-created by a producer's metadata request).
-pub async fn create_topic_if_missing(addr: &str, topic: &str, partitions: i32) {
-    create(addr, topic, partitions, true).await
-}
-
-/// Deletes a topic left by an earlier run (tests are named deterministically).
-pub async fn delete_topic(addr: &str, topic: &str) {
-    let admin: AdminClient<DefaultClientContext> = client(addr).create().unwrap();
-    let _ = admin.delete_topics(&[topic], &AdminOptions::new()).await;
-}
-
-async fn create(addr: &str, topic: &str, partitions: i32, may_exist: bool) {
-    let admin: AdminClient<DefaultClientContext> = client(addr).create().unwrap();
-    let results = admin
-        .create_topics(
-            [&NewTopic::new(topic, partitions, TopicReplication::Fixed(-1))],
-            &AdminOptions::new().operation_timeout(Some(Duration::from_secs(10))),
-        )
-        .await
-        .unwrap_or_else(|e| {
-            panic!("no Kafka-protocol broker on {addr} ({e}): run scripts/services.sh (it builds and starts tansu)")
-        });
-    for r in results {
-        match r {
-            Ok(_) => {}
-            Err((_, rdkafka::types::RDKafkaErrorCode::TopicAlreadyExists)) if may_exist => {}
-            Err((t, code)) => panic!("creating topic {t}: {code}"),
-        }
-    }
-}
-
-/// One record as read back: partition, key, value, headers in order.
-#[derive(Debug, Clone)]
-pub struct Record {
-    pub partition: i32,
-    pub key: String,
-    pub value: String,
-    pub headers: Vec<(String, String)>,
-}
-
-/// Reads every record of the topic's partitions from the beginning until `n` have arrived.
-pub fn read_records(addr: &str, topic: &str, partitions: i32, n: usize) -> Vec<Record> {
-    read_until(addr, topic, partitions, |records| records.len() >= n)
-}
-
-/// Reads the topic's partitions from the beginning until `done` says so (60 s at most).
-pub fn read_until(
-    addr: &str,
-    topic: &str,
-    partitions: i32,
-    mut done: impl FnMut(&[Record]) -> bool,
-) -> Vec<Record> {
-    let consumer: BaseConsumer = client(addr)
-        .set("group.id", format!("outboxctl-test-{topic}"))
-        .set("enable.auto.commit", "false")
-        .create()
-        .unwrap();
-    let mut tpl = TopicPartitionList::new();
-    for p in 0..partitions {
-        tpl.add_partition_offset(topic, p, Offset::Beginning)
-            .unwrap();
-    }
-    consumer.assign(&tpl).unwrap();
-    let mut out = Vec::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !done(&out) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "only {} records on {topic} after 60 s",
-            out.len()
-        );
-        let Some(m) = consumer.poll(Duration::from_millis(50)) else {
-            continue;
-        };
-        let m = m.unwrap();
-        let text = |b: Option<&[u8]>| String::from_utf8(b.unwrap_or_default().to_vec()).unwrap();
-        let headers = m
-            .headers()
-            .map(|h| {
-                h.iter()
-                    .map(|h| (h.key.to_owned(), text(h.value)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        out.push(Record {
-            partition: m.partition(),
-            key: text(m.key()),
-            value: text(m.payload()),
-            headers,
-        });
-    }
-    out
-}
-
-impl Record {
-    pub fn event_id(&self) -> &str {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == "forze_event_id")
-            .map(|(_, v)| v.as_str())
-            .expect("forze_event_id header")
-    }
-}
 
 fn topic_config(test: &str, topic: &str, extra: &str) -> String {
     config_file(
@@ -279,7 +121,7 @@ async fn kafka_away_is_no_attempt_then_delivers_and_refusal_parks() {
     assert!(out.stderr.contains("Kafka is unreachable"), "{out:?}");
     assert_eq!(out.code, CHECK_FAILED, "a destination down: {out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
-    crate::own_server::assert_no_attempts(&mut conn, &t).await;
+    crate::common::assert_no_attempts(&mut conn, &t).await;
 
     // back: the same rows go out; a record over the producer's 1 MB limit is parked at once
     sqlx::raw_sql(&format!(
@@ -349,7 +191,7 @@ fn self_signed(dir: &std::path::Path) -> std::path::PathBuf {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_over_tls_verifies_the_broker_certificate() {
     let test = test_name!();
-    use crate::own_server::{OwnServer, free_port};
+    use crate::common::{OwnServer, free_port};
     use std::path::PathBuf;
     // tansu 0.6's TLS options cannot be combined on its command line, so a socat TLS front
     // ends the connections; tansu advertises the front's port, so every client goes through it.
@@ -430,7 +272,7 @@ async fn kafka_over_tls_verifies_the_broker_certificate() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
     let test = test_name!();
-    use crate::own_server::{OwnServer, free_port};
+    use crate::common::{OwnServer, free_port};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     let port = free_port();
@@ -508,8 +350,8 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_create_topic_when_the_broker_comes_later() {
     let test = test_name!();
-    use crate::brokers::wait_rows;
-    use crate::own_server::{OwnServer, free_port, spawn_loop_relay};
+    use crate::common::wait_rows;
+    use crate::common::{OwnServer, free_port, spawn_loop_relay};
     let port = free_port();
     let mut broker = OwnServer::new(
         "late_tansu",
@@ -529,7 +371,7 @@ async fn kafka_create_topic_when_the_broker_comes_later() {
     );
     let log = broker.dir.join("relay.log");
     let relay = spawn_loop_relay(&t, &cfg, &log);
-    crate::own_server::wait_log(&log, "destination down", 1).await;
+    crate::common::wait_log(&log, "destination down", 1).await;
     broker.start().await;
     let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published, 10).await;

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use crate::brokers::wait_rows;
+use crate::common::spawn_loop_relay;
+use crate::common::wait_rows;
 use crate::common::{PgSchema, config_file, eventually, migrate, out_file, stage};
-use crate::own_server::spawn_loop_relay;
 
 /// The backend waiting on a lock with a statement like `pattern`, if any.
 async fn waiting(conn: &mut sqlx::PgConnection, pattern: &str) -> Option<i32> {

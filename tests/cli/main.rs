@@ -23,7 +23,6 @@ mod migrate_pg;
 mod mongo_relay;
 mod ops_pg;
 mod outages;
-mod own_server;
 mod partitions_pg;
 mod pgbouncer;
 mod relay_pg;

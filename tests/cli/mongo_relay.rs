@@ -9,8 +9,8 @@ use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use serde_json::Value;
 
+use crate::common::wait_until;
 use crate::common::{CHECK_FAILED, ERROR, MongoDb, OK, lines, mongo_url, ob, out_file};
-use crate::relay_processes::wait_until;
 
 fn cmd(db: &MongoDb, args: &[&str]) -> crate::common::Run {
     ob(args).mongo(&format!("{}.outbox", db.name)).run()

@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::watch;
 
-use crate::brokers::wait_rows;
+use crate::common::wait_rows;
+use crate::common::wait_until;
 use crate::common::{ERROR, OK, PgSchema, config_file, count, lines, migrate, out_file, stage};
-use crate::own_server::{
+use crate::common::{
     assert_no_attempts, free_port, relay_across_stall, spawn_loop_relay, wait_log,
 };
-use crate::relay_processes::wait_until;
 
 /// A webhook receiver on a fixed port that can go away (closing its listener and every
 /// connection) and come back, or stall (accept, read, answer nothing). It answers 200 and
@@ -414,7 +414,7 @@ async fn rabbitmq_urls_name_the_vhost_as_forze_reads_them() {
                 "relay:\n  routes:\n    orders:\n      to: \"{url}\"\n      channel: {queue}\n      declare: true\n"
             ),
         );
-        let out = crate::brokers::relay_plain(&schema, &cfg);
+        let out = crate::common::relay_plain(&schema, &cfg);
         assert_eq!(out.code, OK, "{url}: {out:?}");
         let left = count(
             &mut conn,
@@ -431,12 +431,12 @@ async fn rabbitmq_urls_name_the_vhost_as_forze_reads_them() {
             "relay:\n  routes:\n    orders:\n      to: \"amqp://guest:guest@127.0.0.1:5672/no-such-vhost\"\n      channel: {queue}\n"
         ),
     );
-    let out = crate::brokers::relay_plain(&schema, &cfg);
+    let out = crate::common::relay_plain(&schema, &cfg);
     assert_eq!(out.code, ERROR, "{out:?}");
     assert!(out.stderr.contains("vhost"), "{out:?}");
     assert!(!out.stderr.contains("guest:guest"), "no password: {out:?}");
     assert_no_attempts(&mut conn, &t).await;
-    let (_c, ch) = crate::brokers::amqp_channel().await;
+    let (_c, ch) = crate::common::amqp_channel().await;
     let _ = ch
         .queue_delete(&queue, lapin::options::QueueDeleteOptions::default())
         .await;
@@ -471,7 +471,7 @@ async fn a_stream_deleted_under_a_running_relay_keeps_its_destination_down_with_
     let t = schema.rel("outbox");
     let subject = format!("{}.orders", schema.name);
     let js = async_nats::jetstream::new(
-        async_nats::connect(crate::brokers::NATS)
+        async_nats::connect(crate::common::NATS)
             .await
             .expect("NATS on 127.0.0.1:4222 (scripts/services.sh starts it)"),
     );
@@ -487,7 +487,7 @@ async fn a_stream_deleted_under_a_running_relay_keeps_its_destination_down_with_
         test,
         &format!(
             "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 300ms\n  max_attempts: 2\n  routes:\n    orders:\n      to: {}\n      channel: {subject}\n",
-            crate::brokers::NATS
+            crate::common::NATS
         ),
     );
     let log = out_file(test).with_extension("log");
@@ -521,18 +521,14 @@ async fn a_stream_deleted_under_a_running_relay_keeps_its_destination_down_with_
 async fn refused_credentials_stop_the_relay_at_start_with_exit_2() {
     let test = test_name!();
     let port = free_port();
-    let mut redis = crate::own_server::OwnServer::new(
-        test,
-        Path::new("/usr/bin/redis-server"),
-        port,
-        move |dir| {
+    let mut redis =
+        crate::common::OwnServer::new(test, Path::new("/usr/bin/redis-server"), port, move |dir| {
             let mut c = Command::new("/usr/bin/redis-server");
             c.args(["--bind", "127.0.0.1", "--port", &port.to_string()])
                 .args(["--save", "", "--requirepass", "right-one", "--dir"])
                 .arg(dir);
             c
-        },
-    );
+        });
     redis.start().await;
     let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &[]).await;
@@ -544,7 +540,7 @@ async fn refused_credentials_stop_the_relay_at_start_with_exit_2() {
             "relay:\n  routes:\n    orders:\n      to: \"redis://:wrong-one@127.0.0.1:{port}\"\n"
         ),
     );
-    let out = crate::brokers::relay_plain(&schema, &cfg);
+    let out = crate::common::relay_plain(&schema, &cfg);
     assert_eq!(out.code, ERROR, "{out:?}");
     assert!(out.stderr.contains("password"), "{out:?}");
     assert!(

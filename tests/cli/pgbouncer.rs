@@ -16,7 +16,7 @@ use crate::common::{
     CHECK_FAILED, ERROR, KillOnDrop, OK, PgSchema, config_file, count, lines, out_file, pg_url,
     wait_none,
 };
-use crate::own_server::{OwnServer, free_port};
+use crate::common::{OwnServer, free_port};
 
 /// A pgbouncer in front of the test PostgreSQL, on a free port, in a directory of its own.
 pub struct PgBouncer {

@@ -591,7 +591,7 @@ async fn migrate_creates_the_postgres_table_destination() {
     assert_eq!(r.code, OK, "{r:?}");
     assert!(r.stdout.contains("create destination table"), "{r:?}");
     stage(&mut conn, &schema.rel("outbox"), "orders", 5, None).await;
-    let r = crate::brokers::relay_plain(&schema, &cfg);
+    let r = crate::common::relay_plain(&schema, &cfg);
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
         count(&mut conn, &format!("SELECT count(*) FROM {sink}")).await,
@@ -1193,7 +1193,7 @@ async fn ctrl_c_of_a_one_shot_relay_exits_130() {
         .pg(&schema.rel("outbox"))
         .args(["--to", &format!("file:{}", path.display())])
         .spawn_piped();
-    crate::relay_processes::wait_until(Duration::from_secs(30), "some deliveries", || {
+    crate::common::wait_until(Duration::from_secs(30), "some deliveries", || {
         std::fs::metadata(&path)
             .map(|m| m.len() > 0)
             .unwrap_or(false)

@@ -5,19 +5,7 @@ use std::path::Path;
 use std::process::Child;
 use std::time::Duration;
 
-use crate::common::{OK, PgSchema, lines, migrate, ob, out_file, stage};
-
-/// Polls `cond` until it holds, failing the test after `limit`.
-pub async fn wait_until<F: FnMut() -> bool>(limit: Duration, what: &str, mut cond: F) {
-    crate::common::eventually(limit, what, async || {
-        if cond() {
-            Ok(())
-        } else {
-            Err("not yet".into())
-        }
-    })
-    .await
-}
+use crate::common::{OK, PgSchema, lines, migrate, ob, out_file, stage, wait_until};
 
 fn line_count(path: &Path) -> usize {
     std::fs::read(path)

@@ -7,11 +7,11 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::brokers_kafka::{create_topic, create_topic_if_missing, read_until};
-use crate::own_server::{
+use crate::common::{
     OwnServer, assert_none_lost, free_port, on_tokio, relay_across_restart, relay_across_stall,
     staged_event_ids,
 };
+use crate::common::{create_topic, create_topic_if_missing, read_until};
 
 /// A nats-server of the test's own with JetStream and a stream `restart` on
 /// `restart.orders`; its URL.
@@ -187,7 +187,7 @@ async fn kafka_restart_while_the_loop_runs_loses_nothing() {
     // is read before the stop and the topic is created again after the start. The relay's
     // producer meets `UnknownProducerId` and is replaced (see kafka.rs).
     let mut tansu = OwnServer::new("own_tansu", &bin, port, move |dir| {
-        crate::brokers_kafka::tansu(dir, port, port, "memory://tansu/")
+        crate::common::tansu(dir, port, port, "memory://tansu/")
     });
     tansu.start().await;
     let addr = format!("127.0.0.1:{port}");
@@ -289,7 +289,7 @@ async fn rabbitmq_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_no
 async fn kafka_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_nothing() {
     let port = free_port();
     let mut tansu = OwnServer::new("stall_tansu", &tansu_bin(), port, move |dir| {
-        crate::brokers_kafka::tansu(dir, port, port, "memory://tansu/")
+        crate::common::tansu(dir, port, port, "memory://tansu/")
     });
     tansu.start().await;
     create_topic(&format!("127.0.0.1:{port}"), "stall.orders", 3).await;

@@ -3,7 +3,9 @@
 //! binary: [`ob`] builds a run (`ob(["inspect"]).pg(&t).code(OK).json()`), and the exit codes
 //! are the library's constants.
 
+pub mod brokers;
 pub mod mongo;
+pub mod own_server;
 pub mod pg;
 
 use std::collections::hash_map::DefaultHasher;
@@ -12,7 +14,9 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+pub use brokers::*;
 pub use mongo::*;
+pub use own_server::*;
 pub use pg::*;
 
 /// The documented exit codes (`outboxctl::exit_code`), as a process reports them.
@@ -346,4 +350,16 @@ impl Drop for KillOnDrop {
             let _ = child.wait();
         }
     }
+}
+
+/// Polls `cond` until it holds, failing the test after `limit`.
+pub async fn wait_until<F: FnMut() -> bool>(limit: Duration, what: &str, mut cond: F) {
+    crate::common::eventually(limit, what, async || {
+        if cond() {
+            Ok(())
+        } else {
+            Err("not yet".into())
+        }
+    })
+    .await
 }

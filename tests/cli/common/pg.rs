@@ -171,3 +171,17 @@ pub async fn wait_for_session(
     })
     .await
 }
+
+/// Polls a `count(*)` until it reaches `n` (60 s at most).
+pub async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
+    let what = format!("{n} rows: {sql}");
+    crate::common::eventually(std::time::Duration::from_secs(60), &what, async || {
+        let got = count(&mut *conn, sql).await;
+        if got >= n {
+            Ok(())
+        } else {
+            Err(format!("{got} so far"))
+        }
+    })
+    .await
+}

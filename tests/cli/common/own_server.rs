@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use sqlx::postgres::PgConnection;
 
+use crate::common::wait_until;
 use crate::common::{KillOnDrop, PgSchema, config_file, migrate, ob, stage, unique_name};
-use crate::relay_processes::wait_until;
 
 /// A port nothing listens on right now.
 pub fn free_port() -> u16 {
