@@ -10,10 +10,34 @@ use mongodb::bson::{Bson, Document, doc};
 use serde_json::Value;
 
 use crate::common::wait_until;
-use crate::common::{CHECK_FAILED, ERROR, MongoDb, OK, lines, mongo_url, ob, out_file};
+use crate::common::{
+    CHECK_FAILED, ERROR, MongoDb, OK, Ob, RELAY_TO_NOWHERE, lines, mongo_url, ob, out_file,
+};
 
 fn cmd(db: &MongoDb, args: &[&str]) -> crate::common::Run {
-    ob(args).mongo(&format!("{}.outbox", db.name)).run()
+    on(db, args).run()
+}
+
+/// `args` on the test database's outbox.
+fn on(db: &MongoDb, args: &[&str]) -> Ob {
+    ob(args).mongo(&format!("{}.outbox", db.name))
+}
+
+/// `relay --once` of route `orders` under strict key order, to `to`.
+fn strict_relay_once(db: &MongoDb, to: &str) -> Ob {
+    on(
+        db,
+        &[
+            "relay",
+            "--once",
+            "--key-order",
+            "strict",
+            "--route",
+            "orders",
+            "--to",
+            to,
+        ],
+    )
 }
 
 async fn setup(test: &str, extra: &[&str]) -> MongoDb {
@@ -323,19 +347,7 @@ async fn reclaim_returns_stale_processing_documents() {
     )
     .await
     .unwrap();
-    let r = cmd(
-        &db,
-        &[
-            "relay",
-            "--once",
-            "--route",
-            "orders",
-            "--to",
-            "file:/dev/null",
-            "--format",
-            "json",
-        ],
-    );
+    let r = on(&db, &RELAY_TO_NOWHERE).args(["--format", "json"]).run();
     assert_eq!(r.code, OK, "{r:?}");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
@@ -959,19 +971,7 @@ async fn strict_key_order_holds_back_keys_behind_a_failed_or_foreign_row() {
     .unwrap();
     let path = out_file("mongo_strict_hold");
     let to = format!("file:{}", path.display());
-    let r = cmd(
-        &db,
-        &[
-            "relay",
-            "--once",
-            "--key-order",
-            "strict",
-            "--route",
-            "orders",
-            "--to",
-            &to,
-        ],
-    );
+    let r = strict_relay_once(&db, &to).run();
     assert_eq!(r.code, OK, "{r:?}");
     let keys: Vec<String> = lines(&path)
         .iter()
@@ -1085,18 +1085,7 @@ async fn strict_key_order_a_stuck_key_does_not_stop_the_route() {
     park_first(&db, "K", "parked").await;
     let path = out_file("mongo_strict_stuck");
     let to = format!("file:{}", path.display());
-    let relay = ob([
-        "relay",
-        "--once",
-        "--key-order",
-        "strict",
-        "--route",
-        "orders",
-        "--to",
-        &to,
-    ])
-    .mongo(&format!("{}.outbox", db.name))
-    .run_async();
+    let relay = strict_relay_once(&db, &to).run_async();
     let r = tokio::time::timeout(Duration::from_secs(60), relay)
         .await
         .expect("relay --once ends");

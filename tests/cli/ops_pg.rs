@@ -4,8 +4,8 @@ use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, count, lines, migrate, ob, out_file,
-    pg_url, stage,
+    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, RELAY_TO_NOWHERE, count, lines, migrate,
+    ob, out_file, pg_url, stage,
 };
 
 fn cmd(schema: &PgSchema, extra: &[&str], args: &[&str]) -> crate::common::Run {
@@ -140,18 +140,7 @@ async fn inspect_event_answers_did_it_go_out() {
         r.stdout.contains("outbox row") && r.stdout.contains("pending"),
         "{r:?}"
     );
-    let r = cmd(
-        &schema,
-        &extra,
-        &[
-            "relay",
-            "--once",
-            "--route",
-            "orders",
-            "--to",
-            "file:/dev/null",
-        ],
-    );
+    let r = cmd(&schema, &extra, &RELAY_TO_NOWHERE);
     assert_eq!(r.code, OK, "{r:?}");
     let r = cmd(
         &schema,
@@ -695,18 +684,7 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     assert_eq!(json(&r)["next_step"], Value::Null);
     // the consume relay serves the table
     // reclaim reads processing_at: with it on, every pass now fails, as the specification warns
-    let r = cmd(
-        &schema,
-        &["--storage", "consume"],
-        &[
-            "relay",
-            "--once",
-            "--route",
-            "orders",
-            "--to",
-            "file:/dev/null",
-        ],
-    );
+    let r = cmd(&schema, &["--storage", "consume"], &RELAY_TO_NOWHERE);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stderr.contains("processing_at"), "{r:?}");
     let cfg = std::env::temp_dir()
@@ -717,14 +695,7 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     let r = cmd(
         &schema,
         &["--storage", "consume", "--format", "json", "--config", cfg],
-        &[
-            "relay",
-            "--once",
-            "--route",
-            "orders",
-            "--to",
-            "file:/dev/null",
-        ],
+        &RELAY_TO_NOWHERE,
     );
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(json(&r)[0]["published"], 5);

@@ -5,8 +5,19 @@ use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, count, migrate, ob, pg_url, stage,
+    CHECK_FAILED, ERROR, LOCK_BUSY, OK, Ob, PgSchema, REFUSED, RELAY_TO_NOWHERE, count, migrate,
+    ob, pg_url, stage,
 };
+
+/// `relay --once` of route `orders` in consume storage with the delivery log, to nowhere.
+fn relay_consume(schema: &PgSchema, log: &str) -> Ob {
+    ob(RELAY_TO_NOWHERE).pg(&schema.rel("outbox")).args([
+        "--storage",
+        "consume",
+        "--delivery-log",
+        log,
+    ])
+}
 
 fn today() -> NaiveDate {
     Utc::now().date_naive()
@@ -242,20 +253,7 @@ async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
         )
         .await;
         let started = std::time::Instant::now();
-        let r = ob([
-            "relay",
-            "--once",
-            "--route",
-            "orders",
-            "--to",
-            "file:/dev/null",
-            "--storage",
-            "consume",
-        ])
-        .pg(&schema.rel("outbox"))
-        .args(["--delivery-log", &log])
-        .run_async()
-        .await;
+        let r = relay_consume(&schema, &log).run_async().await;
         (r, started.elapsed())
     };
     let (d, (r, took)) = tokio::join!(drop, relay);
@@ -293,26 +291,8 @@ async fn a_consume_pass_logs_while_another_day_is_being_attached() {
     .execute(&mut attacher)
     .await
     .unwrap();
-    let url = pg_url();
-    let rel = schema.rel("outbox");
     let started = std::time::Instant::now();
-    let r = ob([
-        "relay",
-        "--once",
-        "--route",
-        "orders",
-        "--to",
-        "file:/dev/null",
-        "--storage",
-        "consume",
-        "--database-url",
-        &url,
-        "--relation",
-        &rel,
-        "--delivery-log",
-        &log,
-    ])
-    .run();
+    let r = relay_consume(&schema, &log).run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(3));
     sqlx::raw_sql("ROLLBACK")

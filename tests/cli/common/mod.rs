@@ -27,6 +27,17 @@ pub const CONNECT: i32 = outboxctl::exit_code::CONNECT as i32;
 pub const LOCK_BUSY: i32 = outboxctl::exit_code::LOCK_BUSY as i32;
 pub const REFUSED: i32 = outboxctl::exit_code::REFUSED as i32;
 
+/// `relay --once` of route `orders`, delivering nowhere (what a test needs when only the
+/// outbox's side matters).
+pub const RELAY_TO_NOWHERE: [&str; 6] = [
+    "relay",
+    "--once",
+    "--route",
+    "orders",
+    "--to",
+    "file:/dev/null",
+];
+
 /// The running test's path (`module::test_name`), for names of its own schema, database or
 /// files: `PgSchema::new(test_name!())`.
 macro_rules! test_name {
