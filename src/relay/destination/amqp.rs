@@ -344,6 +344,31 @@ fn queue_error(queue: &str, opts: &AmqpOptions, e: &lapin::Error) -> String {
     }
 }
 
+/// The route options an `amqp://` destination takes.
+pub const OPTIONS: &[&str] = &[
+    "channel",
+    "namespace",
+    "tenant_aware",
+    "exchange",
+    "declare",
+    "dead_letter_exchange",
+];
+
+/// A route's AMQP options (no I/O; every value is valid as written).
+pub fn plan(url: String, channel: String, dest: &crate::config::RouteFile) -> super::RouteSpec {
+    super::RouteSpec::Amqp {
+        url,
+        opts: AmqpOptions {
+            channel,
+            namespace: dest.namespace.clone().unwrap_or_default(),
+            tenant_aware: dest.tenant_aware.unwrap_or(false),
+            exchange: dest.exchange.clone(),
+            declare: dest.declare.unwrap_or(false),
+            dead_letter_exchange: dest.dead_letter_exchange.clone(),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::vhost_as_forze_reads_it as read;

@@ -228,6 +228,33 @@ impl Publisher for Http {
     }
 }
 
+/// The route options an `http(s)://` destination takes.
+pub const OPTIONS: &[&str] = &["timeout", "secret_env", "batch"];
+
+/// A route's webhook options, checked (no I/O; the signing secret is read from the
+/// environment now, so a missing one stops the relay at start).
+pub fn plan(url: String, dest: &crate::config::RouteFile) -> Result<super::RouteSpec, String> {
+    if dest.batch == Some(0) {
+        return Err("batch must be at least 1".into());
+    }
+    let secret = match &dest.secret_env {
+        None => None,
+        Some(var) => Some(
+            std::env::var(var)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("secret_env names {var}, which is not set"))?
+                .into_bytes(),
+        ),
+    };
+    Ok(super::RouteSpec::Http {
+        url,
+        timeout: dest.timeout.map_or(Duration::from_secs(10), |d| d.0),
+        secret,
+        batch: dest.batch.map(|b| b as usize),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

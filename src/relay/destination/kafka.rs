@@ -607,6 +607,32 @@ impl Publisher for Kafka {
     }
 }
 
+/// The route options a `kafka://` destination takes.
+pub const OPTIONS: &[&str] = &["channel", "namespace", "create_topic", "partitions"];
+
+/// A route's Kafka options and URL, checked (no I/O).
+pub fn plan(
+    url: String,
+    channel: String,
+    dest: &crate::config::RouteFile,
+) -> Result<super::RouteSpec, String> {
+    if dest.partitions.is_some() && dest.create_topic != Some(true) {
+        return Err(
+            "partitions applies with create_topic: true only (an existing topic keeps its own)"
+                .into(),
+        );
+    }
+    if dest.partitions == Some(0) {
+        return Err("partitions must be at least 1".into());
+    }
+    KafkaUrl::parse(&url)?;
+    Ok(super::RouteSpec::Kafka {
+        topic: super::naming::kafka_topic(&channel, dest.namespace.as_deref().unwrap_or_default()),
+        url,
+        create: (dest.create_topic == Some(true)).then(|| dest.partitions.unwrap_or(1)),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -298,110 +298,26 @@ pub fn plan(route: &str, dest: &RouteFile) -> Result<(RouteSpec, Vec<String>), c
             RouteSpec::Table(table)
         }
         DestinationUrl::Redis(url) => {
-            only(
-                route,
-                "redis",
-                dest,
-                &["channel", "mode", "maxlen", "tenant_aware"],
-            )?;
-            let mode = match dest.mode.as_deref() {
-                None | Some("stream") => redis::Mode::Stream,
-                Some("pubsub") => {
-                    warnings.push(format!("route {route}: Redis pub/sub is at-most-once past the broker (a message nobody listens to is gone)"));
-                    redis::Mode::PubSub
-                }
-                Some(other) => return Err(err(format!("mode {other:?} is not stream or pubsub"))),
-            };
-            if mode == redis::Mode::PubSub && dest.maxlen.is_some() {
-                return Err(err("maxlen applies to mode: stream only".into()));
-            }
-            RouteSpec::Redis {
-                url,
-                channel,
-                mode,
-                maxlen: dest.maxlen,
-                tenant_aware: dest.tenant_aware.unwrap_or(false),
-            }
+            only(route, "redis", dest, redis::OPTIONS)?;
+            let (spec, warning) = redis::plan(url, channel, dest).map_err(err)?;
+            warnings.extend(warning.map(|w| format!("route {route}: {w}")));
+            spec
         }
         DestinationUrl::Amqp(url) => {
-            only(
-                route,
-                "amqp",
-                dest,
-                &[
-                    "channel",
-                    "namespace",
-                    "tenant_aware",
-                    "exchange",
-                    "declare",
-                    "dead_letter_exchange",
-                ],
-            )?;
-            RouteSpec::Amqp {
-                url,
-                opts: amqp::AmqpOptions {
-                    channel,
-                    namespace: dest.namespace.clone().unwrap_or_default(),
-                    tenant_aware: dest.tenant_aware.unwrap_or(false),
-                    exchange: dest.exchange.clone(),
-                    declare: dest.declare.unwrap_or(false),
-                    dead_letter_exchange: dest.dead_letter_exchange.clone(),
-                },
-            }
+            only(route, "amqp", dest, amqp::OPTIONS)?;
+            amqp::plan(url, channel, dest)
         }
         DestinationUrl::Nats(url) => {
-            only(route, "nats", dest, &["channel", "create_stream"])?;
-            RouteSpec::Nats {
-                url,
-                channel,
-                create_stream: dest.create_stream.unwrap_or(false),
-            }
+            only(route, "nats", dest, nats::OPTIONS)?;
+            nats::plan(url, channel, dest)
         }
         DestinationUrl::Http(url) => {
-            only(route, "http", dest, &["timeout", "secret_env", "batch"])?;
-            if dest.batch == Some(0) {
-                return Err(err("batch must be at least 1".into()));
-            }
-            let secret = match &dest.secret_env {
-                None => None,
-                Some(var) => Some(
-                    std::env::var(var)
-                        .ok()
-                        .filter(|v| !v.is_empty())
-                        .ok_or_else(|| err(format!("secret_env names {var}, which is not set")))?
-                        .into_bytes(),
-                ),
-            };
-            RouteSpec::Http {
-                url,
-                timeout: dest
-                    .timeout
-                    .map_or(std::time::Duration::from_secs(10), |d| d.0),
-                secret,
-                batch: dest.batch.map(|b| b as usize),
-            }
+            only(route, "http", dest, http::OPTIONS)?;
+            http::plan(url, dest).map_err(err)?
         }
         DestinationUrl::Kafka(url) => {
-            only(
-                route,
-                "kafka",
-                dest,
-                &["channel", "namespace", "create_topic", "partitions"],
-            )?;
-            if dest.partitions.is_some() && dest.create_topic != Some(true) {
-                return Err(err(
-                    "partitions applies with create_topic: true only (an existing topic keeps its own)".into(),
-                ));
-            }
-            if dest.partitions == Some(0) {
-                return Err(err("partitions must be at least 1".into()));
-            }
-            kafka::KafkaUrl::parse(&url).map_err(err)?;
-            RouteSpec::Kafka {
-                topic: naming::kafka_topic(&channel, dest.namespace.as_deref().unwrap_or_default()),
-                url,
-                create: (dest.create_topic == Some(true)).then(|| dest.partitions.unwrap_or(1)),
-            }
+            only(route, "kafka", dest, kafka::OPTIONS)?;
+            kafka::plan(url, channel, dest).map_err(err)?
         }
     };
     Ok((spec, warnings))

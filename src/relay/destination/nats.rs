@@ -265,3 +265,15 @@ fn classify(error: String) -> PublishError {
 fn bytes_of(message: &Message) -> bytes::Bytes {
     message.payload.get().as_bytes().to_vec().into()
 }
+
+/// The route options a `nats://` destination takes.
+pub const OPTIONS: &[&str] = &["channel", "create_stream"];
+
+/// A route's NATS options (no I/O).
+pub fn plan(url: String, channel: String, dest: &crate::config::RouteFile) -> super::RouteSpec {
+    super::RouteSpec::Nats {
+        url,
+        channel,
+        create_stream: dest.create_stream.unwrap_or(false),
+    }
+}

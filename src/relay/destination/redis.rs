@@ -227,3 +227,35 @@ impl Publisher for Redis {
         })
     }
 }
+
+/// The route options a `redis://` destination takes.
+pub const OPTIONS: &[&str] = &["channel", "mode", "maxlen", "tenant_aware"];
+
+/// A route's Redis options, checked (no I/O), and a warning to show.
+pub fn plan(
+    url: String,
+    channel: String,
+    dest: &crate::config::RouteFile,
+) -> Result<(super::RouteSpec, Option<&'static str>), String> {
+    let (mode, warning) = match dest.mode.as_deref() {
+        None | Some("stream") => (Mode::Stream, None),
+        Some("pubsub") => (
+            Mode::PubSub,
+            Some(
+                "Redis pub/sub is at-most-once past the broker (a message nobody listens to is gone)",
+            ),
+        ),
+        Some(other) => return Err(format!("mode {other:?} is not stream or pubsub")),
+    };
+    if mode == Mode::PubSub && dest.maxlen.is_some() {
+        return Err("maxlen applies to mode: stream only".into());
+    }
+    let spec = super::RouteSpec::Redis {
+        url,
+        channel,
+        mode,
+        maxlen: dest.maxlen,
+        tenant_aware: dest.tenant_aware.unwrap_or(false),
+    };
+    Ok((spec, warning))
+}
