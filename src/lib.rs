@@ -9,6 +9,7 @@ pub mod db;
 pub mod dburl;
 pub mod duration;
 pub mod error;
+pub mod failure_groups;
 pub mod exit_code;
 pub mod schema;
 pub mod target;

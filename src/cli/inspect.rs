@@ -8,7 +8,8 @@ use super::Ctx;
 use crate::Error;
 use crate::duration::Dur;
 use crate::exit_code;
-use crate::store::ops::{EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView};
+use crate::failure_groups::FailureGroup;
+use crate::store::ops::{ErrorFilter, EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView};
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
@@ -28,8 +29,8 @@ pub enum InspectCommand {
     Summary,
     /// Pending rows, oldest first
     Pending(ListArgs),
-    /// Failed (parked) rows, oldest first
-    Failed(ListArgs),
+    /// Failed (parked) rows, oldest first; with --group, grouped by their error
+    Failed(FailedArgs),
     /// Keys strict order holds back: each key's parked, in-flight or retrying head row and how
     /// many rows wait behind it, most first
     Blocked {
@@ -67,6 +68,19 @@ pub struct ListArgs {
     /// Rows after this row id (keyset pagination: pass the last id of the previous page)
     #[arg(long, value_name = "ID")]
     pub after: Option<Uuid>,
+}
+
+#[derive(Debug, Args)]
+pub struct FailedArgs {
+    #[command(flatten)]
+    pub list: ListArgs,
+    /// Group the rows by a fingerprint of their last error (numbers, ids, addresses, durations
+    /// and quoted text masked), most rows first; a group's id serves `requeue --group`
+    #[arg(long)]
+    pub group: bool,
+    /// With --group: also rows waiting for a retry, not only parked ones
+    #[arg(long, requires = "group")]
+    pub retrying: bool,
 }
 
 pub fn filter_for(
@@ -127,8 +141,27 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
             .await?;
             print_rows(ctx, &rows);
         }
-        InspectCommand::Failed(l) => {
-            let rows = list(ctx, &mut conn, &targets, &args, ListStatus::Failed, &l, now).await?;
+        InspectCommand::Failed(f) if f.group => {
+            let filter = ErrorFilter {
+                route: args.route.clone(),
+                tenant: args.tenant,
+                event_type: f.list.filter.event_type.clone(),
+                retrying: f.retrying,
+            };
+            let rows = error_rows(ctx, &mut conn, &targets, &filter, &f.list.filter, now).await?;
+            print_groups(ctx, &crate::failure_groups::group(&rows));
+        }
+        InspectCommand::Failed(f) => {
+            let rows = list(
+                ctx,
+                &mut conn,
+                &targets,
+                &args,
+                ListStatus::Failed,
+                &f.list,
+                now,
+            )
+            .await?;
             print_rows(ctx, &rows);
         }
         InspectCommand::Blocked { limit } => {
@@ -159,6 +192,42 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(exit_code::OK)
+}
+
+/// The rows failure groups are made of, over every target, narrowed by the list filters
+/// that the store does not apply (age, error text).
+pub async fn error_rows(
+    ctx: &Ctx,
+    conn: &mut crate::store::any::Conn,
+    targets: &[crate::store::any::OpsTarget],
+    filter: &ErrorFilter,
+    more: &FilterArgs,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<RowView>, Error> {
+    let before = more
+        .older_than
+        .and_then(|d| chrono::Duration::from_std(d.0).ok())
+        .map(|d| now - d);
+    let mut rows = Vec::new();
+    for t in targets {
+        let mut ops = crate::store::any::open(&ctx.config, conn, t).await?;
+        let tenant = if ctx.config.outbox.tenant_aware {
+            t.tenant.or(filter.tenant)
+        } else {
+            filter.tenant
+        };
+        let f = ErrorFilter {
+            tenant,
+            ..filter.clone()
+        };
+        rows.extend(ops.error_rows(&f).await?.into_iter().filter(|r| {
+            before.is_none_or(|b| r.created_at < b)
+                && more.error_contains.as_deref().is_none_or(|text| {
+                    r.last_error.as_deref().is_some_and(|e| e.contains(text))
+                })
+        }));
+    }
+    Ok(rows)
 }
 
 async fn list(
@@ -314,6 +383,57 @@ fn print_blocked(ctx: &Ctx, keys: &[crate::store::ops::BlockedKey]) {
             }
             ctx.out.data(&t.to_string());
             ctx.out.note("a parked head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered");
+        }
+    }
+}
+
+fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
+    match ctx.out.format {
+        crate::cli::Format::Json => ctx.out.json(&groups),
+        crate::cli::Format::Jsonl => groups
+            .iter()
+            .for_each(|g| ctx.out.data(&serde_json::to_string(g).expect("serialises"))),
+        crate::cli::Format::Table => {
+            if groups.is_empty() {
+                ctx.out.note("no failed rows");
+                return;
+            }
+            let short = std::io::stdout().is_terminal();
+            let spread = |m: &std::collections::BTreeMap<String, i64>| {
+                m.iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let mut t = table();
+            t.set_header([
+                "group", "rows", "routes", "types", "attempts", "first", "last", "error",
+            ]);
+            for g in groups {
+                t.add_row([
+                    g.id.clone(),
+                    g.count.to_string(),
+                    spread(&g.routes),
+                    spread(&g.event_types),
+                    if g.attempts_min == g.attempts_max {
+                        g.attempts_min.to_string()
+                    } else {
+                        format!("{}-{}", g.attempts_min, g.attempts_max)
+                    },
+                    g.first_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+                    g.last_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+                    if short {
+                        truncate(&g.sample_error, 60)
+                    } else {
+                        g.sample_error.clone()
+                    },
+                ]);
+            }
+            ctx.out.data(&t.to_string());
+            ctx.out.note(&format!(
+                "{} group(s); act on one with requeue --group ID or discard --group ID",
+                groups.len()
+            ));
         }
     }
 }

@@ -1,6 +1,8 @@
 //! `outboxctl requeue` and `outboxctl discard`: act on failed rows, by id or by filter with
 //! `--all`, in batches (short statements, no long locks), with `--dry-run` and confirmation.
 
+use std::collections::BTreeMap;
+
 use clap::Args;
 use serde::Serialize;
 use uuid::Uuid;
@@ -9,7 +11,8 @@ use super::Ctx;
 use super::inspect::{self, FilterArgs};
 use crate::Error;
 use crate::exit_code;
-use crate::store::ops::{ListStatus, OpsStore};
+use crate::failure_groups::fingerprint;
+use crate::store::ops::{ErrorFilter, ListStatus, OpsStore};
 
 const BATCH: u32 = 500;
 
@@ -26,6 +29,15 @@ pub struct FailedRowsArgs {
     /// Every failed row that matches the filters (required when selecting by filter)
     #[arg(long)]
     pub all: bool,
+    /// The failed rows of these failure groups (ids from `inspect failed --group`; repeatable
+    /// or comma-separated), as they are now; the filters narrow them further
+    #[arg(
+        long = "group",
+        value_name = "ID",
+        value_delimiter = ',',
+        conflicts_with_all = ["ids", "all"]
+    )]
+    pub groups: Vec<String>,
     /// Only this route
     #[arg(long)]
     pub route: Option<String>,
@@ -68,6 +80,9 @@ struct Report<'a> {
     ids: &'a [Uuid],
     #[serde(skip_serializing_if = "<[Uuid]>::is_empty")]
     not_failed: &'a [Uuid],
+    /// With --group: each group's rows as selected now.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    groups: &'a BTreeMap<String, usize>,
 }
 
 pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Result<u8> {
@@ -76,11 +91,11 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
         || args.filter.event_type.is_some()
         || args.filter.older_than.is_some()
         || args.filter.error_contains.is_some();
-    if args.ids.is_empty() && !args.all {
+    if args.ids.is_empty() && !args.all && args.groups.is_empty() {
         let hint = if filtered {
             "add --all to act on every failed row that matches"
         } else {
-            "pass --id ID… or filters with --all"
+            "pass --id ID…, --group ID… or filters with --all"
         };
         return Err(
             Error::Runtime(format!("nothing selected to {}: {hint}", action.verb())).into(),
@@ -96,10 +111,37 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
     let mut conn = ctx.connect().await?;
     let now = chrono::Utc::now();
 
-    // Select: the given ids, or every matching failed row (keyset pages).
+    // Select: the given ids, the rows of the given failure groups, or every matching failed
+    // row (keyset pages).
     let mut selected: Vec<(usize, Uuid)> = Vec::new();
     let mut not_failed: Vec<Uuid> = Vec::new();
+    let mut groups: BTreeMap<String, usize> = args.groups.iter().map(|g| (g.clone(), 0)).collect();
     for (ti, t) in targets.iter().enumerate() {
+        if !args.groups.is_empty() {
+            let filter = ErrorFilter {
+                route: args.route.clone(),
+                tenant: args.tenant,
+                event_type: args.filter.event_type.clone(),
+                retrying: false,
+            };
+            let rows = inspect::error_rows(
+                ctx,
+                &mut conn,
+                std::slice::from_ref(t),
+                &filter,
+                &args.filter,
+                now,
+            )
+            .await?;
+            for r in rows {
+                let id = fingerprint(r.last_error.as_deref().unwrap_or(""));
+                if let Some(n) = groups.get_mut(&id) {
+                    *n += 1;
+                    selected.push((ti, r.id));
+                }
+            }
+            continue;
+        }
         let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
         if args.ids.is_empty() {
             let tenant = if ctx.config.outbox.tenant_aware {
@@ -131,8 +173,15 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
     let mut ids: Vec<Uuid> = selected.iter().map(|(_, id)| *id).collect();
     ids.sort();
     ids.dedup();
+    for (group, n) in &groups {
+        if *n == 0 {
+            ctx.out.warn(&format!(
+                "group {group} has no failed rows now (requeued, discarded, or not an id from inspect failed --group)"
+            ));
+        }
+    }
     if args.dry_run || ids.is_empty() {
-        report(ctx, action, true, &ids, &not_failed);
+        report(ctx, action, true, &ids, &not_failed, &groups);
         return Ok(exit_code::OK);
     }
     let what = match action {
@@ -173,7 +222,7 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
             .copied()
             .collect();
     }
-    report(ctx, action, false, &changed, &not_failed);
+    report(ctx, action, false, &changed, &not_failed, &groups);
     Ok(if not_failed.is_empty() {
         exit_code::OK
     } else {
@@ -181,7 +230,14 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
     })
 }
 
-fn report(ctx: &Ctx, action: Action, dry_run: bool, ids: &[Uuid], not_failed: &[Uuid]) {
+fn report(
+    ctx: &Ctx,
+    action: Action,
+    dry_run: bool,
+    ids: &[Uuid],
+    not_failed: &[Uuid],
+    groups: &BTreeMap<String, usize>,
+) {
     if ctx.out.is_json() {
         ctx.out.json(&Report {
             action: action.done(),
@@ -189,6 +245,7 @@ fn report(ctx: &Ctx, action: Action, dry_run: bool, ids: &[Uuid], not_failed: &[
             count: ids.len(),
             ids,
             not_failed,
+            groups,
         });
         return;
     }
@@ -202,6 +259,9 @@ fn report(ctx: &Ctx, action: Action, dry_run: bool, ids: &[Uuid], not_failed: &[
     }
     for id in not_failed {
         ctx.out.data(&format!("skipped: {id} (not a failed row)"));
+    }
+    for (group, n) in groups {
+        ctx.out.note(&format!("group {group}: {n} row(s)"));
     }
     ctx.out.note(&format!("{verb} {} row(s)", ids.len()));
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use super::ops::{EventLocation, OpsStore, RouteSummary, RowFilter, RowView};
+use super::ops::{ErrorFilter, EventLocation, OpsStore, RouteSummary, RowFilter, RowView};
 use super::postgres::ops::PgOps;
 use crate::Error;
 use crate::config::{Config, Target};
@@ -206,6 +206,10 @@ impl OpsStore for AnyOps<'_> {
     ) -> Result<Vec<RowView>, Error> {
         delegate!(self, o => o.list(filter, now).await)
     }
+    async fn error_rows(&mut self, filter: &ErrorFilter) -> Result<Vec<RowView>, Error> {
+        delegate!(self, o => o.error_rows(filter).await)
+    }
+
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
         delegate!(self, o => o.find_event(event_id).await)
     }

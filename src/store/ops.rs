@@ -90,6 +90,16 @@ pub struct RowFilter {
     pub limit: u32,
 }
 
+/// Which rows failure groups read.
+#[derive(Debug, Clone, Default)]
+pub struct ErrorFilter {
+    pub route: Option<String>,
+    pub tenant: Option<Uuid>,
+    pub event_type: Option<String>,
+    /// Also rows waiting for a retry, not only parked ones.
+    pub retrying: bool,
+}
+
 /// A delivery-log record.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Delivery {
@@ -186,6 +196,10 @@ pub trait OpsStore {
         now: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<BlockedKey>, crate::Error>;
+    /// The rows failure groups are made of: `failed` ones and, with `filter.retrying`, pending
+    /// rows waiting for a retry (attempted, not yet due again), each with its `last_error`. Read
+    /// from the claim index's failed and scheduled ranges only, in no order.
+    async fn error_rows(&mut self, filter: &ErrorFilter) -> Result<Vec<RowView>, crate::Error>;
     /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
     /// Deletes `failed` rows; returns the ids deleted.

@@ -913,3 +913,178 @@ async fn inspect_blocked_lists_each_stuck_key_with_its_head_and_backlog() {
         "{r:?}"
     );
 }
+
+/// Failure groups on PostgreSQL: parked rows grouped by their error's fingerprint (the same
+/// error with other numbers, addresses and durations is one group), rows waiting for a retry
+/// with --retrying, and requeue/discard of exactly a group's rows (dry run, refusal without a
+/// terminal, counts).
+#[tokio::test]
+async fn failure_groups_list_and_act_on_exactly_their_rows() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    // 6 rows of a 503 (other addresses, durations), 3 of a refusal, 2 retrying 503s, 1 pending
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN 'a' ELSE 'b' END, gen_random_uuid(), 'order.placed', now(), '{{}}',
+                'failed', now() - (g || ' minutes')::interval, 5, now(),
+                'HTTP 503 from 10.0.0.' || g || ':8080 after ' || g || '.5s'
+           FROM generate_series(1, 6) g;
+         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), 'a', gen_random_uuid(), 'order.cancelled', now(), '{{}}',
+                'failed', now(), 1, now(), 'order ' || gen_random_uuid() || ' refused: ''no stock'''
+           FROM generate_series(1, 3) g;
+         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), 'a', gen_random_uuid(), 'order.placed', now(), '{{}}',
+                'pending', now(), 2, now() + interval '1 minute', 'HTTP 502 from 10.0.0.9:8080 after 0.1s (+3 more)'
+           FROM generate_series(1, 2) g;
+         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at)
+         VALUES (gen_random_uuid(), 'a', gen_random_uuid(), 'order.placed', now(), '{{}}', 'pending', now());"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let http = outboxctl::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
+    let refused = outboxctl::failure_groups::fingerprint(
+        "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
+    );
+    let groups = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--group"],
+    )
+    .json();
+    let seen: Vec<(&str, i64)> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["id"].as_str().unwrap(), g["count"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(seen, [(http.as_str(), 6), (refused.as_str(), 3)], "{groups}");
+    assert_eq!(groups[0]["routes"], serde_json::json!({"a": 3, "b": 3}));
+    assert_eq!(groups[0]["attempts_min"], 5);
+    assert!(groups[0]["sample_error"].as_str().unwrap().starts_with("HTTP 503 from 10.0.0."));
+    // with --retrying the 502s waiting for their retry join the HTTP group
+    let groups = cmd(
+        &schema,
+        &["--format", "json", "--route", "a"],
+        &["inspect", "failed", "--group", "--retrying"],
+    )
+    .json();
+    assert_eq!(groups[0]["id"], http.as_str());
+    assert_eq!(groups[0]["count"], 5, "3 parked on route a + 2 retrying: {groups}");
+    assert_eq!(groups[0]["statuses"], serde_json::json!({"failed": 3, "pending": 2}));
+    // the table names the group and how to act on it
+    let r = cmd(&schema, &[], &["inspect", "failed", "--group"]);
+    assert!(r.stdout.contains(&http) && r.stderr.contains("requeue --group"), "{r:?}");
+
+    let failed_with = |error: &'static str| {
+        format!("SELECT count(*) FROM {t} WHERE status = 'failed' AND last_error LIKE '{error}%'")
+    };
+    // a dry run counts, and changes nothing
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["requeue", "--group", &http, "--dry-run"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(r.json()["count"], 6);
+    assert_eq!(r.json()["groups"][&http], 6);
+    assert_eq!(count(&mut conn, &failed_with("HTTP")).await, 6);
+    // no terminal and no --yes: refused, nothing changed
+    let r = cmd(&schema, &[], &["requeue", "--group", &http]);
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    assert_eq!(count(&mut conn, &failed_with("HTTP")).await, 6);
+    // narrowed by route, then the rest: exactly the group's parked rows, never the retrying ones
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--route", "b"],
+        &["requeue", "--group", &http, "--yes"],
+    );
+    assert_eq!((r.code, r.json()["count"].as_i64()), (OK, Some(3)), "{r:?}");
+    let r = cmd(&schema, &["--yes"], &["requeue", "--group", &http]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(count(&mut conn, &failed_with("HTTP")).await, 0);
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status = 'pending' AND attempts = 2")
+        )
+        .await,
+        2,
+        "rows waiting for a retry are not requeued"
+    );
+    assert_eq!(count(&mut conn, &failed_with("order")).await, 3);
+    // discard another group; an id with no rows now is said, not an error
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--yes"],
+        &["discard", "--group", &format!("{refused},{http}")],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(r.json()["groups"][&refused], 3);
+    assert_eq!(r.json()["groups"][&http], 0);
+    assert!(r.stderr.contains(&format!("group {http} has no failed rows now")), "{r:?}");
+    assert_eq!(count(&mut conn, &format!("SELECT count(*) FROM {t}")).await, 9);
+}
+
+/// Grouping reads the failed rows only: on 1,000,000 rows of which 50,000 failed (and 10,000
+/// wait for a retry), neither of its statements scans the table, and the whole command's
+/// time is printed (not asserted: speed belongs to the benchmark).
+#[tokio::test]
+async fn failure_groups_read_only_the_failed_rows_of_a_million() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, published_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), 'route' || (g % 5), gen_random_uuid(), 'e', now(), '{{}}',
+                CASE WHEN g % 20 = 0 THEN 'failed' WHEN g % 100 = 1 THEN 'pending' ELSE 'published' END,
+                now() - (g || ' seconds')::interval, now(), CASE WHEN g % 20 = 0 THEN 5 WHEN g % 100 = 1 THEN 1 ELSE 0 END,
+                CASE WHEN g % 100 = 1 THEN now() + interval '1 hour' END,
+                CASE WHEN g % 20 = 0 THEN 'HTTP ' || (500 + g % 4) || ' from 10.0.0.' || (g % 200) || ':8080'
+                     WHEN g % 100 = 1 THEN 'timed out after ' || (g % 7) || 's' END
+           FROM generate_series(1, 1000000) g;
+         ANALYZE {t};"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let table = outboxctl::target::QualifiedName::parse("t", &t).unwrap();
+    let ops = outboxctl::store::postgres::ops::PgOps::open(&mut conn, table)
+        .await
+        .unwrap();
+    let routes: Vec<String> = (0..5).map(|i| format!("route{i}")).collect();
+    for sql in ops.error_rows_sql(true) {
+        let plan: Value = sqlx::query_scalar(&format!("EXPLAIN (FORMAT JSON) {sql}"))
+            .bind(&routes)
+            .bind(None::<uuid::Uuid>)
+            .bind(None::<String>)
+            .fetch_one(&mut *ops.conn)
+            .await
+            .unwrap();
+        assert!(
+            !plan.to_string().contains("\"Seq Scan\""),
+            "a sequential scan in:\n{sql}\n{}",
+            serde_json::to_string_pretty(&plan).unwrap()
+        );
+    }
+    let started = std::time::Instant::now();
+    let groups = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--group", "--retrying"],
+    )
+    .json();
+    println!(
+        "inspect failed --group --retrying over 1,000,000 rows (50,000 failed, 10,000 retrying): {:?}",
+        started.elapsed()
+    );
+    let counts: Vec<i64> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["count"].as_i64().unwrap())
+        .collect();
+    assert_eq!(counts, [50_000, 10_000], "{groups}");
+}

@@ -17,7 +17,8 @@ use super::{MongoStoreOptions, bson_date, decode};
 use crate::Error;
 use crate::hlc::{Hlc, HlcTimestamp};
 use crate::store::ops::{
-    CheckpointRow, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView, Staged,
+    CheckpointRow, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView,
+    Staged,
 };
 use crate::target::CollectionName;
 
@@ -424,6 +425,34 @@ impl OpsStore for MongoOps {
             .await
             .map_err(|e| Error::mongo("listing", e))?;
         docs.iter().map(|d| self.view(d)).collect()
+    }
+
+    async fn error_rows(&mut self, f: &ErrorFilter) -> Result<Vec<RowView>, Error> {
+        let routes = match &f.route {
+            Some(r) => vec![r.clone()],
+            None => self.routes().await?,
+        };
+        let mut ranges = vec![doc! { "status": "failed" }];
+        if f.retrying {
+            ranges.push(
+                doc! { "status": "pending", "available_at": { "$ne": Bson::Null }, "attempts": { "$gt": 0 } },
+            );
+        }
+        let mut out = Vec::new();
+        for mut q in ranges {
+            q.insert("outbox_route", doc! { "$in": &routes });
+            self.tenant(&mut q, f.tenant);
+            if let Some(t) = &f.event_type {
+                q.insert("event_type", t);
+            }
+            let docs: Vec<Document> = super::collect(self.coll.find(q))
+                .await
+                .map_err(|e| Error::mongo("reading failed documents", e))?;
+            for d in &docs {
+                out.push(self.view(d)?);
+            }
+        }
+        Ok(out)
     }
 
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {

@@ -13,8 +13,8 @@ use uuid::Uuid;
 use crate::Error;
 use crate::hlc::{Hlc, HlcTimestamp};
 use crate::store::ops::{
-    CheckpointRow, Delivery, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView,
-    Staged,
+    CheckpointRow, Delivery, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter,
+    RowView, Staged,
 };
 use crate::target::QualifiedName;
 
@@ -131,6 +131,25 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
  ORDER BY created_at, id LIMIT $8",
             Self::row_columns()
         )
+    }
+
+    /// The failed rows, and with `retrying` the rows waiting for a retry: one statement per
+    /// range of the claim index (`status = 'failed'`; `status = 'pending' AND available_at IS
+    /// NOT NULL`, which rows never tried are outside of), so neither reads the pending backlog.
+    pub fn error_rows_sql(&self, retrying: bool) -> Vec<String> {
+        let t = &self.table;
+        let filters = "AND ($2::uuid IS NULL OR tenant_id = $2) AND ($3::text IS NULL OR event_type = $3)";
+        let mut out = vec![format!(
+            "SELECT {} FROM {t} WHERE outbox_route = ANY($1) AND status = 'failed' {filters}",
+            Self::row_columns()
+        )];
+        if retrying {
+            out.push(format!(
+                "SELECT {} FROM {t} WHERE outbox_route = ANY($1) AND status = 'pending' AND available_at IS NOT NULL AND attempts > 0 {filters}",
+                Self::row_columns()
+            ));
+        }
+        out
     }
 
     fn requeue_sql(&self) -> String {
@@ -458,6 +477,27 @@ impl OpsStore for PgOps<'_> {
             .map(row_view)
             .collect::<Result<_, _>>()
             .map_err(|e| Error::pg("reading rows", e))
+    }
+
+    async fn error_rows(&mut self, f: &ErrorFilter) -> Result<Vec<RowView>, Error> {
+        let routes = match &f.route {
+            Some(r) => vec![r.clone()],
+            None => self.routes().await?,
+        };
+        let mut out = Vec::new();
+        for range in self.error_rows_sql(f.retrying) {
+            let rows = crate::db::pg::query(&range)
+                .bind(&routes)
+                .bind(f.tenant)
+                .bind(&f.event_type)
+                .fetch_all(&mut *self.conn)
+                .await
+                .map_err(|e| Error::pg("reading failed rows", e))?;
+            for r in &rows {
+                out.push(row_view(r).map_err(|e| Error::pg("reading failed rows", e))?);
+            }
+        }
+        Ok(out)
     }
 
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
