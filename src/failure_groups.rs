@@ -157,7 +157,8 @@ fn is_hex(t: &str) -> bool {
 fn is_number(t: &str) -> bool {
     !t.is_empty()
         && t.chars().next().is_some_and(|c| c.is_ascii_digit())
-        && t.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '_')
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '_')
 }
 
 /// `1.002s`, `500ms`, `5m`, `2h`, `30µs`, `10us`, `3d`.
@@ -168,7 +169,10 @@ fn is_duration(t: &str) -> bool {
     let (n, unit) = t.split_at(unit_at);
     !n.is_empty()
         && n.chars().next().is_some_and(|c| c.is_ascii_digit())
-        && matches!(unit, "ns" | "us" | "µs" | "ms" | "s" | "m" | "h" | "d" | "sec" | "min")
+        && matches!(
+            unit,
+            "ns" | "us" | "µs" | "ms" | "s" | "m" | "h" | "d" | "sec" | "min"
+        )
 }
 
 /// `10.0.0.7`, `10.0.0.7:5672`, `broker-1:9092`, `[::1]:80` is not handled (rare in errors).
@@ -228,7 +232,9 @@ pub fn group(rows: &[RowView]) -> Vec<FailureGroup> {
         });
         g.count += 1;
         *g.routes.entry(r.route.clone()).or_default() += 1;
-        let tenant = r.tenant_id.map_or_else(|| "-".to_owned(), |t| t.to_string());
+        let tenant = r
+            .tenant_id
+            .map_or_else(|| "-".to_owned(), |t| t.to_string());
         *g.tenants.entry(tenant).or_default() += 1;
         *g.event_types.entry(r.event_type.clone()).or_default() += 1;
         *g.statuses.entry(r.status.clone()).or_default() += 1;

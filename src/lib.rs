@@ -9,8 +9,8 @@ pub mod db;
 pub mod dburl;
 pub mod duration;
 pub mod error;
-pub mod failure_groups;
 pub mod exit_code;
+pub mod failure_groups;
 pub mod schema;
 pub mod target;
 

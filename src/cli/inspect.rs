@@ -9,7 +9,9 @@ use crate::Error;
 use crate::duration::Dur;
 use crate::exit_code;
 use crate::failure_groups::FailureGroup;
-use crate::store::ops::{ErrorFilter, EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView};
+use crate::store::ops::{
+    ErrorFilter, EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView,
+};
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
@@ -222,9 +224,10 @@ pub async fn error_rows(
         };
         rows.extend(ops.error_rows(&f).await?.into_iter().filter(|r| {
             before.is_none_or(|b| r.created_at < b)
-                && more.error_contains.as_deref().is_none_or(|text| {
-                    r.last_error.as_deref().is_some_and(|e| e.contains(text))
-                })
+                && more
+                    .error_contains
+                    .as_deref()
+                    .is_none_or(|text| r.last_error.as_deref().is_some_and(|e| e.contains(text)))
         }));
     }
     Ok(rows)

@@ -1183,3 +1183,83 @@ async fn inspect_blocked_on_mongo_lists_the_stuck_key() {
     );
     assert_eq!(keys[0]["head"]["last_error"], "refused");
 }
+
+/// Failure groups on MongoDB: the same ids as on PostgreSQL for the same errors, retrying
+/// documents with --retrying, and requeue of exactly a group's documents.
+#[tokio::test]
+async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents() {
+    let db = setup(test_name!(), &[]).await;
+    emit(&db, 7, None, &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    let all = docs(&db, doc! {}).await;
+    for (i, d) in all.iter().enumerate() {
+        let (status, attempts, error) = match i {
+            0..=3 => (
+                "failed",
+                5,
+                format!("HTTP 503 from 10.0.0.{i}:8080 after {i}.5s"),
+            ),
+            4 | 5 => (
+                "failed",
+                1,
+                format!("order {} refused: 'no stock'", uuid::Uuid::now_v7()),
+            ),
+            _ => (
+                "pending",
+                2,
+                "HTTP 502 from 10.9.9.9:80 after 20ms (+1 more)".to_owned(),
+            ),
+        };
+        let mut set = doc! { "status": status, "attempts": attempts, "last_error": error };
+        if status == "pending" {
+            set.insert("available_at", mongodb::bson::DateTime::now());
+        }
+        coll.update_one(doc! { "_id": d.get("_id").unwrap() }, doc! { "$set": set })
+            .await
+            .unwrap();
+    }
+    let http = outboxctl::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
+    let refused = outboxctl::failure_groups::fingerprint(
+        "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
+    );
+    let groups = cmd(&db, &["inspect", "failed", "--group", "--format", "json"]).json();
+    let seen: Vec<(&str, i64)> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["id"].as_str().unwrap(), g["count"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        seen,
+        [(http.as_str(), 4), (refused.as_str(), 2)],
+        "{groups}"
+    );
+    let groups = cmd(
+        &db,
+        &[
+            "inspect",
+            "failed",
+            "--group",
+            "--retrying",
+            "--format",
+            "json",
+        ],
+    )
+    .json();
+    assert_eq!(
+        (groups[0]["id"].as_str(), groups[0]["count"].as_i64()),
+        (Some(http.as_str()), Some(5))
+    );
+    let r = cmd(
+        &db,
+        &["requeue", "--group", &refused, "--yes", "--format", "json"],
+    );
+    assert_eq!((r.code, r.json()["count"].as_i64()), (OK, Some(2)), "{r:?}");
+    let failed = docs(&db, doc! { "status": "failed" }).await;
+    assert_eq!(failed.len(), 4, "only the HTTP group is left parked");
+    assert!(
+        failed
+            .iter()
+            .all(|d| d.get_str("last_error").unwrap().starts_with("HTTP 503"))
+    );
+}

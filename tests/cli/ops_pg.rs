@@ -960,10 +960,19 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
         .iter()
         .map(|g| (g["id"].as_str().unwrap(), g["count"].as_i64().unwrap()))
         .collect();
-    assert_eq!(seen, [(http.as_str(), 6), (refused.as_str(), 3)], "{groups}");
+    assert_eq!(
+        seen,
+        [(http.as_str(), 6), (refused.as_str(), 3)],
+        "{groups}"
+    );
     assert_eq!(groups[0]["routes"], serde_json::json!({"a": 3, "b": 3}));
     assert_eq!(groups[0]["attempts_min"], 5);
-    assert!(groups[0]["sample_error"].as_str().unwrap().starts_with("HTTP 503 from 10.0.0."));
+    assert!(
+        groups[0]["sample_error"]
+            .as_str()
+            .unwrap()
+            .starts_with("HTTP 503 from 10.0.0.")
+    );
     // with --retrying the 502s waiting for their retry join the HTTP group
     let groups = cmd(
         &schema,
@@ -972,11 +981,20 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
     )
     .json();
     assert_eq!(groups[0]["id"], http.as_str());
-    assert_eq!(groups[0]["count"], 5, "3 parked on route a + 2 retrying: {groups}");
-    assert_eq!(groups[0]["statuses"], serde_json::json!({"failed": 3, "pending": 2}));
+    assert_eq!(
+        groups[0]["count"], 5,
+        "3 parked on route a + 2 retrying: {groups}"
+    );
+    assert_eq!(
+        groups[0]["statuses"],
+        serde_json::json!({"failed": 3, "pending": 2})
+    );
     // the table names the group and how to act on it
     let r = cmd(&schema, &[], &["inspect", "failed", "--group"]);
-    assert!(r.stdout.contains(&http) && r.stderr.contains("requeue --group"), "{r:?}");
+    assert!(
+        r.stdout.contains(&http) && r.stderr.contains("requeue --group"),
+        "{r:?}"
+    );
 
     let failed_with = |error: &'static str| {
         format!("SELECT count(*) FROM {t} WHERE status = 'failed' AND last_error LIKE '{error}%'")
@@ -1024,8 +1042,15 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(r.json()["groups"][&refused], 3);
     assert_eq!(r.json()["groups"][&http], 0);
-    assert!(r.stderr.contains(&format!("group {http} has no failed rows now")), "{r:?}");
-    assert_eq!(count(&mut conn, &format!("SELECT count(*) FROM {t}")).await, 9);
+    assert!(
+        r.stderr
+            .contains(&format!("group {http} has no failed rows now")),
+        "{r:?}"
+    );
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {t}")).await,
+        9
+    );
 }
 
 /// Grouping reads the failed rows only: on 1,000,000 rows of which 50,000 failed (and 10,000

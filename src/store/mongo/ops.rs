@@ -17,8 +17,8 @@ use super::{MongoStoreOptions, bson_date, decode};
 use crate::Error;
 use crate::hlc::{Hlc, HlcTimestamp};
 use crate::store::ops::{
-    CheckpointRow, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter, RowView,
-    Staged,
+    CheckpointRow, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter,
+    RowView, Staged,
 };
 use crate::target::CollectionName;
 

@@ -13,8 +13,8 @@ use uuid::Uuid;
 use crate::Error;
 use crate::hlc::{Hlc, HlcTimestamp};
 use crate::store::ops::{
-    CheckpointRow, Delivery, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter,
-    RowView, Staged,
+    CheckpointRow, Delivery, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary,
+    RowFilter, RowView, Staged,
 };
 use crate::target::QualifiedName;
 
@@ -138,7 +138,8 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
     /// NOT NULL`, which rows never tried are outside of), so neither reads the pending backlog.
     pub fn error_rows_sql(&self, retrying: bool) -> Vec<String> {
         let t = &self.table;
-        let filters = "AND ($2::uuid IS NULL OR tenant_id = $2) AND ($3::text IS NULL OR event_type = $3)";
+        let filters =
+            "AND ($2::uuid IS NULL OR tenant_id = $2) AND ($3::text IS NULL OR event_type = $3)";
         let mut out = vec![format!(
             "SELECT {} FROM {t} WHERE outbox_route = ANY($1) AND status = 'failed' {filters}",
             Self::row_columns()
