@@ -366,7 +366,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('summary', 'summary', [CompletionResultType]::ParameterValue, 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries')
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
-            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first; with --group, grouped by their error')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -454,6 +454,8 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
             [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
             [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Group the rows by a fingerprint of their last error (numbers, ids, addresses, durations and quoted text masked), most rows first; a group''s id serves `requeue --group`')
+            [CompletionResult]::new('--retrying', '--retrying', [CompletionResultType]::ParameterName, 'With --group: also rows waiting for a retry, not only parked ones')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
@@ -531,7 +533,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
         'outboxctl;inspect;help' {
             [CompletionResult]::new('summary', 'summary', [CompletionResultType]::ParameterValue, 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries')
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
-            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first; with --group, grouped by their error')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -557,6 +559,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
         }
         'outboxctl;requeue' {
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Row ids (repeatable, or comma-separated)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'The failed rows of these failure groups (ids from `inspect failed --group`; repeatable or comma-separated), as they are now; the filters narrow them further')
             [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Only this route')
             [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only this tenant')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this event type')
@@ -592,6 +595,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
         }
         'outboxctl;discard' {
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'Row ids (repeatable, or comma-separated)')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'The failed rows of these failure groups (ids from `inspect failed --group`; repeatable or comma-separated), as they are now; the filters narrow them further')
             [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Only this route')
             [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only this tenant')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this event type')
@@ -1035,7 +1039,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
         'outboxctl;help;inspect' {
             [CompletionResult]::new('summary', 'summary', [CompletionResultType]::ParameterValue, 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries')
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
-            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first')
+            [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first; with --group, grouped by their error')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             break

@@ -345,7 +345,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --version 'Print version'
             cand summary 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
             cand pending 'Pending rows, oldest first'
-            cand failed 'Failed (parked) rows, oldest first'
+            cand failed 'Failed (parked) rows, oldest first; with --group, grouped by their error'
             cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -430,6 +430,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
             cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
             cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand --group 'Group the rows by a fingerprint of their last error (numbers, ids, addresses, durations and quoted text masked), most rows first; a group''s id serves `requeue --group`'
+            cand --retrying 'With --group: also rows waiting for a retry, not only parked ones'
             cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand -v 'More detail on stderr (repeat for more)'
@@ -504,7 +506,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;inspect;help'= {
             cand summary 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
             cand pending 'Pending rows, oldest first'
-            cand failed 'Failed (parked) rows, oldest first'
+            cand failed 'Failed (parked) rows, oldest first; with --group, grouped by their error'
             cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -523,6 +525,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         }
         &'outboxctl;requeue'= {
             cand --id 'Row ids (repeatable, or comma-separated)'
+            cand --group 'The failed rows of these failure groups (ids from `inspect failed --group`; repeatable or comma-separated), as they are now; the filters narrow them further'
             cand --route 'Only this route'
             cand --tenant 'Only this tenant'
             cand --type 'Only this event type'
@@ -557,6 +560,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         }
         &'outboxctl;discard'= {
             cand --id 'Row ids (repeatable, or comma-separated)'
+            cand --group 'The failed rows of these failure groups (ids from `inspect failed --group`; repeatable or comma-separated), as they are now; the filters narrow them further'
             cand --route 'Only this route'
             cand --tenant 'Only this tenant'
             cand --type 'Only this event type'
@@ -972,7 +976,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;help;inspect'= {
             cand summary 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
             cand pending 'Pending rows, oldest first'
-            cand failed 'Failed (parked) rows, oldest first'
+            cand failed 'Failed (parked) rows, oldest first; with --group, grouped by their error'
             cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
         }

@@ -320,7 +320,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __f
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "pending" -d 'Pending rows, oldest first'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "failed" -d 'Failed (parked) rows, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "failed" -d 'Failed (parked) rows, oldest first; with --group, grouped by their error'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -404,6 +404,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l group -d 'Group the rows by a fingerprint of their last error (numbers, ids, addresses, durations and quoted text masked), most rows first; a group\'s id serves `requeue --group`'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l retrying -d 'With --group: also rows waiting for a retry, not only parked ones'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -s v -l verbose -d 'More detail on stderr (repeat for more)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -s q -l quiet -d 'Print nothing on success but data'
@@ -467,11 +469,12 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Pending rows, oldest first'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "failed" -d 'Failed (parked) rows, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "failed" -d 'Failed (parked) rows, oldest first; with --group, grouped by their error'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l id -d 'Row ids (repeatable, or comma-separated)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l group -d 'The failed rows of these failure groups (ids from `inspect failed --group`; repeatable or comma-separated), as they are now; the filters narrow them further' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l route -d 'Only this route' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l tenant -d 'Only this tenant' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l type -d 'Only this event type' -r
@@ -504,6 +507,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l propagat
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l id -d 'Row ids (repeatable, or comma-separated)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l group -d 'The failed rows of these failure groups (ids from `inspect failed --group`; repeatable or comma-separated), as they are now; the filters narrow them further' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l route -d 'Only this route' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l tenant -d 'Only this tenant' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l type -d 'Only this event type' -r
@@ -863,7 +867,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_see
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from partitions" -f -a "check" -d 'Exit 1 when the default partition holds rows, days ahead are missing, or there are gaps'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "pending" -d 'Pending rows, oldest first'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "failed" -d 'Failed (parked) rows, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "failed" -d 'Failed (parked) rows, oldest first; with --group, grouped by their error'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from hlc" -f -a "show" -d 'The checkpoint rows, the max, and its distance from the wall clock'

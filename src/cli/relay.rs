@@ -1,5 +1,6 @@
 //! `outboxctl relay --once | --loop`: run the relay over the configured routes.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use clap::Args;
@@ -81,7 +82,12 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     // Every route's options first, before the database or any destination is contacted.
     let planned = routes
         .iter()
-        .map(|(route, dest)| destination::plan(route, dest))
+        .map(|(route, dest)| {
+            Ok::<_, Error>((
+                destination::plan(route, dest)?,
+                destination::plan_dead_letter(route, dest)?,
+            ))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let to_stdout = routes
         .iter()
@@ -138,7 +144,17 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
 }
 
 /// The routes of one destination: its name as logs show it, and its routes (per tenant).
-type LaneRoutes = (String, Vec<(PassTarget, Sink)>);
+type LaneRoutes = (
+    String,
+    Vec<(PassTarget, Sink)>,
+    HashMap<String, Arc<dyn destination::Publisher>>,
+);
+
+/// A route's destination planned, and its dead-letter destination if it has one.
+type PlannedRoute = (
+    (destination::RouteSpec, Vec<String>),
+    Option<(destination::RouteSpec, Vec<String>)>,
+);
 
 /// A relay from one store per lane.
 fn relay_of<S: RelayStore>(
@@ -150,10 +166,11 @@ fn relay_of<S: RelayStore>(
         lanes: stores
             .into_iter()
             .zip(lanes)
-            .map(|(store, (destination, routes))| Lane {
+            .map(|(store, (destination, routes, dead_letters))| Lane {
                 store,
                 destination,
                 routes,
+                dead_letters,
             })
             .collect(),
         settings,
@@ -166,18 +183,31 @@ async fn build_lanes(
     ctx: &Ctx,
     args: &RelayArgs,
     routes: &[(String, RouteFile)],
-    planned: Vec<(destination::RouteSpec, Vec<String>)>,
+    planned: Vec<PlannedRoute>,
     tenants: &[Option<uuid::Uuid>],
 ) -> Result<Vec<LaneRoutes>, Error> {
     let config = &ctx.config;
     let stdout_lock = Arc::new(Mutex::new(()));
     let mut lanes: Vec<LaneRoutes> = Vec::new();
     let build_ctx = destination::BuildContext::from_config(config);
-    for ((route, dest), (spec, planned_warnings)) in routes.iter().zip(planned) {
+    for ((route, dest), ((spec, planned_warnings), dead_letter)) in routes.iter().zip(planned) {
         let shown = spec.shown();
         let (sink, mut warnings) =
             destination::connect(route, spec, &stdout_lock, build_ctx).await?;
         warnings.splice(0..0, planned_warnings);
+        let dead_letter = match dead_letter {
+            None => None,
+            Some((spec, more)) => {
+                warnings.extend(more);
+                let (letters, more) =
+                    destination::connect(route, spec, &stdout_lock, build_ctx).await?;
+                warnings.extend(more);
+                match letters {
+                    Sink::Publisher(p) => Some(p),
+                    Sink::Table(_) => unreachable!("refused when planned"),
+                }
+            }
+        };
         if !args.mode.once {
             tracing::info!(
                 route = %route,
@@ -195,13 +225,16 @@ async fn build_lanes(
                 "route {route}: postgres-table under retain storage is at-least-once (each mark commits on its own); consume storage makes it exactly once"
             ));
         }
-        let lane = match lanes.iter().position(|(d, _)| *d == shown) {
+        let lane = match lanes.iter().position(|(d, _, _)| *d == shown) {
             Some(i) => i,
             None => {
-                lanes.push((shown, Vec::new()));
+                lanes.push((shown, Vec::new(), HashMap::new()));
                 lanes.len() - 1
             }
         };
+        if let Some(p) = dead_letter {
+            lanes[lane].2.insert(route.clone(), p);
+        }
         for tenant in tenants {
             lanes[lane].1.push((
                 PassTarget {

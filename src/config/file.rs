@@ -88,6 +88,8 @@ pub struct RouteFile {
     pub batch: Option<u32>,
     pub timeout: Option<Dur>,
     pub secret_env: Option<String>,
+    /// Where a row goes before it is parked (any destination URL but postgres-table).
+    pub dead_letter_to: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -67,12 +67,14 @@ impl RelaySettings {
 }
 
 /// How one pass runs.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct PassOptions {
     /// Run reclaim before the claim (the first pass of a tick or a drain).
     pub reclaim: bool,
     /// Start no publish after this instant (consume storage always has one: `pass_deadline`).
     pub stop_publishing_at: Option<Instant>,
+    /// The route's `dead_letter_to:`: a row is published there before it is parked.
+    pub dead_letter: Option<Arc<dyn Publisher>>,
 }
 
 /// What one pass did.
@@ -94,12 +96,19 @@ pub struct PassReport {
     /// answer): the pass stopped publishing, and what it held went back without an attempt.
     #[serde(rename = "destination_down", skip_serializing_if = "Option::is_none")]
     pub down: Option<String>,
+    /// Rows published to the route's dead-letter destination, then parked.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dead_lettered: usize,
     /// Seconds each completed publish took (for the latency histogram).
     #[serde(skip)]
     pub publish_seconds: Vec<f64>,
 }
 
 pub type PassOutcome = Result<PassReport, PassReport>;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
 
 #[derive(Debug, Clone)]
 enum Outcome {
@@ -341,7 +350,12 @@ async fn pass_body<S: RelayStore>(
             break;
         }
     }
-    finish_marks(store, target, settings, &rows, &outcomes, report).await
+    let parking = Parking {
+        dead_letter: options.dead_letter.as_ref(),
+        messages: &messages,
+        deadline,
+    };
+    finish_marks(store, target, settings, &rows, &outcomes, parking, report).await
 }
 
 /// What [`publish_chunk`] works on.
@@ -436,21 +450,100 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
 
 /// The end of a pass: retries grouped by new attempt count, then failed rows, then rows
 /// to hand back untouched.
+/// What parking a row needs besides the store: the route's dead-letter destination (if any),
+/// the pass's messages (the dead-letter message is built from them) and its deadline.
+struct Parking<'a> {
+    dead_letter: Option<&'a Arc<dyn Publisher>>,
+    messages: &'a [Option<Arc<Message>>],
+    deadline: Option<Instant>,
+}
+
+/// The message a dead-letter destination gets: the row's own, with why it was parked.
+pub fn dead_letter_message(message: &Message, error: &str, attempts: i32) -> Message {
+    let mut line: String = error.lines().next().unwrap_or_default().to_owned();
+    if line.len() > 1024 {
+        let cut = (0..=1024)
+            .rev()
+            .find(|&i| line.is_char_boundary(i))
+            .unwrap_or(0);
+        line.truncate(cut);
+    }
+    let mut out = message.clone();
+    out.headers.push(("outboxctl_error", line));
+    out.headers
+        .push(("outboxctl_attempts", attempts.to_string()));
+    out.headers.push((
+        "outboxctl_failed_at",
+        Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+    ));
+    out
+}
+
+/// Publishes the rows about to be parked to the dead-letter destination, within the pass's
+/// deadline. Returns the rows to park (and whether each went to the dead-letter destination)
+/// and the rows to hold (pending, attempts unchanged, due again after `retry_max_backoff`)
+/// with the error the dead-letter publish gave.
+async fn dead_letter_first(
+    settings: &RelaySettings,
+    rows: &[OutboxRow],
+    parking: &Parking<'_>,
+    to_park: Vec<(String, usize)>,
+) -> (Vec<(String, usize, bool)>, Vec<(String, usize)>) {
+    let Some(dl) = parking.dead_letter else {
+        return (
+            to_park.into_iter().map(|(e, i)| (e, i, false)).collect(),
+            Vec::new(),
+        );
+    };
+    let timeout = publish_timeout(settings, dl.as_ref());
+    let (mut park, mut hold) = (Vec::new(), Vec::new());
+    for (error, i) in to_park {
+        // a payload that is not JSON has no message to send anywhere: parked as it is
+        let Some(message) = &parking.messages[i] else {
+            park.push((error, i, false));
+            continue;
+        };
+        let now = Instant::now();
+        if parking.deadline.is_some_and(|d| now >= d) {
+            hold.push((
+                format!("dead-letter publish not started before the pass deadline; {error}"),
+                i,
+            ));
+            continue;
+        }
+        let limit = parking
+            .deadline
+            .map_or(now + timeout, |d| d.min(now + timeout));
+        let letter = Arc::new(dead_letter_message(message, &error, rows[i].attempts + 1));
+        let sent = match tokio::time::timeout_at(limit.into(), dl.publish(letter)).await {
+            Ok(Ok(())) => dl.flush().await,
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(PublishError::timed_out("dead-letter publish timed out")),
+        };
+        match sent {
+            Ok(()) => park.push((error, i, true)),
+            Err(e) => hold.push((
+                format!("dead-letter publish failed: {}; {error}", e.message),
+                i,
+            )),
+        }
+    }
+    (park, hold)
+}
+
 async fn finish_marks<S: RelayStore>(
     store: &mut S,
     target: &PassTarget,
     settings: &RelaySettings,
     rows: &[OutboxRow],
     outcomes: &[Outcome],
+    parking: Parking<'_>,
     report: &mut PassReport,
 ) -> Result<(), StoreError> {
     let mut retries: Vec<(i32, Vec<(usize, String)>)> = Vec::new();
-    let mut failed: Vec<(String, Vec<uuid::Uuid>)> = Vec::new();
+    let mut to_park: Vec<(String, usize)> = Vec::new();
     let mut untouched = Vec::new();
-    let mut fail = |error: String, id| match failed.iter_mut().find(|(e, _)| *e == error) {
-        Some((_, ids)) => ids.push(id),
-        None => failed.push((error, vec![id])),
-    };
+    let mut fail = |error: String, i: usize| to_park.push((error, i));
     for (i, outcome) in outcomes.iter().enumerate() {
         let row = &rows[i];
         match outcome {
@@ -458,10 +551,10 @@ async fn finish_marks<S: RelayStore>(
             Outcome::NotReached | Outcome::HeldBack => untouched.push(row.id),
             // The destination was away: the message was not judged, no attempt counts.
             Outcome::Failed(e) if e.is_away() => untouched.push(row.id),
-            Outcome::Poison(e) => fail(e.clone(), row.id),
-            Outcome::Failed(e) if e.kind == Refusal::Permanent => fail(e.message.clone(), row.id),
+            Outcome::Poison(e) => fail(e.clone(), i),
+            Outcome::Failed(e) if e.kind == Refusal::Permanent => fail(e.message.clone(), i),
             Outcome::Failed(e) => match backoff::decide(row.attempts, settings.max_attempts) {
-                RetryDecision::Fail => fail(e.message.clone(), row.id),
+                RetryDecision::Fail => fail(e.message.clone(), i),
                 RetryDecision::Retry { attempts } => {
                     match retries.iter_mut().find(|(a, _)| *a == attempts) {
                         Some((_, group)) => group.push((i, e.message.clone())),
@@ -492,6 +585,24 @@ async fn finish_marks<S: RelayStore>(
             .mark_retry(target, &ids, *attempts, at, &error)
             .await?;
         report.retried += ids.len();
+    }
+    let (park, hold) = dead_letter_first(settings, rows, &parking, to_park).await;
+    // held: the dead-letter destination did not take it; it comes round again, unparked
+    let again = Utc::now()
+        + chrono::Duration::from_std(settings.retry_max_backoff).unwrap_or(chrono::Duration::MAX);
+    for (error, i) in &hold {
+        store
+            .mark_retry(target, &[rows[*i].id], rows[*i].attempts, again, error)
+            .await?;
+        report.retried += 1;
+    }
+    let mut failed: Vec<(String, Vec<uuid::Uuid>)> = Vec::new();
+    for (error, i, sent) in park {
+        report.dead_lettered += usize::from(sent);
+        match failed.iter_mut().find(|(e, _)| *e == error) {
+            Some((_, ids)) => ids.push(rows[i].id),
+            None => failed.push((error, vec![rows[i].id])),
+        }
     }
     for (error, ids) in &failed {
         store.mark_failed(target, ids, error).await?;

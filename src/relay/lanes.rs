@@ -29,6 +29,8 @@ pub struct RouteStats {
     pub published: u64,
     pub retried: u64,
     pub failed: u64,
+    /// Of the failed rows, those published to the route's dead-letter destination first.
+    pub dead_lettered: u64,
     pub failed_passes: u64,
     pub reclaimed: u64,
     pub seconds: f64,
@@ -55,6 +57,7 @@ impl RouteStats {
         self.published += r.published as u64;
         self.retried += r.retried as u64;
         self.failed += r.failed as u64;
+        self.dead_lettered += r.dead_lettered as u64;
         self.reclaimed += r.reclaimed;
         if !r.committed {
             self.failed_passes += 1;
@@ -70,6 +73,7 @@ impl RouteStats {
         self.published += other.published;
         self.retried += other.retried;
         self.failed += other.failed;
+        self.dead_lettered += other.dead_lettered;
         self.failed_passes += other.failed_passes;
         self.reclaimed += other.reclaimed;
         if other.last_error.is_some() {
@@ -166,6 +170,8 @@ pub struct Lane<S> {
     /// The destination as logs and metrics name it (password masked).
     pub destination: String,
     pub routes: Vec<(PassTarget, Sink)>,
+    /// Each route's `dead_letter_to:` destination, by route name.
+    pub dead_letters: HashMap<String, Arc<dyn Publisher>>,
 }
 
 /// Why a lane's destination is down, and when to ask again.
@@ -217,6 +223,7 @@ impl<S: RelayStore> Lane<S> {
                 let options = PassOptions {
                     reclaim: stats.passes == 0,
                     stop_publishing_at: None,
+                    dead_letter: self.dead_letters.get(&target.route).cloned(),
                 };
                 let report = run_pass(&mut self.store, target, sink, settings, options).await;
                 stats.add(&report);
@@ -299,6 +306,7 @@ impl<S: RelayStore> Lane<S> {
                         let options = PassOptions {
                             reclaim: n == 0,
                             stop_publishing_at: None,
+                            dead_letter: self.dead_letters.get(&target.route).cloned(),
                         };
                         let cut = shutdown.drain_over(settings.shutdown_drain_timeout);
                         let pass = PassRun {
@@ -394,6 +402,7 @@ impl<S: RelayStore> Lane<S> {
                 let options = PassOptions {
                     reclaim: false,
                     stop_publishing_at: Some(stop),
+                    dead_letter: self.dead_letters.get(&target.route).cloned(),
                 };
                 let pass = PassRun {
                     target,
@@ -460,6 +469,7 @@ impl<S: RelayStore> Relay<S> {
                 store,
                 destination: String::new(),
                 routes,
+                dead_letters: HashMap::new(),
             }],
             settings,
         }

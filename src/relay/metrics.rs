@@ -23,6 +23,7 @@ struct Route {
     published: u64,
     retried: u64,
     failed: u64,
+    dead_lettered: u64,
     reclaimed: u64,
     passes: u64,
     failed_passes: u64,
@@ -82,6 +83,7 @@ impl Metrics {
         route.published += r.published as u64;
         route.retried += r.retried as u64;
         route.failed += r.failed as u64;
+        route.dead_lettered += r.dead_lettered as u64;
         route.reclaimed += r.reclaimed;
         if r.committed {
             route.consecutive_failures = 0;
@@ -154,7 +156,7 @@ impl Metrics {
     pub fn render(&self, gauges: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) -> String {
         let inner = self.inner.lock().expect("not poisoned");
         let mut out = String::new();
-        let counters: [Counter; 7] = [
+        let counters: [Counter; 8] = [
             ("outboxctl_claimed_total", "Rows claimed.", |r| r.claimed),
             (
                 "outboxctl_published_total",
@@ -169,6 +171,11 @@ impl Metrics {
             ("outboxctl_failed_total", "Rows parked as failed.", |r| {
                 r.failed
             }),
+            (
+                "outboxctl_dead_lettered_total",
+                "Rows published to the route's dead-letter destination, then parked.",
+                |r| r.dead_lettered,
+            ),
             (
                 "outboxctl_reclaimed_total",
                 "Stale processing rows returned to pending.",

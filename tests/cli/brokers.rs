@@ -3,15 +3,14 @@
 //! per-key order, dedup, retries when the broker is away, parking on refusal.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
 use serde_json::Value;
 
 use crate::common::{
     AMQP, CHECK_FAILED, ERROR, KeyOrder, NATS, OK, PgSchema, REDIS, WORKED_EXAMPLE_HEADERS,
-    amqp_channel, count, make_due, migrate, ob, payload_value, pg_url, relay, relay_plain, stage,
-    worked_example_outbox,
+    amqp_channel, count, hook, make_due, migrate, ob, payload_value, pg_url, relay, relay_plain,
+    stage, worked_example_outbox,
 };
 
 /// The headers string of forze-wire.md §1.5, byte for byte (275 bytes).
@@ -502,75 +501,6 @@ async fn nats_away_is_no_attempt_then_delivers_and_create_stream_works() {
         "window covers reclaim_stale_after"
     );
     js.delete_stream(&name).await.unwrap();
-}
-
-/// A tiny HTTP/1.1 server: records requests, answers with scripted statuses (then 200).
-type Requests = Arc<Mutex<Vec<(HashMap<String, String>, String)>>>;
-
-struct Hook {
-    addr: String,
-    requests: Requests,
-}
-
-async fn hook(script: Vec<u16>) -> Hook {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = format!("http://{}/hook", listener.local_addr().unwrap());
-    let requests: Requests = Arc::default();
-    let script = Arc::new(Mutex::new(std::collections::VecDeque::from(script)));
-    let (reqs, script2) = (requests.clone(), script.clone());
-    tokio::spawn(async move {
-        loop {
-            let Ok((sock, _)) = listener.accept().await else {
-                return;
-            };
-            let (reqs, script) = (reqs.clone(), script2.clone());
-            tokio::spawn(async move {
-                let (r, mut w) = sock.into_split();
-                let mut r = BufReader::new(r);
-                loop {
-                    let mut line = String::new();
-                    if r.read_line(&mut line).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let mut headers = HashMap::new();
-                    loop {
-                        let mut h = String::new();
-                        r.read_line(&mut h).await.unwrap();
-                        let h = h.trim_end();
-                        if h.is_empty() {
-                            break;
-                        }
-                        let (k, v) = h.split_once(':').unwrap();
-                        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
-                    }
-                    let len: usize = headers
-                        .get("content-length")
-                        .map_or(0, |v| v.parse().unwrap());
-                    let mut body = vec![0; len];
-                    r.read_exact(&mut body).await.unwrap();
-                    reqs.lock()
-                        .unwrap()
-                        .push((headers, String::from_utf8(body).unwrap()));
-                    let status = script.lock().unwrap().pop_front().unwrap_or(200);
-                    let text = if status == 200 {
-                        "ok"
-                    } else {
-                        "the service said no"
-                    };
-                    let resp = format!(
-                        "HTTP/1.1 {status} X\r\ncontent-length: {}\r\n\r\n{text}",
-                        text.len()
-                    );
-                    if w.write_all(resp.as_bytes()).await.is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    let _ = script;
-    Hook { addr, requests }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

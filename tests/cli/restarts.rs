@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::{
-    OwnServer, assert_none_lost, free_port, on_tokio, relay_across_restart, relay_across_stall,
-    staged_event_ids,
+    CHECK_FAILED, OwnServer, PgSchema, assert_none_lost, config_file, create_topic,
+    create_topic_if_missing, free_port, hook, make_due, migrate, ob, on_tokio, read_until,
+    relay_across_restart, relay_across_stall, stage, staged_event_ids,
 };
-use crate::common::{create_topic, create_topic_if_missing, read_until};
 
 /// A nats-server of the test's own with JetStream and a stream `restart` on
 /// `restart.orders`; its URL.
@@ -303,4 +303,94 @@ async fn kafka_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_nothi
         &mut || tansu.signal("-CONT"),
     )
     .await;
+}
+
+/// Dead letters to a real Redis: rows the webhook refuses for good (HTTP 400) go to the route's
+/// `dead_letter_to:` (stream `orders.dead_letter`) with their error, attempts and time, and only
+/// then are parked. While that Redis is stopped nothing is parked: the rows stay pending with
+/// their attempts unchanged, due again after `retry_max_backoff`; once it is back the next pass
+/// parks them. Nothing is lost, and nothing is parked without its dead letter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dead_letters_go_to_redis_first_and_wait_while_it_is_down() {
+    let test = test_name!();
+    let (mut redis, url) = own_redis(test).await;
+    let refuse = hook(vec![400; 50]).await;
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  retry_max_backoff: 1s\n  routes:\n    orders:\n      to: {}\n      dead_letter_to: {url}\n",
+            refuse.addr
+        ),
+    );
+    let relay = || {
+        ob(["relay", "--once", "--format", "json"])
+            .pg(&t)
+            .config(&cfg)
+    };
+    let states = format!("SELECT status || ' ' || attempts FROM {t} ORDER BY created_at");
+    redis.stop();
+    let r = relay().run();
+    let parked_now: Vec<String> = sqlx::query_scalar(&states)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(
+        parked_now,
+        ["pending 0", "pending 0"],
+        "nothing parked: {r:?}"
+    );
+    let error: String = sqlx::query_scalar(&format!("SELECT last_error FROM {t} LIMIT 1"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(
+        error.starts_with("dead-letter publish failed") && error.contains("HTTP 400"),
+        "{error}"
+    );
+    redis.start().await;
+    make_due(&mut conn, &t).await;
+    // rows parked: --once says so with exit 1
+    let r = relay().code(CHECK_FAILED);
+    assert_eq!(r.json()[0]["dead_lettered"], 2, "{r:?}");
+    let parked: Vec<String> = sqlx::query_scalar(&states)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(parked, ["failed 0", "failed 0"]);
+    let mut client = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let entries: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+        .arg("orders.dead_letter")
+        .arg("-")
+        .arg("+")
+        .query_async(&mut client)
+        .await
+        .unwrap();
+    let letters: HashSet<String> = entries
+        .ids
+        .iter()
+        .map(|e| {
+            let headers: String = e.get("headers").unwrap();
+            let v: serde_json::Value = serde_json::from_str(&headers).unwrap();
+            assert!(
+                v["outboxctl_error"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("HTTP 400"),
+                "{v}"
+            );
+            assert_eq!(v["outboxctl_attempts"], "1", "{v}");
+            assert!(v["outboxctl_failed_at"].as_str().is_some(), "{v}");
+            v["forze_event_id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let staged: HashSet<String> = staged_event_ids(&mut conn, &t).await.into_iter().collect();
+    assert_eq!(letters, staged, "every parked row has its dead letter");
 }

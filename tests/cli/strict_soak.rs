@@ -288,7 +288,7 @@ async fn engine<S: RelayStore>(
     while !stop.get() {
         let options = PassOptions {
             reclaim: n % 4 == 0,
-            stop_publishing_at: None,
+            ..PassOptions::default()
         };
         let report = run_pass(&mut store, &target, &sink, &settings, options).await;
         n += 1;

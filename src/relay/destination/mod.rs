@@ -323,6 +323,45 @@ pub fn plan(route: &str, dest: &RouteFile) -> Result<(RouteSpec, Vec<String>), c
     Ok((spec, warnings))
 }
 
+/// The channel (subject, queue, stream, topic) a route's dead letters go to.
+pub fn dead_letter_channel(route: &str) -> String {
+    format!("{route}.dead_letter")
+}
+
+/// Resolves a route's `dead_letter_to:` like a destination of its own (channel
+/// `{route}.dead_letter`, the kind's defaults), before any I/O; `None` without one.
+pub fn plan_dead_letter(
+    route: &str,
+    dest: &RouteFile,
+) -> Result<Option<(RouteSpec, Vec<String>)>, crate::Error> {
+    let Some(to) = &dest.dead_letter_to else {
+        return Ok(None);
+    };
+    let err =
+        |e: String| crate::Error::Runtime(format!("relay.routes.{route}.dead_letter_to: {e}"));
+    let kind = crate::config::expand_env(to, &crate::config::process_env)
+        .and_then(|url| DestinationUrl::parse(&url))
+        .map_err(err)?;
+    let channel = match kind {
+        DestinationUrl::PostgresTable(_) => {
+            return Err(err(
+                "postgres-table cannot take dead letters (it is written inside the pass); use file:, a broker or http(s)://".into(),
+            ));
+        }
+        DestinationUrl::Redis(_)
+        | DestinationUrl::Amqp(_)
+        | DestinationUrl::Nats(_)
+        | DestinationUrl::Kafka(_) => Some(dead_letter_channel(route)),
+        DestinationUrl::Stdout | DestinationUrl::File(_) | DestinationUrl::Http(_) => None,
+    };
+    let letters = RouteFile {
+        to: to.clone(),
+        channel,
+        ..RouteFile::default()
+    };
+    plan(route, &letters).map(Some)
+}
+
 /// Builds the sink for a route (plan, then connect).
 pub async fn build(
     route: &str,
@@ -446,6 +485,39 @@ pub async fn connect(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dead_letter_destination_is_planned_like_a_route_of_its_own() {
+        let route = |dl: &str| RouteFile {
+            to: "stdout".into(),
+            dead_letter_to: Some(dl.into()),
+            ..RouteFile::default()
+        };
+        let (spec, _) = plan_dead_letter("orders", &route("nats://127.0.0.1:4222"))
+            .unwrap()
+            .unwrap();
+        assert!(
+            matches!(&spec, RouteSpec::Nats { channel, .. } if channel == "orders.dead_letter"),
+            "{}",
+            spec.shown()
+        );
+        let e = plan_dead_letter("orders", &route("postgres-table:app.dead"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("relay.routes.orders.dead_letter_to: postgres-table"),
+            "{e}"
+        );
+        let e = plan_dead_letter("orders", &route("smtp://mail"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("relay.routes.orders.dead_letter_to: "), "{e}");
+        assert!(
+            plan_dead_letter("orders", &RouteFile::default())
+                .unwrap()
+                .is_none()
+        );
+    }
 
     #[test]
     fn parses_destination_urls() {
