@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use crate::common::wait_until;
 use crate::common::{
-    CHECK_FAILED, ERROR, MongoDb, OK, Ob, RELAY_TO_NOWHERE, lines, mongo_url, ob, out_file,
+    CHECK_FAILED, ERROR, MongoDb, OK, Ob, RELAY_TO_NOWHERE, group_counts, lines, mongo_url, ob,
+    out_file,
 };
 
 fn cmd(db: &MongoDb, args: &[&str]) -> crate::common::Run {
@@ -1223,15 +1224,9 @@ async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents(
         "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
     );
     let groups = cmd(&db, &["inspect", "failed", "--group", "--format", "json"]).json();
-    let seen: Vec<(&str, i64)> = groups
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| (g["id"].as_str().unwrap(), g["count"].as_i64().unwrap()))
-        .collect();
     assert_eq!(
-        seen,
-        [(http.as_str(), 4), (refused.as_str(), 2)],
+        group_counts(&groups),
+        [(http.clone(), 4), (refused.clone(), 2)],
         "{groups}"
     );
     let groups = cmd(

@@ -4,8 +4,8 @@ use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, RELAY_TO_NOWHERE, count, lines, migrate,
-    ob, out_file, pg_url, stage,
+    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, RELAY_TO_NOWHERE, count, group_counts,
+    lines, migrate, ob, out_file, pg_url, stage,
 };
 
 fn cmd(schema: &PgSchema, extra: &[&str], args: &[&str]) -> crate::common::Run {
@@ -158,6 +158,18 @@ async fn inspect_event_answers_did_it_go_out() {
     assert!(r.stdout.contains("does not prove"), "{r:?}");
 }
 
+/// The operator's store on the table, and the five routes the million-row tables use.
+async fn five_route_ops<'c>(
+    conn: &'c mut PgConnection,
+    t: &str,
+) -> (outboxctl::store::postgres::ops::PgOps<'c>, Vec<String>) {
+    let table = outboxctl::target::QualifiedName::parse("t", t).unwrap();
+    let ops = outboxctl::store::postgres::ops::PgOps::open(conn, table)
+        .await
+        .unwrap();
+    (ops, (0..5).map(|i| format!("route{i}")).collect())
+}
+
 #[tokio::test]
 async fn inspect_queries_read_indexes_on_a_million_rows() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
@@ -176,11 +188,7 @@ async fn inspect_queries_read_indexes_on_a_million_rows() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let table = outboxctl::target::QualifiedName::parse("t", &t).unwrap();
-    let ops = outboxctl::store::postgres::ops::PgOps::open(&mut conn, table)
-        .await
-        .unwrap();
-    let routes: Vec<String> = (0..5).map(|i| format!("route{i}")).collect();
+    let (ops, routes) = five_route_ops(&mut conn, &t).await;
     let queries = [
         (ops.routes_sql(), vec![]),
         (ops.summary_sql(), vec!["route1"]),
@@ -954,15 +962,9 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
         &["inspect", "failed", "--group"],
     )
     .json();
-    let seen: Vec<(&str, i64)> = groups
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| (g["id"].as_str().unwrap(), g["count"].as_i64().unwrap()))
-        .collect();
     assert_eq!(
-        seen,
-        [(http.as_str(), 6), (refused.as_str(), 3)],
+        group_counts(&groups),
+        [(http.clone(), 6), (refused.clone(), 3)],
         "{groups}"
     );
     assert_eq!(groups[0]["routes"], serde_json::json!({"a": 3, "b": 3}));
@@ -1075,11 +1077,7 @@ async fn failure_groups_read_only_the_failed_rows_of_a_million() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let table = outboxctl::target::QualifiedName::parse("t", &t).unwrap();
-    let ops = outboxctl::store::postgres::ops::PgOps::open(&mut conn, table)
-        .await
-        .unwrap();
-    let routes: Vec<String> = (0..5).map(|i| format!("route{i}")).collect();
+    let (ops, routes) = five_route_ops(&mut conn, &t).await;
     for sql in ops.error_rows_sql(true) {
         let plan: Value = sqlx::query_scalar(&format!("EXPLAIN (FORMAT JSON) {sql}"))
             .bind(&routes)

@@ -38,6 +38,21 @@ pub const RELAY_TO_NOWHERE: [&str; 6] = [
     "file:/dev/null",
 ];
 
+/// `(id, rows)` of each failure group in `inspect failed --group --format json` output, in order.
+pub fn group_counts(groups: &serde_json::Value) -> Vec<(String, i64)> {
+    groups
+        .as_array()
+        .expect("a JSON array of groups")
+        .iter()
+        .map(|g| {
+            (
+                g["id"].as_str().unwrap().to_owned(),
+                g["count"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// The running test's path (`module::test_name`), for names of its own schema, database or
 /// files: `PgSchema::new(test_name!())`.
 macro_rules! test_name {
