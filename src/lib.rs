@@ -19,4 +19,5 @@ pub mod hlc;
 pub mod model;
 pub mod partitions;
 pub mod relay;
+pub mod replay;
 pub mod store;

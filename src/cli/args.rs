@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use super::{
-    Format, completions, doctor, emit, hlc, init, inspect, migrate, partitions, relay, requeue,
-    schema, storage,
+    Format, completions, doctor, emit, hlc, init, inspect, migrate, partitions, relay, replay,
+    requeue, schema, storage,
 };
 use crate::duration::Dur;
 use crate::model::{KeyOrder, Storage};
@@ -128,6 +128,8 @@ pub enum Command {
     Storage(storage::StorageCommand),
     /// Relay events to their destinations, once or in a loop
     Relay(relay::RelayArgs),
+    /// Publish delivered events again, selected and in order, to a destination (--to)
+    Replay(replay::ReplayArgs),
     /// Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)
     Init(init::InitArgs),
     /// Print the shell completion script

@@ -13,6 +13,7 @@ mod migrate;
 pub mod output;
 mod partitions;
 mod relay;
+mod replay;
 mod requeue;
 mod schema;
 mod serve;
@@ -235,6 +236,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Schema(cmd) => schema::run(&ctx, cmd),
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Relay(args) => relay::run(&ctx, args).await,
+        Command::Replay(args) => replay::run(&ctx, args).await,
         Command::Partitions(cmd) => partitions::run(&ctx, cmd).await,
         Command::Inspect(args) => inspect::run(&ctx, args).await,
         Command::Requeue(args) => requeue::run(&ctx, args, requeue::Action::Requeue).await,

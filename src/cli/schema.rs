@@ -31,6 +31,7 @@ pub enum Part {
     Traceparent,
     Checkpoint,
     DeliveryLog,
+    Replay,
     All,
 }
 
@@ -42,6 +43,7 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
         traceparent: has(Part::Traceparent),
         checkpoint: has(Part::Checkpoint),
         delivery_log: has(Part::DeliveryLog),
+        replay: has(Part::Replay),
     };
     let text = match ctx.config.backend {
         Backend::Postgres => {

@@ -43,6 +43,8 @@ pub struct OutboxFile {
     pub hlc_checkpoint: Option<String>,
     pub tenant_aware: Option<bool>,
     pub tenants: Option<Vec<Uuid>>,
+    /// `migrate` adds the index `outboxctl replay` reads published rows through.
+    pub replay_index: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

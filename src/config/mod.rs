@@ -93,6 +93,8 @@ pub struct OutboxConfig {
     pub propagate_trace: bool,
     pub tenant_aware: bool,
     pub tenants: Vec<Uuid>,
+    /// `migrate` adds the replay index (retain storage).
+    pub replay_index: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -243,6 +245,7 @@ impl Config {
         );
         let tenant_aware = f.tenant_aware.unwrap_or(false);
         let tenants = f.tenants.clone().unwrap_or_default();
+        let replay_index = f.replay_index.unwrap_or(false);
 
         let target = match backend {
             Backend::Postgres => {
@@ -336,6 +339,7 @@ impl Config {
                 propagate_trace,
                 tenant_aware,
                 tenants,
+                replay_index,
             },
             relay,
             partitions,
@@ -378,6 +382,11 @@ impl Config {
                     "relation {relation} is per tenant ({{tenant}}) but outbox.tenant_aware is false"
                 )));
             }
+        }
+        if o.replay_index && o.storage == Storage::Consume {
+            return Err(invalid(
+                "outbox.replay_index needs storage: retain (consume deletes delivered rows; replay from a postgres-table destination or a file: archive instead)",
+            ));
         }
         if !o.tenants.is_empty() && !o.tenant_aware {
             return Err(invalid(

@@ -152,6 +152,10 @@ const HLC_CLAIM_ORDER: &[&str] = &[
 /// The claim's order with its tie-breaker, as the strict claim index carries it.
 const CLAIM_ORDER: &[&str] = &["outbox_route", "status", "available_at", "created_at", "id"];
 
+/// The replay index's columns: delivered rows in claim order, per route.
+const REPLAY_ORDER: &[&str] = &["outbox_route", "created_at", "id"];
+const REPLAY_HLC_ORDER: &[&str] = &["outbox_route", "hlc", "created_at", "id"];
+
 /// An index the schema wants, by name, as `pg_get_indexdef` would describe it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexSpec {
@@ -186,6 +190,7 @@ pub struct Extras {
     pub traceparent: bool,
     pub checkpoint: bool,
     pub delivery_log: bool,
+    pub replay: bool,
 }
 
 /// The PostgreSQL objects for one outbox (one tenant's, for a per-tenant relation).
@@ -196,6 +201,8 @@ pub struct PgSchema {
     pub traceparent: bool,
     pub hlc: bool,
     pub strict_key_order: bool,
+    /// The replay index (`outbox.replay_index`, retain storage).
+    pub replay: bool,
     pub checkpoint: Option<QualifiedName>,
     pub delivery_log: Option<QualifiedName>,
     /// Tables of `postgres-table:` destinations configured for the relay.
@@ -264,6 +271,8 @@ impl PgSchema {
                 traceparent: config.outbox.propagate_trace || extras.traceparent,
                 hlc: config.outbox.hlc_ordering || extras.hlc,
                 strict_key_order: config.relay.key_order == KeyOrder::Strict,
+                replay: (config.outbox.replay_index || extras.replay)
+                    && config.outbox.storage == Storage::Retain,
                 checkpoint,
                 delivery_log,
             };
@@ -278,12 +287,20 @@ impl PgSchema {
     /// Derived names must fit PostgreSQL's 63 bytes, or the server would truncate them.
     fn check_names(&self) -> Result<(), NameError> {
         self.indexes()?;
+        for sink in &self.sinks {
+            sink_replay_idx(sink)?;
+        }
         if let Some(log) = &self.delivery_log {
             log.name.with_suffix("delivery log index", "_event_idx")?;
             log.name
                 .with_suffix("delivery log partition", "_20000101")?;
         }
         Ok(())
+    }
+
+    /// The replay index's name (whether or not this schema wants it).
+    pub fn replay_idx(&self) -> Result<Ident, NameError> {
+        self.outbox.name.with_suffix("replay index", "_replay_idx")
     }
 
     pub fn claim_idx(&self) -> Result<Ident, NameError> {
@@ -317,6 +334,30 @@ impl PgSchema {
                 include: &[],
                 predicate: None,
                 create: stmts[1].clone(),
+            });
+        }
+        if self.replay {
+            let name = self.replay_idx()?;
+            let (columns, order_sql) = if self.hlc {
+                (REPLAY_HLC_ORDER, "outbox_route, hlc, created_at, id")
+            } else {
+                (REPLAY_ORDER, "outbox_route, created_at, id")
+            };
+            let stmts = render::render(
+                render::REPLAY_SQL,
+                &[
+                    ("outbox", t.into()),
+                    ("replay_idx", (&name).into()),
+                    ("replay_order", order_sql.into()),
+                ],
+            );
+            // before the strict indexes, which `print` takes from the end
+            out.push(IndexSpec {
+                name,
+                columns,
+                include: &[],
+                predicate: Some("(status = 'published'::text)"),
+                create: stmts[0].clone(),
             });
         }
         if self.strict_key_order {
@@ -413,7 +454,11 @@ impl PgSchema {
     }
 
     pub fn sink_statements(&self, sink: &QualifiedName) -> Vec<Statement> {
-        render::render(render::SINK_SQL, &[("sink", sink.into())])
+        let idx = sink_replay_idx(sink).expect("checked in from_config");
+        render::render(
+            render::SINK_SQL,
+            &[("sink", sink.into()), ("sink_replay_idx", (&idx).into())],
+        )
     }
 
     /// The whole schema as `schema print` writes it: the specification's text, in its order.
@@ -443,6 +488,14 @@ impl PgSchema {
                 &[("outbox", t.into()), ("claim_hlc_idx", name.into())],
             )));
         }
+        if self.replay {
+            let name = self.replay_idx().expect("checked in from_config");
+            let index = indexes
+                .iter()
+                .find(|i| i.name == name)
+                .expect("replay index");
+            sections.push(render::join(std::slice::from_ref(&index.create)));
+        }
         if self.strict_key_order {
             // the key order index and the strict claim index, pushed last
             let creates: Vec<Statement> = indexes[indexes.len() - 2..]
@@ -463,6 +516,14 @@ impl PgSchema {
         sections.join("\n")
     }
 }
+
+/// The index `replay --from postgres-table:` pages a destination table through.
+pub fn sink_replay_idx(sink: &QualifiedName) -> Result<Ident, NameError> {
+    sink.name.with_suffix("replay index", "_replay_idx")
+}
+
+/// What `pg_get_indexdef` shows (after `USING`) for a destination table's replay index.
+pub const SINK_REPLAY_DEF: &str = "btree (outbox_route, published_at, event_id)";
 
 /// The MongoDB objects for one outbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -489,6 +550,11 @@ impl MongoSchema {
         }
         if config.relay.key_order == KeyOrder::Strict {
             indexes.extend(render::mongo_key_order_indexes());
+        }
+        if config.outbox.replay_index || extras.replay {
+            indexes.extend(render::mongo_replay_indexes(
+                config.outbox.hlc_ordering || extras.hlc,
+            ));
         }
         let checkpoint = match hlc_checkpoint {
             Some(c) => Some(c.clone()),

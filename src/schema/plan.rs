@@ -189,12 +189,26 @@ pub fn plan_postgres(want: &PgSchema, have: &PgCatalog) -> MigrationPlan {
     plan_checkpoint(want, have, &mut plan);
     plan_delivery_log(want, have, &mut plan);
     for sink in &want.sinks {
-        if !have.tables.contains_key(sink) {
-            plan.step(
+        match have.tables.get(sink) {
+            None => plan.step(
                 format!("create destination table {}", sink.plain()),
                 StepKind::Transaction,
                 want.sink_statements(sink),
-            );
+            ),
+            Some(table) => {
+                // tables made before replay existed get its index
+                let idx = crate::schema::desired::sink_replay_idx(sink)
+                    .expect("names checked when the schema was built");
+                plan_index(
+                    sink,
+                    table,
+                    have,
+                    idx.name(),
+                    crate::schema::desired::SINK_REPLAY_DEF,
+                    &want.sink_statements(sink)[1],
+                    &mut plan,
+                );
+            }
         }
     }
     plan

@@ -17,10 +17,14 @@ pub const KEY_ORDER_SQL: &str = include_str!("../../templates/postgres/key_order
 pub const CHECKPOINT_SQL: &str = include_str!("../../templates/postgres/hlc_checkpoint.sql");
 pub const DELIVERY_LOG_SQL: &str = include_str!("../../templates/postgres/delivery_log.sql");
 pub const SINK_SQL: &str = include_str!("../../templates/postgres/sink.sql");
+pub const REPLAY_SQL: &str = include_str!("../../templates/postgres/replay.sql");
 
 const MONGO_OUTBOX_INDEXES: &str = include_str!("../../templates/mongo/outbox_indexes.json");
 const MONGO_HLC_INDEXES: &str = include_str!("../../templates/mongo/hlc_indexes.json");
 const MONGO_KEY_ORDER_INDEXES: &str = include_str!("../../templates/mongo/key_order_indexes.json");
+const MONGO_REPLAY_INDEXES: &str = include_str!("../../templates/mongo/replay_indexes.json");
+const MONGO_REPLAY_HLC_INDEXES: &str =
+    include_str!("../../templates/mongo/replay_hlc_indexes.json");
 
 /// A trusted SQL fragment: a quoted identifier or crate-owned static text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +195,15 @@ pub fn mongo_hlc_indexes() -> Vec<MongoIndexSpec> {
 
 pub fn mongo_key_order_indexes() -> Vec<MongoIndexSpec> {
     mongo_specs(MONGO_KEY_ORDER_INDEXES)
+}
+
+/// The replay index, in claim order (HLC claim order with `hlc`).
+pub fn mongo_replay_indexes(hlc: bool) -> Vec<MongoIndexSpec> {
+    mongo_specs(if hlc {
+        MONGO_REPLAY_HLC_INDEXES
+    } else {
+        MONGO_REPLAY_INDEXES
+    })
 }
 
 /// Method names of mongosh's `db` object: a collection with such a name must be reached

@@ -9,3 +9,7 @@ CREATE TABLE {{sink}} (
     headers JSONB NOT NULL,
     published_at TIMESTAMPTZ NOT NULL
 );
+
+-- outboxctl replay --from postgres-table: a route's events in delivery order
+CREATE INDEX {{sink_replay_idx}}
+    ON {{sink}} (outbox_route, published_at, event_id);

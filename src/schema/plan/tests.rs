@@ -8,6 +8,7 @@ fn schema(storage: Storage, hlc: bool) -> PgSchema {
         traceparent: false,
         hlc,
         strict_key_order: false,
+        replay: false,
         checkpoint: None,
         delivery_log: None,
         sinks: vec![],
@@ -195,4 +196,31 @@ fn mongo_plan_adds_missing_and_reports_conflicting() {
     let plan = plan_mongo(&want, &have);
     assert_eq!(plan.steps.len(), 4);
     assert_eq!(plan.problems.len(), 1);
+}
+
+#[test]
+fn replay_index_is_added_without_blocking_writes_and_only_for_published_rows() {
+    let mut want = schema(Storage::Retain, false);
+    want.replay = true;
+    let plan = plan_postgres(&want, &catalog(Some(spec_table(&[]))));
+    let step = plan
+        .steps
+        .iter()
+        .find(|s| s.summary.contains("outbox_replay_idx"))
+        .unwrap_or_else(|| panic!("{plan:#?}"));
+    assert_eq!(step.kind, StepKind::Concurrent);
+    let sql = step.statements[0].to_string();
+    assert!(
+        sql.contains("CONCURRENTLY")
+            && sql.contains("(outbox_route, created_at, id) WHERE status = 'published'"),
+        "{sql}"
+    );
+    let mut hlc = schema(Storage::Retain, true);
+    hlc.replay = true;
+    let idx = hlc.indexes().unwrap();
+    let replay = idx.iter().find(|i| i.name.name() == "outbox_replay_idx");
+    assert_eq!(
+        replay.unwrap().expected_def(),
+        "btree (outbox_route, hlc, created_at, id) WHERE (status = 'published'::text)"
+    );
 }

@@ -6,6 +6,7 @@
 
 pub mod diagnostics;
 pub mod ops;
+pub mod replay;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -380,6 +381,15 @@ pub(crate) struct Position {
 }
 
 impl Position {
+    /// The position a replay cursor names.
+    pub(crate) fn at(hlc: Option<i64>, created_at: DateTime<Utc>, id: Uuid) -> Self {
+        Self {
+            hlc,
+            created_ms: created_at.timestamp_millis(),
+            id: id.to_string(),
+        }
+    }
+
     pub(crate) fn of(row: &OutboxRow) -> Self {
         Self {
             hlc: row.hlc,

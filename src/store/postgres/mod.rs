@@ -6,6 +6,7 @@ pub mod consume_move;
 pub mod diagnostics;
 pub mod ops;
 pub mod partitions;
+pub mod replay;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -78,7 +79,7 @@ pub struct PgSql {
     pub release: Option<String>,
 }
 
-fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
+pub(crate) fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
     let mut cols: Vec<String> = [
         "id",
         "outbox_route",
@@ -348,7 +349,7 @@ SELECT id, outbox_route, event_id, tenant_id, $2 FROM consumed"
     }
 }
 
-fn decode_row(r: &PgRow, opts: &PgStoreOptions) -> Result<OutboxRow, sqlx::Error> {
+pub(crate) fn decode_row(r: &PgRow, opts: &PgStoreOptions) -> Result<OutboxRow, sqlx::Error> {
     Ok(OutboxRow {
         id: r.try_get("id")?,
         route: r.try_get("outbox_route")?,

@@ -1,0 +1,447 @@
+//! `outboxctl replay`: publish again, to a destination the operator names, events that were
+//! already delivered, as the relay built them (payload, headers, key), read in claim order in
+//! bounded keyset pages from a source that kept them: the outbox's `published` rows (retain
+//! storage), a `postgres-table` destination, or a `file:` archive. The outbox is never
+//! changed. No terminal code here: the command in `cli/replay.rs` prints.
+
+pub mod cursor;
+pub mod file;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures_util::StreamExt;
+use serde::Serialize;
+use uuid::Uuid;
+
+pub use cursor::Cursor;
+
+use crate::Error;
+use crate::hlc::HlcTimestamp;
+use crate::model::Message;
+use crate::relay::destination::{self, Publisher, Sink};
+
+/// Rows read per page: memory stays bounded by this many messages.
+pub const PAGE: u32 = 500;
+
+/// Keys published at once within a page (one key's messages go one after another).
+const KEYS_IN_FLIGHT: usize = 64;
+
+/// What to replay.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Routes in the order they are replayed (empty: every route the source holds; file only).
+    pub routes: Vec<String>,
+    /// Delivered at or after.
+    pub since: Option<DateTime<Utc>>,
+    /// Delivered before.
+    pub until: Option<DateTime<Utc>>,
+    /// The broker key (`ordering_key`, or the event id without one).
+    pub key: Option<String>,
+    pub tenant: Option<Uuid>,
+    pub event_type: Option<String>,
+    pub event_ids: Vec<Uuid>,
+    /// Packed HLC bounds, inclusive.
+    pub hlc_from: Option<i64>,
+    pub hlc_to: Option<i64>,
+}
+
+impl Selection {
+    /// Whether a message read from a source that cannot filter (a file) is selected.
+    pub fn matches(&self, m: &Message, published_at: Option<DateTime<Utc>>) -> bool {
+        let hlc = || {
+            m.header("forze_hlc")
+                .and_then(|h| HlcTimestamp::parse(h).ok())
+                .map(HlcTimestamp::pack)
+        };
+        (self.routes.is_empty() || self.routes.contains(&m.route))
+            && self.key.as_ref().is_none_or(|k| *k == m.key)
+            && self.tenant.is_none_or(|t| m.tenant_id == Some(t))
+            && self.event_type.as_ref().is_none_or(|t| *t == m.event_type)
+            && (self.event_ids.is_empty() || self.event_ids.contains(&m.event_id))
+            && self
+                .since
+                .is_none_or(|s| published_at.is_some_and(|p| p >= s))
+            && self
+                .until
+                .is_none_or(|u| published_at.is_some_and(|p| p < u))
+            && self.hlc_from.is_none_or(|f| hlc().is_some_and(|h| h >= f))
+            && self.hlc_to.is_none_or(|t| hlc().is_some_and(|h| h <= t))
+    }
+}
+
+/// One event read from a source, with where it stands.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub message: Arc<Message>,
+    pub cursor: Cursor,
+    /// When it was delivered, where the source knows.
+    pub published_at: Option<DateTime<Utc>>,
+}
+
+/// A source of delivered events, read forward in bounded pages from where it was opened.
+#[expect(
+    async_fn_in_trait,
+    reason = "sources are used generically in one runtime; no Send bound is needed"
+)]
+pub trait ReplaySource {
+    /// The next events in order (at most `limit`); empty at the end.
+    async fn next_page(&mut self, limit: u32) -> Result<Vec<Item>, Error>;
+}
+
+/// The header names a message may carry, in the order the relay writes them (a
+/// `postgres-table` destination stores headers as JSONB, which reorders keys).
+pub const HEADER_ORDER: &[&str] = &[
+    "forze_event_id",
+    "forze_occurred_at",
+    "forze_correlation_id",
+    "forze_causation_id",
+    "forze_execution_id",
+    "forze_tenant_id",
+    "forze_hlc",
+    "traceparent",
+];
+
+/// Headers as read back from storage, put in the relay's order; a name the relay never writes
+/// is refused (the stored message is not one outboxctl delivered).
+pub fn ordered_headers(
+    pairs: Vec<(String, String)>,
+) -> Result<Vec<(&'static str, String)>, String> {
+    let mut out: Vec<(usize, &'static str, String)> = Vec::with_capacity(pairs.len());
+    for (name, value) in pairs {
+        let Some(i) = HEADER_ORDER.iter().position(|h| *h == name) else {
+            return Err(format!("header {name:?} is not one the relay writes"));
+        };
+        out.push((i, HEADER_ORDER[i], value));
+    }
+    out.sort_by_key(|(i, _, _)| *i);
+    Ok(out.into_iter().map(|(_, n, v)| (n, v)).collect())
+}
+
+/// The broker key of a row: its ordering key, or the event id without one.
+pub fn broker_key(ordering_key: Option<&str>, event_id: Uuid) -> String {
+    match ordering_key {
+        Some(k) if !k.is_empty() => k.to_owned(),
+        _ => event_id.to_string(),
+    }
+}
+
+/// The first or last event of a route, for summaries.
+#[derive(Debug, Clone, Serialize)]
+pub struct Edge {
+    pub event_id: Uuid,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published_at: Option<DateTime<Utc>>,
+}
+
+/// What a replay did (or, dry, would do) for one route.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct RouteTally {
+    pub count: u64,
+    pub first: Option<Edge>,
+    pub last: Option<Edge>,
+}
+
+/// The outcome of a replay run.
+#[derive(Debug, Default, Serialize)]
+pub struct Tally {
+    pub count: u64,
+    pub routes: BTreeMap<String, RouteTally>,
+    /// Where the last event handed over stands: `--after` resumes after it.
+    pub cursor: Option<String>,
+}
+
+impl Tally {
+    fn add(&mut self, item: &Item) {
+        self.count += 1;
+        let edge = Edge {
+            event_id: item.message.event_id,
+            published_at: item.published_at,
+        };
+        let r = self.routes.entry(item.message.route.clone()).or_default();
+        r.count += 1;
+        if r.first.is_none() {
+            r.first = Some(edge.clone());
+        }
+        r.last = Some(edge);
+        self.cursor = Some(item.cursor.encode());
+    }
+}
+
+/// How a replay goes.
+#[derive(Debug, Clone, Default)]
+pub struct Pace {
+    /// Events per second at most (publishes go one at a time).
+    pub rate: Option<f64>,
+    /// Events at most.
+    pub limit: Option<u64>,
+}
+
+/// Reads a source to its end (or `limit`) without publishing: what a dry run shows and what
+/// the confirmation counts.
+pub async fn count(source: &mut impl ReplaySource, limit: Option<u64>) -> Result<Tally, Error> {
+    let mut tally = Tally::default();
+    loop {
+        let page = source.next_page(PAGE).await?;
+        if page.is_empty() {
+            return Ok(tally);
+        }
+        for item in &page {
+            if limit.is_some_and(|l| tally.count >= l) {
+                return Ok(tally);
+            }
+            tally.add(item);
+        }
+    }
+}
+
+/// Where replayed messages go: `--to` for every route, a publisher per distinct destination
+/// (the channel is the route's name unless `--channel` names one), connected on first use.
+pub struct Destinations {
+    to: String,
+    channel: Option<String>,
+    ctx: destination::BuildContext,
+    stdout: destination::lines::StdoutShared,
+    by_route: HashMap<String, Arc<dyn Publisher>>,
+    by_spec: HashMap<String, Arc<dyn Publisher>>,
+    pub warnings: Vec<String>,
+}
+
+impl Destinations {
+    /// Checks `--to` before anything is read: a URL of a kind the relay publishes to.
+    pub fn new(
+        to: &str,
+        channel: Option<String>,
+        ctx: destination::BuildContext,
+    ) -> Result<Self, Error> {
+        let this = Self {
+            to: to.to_owned(),
+            channel,
+            ctx,
+            stdout: Arc::default(),
+            by_route: HashMap::new(),
+            by_spec: HashMap::new(),
+            warnings: Vec::new(),
+        };
+        this.spec("replay")?;
+        Ok(this)
+    }
+
+    fn spec(&self, route: &str) -> Result<destination::RouteSpec, Error> {
+        let file = crate::config::RouteFile {
+            to: self.to.clone(),
+            channel: self.channel.clone(),
+            ..Default::default()
+        };
+        let (spec, _) = destination::plan(route, &file).map_err(|e| {
+            Error::Runtime(
+                e.to_string()
+                    .replacen(&format!("relay.routes.{route}.to"), "--to", 1),
+            )
+        })?;
+        if matches!(spec, destination::RouteSpec::Table(_)) {
+            return Err(Error::Runtime(
+                "--to postgres-table: is not a replay destination: it keeps each event id once, so every replayed event would be dropped; use file:, stdout, a broker or http(s)://".into(),
+            ));
+        }
+        Ok(spec)
+    }
+
+    /// The destination's name, password masked.
+    pub fn shown(&self) -> String {
+        crate::dburl::mask(&self.to)
+    }
+
+    async fn get(&mut self, route: &str) -> Result<Arc<dyn Publisher>, Error> {
+        if let Some(p) = self.by_route.get(route) {
+            return Ok(p.clone());
+        }
+        let spec = self.spec(route)?;
+        let id = format!("{spec:?}");
+        let publisher = match self.by_spec.get(&id) {
+            Some(p) => p.clone(),
+            None => {
+                let (sink, warnings) =
+                    destination::connect(route, spec, &self.stdout, self.ctx).await?;
+                self.warnings.extend(warnings);
+                let Sink::Publisher(p) = sink else {
+                    unreachable!("postgres-table is refused in spec()")
+                };
+                self.by_spec.insert(id, p.clone());
+                p
+            }
+        };
+        self.by_route.insert(route.to_owned(), publisher.clone());
+        Ok(publisher)
+    }
+}
+
+/// Why a replay stopped before its end, with what it had done.
+#[derive(Debug)]
+pub struct Stopped {
+    pub tally: Tally,
+    pub error: Error,
+}
+
+/// Publishes what the source yields, page by page, in order: one key's messages one after
+/// another, up to [`KEYS_IN_FLIGHT`] keys at once (one message at a time with a rate or a
+/// serial destination). A page is flushed before its events count as replayed; the first
+/// failure stops the replay at the last event that went out with all before it.
+pub async fn run(
+    source: &mut impl ReplaySource,
+    to: &mut Destinations,
+    pace: &Pace,
+    mut progress: impl FnMut(&Tally),
+) -> Result<Tally, Stopped> {
+    let mut tally = Tally::default();
+    let started = tokio::time::Instant::now();
+    let stop = |tally, error| Stopped { tally, error };
+    loop {
+        let left = pace.limit.map(|l| l.saturating_sub(tally.count));
+        if left == Some(0) {
+            return Ok(tally);
+        }
+        let want = left.map_or(PAGE, |l| l.min(u64::from(PAGE)) as u32);
+        let page = match source.next_page(want).await {
+            Ok(p) => p,
+            Err(e) => return Err(stop(tally, e)),
+        };
+        if page.is_empty() {
+            return Ok(tally);
+        }
+        let mut publishers = Vec::with_capacity(page.len());
+        for item in &page {
+            match to.get(&item.message.route).await {
+                Ok(p) => publishers.push(p),
+                Err(e) => return Err(stop(tally, e)),
+            }
+        }
+        let serial = pace.rate.is_some() || publishers.iter().any(|p| p.serial());
+        let outcome = publish_page(&page, &publishers, serial, |n| {
+            pace.rate.map(|rate| {
+                started + Duration::from_secs_f64((tally.count + n as u64) as f64 / rate)
+            })
+        })
+        .await;
+        let done = match outcome {
+            Ok(()) => page.len(),
+            Err((done, _)) => done,
+        };
+        // What went out is durable before it counts (a file is fsynced).
+        let mut unique: Vec<&Arc<dyn Publisher>> = Vec::new();
+        for p in &publishers {
+            if !unique.iter().any(|u| Arc::ptr_eq(u, p)) {
+                unique.push(p);
+            }
+        }
+        for p in unique {
+            if let Err(e) = p.flush().await {
+                return Err(stop(tally, Error::Runtime(format!("{}: {e}", to.shown()))));
+            }
+        }
+        for item in &page[..done] {
+            tally.add(item);
+        }
+        progress(&tally);
+        if let Err((_, e)) = outcome {
+            return Err(stop(tally, e));
+        }
+    }
+}
+
+/// Publishes one page; `Err((n, error))` when the first `n` went out and the next did not.
+async fn publish_page(
+    page: &[Item],
+    publishers: &[Arc<dyn Publisher>],
+    serial: bool,
+    due: impl Fn(usize) -> Option<tokio::time::Instant>,
+) -> Result<(), (usize, Error)> {
+    let failed = |i: usize, e: destination::PublishError| {
+        let m = &page[i].message;
+        Error::Runtime(format!(
+            "publishing event {} of route {}: {e}",
+            m.event_id, m.route
+        ))
+    };
+    if serial {
+        for (i, item) in page.iter().enumerate() {
+            if let Some(at) = due(i) {
+                tokio::time::sleep_until(at).await;
+            }
+            if let Err(e) = publishers[i].publish(item.message.clone()).await {
+                return Err((i, failed(i, e)));
+            }
+        }
+        return Ok(());
+    }
+    // One chain per key, in page order; chains run side by side.
+    let mut chains: Vec<Vec<usize>> = Vec::new();
+    let mut chain_of: HashMap<(&str, Option<Uuid>, &str), usize> = HashMap::new();
+    for (i, item) in page.iter().enumerate() {
+        let m = &item.message;
+        let k = (m.route.as_str(), m.tenant_id, m.key.as_str());
+        let c = *chain_of.entry(k).or_insert_with(|| {
+            chains.push(Vec::new());
+            chains.len() - 1
+        });
+        chains[c].push(i);
+    }
+    let results: Vec<(usize, destination::PublishError)> = futures_util::stream::iter(chains)
+        .map(|chain| async move {
+            for i in chain {
+                if let Err(e) = publishers[i].publish(page[i].message.clone()).await {
+                    return Some((i, e));
+                }
+            }
+            None
+        })
+        .buffer_unordered(KEYS_IN_FLIGHT)
+        .filter_map(|r| async move { r })
+        .collect()
+        .await;
+    match results.into_iter().min_by_key(|(i, _)| *i) {
+        None => Ok(()),
+        Some((i, e)) => Err((i, failed(i, e))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_read_back_go_in_the_relays_order() {
+        let pairs = vec![
+            ("forze_hlc".to_owned(), "h".to_owned()),
+            ("traceparent".to_owned(), "t".to_owned()),
+            ("forze_event_id".to_owned(), "e".to_owned()),
+            ("forze_occurred_at".to_owned(), "o".to_owned()),
+        ];
+        let names: Vec<&str> = ordered_headers(pairs)
+            .unwrap()
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "forze_event_id",
+                "forze_occurred_at",
+                "forze_hlc",
+                "traceparent"
+            ]
+        );
+        let e = ordered_headers(vec![("x-other".into(), "1".into())]).unwrap_err();
+        assert!(e.contains("x-other"), "{e}");
+    }
+
+    #[test]
+    fn broker_key_falls_back_to_the_event_id() {
+        let id = Uuid::nil();
+        assert_eq!(broker_key(Some("k"), id), "k");
+        assert_eq!(broker_key(Some(""), id), id.to_string());
+        assert_eq!(broker_key(None, id), id.to_string());
+    }
+}

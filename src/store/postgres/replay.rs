@@ -1,0 +1,495 @@
+//! Replay sources on PostgreSQL: the outbox's `published` rows (retain storage), read in claim
+//! order through the replay index, and a `postgres-table` destination, read in delivery order
+//! through its replay index. Each page is one keyset statement (`… > cursor ORDER BY … LIMIT
+//! n`), so memory and each statement stay bounded whatever the table's size.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use sqlx::Row;
+use uuid::Uuid;
+
+use super::{PgStoreOptions, columns, decode_row};
+use crate::Error;
+use crate::model::Message;
+use crate::replay::{Cursor, Item, ReplaySource, Selection, broker_key, ordered_headers};
+use crate::target::QualifiedName;
+
+/// A value bound to a numbered parameter.
+enum Val {
+    Text(String),
+    Uuid(Uuid),
+    Uuids(Vec<Uuid>),
+    Time(DateTime<Utc>),
+    Int(i64),
+}
+
+/// A `WHERE` clause built from the conditions that apply, values bound, never spliced.
+#[derive(Default)]
+struct Where {
+    conds: Vec<String>,
+    vals: Vec<Val>,
+}
+
+impl Where {
+    /// Binds a value; returns its placeholder.
+    fn bind(&mut self, v: Val) -> String {
+        self.vals.push(v);
+        format!("${}", self.vals.len())
+    }
+
+    fn and(&mut self, cond: String) {
+        self.conds.push(cond);
+    }
+
+    /// The conditions every source shares: key, tenant, type, event ids, delivery time.
+    fn selection(&mut self, s: &Selection) {
+        if let Some(k) = &s.key {
+            let p = self.bind(Val::Text(k.clone()));
+            self.and(format!(
+                "(CASE WHEN ordering_key <> '' THEN ordering_key ELSE event_id::text END) = {p}"
+            ));
+        }
+        if let Some(t) = s.tenant {
+            let p = self.bind(Val::Uuid(t));
+            self.and(format!("tenant_id = {p}"));
+        }
+        if let Some(t) = &s.event_type {
+            let p = self.bind(Val::Text(t.clone()));
+            self.and(format!("event_type = {p}"));
+        }
+        if !s.event_ids.is_empty() {
+            let p = self.bind(Val::Uuids(s.event_ids.clone()));
+            self.and(format!("event_id = ANY({p})"));
+        }
+        if let Some(t) = s.since {
+            let p = self.bind(Val::Time(t));
+            self.and(format!("published_at >= {p}"));
+        }
+        if let Some(t) = s.until {
+            let p = self.bind(Val::Time(t));
+            self.and(format!("published_at < {p}"));
+        }
+    }
+
+    fn sql(&self) -> String {
+        self.conds.join(" AND ")
+    }
+
+    async fn fetch(
+        self,
+        conn: &mut PgConnection,
+        sql: &str,
+        what: &str,
+    ) -> Result<Vec<sqlx::postgres::PgRow>, Error> {
+        let mut q = crate::db::pg::query(sql);
+        for v in self.vals {
+            q = match v {
+                Val::Text(t) => q.bind(t),
+                Val::Uuid(u) => q.bind(u),
+                Val::Uuids(u) => q.bind(u),
+                Val::Time(t) => q.bind(t),
+                Val::Int(i) => q.bind(i),
+            };
+        }
+        q.fetch_all(conn).await.map_err(|e| Error::pg(what, e))
+    }
+}
+
+/// Refuses a paged read that has no index to page through (each page would scan the table):
+/// what to configure instead. `--event-id` look-ups read the unique index and need none.
+async fn require_index(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    index: &crate::target::Ident,
+    fix: &str,
+) -> Result<(), Error> {
+    let name = format!("{}.{}", table.schema, index);
+    let found: Option<String> = crate::db::pg::query_scalar("SELECT to_regclass($1)::text")
+        .bind(name)
+        .fetch_one(conn)
+        .await
+        .map_err(|e| Error::pg(format!("looking for index {}", index.name()), e))?;
+    if found.is_none() {
+        return Err(Error::Refused(format!(
+            "replay pages {} through index {}.{}, which does not exist: {fix}",
+            table.plain(),
+            table.schema.name(),
+            index.name()
+        )));
+    }
+    Ok(())
+}
+
+/// One table and route to read, in turn.
+#[derive(Debug, Clone)]
+pub struct Lane {
+    pub tenant: Option<Uuid>,
+    pub table: QualifiedName,
+    pub route: String,
+}
+
+/// Where a lane's reading stands: `(hlc, created_at, id)` of the last row read.
+#[derive(Debug, Clone)]
+struct RowPos {
+    hlc: Option<i64>,
+    created_at: DateTime<Utc>,
+    id: Uuid,
+}
+
+/// The outbox's `published` rows, lane after lane, in claim order.
+pub struct PgPublished {
+    conn: PgConnection,
+    opts: PgStoreOptions,
+    lanes: Vec<Lane>,
+    lane: usize,
+    pos: Option<RowPos>,
+    /// With HLC ordering: rows without `hlc` come after every row with one (NULLS LAST).
+    null_hlc: bool,
+    selection: Selection,
+}
+
+impl PgPublished {
+    /// Opens the lanes (checking each table has the replay index unless `--event-id` picks
+    /// rows), positioned after `after`.
+    pub async fn open(
+        mut conn: PgConnection,
+        opts: PgStoreOptions,
+        lanes: Vec<Lane>,
+        selection: Selection,
+        after: Option<&Cursor>,
+    ) -> Result<Self, Error> {
+        if selection.event_ids.is_empty() {
+            let mut seen: Vec<&QualifiedName> = Vec::new();
+            for lane in &lanes {
+                if seen.contains(&&lane.table) {
+                    continue;
+                }
+                seen.push(&lane.table);
+                let idx = lane
+                    .table
+                    .name
+                    .with_suffix("replay index", "_replay_idx")
+                    .map_err(|e| Error::Runtime(e.to_string()))?;
+                require_index(
+                    &mut conn,
+                    &lane.table,
+                    &idx,
+                    "set outbox.replay_index: true and run outboxctl migrate (one index entry per delivered row), or pick events with --event-id",
+                )
+                .await?;
+            }
+        }
+        let mut this = Self {
+            conn,
+            opts,
+            lanes,
+            lane: 0,
+            pos: None,
+            null_hlc: false,
+            selection,
+        };
+        match after {
+            None => {}
+            Some(Cursor::Row {
+                tenant,
+                route,
+                hlc,
+                created_at,
+                id,
+            }) => {
+                let Some(lane) = this
+                    .lanes
+                    .iter()
+                    .position(|l| l.tenant == *tenant && l.route == *route)
+                else {
+                    return Err(Error::Runtime(format!(
+                        "--after stands in route {route:?}{}, which this replay does not select",
+                        tenant
+                            .map(|t| format!(" of tenant {t}"))
+                            .unwrap_or_default()
+                    )));
+                };
+                this.lane = lane;
+                this.null_hlc = this.opts.hlc_ordering && hlc.is_none();
+                this.pos = Some(RowPos {
+                    hlc: *hlc,
+                    created_at: *created_at,
+                    id: *id,
+                });
+            }
+            Some(other) => {
+                return Err(Error::Runtime(format!(
+                    "--after is a cursor of {}, not of the outbox's published rows",
+                    other.source_kind()
+                )));
+            }
+        }
+        Ok(this)
+    }
+
+    /// The next page of the current lane (empty when the lane is done).
+    async fn lane_page(&mut self, limit: u32) -> Result<Vec<Item>, Error> {
+        let lane = &self.lanes[self.lane];
+        let hlc = self.opts.hlc_ordering;
+        let s = &self.selection;
+        if self.null_hlc && (s.hlc_from.is_some() || s.hlc_to.is_some()) {
+            return Ok(Vec::new());
+        }
+        let mut w = Where::default();
+        let route = w.bind(Val::Text(lane.route.clone()));
+        w.and(format!("outbox_route = {route} AND status = 'published'"));
+        let tail = "(created_at, id)";
+        let order = if hlc && !self.null_hlc {
+            w.and("hlc IS NOT NULL".into());
+            if let Some(p) = &self.pos {
+                let (h, c, i) = (
+                    w.bind(Val::Int(p.hlc.unwrap_or(i64::MIN))),
+                    w.bind(Val::Time(p.created_at)),
+                    w.bind(Val::Uuid(p.id)),
+                );
+                w.and(format!("(hlc, created_at, id) > ({h}, {c}, {i})"));
+            }
+            "hlc, created_at, id"
+        } else {
+            if hlc {
+                w.and("hlc IS NULL".into());
+            }
+            if let Some(p) = &self.pos {
+                let (c, i) = (w.bind(Val::Time(p.created_at)), w.bind(Val::Uuid(p.id)));
+                w.and(format!("{tail} > ({c}, {i})"));
+            }
+            "created_at, id"
+        };
+        if let Some(h) = s.hlc_from {
+            let p = w.bind(Val::Int(h));
+            w.and(format!("hlc >= {p}"));
+        }
+        if let Some(h) = s.hlc_to {
+            let p = w.bind(Val::Int(h));
+            w.and(format!("hlc <= {p}"));
+        }
+        w.selection(s);
+        if let Some(t) = s.until {
+            // delivered before `until` means created before it: the read stops there
+            let p = w.bind(Val::Time(t));
+            w.and(format!("created_at < {p}"));
+        }
+        let limit = w.bind(Val::Int(i64::from(limit)));
+        let sql = format!(
+            "SELECT {}, published_at FROM {} WHERE {} ORDER BY {order} LIMIT {limit}",
+            columns(&self.opts, ""),
+            lane.table,
+            w.sql()
+        );
+        let what = format!("reading published rows of {}", lane.table.plain());
+        let rows = w.fetch(&mut self.conn, &sql, &what).await?;
+        let mut page = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let row = decode_row(r, &self.opts).map_err(|e| Error::pg(what.clone(), e))?;
+            let published_at: Option<DateTime<Utc>> = r.get("published_at");
+            let message = Message::from_row(&row).map_err(|e| {
+                Error::Runtime(format!(
+                    "row {} of {}: its payload is not JSON ({e})",
+                    row.id,
+                    lane.table.plain()
+                ))
+            })?;
+            self.pos = Some(RowPos {
+                hlc: row.hlc,
+                created_at: row.created_at,
+                id: row.id,
+            });
+            page.push(Item {
+                message: Arc::new(message),
+                cursor: Cursor::Row {
+                    tenant: lane.tenant,
+                    route: lane.route.clone(),
+                    hlc: row.hlc,
+                    created_at: row.created_at,
+                    id: row.id,
+                },
+                published_at,
+            });
+        }
+        Ok(page)
+    }
+}
+
+impl ReplaySource for PgPublished {
+    async fn next_page(&mut self, limit: u32) -> Result<Vec<Item>, Error> {
+        while self.lane < self.lanes.len() {
+            let page = self.lane_page(limit).await?;
+            if !page.is_empty() {
+                return Ok(page);
+            }
+            if self.opts.hlc_ordering && !self.null_hlc {
+                // then the rows without an HLC, from the start
+                self.null_hlc = true;
+                self.pos = None;
+                continue;
+            }
+            self.lane += 1;
+            self.pos = None;
+            self.null_hlc = false;
+        }
+        Ok(Vec::new())
+    }
+}
+
+/// A `postgres-table` destination's rows, route after route, in `(published_at, event_id)`
+/// order. The table keeps no outbox row id: messages read from it carry the nil UUID as `id`
+/// (only JSON lines show it).
+pub struct PgTable {
+    conn: PgConnection,
+    table: QualifiedName,
+    routes: Vec<String>,
+    route: usize,
+    pos: Option<(DateTime<Utc>, Uuid)>,
+    selection: Selection,
+}
+
+impl PgTable {
+    pub async fn open(
+        mut conn: PgConnection,
+        table: QualifiedName,
+        selection: Selection,
+        after: Option<&Cursor>,
+    ) -> Result<Self, Error> {
+        if selection.event_ids.is_empty() {
+            let idx = crate::schema::desired::sink_replay_idx(&table)
+                .map_err(|e| Error::Runtime(e.to_string()))?;
+            require_index(
+                &mut conn,
+                &table,
+                &idx,
+                "run outboxctl migrate with the route's postgres-table destination configured (it adds the index), or pick events with --event-id",
+            )
+            .await?;
+        }
+        let routes = selection.routes.clone();
+        let mut this = Self {
+            conn,
+            table,
+            routes,
+            route: 0,
+            pos: None,
+            selection,
+        };
+        match after {
+            None => {}
+            Some(Cursor::Table {
+                route,
+                published_at,
+                event_id,
+            }) => {
+                this.route = this.routes.iter().position(|r| r == route).ok_or_else(|| {
+                    Error::Runtime(format!(
+                        "--after stands in route {route:?}, which this replay does not select"
+                    ))
+                })?;
+                this.pos = Some((*published_at, *event_id));
+            }
+            Some(other) => {
+                return Err(Error::Runtime(format!(
+                    "--after is a cursor of {}, not of a postgres-table destination",
+                    other.source_kind()
+                )));
+            }
+        }
+        Ok(this)
+    }
+
+    async fn route_page(&mut self, limit: u32) -> Result<Vec<Item>, Error> {
+        let route = self.routes[self.route].clone();
+        let s = &self.selection;
+        let mut w = Where::default();
+        let r = w.bind(Val::Text(route.clone()));
+        w.and(format!("outbox_route = {r}"));
+        if let Some((at, id)) = self.pos {
+            let (a, i) = (w.bind(Val::Time(at)), w.bind(Val::Uuid(id)));
+            w.and(format!("(published_at, event_id) > ({a}, {i})"));
+        }
+        // the HLC header is fixed-width text: its order is the HLC's
+        let enc = |h: i64| {
+            crate::hlc::HlcTimestamp::unpack(h)
+                .map(|t| t.encode())
+                .map_err(|e| Error::Runtime(format!("--hlc-from/--hlc-to: {e}")))
+        };
+        if let Some(h) = s.hlc_from {
+            let p = w.bind(Val::Text(enc(h)?));
+            w.and(format!("headers->>'forze_hlc' >= {p}"));
+        }
+        if let Some(h) = s.hlc_to {
+            let p = w.bind(Val::Text(enc(h)?));
+            w.and(format!("headers->>'forze_hlc' <= {p}"));
+        }
+        w.selection(s);
+        let limit = w.bind(Val::Int(i64::from(limit)));
+        let sql = format!(
+            "SELECT event_id, outbox_route, event_type, ordering_key, tenant_id, payload::text AS payload, headers::text AS headers, published_at
+  FROM {} WHERE {} ORDER BY published_at, event_id LIMIT {limit}",
+            self.table,
+            w.sql()
+        );
+        let what = format!("reading {}", self.table.plain());
+        let rows = w.fetch(&mut self.conn, &sql, &what).await?;
+        let mut page = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let event_id: Uuid = r.get("event_id");
+            let published_at: DateTime<Utc> = r.get("published_at");
+            let message = self.message(r).map_err(|e| {
+                Error::Runtime(format!("event {event_id} in {}: {e}", self.table.plain()))
+            })?;
+            self.pos = Some((published_at, event_id));
+            page.push(Item {
+                message: Arc::new(message),
+                cursor: Cursor::Table {
+                    route: route.clone(),
+                    published_at,
+                    event_id,
+                },
+                published_at: Some(published_at),
+            });
+        }
+        Ok(page)
+    }
+
+    /// The message as the relay delivered it into the table (JSONB reorders header keys; the
+    /// relay's order is restored).
+    fn message(&self, r: &sqlx::postgres::PgRow) -> Result<Message, String> {
+        let event_id: Uuid = r.get("event_id");
+        let ordering_key: Option<String> = r.get("ordering_key");
+        let payload: String = r.get("payload");
+        let headers: String = r.get("headers");
+        let pairs: crate::replay::file::Pairs =
+            serde_json::from_str(&headers).map_err(|e| format!("headers: {e}"))?;
+        Ok(Message {
+            id: Uuid::nil(),
+            event_id,
+            route: r.get("outbox_route"),
+            event_type: r.get("event_type"),
+            key: broker_key(ordering_key.as_deref(), event_id),
+            ordering_key,
+            tenant_id: r.get("tenant_id"),
+            payload: serde_json::value::RawValue::from_string(crate::model::compact_json(&payload))
+                .map_err(|e| format!("payload: {e}"))?,
+            headers: ordered_headers(pairs.0)?,
+        })
+    }
+}
+
+impl ReplaySource for PgTable {
+    async fn next_page(&mut self, limit: u32) -> Result<Vec<Item>, Error> {
+        while self.route < self.routes.len() {
+            let page = self.route_page(limit).await?;
+            if !page.is_empty() {
+                return Ok(page);
+            }
+            self.route += 1;
+            self.pos = None;
+        }
+        Ok(Vec::new())
+    }
+}
