@@ -245,6 +245,27 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
         .map(Cursor::parse)
         .transpose()
         .map_err(Error::Runtime)?;
+    let kind_ok = match (&from, &after) {
+        (_, None) => true,
+        (From::Published, Some(c)) => matches!(c, Cursor::Row { .. }),
+        (From::Table(_), Some(c)) => matches!(c, Cursor::Table { .. }),
+        (From::File(_), Some(c)) => matches!(c, Cursor::Line(_)),
+    };
+    if let (false, Some(c)) = (kind_ok, &after) {
+        let source = match from {
+            From::Published => "the outbox's published rows",
+            From::Table(_) => "a postgres-table destination",
+            From::File(_) => "a file: archive",
+        };
+        return Err(Error::Runtime(format!(
+            "--after is a cursor of {}, not of {source}",
+            c.source_kind()
+        ))
+        .into());
+    }
+    if matches!(from, From::Published) && ctx.config.outbox.storage == Storage::Consume {
+        return nothing_kept(ctx, &args).await;
+    }
     let mut routes = args.routes.clone();
     if routes.is_empty() && !matches!(from, From::File(_)) {
         routes = ctx.config.relay.routes.keys().cloned().collect();
@@ -295,9 +316,6 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
             )
         })
         .transpose()?;
-    if matches!(from, From::Published) && ctx.config.outbox.storage == Storage::Consume {
-        return nothing_kept(ctx, &args).await;
-    }
     let plan = Plan {
         from,
         selection,
@@ -405,16 +423,29 @@ fn report(
     dry_run: bool,
 ) {
     let elapsed = started.elapsed();
+    // replayed messages own stdout when they go there: the report goes to stderr
+    let data = |text: &str| {
+        if matches!(to.as_deref(), Some("stdout" | "-")) {
+            eprintln!("{text}");
+        } else {
+            ctx.out.data(text);
+        }
+    };
     if ctx.out.is_json() {
-        ctx.out.json(&Report {
+        let report = Report {
             dry_run,
-            to,
+            to: to.clone(),
             count: tally.count,
             routes: &tally.routes,
             cursor: tally.cursor.as_deref(),
             elapsed_ms: elapsed.as_millis(),
             stopped,
-        });
+        };
+        let text = match ctx.out.format {
+            super::output::Format::Jsonl => serde_json::to_string(&report),
+            _ => serde_json::to_string_pretty(&report),
+        };
+        data(&text.expect("reports serialise"));
         return;
     }
     let edge = |e: &Option<replay::Edge>| {
@@ -434,7 +465,7 @@ fn report(
         ]);
     }
     if !tally.routes.is_empty() {
-        ctx.out.data(&table.to_string());
+        data(&table.to_string());
     }
     let rate = tally.count as f64 / elapsed.as_secs_f64().max(1e-3);
     let what = if dry_run {

@@ -27,6 +27,7 @@ mod partitions_pg;
 mod pgbouncer;
 mod relay_pg;
 mod relay_processes;
+mod replay;
 mod restarts;
 mod schema_print;
 mod strict_soak;
