@@ -56,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)')
             [CompletionResult]::new('storage', 'storage', [CompletionResultType]::ParameterValue, 'Retain → consume storage, step by step')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Relay events to their destinations, once or in a loop')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Publish delivered events again, selected and in order, to a destination (--to)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (or write one per command with --out DIR)')
@@ -903,6 +904,49 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'outboxctl;replay' {
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Where to publish: any destination the relay takes (stdout, file:PATH, nats://, amqp://, redis://, kafka://, http(s)://); required unless --dry-run')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Where delivered events are read: the outbox''s published rows (default), postgres-table:SCHEMA.TABLE or file:PATH')
+            [CompletionResult]::new('--channel', '--channel', [CompletionResultType]::ParameterName, 'Subject, queue, stream or topic for every route [default: the route''s name]')
+            [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Routes to replay, in this order (repeatable or comma-separated) [default: the configured routes]')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Delivered at or after (RFC 3339, or a duration ago such as 2h)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Delivered before (RFC 3339, or a duration ago such as 30m)')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Only this broker key (the ordering key, or the event id of a row without one)')
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only this tenant')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this event type')
+            [CompletionResult]::new('--event-id', '--event-id', [CompletionResultType]::ParameterName, 'Only these events (repeatable or comma-separated)')
+            [CompletionResult]::new('--hlc-from', '--hlc-from', [CompletionResultType]::ParameterName, 'From this HLC on (the forze_hlc header''s form, or packed)')
+            [CompletionResult]::new('--hlc-to', '--hlc-to', [CompletionResultType]::ParameterName, 'Up to this HLC, inclusive')
+            [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Events per second at most (publishes then go one at a time)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Events at most')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Resume after this cursor (printed by an earlier replay''s summary)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines on stderr as text or JSON (filter with RUST_LOG)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Give up connecting after this long')
+            [CompletionResult]::new('--relation', '--relation', [CompletionResultType]::ParameterName, 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]')
+            [CompletionResult]::new('--storage', '--storage', [CompletionResultType]::ParameterName, 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]')
+            [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
+            [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
+            [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Count what would be replayed (per route, first and last event); publish nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never colour output (also NO_COLOR)')
+            [CompletionResult]::new('--hlc-ordering', '--hlc-ordering', [CompletionResultType]::ParameterName, 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]')
+            [CompletionResult]::new('--propagate-trace', '--propagate-trace', [CompletionResultType]::ParameterName, 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'outboxctl;init' {
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Where to write the file')
             [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'A first route to relay (with --to)')
@@ -1001,6 +1045,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)')
             [CompletionResult]::new('storage', 'storage', [CompletionResultType]::ParameterValue, 'Retain → consume storage, step by step')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Relay events to their destinations, once or in a loop')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Publish delivered events again, selected and in order, to a destination (--to)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (or write one per command with --out DIR)')
@@ -1090,6 +1135,9 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;help;relay' {
+            break
+        }
+        'outboxctl;help;replay' {
             break
         }
         'outboxctl;help;init' {

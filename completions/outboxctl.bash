@@ -52,6 +52,9 @@ _outboxctl() {
             outboxctl,relay)
                 cmd="outboxctl__subcmd__relay"
                 ;;
+            outboxctl,replay)
+                cmd="outboxctl__subcmd__replay"
+                ;;
             outboxctl,requeue)
                 cmd="outboxctl__subcmd__requeue"
                 ;;
@@ -96,6 +99,9 @@ _outboxctl() {
                 ;;
             outboxctl__subcmd__help,relay)
                 cmd="outboxctl__subcmd__help__subcmd__relay"
+                ;;
+            outboxctl__subcmd__help,replay)
+                cmd="outboxctl__subcmd__help__subcmd__replay"
                 ;;
             outboxctl__subcmd__help,requeue)
                 cmd="outboxctl__subcmd__help__subcmd__requeue"
@@ -260,7 +266,7 @@ _outboxctl() {
 
     case "${cmd}" in
         outboxctl)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -630,7 +636,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__help)
-            opts="schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help"
+            opts="schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -938,6 +944,20 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__help__subcmd__relay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__help__subcmd__replay)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2421,6 +2441,124 @@ _outboxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        outboxctl__subcmd__replay)
+            opts="-y -v -q -h -V --to --from --channel --route --since --until --key --tenant --type --event-id --hlc-from --hlc-to --rate --limit --after --dry-run --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --route)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --storage)
+                    COMPREPLY=($(compgen -W "retain consume" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-order)
+                    COMPREPLY=($(compgen -W "best-effort strict" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         outboxctl__subcmd__requeue)
             opts="-y -v -q -h -V --id --all --group --route --tenant --type --older-than --error-contains --dry-run --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2619,7 +2757,7 @@ _outboxctl() {
                     return 0
                     ;;
                 --with)
-                    COMPREPLY=($(compgen -W "hlc traceparent checkpoint delivery-log all" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hlc traceparent checkpoint delivery-log replay all" -- "${cur}"))
                     return 0
                     ;;
                 --config)

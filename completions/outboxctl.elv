@@ -53,6 +53,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand doctor 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
             cand storage 'Retain → consume storage, step by step'
             cand relay 'Relay events to their destinations, once or in a loop'
+            cand replay 'Publish delivered events again, selected and in order, to a destination (--to)'
             cand init 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
             cand completions 'Print the shell completion script'
             cand man 'Print the man page (or write one per command with --out DIR)'
@@ -852,6 +853,48 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'outboxctl;replay'= {
+            cand --to 'Where to publish: any destination the relay takes (stdout, file:PATH, nats://, amqp://, redis://, kafka://, http(s)://); required unless --dry-run'
+            cand --from 'Where delivered events are read: the outbox''s published rows (default), postgres-table:SCHEMA.TABLE or file:PATH'
+            cand --channel 'Subject, queue, stream or topic for every route [default: the route''s name]'
+            cand --route 'Routes to replay, in this order (repeatable or comma-separated) [default: the configured routes]'
+            cand --since 'Delivered at or after (RFC 3339, or a duration ago such as 2h)'
+            cand --until 'Delivered before (RFC 3339, or a duration ago such as 30m)'
+            cand --key 'Only this broker key (the ordering key, or the event id of a row without one)'
+            cand --tenant 'Only this tenant'
+            cand --type 'Only this event type'
+            cand --event-id 'Only these events (repeatable or comma-separated)'
+            cand --hlc-from 'From this HLC on (the forze_hlc header''s form, or packed)'
+            cand --hlc-to 'Up to this HLC, inclusive'
+            cand --rate 'Events per second at most (publishes then go one at a time)'
+            cand --limit 'Events at most'
+            cand --after 'Resume after this cursor (printed by an earlier replay''s summary)'
+            cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
+            cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
+            cand --format 'Output format for data on stdout'
+            cand --log-format 'Log lines on stderr as text or JSON (filter with RUST_LOG)'
+            cand --connect-timeout 'Give up connecting after this long'
+            cand --relation 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]'
+            cand --collection 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]'
+            cand --storage 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]'
+            cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
+            cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
+            cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand --dry-run 'Count what would be replayed (per route, first and last event); publish nothing'
+            cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand -v 'More detail on stderr (repeat for more)'
+            cand --verbose 'More detail on stderr (repeat for more)'
+            cand -q 'Print nothing on success but data'
+            cand --quiet 'Print nothing on success but data'
+            cand --no-color 'Never colour output (also NO_COLOR)'
+            cand --hlc-ordering 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+            cand --propagate-trace 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'outboxctl;init'= {
             cand --path 'Where to write the file'
             cand --route 'A first route to relay (with --to)'
@@ -947,6 +990,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand doctor 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
             cand storage 'Retain → consume storage, step by step'
             cand relay 'Relay events to their destinations, once or in a loop'
+            cand replay 'Publish delivered events again, selected and in order, to a destination (--to)'
             cand init 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
             cand completions 'Print the shell completion script'
             cand man 'Print the man page (or write one per command with --out DIR)'
@@ -1012,6 +1056,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;help;storage;to-consume'= {
         }
         &'outboxctl;help;relay'= {
+        }
+        &'outboxctl;help;replay'= {
         }
         &'outboxctl;help;init'= {
         }

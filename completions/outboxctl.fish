@@ -59,6 +59,7 @@ complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "hlc" -d 'The HL
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "doctor" -d 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "storage" -d 'Retain → consume storage, step by step'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
+complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "replay" -d 'Publish delivered events again, selected and in order, to a destination (--to)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "completions" -d 'Print the shell completion script'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "man" -d 'Print the man page (or write one per command with --out DIR)'
@@ -95,6 +96,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_s
 traceparent\t''
 checkpoint\t''
 delivery-log\t''
+replay\t''
 all\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
@@ -768,6 +770,46 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l hlc-orderi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l to -d 'Where to publish: any destination the relay takes (stdout, file:PATH, nats://, amqp://, redis://, kafka://, http(s)://); required unless --dry-run' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l from -d 'Where delivered events are read: the outbox\'s published rows (default), postgres-table:SCHEMA.TABLE or file:PATH' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l channel -d 'Subject, queue, stream or topic for every route [default: the route\'s name]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l route -d 'Routes to replay, in this order (repeatable or comma-separated) [default: the configured routes]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l since -d 'Delivered at or after (RFC 3339, or a duration ago such as 2h)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l until -d 'Delivered before (RFC 3339, or a duration ago such as 30m)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l key -d 'Only this broker key (the ordering key, or the event id of a row without one)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l tenant -d 'Only this tenant' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l type -d 'Only this event type' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l event-id -d 'Only these events (repeatable or comma-separated)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-from -d 'From this HLC on (the forze_hlc header\'s form, or packed)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-to -d 'Up to this HLC, inclusive' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l rate -d 'Events per second at most (publishes then go one at a time)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l limit -d 'Events at most' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l after -d 'Resume after this cursor (printed by an earlier replay\'s summary)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+json\t'One JSON document'
+jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+consume\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l dry-run -d 'Count what would be replayed (per route, first and last event); publish nothing'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l path -d 'Where to write the file' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l route -d 'A first route to relay (with --to)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l to -d 'The first route\'s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)' -r
@@ -845,21 +887,22 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l hlc-ordering
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s V -l version -d 'Print version'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "schema" -d 'Print the schema (DDL or mongosh script) for the configured outbox'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "migrate" -d 'Bring the database to the configured schema (only ever adds)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "partitions" -d 'Manage the delivery log\'s daily partitions (PostgreSQL)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "inspect" -d 'What is pending, processing, failed; rows; where an event is'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "requeue" -d 'Return failed rows to pending (by --id, or by filter with --all)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "discard" -d 'Delete failed rows an operator gave up on (by --id, or by filter with --all)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "emit" -d 'Stage an event (or --count N of them)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "hlc" -d 'The HLC checkpoint'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "doctor" -d 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "storage" -d 'Retain → consume storage, step by step'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "completions" -d 'Print the shell completion script'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "man" -d 'Print the man page (or write one per command with --out DIR)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay init completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "schema" -d 'Print the schema (DDL or mongosh script) for the configured outbox'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "migrate" -d 'Bring the database to the configured schema (only ever adds)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "partitions" -d 'Manage the delivery log\'s daily partitions (PostgreSQL)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "inspect" -d 'What is pending, processing, failed; rows; where an event is'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "requeue" -d 'Return failed rows to pending (by --id, or by filter with --all)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "discard" -d 'Delete failed rows an operator gave up on (by --id, or by filter with --all)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "emit" -d 'Stage an event (or --count N of them)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "hlc" -d 'The HLC checkpoint'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "doctor" -d 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "storage" -d 'Retain → consume storage, step by step'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "replay" -d 'Publish delivered events again, selected and in order, to a destination (--to)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "completions" -d 'Print the shell completion script'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "man" -d 'Print the man page (or write one per command with --out DIR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "print" -d 'Print the schema, ready to paste into a migration file'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from partitions" -f -a "list" -d 'Every partition with its bounds (from the catalog), size and flags'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from partitions" -f -a "add-ahead" -d 'Attach a partition for each missing UTC day from today to today + N'
