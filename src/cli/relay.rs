@@ -389,6 +389,8 @@ fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
             "failed passes",
             "seconds",
             "events/s",
+            "lag p50 ms",
+            "lag p99 ms",
         ]);
         table.set_header(header);
         for s in stats {
@@ -404,6 +406,8 @@ fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
                 s.failed_passes.to_string(),
                 format!("{:.2}", s.seconds),
                 format!("{:.0}", s.events_per_second),
+                s.lag_p50_ms.map(|v| format!("{v:.1}")).unwrap_or_default(),
+                s.lag_p99_ms.map(|v| format!("{v:.1}")).unwrap_or_default(),
             ]);
             table.add_row(row);
         }

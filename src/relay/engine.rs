@@ -102,6 +102,15 @@ pub struct PassReport {
     /// Seconds each completed publish took (for the latency histogram).
     #[serde(skip)]
     pub publish_seconds: Vec<f64>,
+    /// Each published row's delivery lag: seconds from its `created_at` to the destination's
+    /// acknowledgement (a file: its fsync; a table: the insert).
+    #[serde(skip)]
+    pub lag_seconds: Vec<f64>,
+}
+
+/// Seconds from a row's `created_at` to `at`.
+fn lag(row: &crate::model::OutboxRow, at: chrono::DateTime<Utc>) -> f64 {
+    (at - row.created_at).num_microseconds().unwrap_or(i64::MAX) as f64 / 1e6
 }
 
 pub type PassOutcome = Result<PassReport, PassReport>;
@@ -264,8 +273,10 @@ async fn pass_body<S: RelayStore>(
                 if !msgs.is_empty() {
                     store.insert_sink(table, &msgs, Utc::now()).await?;
                 }
+                let at = Utc::now();
                 for &i in &chunk {
                     outcomes[i] = Outcome::Published;
+                    report.lag_seconds.push(lag(&rows[i], at));
                 }
             }
             Sink::Publisher(publisher) => {
@@ -297,7 +308,16 @@ async fn pass_body<S: RelayStore>(
                     outcomes[i] = outcome;
                 }
                 if any_published {
-                    if let Err(e) = publisher.flush().await {
+                    let flushed = publisher.flush().await;
+                    if flushed.is_ok() {
+                        let at = Utc::now();
+                        for &i in &chunk {
+                            if matches!(outcomes[i], Outcome::Published) {
+                                report.lag_seconds.push(lag(&rows[i], at));
+                            }
+                        }
+                    }
+                    if let Err(e) = flushed {
                         if e.is_away() {
                             report.down.get_or_insert_with(|| e.message.clone());
                         }

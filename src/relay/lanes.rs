@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use super::backoff;
 use super::destination::{Publisher, Sink};
 use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout, run_pass};
+use super::lag::LagHistogram;
 use crate::store::{PassTarget, RelayStore};
 
 /// Totals for one route (and tenant).
@@ -35,6 +36,14 @@ pub struct RouteStats {
     pub reclaimed: u64,
     pub seconds: f64,
     pub events_per_second: f64,
+    /// Delivery lag (`created_at` to acknowledgement) of the rows published, median and 99th
+    /// percentile, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lag_p50_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lag_p99_ms: Option<f64>,
+    #[serde(skip)]
+    pub lag: LagHistogram,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     /// The route's destination was away: why (its rows stayed pending, no attempt counted).
@@ -59,6 +68,9 @@ impl RouteStats {
         self.failed += r.failed as u64;
         self.dead_lettered += r.dead_lettered as u64;
         self.reclaimed += r.reclaimed;
+        for &s in &r.lag_seconds {
+            self.lag.record(s);
+        }
         if !r.committed {
             self.failed_passes += 1;
             self.last_error.clone_from(&r.error);
@@ -76,6 +88,7 @@ impl RouteStats {
         self.dead_lettered += other.dead_lettered;
         self.failed_passes += other.failed_passes;
         self.reclaimed += other.reclaimed;
+        self.lag.merge(&other.lag);
         if other.last_error.is_some() {
             self.last_error.clone_from(&other.last_error);
         }
@@ -91,6 +104,9 @@ impl RouteStats {
         } else {
             0.0
         };
+        let ms = |q: f64| self.lag.quantile(q).map(|s| (s * 1e4).round() / 10.0);
+        self.lag_p50_ms = ms(0.5);
+        self.lag_p99_ms = ms(0.99);
     }
 }
 

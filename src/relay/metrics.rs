@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::backoff;
 use super::engine::PassReport;
+use super::lag::LAG_BUCKETS;
 use crate::store::PassTarget;
 use crate::store::ops::RouteSummary;
 
@@ -30,6 +31,10 @@ struct Route {
     consecutive_failures: u32,
     failing_since: Option<Instant>,
     backoff_seconds: f64,
+    /// `outboxctl_delivery_lag_seconds` counts per [`LAG_BUCKETS`] bound (not cumulative).
+    lag_buckets: Vec<u64>,
+    lag_sum: f64,
+    lag_count: u64,
 }
 
 /// A counter's name, help text and how to read it off a route.
@@ -85,6 +90,16 @@ impl Metrics {
         route.failed += r.failed as u64;
         route.dead_lettered += r.dead_lettered as u64;
         route.reclaimed += r.reclaimed;
+        if route.lag_buckets.is_empty() {
+            route.lag_buckets = vec![0; LAG_BUCKETS.len()];
+        }
+        for &s in &r.lag_seconds {
+            if let Some(i) = LAG_BUCKETS.iter().position(|&b| s <= b) {
+                route.lag_buckets[i] += 1;
+            }
+            route.lag_sum += s;
+            route.lag_count += 1;
+        }
         if r.committed {
             route.consecutive_failures = 0;
             route.failing_since = None;
@@ -268,6 +283,26 @@ impl Metrics {
         );
         let _ = writeln!(
             out,
+            "# HELP outboxctl_delivery_lag_seconds Time from a row's created_at (the writer's clock) to the destination's acknowledgement.\n# TYPE outboxctl_delivery_lag_seconds histogram"
+        );
+        for ((route, tenant), r) in &inner.routes {
+            let labels = format!("route=\"{}\",tenant=\"{}\"", label(route), label(tenant));
+            let mut cumulative = 0;
+            for (i, b) in LAG_BUCKETS.iter().enumerate() {
+                cumulative += r.lag_buckets.get(i).copied().unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    "outboxctl_delivery_lag_seconds_bucket{{{labels},le=\"{b}\"}} {cumulative}"
+                );
+            }
+            let _ = writeln!(
+                out,
+                "outboxctl_delivery_lag_seconds_bucket{{{labels},le=\"+Inf\"}} {}\noutboxctl_delivery_lag_seconds_sum{{{labels}}} {}\noutboxctl_delivery_lag_seconds_count{{{labels}}} {}",
+                r.lag_count, r.lag_sum, r.lag_count
+            );
+        }
+        let _ = writeln!(
+            out,
             "# HELP outboxctl_pending Pending rows (due now and scheduled).\n# TYPE outboxctl_pending gauge"
         );
         for g in gauges {
@@ -332,6 +367,7 @@ mod tests {
             published: 3,
             committed: true,
             publish_seconds: vec![0.0004, 0.02, 9.0],
+            lag_seconds: vec![0.003, 0.2, 4000.0],
             ..Default::default()
         };
         m.record(&t, &ok);
@@ -355,6 +391,18 @@ mod tests {
         assert!(text.contains("outboxctl_publish_duration_seconds_bucket{le=\"0.0005\"} 1"));
         assert!(text.contains("outboxctl_publish_duration_seconds_bucket{le=\"0.025\"} 2"));
         assert!(text.contains("outboxctl_publish_duration_seconds_bucket{le=\"+Inf\"} 3"));
+        let lag = |le: &str| {
+            format!(
+                "outboxctl_delivery_lag_seconds_bucket{{route=\"or\\\"ders\",tenant=\"\",le=\"{le}\"}} "
+            )
+        };
+        assert!(text.contains(&format!("{}1\n", lag("0.005"))), "{text}");
+        assert!(text.contains(&format!("{}2\n", lag("0.25"))), "{text}");
+        assert!(
+            text.contains(&format!("{}2\n", lag("3600"))),
+            "hours apart: {text}"
+        );
+        assert!(text.contains(&format!("{}3\n", lag("21600"))), "{text}");
         assert_eq!(
             m.failing_longer_than(Duration::from_secs(3600)),
             Vec::<String>::new()

@@ -4,6 +4,7 @@
 pub mod backoff;
 pub mod destination;
 pub mod engine;
+pub mod lag;
 pub mod lanes;
 pub mod metrics;
 

@@ -80,6 +80,14 @@ async fn metrics_count_what_the_loop_did_and_healthz_is_ok() {
         "{body}"
     );
     assert!(
+        body.contains("# TYPE outboxctl_delivery_lag_seconds histogram")
+            && body.contains("outboxctl_delivery_lag_seconds_count{route=\"orders\",tenant=\"\"} 20")
+            && body.contains(
+                "outboxctl_delivery_lag_seconds_bucket{route=\"orders\",tenant=\"\",le=\"21600\"} 20"
+            ),
+        "{body}"
+    );
+    assert!(
         body.contains("outboxctl_pending{route=\"orders\",tenant=\"\"} 0"),
         "{body}"
     );
