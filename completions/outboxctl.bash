@@ -2757,7 +2757,7 @@ _outboxctl() {
                     return 0
                     ;;
                 --with)
-                    COMPREPLY=($(compgen -W "hlc traceparent checkpoint delivery-log replay all" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hlc traceparent checkpoint delivery-log replay wake all" -- "${cur}"))
                     return 0
                     ;;
                 --config)

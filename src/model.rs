@@ -351,6 +351,17 @@ impl std::fmt::Display for Storage {
     }
 }
 
+/// How a looping relay learns of new rows besides polling at `interval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Wake {
+    /// Polling only.
+    #[default]
+    Off,
+    /// PostgreSQL: `LISTEN` for the outbox's insert trigger; MongoDB: a change stream.
+    Notify,
+}
+
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::ValueEnum,
 )]

@@ -171,6 +171,7 @@ fn relay_of<S: RelayStore>(
                 destination,
                 routes,
                 dead_letters,
+                wake: Arc::default(),
             })
             .collect(),
         settings,
@@ -295,12 +296,16 @@ async fn drive<S: RelayStore>(
         let bound = super::serve::spawn(ctx, addr, endpoint).await?;
         tracing::info!("serving /metrics, /healthz and /readyz on http://{bound}");
     }
+    let wake = start_wake(ctx, relay.wakers(), metrics.clone()).await?;
     let shutdown = Shutdown::default();
     spawn_signal_handler(shutdown.clone());
     tracing::info!(routes = relay.targets().len(), destinations = relay.lanes.len(), storage = %config.outbox.storage, "relay started");
     let stats = relay
         .run_loop(&shutdown, &LoopEvents { metrics: &metrics })
         .await;
+    if let Some(task) = wake {
+        task.abort();
+    }
     tracing::info!("relay stopped after draining");
     if ctx.log_format == super::LogFormat::Json {
         // stderr carries JSON log lines only
@@ -309,6 +314,100 @@ async fn drive<S: RelayStore>(
         print_summary(ctx, &stats, true);
     }
     Ok(exit_code::OK)
+}
+
+/// `relay.wake: notify`: starts the listener that wakes lanes when rows are staged, or says
+/// why the relay polls only (at `interval`, which stays the safety net either way).
+async fn start_wake(
+    ctx: &Ctx,
+    wakers: Vec<(Vec<String>, Arc<crate::relay::wake::WakeSignal>)>,
+    metrics: Arc<crate::relay::metrics::Metrics>,
+) -> Result<Option<tokio::task::JoinHandle<()>>, Error> {
+    let config = &ctx.config;
+    if config.relay.wake != crate::model::Wake::Notify {
+        return Ok(None);
+    }
+    let polling = crate::duration::Dur(config.relay.interval);
+    let on_wake = move |route: &str| metrics.wake(route);
+    match &config.outbox.target {
+        Target::Postgres { relation, .. } => {
+            let main = config.require_url()?;
+            let mut channels = Vec::new();
+            let mut missing = Vec::new();
+            let mut conn = ctx.connect_pg().await?;
+            for tenant in config.relation_tenants()? {
+                let table = relation
+                    .resolve(tenant)
+                    .map_err(|e| Error::Runtime(e.to_string()))?;
+                let trigger = table
+                    .name
+                    .with_suffix("wake trigger", "_wake")
+                    .map_err(|e| Error::Runtime(e.to_string()))?;
+                let found: i64 = crate::db::pg::query_scalar(
+                    "SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2",
+                )
+                .bind(table.to_string())
+                .bind(trigger.name())
+                .fetch_one(&mut conn)
+                .await
+                .map_err(|e| Error::pg("looking for the wake trigger", e))?;
+                if found == 0 {
+                    missing.push(table.plain());
+                }
+                channels.push(trigger.name().to_owned());
+            }
+            if !missing.is_empty() {
+                ctx.out.warn(&format!(
+                    "relay.wake: notify: {} has no wake trigger, so staging wakes nobody: run outboxctl migrate; polling every {polling} meanwhile",
+                    missing.join(", ")
+                ));
+            }
+            if config.relay.wake_url.is_none()
+                && crate::db::pg::direct_backend_pid(&mut conn, main)
+                    .await
+                    .is_none()
+            {
+                ctx.out.warn(&format!(
+                    "relay.wake: notify is off for this run, polling every {polling}: the database URL goes through a pooler (the server listens on another port than the one dialled) and LISTEN needs a session of its own; set relay.wake_url to a direct or session-pooled URL"
+                ));
+                return Ok(None);
+            }
+            let url = config.relay.wake_url.as_ref().unwrap_or(main);
+            match crate::store::postgres::wake::listen(url, main, &channels, ctx.connect_timeout)
+                .await
+            {
+                Ok(listener) => {
+                    tracing::info!(url = %url, channels = channels.len(), "wake-up on commit: listening");
+                    Ok(Some(tokio::spawn(crate::store::postgres::wake::run(
+                        listener, wakers, on_wake,
+                    ))))
+                }
+                Err(why) => {
+                    ctx.out.warn(&format!(
+                        "relay.wake: notify is off for this run, polling every {polling}: {why}"
+                    ));
+                    Ok(None)
+                }
+            }
+        }
+        Target::Mongo { collection, .. } => {
+            let client = ctx.connect_mongo().await?;
+            match crate::store::mongo::wake::listen(&client, collection).await {
+                Ok(coll) => {
+                    tracing::info!(collection = %collection, "wake-up on insert: following a change stream");
+                    Ok(Some(tokio::spawn(crate::store::mongo::wake::run(
+                        coll, wakers, on_wake,
+                    ))))
+                }
+                Err(why) => {
+                    ctx.out.warn(&format!(
+                        "relay.wake: notify is off for this run, polling every {polling}: {why}"
+                    ));
+                    Ok(None)
+                }
+            }
+        }
+    }
 }
 
 /// What the looping relay reports: metrics, and a log line per tick that did something.

@@ -32,6 +32,7 @@ pub enum Part {
     Checkpoint,
     DeliveryLog,
     Replay,
+    Wake,
     All,
 }
 
@@ -44,6 +45,7 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
         checkpoint: has(Part::Checkpoint),
         delivery_log: has(Part::DeliveryLog),
         replay: has(Part::Replay),
+        wake: has(Part::Wake),
     };
     let text = match ctx.config.backend {
         Backend::Postgres => {

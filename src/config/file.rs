@@ -68,6 +68,8 @@ pub struct RelayFile {
     pub shutdown_drain_timeout: Option<Dur>,
     pub key_order: Option<KeyOrder>,
     pub prepared_statements: Option<bool>,
+    pub wake: Option<crate::model::Wake>,
+    pub wake_url: Option<String>,
 }
 
 /// One route's destination and options. Which options apply depends on the URL's scheme;

@@ -129,6 +129,11 @@ pub struct RelayConfig {
     pub key_order: KeyOrder,
     /// PostgreSQL: named, cached statements (direct connections, pgbouncer 1.21+).
     pub prepared_statements: bool,
+    /// Wake-up on commit besides polling (`LISTEN`/`NOTIFY`, or a MongoDB change stream).
+    pub wake: crate::model::Wake,
+    /// PostgreSQL: where to `LISTEN` (a direct or session-pooled URL) when the database URL
+    /// goes through a transaction pooler.
+    pub wake_url: Option<DatabaseUrl>,
 }
 
 #[derive(Debug, Clone)]
@@ -319,6 +324,16 @@ impl Config {
             shutdown_drain_timeout: r.shutdown_drain_timeout.map_or(secs(5), |d| d.0),
             key_order: pick(o.key_order, || None, r.key_order).unwrap_or(KeyOrder::BestEffort),
             prepared_statements: r.prepared_statements.unwrap_or(false),
+            wake: r.wake.unwrap_or_default(),
+            wake_url: r
+                .wake_url
+                .as_deref()
+                .map(|u| {
+                    expand_env(u, env)
+                        .map_err(|e| invalid(format!("relay.wake_url: {e}")))
+                        .and_then(|u| DatabaseUrl::parse(&u).map_err(ConfigError::from))
+                })
+                .transpose()?,
         };
         let p = &file.partitions;
         let partitions = PartitionsConfig {
@@ -394,6 +409,18 @@ impl Config {
             ));
         }
         let r = &self.relay;
+        if let Some(u) = &r.wake_url {
+            if r.wake == crate::model::Wake::Off {
+                return Err(invalid(
+                    "relay.wake_url is set but relay.wake is off: set relay.wake: notify",
+                ));
+            }
+            if self.backend != Backend::Postgres || u.backend() != Backend::Postgres {
+                return Err(invalid(format!(
+                    "relay.wake_url {u} is for PostgreSQL's LISTEN (a direct or session-pooled postgres:// URL); MongoDB wakes through a change stream on the database URL"
+                )));
+            }
+        }
         if !(0.0..1.0).contains(&r.jitter) {
             return Err(invalid(format!(
                 "relay.jitter {} must be at least 0 and below 1",

@@ -99,8 +99,9 @@ fn connect_error(url: &DatabaseUrl, reason: String) -> Error {
 }
 
 /// Opens one PostgreSQL connection, giving up after `timeout`.
-pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnection, Error> {
-    let options = PgConnectOptions::from_str(url.expose())
+/// The connect options outboxctl uses for a PostgreSQL URL.
+pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, Error> {
+    Ok(PgConnectOptions::from_str(url.expose())
         .map_err(|e| {
             Error::Runtime(format!(
                 "invalid database URL {url}: {}",
@@ -111,7 +112,11 @@ pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnec
         // pgbouncer refuses startup parameters it does not track ("unsupported startup
         // parameter: extra_float_digits"); floats travel in binary anyway.
         .extra_float_digits(None)
-        .disable_statement_logging();
+        .disable_statement_logging())
+}
+
+pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnection, Error> {
+    let options = pg_options(url)?;
     match tokio::time::timeout(timeout, options.connect()).await {
         Err(_) => Err(connect_error(
             url,

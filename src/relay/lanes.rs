@@ -18,6 +18,7 @@ use super::backoff;
 use super::destination::{Publisher, Sink};
 use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout, run_pass};
 use super::lag::LagHistogram;
+use super::wake::WakeSignal;
 use crate::store::{PassTarget, RelayStore};
 
 /// Totals for one route (and tenant).
@@ -188,6 +189,8 @@ pub struct Lane<S> {
     pub routes: Vec<(PassTarget, Sink)>,
     /// Each route's `dead_letter_to:` destination, by route name.
     pub dead_letters: HashMap<String, Arc<dyn Publisher>>,
+    /// Wakes the lane before its interval is over (`relay.wake`).
+    pub wake: Arc<WakeSignal>,
 }
 
 /// Why a lane's destination is down, and when to ask again.
@@ -275,6 +278,8 @@ impl<S: RelayStore> Lane<S> {
         let mut failures: HashMap<PassTarget, (u32, Instant)> = HashMap::new();
         let mut down: Option<Down> = None;
         let probe_cap = settings.retry_max_backoff.max(settings.interval);
+        // after a wake: the routes it named (a tick on the interval serves them all)
+        let mut only: Option<std::collections::HashSet<String>> = None;
         while !shutdown.is_stopped() {
             // A destination that is down is probed when its wait is over.
             if down
@@ -307,6 +312,9 @@ impl<S: RelayStore> Lane<S> {
             let mut tick: Vec<RouteStats> = Vec::new();
             if down.is_none() {
                 for (idx, (target, sink)) in self.routes.iter().enumerate() {
+                    if only.as_ref().is_some_and(|o| !o.contains(&target.route)) {
+                        continue;
+                    }
                     if failures
                         .get(target)
                         .is_some_and(|(_, until)| Instant::now() < *until)
@@ -379,8 +387,14 @@ impl<S: RelayStore> Lane<S> {
             if let Some(d) = &down {
                 sleep = sleep.min(d.next_probe.saturating_duration_since(Instant::now()));
             }
-            if shutdown.sleep(sleep).await {
-                break;
+            tokio::select! {
+                stopped = shutdown.sleep(sleep) => {
+                    if stopped {
+                        break;
+                    }
+                    only = None;
+                }
+                () = self.wake.notified() => only = self.wake.take(),
             }
         }
         if settings.drain_on_shutdown && down.is_none() {
@@ -486,9 +500,23 @@ impl<S: RelayStore> Relay<S> {
                 destination: String::new(),
                 routes,
                 dead_letters: HashMap::new(),
+                wake: Arc::default(),
             }],
             settings,
         }
+    }
+
+    /// Each lane's wake-up and the routes it serves: what a listener wakes.
+    pub fn wakers(&self) -> Vec<(Vec<String>, Arc<WakeSignal>)> {
+        self.lanes
+            .iter()
+            .map(|l| {
+                let mut routes: Vec<String> =
+                    l.routes.iter().map(|(t, _)| t.route.clone()).collect();
+                routes.dedup();
+                (routes, l.wake.clone())
+            })
+            .collect()
     }
 
     /// Every route served, lane by lane.

@@ -48,6 +48,8 @@ struct Inner {
     latency_count: u64,
     /// Each destination (masked), and why it is down (`None`: up).
     destinations: BTreeMap<String, Option<String>>,
+    /// Wake-ups heard per route (`relay.wake`).
+    wakes: BTreeMap<String, u64>,
 }
 
 pub struct Metrics {
@@ -122,6 +124,12 @@ impl Metrics {
             inner.latency_sum += s;
             inner.latency_count += 1;
         }
+    }
+
+    /// A wake-up for `route` was heard.
+    pub fn wake(&self, route: &str) {
+        let mut inner = self.inner.lock().expect("not poisoned");
+        *inner.wakes.entry(route.to_owned()).or_default() += 1;
     }
 
     /// The destinations the relay serves, up until told otherwise.
@@ -212,6 +220,19 @@ impl Metrics {
                     label(route),
                     label(tenant),
                     get(r)
+                );
+            }
+        }
+        if !inner.wakes.is_empty() {
+            let _ = writeln!(
+                out,
+                "# HELP outboxctl_wakes_total Wake-ups heard (relay.wake: a notification or change event naming the route).\n# TYPE outboxctl_wakes_total counter"
+            );
+            for (route, n) in &inner.wakes {
+                let _ = writeln!(
+                    out,
+                    "outboxctl_wakes_total{{route=\"{}\"}} {n}",
+                    label(route)
                 );
             }
         }

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod lag;
 pub mod lanes;
 pub mod metrics;
+pub mod wake;
 
 pub use engine::{PassOutcome, PassReport, RelaySettings};
 pub use lanes::{Lane, Relay, RelayEvents, RouteStats, Shutdown};

@@ -191,6 +191,7 @@ pub struct Extras {
     pub checkpoint: bool,
     pub delivery_log: bool,
     pub replay: bool,
+    pub wake: bool,
 }
 
 /// The PostgreSQL objects for one outbox (one tenant's, for a per-tenant relation).
@@ -203,6 +204,8 @@ pub struct PgSchema {
     pub strict_key_order: bool,
     /// The replay index (`outbox.replay_index`, retain storage).
     pub replay: bool,
+    /// The insert trigger that wakes relays (`relay.wake: notify`).
+    pub wake: bool,
     pub checkpoint: Option<QualifiedName>,
     pub delivery_log: Option<QualifiedName>,
     /// Tables of `postgres-table:` destinations configured for the relay.
@@ -273,6 +276,7 @@ impl PgSchema {
                 strict_key_order: config.relay.key_order == KeyOrder::Strict,
                 replay: (config.outbox.replay_index || extras.replay)
                     && config.outbox.storage == Storage::Retain,
+                wake: config.relay.wake == crate::model::Wake::Notify || extras.wake,
                 checkpoint,
                 delivery_log,
             };
@@ -290,12 +294,36 @@ impl PgSchema {
         for sink in &self.sinks {
             sink_replay_idx(sink)?;
         }
+        self.wake_trigger()?;
         if let Some(log) = &self.delivery_log {
             log.name.with_suffix("delivery log index", "_event_idx")?;
             log.name
                 .with_suffix("delivery log partition", "_20000101")?;
         }
         Ok(())
+    }
+
+    /// The wake trigger's name, which is also its `NOTIFY` channel (`<table>_wake`, within
+    /// PostgreSQL's 63 bytes).
+    pub fn wake_trigger(&self) -> Result<Ident, NameError> {
+        self.outbox.name.with_suffix("wake trigger", "_wake")
+    }
+
+    /// The function and trigger `relay.wake: notify` adds.
+    pub fn wake_statements(&self) -> Vec<Statement> {
+        let trigger = self.wake_trigger().expect("checked in from_config");
+        let function = QualifiedName::new(
+            self.outbox.schema.clone(),
+            Ident::new("wake function", "outboxctl_wake").expect("valid"),
+        );
+        render::render(
+            render::WAKE_SQL,
+            &[
+                ("outbox", (&self.outbox).into()),
+                ("wake_fn", (&function).into()),
+                ("wake_trigger", (&trigger).into()),
+            ],
+        )
     }
 
     /// The replay index's name (whether or not this schema wants it).
@@ -503,6 +531,9 @@ impl PgSchema {
                 .map(|i| i.create.clone())
                 .collect();
             sections.push(render::join(&creates));
+        }
+        if self.wake {
+            sections.push(render::join(&self.wake_statements()));
         }
         if let Some(stmts) = self.checkpoint_statements() {
             sections.push(render::join(&stmts));

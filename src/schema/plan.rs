@@ -48,6 +48,8 @@ pub struct TableFacts {
     pub partition_key: Option<String>,
     /// The name of the default partition, when the table is partitioned and has one.
     pub default_partition: Option<String>,
+    /// Its triggers' names (not the internal ones of constraints).
+    pub triggers: Vec<String>,
 }
 
 impl TableFacts {
@@ -237,6 +239,9 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
             stmts.push(want.add_columns(&[c]));
         }
         stmts.extend(indexes[1..].iter().map(|i| i.create.clone()));
+        if want.wake {
+            stmts.extend(want.wake_statements());
+        }
         plan.step(
             format!("create table {} and its indexes", t.plain()),
             StepKind::Transaction,
@@ -282,6 +287,20 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
         plan.problem(
             t.plain(),
             "has no UNIQUE (outbox_route, event_id), which staging deduplicates on; add it yourself",
+        );
+    }
+    let trigger = want
+        .wake_trigger()
+        .expect("names checked when the schema was built");
+    if want.wake && !table.triggers.iter().any(|t| t == trigger.name()) {
+        plan.step(
+            format!(
+                "add the wake trigger {} to {} (relay.wake: notify)",
+                trigger.name(),
+                t.plain()
+            ),
+            StepKind::ShortLock,
+            want.wake_statements(),
         );
     }
     for index in &indexes {

@@ -101,12 +101,19 @@ pub async fn table_facts(
     } else {
         None
     };
+    let triggers = query_scalar(
+        "SELECT tgname::text FROM pg_trigger WHERE tgrelid = $1 AND NOT tgisinternal ORDER BY 1",
+    )
+    .bind(oid)
+    .fetch_all(&mut *conn)
+    .await?;
     Ok(Some(TableFacts {
         relkind: relkind.chars().next().unwrap_or('?'),
         columns,
         indexes,
         partition_key,
         default_partition,
+        triggers,
     }))
 }
 

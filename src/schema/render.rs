@@ -18,6 +18,7 @@ pub const CHECKPOINT_SQL: &str = include_str!("../../templates/postgres/hlc_chec
 pub const DELIVERY_LOG_SQL: &str = include_str!("../../templates/postgres/delivery_log.sql");
 pub const SINK_SQL: &str = include_str!("../../templates/postgres/sink.sql");
 pub const REPLAY_SQL: &str = include_str!("../../templates/postgres/replay.sql");
+pub const WAKE_SQL: &str = include_str!("../../templates/postgres/wake.sql");
 
 const MONGO_OUTBOX_INDEXES: &str = include_str!("../../templates/mongo/outbox_indexes.json");
 const MONGO_HLC_INDEXES: &str = include_str!("../../templates/mongo/hlc_indexes.json");

@@ -31,3 +31,4 @@ mod replay;
 mod restarts;
 mod schema_print;
 mod strict_soak;
+mod wake;

@@ -848,6 +848,15 @@ async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_s
     .concat())
     .run();
     assert_eq!(r.code, OK, "{r:?}");
+    // no change streams on a standalone server: the looping relay says so and polls
+    let cfg = crate::common::config_file(
+        "own_mongod_standalone_wake",
+        "relay:\n  wake: notify\n  interval: 50ms\n  routes:\n    r:\n      to: file:/dev/null\n",
+    );
+    let log = out_file("own_mongod_standalone_wake");
+    let _relay = ob([&["relay", "--loop", "--config", &cfg][..], &base].concat()).spawn(Some(&log));
+    crate::common::own_server::wait_log(&log, "change streams need a replica set", 1).await;
+    crate::common::own_server::wait_log(&log, "polling every 50ms", 1).await;
 }
 
 #[tokio::test]

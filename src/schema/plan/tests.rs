@@ -9,6 +9,7 @@ fn schema(storage: Storage, hlc: bool) -> PgSchema {
         hlc,
         strict_key_order: false,
         replay: false,
+        wake: false,
         checkpoint: None,
         delivery_log: None,
         sinks: vec![],
@@ -56,6 +57,7 @@ fn spec_table(without: &[&str]) -> TableFacts {
         ],
         partition_key: None,
         default_partition: None,
+        triggers: vec![],
     }
 }
 
@@ -223,4 +225,29 @@ fn replay_index_is_added_without_blocking_writes_and_only_for_published_rows() {
         replay.unwrap().expected_def(),
         "btree (outbox_route, hlc, created_at, id) WHERE (status = 'published'::text)"
     );
+}
+
+#[test]
+fn wake_trigger_is_added_to_an_existing_table_under_a_short_lock() {
+    let mut want = schema(Storage::Retain, false);
+    want.wake = true;
+    let plan = plan_postgres(&want, &catalog(Some(spec_table(&[]))));
+    let step = plan
+        .steps
+        .iter()
+        .find(|s| s.summary.contains("wake trigger outbox_wake"))
+        .unwrap_or_else(|| panic!("{plan:#?}"));
+    assert_eq!(step.kind, StepKind::ShortLock);
+    let sql: Vec<String> = step.statements.iter().map(ToString::to_string).collect();
+    assert!(
+        sql[0].contains("CREATE OR REPLACE FUNCTION app.outboxctl_wake()"),
+        "{sql:?}"
+    );
+    assert!(
+        sql[1].contains("AFTER INSERT ON app.outbox") && sql[1].contains("FOR EACH STATEMENT"),
+        "{sql:?}"
+    );
+    let mut with_trigger = spec_table(&[]);
+    with_trigger.triggers.push("outbox_wake".into());
+    assert!(plan_postgres(&want, &catalog(Some(with_trigger))).is_up_to_date());
 }

@@ -1,0 +1,73 @@
+//! Waking a looping relay before its `interval` is over: a listener (PostgreSQL `LISTEN`, a
+//! MongoDB change stream) says which routes got rows; each lane runs a tick for those routes
+//! at once. Wakes coalesce: however many arrive while a tick runs, one more tick follows.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use tokio::sync::Notify;
+
+/// One lane's wake-up: which routes were named since its last tick.
+#[derive(Debug, Default)]
+pub struct WakeSignal {
+    notify: Notify,
+    woken: Mutex<Woken>,
+}
+
+#[derive(Debug, Default)]
+struct Woken {
+    all: bool,
+    routes: HashSet<String>,
+}
+
+impl WakeSignal {
+    /// Rows arrived for `route` (`None`: maybe for any route, e.g. after a reconnect).
+    pub fn wake(&self, route: Option<&str>) {
+        {
+            let mut w = self.woken.lock().expect("not poisoned");
+            match route {
+                Some(r) => {
+                    w.routes.insert(r.to_owned());
+                }
+                None => w.all = true,
+            }
+        }
+        // stores one permit when nobody waits: many wakes, one tick
+        self.notify.notify_one();
+    }
+
+    /// Waits for the next wake.
+    pub async fn notified(&self) {
+        self.notify.notified().await;
+    }
+
+    /// The routes named since the last call (`None`: every route).
+    pub fn take(&self) -> Option<HashSet<String>> {
+        let mut w = self.woken.lock().expect("not poisoned");
+        let all = std::mem::take(&mut w.all);
+        let routes = std::mem::take(&mut w.routes);
+        (!all).then_some(routes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn wakes_coalesce_and_name_their_routes() {
+        let s = WakeSignal::default();
+        s.wake(Some("orders"));
+        s.wake(Some("orders"));
+        s.wake(Some("billing"));
+        s.notified().await;
+        let routes = s.take().unwrap();
+        assert_eq!(routes.len(), 2);
+        // one permit for the three wakes: the next wait blocks
+        let again = tokio::time::timeout(std::time::Duration::from_millis(20), s.notified()).await;
+        assert!(again.is_err(), "wakes coalesce into one");
+        s.wake(None);
+        s.notified().await;
+        assert_eq!(s.take(), None, "a wake for any route runs them all");
+    }
+}

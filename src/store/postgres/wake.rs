@@ -1,0 +1,131 @@
+//! `relay.wake: notify` on PostgreSQL: a dedicated connection `LISTEN`s on each outbox
+//! table's channel (`<table>_wake`, which the insert trigger notifies with the route) and
+//! always reads, so the server's notification queue never fills; each notification wakes the
+//! lanes serving its route. `LISTEN` needs a session: behind a transaction pooler it succeeds
+//! and hears nothing, so a `NOTIFY` round trip from another connection is checked first.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::{PgListener, PgPoolOptions};
+
+use crate::dburl::DatabaseUrl;
+use crate::relay::wake::WakeSignal;
+
+/// Payloads that start with this are outboxctl's own checks, not routes.
+const PROBE: &str = "\u{1}outboxctl-probe ";
+
+/// Connects to `url`, listens on `channels`, and checks that a notification sent through
+/// `notify_url` (another connection, as a writer's would be) arrives. `Err` says why not.
+pub async fn listen(
+    url: &DatabaseUrl,
+    notify_url: &DatabaseUrl,
+    channels: &[String],
+    timeout: Duration,
+) -> Result<PgListener, String> {
+    let options = crate::db::pg_options(url).map_err(|e| e.to_string())?;
+    let pool = PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(timeout)
+        .connect_with(options)
+        .await
+        .map_err(|e| format!("cannot connect to {url}: {}", crate::db::pg_message(&e)))?;
+    let mut listener = PgListener::connect_with(&pool)
+        .await
+        .map_err(|e| format!("cannot listen on {url}: {}", crate::db::pg_message(&e)))?;
+    let names: Vec<&str> = channels.iter().map(String::as_str).collect();
+    listener
+        .listen_all(names)
+        .await
+        .map_err(|e| format!("LISTEN failed: {}", crate::db::pg_message(&e)))?;
+    // a notification from another session must arrive
+    let token = format!("{PROBE}{}", uuid::Uuid::new_v4());
+    let mut conn = crate::db::connect_pg(notify_url, timeout)
+        .await
+        .map_err(|e| e.to_string())?;
+    let not_heard = |detail: &str| {
+        format!(
+            "a NOTIFY sent to {notify_url} did not reach the LISTEN on {url}{detail}: a transaction pooler such as pgbouncer in transaction mode accepts LISTEN and delivers nothing; set relay.wake_url to a direct or session-pooled URL"
+        )
+    };
+    if let Err(e) = crate::db::pg::query("SELECT pg_notify($1, $2)")
+        .bind(&channels[0])
+        .bind(&token)
+        .execute(&mut conn)
+        .await
+    {
+        let _ = listener.unlisten_all().await;
+        return Err(not_heard(&format!(
+            " (it failed: {})",
+            crate::db::pg_message(&e)
+        )));
+    }
+    let heard = tokio::time::timeout(timeout.min(Duration::from_secs(3)), async {
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(n)) if n.payload() == token => return true,
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return false,
+            }
+        }
+    })
+    .await
+    .unwrap_or(false);
+    if heard {
+        Ok(listener)
+    } else {
+        // a pooled server connection must not keep listening for its next client
+        let _ = listener.unlisten_all().await;
+        Err(not_heard(""))
+    }
+}
+
+/// Reads notifications until the task is dropped: each wakes the lanes serving its route
+/// (`on_wake` counts it). A lost connection wakes every lane (notifications may have been
+/// missed while it was down) and reconnects, backing off while the server is away.
+pub async fn run(
+    mut listener: PgListener,
+    wakers: Vec<(Vec<String>, Arc<WakeSignal>)>,
+    on_wake: impl Fn(&str),
+) {
+    let mut failures: u32 = 0;
+    loop {
+        match listener.try_recv().await {
+            Ok(Some(n)) => {
+                failures = 0;
+                let route = n.payload();
+                if route.starts_with(PROBE) {
+                    continue;
+                }
+                on_wake(route);
+                for (routes, signal) in &wakers {
+                    if routes.iter().any(|r| r == route) {
+                        signal.wake(Some(route));
+                    }
+                }
+            }
+            Ok(None) => {
+                tracing::warn!(
+                    "the wake-up connection was lost: every route runs now; reconnecting"
+                );
+                for (_, signal) in &wakers {
+                    signal.wake(None);
+                }
+            }
+            Err(e) => {
+                failures += 1;
+                let wait = crate::relay::backoff::route_backoff(
+                    failures,
+                    Duration::from_millis(200),
+                    Duration::from_secs(30),
+                );
+                tracing::warn!(
+                    "the wake-up connection cannot reconnect ({}); polling carries on, next try in {}",
+                    crate::db::pg_message(&e),
+                    crate::duration::Dur(wait)
+                );
+                tokio::time::sleep(wait).await;
+            }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! `relay.wake: notify`: a staged row wakes looping relays at once (their interval is an hour
+//! here, so polling cannot be what delivers), across a lost listener connection, behind
+//! pgbouncer with `wake_url`, and on MongoDB through a change stream.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::common::mongo::MongoDb;
+use crate::common::own_server::{spawn_loop_relay, wait_log, wait_published};
+use crate::common::{OK, PgSchema, config_file, migrate, ob, out_file, stage, wait_until};
+use crate::pgbouncer::PgBouncer;
+
+/// A table name of the test's own: its `NOTIFY` channel (`<table>_wake`) is then its own too.
+fn own_table(schema: &PgSchema, test: &str) -> String {
+    let suffix = &crate::common::unique_name(test)[2..10];
+    schema.rel(&format!("o{suffix}"))
+}
+
+fn wake_config(test: &str, to: &Path, extra: &str) -> String {
+    config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 1h\n  wake: notify\n{extra}  routes:\n    orders:\n      to: file:{}\n",
+            to.display()
+        ),
+    )
+}
+
+fn event_ids(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["event_id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn staged_rows_wake_every_looping_relay_at_once_even_after_the_listener_is_killed() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let t = own_table(&schema, test);
+    let out = out_file(test);
+    let cfg = wake_config(test, &out, "");
+    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    let table = t.split('.').nth(1).unwrap().to_owned();
+    let trigger: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2",
+    )
+    .bind(&t)
+    .bind(format!("{table}_wake"))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(trigger, 1, "migrate adds the wake trigger");
+
+    let logs = [
+        out_file(&format!("{test}-a")),
+        out_file(&format!("{test}-b")),
+    ];
+    let _relays: Vec<_> = logs
+        .iter()
+        .map(|log| spawn_loop_relay(&t, &cfg, log))
+        .collect();
+    for log in &logs {
+        wait_log(log, "wake-up on commit: listening", 1).await;
+    }
+    // one statement per 10 rows: 20 notifications
+    for _ in 0..20 {
+        stage(&mut conn, &t, "orders", 10, Some(7)).await;
+    }
+    wait_published(&mut conn, &t, 200, &logs[0]).await;
+    let ids = event_ids(&out);
+    let unique: HashSet<&String> = ids.iter().collect();
+    assert_eq!((ids.len(), unique.len()), (200, 200), "each row once");
+
+    // the listeners' connections die: they come back, and the next rows still wake them
+    let killed: i64 = sqlx::query_scalar(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query ILIKE $1",
+    )
+    .bind(format!("%LISTEN \"{table}_wake\"%"))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(killed, 2, "one listener per relay");
+    for log in &logs {
+        wait_log(log, "wake-up connection was lost", 1).await;
+    }
+    stage(&mut conn, &t, "orders", 30, None).await;
+    wait_published(&mut conn, &t, 230, &logs[1]).await;
+}
+
+#[tokio::test]
+async fn behind_a_transaction_pooler_it_says_why_it_polls_and_wake_url_fixes_it() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let t = own_table(&schema, test);
+    let bouncer = PgBouncer::start(test, "transaction").await;
+    let out = out_file(test);
+    let cfg = wake_config(test, &out, "");
+    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    let log = out_file(&format!("{test}-pooled"));
+    let pooled = ob(["relay", "--loop", "--relation", &t])
+        .args(["--database-url", &bouncer.url])
+        .config(&cfg)
+        .spawn(Some(&log));
+    wait_log(&log, "goes through a pooler", 1).await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("relay.wake: notify is off for this run, polling every 1h")
+            && text.contains("set relay.wake_url to a direct or session-pooled URL"),
+        "{text}"
+    );
+    drop(pooled);
+
+    // named as wake_url anyway: the NOTIFY round trip finds out, and nothing stays listening
+    let told = wake_config(
+        &format!("{test}-told"),
+        &out,
+        &format!("  wake_url: {}\n", bouncer.url),
+    );
+    let log = out_file(&format!("{test}-told"));
+    let fooled = ob(["relay", "--loop", "--relation", &t])
+        .args(["--database-url", &bouncer.url])
+        .config(&told)
+        .spawn(Some(&log));
+    wait_log(&log, "did not reach the LISTEN", 1).await;
+    drop(fooled);
+    stage(&mut conn, &t, "orders", 3, None).await;
+    ob(["relay", "--once", "--relation", &t])
+        .args(["--database-url", &bouncer.url, "--max-passes", "3"])
+        .config(&told)
+        .code(OK);
+
+    let direct = wake_config(
+        &format!("{test}-direct"),
+        &out,
+        &format!("  wake_url: {}\n", crate::common::pg_url()),
+    );
+    let log = out_file(&format!("{test}-direct"));
+    let _relay = ob(["relay", "--loop", "--relation", &t])
+        .args(["--database-url", &bouncer.url])
+        .config(&direct)
+        .spawn(Some(&log));
+    wait_log(&log, "wake-up on commit: listening", 1).await;
+    stage(&mut conn, &t, "orders", 5, None).await;
+    wait_published(&mut conn, &t, 8, &log).await;
+}
+
+#[tokio::test]
+async fn without_the_trigger_it_says_to_migrate() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let out = out_file(test);
+    let cfg = wake_config(test, &out, "");
+    let log = out_file(&format!("{test}-log"));
+    let _relay = spawn_loop_relay(&schema.rel("outbox"), &cfg, &log);
+    wait_log(&log, "has no wake trigger", 1).await;
+    let plan = ob(["migrate", "--dry-run"])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .code(OK);
+    assert!(
+        plan.stdout.contains("add the wake trigger outbox_wake")
+            && plan.stdout.contains("REFERENCING NEW TABLE")
+            && plan.stdout.contains("FOR EACH STATEMENT"),
+        "{plan:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_insert_wakes_the_relay_on_mongo_through_a_change_stream() {
+    let test = test_name!();
+    let db = MongoDb::new(test).await;
+    let coll = format!("{}.outbox", db.name);
+    let out = out_file(test);
+    let cfg = wake_config(test, &out, "");
+    ob(["migrate", "-q"]).mongo(&coll).config(&cfg).code(OK);
+    let log = out_file(&format!("{test}-log"));
+    let _relay = ob(["relay", "--loop"])
+        .mongo(&coll)
+        .config(&cfg)
+        .spawn(Some(&log));
+    wait_log(&log, "wake-up on insert: following a change stream", 1).await;
+    ob([
+        "emit",
+        "-q",
+        "--route",
+        "orders",
+        "--type",
+        "t",
+        "--payload",
+        "{}",
+    ])
+    .args(["--count", "3"])
+    .mongo(&coll)
+    .config(&cfg)
+    .code(OK);
+    wait_until(Duration::from_secs(30), "3 events woken out", || {
+        event_ids(&out).len() == 3
+    })
+    .await;
+}
