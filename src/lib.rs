@@ -13,6 +13,7 @@ pub mod exit_code;
 pub mod failure_groups;
 pub mod schema;
 pub mod target;
+pub mod top;
 
 pub use error::Error;
 pub mod hlc;

@@ -149,6 +149,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
                 tenant: args.tenant,
                 event_type: f.list.filter.event_type.clone(),
                 retrying: f.retrying,
+                limit: None,
             };
             let rows = error_rows(ctx, &mut conn, &targets, &filter, &f.list.filter, now).await?;
             print_groups(ctx, &crate::failure_groups::group(&rows));

@@ -123,6 +123,7 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
                 tenant: args.tenant,
                 event_type: args.filter.event_type.clone(),
                 retrying: false,
+                limit: None,
             };
             let rows = inspect::error_rows(
                 ctx,

@@ -210,6 +210,19 @@ impl OpsStore for AnyOps<'_> {
         delegate!(self, o => o.error_rows(filter).await)
     }
 
+    async fn glance(
+        &mut self,
+        route: &str,
+        tenant: Option<Uuid>,
+        now: chrono::DateTime<chrono::Utc>,
+        cap: i64,
+    ) -> Result<super::ops::Glance, Error> {
+        delegate!(self, o => o.glance(route, tenant, now, cap).await)
+    }
+    async fn activity(&mut self) -> Result<Option<super::ops::Activity>, Error> {
+        delegate!(self, o => o.activity().await)
+    }
+
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
         delegate!(self, o => o.find_event(event_id).await)
     }

@@ -98,6 +98,35 @@ pub struct ErrorFilter {
     pub event_type: Option<String>,
     /// Also rows waiting for a retry, not only parked ones.
     pub retrying: bool,
+    /// At most this many rows per range (a sample), or all.
+    pub limit: Option<i64>,
+}
+
+/// A route's state as `top` shows it at each refresh, read with bounded statements: each
+/// count stops at `cap + 1` rows (more than `cap` reads as "cap+").
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Glance {
+    pub route: String,
+    pub tenant: Option<Uuid>,
+    pub ripe: i64,
+    pub scheduled: i64,
+    pub processing: i64,
+    /// Processing rows older than `reclaim_stale_after` (None when it cannot be known).
+    pub stale: Option<i64>,
+    pub failed: i64,
+    /// `created_at` of the oldest row due now, as the claim index finds its heads: the oldest
+    /// never-tried row, or the first retry that fell due.
+    pub oldest_ripe: Option<DateTime<Utc>>,
+}
+
+/// Rows inserted, updated and deleted since statistics began (PostgreSQL's
+/// `pg_stat_user_tables`), for rates between two refreshes; they count every writer, forze's
+/// relay included, and deletes under consume storage are deliveries.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct Activity {
+    pub inserted: i64,
+    pub updated: i64,
+    pub deleted: i64,
 }
 
 /// A delivery-log record.
@@ -200,6 +229,16 @@ pub trait OpsStore {
     /// rows waiting for a retry (attempted, not yet due again), each with its `last_error`. Read
     /// from the claim index's failed and scheduled ranges only, in no order.
     async fn error_rows(&mut self, filter: &ErrorFilter) -> Result<Vec<RowView>, crate::Error>;
+    /// A route's bounded counts for `top` (see [`Glance`]).
+    async fn glance(
+        &mut self,
+        route: &str,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+        cap: i64,
+    ) -> Result<Glance, crate::Error>;
+    /// The table's write counters, where the backend keeps them (`None` on MongoDB).
+    async fn activity(&mut self) -> Result<Option<Activity>, crate::Error>;
     /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
     /// Deletes `failed` rows; returns the ids deleted.

@@ -1083,6 +1083,7 @@ async fn failure_groups_read_only_the_failed_rows_of_a_million() {
             .bind(&routes)
             .bind(None::<uuid::Uuid>)
             .bind(None::<String>)
+            .bind(None::<i64>)
             .fetch_one(&mut *ops.conn)
             .await
             .unwrap();

@@ -86,9 +86,29 @@ impl MongoOps {
             .map_err(|e| Error::mongo("counting", e))
     }
 
+    /// Counts at most `limit` documents (the count stops there).
+    async fn count_capped(&self, f: Document, limit: i64) -> Result<i64, Error> {
+        self.coll
+            .count_documents(f)
+            .limit(limit as u64)
+            .await
+            .map(|n| n as i64)
+            .map_err(|e| Error::mongo("counting", e))
+    }
+
     async fn first_date(&self, f: Document, field: &str) -> Result<Option<DateTime<Utc>>, Error> {
+        self.first_date_by(f, field, doc! { field: 1 }).await
+    }
+
+    /// `field` of the first document in `sort` order.
+    async fn first_date_by(
+        &self,
+        f: Document,
+        field: &str,
+        sort: Document,
+    ) -> Result<Option<DateTime<Utc>>, Error> {
         let opts = FindOptions::builder()
-            .sort(doc! { field: 1 })
+            .sort(sort)
             .limit(1)
             .projection(doc! { field: 1 })
             .build();
@@ -445,7 +465,11 @@ impl OpsStore for MongoOps {
             if let Some(t) = &f.event_type {
                 q.insert("event_type", t);
             }
-            let docs: Vec<Document> = super::collect(self.coll.find(q))
+            let mut find = self.coll.find(q);
+            if let Some(n) = f.limit {
+                find = find.limit(n);
+            }
+            let docs: Vec<Document> = super::collect(find)
                 .await
                 .map_err(|e| Error::mongo("reading failed documents", e))?;
             for d in &docs {
@@ -453,6 +477,75 @@ impl OpsStore for MongoOps {
             }
         }
         Ok(out)
+    }
+
+    async fn glance(
+        &mut self,
+        route: &str,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+        cap: i64,
+    ) -> Result<crate::store::ops::Glance, Error> {
+        let base = |status: &str, more: Document| {
+            let mut f = doc! { "outbox_route": route, "status": status };
+            f.extend(more);
+            if let Some(t) = tenant {
+                f.insert("tenant_id", t.to_string());
+            }
+            f
+        };
+        let limit = cap + 1;
+        let fresh = base("pending", doc! { "available_at": Bson::Null });
+        let due = base(
+            "pending",
+            doc! { "available_at": { "$lte": bson_date(now) } },
+        );
+        let stale = match self.reclaim_stale_after {
+            Some(d) => {
+                let cutoff = now - chrono::Duration::from_std(d).unwrap_or_default();
+                let f = base(
+                    "processing",
+                    doc! { "processing_at": { "$lt": bson_date(cutoff) } },
+                );
+                Some(self.count_capped(f, limit).await?)
+            }
+            None => None,
+        };
+        // the heads of the claim index's two ripe ranges, in its order
+        let by_claim = doc! { "available_at": 1, "created_at": 1 };
+        let oldest = [
+            self.first_date_by(fresh.clone(), "created_at", by_claim.clone())
+                .await?,
+            self.first_date_by(due.clone(), "created_at", by_claim)
+                .await?,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        Ok(crate::store::ops::Glance {
+            route: route.to_owned(),
+            tenant,
+            ripe: self.count_capped(fresh, limit).await? + self.count_capped(due, limit).await?,
+            scheduled: self
+                .count_capped(
+                    base(
+                        "pending",
+                        doc! { "available_at": { "$gt": bson_date(now) } },
+                    ),
+                    limit,
+                )
+                .await?,
+            processing: self
+                .count_capped(base("processing", doc! {}), limit)
+                .await?,
+            stale,
+            failed: self.count_capped(base("failed", doc! {}), limit).await?,
+            oldest_ripe: oldest,
+        })
+    }
+
+    async fn activity(&mut self) -> Result<Option<crate::store::ops::Activity>, Error> {
+        Ok(None)
     }
 
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {

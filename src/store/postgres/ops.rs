@@ -116,6 +116,34 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
         )
     }
 
+    /// `top`'s counts for one route: `$1` route, `$2` tenant, `$3` now, `$4` stale cutoff, `$5`
+    /// the cap + 1. Each count reads at most `$5` entries of one claim-index range; the oldest
+    /// ripe row is the earlier of the two range heads the claim itself starts from.
+    pub fn glance_sql(&self) -> String {
+        let t = &self.table;
+        let tf = "AND ($2::uuid IS NULL OR tenant_id = $2)";
+        let capped = |cond: &str| {
+            format!(
+                "(SELECT count(*) FROM (SELECT 1 FROM {t} WHERE outbox_route = $1 AND {cond} {tf} LIMIT $5) c)"
+            )
+        };
+        let stale = if self.columns.processing_at {
+            capped("status = 'processing' AND processing_at < $4")
+        } else {
+            "NULL::bigint".to_owned()
+        };
+        format!(
+            "SELECT {} + {} AS ripe, {} AS scheduled, {} AS processing, {stale} AS stale, {} AS failed,
+  LEAST((SELECT created_at FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at IS NULL {tf} ORDER BY available_at, created_at LIMIT 1),
+        (SELECT created_at FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at <= $3 {tf} ORDER BY available_at, created_at LIMIT 1)) AS oldest",
+            capped("status = 'pending' AND available_at IS NULL"),
+            capped("status = 'pending' AND available_at <= $3"),
+            capped("status = 'pending' AND available_at > $3"),
+            capped("status = 'processing'"),
+            capped("status = 'failed'"),
+        )
+    }
+
     /// Rows by filter: `$1` routes, `$2` status, `$3` tenant, `$4` type, `$5` created before,
     /// `$6` error substring, `$7` after id, `$8` limit.
     pub fn list_sql(&self) -> String {
@@ -141,12 +169,12 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
         let filters =
             "AND ($2::uuid IS NULL OR tenant_id = $2) AND ($3::text IS NULL OR event_type = $3)";
         let mut out = vec![format!(
-            "SELECT {} FROM {t} WHERE outbox_route = ANY($1) AND status = 'failed' {filters}",
+            "SELECT {} FROM {t} WHERE outbox_route = ANY($1) AND status = 'failed' {filters} LIMIT $4",
             Self::row_columns()
         )];
         if retrying {
             out.push(format!(
-                "SELECT {} FROM {t} WHERE outbox_route = ANY($1) AND status = 'pending' AND available_at IS NOT NULL AND attempts > 0 {filters}",
+                "SELECT {} FROM {t} WHERE outbox_route = ANY($1) AND status = 'pending' AND available_at IS NOT NULL AND attempts > 0 {filters} LIMIT $4",
                 Self::row_columns()
             ));
         }
@@ -491,6 +519,7 @@ impl OpsStore for PgOps<'_> {
                 .bind(&routes)
                 .bind(f.tenant)
                 .bind(&f.event_type)
+                .bind(f.limit)
                 .fetch_all(&mut *self.conn)
                 .await
                 .map_err(|e| Error::pg("reading failed rows", e))?;
@@ -499,6 +528,57 @@ impl OpsStore for PgOps<'_> {
             }
         }
         Ok(out)
+    }
+
+    async fn glance(
+        &mut self,
+        route: &str,
+        tenant: Option<Uuid>,
+        now: DateTime<Utc>,
+        cap: i64,
+    ) -> Result<crate::store::ops::Glance, Error> {
+        let stale_cutoff = self
+            .reclaim_stale_after
+            .and_then(|d| chrono::Duration::from_std(d).ok())
+            .map_or(now, |d| now - d);
+        let r = crate::db::pg::query(&self.glance_sql())
+            .bind(route)
+            .bind(tenant)
+            .bind(now)
+            .bind(stale_cutoff)
+            .bind(cap + 1)
+            .fetch_one(&mut *self.conn)
+            .await
+            .map_err(|e| Error::pg("reading the route's counts", e))?;
+        Ok(crate::store::ops::Glance {
+            route: route.to_owned(),
+            tenant,
+            ripe: r.get("ripe"),
+            scheduled: r.get("scheduled"),
+            processing: r.get("processing"),
+            stale: if self.reclaim_stale_after.is_some() {
+                r.get("stale")
+            } else {
+                None
+            },
+            failed: r.get("failed"),
+            oldest_ripe: r.get("oldest"),
+        })
+    }
+
+    async fn activity(&mut self) -> Result<Option<crate::store::ops::Activity>, Error> {
+        let row = crate::db::pg::query(
+            "SELECT n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables WHERE relid = to_regclass($1)",
+        )
+        .bind(self.table.to_string())
+        .fetch_optional(&mut *self.conn)
+        .await
+        .map_err(|e| Error::pg("reading the table's statistics", e))?;
+        Ok(row.map(|r| crate::store::ops::Activity {
+            inserted: r.get(0),
+            updated: r.get(1),
+            deleted: r.get(2),
+        }))
     }
 
     async fn find_event(&mut self, event_id: Uuid) -> Result<EventLocation, Error> {
