@@ -57,6 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('storage', 'storage', [CompletionResultType]::ParameterValue, 'Retain → consume storage, step by step')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Relay events to their destinations, once or in a loop')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Publish delivered events again, selected and in order, to a destination (--to)')
+            [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live view of the outbox and its relays (one snapshot in a pipe)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (or write one per command with --out DIR)')
@@ -947,6 +948,37 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'outboxctl;top' {
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Refresh every')
+            [CompletionResult]::new('--relay', '--relay', [CompletionResultType]::ParameterName, 'A relay''s metrics endpoint (its --metrics-addr), repeatable: http://HOST:PORT')
+            [CompletionResult]::new('--filter', '--filter', [CompletionResultType]::ParameterName, 'Only routes whose name contains this')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines on stderr as text or JSON (filter with RUST_LOG)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Give up connecting after this long')
+            [CompletionResult]::new('--relation', '--relation', [CompletionResultType]::ParameterName, 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]')
+            [CompletionResult]::new('--storage', '--storage', [CompletionResultType]::ParameterName, 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]')
+            [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
+            [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
+            [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Print one snapshot and exit (what a pipe or cron gets anyway)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never colour output (also NO_COLOR)')
+            [CompletionResult]::new('--hlc-ordering', '--hlc-ordering', [CompletionResultType]::ParameterName, 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]')
+            [CompletionResult]::new('--propagate-trace', '--propagate-trace', [CompletionResultType]::ParameterName, 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'outboxctl;init' {
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Where to write the file')
             [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'A first route to relay (with --to)')
@@ -1046,6 +1078,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('storage', 'storage', [CompletionResultType]::ParameterValue, 'Retain → consume storage, step by step')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Relay events to their destinations, once or in a loop')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Publish delivered events again, selected and in order, to a destination (--to)')
+            [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live view of the outbox and its relays (one snapshot in a pipe)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (or write one per command with --out DIR)')
@@ -1138,6 +1171,9 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;help;replay' {
+            break
+        }
+        'outboxctl;help;top' {
             break
         }
         'outboxctl;help;init' {

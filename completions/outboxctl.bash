@@ -64,6 +64,9 @@ _outboxctl() {
             outboxctl,storage)
                 cmd="outboxctl__subcmd__storage"
                 ;;
+            outboxctl,top)
+                cmd="outboxctl__subcmd__top"
+                ;;
             outboxctl__subcmd__help,completions)
                 cmd="outboxctl__subcmd__help__subcmd__completions"
                 ;;
@@ -111,6 +114,9 @@ _outboxctl() {
                 ;;
             outboxctl__subcmd__help,storage)
                 cmd="outboxctl__subcmd__help__subcmd__storage"
+                ;;
+            outboxctl__subcmd__help,top)
+                cmd="outboxctl__subcmd__help__subcmd__top"
                 ;;
             outboxctl__subcmd__help__subcmd__hlc,show)
                 cmd="outboxctl__subcmd__help__subcmd__hlc__subcmd__show"
@@ -266,7 +272,7 @@ _outboxctl() {
 
     case "${cmd}" in
         outboxctl)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -636,7 +642,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__help)
-            opts="schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help"
+            opts="schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1044,6 +1050,20 @@ _outboxctl() {
         outboxctl__subcmd__help__subcmd__storage__subcmd__to__subcmd__consume)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__help__subcmd__top)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3007,6 +3027,76 @@ _outboxctl() {
                     return 0
                     ;;
                 --check-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --storage)
+                    COMPREPLY=($(compgen -W "retain consume" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-order)
+                    COMPREPLY=($(compgen -W "best-effort strict" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__top)
+            opts="-y -v -q -h -V --interval --relay --filter --once --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

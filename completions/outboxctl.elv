@@ -54,6 +54,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand storage 'Retain → consume storage, step by step'
             cand relay 'Relay events to their destinations, once or in a loop'
             cand replay 'Publish delivered events again, selected and in order, to a destination (--to)'
+            cand top 'A live view of the outbox and its relays (one snapshot in a pipe)'
             cand init 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
             cand completions 'Print the shell completion script'
             cand man 'Print the man page (or write one per command with --out DIR)'
@@ -895,6 +896,36 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'outboxctl;top'= {
+            cand --interval 'Refresh every'
+            cand --relay 'A relay''s metrics endpoint (its --metrics-addr), repeatable: http://HOST:PORT'
+            cand --filter 'Only routes whose name contains this'
+            cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
+            cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
+            cand --format 'Output format for data on stdout'
+            cand --log-format 'Log lines on stderr as text or JSON (filter with RUST_LOG)'
+            cand --connect-timeout 'Give up connecting after this long'
+            cand --relation 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]'
+            cand --collection 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]'
+            cand --storage 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]'
+            cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
+            cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
+            cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand --once 'Print one snapshot and exit (what a pipe or cron gets anyway)'
+            cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand -v 'More detail on stderr (repeat for more)'
+            cand --verbose 'More detail on stderr (repeat for more)'
+            cand -q 'Print nothing on success but data'
+            cand --quiet 'Print nothing on success but data'
+            cand --no-color 'Never colour output (also NO_COLOR)'
+            cand --hlc-ordering 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+            cand --propagate-trace 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'outboxctl;init'= {
             cand --path 'Where to write the file'
             cand --route 'A first route to relay (with --to)'
@@ -991,6 +1022,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand storage 'Retain → consume storage, step by step'
             cand relay 'Relay events to their destinations, once or in a loop'
             cand replay 'Publish delivered events again, selected and in order, to a destination (--to)'
+            cand top 'A live view of the outbox and its relays (one snapshot in a pipe)'
             cand init 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
             cand completions 'Print the shell completion script'
             cand man 'Print the man page (or write one per command with --out DIR)'
@@ -1058,6 +1090,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;help;relay'= {
         }
         &'outboxctl;help;replay'= {
+        }
+        &'outboxctl;help;top'= {
         }
         &'outboxctl;help;init'= {
         }

@@ -60,6 +60,7 @@ complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "doctor" -d 'Che
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "storage" -d 'Retain → consume storage, step by step'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "replay" -d 'Publish delivered events again, selected and in order, to a destination (--to)'
+complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "top" -d 'A live view of the outbox and its relays (one snapshot in a pipe)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "completions" -d 'Print the shell completion script'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "man" -d 'Print the man page (or write one per command with --out DIR)'
@@ -811,6 +812,34 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-order
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l interval -d 'Refresh every' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l relay -d 'A relay\'s metrics endpoint (its --metrics-addr), repeatable: http://HOST:PORT' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l filter -d 'Only routes whose name contains this' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+json\t'One JSON document'
+jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+consume\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l once -d 'Print one snapshot and exit (what a pipe or cron gets anyway)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l path -d 'Where to write the file' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l route -d 'A first route to relay (with --to)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l to -d 'The first route\'s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)' -r
@@ -888,22 +917,23 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l hlc-ordering
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s V -l version -d 'Print version'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "schema" -d 'Print the schema (DDL or mongosh script) for the configured outbox'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "migrate" -d 'Bring the database to the configured schema (only ever adds)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "partitions" -d 'Manage the delivery log\'s daily partitions (PostgreSQL)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "inspect" -d 'What is pending, processing, failed; rows; where an event is'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "requeue" -d 'Return failed rows to pending (by --id, or by filter with --all)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "discard" -d 'Delete failed rows an operator gave up on (by --id, or by filter with --all)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "emit" -d 'Stage an event (or --count N of them)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "hlc" -d 'The HLC checkpoint'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "doctor" -d 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "storage" -d 'Retain → consume storage, step by step'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "replay" -d 'Publish delivered events again, selected and in order, to a destination (--to)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "completions" -d 'Print the shell completion script'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "man" -d 'Print the man page (or write one per command with --out DIR)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay init completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "schema" -d 'Print the schema (DDL or mongosh script) for the configured outbox'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "migrate" -d 'Bring the database to the configured schema (only ever adds)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "partitions" -d 'Manage the delivery log\'s daily partitions (PostgreSQL)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "inspect" -d 'What is pending, processing, failed; rows; where an event is'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "requeue" -d 'Return failed rows to pending (by --id, or by filter with --all)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "discard" -d 'Delete failed rows an operator gave up on (by --id, or by filter with --all)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "emit" -d 'Stage an event (or --count N of them)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "hlc" -d 'The HLC checkpoint'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "doctor" -d 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "storage" -d 'Retain → consume storage, step by step'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "replay" -d 'Publish delivered events again, selected and in order, to a destination (--to)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "top" -d 'A live view of the outbox and its relays (one snapshot in a pipe)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "completions" -d 'Print the shell completion script'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "man" -d 'Print the man page (or write one per command with --out DIR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "print" -d 'Print the schema, ready to paste into a migration file'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from partitions" -f -a "list" -d 'Every partition with its bounds (from the catalog), size and flags'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from partitions" -f -a "add-ahead" -d 'Attach a partition for each missing UTC day from today to today + N'

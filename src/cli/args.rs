@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 use super::{
     Format, completions, doctor, emit, hlc, init, inspect, migrate, partitions, relay, replay,
-    requeue, schema, storage,
+    requeue, schema, storage, top,
 };
 use crate::duration::Dur;
 use crate::model::{KeyOrder, Storage};
@@ -130,6 +130,8 @@ pub enum Command {
     Relay(relay::RelayArgs),
     /// Publish delivered events again, selected and in order, to a destination (--to)
     Replay(replay::ReplayArgs),
+    /// A live view of the outbox and its relays (one snapshot in a pipe)
+    Top(top::TopArgs),
     /// Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)
     Init(init::InitArgs),
     /// Print the shell completion script

@@ -18,6 +18,7 @@ mod requeue;
 mod schema;
 mod serve;
 mod storage;
+mod top;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -237,6 +238,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Relay(args) => relay::run(&ctx, args).await,
         Command::Replay(args) => replay::run(&ctx, args).await,
+        Command::Top(args) => top::run(&ctx, args).await,
         Command::Partitions(cmd) => partitions::run(&ctx, cmd).await,
         Command::Inspect(args) => inspect::run(&ctx, args).await,
         Command::Requeue(args) => requeue::run(&ctx, args, requeue::Action::Requeue).await,

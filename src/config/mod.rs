@@ -110,6 +110,16 @@ pub enum Target {
     },
 }
 
+/// The outbox as people name it: `app.outbox` (PostgreSQL) or `app.outbox` (MongoDB).
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Postgres { relation, .. } => write!(f, "{relation}"),
+            Target::Mongo { collection, .. } => write!(f, "{collection}"),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RelayConfig {
     pub routes: BTreeMap<String, RouteFile>,

@@ -31,4 +31,5 @@ mod replay;
 mod restarts;
 mod schema_print;
 mod strict_soak;
+mod top;
 mod wake;

@@ -1,0 +1,753 @@
+//! `outboxctl top`: a live view of the configured outbox, refreshed every `--interval`: per
+//! route (and tenant) the bounded counts of [`crate::store::ops::Glance`], the age of the
+//! oldest ripe row, rates between refreshes (the table's statistics; each relay's metrics),
+//! failure groups at a glance, and the relays given with `--relay`. On a terminal it is a
+//! ratatui screen (keys below); in a pipe or with `--once` it prints one snapshot.
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use clap::Args;
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::layout::{Constraint, Layout};
+use ratatui::style::{Modifier, Style, Stylize};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
+use serde::Serialize;
+
+use super::Ctx;
+use crate::Error;
+use crate::exit_code;
+use crate::failure_groups::{FailureGroup, fingerprint, group};
+use crate::store::any::{Conn, OpsTarget};
+use crate::store::ops::{ErrorFilter, Glance, ListStatus, OpsStore, RowFilter, RowView};
+use crate::top::{self as view, RelayView};
+
+/// Failed rows each refresh groups, at most (the groups are then a sample).
+const GROUP_SAMPLE: i64 = 1_000;
+
+#[derive(Debug, Args)]
+pub struct TopArgs {
+    /// Refresh every
+    #[arg(long, value_name = "DURATION", default_value = "1s")]
+    pub interval: crate::duration::Dur,
+    /// A relay's metrics endpoint (its --metrics-addr), repeatable: http://HOST:PORT
+    #[arg(long = "relay", value_name = "URL")]
+    pub relays: Vec<String>,
+    /// Only routes whose name contains this
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    /// Print one snapshot and exit (what a pipe or cron gets anyway)
+    #[arg(long)]
+    pub once: bool,
+}
+
+/// A route (and tenant) as one refresh saw it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RouteRow {
+    #[serde(flatten)]
+    pub glance: Glance,
+    pub oldest_ripe_age_seconds: Option<f64>,
+    /// From the relays' metrics, when given.
+    pub delivered_per_second: Option<f64>,
+}
+
+/// One refresh.
+#[derive(Debug, Clone, Serialize)]
+pub struct Snapshot {
+    pub outbox: String,
+    pub storage: String,
+    pub at: DateTime<Utc>,
+    pub refresh_ms: f64,
+    /// Counts stop here (`cap+`).
+    pub cap: i64,
+    /// Rows inserted per second (PostgreSQL's table statistics; any writer).
+    pub staged_per_second: Option<f64>,
+    /// Deliveries per second: the relays' metrics, else (consume storage) the table's deletes.
+    pub delivered_per_second: Option<f64>,
+    pub routes: Vec<RouteRow>,
+    pub groups: Vec<FailureGroup>,
+    /// The groups were made from the first failed rows only.
+    pub groups_sampled: bool,
+    pub relays: Vec<RelayView>,
+}
+
+/// What the view reads from, refresh after refresh.
+struct Source {
+    conn: Conn,
+    targets: Vec<OpsTarget>,
+    relays: Vec<String>,
+    http: reqwest::Client,
+    /// The last table statistics and relay readings, for rates.
+    last_activity: Option<(Instant, crate::store::ops::Activity)>,
+    last_relays: HashMap<String, (Instant, RelayView)>,
+}
+
+impl Source {
+    async fn open(ctx: &Ctx, relays: Vec<String>) -> Result<Self, Error> {
+        let targets = crate::store::any::targets(&ctx.config, None)?;
+        let conn = ctx.connect().await?;
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_millis(800))
+            .build()
+            .map_err(|e| Error::Runtime(format!("an HTTP client: {e}")))?;
+        Ok(Self {
+            conn,
+            targets,
+            relays,
+            http,
+            last_activity: None,
+            last_relays: HashMap::new(),
+        })
+    }
+
+    async fn relay(&mut self, url: &str) -> RelayView {
+        let metrics = format!("{}/metrics", url.trim_end_matches('/'));
+        let now = Instant::now();
+        let before = self.last_relays.get(url);
+        let text = match self.http.get(&metrics).send().await {
+            Ok(r) if r.status().is_success() => r.text().await.map_err(|e| e.to_string()),
+            Ok(r) => Err(format!("HTTP {}", r.status().as_u16())),
+            Err(e) => Err(crate::db::first_line(&e.to_string())),
+        };
+        match text {
+            Ok(text) => {
+                let seconds = before.map_or(0.0, |(t, _)| now.duration_since(*t).as_secs_f64());
+                let v = RelayView::read(url, &text, before.map(|(_, v)| v), seconds);
+                self.last_relays.insert(url.to_owned(), (now, v.clone()));
+                v
+            }
+            Err(e) => RelayView {
+                url: url.to_owned(),
+                error: Some(e),
+                ..Default::default()
+            },
+        }
+    }
+
+    async fn snapshot(&mut self, ctx: &Ctx, filter: Option<&str>) -> Result<Snapshot, Error> {
+        let started = Instant::now();
+        let now = Utc::now();
+        let mut routes = Vec::new();
+        let mut failed_rows = Vec::new();
+        let mut sampled = false;
+        let mut activity: Option<crate::store::ops::Activity> = None;
+        for t in &self.targets {
+            let mut ops = crate::store::any::open(&ctx.config, &mut self.conn, t).await?;
+            if let Some(a) = ops.activity().await? {
+                let sum = activity.get_or_insert_with(Default::default);
+                sum.inserted += a.inserted;
+                sum.updated += a.updated;
+                sum.deleted += a.deleted;
+            }
+            for route in ops.routes().await? {
+                if filter.is_some_and(|f| !route.contains(f)) {
+                    continue;
+                }
+                let glance = ops.glance(&route, t.tenant, now, view::CAP).await?;
+                let age = glance
+                    .oldest_ripe
+                    .map(|o| (now - o).num_milliseconds().max(0) as f64 / 1000.0);
+                routes.push(RouteRow {
+                    glance,
+                    oldest_ripe_age_seconds: age,
+                    delivered_per_second: None,
+                });
+            }
+            let rows = ops
+                .error_rows(&ErrorFilter {
+                    tenant: t.tenant,
+                    limit: Some(GROUP_SAMPLE),
+                    ..Default::default()
+                })
+                .await?;
+            sampled |= rows.len() as i64 >= GROUP_SAMPLE;
+            failed_rows.extend(
+                rows.into_iter()
+                    .filter(|r| filter.is_none_or(|f| r.route.contains(f))),
+            );
+        }
+        // table-wide rates between this refresh and the last
+        let at = Instant::now();
+        let (mut staged, mut deleted) = (None, None);
+        if let Some(a) = activity {
+            if let Some((t, b)) = self.last_activity {
+                let secs = at.duration_since(t).as_secs_f64();
+                staged = view::rate(Some(b.inserted as f64), a.inserted as f64, secs);
+                deleted = view::rate(Some(b.deleted as f64), a.deleted as f64, secs);
+            }
+            self.last_activity = Some((at, a));
+        }
+        let mut relays = Vec::new();
+        for url in self.relays.clone() {
+            relays.push(self.relay(&url).await);
+        }
+        let mut delivered_total: Option<f64> = None;
+        for r in &mut routes {
+            let per: Vec<f64> = relays
+                .iter()
+                .filter_map(|v| v.published_per_second.get(&r.glance.route).copied())
+                .collect();
+            if !per.is_empty() && r.glance.tenant.is_none() {
+                let sum: f64 = per.iter().sum();
+                r.delivered_per_second = Some(sum);
+                *delivered_total.get_or_insert(0.0) += sum;
+            }
+        }
+        let consume = ctx.config.outbox.storage == crate::model::Storage::Consume;
+        Ok(Snapshot {
+            outbox: ctx.config.outbox.target.to_string(),
+            storage: ctx.config.outbox.storage.to_string(),
+            at: now,
+            refresh_ms: started.elapsed().as_secs_f64() * 1000.0,
+            cap: view::CAP,
+            staged_per_second: staged,
+            delivered_per_second: delivered_total.or(if consume { deleted } else { None }),
+            routes,
+            groups: group(&failed_rows),
+            groups_sampled: sampled,
+            relays,
+        })
+    }
+
+    /// The oldest pending and failed rows of a route, for the detail view.
+    async fn rows(&mut self, ctx: &Ctx, route: &RouteRow) -> Result<Vec<RowView>, Error> {
+        let mut out = Vec::new();
+        for t in self
+            .targets
+            .iter()
+            .filter(|t| t.tenant == route.glance.tenant)
+        {
+            let mut ops = crate::store::any::open(&ctx.config, &mut self.conn, t).await?;
+            for status in [ListStatus::Pending, ListStatus::Failed] {
+                let f = RowFilter {
+                    status,
+                    route: Some(route.glance.route.clone()),
+                    tenant: route.glance.tenant,
+                    event_type: None,
+                    older_than: None,
+                    error_contains: None,
+                    after: None,
+                    limit: 10,
+                };
+                out.extend(ops.list(&f, Utc::now()).await?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Requeues the failed rows of group `id` as they are now; returns how many.
+    async fn requeue_group(&mut self, ctx: &Ctx, id: &str) -> Result<usize, Error> {
+        let mut n = 0;
+        for t in &self.targets {
+            let mut ops = crate::store::any::open(&ctx.config, &mut self.conn, t).await?;
+            let rows = ops
+                .error_rows(&ErrorFilter {
+                    tenant: t.tenant,
+                    ..Default::default()
+                })
+                .await?;
+            let ids: Vec<uuid::Uuid> = rows
+                .iter()
+                .filter(|r| fingerprint(r.last_error.as_deref().unwrap_or("")) == id)
+                .map(|r| r.id)
+                .collect();
+            for chunk in ids.chunks(500) {
+                n += ops.requeue(chunk).await?.len();
+            }
+        }
+        Ok(n)
+    }
+}
+
+pub async fn run(ctx: &Ctx, args: TopArgs) -> anyhow::Result<u8> {
+    for url in &args.relays {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(Error::Runtime(format!(
+                "--relay {url:?}: give the relay's metrics endpoint as http://HOST:PORT (its --metrics-addr)"
+            ))
+            .into());
+        }
+    }
+    let mut source = Source::open(ctx, args.relays.clone()).await?;
+    let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
+    if args.once || !terminal || ctx.out.is_json() {
+        // rates need two readings: take one more after a short while
+        if !args.relays.is_empty() || ctx.config.backend == crate::dburl::Backend::Postgres {
+            source.snapshot(ctx, args.filter.as_deref()).await?;
+            tokio::time::sleep(args.interval.0.min(Duration::from_secs(1))).await;
+        }
+        let snap = source.snapshot(ctx, args.filter.as_deref()).await?;
+        print_snapshot(ctx, &snap);
+        return Ok(exit_code::OK);
+    }
+    Ok(live(ctx, &args, source).await?)
+}
+
+fn opt_rate(r: Option<f64>) -> String {
+    r.map_or("—".into(), |r| format!("{r:.0}/s"))
+}
+
+fn route_cells(r: &RouteRow, tenant_col: bool) -> Vec<String> {
+    let g = &r.glance;
+    let mut cells = vec![g.route.clone()];
+    if tenant_col {
+        cells.push(g.tenant.map(|t| t.to_string()).unwrap_or_default());
+    }
+    cells.extend([
+        view::count(g.ripe),
+        view::count(g.scheduled),
+        view::count(g.processing),
+        g.stale.map_or("—".into(), view::count),
+        view::count(g.failed),
+        r.oldest_ripe_age_seconds.map_or("—".into(), view::age),
+        opt_rate(r.delivered_per_second),
+    ]);
+    cells
+}
+
+const ROUTE_HEADER: [&str; 8] = [
+    "ripe",
+    "scheduled",
+    "processing",
+    "stale",
+    "failed",
+    "oldest ripe",
+    "delivered",
+    "",
+];
+
+fn header(tenant_col: bool) -> Vec<&'static str> {
+    let mut h = vec!["route"];
+    if tenant_col {
+        h.push("tenant");
+    }
+    h.extend(&ROUTE_HEADER[..7]);
+    h
+}
+
+fn relay_line(r: &RelayView) -> String {
+    if let Some(e) = &r.error {
+        return format!("{}  DOWN  {e}", r.url);
+    }
+    let ms = |v: Option<f64>| v.map_or("—".into(), |v| format!("{v:.1}ms"));
+    let down: Vec<String> = r
+        .destinations
+        .iter()
+        .filter(|(_, up, _)| !up)
+        .map(|(d, _, why)| format!("{d} down: {}", why.as_deref().unwrap_or("?")))
+        .collect();
+    format!(
+        "{}  up  publish p50 {} p99 {}  lag p50 {} p99 {}  destinations {} ({})",
+        r.url,
+        ms(r.publish_p50_ms),
+        ms(r.publish_p99_ms),
+        ms(r.lag_p50_ms),
+        ms(r.lag_p99_ms),
+        r.destinations.len(),
+        if down.is_empty() {
+            "all up".into()
+        } else {
+            down.join("; ")
+        }
+    )
+}
+
+fn group_line(g: &FailureGroup) -> String {
+    let routes: Vec<String> = g.routes.iter().map(|(r, n)| format!("{r}:{n}")).collect();
+    format!(
+        "{}  {:>6}  {}  {}",
+        g.id,
+        view::thousands(g.count),
+        routes.join(","),
+        g.sample_error.lines().next().unwrap_or_default()
+    )
+}
+
+fn headline(s: &Snapshot) -> String {
+    format!(
+        "outboxctl top — {} ({} storage)  staged {}  delivered {}  refreshed in {:.0} ms",
+        s.outbox,
+        s.storage,
+        opt_rate(s.staged_per_second),
+        opt_rate(s.delivered_per_second),
+        s.refresh_ms
+    )
+}
+
+/// One snapshot, for a pipe, cron or a script.
+fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
+    if ctx.out.is_json() {
+        ctx.out.json(s);
+        return;
+    }
+    let tenant_col = s.routes.iter().any(|r| r.glance.tenant.is_some());
+    let mut table = super::output::table();
+    table.set_header(header(tenant_col));
+    for r in &s.routes {
+        table.add_row(route_cells(r, tenant_col));
+    }
+    let mut out = format!("{}\n{table}\n", headline(s));
+    if !s.groups.is_empty() {
+        out.push_str(&format!(
+            "\nfailure groups{}:\n",
+            if s.groups_sampled {
+                format!(" (from the first {GROUP_SAMPLE} failed rows)")
+            } else {
+                String::new()
+            }
+        ));
+        for g in s.groups.iter().take(5) {
+            out.push_str(&format!("  {}\n", group_line(g)));
+        }
+    }
+    for r in &s.relays {
+        out.push_str(&format!("relay {}\n", relay_line(r)));
+    }
+    ctx.out.data(&out);
+}
+
+/// Where the keys go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Focus {
+    Routes,
+    Groups,
+}
+
+/// The live view's state between refreshes.
+struct Screen {
+    snap: Snapshot,
+    routes: TableState,
+    group: usize,
+    focus: Focus,
+    filter: Option<String>,
+    /// Text typed after `/`, not applied yet.
+    typing: Option<String>,
+    /// A route's rows (Enter).
+    detail: Option<(String, Vec<RowView>)>,
+    /// A group waiting for y/n before its rows are requeued.
+    confirm: Option<(String, i64)>,
+    message: Option<String>,
+}
+
+impl Screen {
+    fn selected_route(&self) -> Option<&RouteRow> {
+        self.routes.selected().and_then(|i| self.snap.routes.get(i))
+    }
+
+    fn visible_groups(&self) -> Vec<&FailureGroup> {
+        match (self.focus, self.selected_route()) {
+            (_, Some(r)) => self
+                .snap
+                .groups
+                .iter()
+                .filter(|g| g.routes.contains_key(&r.glance.route))
+                .collect(),
+            _ => self.snap.groups.iter().collect(),
+        }
+    }
+}
+
+/// Terminal input, read on a thread of its own.
+fn spawn_keys() -> (
+    tokio::sync::mpsc::UnboundedReceiver<Event>,
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = stop.clone();
+    std::thread::spawn(move || {
+        while !stopped.load(std::sync::atomic::Ordering::Relaxed) {
+            if event::poll(Duration::from_millis(100)).unwrap_or(false) {
+                match event::read() {
+                    Ok(e) => {
+                        if tx.send(e).is_err() {
+                            return;
+                        }
+                    }
+                    Err(_) => return,
+                }
+            }
+        }
+    });
+    (rx, stop)
+}
+
+async fn live(ctx: &Ctx, args: &TopArgs, mut source: Source) -> Result<u8, Error> {
+    let snap = source.snapshot(ctx, args.filter.as_deref()).await?;
+    let mut screen = Screen {
+        snap,
+        routes: TableState::default().with_selected(Some(0)),
+        group: 0,
+        focus: Focus::Routes,
+        filter: args.filter.clone(),
+        typing: None,
+        detail: None,
+        confirm: None,
+        message: None,
+    };
+    // restores the terminal on every exit, a panic included (ratatui's hook)
+    let mut terminal = ratatui::init();
+    let (mut keys, stop) = spawn_keys();
+    let mut tick = tokio::time::interval(args.interval.0);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let outcome: Result<(), Error> = async {
+        loop {
+            terminal
+                .draw(|f| draw(f, &mut screen))
+                .map_err(|e| Error::Runtime(format!("drawing the screen: {e}")))?;
+            tokio::select! {
+                _ = tick.tick() => {
+                    match source.snapshot(ctx, screen.filter.as_deref()).await {
+                        Ok(s) => {
+                            screen.snap = s;
+                            let n = screen.snap.routes.len();
+                            if screen.routes.selected().is_none_or(|i| i >= n) {
+                                screen.routes.select((n > 0).then_some(0));
+                            }
+                        }
+                        Err(e) => screen.message = Some(format!("refresh failed: {}", crate::error::one_line(&anyhow::Error::from(e)))),
+                    }
+                }
+                key = keys.recv() => {
+                    let Some(Event::Key(k)) = key else {
+                        if key.is_none() {
+                            return Ok(());
+                        }
+                        continue;
+                    };
+                    if k.kind != KeyEventKind::Press {
+                        continue;
+                    }
+                    if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
+                        return Ok(());
+                    }
+                    if handle_key(ctx, &mut source, &mut screen, k.code).await? {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+    .await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    ratatui::restore();
+    outcome.map(|()| exit_code::OK)
+}
+
+/// One key; `true` quits.
+async fn handle_key(
+    ctx: &Ctx,
+    source: &mut Source,
+    screen: &mut Screen,
+    code: KeyCode,
+) -> Result<bool, Error> {
+    if let Some(text) = &mut screen.typing {
+        match code {
+            KeyCode::Enter => {
+                screen.filter = Some(std::mem::take(text)).filter(|t| !t.is_empty());
+                screen.typing = None;
+                screen.snap = source.snapshot(ctx, screen.filter.as_deref()).await?;
+                screen
+                    .routes
+                    .select((!screen.snap.routes.is_empty()).then_some(0));
+            }
+            KeyCode::Esc => screen.typing = None,
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Char(c) => text.push(c),
+            _ => {}
+        }
+        return Ok(false);
+    }
+    if let Some((id, _)) = screen.confirm.take() {
+        if code == KeyCode::Char('y') {
+            let n = source.requeue_group(ctx, &id).await?;
+            screen.message = Some(format!("requeued {n} row(s) of group {id}"));
+            screen.snap = source.snapshot(ctx, screen.filter.as_deref()).await?;
+        } else {
+            screen.message = Some("requeue cancelled; nothing changed".into());
+        }
+        return Ok(false);
+    }
+    if screen.detail.is_some() {
+        if matches!(code, KeyCode::Esc | KeyCode::Enter | KeyCode::Backspace) {
+            screen.detail = None;
+        } else if code == KeyCode::Char('q') {
+            return Ok(true);
+        }
+        return Ok(false);
+    }
+    let n = screen.snap.routes.len();
+    match code {
+        KeyCode::Char('q') | KeyCode::Esc => return Ok(true),
+        KeyCode::Down | KeyCode::Char('j') => match screen.focus {
+            Focus::Routes if n > 0 => {
+                let i = screen.routes.selected().map_or(0, |i| (i + 1).min(n - 1));
+                screen.routes.select(Some(i));
+            }
+            Focus::Groups => {
+                let g = screen.visible_groups().len();
+                screen.group = (screen.group + 1).min(g.saturating_sub(1));
+            }
+            _ => {}
+        },
+        KeyCode::Up | KeyCode::Char('k') => match screen.focus {
+            Focus::Routes => {
+                let i = screen.routes.selected().map_or(0, |i| i.saturating_sub(1));
+                screen.routes.select(Some(i));
+            }
+            Focus::Groups => screen.group = screen.group.saturating_sub(1),
+        },
+        KeyCode::Tab => {
+            screen.focus = match screen.focus {
+                Focus::Routes => Focus::Groups,
+                Focus::Groups => Focus::Routes,
+            };
+            screen.group = 0;
+        }
+        KeyCode::Enter => {
+            if let Some(r) = screen.selected_route().cloned() {
+                let rows = source.rows(ctx, &r).await?;
+                screen.detail = Some((r.glance.route.clone(), rows));
+            }
+        }
+        KeyCode::Char('/') => screen.typing = Some(String::new()),
+        KeyCode::Char('r') => {
+            let picked = screen
+                .visible_groups()
+                .get(screen.group)
+                .map(|g| (g.id.clone(), g.count));
+            match (screen.focus, picked) {
+                (Focus::Groups, Some(g)) => screen.confirm = Some(g),
+                _ => {
+                    screen.message =
+                        Some("Tab to the failure groups, pick one with j/k, then r".into());
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(false)
+}
+
+fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
+    let [head, body, lower, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(5),
+        Constraint::Length(8),
+        Constraint::Length(1),
+    ])
+    .areas(f.area());
+    f.render_widget(Paragraph::new(headline(&screen.snap)).bold(), head);
+
+    if let Some((route, rows)) = &screen.detail {
+        let lines: Vec<Row> = rows
+            .iter()
+            .map(|r| {
+                Row::new(vec![
+                    r.status.clone(),
+                    r.id.to_string(),
+                    r.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+                    r.attempts.to_string(),
+                    r.last_error.clone().unwrap_or_default(),
+                ])
+            })
+            .collect();
+        let table = Table::new(
+            lines,
+            [
+                Constraint::Length(10),
+                Constraint::Length(36),
+                Constraint::Length(19),
+                Constraint::Length(8),
+                Constraint::Min(10),
+            ],
+        )
+        .header(Row::new(vec!["status", "id", "created at", "attempts", "last error"]).bold())
+        .block(Block::bordered().title(format!(
+            " {route}: oldest pending and failed rows (Esc back) "
+        )));
+        f.render_widget(table, body.union(lower));
+    } else {
+        let tenant_col = screen.snap.routes.iter().any(|r| r.glance.tenant.is_some());
+        let rows: Vec<Row> = screen
+            .snap
+            .routes
+            .iter()
+            .map(|r| Row::new(route_cells(r, tenant_col)))
+            .collect();
+        let mut widths = vec![Constraint::Min(12)];
+        if tenant_col {
+            widths.push(Constraint::Length(36));
+        }
+        widths.extend([Constraint::Length(11); 7]);
+        let title = match &screen.filter {
+            Some(f) => format!(" routes matching {f:?} "),
+            None => " routes ".into(),
+        };
+        let table = Table::new(rows, widths)
+            .header(Row::new(header(tenant_col)).bold())
+            .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+            .block(Block::bordered().title(title));
+        f.render_stateful_widget(table, body, &mut screen.routes);
+
+        let [groups, relays] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                .areas(lower);
+        let focus = screen.focus;
+        let picked = screen.group;
+        let lines: Vec<Line> = screen
+            .visible_groups()
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let line = Line::from(group_line(g));
+                if focus == Focus::Groups && i == picked {
+                    line.reversed()
+                } else {
+                    line
+                }
+            })
+            .collect();
+        let title = if screen.snap.groups_sampled {
+            format!(" failure groups (first {GROUP_SAMPLE} failed rows) ")
+        } else {
+            " failure groups ".into()
+        };
+        f.render_widget(
+            Paragraph::new(lines).block(Block::bordered().title(title)),
+            groups,
+        );
+        let lines: Vec<Line> = if screen.snap.relays.is_empty() {
+            vec![Line::from("no relay given (--relay http://HOST:PORT)")]
+        } else {
+            screen
+                .snap
+                .relays
+                .iter()
+                .map(|r| Line::from(relay_line(r)))
+                .collect()
+        };
+        f.render_widget(
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: true })
+                .block(Block::bordered().title(" relays ")),
+            relays,
+        );
+    }
+
+    let footer = if let Some(t) = &screen.typing {
+        format!("filter routes: {t}▏ (Enter apply, Esc cancel)")
+    } else if let Some((id, n)) = &screen.confirm {
+        format!("requeue the {n} failed row(s) of group {id}? y/N")
+    } else if let Some(m) = &screen.message {
+        format!("{m}   — q quit")
+    } else {
+        "q quit  ↑↓/j/k move  Enter rows  / filter  Tab groups  r requeue group".into()
+    };
+    f.render_widget(Paragraph::new(footer).reversed(), foot);
+}
