@@ -44,8 +44,9 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
         traceparent: has(Part::Traceparent),
         checkpoint: has(Part::Checkpoint),
         delivery_log: has(Part::DeliveryLog),
-        replay: has(Part::Replay),
-        wake: has(Part::Wake),
+        // outboxctl's own additions, only when named (`all` is the specification's parts)
+        replay: args.with.contains(&Part::Replay),
+        wake: args.with.contains(&Part::Wake),
     };
     let text = match ctx.config.backend {
         Backend::Postgres => {

@@ -147,3 +147,21 @@ fn json_format_wraps_the_script() {
     assert_eq!(v["backend"], "postgres");
     assert_eq!(v["script"].as_str().unwrap(), fixture("spec_outbox.sql"));
 }
+
+#[test]
+fn outboxctls_own_parts_print_only_when_named() {
+    let r = ob(["schema", "print", "--with", "wake,replay"]).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stdout.contains("CREATE TRIGGER outbox_wake AFTER INSERT ON app.outbox")
+            && r.stdout.contains(
+                "CREATE INDEX outbox_replay_idx\n    ON app.outbox (outbox_route, created_at, id) WHERE status = 'published';"
+            ),
+        "{r:?}"
+    );
+    let all = ob(["schema", "print", "--with", "all"]).run();
+    assert!(
+        !all.stdout.contains("outbox_wake") && !all.stdout.contains("replay"),
+        "{all:?}"
+    );
+}
