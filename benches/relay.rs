@@ -115,13 +115,7 @@ fn rate(n: usize, d: Duration) -> f64 {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let sizes: Vec<usize> = match std::env::var("OUTBOXCTL_BENCH_N") {
-        Ok(v) => v
-            .split(',')
-            .map(|s| s.trim().parse().expect("OUTBOXCTL_BENCH_N: numbers"))
-            .collect(),
-        Err(_) => vec![20_000, 200_000],
-    };
+    let sizes = common::sizes(&[20_000, 200_000]);
     let mut conn = PgConnection::connect(&base_url())
         .await
         .expect("PostgreSQL (run scripts/services.sh)");

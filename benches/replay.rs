@@ -144,13 +144,7 @@ fn rate(n: usize, d: Duration) -> f64 {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let sizes: Vec<usize> = match std::env::var("OUTBOXCTL_BENCH_N") {
-        Ok(v) => v
-            .split(',')
-            .map(|s| s.trim().parse().expect("OUTBOXCTL_BENCH_N: numbers"))
-            .collect(),
-        Err(_) => vec![100_000, 1_000_000],
-    };
+    let sizes = common::sizes(&[100_000, 1_000_000]);
     let mut conn = PgConnection::connect(&base_url())
         .await
         .expect("PostgreSQL (run scripts/services.sh)");

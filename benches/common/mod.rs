@@ -41,6 +41,17 @@ impl Mode {
     }
 }
 
+/// The row counts to run: `OUTBOXCTL_BENCH_N` (comma-separated), else `default`.
+pub fn sizes(default: &[usize]) -> Vec<usize> {
+    match std::env::var("OUTBOXCTL_BENCH_N") {
+        Ok(v) => v
+            .split(',')
+            .map(|s| s.trim().parse().expect("OUTBOXCTL_BENCH_N: numbers"))
+            .collect(),
+        Err(_) => default.to_vec(),
+    }
+}
+
 pub fn base_url() -> String {
     std::env::var("OUTBOXCTL_TEST_PG_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())

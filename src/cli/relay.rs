@@ -320,7 +320,7 @@ async fn drive<S: RelayStore>(
 /// why the relay polls only (at `interval`, which stays the safety net either way).
 async fn start_wake(
     ctx: &Ctx,
-    wakers: Vec<(Vec<String>, Arc<crate::relay::wake::WakeSignal>)>,
+    wakers: crate::relay::wake::Wakers,
     metrics: Arc<crate::relay::metrics::Metrics>,
 ) -> Result<Option<tokio::task::JoinHandle<()>>, Error> {
     let config = &ctx.config;

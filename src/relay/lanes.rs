@@ -507,16 +507,18 @@ impl<S: RelayStore> Relay<S> {
     }
 
     /// Each lane's wake-up and the routes it serves: what a listener wakes.
-    pub fn wakers(&self) -> Vec<(Vec<String>, Arc<WakeSignal>)> {
-        self.lanes
-            .iter()
-            .map(|l| {
-                let mut routes: Vec<String> =
-                    l.routes.iter().map(|(t, _)| t.route.clone()).collect();
-                routes.dedup();
-                (routes, l.wake.clone())
-            })
-            .collect()
+    pub fn wakers(&self) -> super::wake::Wakers {
+        super::wake::Wakers(
+            self.lanes
+                .iter()
+                .map(|l| {
+                    let mut routes: Vec<String> =
+                        l.routes.iter().map(|(t, _)| t.route.clone()).collect();
+                    routes.dedup();
+                    (routes, l.wake.clone())
+                })
+                .collect(),
+        )
     }
 
     /// Every route served, lane by lane.

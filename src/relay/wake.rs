@@ -50,6 +50,38 @@ impl WakeSignal {
     }
 }
 
+/// Every lane's wake-up with the routes it serves: what a listener wakes.
+#[derive(Clone, Default)]
+pub struct Wakers(pub Vec<(Vec<String>, std::sync::Arc<WakeSignal>)>);
+
+impl Wakers {
+    /// Rows arrived for `route`: its lanes run a tick for it.
+    pub fn route(&self, route: &str) {
+        for (routes, signal) in &self.0 {
+            if routes.iter().any(|r| r == route) {
+                signal.wake(Some(route));
+            }
+        }
+    }
+
+    /// Anything may have arrived (a listener reconnected): every lane runs every route.
+    pub fn all(&self) {
+        for (_, signal) in &self.0 {
+            signal.wake(None);
+        }
+    }
+}
+
+/// How long a listener waits before its `failures`-th reconnection attempt: 200 ms doubling
+/// to 30 s (polling carries on meanwhile).
+pub fn reconnect_wait(failures: u32) -> std::time::Duration {
+    super::backoff::route_backoff(
+        failures,
+        std::time::Duration::from_millis(200),
+        std::time::Duration::from_secs(30),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

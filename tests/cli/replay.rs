@@ -9,7 +9,7 @@ use sqlx::postgres::PgConnection;
 use crate::common::brokers::{REDIS, hook};
 use crate::common::mongo::MongoDb;
 use crate::common::{
-    ERROR, OK, Ob, PgSchema, REFUSED, config_file, count, migrate, ob, out_file, stage,
+    ERROR, OK, Ob, PgSchema, REFUSED, config_file, count, emit_events, migrate, ob, out_file, stage,
 };
 
 /// A config with the replay index on (retain storage) and routes `orders` and `other`.
@@ -442,20 +442,11 @@ async fn a_postgres_table_destination_replays_what_it_received() {
     );
     migrate(&schema, &["--config", &cfg]).await;
     let t = schema.rel("outbox");
-    ob([
-        "emit",
-        "-q",
-        "--route",
+    emit_events(
         "orders",
-        "--type",
-        "order.placed",
-        "--count",
-        "30",
-    ])
-    .args([
-        "--payload",
+        30,
         r#"{"b": 1.50, "a": "é", "n": 12345678901234567890}"#,
-    ])
+    )
     .args(["--ordering-key", "o-1"])
     .pg(&t)
     .config(&cfg)
@@ -539,20 +530,10 @@ async fn a_file_archive_replays_to_a_real_broker_selected_by_hlc_and_resumes_by_
     let cfg = config_file(test, "outbox:\n  hlc_ordering: true\n");
     migrate(&schema, &["--config", &cfg]).await;
     let t = schema.rel("outbox");
-    ob([
-        "emit",
-        "-q",
-        "--route",
-        "orders",
-        "--type",
-        "order.placed",
-        "--count",
-        "12",
-    ])
-    .args(["--payload", r#"{"order_id": 42}"#])
-    .pg(&t)
-    .config(&cfg)
-    .code(OK);
+    emit_events("orders", 12, r#"{"order_id": 42}"#)
+        .pg(&t)
+        .config(&cfg)
+        .code(OK);
     let archive = out_file(&format!("{test}-archive"));
     relay_to(&schema, &cfg, "orders", &file_url(&archive));
     let lines: Vec<Value> = read(&archive)
@@ -644,21 +625,11 @@ async fn published_documents_on_mongo_go_out_again_byte_for_byte() {
     let cfg = replay_config(test);
     ob(["migrate", "-q"]).mongo(&coll).config(&cfg).code(OK);
     for key in ["a", "b"] {
-        ob([
-            "emit",
-            "-q",
-            "--route",
-            "orders",
-            "--type",
-            "order.placed",
-            "--count",
-            "15",
-        ])
-        .args(["--payload", r#"{"order_id": 42, "total": "19.90"}"#])
-        .args(["--ordering-key", key])
-        .mongo(&coll)
-        .config(&cfg)
-        .code(OK);
+        emit_events("orders", 15, r#"{"order_id": 42, "total": "19.90"}"#)
+            .args(["--ordering-key", key])
+            .mongo(&coll)
+            .config(&cfg)
+            .code(OK);
     }
     let first = out_file(&format!("{test}-first"));
     ob([

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::common::mongo::MongoDb;
 use crate::common::own_server::{free_port, wait_log};
-use crate::common::{OK, PgSchema, eventually, migrate, ob, out_file, stage};
+use crate::common::{OK, PgSchema, emit_events, eventually, migrate, ob, out_file, stage};
 
 async fn park(conn: &mut sqlx::PgConnection, t: &str, route: &str, n: i64, error: &str) {
     sqlx::raw_sql(&format!(
@@ -71,19 +71,7 @@ async fn a_pipe_gets_one_snapshot_on_mongo() {
     let db = MongoDb::new(test).await;
     let coll = format!("{}.outbox", db.name);
     ob(["migrate", "-q"]).mongo(&coll).code(OK);
-    ob([
-        "emit",
-        "-q",
-        "--route",
-        "orders",
-        "--type",
-        "t",
-        "--payload",
-        "{}",
-    ])
-    .args(["--count", "7"])
-    .mongo(&coll)
-    .code(OK);
+    emit_events("orders", 7, "{}").mongo(&coll).code(OK);
     let v = ob(["top", "--format", "json"]).mongo(&coll).code(OK).json();
     assert_eq!(v["routes"][0]["route"], "orders", "{v}");
     assert_eq!(v["routes"][0]["ripe"], 7, "{v}");

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use crate::common::mongo::MongoDb;
 use crate::common::own_server::{spawn_loop_relay, wait_log, wait_published};
-use crate::common::{OK, PgSchema, config_file, migrate, ob, out_file, stage, wait_until};
+use crate::common::{
+    OK, PgSchema, config_file, emit_events, migrate, ob, out_file, stage, wait_until,
+};
 use crate::pgbouncer::PgBouncer;
 
 /// A table name of the test's own: its `NOTIFY` channel (`<table>_wake`) is then its own too.
@@ -188,20 +190,10 @@ async fn an_insert_wakes_the_relay_on_mongo_through_a_change_stream() {
         .config(&cfg)
         .spawn(Some(&log));
     wait_log(&log, "wake-up on insert: following a change stream", 1).await;
-    ob([
-        "emit",
-        "-q",
-        "--route",
-        "orders",
-        "--type",
-        "t",
-        "--payload",
-        "{}",
-    ])
-    .args(["--count", "3"])
-    .mongo(&coll)
-    .config(&cfg)
-    .code(OK);
+    emit_events("orders", 3, "{}")
+        .mongo(&coll)
+        .config(&cfg)
+        .code(OK);
     wait_until(Duration::from_secs(30), "3 events woken out", || {
         event_ids(&out).len() == 3
     })

@@ -3,14 +3,11 @@
 //! from the last event's token and wakes every lane once (what it missed is in the
 //! collection). A standalone server has no change streams: the caller falls back to polling.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use futures_util::StreamExt;
 use mongodb::bson::{Document, doc};
 use mongodb::change_stream::event::ResumeToken;
 
-use crate::relay::wake::WakeSignal;
+use crate::relay::wake::{Wakers, reconnect_wait};
 
 /// MongoDB's "The $changeStream stage is only supported on replica sets".
 const NOT_A_REPLICA_SET: i32 = 40573;
@@ -55,11 +52,7 @@ pub async fn listen(
 }
 
 /// Follows the change stream until the task is dropped.
-pub async fn run(
-    coll: mongodb::Collection<Document>,
-    wakers: Vec<(Vec<String>, Arc<WakeSignal>)>,
-    on_wake: impl Fn(&str),
-) {
+pub async fn run(coll: mongodb::Collection<Document>, wakers: Wakers, on_wake: impl Fn(&str)) {
     let mut resume: Option<ResumeToken> = None;
     let mut failures: u32 = 0;
     loop {
@@ -67,11 +60,7 @@ pub async fn run(
             Ok(s) => s,
             Err(e) => {
                 failures += 1;
-                let wait = crate::relay::backoff::route_backoff(
-                    failures,
-                    Duration::from_millis(200),
-                    Duration::from_secs(30),
-                );
+                let wait = reconnect_wait(failures);
                 tracing::warn!(
                     "the change stream cannot reopen ({}); polling carries on, next try in {}",
                     crate::db::first_line(&e.to_string()),
@@ -83,9 +72,7 @@ pub async fn run(
         };
         if failures > 0 || resume.is_some() {
             // reopened: whatever arrived meanwhile is in the collection
-            for (_, signal) in &wakers {
-                signal.wake(None);
-            }
+            wakers.all();
         }
         while let Some(event) = stream.next().await {
             let Ok(event) = event else {
@@ -101,18 +88,10 @@ pub async fn run(
                 continue;
             };
             on_wake(route);
-            for (routes, signal) in &wakers {
-                if routes.iter().any(|r| r == route) {
-                    signal.wake(Some(route));
-                }
-            }
+            wakers.route(route);
         }
         failures += 1;
-        let wait = crate::relay::backoff::route_backoff(
-            failures,
-            Duration::from_millis(200),
-            Duration::from_secs(30),
-        );
+        let wait = reconnect_wait(failures);
         tracing::warn!(
             "the change stream ended: reopening it in {}",
             crate::duration::Dur(wait)

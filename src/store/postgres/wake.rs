@@ -4,13 +4,12 @@
 //! lanes serving its route. `LISTEN` needs a session: behind a transaction pooler it succeeds
 //! and hears nothing, so a `NOTIFY` round trip from another connection is checked first.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgListener, PgPoolOptions};
 
 use crate::dburl::DatabaseUrl;
-use crate::relay::wake::WakeSignal;
+use crate::relay::wake::{Wakers, reconnect_wait};
 
 /// Payloads that start with this are outboxctl's own checks, not routes.
 const PROBE: &str = "\u{1}outboxctl-probe ";
@@ -83,11 +82,7 @@ pub async fn listen(
 /// Reads notifications until the task is dropped: each wakes the lanes serving its route
 /// (`on_wake` counts it). A lost connection wakes every lane (notifications may have been
 /// missed while it was down) and reconnects, backing off while the server is away.
-pub async fn run(
-    mut listener: PgListener,
-    wakers: Vec<(Vec<String>, Arc<WakeSignal>)>,
-    on_wake: impl Fn(&str),
-) {
+pub async fn run(mut listener: PgListener, wakers: Wakers, on_wake: impl Fn(&str)) {
     let mut failures: u32 = 0;
     loop {
         match listener.try_recv().await {
@@ -98,27 +93,17 @@ pub async fn run(
                     continue;
                 }
                 on_wake(route);
-                for (routes, signal) in &wakers {
-                    if routes.iter().any(|r| r == route) {
-                        signal.wake(Some(route));
-                    }
-                }
+                wakers.route(route);
             }
             Ok(None) => {
                 tracing::warn!(
                     "the wake-up connection was lost: every route runs now; reconnecting"
                 );
-                for (_, signal) in &wakers {
-                    signal.wake(None);
-                }
+                wakers.all();
             }
             Err(e) => {
                 failures += 1;
-                let wait = crate::relay::backoff::route_backoff(
-                    failures,
-                    Duration::from_millis(200),
-                    Duration::from_secs(30),
-                );
+                let wait = reconnect_wait(failures);
                 tracing::warn!(
                     "the wake-up connection cannot reconnect ({}); polling carries on, next try in {}",
                     crate::db::pg_message(&e),

@@ -296,6 +296,24 @@ impl Ob {
     }
 }
 
+/// `emit -q` of `count` events of type `order.placed` with `payload` on `route`; add the
+/// outbox and any other flags.
+pub fn emit_events(route: &str, count: u32, payload: &str) -> Ob {
+    let count = count.to_string();
+    ob([
+        "emit",
+        "-q",
+        "--route",
+        route,
+        "--type",
+        "order.placed",
+        "--payload",
+        payload,
+        "--count",
+        &count,
+    ])
+}
+
 /// Writes a config file of the test's own; returns its path.
 pub fn config_file(test: &str, yaml: &str) -> String {
     let path = std::env::temp_dir()
