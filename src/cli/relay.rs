@@ -328,6 +328,13 @@ async fn start_wake(
         return Ok(None);
     }
     let polling = crate::duration::Dur(config.relay.interval);
+    // says why this run polls only
+    let polls = |why: &str| {
+        ctx.out.warn(&format!(
+            "relay.wake: notify is off for this run, polling every {polling}: {why}"
+        ));
+        None
+    };
     let on_wake = move |route: &str| metrics.wake(route);
     match &config.outbox.target {
         Target::Postgres { relation, .. } => {
@@ -367,10 +374,9 @@ async fn start_wake(
                     .await
                     .is_none()
             {
-                ctx.out.warn(&format!(
-                    "relay.wake: notify is off for this run, polling every {polling}: the database URL goes through a pooler (the server listens on another port than the one dialled) and LISTEN needs a session of its own; set relay.wake_url to a direct or session-pooled URL"
+                return Ok(polls(
+                    "the database URL goes through a pooler (the server listens on another port than the one dialled) and LISTEN needs a session of its own; set relay.wake_url to a direct or session-pooled URL",
                 ));
-                return Ok(None);
             }
             let url = config.relay.wake_url.as_ref().unwrap_or(main);
             match crate::store::postgres::wake::listen(url, main, &channels, ctx.connect_timeout)
@@ -382,12 +388,7 @@ async fn start_wake(
                         listener, wakers, on_wake,
                     ))))
                 }
-                Err(why) => {
-                    ctx.out.warn(&format!(
-                        "relay.wake: notify is off for this run, polling every {polling}: {why}"
-                    ));
-                    Ok(None)
-                }
+                Err(why) => Ok(polls(&why)),
             }
         }
         Target::Mongo { collection, .. } => {
@@ -399,12 +400,7 @@ async fn start_wake(
                         coll, wakers, on_wake,
                     ))))
                 }
-                Err(why) => {
-                    ctx.out.warn(&format!(
-                        "relay.wake: notify is off for this run, polling every {polling}: {why}"
-                    ));
-                    Ok(None)
-                }
+                Err(why) => Ok(polls(&why)),
             }
         }
     }

@@ -558,30 +558,23 @@ async fn a_file_archive_replays_to_a_real_broker_selected_by_hlc_and_resumes_by_
 
     // to Redis (a stream of the test's own): the same payload and headers
     let stream = crate::common::unique_name(test);
-    let r = ob([
-        "replay",
-        "--from",
-        &from,
-        "--to",
-        REDIS,
-        "--channel",
-        &stream,
-    ])
-    .args(["--limit", "5", "--format", "json"])
-    .code(OK);
+    let to_redis = || {
+        ob([
+            "replay",
+            "--from",
+            &from,
+            "--to",
+            REDIS,
+            "--channel",
+            &stream,
+        ])
+    };
+    let r = to_redis()
+        .args(["--limit", "5", "--format", "json"])
+        .code(OK);
     let cursor = r.json()["cursor"].as_str().unwrap().to_owned();
     assert_eq!(cursor, "f1.5");
-    ob([
-        "replay",
-        "--from",
-        &from,
-        "--to",
-        REDIS,
-        "--channel",
-        &stream,
-    ])
-    .args(["--after", &cursor])
-    .code(OK);
+    to_redis().args(["--after", &cursor]).code(OK);
     let client = redis::Client::open(REDIS).unwrap();
     let mut con = client.get_multiplexed_async_connection().await.unwrap();
     let entries: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
