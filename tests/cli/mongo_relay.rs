@@ -699,12 +699,27 @@ impl OwnMongod {
         );
     }
 
+    /// Stops it and waits until the process has exited (its files are free again: the next
+    /// start, or the next run of the test, may use the same directory).
     fn stop(&self) {
         let pid = std::fs::read_to_string(self.dir.join("mongod.pid")).unwrap();
+        let pid = pid.trim().to_owned();
         std::process::Command::new("kill")
-            .args(["-TERM", pid.trim()])
+            .args(["-TERM", &pid])
             .status()
             .unwrap();
+        let alive = || {
+            std::process::Command::new("kill")
+                .args(["-0", &pid])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while alive() {
+            assert!(Instant::now() < deadline, "mongod {pid} did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn port_open(&self) -> bool {
@@ -940,6 +955,69 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
         .map(|l| l["event_id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ids.len(), 200, "nothing lost across the restart");
+}
+
+/// `relay.wake: notify` on MongoDB across a mongod restart: the change stream resumes (from its
+/// token) and inserts wake the relay again; its interval is an hour, so polling cannot be what
+/// delivers them.
+#[tokio::test]
+async fn the_change_stream_wakes_the_relay_again_after_a_mongod_restart() {
+    let own = own_mongod("own_mongod_wake", 28000, false);
+    let port = own.port;
+    own.start();
+    own.primary().await;
+    let url = format!("mongodb://127.0.0.1:{port}/?replicaSet=rsr");
+    let base = [
+        "--database-url",
+        url.as_str(),
+        "--collection",
+        "wake.outbox",
+        "--connect-timeout",
+        "3s",
+    ];
+    let emit_10 = || {
+        crate::common::emit_events("orders", 10, "{}")
+            .args(base)
+            .code(OK);
+    };
+    ob(["migrate", "-q"]).args(base).code(OK);
+    let path = out_file("mongo_wake_restart");
+    let log = out_file("mongo_wake_restart-log");
+    let cfg = crate::common::config_file(
+        "mongo_wake_restart",
+        "relay:\n  interval: 1h\n  wake: notify\n",
+    );
+    let relay = ob(["relay", "--loop", "--route", "orders"])
+        .args(["--to", &format!("file:{}", path.display())])
+        .args(base)
+        .config(&cfg)
+        .spawn(Some(&log));
+    crate::common::own_server::wait_log(&log, "following a change stream", 1).await;
+    emit_10();
+    wait_until(Duration::from_secs(30), "10 events woken out", || {
+        count_lines(&path) >= 10
+    })
+    .await;
+    own.stop();
+    wait_until(Duration::from_secs(30), "mongod to stop", || {
+        !own.port_open()
+    })
+    .await;
+    own.start();
+    own.primary().await;
+    emit_10();
+    wait_until(
+        Duration::from_secs(60),
+        "the events staged after the restart",
+        || count_lines(&path) >= 20,
+    )
+    .await;
+    assert!(relay.terminate().success(), "the relay stopped cleanly");
+    let ids: HashSet<String> = lines(&path)
+        .iter()
+        .map(|l| l["event_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 20, "each once");
 }
 
 /// Strict key order on MongoDB in one process: a key whose first row is `failed`, or held by

@@ -688,3 +688,78 @@ async fn published_documents_on_mongo_go_out_again_byte_for_byte() {
         .code(REFUSED);
     assert!(r.stderr.contains("outbox.replay_index: true"), "{r:?}");
 }
+
+#[tokio::test]
+async fn hlc_order_holds_across_pages_and_rows_without_an_hlc_come_last() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let cfg = config_file(
+        test,
+        "outbox:\n  hlc_ordering: true\n  replay_index: true\nrelay:\n  routes:\n    orders:\n      to: file:/dev/null\n",
+    );
+    migrate(&schema, &["--config", &cfg]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 600, Some(9)).await;
+    // 550 rows with HLCs against their creation order, 50 legacy rows without one
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET hlc = (1764583200000::bigint << 16) | (1000 - (payload->>'n')::int) WHERE (payload->>'n')::int > 50"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let first = out_file(&format!("{test}-first"));
+    relay_to(&schema, &cfg, "orders", &file_url(&first));
+    let ns: Vec<i64> = read(&first)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["payload"]["n"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        (ns[0], ns[549], ns[550], ns[599]),
+        (600, 51, 1, 50),
+        "claim order"
+    );
+
+    // 560 events: past a page and into the rows without an HLC; then the rest
+    let again = out_file(&format!("{test}-again"));
+    let r = replay(&schema, &cfg)
+        .args([
+            "--to",
+            &file_url(&again),
+            "--limit",
+            "560",
+            "--format",
+            "json",
+        ])
+        .code(OK);
+    let cursor = r.json()["cursor"].as_str().unwrap().to_owned();
+    assert!(
+        cursor.starts_with("r1.-.") && cursor.contains(".-."),
+        "no HLC: {cursor}"
+    );
+    replay(&schema, &cfg)
+        .args(["--to", &file_url(&again), "--after", &cursor])
+        .code(OK);
+    assert_eq!(
+        read(&again),
+        read(&first),
+        "HLC order, then the rest, byte for byte"
+    );
+    let hlc = |n: i64| ((1_764_583_200_000_i64 << 16) | (1000 - n)).to_string();
+    let window = replay(&schema, &cfg)
+        .args([
+            "--dry-run",
+            "--format",
+            "json",
+            "--hlc-from",
+            &hlc(100),
+            "--hlc-to",
+            &hlc(91),
+        ])
+        .code(OK)
+        .json();
+    assert_eq!(window["count"], 10, "{window}");
+}
