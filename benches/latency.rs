@@ -3,6 +3,7 @@
 //!
 //!     cargo bench --bench latency                       # 1,000 events/s for 30 s per run
 //!     OUTBOXCTL_BENCH_SECONDS=10 OUTBOXCTL_BENCH_RATE=500 cargo bench --bench latency
+//!     OUTBOXCTL_BENCH_MODES=wake OUTBOXCTL_BENCH_TO=nats OUTBOXCTL_BENCH_WRITERS=0 cargo bench --bench latency
 //!
 //! A stager commits one event per transaction at a steady rate from a connection of its own
 //! (as `outboxctl_bench`, whose `synchronous_commit = off`: commit latency on virtual disks is
@@ -318,8 +319,20 @@ async fn main() {
         "{:<12} {:<6} {:>8} {:>9} {:>9} {:>9} {:>9}",
         "mode", "to", "events", "p50 ms", "p95 ms", "p99 ms", "max ms"
     );
-    for dest in ["nats", "file"] {
-        for mode in ["poll 1s", "poll 100ms", "wake"] {
+    // OUTBOXCTL_BENCH_MODES=wake,poll-100ms and OUTBOXCTL_BENCH_TO=nats pick runs
+    let picked = |var: &str, name: &str| {
+        std::env::var(var).map_or(true, |v| {
+            v.split(',').any(|m| m.trim() == name.replace(' ', "-"))
+        })
+    };
+    for dest in ["nats", "file"]
+        .into_iter()
+        .filter(|d| picked("OUTBOXCTL_BENCH_TO", d))
+    {
+        for mode in ["poll 1s", "poll 100ms", "wake"]
+            .into_iter()
+            .filter(|m| picked("OUTBOXCTL_BENCH_MODES", m))
+        {
             let ms = run(mode, dest, rate, seconds, &mut conn).await;
             println!(
                 "{mode:<12} {dest:<6} {:>8} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
@@ -330,6 +343,9 @@ async fn main() {
                 ms[ms.len() - 1]
             );
         }
+    }
+    if std::env::var("OUTBOXCTL_BENCH_WRITERS").is_ok_and(|v| v == "0") {
+        return;
     }
     println!();
     println!("the wake trigger's cost on writers: 8 connections, single-row commits, 5 s each");
