@@ -331,3 +331,43 @@ async fn the_live_screen_in_tmux_follows_the_outbox_and_restores_the_terminal() 
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     stager.join().unwrap();
 }
+
+#[tokio::test]
+async fn tenants_are_rows_under_their_route() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let cfg = crate::common::config_file(
+        test,
+        &format!("outbox:\n  tenant_aware: true\n  tenants: [{a}, {b}]\n"),
+    );
+    let t = schema.rel("outbox");
+    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    for (tenant, n) in [(a, 3), (b, 2)] {
+        emit_events("orders", n, "{}")
+            .args(["--tenant", tenant])
+            .pg(&t)
+            .config(&cfg)
+            .code(OK);
+    }
+    let v = ob(["top", "--format", "json"])
+        .pg(&t)
+        .config(&cfg)
+        .code(OK)
+        .json();
+    let ripe = |tenant: &str| {
+        v["routes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["route"] == "orders" && r["tenant"] == tenant)
+            .unwrap_or_else(|| panic!("{tenant} in {v}"))["ripe"]
+            .clone()
+    };
+    assert_eq!((ripe(a), ripe(b)), (3.into(), 2.into()));
+    let r = ob(["top"]).pg(&t).config(&cfg).code(OK);
+    assert!(r.stdout.contains("tenant") && r.stdout.contains(a), "{r:?}");
+}

@@ -65,10 +65,19 @@ async fn staged_rows_wake_every_looping_relay_at_once_even_after_the_listener_is
         out_file(&format!("{test}-a")),
         out_file(&format!("{test}-b")),
     ];
-    let _relays: Vec<_> = logs
-        .iter()
-        .map(|log| spawn_loop_relay(&t, &cfg, log))
-        .collect();
+    let port = crate::common::own_server::free_port();
+    let _relays = [
+        ob([
+            "relay",
+            "--loop",
+            "--metrics-addr",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .pg(&t)
+        .config(&cfg)
+        .spawn(Some(&logs[0])),
+        spawn_loop_relay(&t, &cfg, &logs[1]),
+    ];
     for log in &logs {
         wait_log(log, "wake-up on commit: listening", 1).await;
     }
@@ -80,6 +89,19 @@ async fn staged_rows_wake_every_looping_relay_at_once_even_after_the_listener_is
     let ids = event_ids(&out);
     let unique: HashSet<&String> = ids.iter().collect();
     assert_eq!((ids.len(), unique.len()), (200, 200), "each row once");
+    let metrics = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let wakes: f64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("outboxctl_wakes_total{route=\"orders\"} "))
+        .unwrap_or_else(|| panic!("{metrics}"))
+        .parse()
+        .unwrap();
+    assert!(wakes >= 1.0, "{metrics}");
 
     // the listeners' connections die: they come back, and the next rows still wake them
     let killed: i64 = sqlx::query_scalar(
