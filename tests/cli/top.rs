@@ -371,3 +371,31 @@ async fn tenants_are_rows_under_their_route() {
     let r = ob(["top"]).pg(&t).config(&cfg).code(OK);
     assert!(r.stdout.contains("tenant") && r.stdout.contains(a), "{r:?}");
 }
+
+#[tokio::test]
+async fn the_live_screen_in_tmux_on_mongo() {
+    let test = test_name!();
+    let db = MongoDb::new(test).await;
+    let coll = format!("{}.outbox", db.name);
+    ob(["migrate", "-q"]).mongo(&coll).code(OK);
+    emit_events("orders", 4, "{}").mongo(&coll).code(OK);
+    let tmux = Tmux::start(test);
+    let command = format!(
+        "{} top --database-url '{}' --collection {coll} --interval 300ms; echo TOP-EXITED-$?",
+        env!("CARGO_BIN_EXE_outboxctl"),
+        crate::common::mongo_url()
+    );
+    tmux.keys(&[&command, "Enter"]);
+    tmux.wait_for("the route on screen", |s| {
+        s.contains(" routes ") && s.contains("│orders") && s.contains("q quit")
+    })
+    .await;
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the detail view", |s| {
+        s.contains("oldest pending and failed rows") && s.matches("pending ").count() >= 4
+    })
+    .await;
+    tmux.keys(&["q"]);
+    tmux.wait_for("top to exit 0", |s| s.contains("TOP-EXITED-0"))
+        .await;
+}
