@@ -263,8 +263,15 @@ impl Destinations {
         let publisher = match self.by_spec.get(&id) {
             Some(p) => p.clone(),
             None => {
-                let (sink, warnings) =
-                    destination::connect(route, spec, &self.stdout, self.ctx).await?;
+                let prefix = format!("relay.routes.{route}.to");
+                let (sink, warnings) = destination::connect(route, spec, &self.stdout, self.ctx)
+                    .await
+                    .map_err(|e| match e {
+                        Error::Runtime(m) => {
+                            Error::Runtime(m.replacen(&prefix, &format!("--to (route {route})"), 1))
+                        }
+                        other => other,
+                    })?;
                 self.warnings.extend(warnings);
                 let Sink::Publisher(p) = sink else {
                     unreachable!("postgres-table is refused in spec()")

@@ -931,8 +931,20 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
     ])
     .config(&cfg)
     .spawn(None);
-    wait_until(Duration::from_secs(30), "the first 100 events", || {
-        count_lines(&path) >= 100
+    across_a_restart(&own, &path, 100, emit_100, relay).await;
+}
+
+/// Waits for the relay to deliver `batch` events, restarts mongod, stages `batch` more with
+/// `emit`, and checks that every event arrived exactly once.
+async fn across_a_restart(
+    own: &OwnMongod,
+    path: &std::path::Path,
+    batch: usize,
+    emit: impl Fn(),
+    relay: crate::common::KillOnDrop,
+) {
+    wait_until(Duration::from_secs(30), "the first events", || {
+        count_lines(path) >= batch
     })
     .await;
     own.stop();
@@ -942,19 +954,19 @@ async fn the_relay_keeps_working_across_a_mongod_restart() {
     .await;
     own.start();
     own.primary().await;
-    emit_100();
+    emit();
     wait_until(
         Duration::from_secs(60),
         "the events staged after the restart",
-        || count_lines(&path) >= 200,
+        || count_lines(path) >= 2 * batch,
     )
     .await;
     assert!(relay.terminate().success(), "the relay stopped cleanly");
-    let ids: HashSet<String> = lines(&path)
+    let ids: HashSet<String> = lines(&path.to_path_buf())
         .iter()
         .map(|l| l["event_id"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(ids.len(), 200, "nothing lost across the restart");
+    assert_eq!(ids.len(), 2 * batch, "each event once across the restart");
 }
 
 /// `relay.wake: notify` on MongoDB across a mongod restart: the change stream resumes (from its
@@ -994,30 +1006,7 @@ async fn the_change_stream_wakes_the_relay_again_after_a_mongod_restart() {
         .spawn(Some(&log));
     crate::common::own_server::wait_log(&log, "following a change stream", 1).await;
     emit_10();
-    wait_until(Duration::from_secs(30), "10 events woken out", || {
-        count_lines(&path) >= 10
-    })
-    .await;
-    own.stop();
-    wait_until(Duration::from_secs(30), "mongod to stop", || {
-        !own.port_open()
-    })
-    .await;
-    own.start();
-    own.primary().await;
-    emit_10();
-    wait_until(
-        Duration::from_secs(60),
-        "the events staged after the restart",
-        || count_lines(&path) >= 20,
-    )
-    .await;
-    assert!(relay.terminate().success(), "the relay stopped cleanly");
-    let ids: HashSet<String> = lines(&path)
-        .iter()
-        .map(|l| l["event_id"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(ids.len(), 20, "each once");
+    across_a_restart(&own, &path, 10, emit_10, relay).await;
 }
 
 /// Strict key order on MongoDB in one process: a key whose first row is `failed`, or held by
