@@ -920,6 +920,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--hlc-to', '--hlc-to', [CompletionResultType]::ParameterName, 'Up to this HLC, inclusive')
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Events per second at most (publishes then go one at a time)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Events at most')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Tries again after a refusal that may pass (200 ms apart, doubling) before stopping')
             [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Resume after this cursor (printed by an earlier replay''s summary)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')

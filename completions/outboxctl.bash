@@ -2462,7 +2462,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__replay)
-            opts="-y -v -q -h -V --to --from --channel --route --since --until --key --tenant --type --event-id --hlc-from --hlc-to --rate --limit --after --dry-run --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --to --from --channel --route --since --until --key --tenant --type --event-id --hlc-from --hlc-to --rate --limit --retries --after --dry-run --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2521,6 +2521,10 @@ _outboxctl() {
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

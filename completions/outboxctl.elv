@@ -869,6 +869,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --hlc-to 'Up to this HLC, inclusive'
             cand --rate 'Events per second at most (publishes then go one at a time)'
             cand --limit 'Events at most'
+            cand --retries 'Tries again after a refusal that may pass (200 ms apart, doubling) before stopping'
             cand --after 'Resume after this cursor (printed by an earlier replay''s summary)'
             cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
             cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'

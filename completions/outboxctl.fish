@@ -786,6 +786,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-from 
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-to -d 'Up to this HLC, inclusive' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l rate -d 'Events per second at most (publishes then go one at a time)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l limit -d 'Events at most' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l retries -d 'Tries again after a refusal that may pass (200 ms apart, doubling) before stopping' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l after -d 'Resume after this cursor (printed by an earlier replay\'s summary)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r

@@ -73,6 +73,9 @@ pub struct ReplayArgs {
     /// Events at most
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
+    /// Tries again after a refusal that may pass (200 ms apart, doubling) before stopping
+    #[arg(long, value_name = "N", default_value_t = replay::RETRIES)]
+    pub retries: u32,
     /// Resume after this cursor (printed by an earlier replay's summary)
     #[arg(long, value_name = "CURSOR")]
     pub after: Option<String>,
@@ -326,6 +329,7 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
     let pace = Pace {
         rate: args.rate,
         limit: args.limit,
+        retries: args.retries,
     };
     let needs_count = args.dry_run || !ctx.yes;
     let counted = if needs_count {

@@ -29,6 +29,10 @@ pub const PAGE: u32 = 500;
 /// Keys published at once within a page (one key's messages go one after another).
 const KEYS_IN_FLIGHT: usize = 64;
 
+/// Tries after a refusal that may pass, before the replay stops at that event (`--retries`).
+pub const RETRIES: u32 = 3;
+const RETRY_WAIT: Duration = Duration::from_millis(200);
+
 /// What to replay.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
@@ -177,6 +181,8 @@ pub struct Pace {
     pub rate: Option<f64>,
     /// Events at most.
     pub limit: Option<u64>,
+    /// Tries again after a refusal that may pass (not a permanent one).
+    pub retries: u32,
 }
 
 /// Reads a source to its end (or `limit`) without publishing: what a dry run shows and what
@@ -326,7 +332,7 @@ pub async fn run(
             }
         }
         let serial = pace.rate.is_some() || publishers.iter().any(|p| p.serial());
-        let outcome = publish_page(&page, &publishers, serial, |n| {
+        let outcome = publish_page(&page, &publishers, serial, pace.retries, |n| {
             pace.rate.map(|rate| {
                 started + Duration::from_secs_f64((tally.count + n as u64) as f64 / rate)
             })
@@ -358,11 +364,40 @@ pub async fn run(
     }
 }
 
+/// Publishes one message, each try bounded by the destination's timeout; a refusal that may
+/// pass (not a permanent one) is tried again `retries` times, 200 ms apart and doubling.
+async fn publish(
+    publisher: &Arc<dyn Publisher>,
+    message: &Arc<Message>,
+    retries: u32,
+) -> Result<(), destination::PublishError> {
+    let mut tries = 0;
+    loop {
+        let limit = publisher.default_timeout();
+        let result = tokio::time::timeout(limit, publisher.publish(message.clone()))
+            .await
+            .unwrap_or_else(|_| {
+                Err(destination::PublishError::timed_out(format!(
+                    "no answer within {}",
+                    crate::duration::Dur(limit)
+                )))
+            });
+        match result {
+            Err(e) if e.kind != destination::Refusal::Permanent && tries < retries => {
+                tries += 1;
+                tokio::time::sleep(RETRY_WAIT * (1 << (tries - 1))).await;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Publishes one page; `Err((n, error))` when the first `n` went out and the next did not.
 async fn publish_page(
     page: &[Item],
     publishers: &[Arc<dyn Publisher>],
     serial: bool,
+    retries: u32,
     due: impl Fn(usize) -> Option<tokio::time::Instant>,
 ) -> Result<(), (usize, Error)> {
     let failed = |i: usize, e: destination::PublishError| {
@@ -377,7 +412,7 @@ async fn publish_page(
             if let Some(at) = due(i) {
                 tokio::time::sleep_until(at).await;
             }
-            if let Err(e) = publishers[i].publish(item.message.clone()).await {
+            if let Err(e) = publish(&publishers[i], &item.message, retries).await {
                 return Err((i, failed(i, e)));
             }
         }
@@ -398,7 +433,7 @@ async fn publish_page(
     let results: Vec<(usize, destination::PublishError)> = futures_util::stream::iter(chains)
         .map(|chain| async move {
             for i in chain {
-                if let Err(e) = publishers[i].publish(page[i].message.clone()).await {
+                if let Err(e) = publish(&publishers[i], &page[i].message, retries).await {
                     return Some((i, e));
                 }
             }

@@ -185,8 +185,9 @@ async fn selection_narrows_by_key_type_event_id_time_and_dry_run_counts_first_an
 async fn an_interrupted_replay_resumes_after_its_cursor_with_nothing_lost() {
     let test = test_name!();
     let (schema, _conn, cfg, first) = delivered(test, 40).await;
-    // a webhook that fails the 26th request: the replay stops and says where
-    let hook = hook([vec![200; 25], vec![503]].concat()).await;
+    // a webhook that refuses the 26th event four times (its try and three retries): the replay
+    // stops and says where
+    let hook = hook([vec![200; 25], vec![503; 4]].concat()).await;
     let r = replay(&schema, &cfg)
         .args(["--route", "orders", "--to", &hook.addr, "--rate", "1000"])
         .args(["--format", "json"])
@@ -223,14 +224,22 @@ async fn an_interrupted_replay_resumes_after_its_cursor_with_nothing_lost() {
             )
         })
         .collect();
-    assert_eq!(sent.len(), 41, "25 delivered, one refused, then 15");
+    assert_eq!(
+        sent.len(),
+        44,
+        "25 delivered, one refused four times, then 15"
+    );
     assert_eq!(
         sent[..25],
         want[..25],
         "one at a time with --rate: claim order"
     );
     let refused = &sent[25];
-    let mut rest = sent[26..].to_vec();
+    assert!(
+        sent[25..29].iter().all(|s| s == refused),
+        "retried, then given up"
+    );
+    let mut rest = sent[29..].to_vec();
     assert!(
         rest.contains(refused),
         "the refused event goes out on resume"
@@ -762,4 +771,83 @@ async fn hlc_order_holds_across_pages_and_rows_without_an_hlc_come_last() {
         .code(OK)
         .json();
     assert_eq!(window["count"], 10, "{window}");
+}
+
+/// Replay under random refusals, resumed from each stop's cursor until it completes: every
+/// event arrives, and no event of a key arrives before the key's earlier events have. Seeded:
+/// `OUTBOXCTL_REPLAY_SEED` replays one seed, `OUTBOXCTL_REPLAY_SEEDS` runs that many (default 1);
+/// a failure prints its seed.
+#[tokio::test]
+async fn replay_resumed_through_random_refusals_keeps_key_order_and_loses_nothing() {
+    use rand::{Rng, SeedableRng};
+    let test = test_name!();
+    let (schema, _conn, cfg, first) = delivered(test, 100).await;
+    let want: Vec<(String, String)> = read(&first)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["key"].as_str().unwrap().into(),
+                v["event_id"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let seeds: Vec<u64> = match std::env::var("OUTBOXCTL_REPLAY_SEED") {
+        Ok(s) => vec![s.parse().expect("OUTBOXCTL_REPLAY_SEED: a number")],
+        Err(_) => {
+            let n: u64 = std::env::var("OUTBOXCTL_REPLAY_SEEDS").map_or(1, |s| s.parse().unwrap());
+            (0..n).map(|_| rand::random()).collect()
+        }
+    };
+    for seed in seeds {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        // one request in four refused, one retry: an event refused twice (1 in 16) stops it
+        let script: Vec<u16> = (0..3_000)
+            .map(|_| if rng.gen_ratio(1, 4) { 503 } else { 200 })
+            .collect();
+        let hook = hook(script).await;
+        let mut after: Option<String> = None;
+        let mut runs = 0;
+        loop {
+            runs += 1;
+            assert!(runs < 200, "seed {seed}: the replay never completed");
+            let mut cmd = replay(&schema, &cfg)
+                .args(["--route", "orders", "--to", &hook.addr, "--yes"])
+                .args(["--format", "json", "--retries", "1"]);
+            if let Some(c) = &after {
+                cmd = cmd.args(["--after", c]);
+            }
+            let r = cmd.run_async().await;
+            if r.code == OK {
+                break;
+            }
+            assert_eq!(r.code, ERROR, "seed {seed}: {r:?}");
+            if let Some(c) = r.json()["cursor"].as_str() {
+                after = Some(c.to_owned());
+            }
+        }
+        // (key, event) in arrival order, refused requests excluded
+        let requests = hook.requests.lock().unwrap().clone();
+        let arrived: Vec<(String, String)> = requests
+            .iter()
+            .filter(|(h, _)| h[":status"] == "200")
+            .map(|(h, _)| (h["forze_key"].clone(), h["idempotency-key"].clone()))
+            .collect();
+        let mut seen: std::collections::HashSet<&str> = Default::default();
+        for (key, event) in &arrived {
+            let earlier = want
+                .iter()
+                .take_while(|(_, e)| e != event)
+                .filter(|(k, _)| k == key);
+            for (_, e) in earlier {
+                assert!(
+                    seen.contains(e.as_str()),
+                    "seed {seed}: {event} of key {key} arrived before {e}"
+                );
+            }
+            seen.insert(event);
+        }
+        assert_eq!(seen.len(), want.len(), "seed {seed}: events lost");
+        println!("seed {seed}: {runs} run(s), {} request(s)", requests.len());
+    }
 }

@@ -256,7 +256,8 @@ impl Record {
     }
 }
 
-/// A tiny HTTP/1.1 server: records requests, answers with scripted statuses (then 200).
+/// A tiny HTTP/1.1 server: records requests (with the status it answered, as `:status`),
+/// answers with scripted statuses (then 200).
 pub type Requests = Arc<Mutex<Vec<(HashMap<String, String>, String)>>>;
 
 pub struct Hook {
@@ -301,10 +302,12 @@ pub async fn hook(script: Vec<u16>) -> Hook {
                         .map_or(0, |v| v.parse().unwrap());
                     let mut body = vec![0; len];
                     r.read_exact(&mut body).await.unwrap();
+                    let status = script.lock().unwrap().pop_front().unwrap_or(200);
+                    // the answer, recorded with the request it answers
+                    headers.insert(":status".into(), status.to_string());
                     reqs.lock()
                         .unwrap()
                         .push((headers, String::from_utf8(body).unwrap()));
-                    let status = script.lock().unwrap().pop_front().unwrap_or(200);
                     let text = if status == 200 {
                         "ok"
                     } else {
