@@ -1224,6 +1224,8 @@ async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usabl
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 5, None).await;
     let s = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
+    // this pass's own backend: other tests' passes may wait on pg_settings meanwhile too
+    let pid = s.backend_pid().expect("a direct connection");
     let ok = Flaky::new(|_, _| None);
     let sink = Sink::Publisher(ok.clone());
     // another session holds pg_settings: the pass's timeouts statement waits for it
@@ -1251,13 +1253,14 @@ async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usabl
         Duration::from_secs(30),
         "the pass waiting on pg_settings",
         async || {
-            let pid: Option<i32> = sqlx::query_scalar(
-                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%pg_settings%' AND pid <> pg_backend_pid()",
+            let waiting: Option<i32> = sqlx::query_scalar(
+                "SELECT pid FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock' AND query LIKE '%pg_settings%'",
             )
+            .bind(pid)
             .fetch_optional(&mut conn)
             .await
             .unwrap();
-            pid.ok_or_else(|| "not yet".to_owned())
+            waiting.ok_or_else(|| "not yet".to_owned())
         },
     )
     .await;

@@ -430,6 +430,12 @@ WITH s AS (SELECT name, setting::bigint AS v FROM pg_settings
 SELECT set_config(name, ms::text || 'ms', true) FROM l";
 
 impl<'a> PgStore<'a> {
+    /// The server process behind an owned, direct connection (`None` behind a pooler, or
+    /// inside a caller's transaction): what `pg_cancel_backend` targets.
+    pub fn backend_pid(&self) -> Option<i32> {
+        self.backend
+    }
+
     /// A store over a connection of its own (opened now, reopened after a loss). Fails at
     /// once, exit 2, when the connection cannot hold a transaction (pgbouncer in statement
     /// pooling mode).
