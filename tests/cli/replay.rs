@@ -851,3 +851,73 @@ async fn replay_resumed_through_random_refusals_keeps_key_order_and_loses_nothin
         println!("seed {seed}: {runs} run(s), {} request(s)", requests.len());
     }
 }
+
+#[tokio::test]
+async fn per_tenant_tables_replay_tenant_by_tenant() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let cfg = config_file(
+        test,
+        &format!(
+            "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\n  replay_index: true\n",
+            schema.name
+        ),
+    );
+    let url = crate::common::pg_url();
+    ob(["migrate", "-q", "--database-url", &url, "--config", &cfg]).code(OK);
+    for (tenant, n) in [(a, 3), (b, 2)] {
+        let table = format!("{}.outbox_{}", schema.name, tenant.replace('-', ""));
+        stage(&mut conn, &table, "orders", n, None).await;
+        sqlx::raw_sql(&format!("UPDATE {table} SET tenant_id = '{tenant}'"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    let first = out_file(&format!("{test}-first"));
+    ob([
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--to",
+        &file_url(&first),
+    ])
+    .args(["--database-url", &url, "--config", &cfg])
+    .code(OK);
+    let run = |extra: &[&str]| {
+        ob([
+            "replay",
+            "--route",
+            "orders",
+            "--database-url",
+            &url,
+            "--config",
+            &cfg,
+        ])
+        .args(extra)
+        .code(OK)
+    };
+    assert_eq!(run(&["--dry-run", "--format", "json"]).json()["count"], 5);
+    assert_eq!(
+        run(&["--dry-run", "--format", "json", "--tenant", b]).json()["count"],
+        2
+    );
+    // resumed from inside the first tenant's table, the second follows
+    let again = out_file(&format!("{test}-again"));
+    let r = run(&[
+        "--to",
+        &file_url(&again),
+        "--limit",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let cursor = r.json()["cursor"].as_str().unwrap().to_owned();
+    assert!(cursor.starts_with(&format!("r1.{a}.")), "{cursor}");
+    run(&["--to", &file_url(&again), "--after", &cursor]);
+    assert_eq!(read(&again), read(&first));
+}

@@ -240,6 +240,11 @@ impl PgPublished {
         let mut w = Where::default();
         let route = w.bind(Val::Text(lane.route.clone()));
         w.and(format!("outbox_route = {route} AND status = 'published'"));
+        if let Some(tenant) = lane.tenant {
+            // a tenant's table holds only what the relay delivered for that tenant
+            let p = w.bind(Val::Uuid(tenant));
+            w.and(format!("tenant_id = {p}"));
+        }
         let tail = "(created_at, id)";
         let order = if hlc && !self.null_hlc {
             w.and("hlc IS NOT NULL".into());
