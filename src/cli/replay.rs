@@ -124,6 +124,17 @@ enum From {
     File(PathBuf),
 }
 
+impl From {
+    /// The source as a cursor names its kind ([`Cursor::source_kind`]).
+    fn kind(&self) -> &'static str {
+        match self {
+            From::Published => "the outbox's published rows",
+            From::Table(_) => "a postgres-table destination",
+            From::File(_) => "a file: archive",
+        }
+    }
+}
+
 fn parse_from(text: Option<&str>) -> Result<From, Error> {
     let Some(text) = text else {
         return Ok(From::Published);
@@ -248,21 +259,11 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
         .map(Cursor::parse)
         .transpose()
         .map_err(Error::Runtime)?;
-    let kind_ok = match (&from, &after) {
-        (_, None) => true,
-        (From::Published, Some(c)) => matches!(c, Cursor::Row { .. }),
-        (From::Table(_), Some(c)) => matches!(c, Cursor::Table { .. }),
-        (From::File(_), Some(c)) => matches!(c, Cursor::Line(_)),
-    };
-    if let (false, Some(c)) = (kind_ok, &after) {
-        let source = match from {
-            From::Published => "the outbox's published rows",
-            From::Table(_) => "a postgres-table destination",
-            From::File(_) => "a file: archive",
-        };
+    if let Some(c) = after.as_ref().filter(|c| c.source_kind() != from.kind()) {
         return Err(Error::Runtime(format!(
-            "--after is a cursor of {}, not of {source}",
-            c.source_kind()
+            "--after is a cursor of {}, not of {}",
+            c.source_kind(),
+            from.kind()
         ))
         .into());
     }

@@ -438,14 +438,14 @@ impl Screen {
     }
 
     fn visible_groups(&self) -> Vec<&FailureGroup> {
-        match (self.focus, self.selected_route()) {
-            (_, Some(r)) => self
+        match self.selected_route() {
+            Some(r) => self
                 .snap
                 .groups
                 .iter()
                 .filter(|g| g.routes.contains_key(&r.glance.route))
                 .collect(),
-            _ => self.snap.groups.iter().collect(),
+            None => self.snap.groups.iter().collect(),
         }
     }
 }

@@ -241,12 +241,7 @@ impl Destinations {
             channel: self.channel.clone(),
             ..Default::default()
         };
-        let (spec, _) = destination::plan(route, &file).map_err(|e| {
-            Error::Runtime(
-                e.to_string()
-                    .replacen(&format!("relay.routes.{route}.to"), "--to", 1),
-            )
-        })?;
+        let (spec, _) = destination::plan(route, &file).map_err(|e| as_flag(e, route, "--to"))?;
         if matches!(spec, destination::RouteSpec::Table(_)) {
             return Err(Error::Runtime(
                 "--to postgres-table: is not a replay destination: it keeps each event id once, so every replayed event would be dropped; use file:, stdout, a broker or http(s)://".into(),
@@ -269,15 +264,9 @@ impl Destinations {
         let publisher = match self.by_spec.get(&id) {
             Some(p) => p.clone(),
             None => {
-                let prefix = format!("relay.routes.{route}.to");
                 let (sink, warnings) = destination::connect(route, spec, &self.stdout, self.ctx)
                     .await
-                    .map_err(|e| match e {
-                        Error::Runtime(m) => {
-                            Error::Runtime(m.replacen(&prefix, &format!("--to (route {route})"), 1))
-                        }
-                        other => other,
-                    })?;
+                    .map_err(|e| as_flag(e, route, &format!("--to (route {route})")))?;
                 self.warnings.extend(warnings);
                 let Sink::Publisher(p) = sink else {
                     unreachable!("postgres-table is refused in spec()")
@@ -288,6 +277,17 @@ impl Destinations {
         };
         self.by_route.insert(route.to_owned(), publisher.clone());
         Ok(publisher)
+    }
+}
+
+/// A destination error as the relay words it (`relay.routes.ROUTE.to: …`), named by the flag
+/// that gave the URL instead.
+fn as_flag(e: Error, route: &str, flag: &str) -> Error {
+    match e {
+        Error::Runtime(m) => {
+            Error::Runtime(m.replacen(&format!("relay.routes.{route}.to"), flag, 1))
+        }
+        other => other,
     }
 }
 

@@ -35,6 +35,20 @@ fn file_url(path: &Path) -> String {
     format!("file:{}", path.display())
 }
 
+/// `(key, event id)` of each line of a JSON-lines file, in order.
+fn keyed_events(path: &PathBuf) -> Vec<(String, String)> {
+    read(path)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["key"].as_str().unwrap().into(),
+                v["event_id"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
 fn read(path: &PathBuf) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
@@ -214,16 +228,7 @@ async fn an_interrupted_replay_resumes_after_its_cursor_with_nothing_lost() {
         .iter()
         .map(|(h, _)| (h["forze_key"].clone(), h["idempotency-key"].clone()))
         .collect();
-    let want: Vec<(String, String)> = read(&first)
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (
-                v["key"].as_str().unwrap().into(),
-                v["event_id"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let want: Vec<(String, String)> = keyed_events(&first);
     assert_eq!(
         sent.len(),
         44,
@@ -782,16 +787,7 @@ async fn replay_resumed_through_random_refusals_keeps_key_order_and_loses_nothin
     use rand::{Rng, SeedableRng};
     let test = test_name!();
     let (schema, _conn, cfg, first) = delivered(test, 100).await;
-    let want: Vec<(String, String)> = read(&first)
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (
-                v["key"].as_str().unwrap().into(),
-                v["event_id"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
+    let want: Vec<(String, String)> = keyed_events(&first);
     let seeds: Vec<u64> = match std::env::var("OUTBOXCTL_REPLAY_SEED") {
         Ok(s) => vec![s.parse().expect("OUTBOXCTL_REPLAY_SEED: a number")],
         Err(_) => {

@@ -245,7 +245,6 @@ impl PgPublished {
             let p = w.bind(Val::Uuid(tenant));
             w.and(format!("tenant_id = {p}"));
         }
-        let tail = "(created_at, id)";
         let order = if hlc && !self.null_hlc {
             w.and("hlc IS NOT NULL".into());
             if let Some(p) = &self.pos {
@@ -263,7 +262,7 @@ impl PgPublished {
             }
             if let Some(p) = &self.pos {
                 let (c, i) = (w.bind(Val::Time(p.created_at)), w.bind(Val::Uuid(p.id)));
-                w.and(format!("{tail} > ({c}, {i})"));
+                w.and(format!("(created_at, id) > ({c}, {i})"));
             }
             "created_at, id"
         };
