@@ -58,9 +58,11 @@ impl OutboxRow {
         }
     }
 
-    /// The order key: (tenant, broker key). Rows of one order key go out one after another in
-    /// claim order; tenants that use the same ordering key in a shared table do not wait for
-    /// each other. A row without an ordering key is its own key (its event id).
+    /// The strict-order key: (tenant, broker key), as the strict claim index is built. Under
+    /// `key_order: strict` a failed row holds back the later rows of its (tenant, key); rows of
+    /// another tenant with the same key do not wait for it. (On the wire, rows of one broker key
+    /// go one at a time whatever their tenant: see the engine's `publish_chunk`.) A row without
+    /// an ordering key is its own key (its event id).
     pub fn order_key(&self) -> (Option<uuid::Uuid>, String) {
         (self.tenant_id, self.key())
     }

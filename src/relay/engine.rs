@@ -390,9 +390,11 @@ struct ChunkJob<'a> {
     blocked: &'a HashSet<(Option<uuid::Uuid>, String)>,
 }
 
-/// Publishes one chunk: rows of one key strictly in claim order, different keys concurrently
-/// (or everything in claim order for a serial destination or `one_at_a_time`). Once a publish
-/// finds the destination away, no other publish of the chunk starts.
+/// Publishes one chunk: rows of one message key (and channel) strictly in claim order, each
+/// after the previous one is acknowledged, different keys concurrently (or everything in claim
+/// order for a serial destination or `one_at_a_time`). Strict order's hold-back is per
+/// (tenant, key), as its index is built. Once a publish finds the destination away, no other
+/// publish of the chunk starts.
 async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> {
     let ChunkJob {
         publisher,
@@ -410,9 +412,14 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
     if publisher.serial() || settings.one_at_a_time {
         groups.push(chunk.to_vec());
     } else {
+        // A broker keys a message by its message key alone (Kafka's record key, `forze_key`,
+        // the stream entry's `key`), so rows of one key go one at a time whatever their
+        // tenant, unless each tenant has a channel of its own.
+        let per_tenant = publisher.channel_per_tenant();
         let mut by_key: HashMap<(Option<uuid::Uuid>, String), usize> = HashMap::new();
         for &i in chunk {
-            let key = rows[i].order_key();
+            let row = &rows[i];
+            let key = (row.tenant_id.filter(|_| per_tenant), row.key());
             match by_key.get(&key) {
                 Some(&g) => groups[g].push(i),
                 None => {

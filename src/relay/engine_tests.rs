@@ -429,6 +429,138 @@ async fn strict_holds_back_a_key_behind_a_failure_in_the_pass_and_at_the_next_cl
     assert_eq!(store.status_of(4), (Status::Pending, 0));
 }
 
+/// What [`KeyWatch`] saw: keys in flight, keys found in flight twice, arrivals in order.
+#[derive(Default)]
+struct Watched {
+    in_flight: Vec<(Option<Uuid>, String)>,
+    overlapped: Vec<String>,
+    arrived: Vec<(String, usize)>,
+}
+
+/// A destination that records, per message key, the order messages arrived in and whether two
+/// of one key were ever in flight at once; `per_tenant` says its channel is per tenant.
+#[derive(Default)]
+struct KeyWatch {
+    seen: Arc<Mutex<Watched>>,
+    per_tenant: bool,
+}
+
+impl KeyWatch {
+    fn arrived(&self) -> Vec<(String, usize)> {
+        self.seen.lock().unwrap().arrived.clone()
+    }
+
+    fn overlapped(&self) -> Vec<String> {
+        self.seen.lock().unwrap().overlapped.clone()
+    }
+}
+
+impl Publisher for KeyWatch {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        let key = (
+            message.tenant_id.filter(|_| self.per_tenant),
+            message.key.clone(),
+        );
+        let seen = self.seen.clone();
+        {
+            let mut w = seen.lock().unwrap();
+            if w.in_flight.contains(&key) {
+                w.overlapped.push(message.key.clone());
+            }
+            w.in_flight.push(key.clone());
+        }
+        let n = n_of(&message);
+        Box::pin(async move {
+            // yield a few times, so that publishes of other keys interleave with this one
+            for _ in 0..(n % 3 + 1) {
+                tokio::task::yield_now().await;
+            }
+            let mut w = seen.lock().unwrap();
+            w.in_flight.retain(|k| *k != key);
+            w.arrived.push((key.1, n));
+            Ok(())
+        })
+    }
+
+    fn channel_per_tenant(&self) -> bool {
+        self.per_tenant
+    }
+}
+
+/// Three tenants share four ordering keys (and some rows have none): on the wire a key is one
+/// key whatever its tenant, so its rows go one at a time in claim order, in both storages.
+#[tokio::test]
+async fn rows_of_one_key_go_one_at_a_time_in_claim_order_whatever_their_tenant() {
+    for storage in [Storage::Consume, Storage::Retain] {
+        let mut store = MemStore::new(storage, false);
+        store.stage(90, |i| (i % 5 != 0).then(|| format!("k{}", i % 4)));
+        for (i, r) in store.rows.iter_mut().enumerate() {
+            r.row.tenant_id = Some(Uuid::from_u128(1 + (i as u128 * 7) % 3));
+        }
+        let watch = Arc::new(KeyWatch::default());
+        let sink = Sink::Publisher(watch.clone());
+        let report = run_pass(
+            &mut store,
+            &target(),
+            &sink,
+            &settings(storage, false),
+            PassOptions::default(),
+        )
+        .await;
+        assert_eq!(report.published, 90, "{storage:?}: {report:?}");
+        assert!(
+            watch.overlapped().is_empty(),
+            "{storage:?}: two rows of one key were in flight at once: {:?}",
+            watch.overlapped()
+        );
+        let arrived = watch.arrived();
+        for k in 0..4 {
+            let key = format!("k{k}");
+            let seen: Vec<usize> = arrived
+                .iter()
+                .filter(|(a, _)| *a == key)
+                .map(|(_, n)| *n)
+                .collect();
+            let mut sorted = seen.clone();
+            sorted.sort_unstable();
+            assert_eq!(seen, sorted, "{storage:?}: key {key} out of claim order");
+        }
+        // and different keys were in flight together: the pass still pipelines
+        let order: Vec<usize> = arrived.iter().map(|(_, n)| *n).collect();
+        assert_ne!(
+            order,
+            (0..90).collect::<Vec<_>>(),
+            "{storage:?}: one at a time"
+        );
+    }
+    // a channel per tenant: the tenants of one key need not wait for each other
+    let mut store = MemStore::new(Storage::Consume, false);
+    store.stage(6, |_| Some("k".into()));
+    for (i, r) in store.rows.iter_mut().enumerate() {
+        r.row.tenant_id = Some(Uuid::from_u128(1 + i as u128 % 2));
+    }
+    let watch = Arc::new(KeyWatch {
+        per_tenant: true,
+        ..Default::default()
+    });
+    let report = run_pass(
+        &mut store,
+        &target(),
+        &Sink::Publisher(watch.clone()),
+        &settings(Storage::Consume, false),
+        PassOptions::default(),
+    )
+    .await;
+    assert_eq!(report.published, 6);
+    assert!(watch.overlapped().is_empty());
+    let order: Vec<usize> = watch.arrived().iter().map(|(_, n)| *n).collect();
+    assert_ne!(
+        order,
+        [0, 1, 2, 3, 4, 5],
+        "two tenants' channels in flight together"
+    );
+}
+
 #[tokio::test]
 async fn a_destination_found_away_releases_what_the_pass_holds_without_an_attempt() {
     let mut store = MemStore::new(Storage::Retain, false);

@@ -33,3 +33,4 @@ mod schema_print;
 mod strict_soak;
 mod top;
 mod wake;
+mod wire_order;

@@ -248,6 +248,12 @@ impl Amqp {
 }
 
 impl Publisher for Amqp {
+    /// Tenant-aware through the default exchange: a queue per tenant. Through an exchange of
+    /// one's own, bindings may gather several tenants' routing keys into one queue.
+    fn channel_per_tenant(&self) -> bool {
+        self.opts.tenant_aware && self.opts.exchange.is_none()
+    }
+
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
         let (url, opts, slot) = (self.url.clone(), self.opts.clone(), self.slot.clone());
         Box::pin(async move {

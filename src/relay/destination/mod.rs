@@ -92,6 +92,12 @@ pub trait Publisher: Send + Sync {
     fn serial(&self) -> bool {
         false
     }
+    /// Whether the channel a message goes to depends on its row's tenant (a tenant-aware Redis
+    /// key or RabbitMQ queue). Only then may rows of one message key but different tenants be
+    /// in flight together: elsewhere a consumer sees the key alone, so they go one at a time.
+    fn channel_per_tenant(&self) -> bool {
+        false
+    }
     /// How long one publish (and its acknowledgement) may take when `relay.publish_timeout`
     /// is not set: every publish has a bounded wait.
     fn default_timeout(&self) -> Duration {

@@ -153,6 +153,12 @@ async fn pinged(client: &redis::Client) -> Result<MultiplexedConnection, String>
 }
 
 impl Publisher for Redis {
+    /// A tenant-aware stream is a stream per tenant. Not so for pub/sub: a pattern
+    /// subscription sees every tenant's channel as one.
+    fn channel_per_tenant(&self) -> bool {
+        self.tenant_aware && self.mode == Mode::Stream
+    }
+
     fn probe(&self) -> BoxFuture<'static, Result<Option<String>, String>> {
         let key = (self.mode == Mode::Stream && !self.tenant_aware).then(|| self.channel.clone());
         Box::pin(Self::check(self.client.clone(), key))
