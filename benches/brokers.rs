@@ -4,7 +4,7 @@
 //!     OUTBOXCTL_BENCH_N=5000 cargo bench --bench brokers
 //!     OUTBOXCTL_BENCH_BROKERS=nats,rabbitmq cargo bench --bench brokers
 //!
-//! For each broker and storage it stages N rows (COPY, 500 ordering keys) and drains them
+//! For each broker and storage it stages N rows (500 ordering keys) and drains them
 //! with the relay twice: pipelined (outboxctl: different keys in flight at once within each
 //! chunk of 32, a key's messages in order) and one publish at a time, each acknowledged before
 //! the next (forze's way). Same relay, same statements; only the publishing differs.
@@ -14,7 +14,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Mode, base_url, options, settings, stage, url};
+use common::{Mode, base_url, options, settings, url};
 use outboxctl::config::RouteFile;
 use outboxctl::relay::Relay;
 use outboxctl::relay::destination::{self, BuildContext, Sink};
@@ -35,7 +35,7 @@ async fn drain(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Duration) {
     let mut s = settings(mode);
     s.one_at_a_time = one_at_a_time;
     let target = PassTarget {
-        route: "bench".into(),
+        route: common::ROUTE.into(),
         tenant: None,
     };
     let mut relay = Relay::single(store, vec![(target, sink)], s);
@@ -137,7 +137,7 @@ async fn main() {
         for mode in [Mode::Retain, Mode::Consume] {
             let mut rates = [0.0f64; 2];
             for (i, one) in [false, true].into_iter().enumerate() {
-                stage(&mut conn, SCHEMA, mode, n).await;
+                common::stage_keys(&mut conn, SCHEMA, mode, n, 500).await;
                 let (published, d) = drain(sink(to, channel).await, mode, one).await;
                 assert_eq!(published as usize, n);
                 rates[i] = published as f64 / d.as_secs_f64();

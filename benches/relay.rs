@@ -1,60 +1,157 @@
-//! Relay throughput against its physical limit, on the real PostgreSQL.
+//! Relay throughput against the physical limit, on the real PostgreSQL.
 //!
-//!     cargo bench --bench relay                 # N = 20,000 and 200,000
-//!     OUTBOXCTL_BENCH_N=5000 cargo bench --bench relay
+//!     cargo bench --bench relay                      # N = 20,000 and 200,000, every mode
+//!     OUTBOXCTL_BENCH_N=20000 OUTBOXCTL_BENCH_MODES=consume,retain cargo bench --bench relay
+//!     OUTBOXCTL_BENCH_OTHER_BIN=/path/to/an/older/outboxctl cargo bench --bench relay
 //!
-//! For each mode (retain, consume, consume + delivery log, HLC order) it stages N rows with
-//! COPY into a fresh schema and drains them twice, interleaved: the baseline, a minimal loop
-//! that issues exactly the relay's own statements through the same store (same claim, same
-//! 32-id chunked marks, same transaction shape, one connection, batches of 100, no publish);
-//! then the relay itself to `file:/dev/null`. It prints events/s and relay/baseline.
+//! **The limit** is what PostgreSQL itself does when one client claims full rows and deletes
+//! (consume) or marks (retain) them with nothing published: the two shapes of
+//! `../shared/bench/physical-limit.sh`, their SQL carried here verbatim and run in this process
+//! on one connection with named prepared statements, batches of 100:
+//! - *claim-delete*: `BEGIN`; `SELECT` every column `… FOR UPDATE SKIP LOCKED`; `DELETE` (retain:
+//!   `UPDATE … SET status = 'published'`) the same rows; `COMMIT`: four round trips a batch;
+//! - *one statement* (consume): `WITH picked AS (… FOR UPDATE SKIP LOCKED) DELETE … RETURNING`.
 //!
-//! Modes: retain, consume, consume with the delivery log, retain in HLC order, and consume
-//! with every row staged under one `created_at` (a tie group, as one transaction's `now()`
-//! gives: the claim must not read and sort it whole).
+//! The limit's claim reads only `available_at IS NULL`: it is the limit, not a legal claim. The
+//! relay must still take due retries, keep retain's 32-id mark chunks and each pass's timeouts.
+//! Each ratio is the relay ÷ the claim-delete shape of the same storage on the same staged table.
 //!
-//! The baseline is the physical limit: named, cached statements, one round trip each, no
-//! transaction around a retain statement. The relay runs as it ships (unnamed statements, each
-//! retain statement in a transaction of its own: what pgbouncer's transaction pooling needs)
-//! and with `prepared_statements: true`; then, for retain and consume, through a pgbouncer in
-//! transaction pooling (`scripts/pgbouncer`). Every side connects as the role
-//! `outboxctl_bench`, whose `synchronous_commit = off` (commit latency on virtual disks is
-//! erratic) holds through the pooler; one extra pair runs with it on.
+//! For each N and mode the sides run interleaved, three rounds, and the median counts: the limit,
+//! the relay to `file:/dev/null` as it ships (pooler-safe defaults), the relay with
+//! `prepared_statements: true`, and, as a diagnostic only, a loop of the relay's own statements
+//! through its store with nothing published. Then: the relay through a pgbouncer in transaction
+//! pooling against the same relay direct; consume on a tie group (every row one `created_at`)
+//! against distinct rows; the built binary as a child (`relay --once` to `file:/dev/null`), its
+//! CPU seconds and peak RSS per 100,000 events from `wait4`, beside `OUTBOXCTL_BENCH_OTHER_BIN`
+//! (an older build) when given; and pgbench's figure for the limit when pgbench is installed.
+//!
+//! Every side connects as the role `outboxctl_bench`, whose `synchronous_commit = off` holds
+//! through the pooler too (commit latency on virtual disks is erratic).
+
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the limit talks to PostgreSQL directly, with named statements"
+)]
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Bouncer, Mode, base_url, bench_role, options, settings, stage, url};
+use common::{Bouncer, Mode, ROUTE, base_url, bench_role, options, settings, stage, url};
 use outboxctl::dburl::DatabaseUrl;
+use outboxctl::model::Storage;
 use outboxctl::relay::Relay;
 use outboxctl::relay::destination::{Sink, lines::Lines};
 use outboxctl::store::postgres::PgStore;
 use outboxctl::store::{PassTarget, RelayStore};
-use sqlx::{Connection, PgConnection};
+use sqlx::{Connection, Executor, PgConnection};
 
-/// The physical limit: the relay's own statements, nothing else.
-async fn baseline(schema: &str, mode: Mode, sync_commit: bool) -> (usize, Duration) {
-    let mut store = PgStore::connect(
-        &url(sync_commit),
-        Duration::from_secs(10),
-        options(schema, mode, true),
-    )
-    .await
-    .unwrap();
-    let target = PassTarget {
-        route: "bench".into(),
-        tenant: None,
+const SCHEMA: &str = "bench_relay";
+
+/// `physical-limit.sh`'s columns and predicate, verbatim.
+const COLS: &str = "id, outbox_route, event_id, event_type, tenant_id, execution_id, correlation_id, causation_id, occurred_at, payload, status, created_at, attempts, ordering_key";
+const PRED: &str = "outbox_route = 'orders' AND status = 'pending' AND available_at IS NULL";
+
+/// The claim-delete shape's statements for a storage: the claim, then the delete (or mark).
+fn limit_sql(storage: Storage) -> (String, String) {
+    let s = SCHEMA;
+    let finish = match storage {
+        Storage::Consume => format!("DELETE FROM {s}.outbox"),
+        Storage::Retain => {
+            format!("UPDATE {s}.outbox SET status = 'published', published_at = now()")
+        }
     };
+    (
+        format!(
+            "SELECT {COLS} FROM {s}.outbox WHERE {PRED} ORDER BY available_at, created_at LIMIT 100 FOR UPDATE SKIP LOCKED"
+        ),
+        format!(
+            "{finish} WHERE id IN (SELECT id FROM {s}.outbox WHERE {PRED} ORDER BY available_at, created_at LIMIT 100 FOR UPDATE)"
+        ),
+    )
+}
+
+/// The one-statement shape (consume).
+fn one_statement_sql() -> String {
+    let s = SCHEMA;
+    format!(
+        "WITH picked AS (SELECT id FROM {s}.outbox WHERE {PRED} ORDER BY available_at, created_at LIMIT 100 FOR UPDATE SKIP LOCKED) DELETE FROM {s}.outbox o USING picked WHERE o.id = picked.id RETURNING o.*"
+    )
+}
+
+async fn bench_conn() -> PgConnection {
+    let url = url(false);
+    PgConnection::connect(url.expose()).await.unwrap()
+}
+
+/// The claim-delete shape: named prepared statements (sqlx caches them; each runs in one round
+/// trip once prepared), `BEGIN` and `COMMIT` as simple queries, until a claim comes back empty.
+async fn limit(storage: Storage) -> (usize, Duration) {
+    let mut conn = bench_conn().await;
+    let (claim, finish) = limit_sql(storage);
     let started = Instant::now();
     let mut total = 0;
     loop {
-        store.begin_pass(&target).await.unwrap();
-        let claimed = store.claim(&target, 100, chrono::Utc::now()).await.unwrap();
-        for chunk in claimed.rows.chunks(32) {
-            let ids: Vec<uuid::Uuid> = chunk.iter().map(|r| r.id).collect();
+        conn.execute("BEGIN").await.unwrap();
+        let rows = conn.fetch_all(sqlx::query(&claim)).await.unwrap();
+        conn.execute(sqlx::query(&finish)).await.unwrap();
+        conn.execute("COMMIT").await.unwrap();
+        total += rows.len();
+        if rows.is_empty() {
+            break;
+        }
+    }
+    (total, started.elapsed())
+}
+
+/// The one-statement shape.
+async fn limit_one_statement() -> (usize, Duration) {
+    let mut conn = bench_conn().await;
+    let sql = one_statement_sql();
+    let started = Instant::now();
+    let mut total = 0;
+    loop {
+        let rows = conn.fetch_all(sqlx::query(&sql)).await.unwrap();
+        total += rows.len();
+        if rows.is_empty() {
+            break;
+        }
+    }
+    (total, started.elapsed())
+}
+
+fn target() -> PassTarget {
+    PassTarget {
+        route: ROUTE.into(),
+        tenant: None,
+    }
+}
+
+/// Diagnostic: the relay's own statements through its store (named), nothing published.
+async fn own_statements(mode: Mode) -> (usize, Duration) {
+    let mut store = PgStore::connect(
+        &url(false),
+        Duration::from_secs(10),
+        options(SCHEMA, mode, true),
+    )
+    .await
+    .unwrap();
+    let started = Instant::now();
+    let mut total = 0;
+    loop {
+        store.begin_pass(&target()).await.unwrap();
+        let claimed = store
+            .claim(&target(), 100, chrono::Utc::now())
+            .await
+            .unwrap();
+        let ids: Vec<uuid::Uuid> = claimed.rows.iter().map(|r| r.id).collect();
+        let chunk = match mode.storage() {
+            Storage::Retain => 32,
+            Storage::Consume => ids.len().max(1),
+        };
+        for ids in ids.chunks(chunk) {
             store
-                .mark_published(&target, &ids, chrono::Utc::now())
+                .mark_published(&target(), ids, chrono::Utc::now())
                 .await
                 .unwrap();
         }
@@ -67,32 +164,106 @@ async fn baseline(schema: &str, mode: Mode, sync_commit: bool) -> (usize, Durati
     (total, started.elapsed())
 }
 
-async fn relay(schema: &str, mode: Mode, db: &DatabaseUrl, prepared: bool) -> (usize, Duration) {
-    let store = PgStore::connect(db, Duration::from_secs(10), options(schema, mode, prepared))
+/// The relay in this process, to `file:/dev/null`, as `relay --once` runs it.
+async fn relay(mode: Mode, db: &DatabaseUrl, prepared: bool) -> (usize, Duration) {
+    let store = PgStore::connect(db, Duration::from_secs(10), options(SCHEMA, mode, prepared))
         .await
         .unwrap();
     let sink = Sink::Publisher(std::sync::Arc::new(
         Lines::file(std::path::Path::new("/dev/null")).unwrap(),
     ));
-    let target = PassTarget {
-        route: "bench".into(),
-        tenant: None,
-    };
-    let mut relay = Relay::single(store, vec![(target, sink)], settings(mode));
+    let mut relay = Relay::single(store, vec![(target(), sink)], settings(mode));
     let started = Instant::now();
     let stats = relay.drain_once(None, |_, _| {}).await;
     assert_eq!(stats[0].failed_passes, 0, "{:?}", stats[0].last_error);
     (stats[0].published as usize, started.elapsed())
 }
 
+/// A built binary as an operator runs it: `relay --once` to `file:/dev/null`, as a child;
+/// events, wall time, CPU seconds (user + system) and peak RSS in MiB, from `wait4`.
+#[expect(
+    clippy::zombie_processes,
+    reason = "reaped by wait4, which also returns its resource usage"
+)]
+fn binary(bin: &str, mode: Mode) -> (usize, Duration, f64, f64) {
+    let started = Instant::now();
+    let child = std::process::Command::new(bin)
+        .args(["relay", "--once", "--format", "json", "--route", ROUTE])
+        .args([
+            "--to",
+            "file:/dev/null",
+            "--database-url",
+            url(false).expose(),
+        ])
+        .args(["--relation", &format!("{SCHEMA}.outbox")])
+        .args(mode.flags(SCHEMA))
+        .env("RUST_LOG", "error")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.unwrap(), &mut text).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our child, not yet reaped; the pointers are to live locals.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    let elapsed = started.elapsed();
+    assert_eq!(status, 0, "{bin} relay --once failed: {text}");
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let published: u64 = report["routes"]
+        .as_array()
+        .or_else(|| report.as_array())
+        .expect("a list of routes")
+        .iter()
+        .map(|r| r["published"].as_u64().unwrap())
+        .sum();
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        published as usize,
+        elapsed,
+        secs(usage.ru_utime) + secs(usage.ru_stime),
+        usage.ru_maxrss as f64 / 1024.0,
+    )
+}
+
+/// pgbench on the claim-delete shape, as `physical-limit.sh` runs it (events/s), if installed.
+fn pgbench(storage: Storage, n: usize) -> Option<f64> {
+    let (claim, finish) = limit_sql(storage);
+    let file =
+        std::env::temp_dir().join(format!("outboxctl-bench-limit-{}.sql", std::process::id()));
+    std::fs::write(&file, format!("BEGIN;\n{claim};\n{finish};\nCOMMIT;\n")).unwrap();
+    let out = std::process::Command::new("pgbench")
+        .args(["-n", "-M", "prepared", "-c", "1", "-t"])
+        .arg(n.div_ceil(100).to_string())
+        .arg("-f")
+        .arg(&file)
+        .arg(url(false).expose())
+        .output()
+        .ok()?;
+    let _ = std::fs::remove_file(&file);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let tps: f64 = text
+        .lines()
+        .find(|l| l.starts_with("tps"))?
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()?;
+    Some(tps * 100.0)
+}
+
 /// `OUTBOXCTL_BENCH_MODES=consume,retain` runs only those modes.
 fn modes() -> Vec<Mode> {
     let all = [
-        Mode::Retain,
         Mode::Consume,
+        Mode::Retain,
         Mode::ConsumeLog,
         Mode::Hlc,
-        Mode::ConsumeTies,
+        Mode::Strict,
     ];
     match std::env::var("OUTBOXCTL_BENCH_MODES") {
         Ok(v) => all
@@ -109,8 +280,43 @@ fn modes() -> Vec<Mode> {
     }
 }
 
-fn rate(n: usize, d: Duration) -> f64 {
+fn rate((n, d): (usize, Duration)) -> f64 {
     n as f64 / d.as_secs_f64()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+const ROUNDS: usize = 3;
+
+/// Runs each side on a freshly staged table, interleaved, `ROUNDS` times; the median of each.
+async fn rounds<F>(
+    conn: &mut PgConnection,
+    mode: Mode,
+    n: usize,
+    sides: usize,
+    mut run: F,
+) -> Vec<f64>
+where
+    F: AsyncFnMut(usize) -> (usize, Duration),
+{
+    let mut all: Vec<Vec<f64>> = vec![Vec::new(); sides];
+    for _ in 0..ROUNDS {
+        for (side, rates) in all.iter_mut().enumerate() {
+            stage(conn, SCHEMA, mode, n).await;
+            let (count, d) = run(side).await;
+            assert_eq!(
+                count,
+                n,
+                "side {side} of {} moved {count} of {n} rows",
+                mode.name()
+            );
+            rates.push(rate((count, d)));
+        }
+    }
+    all.into_iter().map(median).collect()
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -120,121 +326,149 @@ async fn main() {
         .await
         .expect("PostgreSQL (run scripts/services.sh)");
     bench_role(&mut conn).await;
-    let schema = "bench_relay";
-    println!(
-        "relay vs baseline (the relay's statements, named and cached, no publish); synchronous_commit = off unless noted"
-    );
-    println!(
-        "{:<26} {:>8} {:>14} {:>14} {:>7} {:>14} {:>7}",
-        "mode", "N", "baseline ev/s", "relay ev/s", "ratio", "prepared ev/s", "ratio"
-    );
     let direct = url(false);
-    let mut per_mode: Vec<(Mode, usize, f64, f64)> = Vec::new();
-    let mut worst_ratio = f64::MAX;
+    println!(
+        "relay against the physical limit (claim-delete shape, named statements, one connection); median of {ROUNDS} interleaved rounds; synchronous_commit off"
+    );
+    println!(
+        "{:<28} {:>8} {:>11} {:>11} {:>6} {:>11} {:>6} {:>11} {:>11}",
+        "mode",
+        "N",
+        "limit ev/s",
+        "relay ev/s",
+        "ratio",
+        "prepared",
+        "ratio",
+        "1-stmt",
+        "own stmts"
+    );
     for &n in &sizes {
         for mode in modes() {
-            let mut best_base: f64 = 0.0;
-            let mut best_relay: f64 = 0.0;
-            let mut best_prepared: f64 = 0.0;
-            for _round in 0..2 {
-                stage(&mut conn, schema, mode, n).await;
-                let (count, d) = baseline(schema, mode, false).await;
-                assert_eq!(count, n);
-                best_base = best_base.max(rate(count, d));
-                stage(&mut conn, schema, mode, n).await;
-                let (count, d) = relay(schema, mode, &direct, false).await;
-                assert_eq!(count, n);
-                best_relay = best_relay.max(rate(count, d));
-                stage(&mut conn, schema, mode, n).await;
-                let (count, d) = relay(schema, mode, &direct, true).await;
-                assert_eq!(count, n);
-                best_prepared = best_prepared.max(rate(count, d));
-            }
-            let ratio = best_relay / best_base;
-            worst_ratio = worst_ratio.min(best_prepared / best_base);
-            per_mode.push((mode, n, best_relay, best_base));
+            let storage = mode.storage();
+            let consume = storage == Storage::Consume;
+            let r = rounds(&mut conn, mode, n, 5, async |side| match side {
+                0 => limit(storage).await,
+                1 => relay(mode, &direct, false).await,
+                2 => relay(mode, &direct, true).await,
+                3 if consume => limit_one_statement().await,
+                3 => (n, Duration::from_secs(1_000_000)),
+                _ => own_statements(mode).await,
+            })
+            .await;
+            let one = if consume {
+                format!("{:.0}", r[3])
+            } else {
+                "—".into()
+            };
             println!(
-                "{:<26} {:>8} {:>14.0} {:>14.0} {:>7.2} {:>14.0} {:>7.2}",
+                "{:<28} {:>8} {:>11.0} {:>11.0} {:>6.2} {:>11.0} {:>6.2} {:>11} {:>11.0}",
                 mode.name(),
                 n,
-                best_base,
-                best_relay,
-                ratio,
-                best_prepared,
-                best_prepared / best_base
+                r[0],
+                r[1],
+                r[1] / r[0],
+                r[2],
+                r[2] / r[0],
+                one,
+                r[4]
             );
         }
     }
-    // through pgbouncer (transaction pooling): the shipped relay against the same baseline
-    let bouncer = Bouncer::start();
     let n = sizes[0];
+
+    // through pgbouncer (transaction pooling): the relay as it ships, pooled and direct
+    let bouncer = Bouncer::start();
     println!();
-    println!("through pgbouncer 1.18, transaction pooling (N = {n}, best of 2)");
+    println!("through pgbouncer 1.18, transaction pooling (N = {n}): the relay as it ships");
     println!(
-        "{:<26} {:>14} {:>18} {:>7}",
-        "mode", "baseline ev/s", "relay pooled ev/s", "ratio"
+        "{:<28} {:>14} {:>14} {:>7}",
+        "mode", "direct ev/s", "pooled ev/s", "ratio"
     );
-    for mode in [Mode::Retain, Mode::Consume] {
-        let (mut best_base, mut best_pooled): (f64, f64) = (0.0, 0.0);
-        for _round in 0..2 {
-            stage(&mut conn, schema, mode, n).await;
-            let (count, d) = baseline(schema, mode, false).await;
-            assert_eq!(count, n);
-            best_base = best_base.max(rate(count, d));
-            stage(&mut conn, schema, mode, n).await;
-            let (count, d) = relay(schema, mode, &bouncer.url, false).await;
-            assert_eq!(count, n);
-            best_pooled = best_pooled.max(rate(count, d));
-        }
+    for mode in [Mode::Consume, Mode::Retain] {
+        let r = rounds(&mut conn, mode, n, 2, async |side| match side {
+            0 => relay(mode, &direct, false).await,
+            _ => relay(mode, &bouncer.url, false).await,
+        })
+        .await;
         println!(
-            "{:<26} {:>14.0} {:>18.0} {:>7.2}",
+            "{:<28} {:>14.0} {:>14.0} {:>7.2}",
             mode.name(),
-            best_base,
-            best_pooled,
-            best_pooled / best_base
+            r[0],
+            r[1],
+            r[1] / r[0]
         );
     }
     drop(bouncer);
-    // one pair with synchronous_commit on
-    let n = sizes[0];
-    stage(&mut conn, schema, Mode::Consume, n).await;
-    let (c, d) = baseline(schema, Mode::Consume, true).await;
-    let base = rate(c, d);
-    stage(&mut conn, schema, Mode::Consume, n).await;
-    let (c, d) = relay(schema, Mode::Consume, &url(true), false).await;
-    let rel = rate(c, d);
-    println!(
-        "{:<26} {:>8} {:>14.0} {:>14.0} {:>7.2}",
-        "consume, sync commit ON",
-        n,
-        base,
-        rel,
-        rel / base
-    );
-    sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
 
+    // a tie group: every row one created_at, against distinct rows
+    let ties_n = 50_000.min(sizes[sizes.len() - 1]);
+    let mut distinct = Vec::new();
+    let mut tied = Vec::new();
+    for _ in 0..ROUNDS {
+        stage(&mut conn, SCHEMA, Mode::Consume, ties_n).await;
+        distinct.push(rate(relay(Mode::Consume, &direct, false).await));
+        stage(&mut conn, SCHEMA, Mode::ConsumeTies, ties_n).await;
+        tied.push(rate(relay(Mode::ConsumeTies, &direct, false).await));
+    }
+    let (distinct, tied) = (median(distinct), median(tied));
     println!();
     println!(
-        "worst prepared/baseline ratio: {worst_ratio:.2} (target >= 0.80); the relay column is the cost of pooler-safe statements"
+        "consume, N = {ties_n}: one created_at {tied:.0} ev/s, distinct {distinct:.0} ev/s, ratio {:.2}",
+        tied / distinct
     );
-    if sizes.len() >= 2 {
-        let (small, large) = (sizes[0], sizes[sizes.len() - 1]);
-        for mode in modes() {
-            let at = |size| {
-                *per_mode
-                    .iter()
-                    .find(|(m, s, _, _)| *m == mode && *s == size)
-                    .unwrap()
-            };
+
+    // the built binary as a child: CPU and memory per 100,000 events
+    println!();
+    println!(
+        "the binary (relay --once to file:/dev/null, N = {n}): ev/s, CPU seconds and peak RSS per 100,000 events; median of {ROUNDS}"
+    );
+    let mut bins = vec![(
+        "this build".to_owned(),
+        env!("CARGO_BIN_EXE_outboxctl").to_owned(),
+    )];
+    if let Ok(other) = std::env::var("OUTBOXCTL_BENCH_OTHER_BIN") {
+        bins.push((other.clone(), other));
+    }
+    for mode in [Mode::Consume, Mode::Retain] {
+        let mut per_bin: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = vec![Default::default(); bins.len()];
+        for _ in 0..ROUNDS {
+            for (i, (_, bin)) in bins.iter().enumerate() {
+                stage(&mut conn, SCHEMA, mode, n).await;
+                let (count, d, cpu, rss) = binary(bin, mode);
+                assert_eq!(count, n, "{bin}");
+                per_bin[i].0.push(rate((count, d)));
+                per_bin[i].1.push(cpu * 100_000.0 / n as f64);
+                per_bin[i].2.push(rss);
+            }
+        }
+        for ((name, _), (r, cpu, rss)) in bins.iter().zip(per_bin) {
             println!(
-                "{:<26} relay ev/s at {large} / at {small}: {:.2} (target >= 0.80); baseline: {:.2}",
+                "{:<28} {:<40} {:>9.0} ev/s {:>6.2} CPU s {:>6.1} MiB",
                 mode.name(),
-                at(large).2 / at(small).2,
-                at(large).3 / at(small).3
+                name,
+                median(r),
+                median(cpu),
+                median(rss)
             );
         }
     }
+
+    // pgbench's own figure for the limit, on the same staged table
+    println!();
+    for storage in [Storage::Consume, Storage::Retain] {
+        let mode = if storage == Storage::Consume {
+            Mode::Consume
+        } else {
+            Mode::Retain
+        };
+        stage(&mut conn, SCHEMA, mode, n).await;
+        match pgbench(storage, n) {
+            Some(r) => println!("pgbench, claim-delete shape, {}: {r:.0} ev/s", mode.name()),
+            None => println!("pgbench not installed: no pgbench figure"),
+        }
+    }
+    sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {SCHEMA} CASCADE"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
 }

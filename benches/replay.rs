@@ -48,7 +48,7 @@ async fn baseline() -> (usize, Duration) {
     let sql = format!(
         "SELECT id, outbox_route, event_id, event_type, tenant_id, execution_id, correlation_id, causation_id,
                 occurred_at, attempts, ordering_key, created_at, payload::text AS payload, published_at
-           FROM {SCHEMA}.outbox WHERE outbox_route = 'bench' AND status = 'published' ORDER BY created_at, id"
+           FROM {SCHEMA}.outbox WHERE outbox_route = 'orders' AND status = 'published' ORDER BY created_at, id"
     );
     let mut rows = sqlx::raw_sql(&sql).fetch(&mut conn);
     let (mut n, mut bytes) = (0, 0);
@@ -67,10 +67,10 @@ async fn in_process() -> (usize, Duration) {
     let lanes = vec![Lane {
         tenant: None,
         table,
-        route: "bench".into(),
+        route: common::ROUTE.into(),
     }];
     let selection = Selection {
-        routes: vec!["bench".into()],
+        routes: vec![common::ROUTE.into()],
         ..Default::default()
     };
     let started = Instant::now();
@@ -109,7 +109,7 @@ fn child() -> (usize, Duration, f64) {
         .args([
             "replay",
             "--route",
-            "bench",
+            common::ROUTE,
             "--to",
             "file:/dev/null",
             "--yes",

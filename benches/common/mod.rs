@@ -1,4 +1,5 @@
-//! What the benchmarks share: server URLs, staging N rows with COPY, store options.
+//! What the benchmarks share: server URLs, staging N rows as `physical-limit.sh` does, store
+//! options, a pgbouncer.
 #![allow(
     dead_code,
     reason = "each benchmark uses part of what they share; expect would fail in the one that uses it all"
@@ -21,6 +22,8 @@ pub enum Mode {
     Hlc,
     /// Consume storage, every row staged with one `created_at` (one transaction's `now()`).
     ConsumeTies,
+    /// Consume storage under `key_order: strict` (its two indexes).
+    Strict,
 }
 
 impl Mode {
@@ -31,13 +34,45 @@ impl Mode {
             Mode::ConsumeLog => "consume + delivery log",
             Mode::Hlc => "retain, HLC order",
             Mode::ConsumeTies => "consume (one created_at)",
+            Mode::Strict => "consume, strict key order",
         }
     }
+
     pub fn storage(self) -> Storage {
         match self {
             Mode::Retain | Mode::Hlc => Storage::Retain,
-            Mode::Consume | Mode::ConsumeLog | Mode::ConsumeTies => Storage::Consume,
+            Mode::Consume | Mode::ConsumeLog | Mode::ConsumeTies | Mode::Strict => Storage::Consume,
         }
+    }
+
+    pub fn hlc(self) -> bool {
+        self == Mode::Hlc
+    }
+
+    pub fn key_order(self) -> KeyOrder {
+        if self == Mode::Strict {
+            KeyOrder::Strict
+        } else {
+            KeyOrder::BestEffort
+        }
+    }
+
+    /// The flags that set up this mode, for `migrate` and `relay`.
+    pub fn flags(self, schema: &str) -> Vec<String> {
+        let mut out: Vec<String> = match self.storage() {
+            Storage::Consume => vec!["--storage".into(), "consume".into()],
+            Storage::Retain => vec![],
+        };
+        match self {
+            Mode::ConsumeLog => out.extend([
+                "--delivery-log".into(),
+                format!("{schema}.outbox_delivered"),
+            ]),
+            Mode::Hlc => out.push("--hlc-ordering".into()),
+            Mode::Strict => out.extend(["--key-order".into(), "strict".into()]),
+            _ => {}
+        }
+        out
     }
 }
 
@@ -163,17 +198,7 @@ pub fn migrate(schema: &str, mode: Mode) {
         "--relation".into(),
         format!("{schema}.outbox"),
     ];
-    match mode {
-        Mode::Consume | Mode::ConsumeTies => args.extend(["--storage".into(), "consume".into()]),
-        Mode::ConsumeLog => args.extend([
-            "--storage".into(),
-            "consume".into(),
-            "--delivery-log".into(),
-            format!("{schema}.outbox_delivered"),
-        ]),
-        Mode::Hlc => args.push("--hlc-ordering".into()),
-        Mode::Retain => {}
-    }
+    args.extend(mode.flags(schema));
     let out = std::process::Command::new(bin)
         .args(&args)
         .output()
@@ -185,56 +210,49 @@ pub fn migrate(schema: &str, mode: Mode) {
     );
 }
 
+/// The route every benchmark stages and relays (`../shared/bench/physical-limit.sh`'s).
+pub const ROUTE: &str = "orders";
+
+/// Stages `n` pending rows as `physical-limit.sh` does (50 ordering keys), into a fresh schema
+/// migrated for `mode`.
 pub async fn stage(conn: &mut PgConnection, schema: &str, mode: Mode, n: usize) {
+    stage_keys(conn, schema, mode, n, 50).await
+}
+
+/// The same with `keys` ordering keys: one `INSERT … SELECT … FROM generate_series`, each row
+/// `created_at` a microsecond after the last (or, for [`Mode::ConsumeTies`], all one), with HLC
+/// ordering an hlc rising with it (every tenth row none, as a legacy row); then the table is
+/// frozen and analysed, with autovacuum off on it, so that no side meets autovacuum at random.
+pub async fn stage_keys(conn: &mut PgConnection, schema: &str, mode: Mode, n: usize, keys: usize) {
     sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
         .execute(&mut *conn)
         .await
         .unwrap();
     migrate(schema, mode);
-    let hlc_col = if mode == Mode::Hlc { ", hlc" } else { "" };
-    let mut copy = conn
-        .copy_in_raw(&format!(
-            "COPY {schema}.outbox (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key{hlc_col}) FROM STDIN WITH (FORMAT csv)"
-        ))
-        .await
-        .unwrap();
-    let start = chrono::Utc::now();
-    let mut buf = String::with_capacity(n * 200);
-    for i in 0..n {
-        let created = match mode {
-            Mode::ConsumeTies => start,
-            _ => start + chrono::Duration::microseconds(i as i64),
-        };
-        let hlc = if mode == Mode::Hlc {
-            // every tenth row has no hlc (legacy), the rest in time order
-            if i % 10 == 0 {
-                ",".to_owned()
-            } else {
-                format!(
-                    ",{}",
-                    (created.timestamp_millis() << 16) | (i as i64 & 0xFFFF)
-                )
-            }
-        } else {
-            String::new()
-        };
-        buf.push_str(&format!(
-            "{},bench,{},order.placed,{},\"{{\"\"order_id\"\": {i}, \"\"total\"\": \"\"19.90\"\"}}\",pending,{},k{}{hlc}\n",
-            uuid::Uuid::now_v7(),
-            uuid::Uuid::now_v7(),
-            created.to_rfc3339(),
-            created.to_rfc3339(),
-            i % 500
-        ));
-        if buf.len() > 1 << 20 {
-            copy.send(buf.as_bytes()).await.unwrap();
-            buf.clear();
-        }
-    }
-    copy.send(buf.as_bytes()).await.unwrap();
-    copy.finish().await.unwrap();
-    // Both sides start from the same physical state: frozen, analysed, no autovacuum racing
-    // the run (it would land on one side or the other at random on two cores).
+    let created = if mode == Mode::ConsumeTies {
+        "now() - interval '1 hour'"
+    } else {
+        "clock_timestamp() - interval '1 hour' + g * interval '1 microsecond'"
+    };
+    let (hlc_col, hlc) = if mode.hlc() {
+        (
+            ", hlc",
+            ", CASE WHEN g % 10 = 0 THEN NULL ELSE (1764583200000::bigint + g) << 16 END",
+        )
+    } else {
+        ("", "")
+    };
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {schema}.outbox (id, outbox_route, event_id, event_type, correlation_id, occurred_at, payload, status,
+                       created_at, attempts, ordering_key{hlc_col})
+SELECT gen_random_uuid(), '{ROUTE}', gen_random_uuid(), 'order.placed', gen_random_uuid(), now(),
+       jsonb_build_object('order_id', g, 'total', '19.90'), 'pending',
+       {created}, 0, 'key-' || (g % {keys}){hlc}
+FROM generate_series(1, {n}) g"
+    ))
+    .execute(&mut *conn)
+    .await
+    .unwrap();
     for sql in [
         format!("ALTER TABLE {schema}.outbox SET (autovacuum_enabled = false)"),
         format!("VACUUM (FREEZE, ANALYZE) {schema}.outbox"),
@@ -250,10 +268,10 @@ pub fn options(schema: &str, mode: Mode, prepared: bool) -> PgStoreOptions {
         delivery_log: (mode == Mode::ConsumeLog)
             .then(|| RelationSpec::parse("log", &format!("{schema}.outbox_delivered")).unwrap()),
         storage: mode.storage(),
-        hlc_ordering: mode == Mode::Hlc,
+        hlc_ordering: mode.hlc(),
         propagate_trace: false,
         tenant_aware: false,
-        key_order: KeyOrder::BestEffort,
+        key_order: mode.key_order(),
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: prepared,
@@ -268,6 +286,7 @@ pub fn settings(mode: Mode) -> RelaySettings {
         .unwrap();
     let mut s = RelaySettings::from_config(&config);
     s.storage = mode.storage();
+    s.key_order = mode.key_order();
     s.reclaim_stale_after = None;
     s
 }

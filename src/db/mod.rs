@@ -2,7 +2,9 @@
 //! mapping driver errors to exit codes. Passwords never reach a message. Statements go through
 //! [`pg`], which keeps them working behind pgbouncer.
 
+pub mod fault;
 pub mod pg;
+pub mod pgclient;
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -361,7 +361,13 @@ async fn pass_body<S: RelayStore>(
             .filter(|&&i| matches!(outcomes[i], Outcome::Published))
             .map(|&i| rows[i].id)
             .collect();
-        for marks in ids.chunks(MARK_CHUNK) {
+        // Retain marks 32 ids at a time (the crash-duplicate bound); consume marks what the
+        // window delivered in one statement (the pass's transaction is the bound).
+        let marks_per_statement = match settings.storage {
+            Storage::Retain => MARK_CHUNK,
+            Storage::Consume => ids.len().max(1),
+        };
+        for marks in ids.chunks(marks_per_statement) {
             store.mark_published(target, marks, Utc::now()).await?;
             report.published += marks.len();
         }

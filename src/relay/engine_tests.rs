@@ -168,7 +168,7 @@ impl RelayStore for MemStore {
             return Err(StoreError {
                 context: "marking published",
                 message: "canceling statement due to statement timeout".into(),
-                connection_lost: false,
+                fault: crate::db::fault::Fault::Canceled,
             });
         }
         if self.consume() {

@@ -12,29 +12,50 @@ use chrono::{DateTime, Utc};
 use thiserror::Error;
 use uuid::Uuid;
 
+use crate::db::fault::Fault;
 use crate::model::{Message, OutboxRow};
 use crate::target::QualifiedName;
 
+/// A store step that failed: which step (named as the storage does it: "deleting the delivered
+/// rows", not "marking published", under consume), the driver's message, and its [`Fault`].
 #[derive(Debug, Error)]
 #[error("{context}: {message}")]
 pub struct StoreError {
     pub context: &'static str,
     pub message: String,
-    /// The connection is gone; the store reconnects before the next pass.
-    pub connection_lost: bool,
+    pub fault: Fault,
 }
 
 impl StoreError {
     pub fn pg(context: &'static str, e: &sqlx::Error) -> Self {
-        let connection_lost = matches!(
-            e,
-            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_)
-        ) || matches!(e, sqlx::Error::Database(db) if db.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08") || c == "25P03"));
         Self {
             context,
             message: crate::db::pg_message(e),
-            connection_lost,
+            fault: Fault::of_sqlx(e),
         }
+    }
+
+    pub fn tokio_pg(context: &'static str, e: &tokio_postgres::Error) -> Self {
+        Self {
+            context,
+            message: crate::db::pgclient::message(e),
+            fault: Fault::of_tokio_postgres(e),
+        }
+    }
+
+    /// A failure that is not the database's (a relation that cannot be resolved, a row that
+    /// cannot be read).
+    pub fn other(context: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            context,
+            message: message.into(),
+            fault: Fault::Statement,
+        }
+    }
+
+    /// The connection is gone (or never came): the store reconnects before the next pass.
+    pub fn connection_lost(&self) -> bool {
+        self.fault.is_away()
     }
 }
 

@@ -23,6 +23,7 @@ mod migrate_pg;
 mod mongo_relay;
 mod ops_pg;
 mod outages;
+mod own_postgres;
 mod partitions_pg;
 mod pgbouncer;
 mod relay_pg;

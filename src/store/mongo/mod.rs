@@ -55,20 +55,20 @@ pub struct MongoStore {
 }
 
 fn err(context: &'static str, e: mongodb::error::Error) -> StoreError {
-    let connection_lost = crate::db::mongo_exit_code(&e) == crate::exit_code::CONNECT;
+    let lost = crate::db::mongo_exit_code(&e) == crate::exit_code::CONNECT;
     StoreError {
         context,
         message: crate::db::first_line(&e.to_string()),
-        connection_lost,
+        fault: if lost {
+            crate::db::fault::Fault::Lost
+        } else {
+            crate::db::fault::Fault::Statement
+        },
     }
 }
 
 fn bad(context: &'static str, message: String) -> StoreError {
-    StoreError {
-        context,
-        message,
-        connection_lost: false,
-    }
+    StoreError::other(context, message)
 }
 
 /// Runs a query and collects its cursor, so a caller maps one error, not two.

@@ -10,7 +10,8 @@ use sqlx::PgConnection;
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{PgStoreOptions, columns, decode_row};
+use super::pass::decode_sqlx as decode_row;
+use super::{PgStoreOptions, columns};
 use crate::Error;
 use crate::model::Message;
 use crate::replay::{Cursor, Item, ReplaySource, Selection, broker_key, ordered_headers};

@@ -299,3 +299,21 @@ pub fn assert_none_lost(staged: &[String], arrived: &std::collections::HashSet<S
 pub fn on_tokio<T>(f: impl std::future::Future<Output = T>) -> T {
     tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(f))
 }
+
+/// A PostgreSQL of the test's own (`scripts/postgres`: a cluster in the test's directory, on a
+/// free port), started; with `ssl`, TLS on and the CA to verify it at `dir/data/root.crt`. Its
+/// URL (database `postgres`, user `postgres`, trust authentication).
+pub async fn own_postgres(test: &str, ssl: bool) -> (OwnServer, String) {
+    let port = free_port();
+    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/postgres"));
+    let mut pg = OwnServer::new(test, &script, port, move |dir| {
+        let mut c = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/postgres"));
+        c.arg(dir.join("data")).arg(port.to_string());
+        if ssl {
+            c.arg("ssl");
+        }
+        c
+    });
+    pg.start().await;
+    (pg, format!("postgres://postgres@127.0.0.1:{port}/postgres"))
+}

@@ -1,0 +1,98 @@
+//! What went wrong with a database, whichever driver said it: a small fault type that the relay
+//! (reconnect, "database away") and the exit codes read, instead of driver error types or
+//! their text. No I/O.
+
+use super::sqlstate;
+
+/// The kind of a database failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fault {
+    /// No connection could be made (refused, unreachable, DNS, timed out while connecting).
+    Unreachable,
+    /// The connection was lost or cut by the server (I/O error, administrator shutdown,
+    /// `idle_in_transaction_session_timeout`): the next use reconnects.
+    Lost,
+    /// The server refused who we are (password, role, database).
+    Auth,
+    /// A lock was not available in time (`lock_timeout`, `NOWAIT`).
+    LockBusy,
+    /// The statement was cancelled (`statement_timeout`, `pg_cancel_backend`).
+    Canceled,
+    /// Anything else: the statement failed with the database up.
+    Statement,
+}
+
+impl Fault {
+    /// The database cannot be reached or the connection is gone: not the statement's fault.
+    pub fn is_away(self) -> bool {
+        matches!(self, Fault::Unreachable | Fault::Lost)
+    }
+
+    /// From a SQLSTATE.
+    pub fn of_sqlstate(code: &str) -> Fault {
+        match code {
+            sqlstate::INVALID_PASSWORD
+            | sqlstate::INVALID_AUTHORIZATION
+            | sqlstate::INVALID_CATALOG_NAME => Fault::Auth,
+            sqlstate::LOCK_NOT_AVAILABLE => Fault::LockBusy,
+            sqlstate::QUERY_CANCELED => Fault::Canceled,
+            // connection exceptions, operator intervention (admin shutdown, crash shutdown,
+            // cannot connect now, idle session timeout) and the idle-in-transaction timeout
+            c if c.starts_with("08") || c.starts_with("57P") || c == "25P03" => Fault::Lost,
+            _ => Fault::Statement,
+        }
+    }
+
+    /// From an sqlx error.
+    pub fn of_sqlx(e: &sqlx::Error) -> Fault {
+        match e {
+            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_) => Fault::Lost,
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => Fault::Unreachable,
+            sqlx::Error::Database(db) => db
+                .code()
+                .map_or(Fault::Statement, |c| Fault::of_sqlstate(&c)),
+            _ => Fault::Statement,
+        }
+    }
+
+    /// From a tokio-postgres error.
+    pub fn of_tokio_postgres(e: &tokio_postgres::Error) -> Fault {
+        if let Some(db) = e.as_db_error() {
+            return Fault::of_sqlstate(db.code().code());
+        }
+        if e.is_closed() {
+            return Fault::Lost;
+        }
+        // an I/O error somewhere in the chain: the connection is gone
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            if s.is::<std::io::Error>() {
+                return Fault::Lost;
+            }
+            source = s.source();
+        }
+        Fault::Statement
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlstates_map_to_faults() {
+        assert_eq!(Fault::of_sqlstate("57P01"), Fault::Lost, "admin shutdown");
+        assert_eq!(Fault::of_sqlstate("08006"), Fault::Lost);
+        assert_eq!(
+            Fault::of_sqlstate("25P03"),
+            Fault::Lost,
+            "idle in transaction"
+        );
+        assert_eq!(Fault::of_sqlstate("55P03"), Fault::LockBusy);
+        assert_eq!(Fault::of_sqlstate("57014"), Fault::Canceled);
+        assert_eq!(Fault::of_sqlstate("28P01"), Fault::Auth);
+        assert_eq!(Fault::of_sqlstate("23514"), Fault::Statement);
+        assert!(Fault::Lost.is_away() && Fault::Unreachable.is_away());
+        assert!(!Fault::Canceled.is_away());
+    }
+}

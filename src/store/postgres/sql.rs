@@ -1,0 +1,375 @@
+//! The relay's statements for one relation, exactly as `semantics.md` gives them, for retain and
+//! consume storage, with the claim written to read about `limit` index entries whatever the
+//! backlog (see [`claim_sql`]). Text only: [`super::pass`] sends them.
+
+use std::sync::Arc;
+
+use crate::model::{KeyOrder, Storage};
+use crate::target::QualifiedName;
+
+use super::PgStoreOptions;
+
+/// The statements for one relation (shared, as the store hands them to its connection).
+#[derive(Debug, Clone)]
+pub struct PgSql {
+    pub claim: Arc<str>,
+    /// Whether the claim returns a `candidates` column (the strict claim: rows held back are
+    /// counted); otherwise a claim is short when it returns fewer rows than asked for.
+    pub claim_counts: bool,
+    pub reclaim: Arc<str>,
+    pub published: Arc<str>,
+    /// What the published step is called in errors: consume deletes, retain marks.
+    pub published_step: &'static str,
+    /// Whether `published` takes the publish time as `$2` (not for a bare consume DELETE).
+    pub published_takes_time: bool,
+    pub retry: Arc<str>,
+    pub failed: Arc<str>,
+    /// Retain only: consume claims write nothing, so a row not published is untouched.
+    pub release: Option<Arc<str>>,
+}
+
+pub(crate) fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
+    let mut cols: Vec<String> = [
+        "id",
+        "outbox_route",
+        "event_id",
+        "event_type",
+        "tenant_id",
+        "execution_id",
+        "correlation_id",
+        "causation_id",
+        "occurred_at",
+        "attempts",
+        "ordering_key",
+        "created_at",
+    ]
+    .iter()
+    .map(|c| format!("{prefix}{c}"))
+    .collect();
+    cols.push(format!("{prefix}payload::text AS payload"));
+    if opts.hlc_ordering {
+        cols.push(format!("{prefix}hlc"));
+    }
+    if opts.propagate_trace {
+        cols.push(format!("{prefix}traceparent"));
+    }
+    cols.join(", ")
+}
+
+/// The rows strict order waits behind (`alias` names the table; `$3` is now): a row with an
+/// ordering key that is processing, failed, or pending but not yet due. Shared by the claim
+/// and `inspect blocked`.
+pub fn blocking_rows(alias: &str) -> String {
+    format!(
+        "{alias}.ordering_key <> '' AND ({alias}.status IN ('processing', 'failed') OR ({alias}.status = 'pending' AND {alias}.available_at > $3))"
+    )
+}
+
+/// How many candidate rows locked by other relays a strict claim steps over before it stops
+/// short (consume storage holds a pass's locks to its end).
+const STRICT_LOCKED_SLACK: u32 = 5_000;
+
+/// The claim. Parameters: `$1` route, `$2` limit, `$3` now, `$4` tenant (when tenant-aware).
+///
+/// On the claim index `(outbox_route, status, available_at, created_at)` a plain
+/// `ORDER BY created_at LIMIT n` over `available_at IS NULL OR available_at <= now` sorts every
+/// pending row of the route. Instead the claim reads two ranges of the index, each locking with
+/// `FOR UPDATE SKIP LOCKED` in its own CTE (PostgreSQL refuses `FOR UPDATE` under `UNION`), so
+/// rows other relays hold are stepped over and a contended claim still fills up:
+/// - the ripe retries first (`available_at <= now`: few; scheduled ones are outside the
+///   range), at most `n`;
+/// - then the rows never retried (`available_at IS NULL`), at most `n` minus the ripe rows
+///   taken, in index order (`available_at, created_at`: `LIMIT` stops after about that many
+///   entries). Not by `id` too: the index has no `id`, and rows staged in one transaction share
+///   one `created_at`, so ordering by `id` would read and sort the whole tie group on every
+///   claim. Ties among them go in index order, which the specification allows (without HLC it
+///   orders by `created_at` and leaves ties arbitrary; with HLC the index carries `id`).
+///
+/// So the claim locks exactly the rows it returns (a consume pass holds its locks to its end).
+/// Ripe retries, being due, go ahead of newer rows never tried; strict key order still holds
+/// (a row whose key has an earlier row pending outside the claim is held back).
+///
+/// Best-effort order (the default, with or without HLC) needs no more than those two ranges:
+/// [`best_effort_claim`]. Strict order adds the hold-back below.
+pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
+    if opts.key_order != KeyOrder::Strict {
+        return best_effort_claim(table, opts);
+    }
+    let tenant = if opts.tenant_aware {
+        " AND c.tenant_id = $4"
+    } else {
+        ""
+    };
+    let strict = opts.key_order == KeyOrder::Strict;
+    let (order, index_order, hlc_col) = if opts.hlc_ordering {
+        (
+            "hlc, created_at, id",
+            "c.available_at, c.hlc, c.created_at, c.id",
+            ", c.hlc",
+        )
+    } else if strict {
+        // Strict order delivers a key's rows by (created_at, id): the claim takes them in that
+        // order too, so a key's first row is never beyond the limit behind its later ones.
+        ("created_at, id", "c.available_at, c.created_at, c.id", "")
+    } else {
+        ("created_at, id", "c.available_at, c.created_at", "")
+    };
+    // "Earlier" in claim order: with HLC, `hlc NULLS LAST, created_at, id`.
+    let earlier = |e: &str, c: &str| {
+        if opts.hlc_ordering {
+            format!(
+                "(COALESCE({e}.hlc, 9223372036854775807), {e}.created_at, {e}.id) < (COALESCE({c}.hlc, 9223372036854775807), {c}.created_at, {c}.id)"
+            )
+        } else {
+            format!("({e}.created_at, {e}.id) < ({c}.created_at, {c}.id)")
+        }
+    };
+    // A key is (tenant, ordering key); an empty or NULL ordering key is no key (the event's
+    // own id), so such rows never wait for each other.
+    // Strict key order, at the scan: skip a row while an earlier row of its key is processing,
+    // failed, or pending but not yet due. Those rows are found first, once per claim (the
+    // claim index's `status` ranges: few rows), keeping each key's first; the scan then steps
+    // over a blocked key's rows with a hashed anti-join, not a probe per row, so a stuck key's
+    // backlog costs the rows scanned, not a lookup each. (Earlier pending rows that are due are
+    // claimed first, in this claim or, if another relay holds them, checked below.)
+    const NO_TENANT: &str = "'00000000-0000-0000-0000-000000000000'::uuid";
+    let hlc_first = if opts.hlc_ordering {
+        ", COALESCE(b.hlc, 9223372036854775807) AS hlc"
+    } else {
+        ""
+    };
+    let blockers = if strict {
+        let btenant = if opts.tenant_aware {
+            " AND b.tenant_id = $4"
+        } else {
+            ""
+        };
+        let border = if opts.hlc_ordering {
+            "b.hlc NULLS LAST, b.created_at, b.id"
+        } else {
+            "b.created_at, b.id"
+        };
+        format!(
+            "blockers AS MATERIALIZED (
+    SELECT DISTINCT ON (COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key)
+           COALESCE(b.tenant_id, {NO_TENANT}) AS tenant, b.ordering_key AS key, b.created_at, b.id{hlc_first}
+      FROM {table} b
+     WHERE b.outbox_route = $1{btenant} AND {}
+     ORDER BY COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key, {border}),
+",
+            blocking_rows("b")
+        )
+    } else {
+        String::new()
+    };
+    let held_back = if strict {
+        let earlier_blocker = if opts.hlc_ordering {
+            "(e.hlc, e.created_at, e.id) < (COALESCE(c.hlc, 9223372036854775807), c.created_at, c.id)"
+        } else {
+            "(e.created_at, e.id) < (c.created_at, c.id)"
+        };
+        format!(
+            " AND NOT EXISTS (SELECT 1 FROM blockers e
+                WHERE e.key = c.ordering_key AND e.tenant = COALESCE(c.tenant_id, {NO_TENANT})
+                  AND {earlier_blocker})"
+        )
+    } else {
+        String::new()
+    };
+    let picked = if strict {
+        // ... and after locking: no earlier row of the key may be left pending outside this
+        // claim (locked by another relay, or beyond the limit).
+        format!(
+            "SELECT r.id FROM ranked r WHERE NULLIF(r.ordering_key, '') IS NULL OR NOT EXISTS (
+                SELECT 1 FROM {table} e
+                 WHERE e.outbox_route = $1 AND e.ordering_key = r.ordering_key
+                   AND e.tenant_id IS NOT DISTINCT FROM r.tenant_id
+                   AND e.status <> 'published' AND {}
+                   AND e.status IN ('pending', 'processing', 'failed')
+                   AND e.id NOT IN (SELECT id FROM ranked))",
+            earlier("e", "r")
+        )
+    } else {
+        "SELECT id FROM ranked".to_owned()
+    };
+    let fresh = if strict {
+        // Strict order steps over a stuck key's rows in claim order. It judges them from the
+        // index alone (the strict claim index carries the key: an index-only scan, no heap
+        // fetch per stepped-over row) and locks only the rows it keeps, fetched again by id:
+        // the candidates are a subquery, so the lock needs no row position from them (a
+        // joined table would need its `ctid`, which an index-only scan cannot give). The
+        // subquery's own limit makes the planner choose the ordered scan that stops early
+        // rather than a sort of the whole range; it is `$2` plus the rows other relays may
+        // hold (skipped, so a contended claim still fills up).
+        let outer = index_order.replace("c.", "cand.");
+        format!(
+            "SELECT t.id, t.created_at, t.ordering_key, t.tenant_id{} FROM (
+        SELECT c.id, c.available_at, c.created_at{hlc_col} FROM {table} c
+         WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
+         ORDER BY {index_order} LIMIT $2 + {STRICT_LOCKED_SLACK}) cand
+      JOIN {table} t ON t.id = cand.id AND t.status = 'pending' AND t.available_at IS NULL
+     ORDER BY {outer} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE OF t SKIP LOCKED",
+            hlc_col.replace("c.", "t.")
+        )
+    } else {
+        format!(
+            "SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}
+     ORDER BY {index_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED"
+        )
+    };
+    let ctes = format!(
+        "WITH {blockers}ripe AS (
+    SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
+     ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
+fresh AS (
+    {fresh}),
+ranked AS (
+    SELECT * FROM (SELECT * FROM fresh UNION ALL SELECT * FROM ripe) u ORDER BY {order} LIMIT $2),
+picked AS ({picked})"
+    );
+    match opts.storage {
+        Storage::Retain => format!(
+            "{ctes}
+UPDATE {table} t SET status = 'processing', processing_at = $3 FROM picked WHERE t.id = picked.id
+RETURNING {}, (SELECT count(*) FROM ranked) AS candidates",
+            columns(opts, "t.")
+        ),
+        Storage::Consume => format!(
+            "{ctes}
+SELECT {}, (SELECT count(*) FROM ranked) AS candidates FROM {table} t
+ WHERE t.id IN (SELECT id FROM picked) ORDER BY {}",
+            columns(opts, "t."),
+            order
+                .split(", ")
+                .map(|c| format!("t.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The claim of best-effort order: the ripe retries, then the rows never retried, each range
+/// selecting the rows' columns itself in index order (no second visit by id); in retain one
+/// `UPDATE` of those ids returns them (the `LIMIT $2` on their union, redundant as it is, gives
+/// the planner the row count, so it joins by the primary key instead of scanning the table).
+/// Claimed in full: no `candidates` column.
+fn best_effort_claim(table: &QualifiedName, opts: &PgStoreOptions) -> String {
+    let tenant = if opts.tenant_aware {
+        " AND c.tenant_id = $4"
+    } else {
+        ""
+    };
+    let (ripe_order, fresh_order) = if opts.hlc_ordering {
+        (
+            "c.hlc, c.created_at, c.id",
+            "c.available_at, c.hlc, c.created_at, c.id",
+        )
+    } else {
+        ("c.created_at, c.id", "c.available_at, c.created_at")
+    };
+    let ranges = |cols: &str| {
+        format!(
+            "WITH ripe AS (
+    SELECT {cols} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}
+     ORDER BY {ripe_order} LIMIT $2 FOR UPDATE SKIP LOCKED),
+fresh AS (
+    SELECT {cols} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}
+     ORDER BY {fresh_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED)"
+        )
+    };
+    match opts.storage {
+        Storage::Consume => format!(
+            "{}\nSELECT * FROM ripe UNION ALL SELECT * FROM fresh",
+            ranges(&columns(opts, "c."))
+        ),
+        Storage::Retain => format!(
+            "{}
+UPDATE {table} t SET status = 'processing', processing_at = $3
+  FROM (SELECT id FROM ripe UNION ALL SELECT id FROM fresh LIMIT $2) p WHERE t.id = p.id
+RETURNING {}",
+            ranges("c.id"),
+            columns(opts, "t.")
+        ),
+    }
+}
+
+impl PgSql {
+    pub fn new(table: &QualifiedName, log: Option<&QualifiedName>, opts: &PgStoreOptions) -> Self {
+        let tenant = if opts.tenant_aware {
+            " AND tenant_id = $3"
+        } else {
+            ""
+        };
+        let reclaim = format!(
+            "UPDATE {table} SET status = 'pending', processing_at = NULL
+ WHERE outbox_route = $1 AND status = 'processing' AND processing_at IS NOT NULL AND processing_at < $2{tenant}"
+        );
+        let claim = claim_sql(table, opts);
+        let claim_counts = opts.key_order == KeyOrder::Strict;
+        let s = |text: String| -> Arc<str> { text.into() };
+        match opts.storage {
+            Storage::Retain => Self {
+                claim: s(claim),
+                claim_counts,
+                reclaim: s(reclaim),
+                published: s(format!(
+                    "UPDATE {table} SET status = 'published', published_at = $2, last_error = NULL WHERE id = ANY($1) AND status = 'processing'"
+                )),
+                published_step: "marking published",
+                published_takes_time: true,
+                retry: s(format!(
+                    "UPDATE {table} SET status = 'pending', processing_at = NULL, attempts = $2, available_at = $3, last_error = $4 WHERE id = ANY($1) AND status = 'processing'"
+                )),
+                failed: s(format!(
+                    "UPDATE {table} SET status = 'failed', last_error = $2 WHERE id = ANY($1) AND status = 'processing'"
+                )),
+                release: Some(s(format!(
+                    "UPDATE {table} SET status = 'pending', processing_at = NULL WHERE id = ANY($1) AND status = 'processing'"
+                ))),
+            },
+            Storage::Consume => Self {
+                claim: s(claim),
+                claim_counts,
+                reclaim: s(reclaim),
+                published: s(match log {
+                    None => format!("DELETE FROM {table} WHERE id = ANY($1) AND status = 'pending'"),
+                    Some(log) => format!(
+                        "WITH consumed AS (DELETE FROM {table} WHERE id = ANY($1) AND status = 'pending'
+                           RETURNING id, outbox_route, event_id, tenant_id)
+INSERT INTO {log} (id, outbox_route, event_id, tenant_id, published_at)
+SELECT id, outbox_route, event_id, tenant_id, $2 FROM consumed"
+                    ),
+                }),
+                published_step: if log.is_some() {
+                    "deleting the delivered rows into the delivery log"
+                } else {
+                    "deleting the delivered rows"
+                },
+                published_takes_time: log.is_some(),
+                retry: s(format!(
+                    "UPDATE {table} SET attempts = $2, available_at = $3, last_error = $4 WHERE id = ANY($1) AND status = 'pending'"
+                )),
+                failed: s(format!(
+                    "UPDATE {table} SET status = 'failed', last_error = $2 WHERE id = ANY($1) AND status = 'pending'"
+                )),
+                release: None,
+            },
+        }
+    }
+}
+
+/// The pass's timeouts, set for its transaction only. Each limit is the pass's (`$1` statement
+/// and lock, `$2` idle in transaction, in ms) unless the server already has a stricter
+/// (smaller, non-zero) one for this session, read here, inside the pass: behind a transaction
+/// pooler the session a pass runs on is not the one the relay connected to.
+pub const PASS_TIMEOUTS_SQL: &str = "\
+WITH s AS (SELECT name, setting::bigint AS v FROM pg_settings
+            WHERE name IN ('statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout')),
+     l AS (SELECT name, CASE WHEN v > 0 AND v < want THEN v ELSE want END AS ms
+             FROM s, LATERAL (SELECT CASE WHEN name = 'idle_in_transaction_session_timeout'
+                                          THEN $2::bigint ELSE $1::bigint END AS want) w)
+SELECT set_config(name, ms::text || 'ms', true) FROM l";

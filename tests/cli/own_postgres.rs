@@ -1,0 +1,89 @@
+//! Against a PostgreSQL of the test's own (`scripts/postgres`), so that the test may speak TLS to
+//! it, stop it or stall it without touching the machine's server.
+
+use std::time::Duration;
+
+use sqlx::Connection;
+
+use crate::common::{CONNECT, OK, eventually, ob, own_postgres};
+
+/// TLS as `sslmode` asks, on the relay's own connection (tokio-postgres) as on the others'
+/// (sqlx): `verify-full` against the server's CA delivers, and the relay's connection is
+/// encrypted; `verify-full` without the CA (the web's roots) refuses to connect, exit 3, and
+/// publishes nothing; `require` encrypts without checking; `verify-ca` checks the chain only.
+#[tokio::test]
+async fn the_relay_speaks_tls_as_sslmode_asks() {
+    let (pg, url) = own_postgres(test_name!(), true).await;
+    let ca = pg.dir.join("data").join("root.crt");
+    let verified = format!("{url}?sslmode=verify-full&sslrootcert={}", ca.display());
+    let on = |u: &str| {
+        [
+            "--database-url".to_owned(),
+            u.to_owned(),
+            "--relation".into(),
+            "app.outbox".into(),
+            "--storage".into(),
+            "consume".into(),
+        ]
+    };
+    ob(["migrate", "-q"]).args(on(&verified)).code(OK);
+    let emit = |n: &str| {
+        ob([
+            "emit",
+            "-q",
+            "--route",
+            "orders",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+            "--count",
+            n,
+        ])
+        .args(on(&verified))
+        .code(OK);
+    };
+    let relay = |u: &str| {
+        ob(["relay", "--once", "--route", "orders", "--to", "stdout"])
+            .args(on(u))
+            .run()
+    };
+    emit("3");
+    let r = relay(&format!("{url}?sslmode=verify-full"));
+    assert_eq!(r.code, CONNECT, "{r:?}");
+    assert!(r.stderr.contains("certificate"), "{r:?}");
+    assert_eq!(r.stdout.matches("\"event_id\"").count(), 0, "{r:?}");
+    for u in [
+        verified.clone(),
+        format!("{url}?sslmode=require"),
+        format!("{url}?sslmode=verify-ca&sslrootcert={}", ca.display()),
+    ] {
+        let r = relay(&u);
+        assert_eq!(
+            (r.code, r.stdout.matches("\"event_id\"").count()),
+            (OK, 3),
+            "{u}: {r:?}"
+        );
+        emit("3");
+    }
+    // a looping relay's connection, seen from the server: encrypted
+    let looping = ob(["relay", "--loop", "--route", "orders", "--to", "stdout"])
+        .args(on(&verified))
+        .spawn(None);
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    eventually(Duration::from_secs(30), "the relay's connection, encrypted", async || {
+        let seen: Vec<bool> = sqlx::query_scalar(
+            "SELECT s.ssl FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'outboxctl'",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        if !seen.is_empty() && seen.iter().all(|&s| s) {
+            Ok(())
+        } else {
+            Err(format!("outboxctl's connections, ssl or not: {seen:?}"))
+        }
+    })
+    .await;
+    drop(looping);
+}
