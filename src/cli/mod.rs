@@ -103,7 +103,7 @@ where
             return exit_code::to_process(code);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

@@ -659,8 +659,8 @@ fn settings(storage: Storage) -> RelaySettings {
     s
 }
 
-async fn store(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> PgStore<'static> {
-    let opts = PgStoreOptions {
+fn store_options(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> PgStoreOptions {
+    PgStoreOptions {
         relation: RelationSpec::parse("relation", &schema.rel("outbox")).unwrap(),
         delivery_log: None,
         storage,
@@ -671,7 +671,11 @@ async fn store(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> PgSt
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: false,
-    };
+    }
+}
+
+async fn store(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> PgStore<'static> {
+    let opts = store_options(schema, storage, key_order);
     let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
     PgStore::connect(&url, Duration::from_secs(5), opts)
         .await
@@ -1213,24 +1217,29 @@ async fn ctrl_c_of_a_one_shot_relay_exits_130() {
     );
 }
 
-/// A statement at the start of a consume pass cancelled on the server (`pg_cancel_backend`
-/// while it waits for a lock on `pg_settings`, which the pass reads to set its timeouts): the
-/// pass fails and rolls back, and the next pass on the same connection runs, instead of
-/// meeting "current transaction is aborted" forever.
+/// A consume pass's opening (`BEGIN`, its timeouts and the claim, sent together) cancelled on
+/// the server (`pg_cancel_backend` while the claim waits for a lock another session holds on the
+/// table): the pass fails and rolls back, and the next pass on the same connection runs,
+/// instead of meeting "current transaction is aborted" forever.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usable() {
+async fn a_pass_cancelled_while_it_opens_leaves_the_connection_usable() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 5, None).await;
-    let s = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
-    // this pass's own backend: other tests' passes may wait on pg_settings meanwhile too
+    let mut opts = store_options(&schema, Storage::Consume, KeyOrder::BestEffort);
+    // the claim waits for the lock until it is cancelled, not for lock_timeout
+    opts.pass_statement_timeout = Duration::from_secs(60);
+    let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
+    let s = PgStore::connect(&url, Duration::from_secs(5), opts)
+        .await
+        .unwrap();
     let pid = s.backend_pid().expect("a direct connection");
     let ok = Flaky::new(|_, _| None);
     let sink = Sink::Publisher(ok.clone());
-    // another session holds pg_settings: the pass's timeouts statement waits for it
+    // another session holds the table: the pass's claim waits for it
     let mut locker = crate::common::pg().await;
-    sqlx::raw_sql("BEGIN; LOCK TABLE pg_catalog.pg_settings IN ACCESS EXCLUSIVE MODE")
+    sqlx::raw_sql(&format!("BEGIN; LOCK TABLE {t} IN ACCESS EXCLUSIVE MODE"))
         .execute(&mut locker)
         .await
         .unwrap();
@@ -1249,12 +1258,12 @@ async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usabl
             (s, report)
         }
     });
-    let blocked = crate::common::eventually(
+    crate::common::eventually(
         Duration::from_secs(30),
-        "the pass waiting on pg_settings",
+        "the pass's claim waiting on the table",
         async || {
             let waiting: Option<i32> = sqlx::query_scalar(
-                "SELECT pid FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock' AND query LIKE '%pg_settings%'",
+                "SELECT pid FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
             )
             .bind(pid)
             .fetch_optional(&mut conn)
@@ -1265,7 +1274,7 @@ async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usabl
     )
     .await;
     let cancelled: bool = sqlx::query_scalar("SELECT pg_cancel_backend($1)")
-        .bind(blocked)
+        .bind(pid)
         .fetch_one(&mut conn)
         .await
         .unwrap();
@@ -1274,7 +1283,7 @@ async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usabl
     assert!(!report.committed, "{report:?}");
     let error = report.error.unwrap_or_default();
     assert!(
-        error.contains("setting the pass timeouts") && error.contains("cancel"),
+        error.contains("claiming") && error.contains("cancel"),
         "{error}"
     );
     sqlx::raw_sql("COMMIT").execute(&mut locker).await.unwrap();
@@ -1289,6 +1298,7 @@ async fn a_pass_cancelled_while_it_sets_its_timeouts_leaves_the_connection_usabl
     .await;
     assert!(report.committed, "{report:?}");
     assert_eq!(report.published, 5);
+    assert_eq!(s.backend_pid(), Some(pid), "the same connection");
     assert_eq!(
         count(&mut conn, &format!("SELECT count(*) FROM {t}")).await,
         0
