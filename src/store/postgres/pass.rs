@@ -17,7 +17,8 @@ use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
-use super::{PgSql, PgStoreOptions, sql::PASS_TIMEOUTS_SQL};
+use super::sql::{JIT_OFF_SQL, PASS_TIMEOUTS_SQL};
+use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
 use crate::model::Storage;
@@ -284,6 +285,22 @@ impl<'a> PgStore<'a> {
         }
     }
 
+    /// What a transaction of the store's sets first: under consume the pass's timeouts (and
+    /// JIT off), under retain (a claim's own transaction) JIT off.
+    fn opening(&self) -> Step {
+        if self.opts.storage == Storage::Retain {
+            return Step {
+                stmt: Stmt {
+                    sql: JIT_OFF_SQL.into(),
+                    values: Vec::new(),
+                    rows: true,
+                },
+                name: "turning JIT off",
+            };
+        }
+        self.timeouts()
+    }
+
     /// The pass's timeouts, as a statement.
     fn timeouts(&self) -> Step {
         let statement = millis_ceil(self.opts.pass_statement_timeout) as i64;
@@ -324,7 +341,7 @@ impl<'a> PgStore<'a> {
         let opening = self.pass == Pass::Opening;
         let mut all = Vec::with_capacity(steps.len() + 1);
         if opening {
-            all.push(self.timeouts());
+            all.push(self.opening());
         }
         all.extend(steps);
         let stmts: Vec<&Stmt> = all.iter().map(|s| &s.stmt).collect();
@@ -511,9 +528,17 @@ impl RelayStore for PgStore<'_> {
         if let Some(t) = self.tenant_param(target) {
             values.push(Value::Uuid(Some(t)));
         }
-        let answer = self
-            .one(Self::step(&sql.claim, values, true, "claiming"))
-            .await?;
+        let step = Self::step(&sql.claim, values, true, "claiming");
+        let answer =
+            if self.opts.storage == Storage::Retain && matches!(self.conn, Conn::Owned { .. }) {
+                // in a transaction of its own, one round trip: BEGIN, JIT off, the claim, COMMIT
+                self.pass = Pass::Opening;
+                let answers = self.send(vec![step], true).await;
+                self.pass = Pass::Closed;
+                answers?.pop().expect("one answer")
+            } else {
+                self.one(step).await?
+            };
         let reading = |e: String| StoreError::other("reading claimed rows", e);
         let (mut rows, candidates) = match answer {
             Answer::Fast(Reply::Rows(rows)) => {

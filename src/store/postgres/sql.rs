@@ -100,19 +100,21 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     } else {
         ""
     };
-    let strict = opts.key_order == KeyOrder::Strict;
+    // Strict order delivers a key's rows by (created_at, id) (with HLC, by hlc first): the claim
+    // takes them in that order too, so a key's first row is never beyond the limit behind its
+    // later ones.
     let (order, index_order, hlc_col) = if opts.hlc_ordering {
         (
-            "hlc, created_at, id",
+            "c.hlc, c.created_at, c.id",
             "c.available_at, c.hlc, c.created_at, c.id",
             ", c.hlc",
         )
-    } else if strict {
-        // Strict order delivers a key's rows by (created_at, id): the claim takes them in that
-        // order too, so a key's first row is never beyond the limit behind its later ones.
-        ("created_at, id", "c.available_at, c.created_at, c.id", "")
     } else {
-        ("created_at, id", "c.available_at, c.created_at", "")
+        (
+            "c.created_at, c.id",
+            "c.available_at, c.created_at, c.id",
+            "",
+        )
     };
     // "Earlier" in claim order: with HLC, `hlc NULLS LAST, created_at, id`.
     let earlier = |e: &str, c: &str| {
@@ -126,126 +128,107 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     };
     // A key is (tenant, ordering key); an empty or NULL ordering key is no key (the event's
     // own id), so such rows never wait for each other.
-    // Strict key order, at the scan: skip a row while an earlier row of its key is processing,
-    // failed, or pending but not yet due. Those rows are found first, once per claim (the
-    // claim index's `status` ranges: few rows), keeping each key's first; the scan then steps
-    // over a blocked key's rows with a hashed anti-join, not a probe per row, so a stuck key's
-    // backlog costs the rows scanned, not a lookup each. (Earlier pending rows that are due are
-    // claimed first, in this claim or, if another relay holds them, checked below.)
+    // At the scan: skip a row while an earlier row of its key is processing, failed, or pending
+    // but not yet due. Those rows are found first, once per claim (the claim index's `status`
+    // ranges: few rows), keeping each key's first; the scan then steps over a blocked key's rows
+    // with a hashed anti-join, not a probe per row, so a stuck key's backlog costs the rows
+    // scanned, not a lookup each. (Earlier pending rows that are due are claimed first, in this
+    // claim or, if another relay holds them, checked after locking.)
     const NO_TENANT: &str = "'00000000-0000-0000-0000-000000000000'::uuid";
     let hlc_first = if opts.hlc_ordering {
         ", COALESCE(b.hlc, 9223372036854775807) AS hlc"
     } else {
         ""
     };
-    let blockers = if strict {
-        let btenant = if opts.tenant_aware {
-            " AND b.tenant_id = $4"
-        } else {
-            ""
-        };
-        let border = if opts.hlc_ordering {
-            "b.hlc NULLS LAST, b.created_at, b.id"
-        } else {
-            "b.created_at, b.id"
-        };
-        format!(
-            "blockers AS MATERIALIZED (
+    let btenant = if opts.tenant_aware {
+        " AND b.tenant_id = $4"
+    } else {
+        ""
+    };
+    let border = if opts.hlc_ordering {
+        "b.hlc NULLS LAST, b.created_at, b.id"
+    } else {
+        "b.created_at, b.id"
+    };
+    let blockers = format!(
+        "blockers AS MATERIALIZED (
     SELECT DISTINCT ON (COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key)
            COALESCE(b.tenant_id, {NO_TENANT}) AS tenant, b.ordering_key AS key, b.created_at, b.id{hlc_first}
       FROM {table} b
      WHERE b.outbox_route = $1{btenant} AND {}
-     ORDER BY COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key, {border}),
-",
-            blocking_rows("b")
-        )
+     ORDER BY COALESCE(b.tenant_id, {NO_TENANT}), b.ordering_key, {border})",
+        blocking_rows("b")
+    );
+    let earlier_blocker = if opts.hlc_ordering {
+        "(e.hlc, e.created_at, e.id) < (COALESCE(c.hlc, 9223372036854775807), c.created_at, c.id)"
     } else {
-        String::new()
+        "(e.created_at, e.id) < (c.created_at, c.id)"
     };
-    let held_back = if strict {
-        let earlier_blocker = if opts.hlc_ordering {
-            "(e.hlc, e.created_at, e.id) < (COALESCE(c.hlc, 9223372036854775807), c.created_at, c.id)"
-        } else {
-            "(e.created_at, e.id) < (c.created_at, c.id)"
-        };
-        format!(
-            " AND NOT EXISTS (SELECT 1 FROM blockers e
+    let held_back = format!(
+        " AND NOT EXISTS (SELECT 1 FROM blockers e
                 WHERE e.key = c.ordering_key AND e.tenant = COALESCE(c.tenant_id, {NO_TENANT})
                   AND {earlier_blocker})"
-        )
-    } else {
-        String::new()
-    };
-    let picked = if strict {
-        // ... and after locking: no earlier row of the key may be left pending outside this
-        // claim (locked by another relay, or beyond the limit).
-        format!(
-            "SELECT r.id FROM ranked r WHERE NULLIF(r.ordering_key, '') IS NULL OR NOT EXISTS (
+    );
+    // ... and after locking: no earlier row of the key may be left pending outside this claim
+    // (locked by another relay, or beyond the limit).
+    let kept = format!(
+        "NULLIF(r.ordering_key, '') IS NULL OR NOT EXISTS (
                 SELECT 1 FROM {table} e
                  WHERE e.outbox_route = $1 AND e.ordering_key = r.ordering_key
                    AND e.tenant_id IS NOT DISTINCT FROM r.tenant_id
                    AND e.status <> 'published' AND {}
                    AND e.status IN ('pending', 'processing', 'failed')
                    AND e.id NOT IN (SELECT id FROM ranked))",
-            earlier("e", "r")
-        )
-    } else {
-        "SELECT id FROM ranked".to_owned()
+        earlier("e", "r")
+    );
+    // Consume returns the claimed rows' columns straight from the ranges (no visit by id after);
+    // retain needs only what the check reads, then updates the rows it keeps.
+    let (ripe_cols, fresh_cols) = match opts.storage {
+        Storage::Consume => (columns(opts, "c."), columns(opts, "t.")),
+        Storage::Retain => (
+            format!("c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col}"),
+            format!(
+                "t.id, t.created_at, t.ordering_key, t.tenant_id{}",
+                hlc_col.replace("c.", "t.")
+            ),
+        ),
     };
-    let fresh = if strict {
-        // Strict order steps over a stuck key's rows in claim order. It judges them from the
-        // index alone (the strict claim index carries the key: an index-only scan, no heap
-        // fetch per stepped-over row) and locks only the rows it keeps, fetched again by id:
-        // the candidates are a subquery, so the lock needs no row position from them (a
-        // joined table would need its `ctid`, which an index-only scan cannot give). The
-        // subquery's own limit makes the planner choose the ordered scan that stops early
-        // rather than a sort of the whole range; it is `$2` plus the rows other relays may
-        // hold (skipped, so a contended claim still fills up).
-        let outer = index_order.replace("c.", "cand.");
-        format!(
-            "SELECT t.id, t.created_at, t.ordering_key, t.tenant_id{} FROM (
+    // The rows behind the kept ones step over a stuck key's rows in claim order, judged from
+    // the index alone (the strict claim index carries the key: an index-only scan, no heap
+    // fetch per stepped-over row); only the rows kept are locked, fetched by id: the candidates
+    // are a subquery, so the lock needs no row position from them (a joined table would need its
+    // `ctid`, which an index-only scan cannot give). The subquery's own limit makes the planner
+    // choose the ordered scan that stops early rather than a sort of the whole range; it is `$2`
+    // plus the rows other relays may hold (skipped, so a contended claim still fills up). The
+    // ripe and fresh rows add up to at most `$2`: their union needs no limit but the one that
+    // tells the planner so.
+    let outer = index_order.replace("c.", "cand.");
+    let ctes = format!(
+        "WITH {blockers},
+ripe AS (
+    SELECT {ripe_cols} FROM {table} c
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
+     ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
+fresh AS (
+    SELECT {fresh_cols} FROM (
         SELECT c.id, c.available_at, c.created_at{hlc_col} FROM {table} c
          WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
          ORDER BY {index_order} LIMIT $2 + {STRICT_LOCKED_SLACK}) cand
       JOIN {table} t ON t.id = cand.id AND t.status = 'pending' AND t.available_at IS NULL
-     ORDER BY {outer} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE OF t SKIP LOCKED",
-            hlc_col.replace("c.", "t.")
-        )
-    } else {
-        format!(
-            "SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}
-     ORDER BY {index_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED"
-        )
-    };
-    let ctes = format!(
-        "WITH {blockers}ripe AS (
-    SELECT c.id, c.created_at, c.ordering_key, c.tenant_id{hlc_col} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
-     ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
-fresh AS (
-    {fresh}),
-ranked AS (
-    SELECT * FROM (SELECT * FROM fresh UNION ALL SELECT * FROM ripe) u ORDER BY {order} LIMIT $2),
-picked AS ({picked})"
+     ORDER BY {outer} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE OF t SKIP LOCKED),
+ranked AS (SELECT * FROM ripe UNION ALL SELECT * FROM fresh LIMIT $2)"
     );
     match opts.storage {
         Storage::Retain => format!(
-            "{ctes}
+            "{ctes},
+picked AS (SELECT r.id FROM ranked r WHERE {kept})
 UPDATE {table} t SET status = 'processing', processing_at = $3 FROM picked WHERE t.id = picked.id
 RETURNING {}, (SELECT count(*) FROM ranked) AS candidates",
             columns(opts, "t.")
         ),
         Storage::Consume => format!(
             "{ctes}
-SELECT {}, (SELECT count(*) FROM ranked) AS candidates FROM {table} t
- WHERE t.id IN (SELECT id FROM picked) ORDER BY {}",
-            columns(opts, "t."),
-            order
-                .split(", ")
-                .map(|c| format!("t.{c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+SELECT r.*, (SELECT count(*) FROM ranked) AS candidates FROM ranked r WHERE {kept}"
         ),
     }
 }
@@ -365,7 +348,8 @@ SELECT id, outbox_route, event_id, tenant_id, $2 FROM consumed"
 /// The pass's timeouts, set for its transaction only. Each limit is the pass's (`$1` statement
 /// and lock, `$2` idle in transaction, in ms) unless the server already has a stricter
 /// (smaller, non-zero) one for this session, read here, inside the pass: behind a transaction
-/// pooler the session a pass runs on is not the one the relay connected to. The session's
+/// pooler the session a pass runs on is not the one the relay connected to. JIT compilation is
+/// turned off for the pass too (see [`JIT_OFF_SQL`]). The session's
 /// values come from `current_setting` (as `SHOW` prints them: `0`, `1500ms`, `2min`, which
 /// read as intervals), not from `pg_settings`, whose view builds every setting of the server
 /// (about a millisecond a pass, as much as the rest of a pass of 100 rows).
@@ -373,4 +357,11 @@ pub const PASS_TIMEOUTS_SQL: &str = "\
 SELECT set_config(w.name, (CASE WHEN s.ms > 0 AND s.ms < w.want THEN s.ms ELSE w.want END)::text || 'ms', true)
   FROM (VALUES ('statement_timeout', $1::bigint), ('lock_timeout', $1::bigint),
                ('idle_in_transaction_session_timeout', $2::bigint)) w(name, want),
-       LATERAL (SELECT (extract(epoch FROM current_setting(w.name)::interval) * 1000)::bigint AS ms) s";
+       LATERAL (SELECT (extract(epoch FROM current_setting(w.name)::interval) * 1000)::bigint AS ms) s
+UNION ALL SELECT set_config('jit', 'off', true)";
+
+/// A retain claim's own transaction turns JIT compilation off, as a consume pass does with its
+/// timeouts: the claim's cost estimate grows with the table (a strict claim passed the default
+/// `jit_above_cost` at 200,000 rows), and compiling it took about 45 ms for a statement that
+/// runs in one or two.
+pub const JIT_OFF_SQL: &str = "SELECT set_config('jit', 'off', true)";
