@@ -2,7 +2,7 @@
 //!
 //!     cargo bench --bench relay                      # N = 20,000 and 200,000, every mode
 //!     OUTBOXCTL_BENCH_N=20000 OUTBOXCTL_BENCH_MODES=consume,retain cargo bench --bench relay
-//!     OUTBOXCTL_BENCH_OTHER_BIN=/path/to/an/older/outboxctl cargo bench --bench relay
+//!     OUTBOXCTL_BENCH_OTHER_BIN=/path/to/an/older/outboxctl[,another] cargo bench --bench relay
 //!
 //! **The limit** is what PostgreSQL itself does when one client claims full rows and deletes
 //! (consume) or marks (retain) them with nothing published: the two shapes of
@@ -23,7 +23,7 @@
 //! pooling against the same relay direct; consume on a tie group (every row one `created_at`)
 //! against distinct rows; the built binary as a child (`relay --once` to `file:/dev/null`), its
 //! CPU seconds and peak RSS per 100,000 events from `wait4`, beside `OUTBOXCTL_BENCH_OTHER_BIN`
-//! (an older build) when given; and pgbench's figure for the limit when pgbench is installed.
+//! (older builds, comma-separated) when given; and pgbench's figure for the limit when pgbench is installed.
 //!
 //! Every side connects as the role `outboxctl_bench`, whose `synchronous_commit = off` holds
 //! through the pooler too (commit latency on virtual disks is erratic).
@@ -256,7 +256,8 @@ fn pgbench(storage: Storage, n: usize) -> Option<f64> {
     Some(tps * 100.0)
 }
 
-/// `OUTBOXCTL_BENCH_MODES=consume,retain` runs only those modes.
+/// `OUTBOXCTL_BENCH_MODES=consume,retain` runs only those modes (names without spaces:
+/// `consume`, `retain`, `consume+deliverylog`, `retainHLCorder`, `consumestrictorder`).
 fn modes() -> Vec<Mode> {
     let all = [
         Mode::Consume,
@@ -265,16 +266,11 @@ fn modes() -> Vec<Mode> {
         Mode::Hlc,
         Mode::Strict,
     ];
+    let squash = |s: &str| s.replace(' ', "").to_lowercase();
     match std::env::var("OUTBOXCTL_BENCH_MODES") {
         Ok(v) => all
             .into_iter()
-            .filter(|m| {
-                v.split(',').any(|w| {
-                    m.name()
-                        .replace(' ', "")
-                        .starts_with(&w.trim().replace(' ', ""))
-                })
-            })
+            .filter(|m| v.split(',').any(|w| squash(w) == squash(m.name())))
             .collect(),
         Err(_) => all.to_vec(),
     }
@@ -426,8 +422,12 @@ async fn main() {
         "this build".to_owned(),
         env!("CARGO_BIN_EXE_outboxctl").to_owned(),
     )];
-    if let Ok(other) = std::env::var("OUTBOXCTL_BENCH_OTHER_BIN") {
-        bins.push((other.clone(), other));
+    if let Ok(others) = std::env::var("OUTBOXCTL_BENCH_OTHER_BIN") {
+        bins.extend(
+            others
+                .split(',')
+                .map(|b| (b.trim().to_owned(), b.trim().to_owned())),
+        );
     }
     for mode in [Mode::Consume, Mode::Retain] {
         let mut per_bin: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = vec![Default::default(); bins.len()];

@@ -32,9 +32,9 @@ impl Mode {
             Mode::Retain => "retain",
             Mode::Consume => "consume",
             Mode::ConsumeLog => "consume + delivery log",
-            Mode::Hlc => "retain, HLC order",
-            Mode::ConsumeTies => "consume (one created_at)",
-            Mode::Strict => "consume, strict key order",
+            Mode::Hlc => "retain HLC order",
+            Mode::ConsumeTies => "consume one created_at",
+            Mode::Strict => "consume strict order",
         }
     }
 
