@@ -11,20 +11,85 @@
 
 mod common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{Mode, base_url, options, settings, url};
+use futures_util::future::BoxFuture;
 use outboxctl::config::RouteFile;
+use outboxctl::model::Message;
 use outboxctl::relay::Relay;
-use outboxctl::relay::destination::{self, BuildContext, Sink};
+use outboxctl::relay::destination::{self, BuildContext, PublishError, Publisher, Sink};
 use outboxctl::store::PassTarget;
 use outboxctl::store::postgres::PgStore;
 use sqlx::{Connection, PgConnection};
 
 const SCHEMA: &str = "bench_brokers";
 
-async fn drain(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Duration) {
+/// A destination that counts the publishes in flight around the real one: the most at once,
+/// and the mean at each publish's start (how many keys pipelining had in flight).
+struct InFlight {
+    inner: Arc<dyn Publisher>,
+    now: Arc<AtomicUsize>,
+    most: Arc<AtomicUsize>,
+    sum: Arc<AtomicUsize>,
+    starts: Arc<AtomicUsize>,
+}
+
+impl Publisher for InFlight {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        self.sum.fetch_add(now, Ordering::SeqCst);
+        self.starts.fetch_add(1, Ordering::SeqCst);
+        let (fut, counter) = (self.inner.publish(message), self.now.clone());
+        Box::pin(async move {
+            let r = fut.await;
+            counter.fetch_sub(1, Ordering::SeqCst);
+            r
+        })
+    }
+
+    fn flush(&self) -> BoxFuture<'static, Result<(), PublishError>> {
+        self.inner.flush()
+    }
+
+    fn serial(&self) -> bool {
+        self.inner.serial()
+    }
+
+    fn default_timeout(&self) -> Duration {
+        self.inner.default_timeout()
+    }
+}
+
+/// Drains the staged rows through `sink`, counting publishes in flight; events, time, and
+/// (most, mean) publishes in flight.
+async fn drain(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Duration, (usize, f64)) {
+    let Sink::Publisher(inner) = sink else {
+        unreachable!("brokers are publishers")
+    };
+    let counted = InFlight {
+        inner,
+        now: Arc::default(),
+        most: Arc::default(),
+        sum: Arc::default(),
+        starts: Arc::default(),
+    };
+    let (most, sum, starts) = (
+        counted.most.clone(),
+        counted.sum.clone(),
+        counted.starts.clone(),
+    );
+    let (published, d) =
+        drain_through(Sink::Publisher(Arc::new(counted)), mode, one_at_a_time).await;
+    let starts = starts.load(Ordering::SeqCst).max(1);
+    let mean = sum.load(Ordering::SeqCst) as f64 / starts as f64;
+    (published, d, (most.load(Ordering::SeqCst), mean))
+}
+
+async fn drain_through(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Duration) {
     let store = PgStore::connect(
         &url(false),
         Duration::from_secs(10),
@@ -112,8 +177,13 @@ async fn main() {
         "N = {n} per run; one pipelined and one one-at-a-time drain per broker and storage (500 keys)"
     );
     println!(
-        "{:<16} {:<9} {:>16} {:>18} {:>8}",
-        "broker", "storage", "pipelined ev/s", "one-at-a-time ev/s", "ratio"
+        "{:<16} {:<9} {:>16} {:>18} {:>8} {:>22}",
+        "broker",
+        "storage",
+        "pipelined ev/s",
+        "one-at-a-time ev/s",
+        "ratio",
+        "in flight (most, mean)"
     );
     let brokers = [
         ("nats", "nats://127.0.0.1:4222", "bench.orders"),
@@ -136,11 +206,15 @@ async fn main() {
     for (name, to, channel) in brokers {
         for mode in [Mode::Retain, Mode::Consume] {
             let mut rates = [0.0f64; 2];
+            let mut flight = (0, 0.0);
             for (i, one) in [false, true].into_iter().enumerate() {
                 common::stage_keys(&mut conn, SCHEMA, mode, n, 500).await;
-                let (published, d) = drain(sink(to, channel).await, mode, one).await;
+                let (published, d, in_flight) = drain(sink(to, channel).await, mode, one).await;
                 assert_eq!(published as usize, n);
                 rates[i] = published as f64 / d.as_secs_f64();
+                if !one {
+                    flight = in_flight;
+                }
             }
             let storage = if mode == Mode::Retain {
                 "retain"
@@ -148,12 +222,14 @@ async fn main() {
                 "consume"
             };
             println!(
-                "{:<16} {:<9} {:>16.0} {:>18.0} {:>8.1}",
+                "{:<16} {:<9} {:>16.0} {:>18.0} {:>8.1} {:>14} {:>7.1}",
                 name,
                 storage,
                 rates[0],
                 rates[1],
-                rates[0] / rates[1]
+                rates[0] / rates[1],
+                flight.0,
+                flight.1
             );
         }
     }

@@ -177,6 +177,9 @@ pub struct RelayView {
     pub url: String,
     /// Why it could not be read (`None`: it answered).
     pub error: Option<String>,
+    /// Whether its database answers, with the reason when it does not (`None`: the relay does
+    /// not say).
+    pub database: Option<(bool, Option<String>)>,
     /// Each destination and whether it is up, with the reason when down.
     pub destinations: Vec<(String, bool, Option<String>)>,
     /// Rows published so far, per route (all tenants).
@@ -212,6 +215,13 @@ impl RelayView {
                         s.value > 0.0,
                         down.get(d).map(|r| (*r).to_owned()),
                     ));
+                }
+                "outboxctl_database_up" => {
+                    let why = samples
+                        .iter()
+                        .find(|s| s.name == "outboxctl_database_away_info")
+                        .map(|s| s.label("reason").to_owned());
+                    view.database = Some((s.value > 0.0, why));
                 }
                 "outboxctl_published_total" => {
                     *view
@@ -278,6 +288,8 @@ outboxctl_delivery_lag_seconds_bucket{route="orders",tenant="",le="0.1"} 10
 outboxctl_delivery_lag_seconds_bucket{route="orders",tenant="",le="1"} 20
 outboxctl_delivery_lag_seconds_bucket{route="orders",tenant="",le="+Inf"} 20
 outboxctl_wakes_total{route="orders"} 7
+outboxctl_database_up 0
+outboxctl_database_away_info{reason="reconnecting: connection refused"} 1
 "#;
         let before = RelayView {
             published: [("orders".to_owned(), 20.0)].into(),
@@ -296,6 +308,10 @@ outboxctl_wakes_total{route="orders"} 7
         assert!((v.publish_p99_ms.unwrap() - 9.82).abs() < 1e-6);
         assert!((v.lag_p50_ms.unwrap() - 100.0).abs() < 1e-6);
         assert_eq!(v.wakes, 7.0);
+        assert_eq!(
+            v.database,
+            Some((false, Some("reconnecting: connection refused".into())))
+        );
         assert_eq!(histogram_quantile(0.5, &[]), None);
     }
 }

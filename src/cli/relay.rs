@@ -385,7 +385,10 @@ async fn start_wake(
                 Ok(listener) => {
                     tracing::info!(url = %url, channels = channels.len(), "wake-up on commit: listening");
                     Ok(Some(tokio::spawn(crate::store::postgres::wake::run(
-                        listener, wakers, on_wake,
+                        listener,
+                        url.clone(),
+                        wakers,
+                        on_wake,
                     ))))
                 }
                 Err(why) => Ok(polls(&why)),
@@ -433,6 +436,10 @@ impl RelayEvents for LoopEvents<'_> {
 
     fn destination(&self, destination: &str, down: Option<&str>) {
         self.metrics.destination(destination, down);
+    }
+
+    fn database(&self, away: Option<&str>) {
+        self.metrics.database(away);
     }
 }
 

@@ -1,7 +1,8 @@
 //! The looping relay's HTTP endpoint: `/metrics` (Prometheus text format), `/healthz`
-//! (liveness: 503 when the database does not answer or a route has failed its passes for too
-//! long; a destination that is down does not make the relay unhealthy) and `/readyz`
-//! (readiness: 503 while a destination is down, with the reasons).
+//! (liveness: 503 when a route has failed its passes for too long or the database fails a
+//! statement; a database that is away or a destination that is down does not make the relay
+//! unhealthy, it says so) and `/readyz` (readiness: 503 while the database is away or a
+//! destination is down, with the reasons).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -124,11 +125,22 @@ async fn handle(
             let failing = endpoint
                 .metrics
                 .failing_longer_than(endpoint.health_max_failing);
+            // A database that is away is no reason to restart the relay (it would not bring
+            // the database back): alive, and saying so.
+            let away = |why: String| {
+                (
+                    200,
+                    format!(
+                        "ok: the database is away ({why}); every route waits and resumes when it answers\n"
+                    ),
+                )
+            };
             match db {
-                Err(_) => (
-                    503,
-                    "unhealthy: the database did not answer within 3s\n".to_owned(),
-                ),
+                _ if endpoint.metrics.database_away().is_some() => {
+                    away(endpoint.metrics.database_away().unwrap_or_default())
+                }
+                Err(_) => away("no answer within 3s".into()),
+                Ok(Err(e @ Error::Connect { .. })) => away(e.to_string()),
                 Ok(Err(e)) => (503, format!("unhealthy: {e}\n")),
                 Ok(Ok(_)) if !failing.is_empty() => (
                     503,
@@ -142,14 +154,22 @@ async fn handle(
             }
         }
         "/readyz" => {
-            let down = endpoint.metrics.down_destinations();
-            if down.is_empty() {
+            let mut lines: Vec<String> = endpoint
+                .metrics
+                .database_away()
+                .map(|why| format!("the database is away: {why}"))
+                .into_iter()
+                .collect();
+            lines.extend(
+                endpoint
+                    .metrics
+                    .down_destinations()
+                    .iter()
+                    .map(|(d, why)| format!("destination {d} is down: {why}")),
+            );
+            if lines.is_empty() {
                 (200, "ready\n".to_owned())
             } else {
-                let lines: Vec<String> = down
-                    .iter()
-                    .map(|(d, why)| format!("destination {d} is down: {why}"))
-                    .collect();
                 (503, format!("not ready: {}\n", lines.join("; ")))
             }
         }

@@ -339,8 +339,15 @@ fn relay_line(r: &RelayView) -> String {
         .filter(|(_, up, _)| !up)
         .map(|(d, _, why)| format!("{d} down: {}", why.as_deref().unwrap_or("?")))
         .collect();
+    let database = match &r.database {
+        Some((false, why)) => format!(
+            "  DATABASE AWAY: {}",
+            why.as_deref().unwrap_or("no reason given")
+        ),
+        _ => String::new(),
+    };
     format!(
-        "{}  up  publish p50 {} p99 {}  lag p50 {} p99 {}  destinations {} ({})",
+        "{}  up{database}  publish p50 {} p99 {}  lag p50 {} p99 {}  destinations {} ({})",
         r.url,
         ms(r.publish_p50_ms),
         ms(r.publish_p99_ms),

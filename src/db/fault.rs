@@ -55,6 +55,33 @@ impl Fault {
         }
     }
 
+    /// From a MongoDB driver error. A server being shut down, stepping down or unreachable (the
+    /// codes the driver itself retries on, and its network and server-selection errors) is the
+    /// database away; an authentication failure is [`Fault::Auth`].
+    pub fn of_mongo(e: &mongodb::error::Error) -> Fault {
+        use mongodb::error::{ErrorKind, WriteFailure};
+        /// The driver's retryable codes: not primary, shutting down, host unreachable, …
+        const AWAY: [i32; 13] = [
+            11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 134, 262,
+        ];
+        let code = match e.kind.as_ref() {
+            ErrorKind::ServerSelection { .. } | ErrorKind::DnsResolve { .. } => {
+                return Fault::Unreachable;
+            }
+            ErrorKind::Io(_) | ErrorKind::ConnectionPoolCleared { .. } => return Fault::Lost,
+            ErrorKind::Authentication { .. } => return Fault::Auth,
+            ErrorKind::Command(c) => Some(c.code),
+            ErrorKind::Write(WriteFailure::WriteConcernError(w)) => Some(w.code),
+            ErrorKind::InsertMany(m) => m.write_concern_error.as_ref().map(|w| w.code),
+            _ => None,
+        };
+        if code.is_some_and(|c| AWAY.contains(&c)) || e.contains_label("RetryableWriteError") {
+            Fault::Lost
+        } else {
+            Fault::Statement
+        }
+    }
+
     /// From a tokio-postgres error.
     pub fn of_tokio_postgres(e: &tokio_postgres::Error) -> Fault {
         if let Some(db) = e.as_db_error() {

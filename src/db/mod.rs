@@ -189,6 +189,54 @@ pub async fn connect_mongo(url: &DatabaseUrl, timeout: Duration) -> Result<mongo
     }
 }
 
+/// A MongoDB driver error in outboxctl's words, one line: the server's code name, code and
+/// message for a command or write concern error, the first server's own error for a server
+/// selection that found none, and otherwise the driver's text without its `Kind: ` and label
+/// decorations.
+pub fn mongo_message(e: &mongodb::error::Error) -> String {
+    use mongodb::error::{ErrorKind, WriteFailure};
+    let coded = |name: &str, code: i32, message: &str| format!("{message} ({name}, code {code})");
+    let text = match e.kind.as_ref() {
+        ErrorKind::Command(c) => coded(&c.code_name, c.code, &c.message),
+        ErrorKind::Write(WriteFailure::WriteConcernError(w)) => {
+            coded(&w.code_name, w.code, &w.message)
+        }
+        ErrorKind::Write(WriteFailure::WriteError(w)) => coded(
+            w.code_name.as_deref().unwrap_or("WriteError"),
+            w.code,
+            &w.message,
+        ),
+        ErrorKind::ServerSelection { message, .. } => {
+            // "… Servers: [ { Address: h:p, Type: Unknown, Error: Kind: I/O error: Connection
+            // refused (os error 111), labels: {} } ] }": the first server and its error
+            let server = message
+                .split("Address: ")
+                .nth(1)
+                .and_then(|rest| rest.split(',').next());
+            let error = message
+                .split("Error: ")
+                .nth(1)
+                .map(|rest| rest.trim_start_matches("Kind: "))
+                .and_then(|rest| rest.split(", labels:").next());
+            match (server, error) {
+                (Some(server), Some(error)) => {
+                    format!("no MongoDB server to talk to ({server}: {error})")
+                }
+                _ => format!("no MongoDB server to talk to ({message})"),
+            }
+        }
+        _ => {
+            let text = e.to_string();
+            let text = text.strip_prefix("Kind: ").unwrap_or(&text).to_owned();
+            match text.rfind(", labels: ") {
+                Some(at) => text[..at].to_owned(),
+                None => text,
+            }
+        }
+    };
+    first_line(&text)
+}
+
 /// Driver messages can span lines (server selection lists every server); keep the first.
 pub fn first_line(message: &str) -> String {
     let line = message.lines().next().unwrap_or_default();

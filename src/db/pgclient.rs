@@ -269,20 +269,23 @@ pub fn message(e: &tokio_postgres::Error) -> String {
         };
         return format!("{text}{hint}");
     }
+    // the driver's words, then each cause it does not already say, then what to check
     let mut text = e.to_string();
+    let mut hint = "";
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
             if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                text.push_str("; is PostgreSQL running and listening on that host and port?");
+                hint = "; is PostgreSQL running and listening on that host and port?";
             }
         }
-        if !text.contains(&s.to_string()) {
-            text = format!("{text}: {s}");
+        let cause = s.to_string();
+        if !text.contains(&cause) {
+            text = format!("{text}: {cause}");
         }
         source = s.source();
     }
-    super::first_line(&text)
+    super::first_line(&format!("{text}{hint}"))
 }
 
 /// TLS as `sslmode` asks: `disable` none; `allow`, `prefer` and `require` encrypt without

@@ -96,6 +96,10 @@ pub struct PassReport {
     /// answer): the pass stopped publishing, and what it held went back without an attempt.
     #[serde(rename = "destination_down", skip_serializing_if = "Option::is_none")]
     pub down: Option<String>,
+    /// The pass failed because the database could not be reached or the connection was lost:
+    /// not the route's failure (no backoff); the relay probes the database instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database_away: Option<String>,
     /// Rows published to the route's dead-letter destination, then parked.
     #[serde(skip_serializing_if = "is_zero")]
     pub dead_lettered: usize,
@@ -148,16 +152,17 @@ pub async fn run_pass<S: RelayStore>(
         &mut probe_after,
     )
     .await;
-    match result {
-        Ok(()) => match store.commit_pass().await {
-            Ok(()) => report.committed = true,
-            Err(e) => {
-                report.error = Some(e.to_string());
-                store.rollback_pass().await;
-            }
-        },
-        Err(e) => {
+    let failed = match result {
+        Ok(()) => store.commit_pass().await.err(),
+        Err(e) => Some(e),
+    };
+    match failed {
+        None => report.committed = true,
+        Some(e) => {
             report.error = Some(e.to_string());
+            if e.connection_lost() {
+                report.database_away = Some(e.to_string());
+            }
             store.rollback_pass().await;
         }
     }

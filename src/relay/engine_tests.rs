@@ -258,6 +258,10 @@ impl RelayStore for MemStore {
     async fn abandon(&mut self) {
         self.rollback_pass().await;
     }
+
+    async fn probe(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// A destination whose answer for each message comes from a script (by payload `n`), and that

@@ -2,8 +2,11 @@
 //! connection of its own, and lanes run side by side, so a destination that stalls or goes
 //! away holds up only its own routes. A lane whose destination is away is **down**: its
 //! routes claim nothing while a cheap probe (publishing nothing) backs off from `interval` to
-//! `retry_max_backoff`; they resume once it answers. Also the one-shot drain, route backoff
-//! after failed passes, and the shutdown drain. No terminal code here.
+//! `retry_max_backoff`; they resume once it answers. A database that cannot be reached (or a
+//! connection lost) is no route's failure either: no route backs off; the lane asks the
+//! database again every 100 ms doubling to 1 s, and the first answer resumes every route of
+//! every lane. Also the one-shot drain, route backoff after failed passes, and the shutdown
+//! drain. No terminal code here.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -177,6 +180,8 @@ pub trait RelayEvents: Sync {
     fn tick(&self, _stats: &[RouteStats]) {}
     /// A lane's destination went down (`Some(reason)`) or came back (`None`).
     fn destination(&self, _destination: &str, _down: Option<&str>) {}
+    /// The database went away (`Some(reason)`) or answers again (`None`).
+    fn database(&self, _away: Option<&str>) {}
 }
 
 impl RelayEvents for () {}
@@ -193,12 +198,30 @@ pub struct Lane<S> {
     pub wake: Arc<WakeSignal>,
 }
 
-/// Why a lane's destination is down, and when to ask again.
+/// Why a lane's destination (or its database) is down, and when to ask again.
 #[derive(Debug, Clone)]
 struct Down {
     reason: String,
     wait: Duration,
     next_probe: Instant,
+    since: Instant,
+}
+
+/// While the database is away a lane asks it again after this long, doubling up to
+/// [`DATABASE_PROBE_CAP`]: an outage is not a failing route, so no route backs off, and the
+/// first answer resumes every route within about a second.
+pub const DATABASE_PROBE_FIRST: Duration = Duration::from_millis(100);
+pub const DATABASE_PROBE_CAP: Duration = Duration::from_secs(1);
+
+impl Down {
+    fn database(reason: &str) -> Self {
+        Down {
+            reason: reason.to_owned(),
+            wait: DATABASE_PROBE_FIRST,
+            next_probe: Instant::now() + DATABASE_PROBE_FIRST,
+            since: Instant::now(),
+        }
+    }
 }
 
 impl<S: RelayStore> Lane<S> {
@@ -263,12 +286,50 @@ impl<S: RelayStore> Lane<S> {
         all
     }
 
-    /// The lane's share of `--loop`: ticks until `shutdown`, then its shutdown drain.
+    /// Asks the database whether it answers again, when the wait is over (or `now`, after a
+    /// wake: a wake-up listener that reconnected is an answer too). `true` once it answers:
+    /// every lane (`lanes`) then runs every route.
+    async fn probe_database(
+        &mut self,
+        away: &mut Option<Down>,
+        now: bool,
+        events: &dyn RelayEvents,
+        lanes: &super::wake::Wakers,
+    ) -> bool {
+        let Some(d) = away.as_mut() else {
+            return true;
+        };
+        if !now && Instant::now() < d.next_probe {
+            return false;
+        }
+        match self.store.probe().await {
+            Ok(()) => {
+                tracing::info!(
+                    "the database answers again after {:.1}s away: every route resumes",
+                    d.since.elapsed().as_secs_f64()
+                );
+                events.database(None);
+                *away = None;
+                lanes.all();
+                true
+            }
+            Err(e) => {
+                d.wait = (d.wait * 2).min(DATABASE_PROBE_CAP);
+                d.next_probe = Instant::now() + d.wait;
+                tracing::debug!("the database is still away: {e}");
+                false
+            }
+        }
+    }
+
+    /// The lane's share of `--loop`: ticks until `shutdown`, then its shutdown drain. `lanes`
+    /// wakes every lane (the database answered one of them again).
     async fn run_loop(
         &mut self,
         settings: &RelaySettings,
         shutdown: &Shutdown,
         events: &dyn RelayEvents,
+        lanes: &super::wake::Wakers,
     ) -> Vec<RouteStats> {
         let mut totals: Vec<RouteStats> = self
             .routes
@@ -277,10 +338,39 @@ impl<S: RelayStore> Lane<S> {
             .collect();
         let mut failures: HashMap<PassTarget, (u32, Instant)> = HashMap::new();
         let mut down: Option<Down> = None;
+        let mut database_away: Option<Down> = None;
+        let mut woken = false;
         let probe_cap = settings.retry_max_backoff.max(settings.interval);
         // after a wake: the routes it named (a tick on the interval serves them all)
         let mut only: Option<std::collections::HashSet<String>> = None;
         while !shutdown.is_stopped() {
+            let was_away = database_away.is_some();
+            if self
+                .probe_database(
+                    &mut database_away,
+                    std::mem::take(&mut woken),
+                    events,
+                    lanes,
+                )
+                .await
+            {
+                if was_away {
+                    // back: every route runs now
+                    only = None;
+                }
+            } else {
+                let wait = database_away.as_ref().map_or(settings.interval, |d| {
+                    d.next_probe.saturating_duration_since(Instant::now())
+                });
+                tokio::select! {
+                    stopped = shutdown.sleep(wait) => if stopped { break },
+                    () = self.wake.notified() => {
+                        self.wake.take();
+                        woken = true;
+                    }
+                }
+                continue;
+            }
             // A destination that is down is probed when its wait is over.
             if down
                 .as_ref()
@@ -305,6 +395,7 @@ impl<S: RelayStore> Lane<S> {
                             reason,
                             wait,
                             next_probe: Instant::now() + wait,
+                            since: was.map_or_else(Instant::now, |d| d.since),
                         });
                     }
                 }
@@ -345,6 +436,14 @@ impl<S: RelayStore> Lane<S> {
                         stats.add(&report);
                         totals[idx].add(&report);
                         events.pass(target, &report);
+                        if let Some(reason) = &report.database_away {
+                            // not this route's failure: no backoff; every route waits for
+                            // the database's answer
+                            tracing::warn!(route = %target, "the database is away, every route waits (no failure backoff) and it is asked again every {} at most: {reason}", crate::duration::Dur(DATABASE_PROBE_CAP));
+                            events.database(Some(reason));
+                            database_away = Some(Down::database(reason));
+                            break;
+                        }
                         if let Some(reason) = &report.down {
                             tracing::warn!(destination = %self.destination, route = %target, "destination down, its routes wait: {reason}");
                             events.destination(&self.destination, Some(reason));
@@ -352,6 +451,7 @@ impl<S: RelayStore> Lane<S> {
                                 reason: reason.clone(),
                                 wait: settings.interval,
                                 next_probe: Instant::now() + settings.interval,
+                                since: Instant::now(),
                             });
                             break;
                         }
@@ -376,7 +476,7 @@ impl<S: RelayStore> Lane<S> {
                     }
                     stats.finish(tick_started.elapsed());
                     tick.push(stats);
-                    if down.is_some() {
+                    if down.is_some() || database_away.is_some() {
                         break;
                     }
                 }
@@ -384,7 +484,7 @@ impl<S: RelayStore> Lane<S> {
             events.tick(&tick);
             let u: f64 = rand::thread_rng().r#gen();
             let mut sleep = backoff::jittered(settings.interval, settings.jitter, u);
-            if let Some(d) = &down {
+            for d in [&down, &database_away].into_iter().flatten() {
                 sleep = sleep.min(d.next_probe.saturating_duration_since(Instant::now()));
             }
             tokio::select! {
@@ -394,10 +494,13 @@ impl<S: RelayStore> Lane<S> {
                     }
                     only = None;
                 }
-                () = self.wake.notified() => only = self.wake.take(),
+                () = self.wake.notified() => {
+                    only = self.wake.take();
+                    woken = true;
+                }
             }
         }
-        if settings.drain_on_shutdown && down.is_none() {
+        if settings.drain_on_shutdown && down.is_none() && database_away.is_none() {
             let drained = self.shutdown_drain(settings, shutdown, events).await;
             for (t, d) in totals.iter_mut().zip(drained) {
                 t.merge(&d);
@@ -554,11 +657,12 @@ impl<S: RelayStore> Relay<S> {
         events: &dyn RelayEvents,
     ) -> Vec<RouteStats> {
         let started = Instant::now();
+        let wakers = self.wakers();
         let settings = &self.settings;
         let lanes = self
             .lanes
             .iter_mut()
-            .map(|lane| lane.run_loop(settings, shutdown, events));
+            .map(|lane| lane.run_loop(settings, shutdown, events, &wakers));
         let mut totals: Vec<RouteStats> = join_all(lanes).await.into_iter().flatten().collect();
         for t in &mut totals {
             t.finish(started.elapsed());

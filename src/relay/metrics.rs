@@ -50,6 +50,8 @@ struct Inner {
     destinations: BTreeMap<String, Option<String>>,
     /// Wake-ups heard per route (`relay.wake`).
     wakes: BTreeMap<String, u64>,
+    /// Why the database is away (`None`: it answers).
+    database_away: Option<String>,
 }
 
 pub struct Metrics {
@@ -106,6 +108,9 @@ impl Metrics {
             route.consecutive_failures = 0;
             route.failing_since = None;
             route.backoff_seconds = 0.0;
+        } else if r.database_away.is_some() {
+            // rolled back, but not the route's failure: no backoff, not failing
+            route.failed_passes += 1;
         } else {
             route.failed_passes += 1;
             route.consecutive_failures += 1;
@@ -146,6 +151,20 @@ impl Metrics {
         inner
             .destinations
             .insert(destination.to_owned(), down.map(str::to_owned));
+    }
+
+    /// The database went away (`Some(reason)`) or answers again (`None`).
+    pub fn database(&self, away: Option<&str>) {
+        self.inner.lock().expect("not poisoned").database_away = away.map(str::to_owned);
+    }
+
+    /// Why the database is away, while it is.
+    pub fn database_away(&self) -> Option<String> {
+        self.inner
+            .lock()
+            .expect("not poisoned")
+            .database_away
+            .clone()
     }
 
     /// The destinations that are down, with their reasons.
@@ -247,6 +266,22 @@ impl Metrics {
                 label(route),
                 label(tenant),
                 r.backoff_seconds
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_database_up Whether the relay's database answers (0: away; every route waits, without failure backoff, until it answers a probe).\n# TYPE outboxctl_database_up gauge\noutboxctl_database_up {}",
+            u8::from(inner.database_away.is_none())
+        );
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_database_away_info Why the database is away (1 while it is).\n# TYPE outboxctl_database_away_info gauge"
+        );
+        if let Some(why) = &inner.database_away {
+            let _ = writeln!(
+                out,
+                "outboxctl_database_away_info{{reason=\"{}\"}} 1",
+                label(why)
             );
         }
         let _ = writeln!(
@@ -434,6 +469,41 @@ mod tests {
             m.failing_longer_than(Duration::ZERO).is_empty(),
             "a committed pass clears it"
         );
+    }
+
+    #[test]
+    fn the_database_away_with_its_reason_then_back() {
+        let m = Metrics::new(Duration::from_secs(1), Duration::from_secs(60));
+        assert!(
+            m.render(&[], chrono::Utc::now())
+                .contains("outboxctl_database_up 1\n")
+        );
+        m.database(Some("reconnecting: connection refused"));
+        let text = m.render(&[], chrono::Utc::now());
+        assert!(text.contains("outboxctl_database_up 0\n"), "{text}");
+        assert!(
+            text.contains(
+                "outboxctl_database_away_info{reason=\"reconnecting: connection refused\"} 1"
+            ),
+            "{text}"
+        );
+        // a pass that failed because the database was away is not the route's failure
+        let t = PassTarget {
+            route: "orders".into(),
+            tenant: None,
+        };
+        m.record(
+            &t,
+            &PassReport {
+                database_away: Some("lost".into()),
+                ..Default::default()
+            },
+        );
+        assert!(m.failing_longer_than(Duration::ZERO).is_empty());
+        m.database(None);
+        let text = m.render(&[], chrono::Utc::now());
+        assert!(text.contains("outboxctl_database_up 1\n"), "{text}");
+        assert!(!text.contains("outboxctl_database_away_info{"), "{text}");
     }
 
     #[test]

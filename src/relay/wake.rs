@@ -72,13 +72,17 @@ impl Wakers {
     }
 }
 
+/// The longest a listener waits between reconnection attempts: its reconnect is the database's
+/// answer that resumes every route ([`super::lanes::DATABASE_PROBE_CAP`]'s twin).
+pub const RECONNECT_CAP: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How long a listener waits before its `failures`-th reconnection attempt: 200 ms doubling
-/// to 30 s (polling carries on meanwhile).
+/// to [`RECONNECT_CAP`] (polling carries on meanwhile).
 pub fn reconnect_wait(failures: u32) -> std::time::Duration {
     super::backoff::route_backoff(
         failures,
         std::time::Duration::from_millis(200),
-        std::time::Duration::from_secs(30),
+        RECONNECT_CAP,
     )
 }
 

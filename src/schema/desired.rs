@@ -309,13 +309,28 @@ impl PgSchema {
         self.outbox.name.with_suffix("wake trigger", "_wake")
     }
 
+    /// The trigger function `relay.wake: notify` adds (one per schema, shared by its outboxes).
+    pub fn wake_function(&self) -> QualifiedName {
+        QualifiedName::new(
+            self.outbox.schema.clone(),
+            Ident::new("wake function", "outboxctl_wake").expect("valid"),
+        )
+    }
+
+    /// What the wake statements create, as a plan's summary names it.
+    pub fn wake_objects(&self) -> String {
+        let trigger = self.wake_trigger().expect("checked in from_config");
+        format!(
+            "the wake function {} and trigger {}",
+            self.wake_function().plain(),
+            trigger.name()
+        )
+    }
+
     /// The function and trigger `relay.wake: notify` adds.
     pub fn wake_statements(&self) -> Vec<Statement> {
         let trigger = self.wake_trigger().expect("checked in from_config");
-        let function = QualifiedName::new(
-            self.outbox.schema.clone(),
-            Ident::new("wake function", "outboxctl_wake").expect("valid"),
-        );
+        let function = self.wake_function();
         render::render(
             render::WAKE_SQL,
             &[

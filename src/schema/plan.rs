@@ -239,14 +239,12 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
             stmts.push(want.add_columns(&[c]));
         }
         stmts.extend(indexes[1..].iter().map(|i| i.create.clone()));
+        let mut summary = format!("create table {} and its indexes", t.plain());
         if want.wake {
             stmts.extend(want.wake_statements());
+            summary = format!("{summary}, {}", want.wake_objects());
         }
-        plan.step(
-            format!("create table {} and its indexes", t.plain()),
-            StepKind::Transaction,
-            stmts,
-        );
+        plan.step(summary, StepKind::Transaction, stmts);
         return;
     };
     if !matches!(table.relkind, 'r' | 'p') {
@@ -295,8 +293,8 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
     if want.wake && !table.triggers.iter().any(|t| t == trigger.name()) {
         plan.step(
             format!(
-                "add the wake trigger {} to {} (relay.wake: notify)",
-                trigger.name(),
+                "add {} to {} (relay.wake: notify)",
+                want.wake_objects(),
                 t.plain()
             ),
             StepKind::ShortLock,

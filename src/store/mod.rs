@@ -142,4 +142,7 @@ pub trait RelayStore {
     /// A pass in progress was cut (the shutdown drain's time is over): stop what may still run
     /// on the server, which dropping the future does not, and forget the connection.
     async fn abandon(&mut self);
+    /// Whether the database answers now: (re)connects if need be and runs a trivial statement.
+    /// The relay asks while the database is away, instead of failing passes.
+    async fn probe(&mut self) -> Result<(), StoreError>;
 }

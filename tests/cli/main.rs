@@ -13,6 +13,7 @@ mod common;
 mod brokers;
 mod brokers_kafka;
 mod contract;
+mod database_outage;
 mod ecosystem;
 mod errors;
 mod failures;

@@ -2,18 +2,17 @@
 //! strict key order with several relays, kill -9.
 
 use std::collections::{HashMap, HashSet};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use serde_json::Value;
 
-use crate::common::wait_until;
 use crate::common::{
     CHECK_FAILED, ERROR, MongoDb, OK, Ob, RELAY_TO_NOWHERE, group_counts, lines, mongo_url, ob,
     out_file,
 };
+use crate::common::{OwnMongod, own_mongod, wait_until};
 
 fn cmd(db: &MongoDb, args: &[&str]) -> crate::common::Run {
     on(db, args).run()
@@ -651,152 +650,6 @@ async fn the_summary_counts_read_indexes() {
         let plan = db.db().run_command(doc! { "explain": { "count": "outbox", "query": query.clone() }, "verbosity": "queryPlanner" }).await.unwrap();
         let text = plan.to_string();
         assert!(!text.contains("COLLSCAN"), "{query}: {text}");
-    }
-}
-
-/// A mongod of the test's own, so it can be stopped and started without disturbing others.
-struct OwnMongod {
-    port: u16,
-    dir: std::path::PathBuf,
-    bin: std::path::PathBuf,
-    /// Without a replica set: a standalone server (no transactions).
-    standalone: bool,
-}
-
-impl OwnMongod {
-    fn start(&self) {
-        let status = std::process::Command::new(&self.bin)
-            .args([
-                "--bind_ip",
-                "127.0.0.1",
-                "--port",
-                &self.port.to_string(),
-                "--dbpath",
-            ])
-            .arg(self.dir.join("db"))
-            .args(if self.standalone {
-                &[][..]
-            } else {
-                &["--replSet", "rsr"][..]
-            })
-            .args([
-                "--wiredTigerCacheSizeGB",
-                "0.25",
-                "--nounixsocket",
-                "--fork",
-                "--logpath",
-            ])
-            .arg(self.dir.join("mongod.log"))
-            .arg("--pidfilepath")
-            .arg(self.dir.join("mongod.pid"))
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(
-            status.success(),
-            "mongod did not start; see {}",
-            self.dir.join("mongod.log").display()
-        );
-    }
-
-    /// Stops it and waits until the process has exited (its files are free again: the next
-    /// start, or the next run of the test, may use the same directory).
-    fn stop(&self) {
-        let pid = std::fs::read_to_string(self.dir.join("mongod.pid")).unwrap();
-        let pid = pid.trim().to_owned();
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap();
-        let alive = || {
-            std::process::Command::new("kill")
-                .args(["-0", &pid])
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while alive() {
-            assert!(Instant::now() < deadline, "mongod {pid} did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn port_open(&self) -> bool {
-        std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok()
-    }
-
-    async fn primary(&self) {
-        let direct = format!(
-            "mongodb://127.0.0.1:{}/?directConnection=true&serverSelectionTimeoutMS=2000",
-            self.port
-        );
-        let admin = mongodb::Client::with_uri_str(&direct).await.unwrap();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(hello) = admin
-                .database("admin")
-                .run_command(doc! { "hello": 1 })
-                .await
-            {
-                if hello.get_bool("isWritablePrimary").unwrap_or(false) {
-                    return;
-                }
-                if hello.get_str("setName").is_err() {
-                    let host = format!("127.0.0.1:{}", self.port);
-                    let _ = admin
-                        .database("admin")
-                        .run_command(doc! { "replSetInitiate": { "_id": "rsr", "members": [ { "_id": 0, "host": host } ] } })
-                        .await;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "own mongod on {} did not become primary",
-                self.port
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-}
-
-impl Drop for OwnMongod {
-    fn drop(&mut self) {
-        if self.port_open() {
-            self.stop();
-        }
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-/// The mongod binary scripts/services.sh installs.
-fn mongod_bin() -> std::path::PathBuf {
-    let cache = std::env::var("OUTBOXCTL_CACHE")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| {
-            std::path::PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/outboxctl")
-        });
-    let bin = cache.join("mongod-6.0.5/fiftyone/db/bin/mongod");
-    assert!(
-        bin.exists(),
-        "{} is missing: run scripts/services.sh, which installs it",
-        bin.display()
-    );
-    bin
-}
-
-fn own_mongod(name: &str, port_base: u16, standalone: bool) -> OwnMongod {
-    let dir = std::env::temp_dir().join(crate::common::unique_name(name));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("db")).unwrap();
-    let port = port_base + (std::process::id() % 400) as u16;
-    OwnMongod {
-        port,
-        dir,
-        bin: mongod_bin(),
-        standalone,
     }
 }
 

@@ -49,8 +49,19 @@ async fn staged_rows_wake_every_looping_relay_at_once_even_after_the_listener_is
     let t = own_table(&schema, test);
     let out = out_file(test);
     let cfg = wake_config(test, &out, "");
-    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    let applied = ob(["migrate"]).pg(&t).config(&cfg).code(OK);
     let table = t.split('.').nth(1).unwrap().to_owned();
+    // the summary names everything migrate created, the wake function and trigger too
+    let summary = applied
+        .stdout
+        .lines()
+        .chain(applied.stderr.lines())
+        .find(|l| l.contains("create table"))
+        .unwrap_or_else(|| panic!("no summary: {applied:?}"))
+        .replace(&schema.name, "SCHEMA")
+        .replace(&table, "TABLE");
+    let summary = summary.split(" (").next().unwrap_or_default().to_owned();
+    insta::assert_snapshot!("migrate_summary_with_wake", summary);
     let trigger: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2",
     )
@@ -191,8 +202,10 @@ async fn without_the_trigger_it_says_to_migrate() {
         .config(&cfg)
         .code(OK);
     assert!(
-        plan.stdout.contains("add the wake trigger outbox_wake")
-            && plan.stdout.contains("REFERENCING NEW TABLE")
+        plan.stdout.contains(&format!(
+            "add the wake function {}.outboxctl_wake and trigger outbox_wake",
+            schema.name
+        )) && plan.stdout.contains("REFERENCING NEW TABLE")
             && plan.stdout.contains("FOR EACH STATEMENT"),
         "{plan:?}"
     );

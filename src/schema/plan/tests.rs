@@ -235,7 +235,7 @@ fn wake_trigger_is_added_to_an_existing_table_under_a_short_lock() {
     let step = plan
         .steps
         .iter()
-        .find(|s| s.summary.contains("wake trigger outbox_wake"))
+        .find(|s| s.summary.contains("the wake function app.outboxctl_wake and trigger outbox_wake"))
         .unwrap_or_else(|| panic!("{plan:#?}"));
     assert_eq!(step.kind, StepKind::ShortLock);
     let sql: Vec<String> = step.statements.iter().map(ToString::to_string).collect();

@@ -55,15 +55,10 @@ pub struct MongoStore {
 }
 
 fn err(context: &'static str, e: mongodb::error::Error) -> StoreError {
-    let lost = crate::db::mongo_exit_code(&e) == crate::exit_code::CONNECT;
     StoreError {
         context,
-        message: crate::db::first_line(&e.to_string()),
-        fault: if lost {
-            crate::db::fault::Fault::Lost
-        } else {
-            crate::db::fault::Fault::Statement
-        },
+        message: crate::db::mongo_message(&e),
+        fault: crate::db::fault::Fault::of_mongo(&e),
     }
 }
 
@@ -656,4 +651,19 @@ impl RelayStore for MongoStore {
 
     /// Each MongoDB operation has its own server-side bound; nothing to cancel.
     async fn abandon(&mut self) {}
+
+    async fn probe(&mut self) -> Result<(), StoreError> {
+        // the driver reconnects by itself; a ping says whether a server is selectable now (a
+        // short wait, not the driver's server selection timeout: the relay asks again soon)
+        let ping = self.db.run_command(mongodb::bson::doc! { "ping": 1 });
+        match tokio::time::timeout(std::time::Duration::from_secs(1), ping).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(err("probing the database", e)),
+            Err(_) => Err(StoreError {
+                context: "probing the database",
+                message: "no server answered a ping within 1s".into(),
+                fault: crate::db::fault::Fault::Unreachable,
+            }),
+        }
+    }
 }

@@ -732,6 +732,22 @@ ON CONFLICT (event_id) DO NOTHING"
         // Behind a pooler the connection is only dropped: the pooler closes its server link.
         self.drop_connection();
     }
+
+    async fn probe(&mut self) -> Result<(), StoreError> {
+        if !matches!(self.conn, Conn::Owned { .. }) {
+            return Ok(());
+        }
+        let step = Step {
+            stmt: Stmt {
+                sql: "SELECT 1".into(),
+                values: Vec::new(),
+                rows: true,
+            },
+            name: "probing the database",
+        };
+        self.pass = Pass::Closed;
+        self.one(step).await.map(drop)
+    }
 }
 
 #[cfg(test)]

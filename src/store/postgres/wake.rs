@@ -26,6 +26,8 @@ pub async fn listen(
     let pool = PgPoolOptions::new()
         .max_connections(1)
         .acquire_timeout(timeout)
+        // sqlx's own warning about a slow acquire says nothing the relay does not say better
+        .acquire_slow_level(tracing::log::LevelFilter::Off)
         .connect_with(options)
         .await
         .map_err(|e| format!("cannot connect to {url}: {}", crate::db::pg_message(&e)))?;
@@ -80,13 +82,25 @@ pub async fn listen(
 }
 
 /// Reads notifications until the task is dropped: each wakes the lanes serving its route
-/// (`on_wake` counts it). A lost connection wakes every lane (notifications may have been
-/// missed while it was down) and reconnects, backing off while the server is away.
-pub async fn run(mut listener: PgListener, wakers: Wakers, on_wake: impl Fn(&str)) {
+/// (`on_wake` counts it). A lost connection reconnects, backing off while the server is away;
+/// once connected again it wakes every lane (notifications may have been missed while it was
+/// down, and a lane waiting for the database takes it as the database's answer). `url` is the
+/// listener's, for saying why a reconnection failed: the pool under the listener only says it
+/// timed out.
+pub async fn run(
+    mut listener: PgListener,
+    url: DatabaseUrl,
+    wakers: Wakers,
+    on_wake: impl Fn(&str),
+) {
     let mut failures: u32 = 0;
     loop {
         match listener.try_recv().await {
             Ok(Some(n)) => {
+                if failures > 0 {
+                    tracing::info!("the wake-up connection is back: every route runs now");
+                    wakers.all();
+                }
                 failures = 0;
                 let route = n.payload();
                 if route.starts_with(PROBE) {
@@ -104,11 +118,28 @@ pub async fn run(mut listener: PgListener, wakers: Wakers, on_wake: impl Fn(&str
             Err(e) => {
                 failures += 1;
                 let wait = reconnect_wait(failures);
-                tracing::warn!(
-                    "the wake-up connection cannot reconnect ({}); polling carries on, next try in {}",
-                    crate::db::pg_message(&e),
-                    crate::duration::Dur(wait)
-                );
+                let why = match e {
+                    // the pool hides what the connection attempt got: ask once more, directly
+                    sqlx::Error::PoolTimedOut => {
+                        match crate::db::connect_pg(&url, Duration::from_secs(2)).await {
+                            Err(crate::Error::Connect { reason, .. }) => reason,
+                            Err(other) => other.to_string(),
+                            Ok(_) => "the connection came back while the pool gave up".into(),
+                        }
+                    }
+                    e => crate::db::pg_message(&e),
+                };
+                // the first failure says it (and wakes every lane: a lane that polls once an
+                // hour must find out that its database is away); the rest, quietly
+                if failures == 1 {
+                    wakers.all();
+                    tracing::warn!(
+                        "the wake-up connection cannot reconnect: {why}; polling carries on, retrying every {} at most",
+                        crate::duration::Dur(crate::relay::wake::RECONNECT_CAP)
+                    );
+                } else {
+                    tracing::debug!("the wake-up connection still cannot reconnect: {why}");
+                }
                 tokio::time::sleep(wait).await;
             }
         }

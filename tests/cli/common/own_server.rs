@@ -5,12 +5,23 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use mongodb::bson::doc;
 use sqlx::postgres::PgConnection;
 
 use crate::common::wait_until;
 use crate::common::{KillOnDrop, PgSchema, config_file, migrate, ob, stage, unique_name};
+
+/// A port for a server the test will stop and start again: outside the range the kernel hands
+/// out for `bind(0)` (32768–60999 here), so that while the server is down no other test's
+/// [`free_port`] can take it, and chosen by the test process's id (one process per test).
+pub fn stable_port() -> u16 {
+    let base = 21_000 + (std::process::id() % 2_000) as u16 * 3;
+    (base..base + 3)
+        .find(|&p| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok())
+        .unwrap_or_else(free_port)
+}
 
 /// A port nothing listens on right now.
 pub fn free_port() -> u16 {
@@ -304,7 +315,7 @@ pub fn on_tokio<T>(f: impl std::future::Future<Output = T>) -> T {
 /// free port), started; with `ssl`, TLS on and the CA to verify it at `dir/data/root.crt`. Its
 /// URL (database `postgres`, user `postgres`, trust authentication).
 pub async fn own_postgres(test: &str, ssl: bool) -> (OwnServer, String) {
-    let port = free_port();
+    let port = stable_port();
     let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/postgres"));
     let mut pg = OwnServer::new(test, &script, port, move |dir| {
         let mut c = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/postgres"));
@@ -316,4 +327,150 @@ pub async fn own_postgres(test: &str, ssl: bool) -> (OwnServer, String) {
     });
     pg.start().await;
     (pg, format!("postgres://postgres@127.0.0.1:{port}/postgres"))
+}
+
+/// A mongod of the test's own, so it can be stopped and started without disturbing others.
+pub struct OwnMongod {
+    pub port: u16,
+    pub dir: std::path::PathBuf,
+    bin: std::path::PathBuf,
+    /// Without a replica set: a standalone server (no transactions).
+    standalone: bool,
+}
+
+impl OwnMongod {
+    pub fn start(&self) {
+        let status = std::process::Command::new(&self.bin)
+            .args([
+                "--bind_ip",
+                "127.0.0.1",
+                "--port",
+                &self.port.to_string(),
+                "--dbpath",
+            ])
+            .arg(self.dir.join("db"))
+            .args(if self.standalone {
+                &[][..]
+            } else {
+                &["--replSet", "rsr"][..]
+            })
+            .args([
+                "--wiredTigerCacheSizeGB",
+                "0.25",
+                "--nounixsocket",
+                "--fork",
+                "--logpath",
+            ])
+            .arg(self.dir.join("mongod.log"))
+            .arg("--pidfilepath")
+            .arg(self.dir.join("mongod.pid"))
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "mongod did not start; see {}",
+            self.dir.join("mongod.log").display()
+        );
+    }
+
+    /// Stops it and waits until the process has exited (its files are free again: the next
+    /// start, or the next run of the test, may use the same directory).
+    pub fn stop(&self) {
+        let pid = std::fs::read_to_string(self.dir.join("mongod.pid")).unwrap();
+        let pid = pid.trim().to_owned();
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        let alive = || {
+            std::process::Command::new("kill")
+                .args(["-0", &pid])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while alive() {
+            assert!(Instant::now() < deadline, "mongod {pid} did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn port_open(&self) -> bool {
+        std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok()
+    }
+
+    pub async fn primary(&self) {
+        let direct = format!(
+            "mongodb://127.0.0.1:{}/?directConnection=true&serverSelectionTimeoutMS=2000",
+            self.port
+        );
+        let admin = mongodb::Client::with_uri_str(&direct).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(hello) = admin
+                .database("admin")
+                .run_command(doc! { "hello": 1 })
+                .await
+            {
+                if hello.get_bool("isWritablePrimary").unwrap_or(false) {
+                    return;
+                }
+                if hello.get_str("setName").is_err() {
+                    let host = format!("127.0.0.1:{}", self.port);
+                    let _ = admin
+                        .database("admin")
+                        .run_command(doc! { "replSetInitiate": { "_id": "rsr", "members": [ { "_id": 0, "host": host } ] } })
+                        .await;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "own mongod on {} did not become primary",
+                self.port
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for OwnMongod {
+    fn drop(&mut self) {
+        if self.port_open() {
+            self.stop();
+        }
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// The mongod binary scripts/services.sh installs.
+pub fn mongod_bin() -> std::path::PathBuf {
+    let cache = std::env::var("OUTBOXCTL_CACHE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/outboxctl")
+        });
+    let bin = cache.join("mongod-6.0.5/fiftyone/db/bin/mongod");
+    assert!(
+        bin.exists(),
+        "{} is missing: run scripts/services.sh, which installs it",
+        bin.display()
+    );
+    bin
+}
+
+pub fn own_mongod(name: &str, port_base: u16, standalone: bool) -> OwnMongod {
+    let dir = std::env::temp_dir().join(crate::common::unique_name(name));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("db")).unwrap();
+    let port = port_base + (std::process::id() % 400) as u16;
+    OwnMongod {
+        port,
+        dir,
+        bin: mongod_bin(),
+        standalone,
+    }
 }

@@ -1,0 +1,349 @@
+//! The relay's database goes away under a looping relay and comes back (a PostgreSQL or mongod
+//! of the test's own, stopped for several of the failure backoff's steps): no route backs off,
+//! `/metrics`, `/healthz` and `/readyz` say where things stand, and once the database answers
+//! the first pass begins within a second plus the interval (with `wake: notify`, at once),
+//! with nothing lost and no more duplicates than a rolled-back pass may leave.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::common::{
+    KillOnDrop, OK, eventually, free_port, lines, ob, out_file, own_mongod, own_postgres, wait_log,
+    wait_until,
+};
+
+/// The first log line holding `needle`, as a person reads it, with what changes from run to run
+/// masked: the timestamp, ports (`PORT`), digits of durations (`N`).
+fn log_line(log: &Path, needle: &str) -> String {
+    let text = std::fs::read_to_string(log).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no {needle:?} in the log:\n{text}"));
+    // "2026-12-04T06:22:06.699647Z  WARN message": from the level on
+    let line = line.split_once("Z  ").map_or(line, |(_, rest)| rest);
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("127.0.0.1:") {
+        out.push_str(&rest[..at + "127.0.0.1:".len()]);
+        rest = rest[at + "127.0.0.1:".len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push_str("PORT");
+    }
+    out.push_str(rest);
+    // "after 9.5s away": the figure varies
+    match out.split_once("after ") {
+        Some((head, tail)) if tail.starts_with(|c: char| c.is_ascii_digit()) => {
+            let tail = tail.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+            format!("{head}after Ns{}", tail.trim_start_matches('s'))
+        }
+        _ => out,
+    }
+}
+
+/// One HTTP GET to the relay's endpoint: status and body.
+async fn get(url: &str) -> (u16, String) {
+    match reqwest::get(url).await {
+        Ok(r) => (r.status().as_u16(), r.text().await.unwrap_or_default()),
+        Err(e) => (0, e.to_string()),
+    }
+}
+
+/// How many times each event id arrived in the file.
+fn arrivals(path: &Path) -> HashMap<String, usize> {
+    let mut seen = HashMap::new();
+    for l in lines(&path.to_path_buf()) {
+        *seen
+            .entry(l["event_id"].as_str().unwrap().to_owned())
+            .or_insert(0) += 1;
+    }
+    seen
+}
+
+/// Waits until `n` distinct events arrived in the file; on timeout the failure shows the
+/// relay's log.
+async fn arrived(path: &Path, n: usize, what: &str, log: &Path) {
+    eventually(Duration::from_secs(60), what, async || {
+        let got = arrivals(path).len();
+        if got >= n {
+            Ok(())
+        } else {
+            Err(format!(
+                "{got} so far; relay log:\n{}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            ))
+        }
+    })
+    .await
+}
+
+/// The outage story on an outbox `base` (the database flags): 50 events delivered, the
+/// database stopped (`up(false)`) for `outage`, during which the endpoint says the database is
+/// away, the route takes no backoff, liveness stays 200 and readiness 503; started again (`up(true)`),
+/// 20 more staged, and the time from the database answering to their delivery returned.
+async fn across_an_outage(
+    base: &[String],
+    path: &Path,
+    metrics: &str,
+    relay: KillOnDrop,
+    log: &Path,
+    outage: Duration,
+    up: &mut dyn FnMut(bool),
+) -> Duration {
+    let emit = |n: &str| {
+        ob([
+            "emit",
+            "-q",
+            "--route",
+            "orders",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+            "--count",
+            n,
+        ])
+        .args(base)
+        .code(OK);
+    };
+    emit("50");
+    arrived(path, 50, "the first 50 events", log).await;
+    up(false);
+    let stopped = Instant::now();
+    eventually(
+        Duration::from_secs(30),
+        "the relay to see the database away",
+        async || {
+            let (_, text) = get(&format!("{metrics}/metrics")).await;
+            if text.contains("outboxctl_database_up 0") {
+                Ok(())
+            } else {
+                Err(text)
+            }
+        },
+    )
+    .await;
+    wait_until(
+        Duration::from_secs(60),
+        "an outage of several backoff steps",
+        || stopped.elapsed() >= outage,
+    )
+    .await;
+    let (status, body) = get(&format!("{metrics}/healthz")).await;
+    assert_eq!(status, 200, "alive while the database is away: {body}");
+    assert!(body.contains("database is away"), "{body}");
+    let (status, body) = get(&format!("{metrics}/readyz")).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("the database is away"), "{body}");
+    let (_, text) = get(&format!("{metrics}/metrics")).await;
+    assert!(
+        text.contains("outboxctl_database_away_info{reason="),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("outboxctl_route_backoff_seconds") && !l.ends_with(" 0")),
+        "no route backs off for an outage:\n{text}"
+    );
+    up(true);
+    let back = Instant::now();
+    emit("20");
+    arrived(path, 70, "the events staged after the outage", log).await;
+    let took = back.elapsed();
+    assert!(relay.terminate().success(), "the relay stopped cleanly");
+    let seen = arrivals(path);
+    assert_eq!(seen.len(), 70, "nothing lost");
+    let duplicates: usize = seen.values().map(|n| n - 1).sum();
+    assert!(
+        duplicates <= 100,
+        "{duplicates} duplicates: more than a rolled-back pass (max_claim_rows) may leave"
+    );
+    let text = std::fs::read_to_string(log).unwrap();
+    assert!(
+        !text.contains("backing off"),
+        "an outage is no failing route:\n{text}"
+    );
+    assert_eq!(
+        text.matches("the database is away").count(),
+        1,
+        "said once, not per probe:\n{text}"
+    );
+    took
+}
+
+/// The flags of a relay on `url`'s outbox, to a file, with an endpoint; its config.
+fn relay(
+    test: &str,
+    base: &[String],
+    path: &Path,
+    log: &Path,
+    relay_yaml: &str,
+) -> (KillOnDrop, String) {
+    let port = free_port();
+    let cfg = crate::common::config_file(test, &format!("relay:\n{relay_yaml}"));
+    let relay = ob(["relay", "--loop", "--route", "orders"])
+        .args(["--to", &format!("file:{}", path.display())])
+        .args(["--metrics-addr", &format!("127.0.0.1:{port}")])
+        .args(base)
+        .config(&cfg)
+        .spawn(Some(log));
+    (relay, format!("http://127.0.0.1:{port}"))
+}
+
+/// Polling every 200 ms, PostgreSQL stopped for 7 s: the failure backoff would be at 6.4 s by
+/// then (and 12.8 s next); the relay is back within a second of the database instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_away_is_no_failing_route_and_the_relay_is_back_within_a_second() {
+    let test = test_name!();
+    let (mut pg, url) = own_postgres(test, false).await;
+    let base: Vec<String> = ["--database-url", &url, "--relation", "app.outbox"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--storage".into(), "consume".into()])
+        .collect();
+    ob(["migrate", "-q"]).args(&base).code(OK);
+    let (path, log) = (out_file(test), out_file(&format!("{test}-log")));
+    let (relay, metrics) = relay(test, &base, &path, &log, "  interval: 200ms\n");
+    let took = across_an_outage(
+        &base,
+        &path,
+        &metrics,
+        relay,
+        &log,
+        Duration::from_secs(7),
+        &mut |up| {
+            if up {
+                crate::common::on_tokio(pg.start());
+            } else {
+                pg.stop();
+            }
+        },
+    )
+    .await;
+    assert!(
+        took < Duration::from_millis(2500),
+        "delivered {took:?} after the database came back (probe within 1 s, interval 200 ms)"
+    );
+    // which step met the outage depends on when the server stopped: the line's words are
+    // fixed, its cause names a step of the pass and what the driver said
+    let away = log_line(&log, "the database is away");
+    let (words, cause) = away.split_once("at most: ").expect("a cause");
+    insta::assert_snapshot!("postgres_away", format!("{words}at most: <cause>"));
+    assert!(
+        [
+            "reconnecting: error connecting to server: Connection refused (os error 111); is PostgreSQL running",
+            "the pass: the connection was lost",
+            "claiming: ",
+            "reclaiming stale rows: ",
+            "deleting the delivered rows: ",
+            "committing the pass: ",
+        ]
+        .iter()
+        .any(|c| cause.starts_with(c)),
+        "{cause}"
+    );
+    insta::assert_snapshot!(
+        "database_back",
+        log_line(&log, "the database answers again")
+    );
+}
+
+/// `wake: notify` and an interval of an hour: only the database's answer (a probe, or the
+/// wake-up listener reconnecting) can bring the relay back, and it does at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_away_with_wake_the_relay_is_back_at_once() {
+    let test = test_name!();
+    let (mut pg, url) = own_postgres(test, false).await;
+    let base: Vec<String> = ["--database-url", &url, "--relation", "app.outbox"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let cfg = crate::common::config_file(&format!("{test}-migrate"), "relay:\n  wake: notify\n");
+    ob(["migrate", "-q"]).args(&base).config(&cfg).code(OK);
+    let (path, log) = (out_file(test), out_file(&format!("{test}-log")));
+    let (relay, metrics) = relay(test, &base, &path, &log, "  interval: 1h\n  wake: notify\n");
+    wait_log(&log, "listening", 1).await;
+    let took = across_an_outage(
+        &base,
+        &path,
+        &metrics,
+        relay,
+        &log,
+        Duration::from_secs(5),
+        &mut |up| {
+            if up {
+                crate::common::on_tokio(pg.start());
+            } else {
+                pg.stop();
+            }
+        },
+    )
+    .await;
+    assert!(
+        took < Duration::from_millis(2500),
+        "delivered {took:?} after the database came back, with an interval of an hour"
+    );
+    insta::assert_snapshot!(
+        "wake_listener_cannot_reconnect",
+        log_line(&log, "the wake-up connection cannot reconnect")
+    );
+}
+
+/// The same on MongoDB (a mongod of the test's own, a replica set of one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mongodb_away_is_no_failing_route_and_the_relay_is_back_within_a_second() {
+    let test = test_name!();
+    let own = own_mongod(test, 28500, false);
+    own.start();
+    own.primary().await;
+    let url = format!("mongodb://127.0.0.1:{}/?replicaSet=rsr", own.port);
+    let base: Vec<String> = [
+        "--database-url",
+        &url,
+        "--collection",
+        "outage.outbox",
+        "--connect-timeout",
+        "3s",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    ob(["migrate", "-q"]).args(&base).code(OK);
+    let (path, log) = (out_file(test), out_file(&format!("{test}-log")));
+    let (relay, metrics) = relay(test, &base, &path, &log, "  interval: 200ms\n");
+    let took = across_an_outage(
+        &base,
+        &path,
+        &metrics,
+        relay,
+        &log,
+        Duration::from_secs(7),
+        &mut |up| {
+            if up {
+                own.start();
+                crate::common::on_tokio(own.primary());
+            } else {
+                own.stop();
+            }
+        },
+    )
+    .await;
+    // the driver finds the primary again on its own heartbeat (every 500 ms at the quickest)
+    assert!(
+        took < Duration::from_secs(4),
+        "delivered {took:?} after mongod came back"
+    );
+    // the first words mongod had for it: shutting down, or no server to talk to
+    let away = log_line(&log, "the database is away");
+    assert!(
+        away.contains("ShutdownInProgress")
+            || away.contains("InterruptedAtShutdown")
+            || away.contains("no MongoDB server to talk to"),
+        "{away}"
+    );
+    assert!(
+        !away.contains("Kind:") && !away.contains("labels:"),
+        "{away}"
+    );
+}
