@@ -22,3 +22,4 @@ pub mod partitions;
 pub mod relay;
 pub mod replay;
 pub mod store;
+pub mod vacuum;

@@ -365,6 +365,23 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
             None
         };
         row_checks(&mut ops, &name, tenant, &args, &mut checks).await?;
+        match crate::store::postgres::diagnostics::table_health(&mut conn, &t.table).await {
+            Ok(health) => {
+                for f in crate::vacuum::assess(&health, now) {
+                    let level = match f.severity {
+                        crate::vacuum::Severity::Ok => Level::Ok,
+                        crate::vacuum::Severity::Warn => Level::Warn,
+                    };
+                    check(&mut checks, f.check, level, f.detail);
+                }
+            }
+            Err(e) => check(
+                &mut checks,
+                "queue table",
+                Level::Warn,
+                format!("cannot read {name}'s statistics: {}", db::pg_message(&e)),
+            ),
+        }
         if let Some(log) = &t.log {
             match crate::store::postgres::partitions::read(&mut conn, log).await {
                 Ok(facts) => {

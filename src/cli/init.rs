@@ -99,7 +99,11 @@ pub fn render(a: &Answers) -> String {
         Some(c) => out.push_str(&format!("  hlc_checkpoint: {}\n", yaml_str(c))),
         None => out.push_str("  # hlc_checkpoint: app.hlc_checkpoint\n"),
     }
-    out.push_str("  # tenant_aware: false\n  # tenants: []\n\nrelay:\n");
+    out.push_str("  # tenant_aware: false\n  # tenants: []\n");
+    if a.storage == crate::model::Storage::Consume {
+        out.push_str("  # autovacuum: queue        # migrate gives the table autovacuum settings for a queue\n");
+    }
+    out.push_str("\nrelay:\n");
     match &a.route {
         Some((name, to)) => out.push_str(&format!("  routes:\n    {}:\n      to: {}\n      # channel: {name}\n", yaml_str(name), yaml_str(to))),
         None => out.push_str("  routes: {}\n  #   orders:\n  #     to: \"nats://127.0.0.1:4222\"\n  #     channel: orders.events\n"),

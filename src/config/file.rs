@@ -45,6 +45,8 @@ pub struct OutboxFile {
     pub tenants: Option<Vec<Uuid>>,
     /// `migrate` adds the index `outboxctl replay` reads published rows through.
     pub replay_index: Option<bool>,
+    /// `queue`: `migrate` gives the outbox table autovacuum settings for a queue.
+    pub autovacuum: Option<crate::vacuum::Autovacuum>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -95,6 +95,8 @@ pub struct OutboxConfig {
     pub tenants: Vec<Uuid>,
     /// `migrate` adds the replay index (retain storage).
     pub replay_index: bool,
+    /// The outbox table's autovacuum settings (PostgreSQL).
+    pub autovacuum: crate::vacuum::Autovacuum,
 }
 
 #[derive(Debug, Clone)]
@@ -261,6 +263,7 @@ impl Config {
         let tenant_aware = f.tenant_aware.unwrap_or(false);
         let tenants = f.tenants.clone().unwrap_or_default();
         let replay_index = f.replay_index.unwrap_or(false);
+        let autovacuum = f.autovacuum.unwrap_or_default();
 
         let target = match backend {
             Backend::Postgres => {
@@ -365,6 +368,7 @@ impl Config {
                 tenant_aware,
                 tenants,
                 replay_index,
+                autovacuum,
             },
             relay,
             partitions,
@@ -411,6 +415,11 @@ impl Config {
         if o.replay_index && o.storage == Storage::Consume {
             return Err(invalid(
                 "outbox.replay_index needs storage: retain (consume deletes delivered rows; replay from a postgres-table destination or a file: archive instead)",
+            ));
+        }
+        if o.autovacuum == crate::vacuum::Autovacuum::Queue && self.backend == Backend::Mongo {
+            return Err(invalid(
+                "outbox.autovacuum: queue sets a PostgreSQL table's storage parameters; MongoDB has no autovacuum (remove it)",
             ));
         }
         if !o.tenants.is_empty() && !o.tenant_aware {

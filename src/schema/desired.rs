@@ -206,6 +206,8 @@ pub struct PgSchema {
     pub replay: bool,
     /// The insert trigger that wakes relays (`relay.wake: notify`).
     pub wake: bool,
+    /// The queue's autovacuum settings (`outbox.autovacuum: queue`).
+    pub queue_autovacuum: bool,
     pub checkpoint: Option<QualifiedName>,
     pub delivery_log: Option<QualifiedName>,
     /// Tables of `postgres-table:` destinations configured for the relay.
@@ -277,6 +279,7 @@ impl PgSchema {
                 replay: (config.outbox.replay_index || extras.replay)
                     && config.outbox.storage == Storage::Retain,
                 wake: config.relay.wake == crate::model::Wake::Notify || extras.wake,
+                queue_autovacuum: config.outbox.autovacuum == crate::vacuum::Autovacuum::Queue,
                 checkpoint,
                 delivery_log,
             };
@@ -307,6 +310,24 @@ impl PgSchema {
     /// PostgreSQL's 63 bytes).
     pub fn wake_trigger(&self) -> Result<Ident, NameError> {
         self.outbox.name.with_suffix("wake trigger", "_wake")
+    }
+
+    /// `ALTER TABLE … SET (…)` with the queue's autovacuum settings (`outbox.autovacuum: queue`),
+    /// each commented with why.
+    pub fn queue_autovacuum_statement(&self) -> Statement {
+        let body = crate::vacuum::QUEUE_SETTINGS
+            .iter()
+            .map(|(k, v, _)| format!("    {k} = {v}"))
+            .collect::<Vec<_>>()
+            .join(",\n");
+        let why = crate::vacuum::QUEUE_SETTINGS
+            .iter()
+            .map(|(k, _, why)| format!("{k}: {why}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        Statement::new(format!("ALTER TABLE {} SET (\n{body}\n);", self.outbox)).with_comment(
+            format!("outbox.autovacuum: queue: vacuum this table as a queue\n{why}"),
+        )
     }
 
     /// The trigger function `relay.wake: notify` adds (one per schema, shared by its outboxes).

@@ -50,6 +50,8 @@ pub struct TableFacts {
     pub default_partition: Option<String>,
     /// Its triggers' names (not the internal ones of constraints).
     pub triggers: Vec<String>,
+    /// Its storage parameters (`pg_class.reloptions`), `name=value`.
+    pub reloptions: Vec<String>,
 }
 
 impl TableFacts {
@@ -244,6 +246,10 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
             stmts.extend(want.wake_statements());
             summary = format!("{summary}, {}", want.wake_objects());
         }
+        if want.queue_autovacuum {
+            stmts.push(want.queue_autovacuum_statement());
+            summary = format!("{summary}, with autovacuum settings for a queue");
+        }
         plan.step(summary, StepKind::Transaction, stmts);
         return;
     };
@@ -299,6 +305,16 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
             ),
             StepKind::ShortLock,
             want.wake_statements(),
+        );
+    }
+    if want.queue_autovacuum && !crate::vacuum::has_queue_settings(&table.reloptions) {
+        plan.step(
+            format!(
+                "set autovacuum for a queue on {} (outbox.autovacuum: queue)",
+                t.plain()
+            ),
+            StepKind::ShortLock,
+            vec![want.queue_autovacuum_statement()],
         );
     }
     for index in &indexes {

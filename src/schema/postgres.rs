@@ -17,7 +17,8 @@ use crate::target::{Ident, QualifiedName};
 
 const TABLE_SQL: &str = "\
 SELECT c.oid, c.relkind::text AS relkind,
-       CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS partkey
+       CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS partkey,
+       coalesce(c.reloptions, '{}')::text[] AS reloptions
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname = $1 AND c.relname = $2";
 
@@ -63,6 +64,7 @@ pub async fn table_facts(
     let oid: sqlx::postgres::types::Oid = row.try_get("oid")?;
     let relkind: String = row.try_get("relkind")?;
     let partition_key: Option<String> = row.try_get("partkey")?;
+    let reloptions: Vec<String> = row.try_get("reloptions")?;
     let columns = query(COLUMNS_SQL)
         .bind(oid)
         .fetch_all(&mut *conn)
@@ -114,6 +116,7 @@ pub async fn table_facts(
         partition_key,
         default_partition,
         triggers,
+        reloptions,
     }))
 }
 

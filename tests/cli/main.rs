@@ -27,6 +27,7 @@ mod outages;
 mod own_postgres;
 mod partitions_pg;
 mod pgbouncer;
+mod queue_table;
 mod relay_pg;
 mod relay_processes;
 mod replay;

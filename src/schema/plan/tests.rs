@@ -10,6 +10,7 @@ fn schema(storage: Storage, hlc: bool) -> PgSchema {
         strict_key_order: false,
         replay: false,
         wake: false,
+        queue_autovacuum: false,
         checkpoint: None,
         delivery_log: None,
         sinks: vec![],
@@ -58,6 +59,7 @@ fn spec_table(without: &[&str]) -> TableFacts {
         partition_key: None,
         default_partition: None,
         triggers: vec![],
+        reloptions: vec![],
     }
 }
 
@@ -235,7 +237,10 @@ fn wake_trigger_is_added_to_an_existing_table_under_a_short_lock() {
     let step = plan
         .steps
         .iter()
-        .find(|s| s.summary.contains("the wake function app.outboxctl_wake and trigger outbox_wake"))
+        .find(|s| {
+            s.summary
+                .contains("the wake function app.outboxctl_wake and trigger outbox_wake")
+        })
         .unwrap_or_else(|| panic!("{plan:#?}"));
     assert_eq!(step.kind, StepKind::ShortLock);
     let sql: Vec<String> = step.statements.iter().map(ToString::to_string).collect();
@@ -250,4 +255,55 @@ fn wake_trigger_is_added_to_an_existing_table_under_a_short_lock() {
     let mut with_trigger = spec_table(&[]);
     with_trigger.triggers.push("outbox_wake".into());
     assert!(plan_postgres(&want, &catalog(Some(with_trigger))).is_up_to_date());
+}
+
+#[test]
+fn queue_autovacuum_is_set_on_a_new_table_and_on_an_existing_one_only_when_asked() {
+    let mut want = schema(Storage::Consume, false);
+    want.queue_autovacuum = true;
+    let fresh = plan_postgres(&want, &catalog(None));
+    let create = fresh
+        .steps
+        .iter()
+        .find(|s| s.summary.contains("create table app.outbox"))
+        .unwrap();
+    assert!(
+        create
+            .summary
+            .ends_with("with autovacuum settings for a queue"),
+        "{}",
+        create.summary
+    );
+    let sql: Vec<&str> = create.statements.iter().map(|s| s.sql.as_str()).collect();
+    assert!(
+        sql.iter()
+            .any(|s| s.starts_with("ALTER TABLE app.outbox SET (")
+                && s.contains("autovacuum_vacuum_scale_factor = 0")
+                && s.contains("autovacuum_vacuum_cost_delay = 0")),
+        "{sql:?}"
+    );
+    // an existing table gets them under a short lock, once
+    let existing = plan_postgres(&want, &catalog(Some(spec_table(&[]))));
+    let step = existing
+        .steps
+        .iter()
+        .find(|s| {
+            s.summary
+                .starts_with("set autovacuum for a queue on app.outbox")
+        })
+        .expect("a step");
+    assert_eq!(step.kind, StepKind::ShortLock);
+    let mut tuned = spec_table(&[]);
+    tuned.reloptions = crate::vacuum::QUEUE_SETTINGS
+        .iter()
+        .map(|(k, v, _)| format!("{k}={v}"))
+        .collect();
+    let again = plan_postgres(&want, &catalog(Some(tuned)));
+    assert!(!again.steps.iter().any(|s| s.summary.contains("autovacuum")));
+    // without the setting nothing is touched, whatever the table has
+    want.queue_autovacuum = false;
+    let mut custom = spec_table(&[]);
+    custom.reloptions = vec!["autovacuum_vacuum_scale_factor=0.05".into()];
+    let plan = plan_postgres(&want, &catalog(Some(custom)));
+    assert!(!plan.steps.iter().any(|s| s.summary.contains("autovacuum")));
 }
