@@ -384,11 +384,13 @@ async fn start_wake(
             {
                 Ok(listener) => {
                     tracing::info!(url = %url, channels = channels.len(), "wake-up on commit: listening");
+                    let on = crate::store::postgres::wake::ListenOn {
+                        url: url.clone(),
+                        notify_url: main.clone(),
+                        channels,
+                    };
                     Ok(Some(tokio::spawn(crate::store::postgres::wake::run(
-                        listener,
-                        url.clone(),
-                        wakers,
-                        on_wake,
+                        listener, on, wakers, on_wake,
                     ))))
                 }
                 Err(why) => Ok(polls(&why)),

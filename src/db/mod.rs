@@ -74,7 +74,11 @@ pub fn pg_message(e: &sqlx::Error) -> String {
     if pg::is_statement_pooling(e) {
         return pg::STATEMENT_POOLING.to_owned();
     }
-    let base = e.to_string();
+    // the server's own words, without sqlx's "error returned from database: "
+    let base = match e {
+        sqlx::Error::Database(db) => db.message().to_owned(),
+        _ => e.to_string(),
+    };
     let hint = match pg_code(e).as_deref() {
         Some(sqlstate::INVALID_PASSWORD | sqlstate::INVALID_AUTHORIZATION) => {
             "; check the user and password in the database URL"

@@ -288,6 +288,11 @@ async fn postgres_away_with_wake_the_relay_is_back_at_once() {
         "wake_listener_cannot_reconnect",
         log_line(&log, "the wake-up connection cannot reconnect")
     );
+    // listening again wakes every route: rows staged while it was away are not left for an hour
+    log_line(
+        &log,
+        "the wake-up connection listens again: every route runs now",
+    );
 }
 
 /// The same on MongoDB (a mongod of the test's own, a replica set of one).

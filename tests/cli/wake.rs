@@ -124,7 +124,8 @@ async fn staged_rows_wake_every_looping_relay_at_once_even_after_the_listener_is
     .unwrap();
     assert_eq!(killed, 2, "one listener per relay");
     for log in &logs {
-        wait_log(log, "wake-up connection was lost", 1).await;
+        wait_log(log, "wake-up connection is gone", 1).await;
+        wait_log(log, "the wake-up connection listens again", 1).await;
     }
     stage(&mut conn, &t, "orders", 30, None).await;
     wait_published(&mut conn, &t, 230, &logs[1]).await;

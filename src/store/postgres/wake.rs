@@ -23,6 +23,13 @@ pub async fn listen(
     timeout: Duration,
 ) -> Result<PgListener, String> {
     let options = crate::db::pg_options(url).map_err(|e| e.to_string())?;
+    // a pool that cannot connect only says it timed out: one direct connection first says why
+    crate::db::connect_pg(url, timeout)
+        .await
+        .map_err(|e| match e {
+            crate::Error::Connect { reason, .. } => reason,
+            other => other.to_string(),
+        })?;
     let pool = PgPoolOptions::new()
         .max_connections(1)
         .acquire_timeout(timeout)
@@ -81,67 +88,64 @@ pub async fn listen(
     }
 }
 
+/// Where a listener listens, so that it can listen again after a lost connection.
+pub struct ListenOn {
+    pub url: DatabaseUrl,
+    /// Where the `NOTIFY` round trip that checks a new listener is sent from.
+    pub notify_url: DatabaseUrl,
+    pub channels: Vec<String>,
+}
+
 /// Reads notifications until the task is dropped: each wakes the lanes serving its route
-/// (`on_wake` counts it). A lost connection reconnects, backing off while the server is away;
-/// once connected again it wakes every lane (notifications may have been missed while it was
-/// down, and a lane waiting for the database takes it as the database's answer). `url` is the
-/// listener's, for saying why a reconnection failed: the pool under the listener only says it
-/// timed out.
-pub async fn run(
-    mut listener: PgListener,
-    url: DatabaseUrl,
-    wakers: Wakers,
-    on_wake: impl Fn(&str),
-) {
-    let mut failures: u32 = 0;
+/// (`on_wake` counts it). A lost connection wakes every lane at once (a lane that polls once an
+/// hour must find out that its database is away) and is reconnected here, not by the driver,
+/// so that the relay knows when it is listening again: every 200 ms doubling to 1 s, each try a
+/// new connection, `LISTEN` and a `NOTIFY` round trip. Listening again wakes every lane
+/// (notifications sent meanwhile were lost, and a lane waiting for the database takes it as the
+/// database's answer).
+pub async fn run(mut listener: PgListener, on: ListenOn, wakers: Wakers, on_wake: impl Fn(&str)) {
+    listener.eager_reconnect(false);
     loop {
-        match listener.try_recv().await {
+        let lost = match listener.try_recv().await {
             Ok(Some(n)) => {
-                if failures > 0 {
-                    tracing::info!("the wake-up connection is back: every route runs now");
-                    wakers.all();
-                }
-                failures = 0;
                 let route = n.payload();
-                if route.starts_with(PROBE) {
-                    continue;
+                if !route.starts_with(PROBE) {
+                    on_wake(route);
+                    wakers.route(route);
                 }
-                on_wake(route);
-                wakers.route(route);
+                continue;
             }
-            Ok(None) => {
-                tracing::warn!(
-                    "the wake-up connection was lost: every route runs now; reconnecting"
-                );
-                wakers.all();
-            }
-            Err(e) => {
-                failures += 1;
-                let wait = reconnect_wait(failures);
-                let why = match e {
-                    // the pool hides what the connection attempt got: ask once more, directly
-                    sqlx::Error::PoolTimedOut => {
-                        match crate::db::connect_pg(&url, Duration::from_secs(2)).await {
-                            Err(crate::Error::Connect { reason, .. }) => reason,
-                            Err(other) => other.to_string(),
-                            Ok(_) => "the connection came back while the pool gave up".into(),
-                        }
-                    }
-                    e => crate::db::pg_message(&e),
-                };
-                // the first failure says it (and wakes every lane: a lane that polls once an
-                // hour must find out that its database is away); the rest, quietly
-                if failures == 1 {
-                    wakers.all();
-                    tracing::warn!(
-                        "the wake-up connection cannot reconnect: {why}; polling carries on, retrying every {} at most",
-                        crate::duration::Dur(crate::relay::wake::RECONNECT_CAP)
-                    );
-                } else {
-                    tracing::debug!("the wake-up connection still cannot reconnect: {why}");
+            Ok(None) => "the connection was lost".to_owned(),
+            Err(e) => crate::db::pg_message(&e),
+        };
+        tracing::warn!(
+            "the wake-up connection is gone ({lost}): every route runs now; listening again as soon as the database answers"
+        );
+        wakers.all();
+        let mut failures: u32 = 0;
+        listener = loop {
+            failures += 1;
+            tokio::time::sleep(reconnect_wait(failures)).await;
+            match listen(
+                &on.url,
+                &on.notify_url,
+                &on.channels,
+                Duration::from_secs(2),
+            )
+            .await
+            {
+                Ok(mut l) => {
+                    l.eager_reconnect(false);
+                    break l;
                 }
-                tokio::time::sleep(wait).await;
+                Err(why) if failures == 1 => tracing::warn!(
+                    "the wake-up connection cannot reconnect: {why}; polling carries on, retrying every {} at most",
+                    crate::duration::Dur(crate::relay::wake::RECONNECT_CAP)
+                ),
+                Err(why) => tracing::debug!("the wake-up connection still cannot reconnect: {why}"),
             }
-        }
+        };
+        tracing::info!("the wake-up connection listens again: every route runs now");
+        wakers.all();
     }
 }
