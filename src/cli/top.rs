@@ -758,3 +758,26 @@ fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
     };
     f.render_widget(Paragraph::new(footer).reversed(), foot);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relays_line_says_when_its_database_is_away() {
+        let mut r = RelayView {
+            url: "http://r:9464".into(),
+            database: Some((true, None)),
+            ..Default::default()
+        };
+        assert!(!relay_line(&r).contains("DATABASE"), "{}", relay_line(&r));
+        r.database = Some((false, Some("reconnecting: connection refused".into())));
+        assert!(
+            relay_line(&r).starts_with(
+                "http://r:9464  up  DATABASE AWAY: reconnecting: connection refused  publish"
+            ),
+            "{}",
+            relay_line(&r)
+        );
+    }
+}
