@@ -877,6 +877,8 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--max-passes', '--max-passes', [CompletionResultType]::ParameterName, 'With --once: stop each route after this many passes')
             [CompletionResult]::new('--metrics-addr', '--metrics-addr', [CompletionResultType]::ParameterName, 'With --loop: serve /metrics (Prometheus) and /healthz on this address')
             [CompletionResult]::new('--health-max-failing', '--health-max-failing', [CompletionResultType]::ParameterName, '/healthz fails when a route''s passes have failed for longer than this')
+            [CompletionResult]::new('--metrics-header-timeout', '--metrics-header-timeout', [CompletionResultType]::ParameterName, 'How long a client of the metrics address may take to send its request headers')
+            [CompletionResult]::new('--metrics-max-connections', '--metrics-max-connections', [CompletionResultType]::ParameterName, 'At most this many connections to the metrics address at once (an idle one makes room)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')

@@ -827,6 +827,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --max-passes 'With --once: stop each route after this many passes'
             cand --metrics-addr 'With --loop: serve /metrics (Prometheus) and /healthz on this address'
             cand --health-max-failing '/healthz fails when a route''s passes have failed for longer than this'
+            cand --metrics-header-timeout 'How long a client of the metrics address may take to send its request headers'
+            cand --metrics-max-connections 'At most this many connections to the metrics address at once (an idle one makes room)'
             cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
             cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
             cand --format 'Output format for data on stdout'

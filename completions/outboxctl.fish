@@ -746,6 +746,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l to -d 'Des
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l max-passes -d 'With --once: stop each route after this many passes' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-addr -d 'With --loop: serve /metrics (Prometheus) and /healthz on this address' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l health-max-failing -d '/healthz fails when a route\'s passes have failed for longer than this' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-header-timeout -d 'How long a client of the metrics address may take to send its request headers' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-max-connections -d 'At most this many connections to the metrics address at once (an idle one makes room)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'

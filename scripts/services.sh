@@ -8,7 +8,8 @@
 #   Redis 6379, RabbitMQ 5672, NATS JetStream 4222 (started if installed and down)
 #   Kafka protocol 127.0.0.1:19092: tansu 0.6.0, built once from crates.io into the cache
 #   socat, openssl, libssl-dev, pgbouncer and tmux (installed from Debian's packages when missing;
-#   the tests start pgbouncers of their own with scripts/pgbouncer)
+#   the tests start pgbouncers of their own with scripts/pgbouncer, PostgreSQLs of their own with
+#   scripts/postgres), and promtool (unpacked from Debian's prometheus package into the cache)
 set -euo pipefail
 
 cache="${OUTBOXCTL_CACHE:-$HOME/.cache/outboxctl}"
@@ -88,6 +89,23 @@ if [ "${#missing[@]}" -gt 0 ]; then
   say "installing ${missing[*]} (Debian packages)"
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "${missing[@]}" >/dev/null
+fi
+
+# --- promtool (checks the relay's /metrics text): from Debian's prometheus package, unpacked
+# into the cache rather than installed (installing would start a Prometheus server) ----------
+promtool="$cache/promtool/usr/bin/promtool"
+if [ ! -x "$promtool" ]; then
+  say "unpacking promtool from Debian's prometheus package into $cache/promtool"
+  dl="$(mktemp -d)"
+  (cd "$dl" && apt-get download prometheus >/dev/null 2>&1) || {
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -q >/dev/null
+    (cd "$dl" && apt-get download prometheus >/dev/null 2>&1)
+  }
+  rm -rf "$cache/promtool.tmp"
+  dpkg -x "$dl"/prometheus_*.deb "$cache/promtool.tmp"
+  rm -rf "$dl" "$cache/promtool"
+  mv "$cache/promtool.tmp" "$cache/promtool"
 fi
 
 # --- Kafka protocol: tansu 0.6.0 (no Apache Kafka can be installed here) -------------------

@@ -16,7 +16,6 @@ mod relay;
 mod replay;
 mod requeue;
 mod schema;
-mod serve;
 mod storage;
 mod top;
 

@@ -45,6 +45,17 @@ pub struct RelayArgs {
     /// /healthz fails when a route's passes have failed for longer than this
     #[arg(long, value_name = "DURATION", default_value = "60s")]
     pub health_max_failing: crate::duration::Dur,
+    /// How long a client of the metrics address may take to send its request headers
+    #[arg(long, value_name = "DURATION", default_value = "5s")]
+    pub metrics_header_timeout: crate::duration::Dur,
+    /// At most this many connections to the metrics address at once (an idle one makes room)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = crate::relay::endpoint::MAX_CONNECTIONS,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_535)
+    )]
+    pub metrics_max_connections: usize,
 }
 
 /// The routes to serve and their destinations, from flags and the configuration.
@@ -288,12 +299,22 @@ async fn drive<S: RelayStore>(
     let destinations: Vec<String> = relay.lanes.iter().map(|l| l.destination.clone()).collect();
     metrics.set_destinations(&destinations);
     if let Some(addr) = args.metrics_addr {
-        let endpoint = super::serve::Endpoint {
+        use crate::relay::endpoint::{self, Endpoint, Limits, StoreGauges};
+        let endpoint = Endpoint {
             metrics: metrics.clone(),
-            targets: relay.targets(),
+            gauges: std::sync::Arc::new(StoreGauges::new(
+                ctx.config.clone(),
+                ctx.connect_timeout,
+                relay.targets(),
+            )),
             health_max_failing: args.health_max_failing.0,
+            limits: Limits {
+                header_read_timeout: args.metrics_header_timeout.0,
+                max_connections: args.metrics_max_connections,
+                ..Limits::default()
+            },
         };
-        let bound = super::serve::spawn(ctx, addr, endpoint).await?;
+        let bound = endpoint::spawn(addr, endpoint).await?;
         tracing::info!("serving /metrics, /healthz and /readyz on http://{bound}");
     }
     let wake = start_wake(ctx, relay.wakers(), metrics.clone()).await?;

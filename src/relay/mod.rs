@@ -3,6 +3,7 @@
 
 pub mod backoff;
 pub mod destination;
+pub mod endpoint;
 pub mod engine;
 pub mod lag;
 pub mod lanes;

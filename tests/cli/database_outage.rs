@@ -214,7 +214,10 @@ async fn postgres_away_is_no_failing_route_and_the_relay_is_back_within_a_second
         Duration::from_secs(7),
         &mut |up| {
             if up {
-                crate::common::on_tokio(pg.start());
+                crate::common::on_tokio(async {
+                    pg.start().await;
+                    crate::common::postgres_ready(&url).await;
+                });
             } else {
                 pg.stop();
             }
@@ -273,7 +276,10 @@ async fn postgres_away_with_wake_the_relay_is_back_at_once() {
         Duration::from_secs(5),
         &mut |up| {
             if up {
-                crate::common::on_tokio(pg.start());
+                crate::common::on_tokio(async {
+                    pg.start().await;
+                    crate::common::postgres_ready(&url).await;
+                });
             } else {
                 pg.stop();
             }

@@ -15,6 +15,7 @@ mod brokers_kafka;
 mod contract;
 mod database_outage;
 mod ecosystem;
+mod endpoint;
 mod errors;
 mod failures;
 mod help_text;

@@ -226,6 +226,27 @@ impl Ob {
         self
     }
 
+    /// Runs it with at most `n` open file descriptors (`ulimit -n n`).
+    pub fn nofile_limit(mut self, n: u64) -> Self {
+        use std::os::unix::process::CommandExt;
+        let limit = libc::rlimit {
+            rlim_cur: n,
+            rlim_max: n,
+        };
+        // SAFETY: setrlimit is async-signal-safe, and `limit` is a plain value copied into the
+        // closure; nothing else runs between fork and exec.
+        unsafe {
+            self.cmd.pre_exec(move || {
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+        self
+    }
+
     /// Text on the binary's standard input (without it, stdin is empty: not a terminal).
     pub fn stdin(mut self, text: impl Into<String>) -> Self {
         self.stdin = Some(text.into());
@@ -351,6 +372,11 @@ pub struct KillOnDrop(Option<std::process::Child>);
 impl KillOnDrop {
     pub fn new(child: std::process::Child) -> Self {
         Self(Some(child))
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.0.as_ref().expect("running").id()
     }
 
     /// SIGTERM (the relay's graceful drain), then its exit status.

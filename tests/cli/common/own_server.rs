@@ -326,7 +326,26 @@ pub async fn own_postgres(test: &str, ssl: bool) -> (OwnServer, String) {
         c
     });
     pg.start().await;
-    (pg, format!("postgres://postgres@127.0.0.1:{port}/postgres"))
+    let url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
+    postgres_ready(&url).await;
+    (pg, url)
+}
+
+/// Waits until the server at `url` takes a connection (it listens before it is ready: "the
+/// database system is starting up").
+pub async fn postgres_ready(url: &str) {
+    use sqlx::Connection;
+    crate::common::eventually(
+        Duration::from_secs(60),
+        "the test's own PostgreSQL to take connections",
+        async || {
+            PgConnection::connect(url)
+                .await
+                .map(drop)
+                .map_err(|e| e.to_string())
+        },
+    )
+    .await
 }
 
 /// A mongod of the test's own, so it can be stopped and started without disturbing others.
