@@ -39,9 +39,9 @@ use std::time::{Duration, Instant};
 
 use common::{Bouncer, Mode, ROUTE, base_url, bench_role, options, settings, stage, url};
 use outboxctl::dburl::DatabaseUrl;
+use outboxctl::destination::{Sink, lines::Lines};
 use outboxctl::model::Storage;
 use outboxctl::relay::Relay;
-use outboxctl::relay::destination::{Sink, lines::Lines};
 use outboxctl::store::postgres::PgStore;
 use outboxctl::store::{PassTarget, RelayStore};
 use sqlx::{Connection, Executor, PgConnection};

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use common::{Mode, base_url, options, stage};
 use futures_util::TryStreamExt;
-use outboxctl::relay::destination::BuildContext;
+use outboxctl::destination::BuildContext;
 use outboxctl::replay::{self, Destinations, Pace, Selection};
 use outboxctl::store::postgres::replay::{Lane, PgPublished};
 use outboxctl::target::QualifiedName;

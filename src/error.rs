@@ -3,6 +3,7 @@
 
 use thiserror::Error;
 
+use crate::db::fault::Fault;
 use crate::exit_code::{self, ExitStatus};
 
 #[derive(Debug, Error)]
@@ -95,6 +96,23 @@ pub fn one_line(error: &anyhow::Error) -> String {
     line
 }
 
+/// The exit code for an error chain: the first cause that knows its code (a library error, or
+/// a driver error through its [`Fault`]), else [`exit_code::ERROR`].
+pub fn exit_code_of(error: &anyhow::Error) -> u8 {
+    for cause in error.chain() {
+        if let Some(e) = cause.downcast_ref::<Error>() {
+            return e.exit_code();
+        }
+        if let Some(e) = cause.downcast_ref::<sqlx::Error>() {
+            return Fault::of_sqlx(e).exit_code();
+        }
+        if let Some(e) = cause.downcast_ref::<mongodb::error::Error>() {
+            return Fault::of_mongo(e).exit_code();
+        }
+    }
+    exit_code::ERROR
+}
+
 impl ExitStatus for Error {
     fn exit_code(&self) -> u8 {
         match self {
@@ -103,8 +121,8 @@ impl ExitStatus for Error {
             Error::LockBusy(_) => exit_code::LOCK_BUSY,
             Error::Refused(_) => exit_code::REFUSED,
             Error::CheckFailed(_) => exit_code::CHECK_FAILED,
-            Error::Postgres { source, .. } => crate::db::pg_exit_code(source),
-            Error::Mongo { source, .. } => crate::db::mongo_exit_code(source),
+            Error::Postgres { source, .. } => Fault::of_sqlx(source).exit_code(),
+            Error::Mongo { source, .. } => Fault::of_mongo(source).exit_code(),
         }
     }
 }
@@ -128,7 +146,7 @@ mod tests {
             one_line(&e),
             "requeue on public.outbox: requeueing: error communicating with database: connection reset by peer"
         );
-        assert_eq!(crate::exit_code::of(&e), exit_code::CONNECT);
+        assert_eq!(exit_code_of(&e), exit_code::CONNECT);
         let inner = e
             .downcast_ref::<Error>()
             .expect("the typed error is in the chain");

@@ -1,5 +1,5 @@
-//! The documented exit codes (an API: scripts and cron depend on them) and the mapping from
-//! an error chain to one of them.
+//! The documented exit codes (an API: scripts and cron depend on them). Errors map to them in
+//! one place ([`crate::error::exit_code_of`]).
 
 use std::process::ExitCode;
 
@@ -19,25 +19,10 @@ pub const REFUSED: u8 = 5;
 pub const INTERRUPTED: u8 = 130;
 
 /// An error that knows which exit code it means. Library errors implement it; the CLI walks
-/// the error chain and takes the first code it finds (default [`ERROR`]).
+/// the error chain and takes the first code it finds (default [`ERROR`]):
+/// [`crate::error::exit_code_of`].
 pub trait ExitStatus {
     fn exit_code(&self) -> u8;
-}
-
-/// The exit code for an error chain.
-pub fn of(error: &anyhow::Error) -> u8 {
-    for cause in error.chain() {
-        if let Some(e) = cause.downcast_ref::<crate::Error>() {
-            return e.exit_code();
-        }
-        if let Some(e) = cause.downcast_ref::<sqlx::Error>() {
-            return crate::db::pg_exit_code(e);
-        }
-        if let Some(e) = cause.downcast_ref::<mongodb::error::Error>() {
-            return crate::db::mongo_exit_code(e);
-        }
-    }
-    ERROR
 }
 
 pub fn to_process(code: u8) -> ExitCode {

@@ -7,19 +7,20 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod dburl;
+pub mod destination;
 pub mod duration;
 pub mod error;
 pub mod exit_code;
 pub mod failure_groups;
-pub mod schema;
-pub mod target;
-pub mod top;
-
-pub use error::Error;
 pub mod hlc;
 pub mod model;
-pub mod partitions;
 pub mod relay;
 pub mod replay;
+pub mod schema;
 pub mod store;
+pub mod target;
+pub mod top;
 pub mod vacuum;
+pub mod wake;
+
+pub use error::Error;

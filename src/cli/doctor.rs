@@ -9,9 +9,10 @@ use super::inspect;
 use crate::duration::Dur;
 use crate::exit_code;
 use crate::hlc::MAX_DRIFT_MS;
+use crate::schema::partitions;
 use crate::store::ops::OpsStore;
 use crate::store::postgres::PgStoreOptions;
-use crate::{Error, db, partitions};
+use crate::{Error, db};
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
@@ -436,7 +437,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
 /// (NATS stream and its duplicate window, RabbitMQ queue, Kafka topic), without changing
 /// anything: `create_stream`, `create_topic` and `declare` are checked, not carried out.
 async fn destination_checks(ctx: &Ctx, checks: &mut Vec<Check>) {
-    use crate::relay::destination::{self, BuildContext, DestinationUrl};
+    use crate::destination::{self, BuildContext, DestinationUrl};
     let build_ctx = BuildContext::from_config(&ctx.config);
     let stdout = std::sync::Arc::new(std::sync::Mutex::new(()));
     for (route, dest) in &ctx.config.relay.routes {

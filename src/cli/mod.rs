@@ -120,7 +120,7 @@ where
                 Ok(code) => code,
                 Err(e) => {
                     eprintln!("error: {}", scrub(crate::error::one_line(&e)));
-                    exit_code::of(&e)
+                    crate::error::exit_code_of(&e)
                 }
             };
         }
@@ -129,7 +129,7 @@ where
                 Ok(code) => code,
                 Err(e) => {
                     eprintln!("error: {}", scrub(crate::error::one_line(&e)));
-                    exit_code::of(&e)
+                    crate::error::exit_code_of(&e)
                 }
             },
             _ = tokio::signal::ctrl_c() => {

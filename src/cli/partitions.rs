@@ -9,7 +9,7 @@ use crate::Error;
 use crate::config::Target;
 use crate::duration::Dur;
 use crate::exit_code;
-use crate::partitions::{self, Bound, DayAction, Finding};
+use crate::schema::partitions::{self, Bound, DayAction, Finding};
 use crate::schema::postgres::LockPolicy;
 use crate::store::postgres::partitions::{self as lp, LogFacts};
 use crate::target::QualifiedName;

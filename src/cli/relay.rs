@@ -8,8 +8,8 @@ use clap::Args;
 use super::Ctx;
 use crate::Error;
 use crate::config::{RouteFile, Target};
+use crate::destination::{self, DestinationUrl, Sink};
 use crate::exit_code;
-use crate::relay::destination::{self, DestinationUrl, Sink};
 use crate::relay::{Lane, PassReport, Relay, RelayEvents, RelaySettings, RouteStats, Shutdown};
 use crate::store::mongo::{MongoStore, MongoStoreOptions};
 use crate::store::postgres::{PgStore, PgStoreOptions};
@@ -341,7 +341,7 @@ async fn drive<S: RelayStore>(
 /// why the relay polls only (at `interval`, which stays the safety net either way).
 async fn start_wake(
     ctx: &Ctx,
-    wakers: crate::relay::wake::Wakers,
+    wakers: crate::wake::Wakers,
     metrics: Arc<crate::relay::metrics::Metrics>,
 ) -> Result<Option<tokio::task::JoinHandle<()>>, Error> {
     let config = &ctx.config;

@@ -316,7 +316,7 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
             Destinations::new(
                 url,
                 args.channel.clone(),
-                crate::relay::destination::BuildContext::from_config(&ctx.config),
+                crate::destination::BuildContext::from_config(&ctx.config),
             )
         })
         .transpose()?;

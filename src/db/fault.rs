@@ -1,6 +1,6 @@
 //! What went wrong with a database, whichever driver said it: a small fault type that the relay
 //! (reconnect, "database away") and the exit codes read, instead of driver error types or
-//! their text. No I/O.
+//! their text; the one place a driver error becomes an exit code. No I/O.
 
 use super::sqlstate;
 
@@ -28,6 +28,22 @@ impl Fault {
         matches!(self, Fault::Unreachable | Fault::Lost)
     }
 
+    /// A connection could not be made, was lost, or was refused for who we are: what exit code
+    /// 3 ("cannot connect or authenticate") means.
+    pub fn is_connect(self) -> bool {
+        matches!(self, Fault::Unreachable | Fault::Lost | Fault::Auth)
+    }
+
+    /// The documented exit code for a command that ends on this fault.
+    pub fn exit_code(self) -> u8 {
+        use crate::exit_code;
+        match self {
+            Fault::Unreachable | Fault::Lost | Fault::Auth => exit_code::CONNECT,
+            Fault::LockBusy => exit_code::LOCK_BUSY,
+            Fault::Canceled | Fault::Statement => exit_code::ERROR,
+        }
+    }
+
     /// From a SQLSTATE.
     pub fn of_sqlstate(code: &str) -> Fault {
         match code {
@@ -48,6 +64,13 @@ impl Fault {
         match e {
             sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_) => Fault::Lost,
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => Fault::Unreachable,
+            // pgbouncer in statement pooling mode says 08P01 and closes the connection, but
+            // it refuses every transaction again: not the database away.
+            sqlx::Error::Database(db)
+                if db.message().contains(super::pg::STATEMENT_POOLING_SAYS) =>
+            {
+                Fault::Statement
+            }
             sqlx::Error::Database(db) => db
                 .code()
                 .map_or(Fault::Statement, |c| Fault::of_sqlstate(&c)),
@@ -85,6 +108,9 @@ impl Fault {
     /// From a tokio-postgres error.
     pub fn of_tokio_postgres(e: &tokio_postgres::Error) -> Fault {
         if let Some(db) = e.as_db_error() {
+            if db.message().contains(super::pg::STATEMENT_POOLING_SAYS) {
+                return Fault::Statement;
+            }
             return Fault::of_sqlstate(db.code().code());
         }
         if e.is_closed() {

@@ -1,5 +1,5 @@
 //! Opening connections (with a bounded connect timeout and errors that say what to do), and
-//! mapping driver errors to exit codes. Passwords never reach a message. Statements go through
+//! classifying driver errors ([`fault`]). Passwords never reach a message. Statements go through
 //! [`pg`], which keeps them working behind pgbouncer.
 
 pub mod fault;
@@ -14,7 +14,6 @@ use sqlx::postgres::{PgConnectOptions, PgConnection};
 
 use crate::Error;
 use crate::dburl::DatabaseUrl;
-use crate::exit_code;
 
 /// SQLSTATE classes and codes outboxctl reacts to.
 pub mod sqlstate {
@@ -34,33 +33,6 @@ pub fn pg_code(e: &sqlx::Error) -> Option<String> {
     match e {
         sqlx::Error::Database(db) => db.code().map(|c| c.into_owned()),
         _ => None,
-    }
-}
-
-pub fn pg_exit_code(e: &sqlx::Error) -> u8 {
-    match e {
-        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut => exit_code::CONNECT,
-        sqlx::Error::Database(_) => match pg_code(e).as_deref() {
-            Some(
-                sqlstate::INVALID_PASSWORD
-                | sqlstate::INVALID_AUTHORIZATION
-                | sqlstate::INVALID_CATALOG_NAME,
-            ) => exit_code::CONNECT,
-            Some(sqlstate::LOCK_NOT_AVAILABLE) => exit_code::LOCK_BUSY,
-            _ => exit_code::ERROR,
-        },
-        _ => exit_code::ERROR,
-    }
-}
-
-pub fn mongo_exit_code(e: &mongodb::error::Error) -> u8 {
-    use mongodb::error::ErrorKind;
-    match *e.kind {
-        ErrorKind::ServerSelection { .. } | ErrorKind::Io(_) | ErrorKind::Authentication { .. } => {
-            exit_code::CONNECT
-        }
-        ErrorKind::DnsResolve { .. } => exit_code::CONNECT,
-        _ => exit_code::ERROR,
     }
 }
 
@@ -131,7 +103,7 @@ pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnec
                 crate::duration::Dur(timeout)
             ),
         )),
-        Ok(Err(e)) if pg_exit_code(&e) == exit_code::CONNECT => {
+        Ok(Err(e)) if fault::Fault::of_sqlx(&e).is_connect() => {
             Err(connect_error(url, describe_pg(url, &e)))
         }
         Ok(Err(e)) => Err(Error::Runtime(format!(
@@ -172,7 +144,7 @@ pub async fn connect_mongo(url: &DatabaseUrl, timeout: Duration) -> Result<mongo
         .await
     {
         Ok(_) => Ok(client),
-        Err(e) if mongo_exit_code(&e) == exit_code::CONNECT => {
+        Err(e) if fault::Fault::of_mongo(&e).is_connect() => {
             let hint = match *e.kind {
                 mongodb::error::ErrorKind::Authentication { .. } => {
                     "; check the user and password in the database URL"

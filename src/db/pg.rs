@@ -145,9 +145,11 @@ where
 
 /// pgbouncer in statement pooling mode refuses every transaction (and closes the client).
 pub fn is_statement_pooling(e: &sqlx::Error) -> bool {
-    e.to_string()
-        .contains("transaction blocks not allowed in statement pooling mode")
+    e.to_string().contains(STATEMENT_POOLING_SAYS)
 }
+
+/// What pgbouncer says when statement pooling refuses a transaction.
+pub const STATEMENT_POOLING_SAYS: &str = "transaction blocks not allowed in statement pooling mode";
 
 /// What outboxctl says when the pooler cannot hold a transaction.
 pub const STATEMENT_POOLING: &str =

@@ -254,7 +254,7 @@ pub struct Pipelined {
 pub fn message(e: &tokio_postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         let text = db.message();
-        if text.contains("transaction blocks not allowed in statement pooling mode") {
+        if text.contains(super::pg::STATEMENT_POOLING_SAYS) {
             return super::pg::STATEMENT_POOLING.to_owned();
         }
         let hint = match Fault::of_sqlstate(db.code().code()) {

@@ -13,8 +13,8 @@ use rand::Rng;
 use serde::Serialize;
 
 use super::backoff::{self, RetryDecision};
-use super::destination::{PublishError, Publisher, Refusal, Sink};
 use crate::config::Config;
+use crate::destination::{PublishError, Publisher, Refusal, Sink};
 use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow};
 use crate::store::{PassTarget, RelayStore, StoreError};

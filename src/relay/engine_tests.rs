@@ -12,9 +12,9 @@ use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use uuid::Uuid;
 
+use crate::destination::{PublishError, Publisher, Sink};
 use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow, Status};
-use crate::relay::destination::{PublishError, Publisher, Sink};
 use crate::relay::engine::{PassOptions, RelaySettings, run_pass};
 use crate::store::{Claimed, PassTarget, RelayStore, StoreError};
 use crate::target::QualifiedName;

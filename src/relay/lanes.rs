@@ -18,11 +18,11 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 use super::backoff;
-use super::destination::{Publisher, Sink};
 use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout, run_pass};
 use super::lag::LagHistogram;
-use super::wake::WakeSignal;
+use crate::destination::{Publisher, Sink};
 use crate::store::{PassTarget, RelayStore};
+use crate::wake::WakeSignal;
 
 /// Totals for one route (and tenant).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -294,7 +294,7 @@ impl<S: RelayStore> Lane<S> {
         away: &mut Option<Down>,
         now: bool,
         events: &dyn RelayEvents,
-        lanes: &super::wake::Wakers,
+        lanes: &crate::wake::Wakers,
     ) -> bool {
         let Some(d) = away.as_mut() else {
             return true;
@@ -329,7 +329,7 @@ impl<S: RelayStore> Lane<S> {
         settings: &RelaySettings,
         shutdown: &Shutdown,
         events: &dyn RelayEvents,
-        lanes: &super::wake::Wakers,
+        lanes: &crate::wake::Wakers,
     ) -> Vec<RouteStats> {
         let mut totals: Vec<RouteStats> = self
             .routes
@@ -610,8 +610,8 @@ impl<S: RelayStore> Relay<S> {
     }
 
     /// Each lane's wake-up and the routes it serves: what a listener wakes.
-    pub fn wakers(&self) -> super::wake::Wakers {
-        super::wake::Wakers(
+    pub fn wakers(&self) -> crate::wake::Wakers {
+        crate::wake::Wakers(
             self.lanes
                 .iter()
                 .map(|l| {

@@ -1,14 +1,12 @@
 //! The relay: claim rows, publish them, mark them, as `semantics.md` specifies, written once
-//! over [`crate::store::RelayStore`] and [`destination::Publisher`].
+//! over [`crate::store::RelayStore`] and [`crate::destination::Publisher`].
 
 pub mod backoff;
-pub mod destination;
 pub mod endpoint;
 pub mod engine;
 pub mod lag;
 pub mod lanes;
 pub mod metrics;
-pub mod wake;
 
 pub use engine::{PassOutcome, PassReport, RelaySettings};
 pub use lanes::{Lane, Relay, RelayEvents, RouteStats, Shutdown};

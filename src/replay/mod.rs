@@ -19,9 +19,9 @@ use uuid::Uuid;
 pub use cursor::Cursor;
 
 use crate::Error;
+use crate::destination::{self, Publisher, Sink};
 use crate::hlc::HlcTimestamp;
 use crate::model::Message;
-use crate::relay::destination::{self, Publisher, Sink};
 
 /// Rows read per page: memory stays bounded by this many messages.
 pub const PAGE: u32 = 500;

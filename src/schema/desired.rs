@@ -261,12 +261,10 @@ impl PgSchema {
                 .relay
                 .routes
                 .values()
-                .filter_map(
-                    |r| match crate::relay::destination::DestinationUrl::parse(&r.to) {
-                        Ok(crate::relay::destination::DestinationUrl::PostgresTable(t)) => Some(t),
-                        _ => None,
-                    },
-                )
+                .filter_map(|r| match crate::destination::DestinationUrl::parse(&r.to) {
+                    Ok(crate::destination::DestinationUrl::PostgresTable(t)) => Some(t),
+                    _ => None,
+                })
                 .filter(|_| first)
                 .collect();
             let schema = PgSchema {

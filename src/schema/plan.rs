@@ -538,7 +538,7 @@ pub fn attach_days_to_new_log(
     }
     for offset in 0..=ahead_days {
         let day = today + chrono::Days::new(u64::from(offset));
-        if let Ok(stmts) = crate::partitions::add_day_statements(log, day) {
+        if let Ok(stmts) = crate::schema::partitions::add_day_statements(log, day) {
             plan.step(
                 format!("attach partition of {} for {day}", log.plain()),
                 StepKind::ShortLock,

@@ -561,7 +561,7 @@ async fn http_webhook_posts_the_message_retries_5xx_and_parks_4xx() {
     assert_eq!(h["content-type"], "application/json");
     assert_eq!(
         h["x-outboxctl-signature"],
-        outboxctl::relay::destination::http::signature(b"s3cret", body.as_bytes())
+        outboxctl::destination::http::signature(b"s3cret", body.as_bytes())
     );
     let v: Value = serde_json::from_str(body).unwrap();
     assert_eq!(v["type"], "order.placed");

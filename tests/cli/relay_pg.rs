@@ -5,10 +5,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+use outboxctl::destination::{PublishError, Publisher, Sink};
 use outboxctl::model::Message;
 use outboxctl::model::{KeyOrder, Storage};
 use outboxctl::relay::RelaySettings;
-use outboxctl::relay::destination::{PublishError, Publisher, Sink};
 use outboxctl::relay::engine::{PassOptions, run_pass};
 use outboxctl::store::postgres::{PgStore, PgStoreOptions};
 use outboxctl::store::{PassTarget, RelayStore};

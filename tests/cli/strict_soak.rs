@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use mongodb::bson::{Bson, Document, doc};
+use outboxctl::destination::{PublishError, Publisher, Sink};
 use outboxctl::model::Message;
 use outboxctl::model::{KeyOrder, Storage};
 use outboxctl::relay::RelaySettings;
-use outboxctl::relay::destination::{PublishError, Publisher, Sink};
 use outboxctl::relay::engine::{PassOptions, run_pass};
 use outboxctl::store::mongo::{MongoStore, MongoStoreOptions};
 use outboxctl::store::postgres::{PgStore, PgStoreOptions};

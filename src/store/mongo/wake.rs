@@ -7,7 +7,7 @@ use futures_util::StreamExt;
 use mongodb::bson::{Document, doc};
 use mongodb::change_stream::event::ResumeToken;
 
-use crate::relay::wake::{Wakers, reconnect_wait};
+use crate::wake::{Wakers, reconnect_wait};
 
 /// MongoDB's "The $changeStream stage is only supported on replica sets".
 const NOT_A_REPLICA_SET: i32 = 40573;

@@ -9,7 +9,7 @@ use sqlx::{Connection, Row};
 
 use crate::Error;
 use crate::db::pg::{query, query_scalar};
-use crate::partitions::{self, Bound, Partition};
+use crate::schema::partitions::{self, Bound, Partition};
 use crate::schema::postgres::{LockPolicy, run_in_short_transactions};
 use crate::target::{Ident, QualifiedName};
 

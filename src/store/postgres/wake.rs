@@ -9,7 +9,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgListener, PgPoolOptions};
 
 use crate::dburl::DatabaseUrl;
-use crate::relay::wake::{Wakers, reconnect_wait};
+use crate::wake::{Wakers, reconnect_wait};
 
 /// Payloads that start with this are outboxctl's own checks, not routes.
 const PROBE: &str = "\u{1}outboxctl-probe ";
@@ -140,7 +140,7 @@ pub async fn run(mut listener: PgListener, on: ListenOn, wakers: Wakers, on_wake
                 }
                 Err(why) if failures == 1 => tracing::warn!(
                     "the wake-up connection cannot reconnect: {why}; polling carries on, retrying every {} at most",
-                    crate::duration::Dur(crate::relay::wake::RECONNECT_CAP)
+                    crate::duration::Dur(crate::wake::RECONNECT_CAP)
                 ),
                 Err(why) => tracing::debug!("the wake-up connection still cannot reconnect: {why}"),
             }

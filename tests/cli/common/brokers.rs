@@ -137,7 +137,7 @@ pub fn tansu(
 /// (`kafkas://host:port?ssl_ca_location=…`).
 pub fn client(broker: &str) -> ClientConfig {
     if broker.contains("://") {
-        outboxctl::relay::destination::kafka::KafkaUrl::parse(broker)
+        outboxctl::destination::kafka::KafkaUrl::parse(broker)
             .unwrap()
             .client_config()
     } else {

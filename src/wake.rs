@@ -73,17 +73,14 @@ impl Wakers {
 }
 
 /// The longest a listener waits between reconnection attempts: its reconnect is the database's
-/// answer that resumes every route ([`super::lanes::DATABASE_PROBE_CAP`]'s twin).
+/// answer that resumes every route (the twin of the relay's database probe cap).
 pub const RECONNECT_CAP: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How long a listener waits before its `failures`-th reconnection attempt: 200 ms doubling
 /// to [`RECONNECT_CAP`] (polling carries on meanwhile).
 pub fn reconnect_wait(failures: u32) -> std::time::Duration {
-    super::backoff::route_backoff(
-        failures,
-        std::time::Duration::from_millis(200),
-        RECONNECT_CAP,
-    )
+    let doublings = failures.saturating_sub(1).min(16);
+    (std::time::Duration::from_millis(200) * 2u32.pow(doublings)).min(RECONNECT_CAP)
 }
 
 #[cfg(test)]
@@ -105,5 +102,11 @@ mod tests {
         s.wake(None);
         s.notified().await;
         assert_eq!(s.take(), None, "a wake for any route runs them all");
+    }
+
+    #[test]
+    fn reconnects_back_off_from_200_ms_to_a_second() {
+        let waits: Vec<u128> = (1..=5).map(|n| reconnect_wait(n).as_millis()).collect();
+        assert_eq!(waits, [200, 400, 800, 1000, 1000]);
     }
 }
