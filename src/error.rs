@@ -3,6 +3,7 @@
 
 use thiserror::Error;
 
+use crate::db::DbError;
 use crate::db::fault::Fault;
 use crate::exit_code::{self, ExitStatus};
 
@@ -11,9 +12,6 @@ pub enum Error {
     /// Bad configuration or usage, found before any I/O.
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
-    /// The server could not be reached or refused the credentials.
-    #[error("cannot connect to {target}: {reason}")]
-    Connect { target: String, reason: String },
     /// A lock stayed busy past the wait allowed, or retries ran out.
     #[error("{0}")]
     LockBusy(String),
@@ -23,21 +21,9 @@ pub enum Error {
     /// A check found a problem; the report has already been printed.
     #[error("{0}")]
     CheckFailed(String),
-    /// A PostgreSQL statement or connection failed: what outboxctl was doing, and the
-    /// driver's error (its message with a hint on what to do).
-    #[error("{}", joined(what, crate::db::pg_message(source)))]
-    Postgres {
-        what: String,
-        #[source]
-        source: sqlx::Error,
-    },
-    /// A MongoDB command failed: what outboxctl was doing, and the driver's error.
-    #[error("{}", joined(what, crate::db::first_line(&source.to_string())))]
-    Mongo {
-        what: String,
-        #[source]
-        source: mongodb::error::Error,
-    },
+    /// A database could not be reached or used, or a statement on it failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
     /// Anything else at run time, in outboxctl's own words.
     #[error("{0}")]
     Runtime(String),
@@ -46,34 +32,26 @@ pub enum Error {
 impl Error {
     /// `what` failed on PostgreSQL because of `source` ("" when the driver's message says it all).
     pub fn pg(what: impl Into<String>, source: sqlx::Error) -> Self {
-        Error::Postgres {
+        Error::Db(DbError::Postgres {
             what: what.into(),
             source,
-        }
+        })
     }
 
     /// `what` failed on MongoDB because of `source`.
     pub fn mongo(what: impl Into<String>, source: mongodb::error::Error) -> Self {
-        Error::Mongo {
+        Error::Db(DbError::Mongo {
             what: what.into(),
             source,
-        }
+        })
     }
 
     /// The SQLSTATE of a PostgreSQL error, e.g. `55P03` for a lock not available.
     pub fn sqlstate(&self) -> Option<String> {
         match self {
-            Error::Postgres { source, .. } => crate::db::pg_code(source),
+            Error::Db(DbError::Postgres { source, .. }) => crate::db::pg_code(source),
             _ => None,
         }
-    }
-}
-
-fn joined(what: &str, message: String) -> String {
-    if what.is_empty() {
-        message
-    } else {
-        format!("{what}: {message}")
     }
 }
 
@@ -104,25 +82,32 @@ pub fn exit_code_of(error: &anyhow::Error) -> u8 {
             return e.exit_code();
         }
         if let Some(e) = cause.downcast_ref::<sqlx::Error>() {
-            return Fault::of_sqlx(e).exit_code();
+            return fault_exit_code(Fault::of_sqlx(e));
         }
         if let Some(e) = cause.downcast_ref::<mongodb::error::Error>() {
-            return Fault::of_mongo(e).exit_code();
+            return fault_exit_code(Fault::of_mongo(e));
         }
     }
     exit_code::ERROR
+}
+
+/// The exit code for a command that ends on a database fault.
+fn fault_exit_code(fault: Fault) -> u8 {
+    match fault {
+        Fault::Unreachable | Fault::Lost | Fault::Auth => exit_code::CONNECT,
+        Fault::LockBusy => exit_code::LOCK_BUSY,
+        Fault::Canceled | Fault::Statement => exit_code::ERROR,
+    }
 }
 
 impl ExitStatus for Error {
     fn exit_code(&self) -> u8 {
         match self {
             Error::Config(_) | Error::Runtime(_) => exit_code::ERROR,
-            Error::Connect { .. } => exit_code::CONNECT,
             Error::LockBusy(_) => exit_code::LOCK_BUSY,
             Error::Refused(_) => exit_code::REFUSED,
             Error::CheckFailed(_) => exit_code::CHECK_FAILED,
-            Error::Postgres { source, .. } => Fault::of_sqlx(source).exit_code(),
-            Error::Mongo { source, .. } => Fault::of_mongo(source).exit_code(),
+            Error::Db(e) => fault_exit_code(e.fault()),
         }
     }
 }
@@ -152,10 +137,10 @@ mod tests {
             .expect("the typed error is in the chain");
         assert!(matches!(
             inner,
-            Error::Postgres {
+            Error::Db(DbError::Postgres {
                 source: sqlx::Error::Io(_),
                 ..
-            }
+            })
         ));
         assert_eq!(inner.sqlstate(), None);
     }

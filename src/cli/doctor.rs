@@ -237,7 +237,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
     destination_checks(ctx, &mut checks).await;
     // pgbouncer in statement pooling refuses every transaction (and closes the connection).
     match db::pg::check_transactions(&mut conn).await {
-        Err(Error::Postgres { source, .. }) if db::pg::is_statement_pooling(&source) => {
+        Err(db::DbError::Postgres { source, .. }) if db::pg::is_statement_pooling(&source) => {
             check(
                 &mut checks,
                 "transactions",

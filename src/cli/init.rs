@@ -247,7 +247,9 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
         let reachable = match written.connect().await {
             // a pooler that cannot hold a transaction is told now, not at the first relay
             Ok(crate::store::any::Conn::Pg(mut conn)) => {
-                crate::db::pg::check_transactions(&mut conn).await
+                crate::db::pg::check_transactions(&mut conn)
+                    .await
+                    .map_err(crate::Error::from)
             }
             Ok(crate::store::any::Conn::Mongo(_)) => Ok(()),
             Err(e) => Err(e),

@@ -14,6 +14,7 @@ use super::Ctx;
 use super::confirm::confirm;
 use crate::Error;
 use crate::config::Target;
+use crate::db::DbError;
 use crate::exit_code;
 use crate::hlc::HlcTimestamp;
 use crate::model::{Storage, rfc3339};
@@ -399,10 +400,10 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
                 false,
             );
             Err(match stopped.error {
-                Error::Connect { target, reason } => Error::Connect {
+                Error::Db(DbError::Connect { target, reason }) => Error::Db(DbError::Connect {
                     target,
                     reason: format!("{reason}; {resume}"),
-                },
+                }),
                 _ => Error::Runtime(error),
             }
             .into())

@@ -1,6 +1,6 @@
 //! What went wrong with a database, whichever driver said it: a small fault type that the relay
 //! (reconnect, "database away") and the exit codes read, instead of driver error types or
-//! their text; the one place a driver error becomes an exit code. No I/O.
+//! their text; mapped to exit codes in [`crate::error`]. No I/O.
 
 use super::sqlstate;
 
@@ -32,16 +32,6 @@ impl Fault {
     /// 3 ("cannot connect or authenticate") means.
     pub fn is_connect(self) -> bool {
         matches!(self, Fault::Unreachable | Fault::Lost | Fault::Auth)
-    }
-
-    /// The documented exit code for a command that ends on this fault.
-    pub fn exit_code(self) -> u8 {
-        use crate::exit_code;
-        match self {
-            Fault::Unreachable | Fault::Lost | Fault::Auth => exit_code::CONNECT,
-            Fault::LockBusy => exit_code::LOCK_BUSY,
-            Fault::Canceled | Fault::Statement => exit_code::ERROR,
-        }
     }
 
     /// From a SQLSTATE.

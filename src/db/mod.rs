@@ -2,6 +2,7 @@
 //! classifying driver errors ([`fault`]). Passwords never reach a message. Statements go through
 //! [`pg`], which keeps them working behind pgbouncer.
 
+mod error;
 pub mod fault;
 pub mod pg;
 pub mod pgclient;
@@ -12,8 +13,8 @@ use std::time::Duration;
 use sqlx::ConnectOptions;
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 
-use crate::Error;
 use crate::dburl::DatabaseUrl;
+pub use error::DbError;
 
 /// SQLSTATE classes and codes outboxctl reacts to.
 pub mod sqlstate {
@@ -69,8 +70,8 @@ pub fn pg_message(e: &sqlx::Error) -> String {
     format!("{base}{hint}")
 }
 
-fn connect_error(url: &DatabaseUrl, reason: String) -> Error {
-    Error::Connect {
+fn connect_error(url: &DatabaseUrl, reason: String) -> DbError {
+    DbError::Connect {
         target: url.to_string(),
         reason: url.scrub(&reason),
     }
@@ -78,13 +79,11 @@ fn connect_error(url: &DatabaseUrl, reason: String) -> Error {
 
 /// Opens one PostgreSQL connection, giving up after `timeout`.
 /// The connect options outboxctl uses for a PostgreSQL URL.
-pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, Error> {
+pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, DbError> {
     Ok(PgConnectOptions::from_str(url.expose())
-        .map_err(|e| {
-            Error::Runtime(format!(
-                "invalid database URL {url}: {}",
-                url.scrub(&e.to_string())
-            ))
+        .map_err(|e| DbError::BadUrl {
+            target: url.to_string(),
+            reason: url.scrub(&e.to_string()),
         })?
         .application_name("outboxctl")
         // pgbouncer refuses startup parameters it does not track ("unsupported startup
@@ -93,7 +92,7 @@ pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, Error> {
         .disable_statement_logging())
 }
 
-pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnection, Error> {
+pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnection, DbError> {
     let options = pg_options(url)?;
     match tokio::time::timeout(timeout, options.connect()).await {
         Err(_) => Err(connect_error(
@@ -106,37 +105,38 @@ pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnec
         Ok(Err(e)) if fault::Fault::of_sqlx(&e).is_connect() => {
             Err(connect_error(url, describe_pg(url, &e)))
         }
-        Ok(Err(e)) => Err(Error::Runtime(format!(
-            "cannot connect to {url}: {}",
-            describe_pg(url, &e)
-        ))),
+        Ok(Err(e)) => Err(DbError::Unusable {
+            target: url.to_string(),
+            reason: describe_pg(url, &e),
+        }),
         Ok(Ok(conn)) => Ok(conn),
     }
 }
 
 /// Opens a MongoDB client and checks that a server answers within `timeout`.
-pub async fn connect_mongo(url: &DatabaseUrl, timeout: Duration) -> Result<mongodb::Client, Error> {
+pub async fn connect_mongo(
+    url: &DatabaseUrl,
+    timeout: Duration,
+) -> Result<mongodb::Client, DbError> {
     use mongodb::bson::doc;
     use mongodb::options::ClientOptions;
     let parse = ClientOptions::parse(url.expose());
     let mut options = match tokio::time::timeout(timeout, parse).await {
         Err(_) => return Err(connect_error(url, "resolving the URL took too long".into())),
         Ok(Err(e)) => {
-            return Err(Error::Runtime(format!(
-                "invalid database URL {url}: {}",
-                url.scrub(&e.to_string())
-            )));
+            return Err(DbError::BadUrl {
+                target: url.to_string(),
+                reason: url.scrub(&e.to_string()),
+            });
         }
         Ok(Ok(o)) => o,
     };
     options.app_name = Some("outboxctl".into());
     options.server_selection_timeout = Some(timeout);
     options.connect_timeout = Some(timeout);
-    let client = mongodb::Client::with_options(options).map_err(|e| {
-        Error::Runtime(format!(
-            "invalid database URL {url}: {}",
-            url.scrub(&e.to_string())
-        ))
+    let client = mongodb::Client::with_options(options).map_err(|e| DbError::BadUrl {
+        target: url.to_string(),
+        reason: url.scrub(&e.to_string()),
     })?;
     match client
         .database("admin")
@@ -158,10 +158,10 @@ pub async fn connect_mongo(url: &DatabaseUrl, timeout: Duration) -> Result<mongo
                 format!("{}{hint}", first_line(&e.to_string())),
             ))
         }
-        Err(e) => Err(Error::Runtime(format!(
-            "cannot use {url}: {}",
-            url.scrub(&e.to_string())
-        ))),
+        Err(e) => Err(DbError::Unusable {
+            target: url.to_string(),
+            reason: url.scrub(&e.to_string()),
+        }),
     }
 }
 

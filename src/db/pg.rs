@@ -210,11 +210,14 @@ pub async fn setting_ms(conn: &mut PgConnection, name: &str) -> Result<i64, sqlx
 
 /// Opens and commits an empty transaction, so that a connection that cannot hold one
 /// (pgbouncer in statement pooling mode) is refused at once, exit 2, naming the cause.
-pub async fn check_transactions(conn: &mut PgConnection) -> Result<(), crate::Error> {
+pub async fn check_transactions(conn: &mut PgConnection) -> Result<(), super::DbError> {
     let result = async {
         let tx = conn.begin().await?;
         tx.commit().await
     }
     .await;
-    result.map_err(|e| crate::Error::pg("", e))
+    result.map_err(|source| super::DbError::Postgres {
+        what: String::new(),
+        source,
+    })
 }

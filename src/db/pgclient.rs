@@ -23,8 +23,8 @@ use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Row, Statement};
 use uuid::Uuid;
 
+use super::DbError;
 use super::fault::Fault;
-use crate::Error;
 use crate::dburl::DatabaseUrl;
 
 /// A value bound to a statement, with its PostgreSQL type (sent with it: no Describe needed).
@@ -97,12 +97,12 @@ impl PgClient {
         url: &DatabaseUrl,
         timeout: Duration,
         named: bool,
-    ) -> Result<PgClient, Error> {
+    ) -> Result<PgClient, DbError> {
         let (config, tls) = client_config(url)?;
         let connecting = config.connect(tls);
         let (client, connection) = match tokio::time::timeout(timeout, connecting).await {
             Err(_) => {
-                return Err(Error::Connect {
+                return Err(DbError::Connect {
                     target: url.to_string(),
                     reason: format!(
                         "no answer within {} (raise --connect-timeout if the server is slow)",
@@ -113,10 +113,11 @@ impl PgClient {
             Ok(Err(e)) => {
                 let reason = url.scrub(&message(&e));
                 return Err(match Fault::of_tokio_postgres(&e) {
-                    Fault::Statement | Fault::LockBusy | Fault::Canceled => {
-                        Error::Runtime(format!("cannot connect to {url}: {reason}"))
-                    }
-                    _ => Error::Connect {
+                    Fault::Statement | Fault::LockBusy | Fault::Canceled => DbError::Unusable {
+                        target: url.to_string(),
+                        reason,
+                    },
+                    _ => DbError::Connect {
                         target: url.to_string(),
                         reason,
                     },
@@ -294,23 +295,23 @@ pub fn message(e: &tokio_postgres::Error) -> String {
 fn tls_for(
     mode: PgSslMode,
     root_cert: Option<&str>,
-) -> Result<(tokio_postgres::config::SslMode, rustls::ClientConfig), Error> {
+) -> Result<(tokio_postgres::config::SslMode, rustls::ClientConfig), DbError> {
     use tokio_postgres::config::SslMode;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
-        .map_err(|e| Error::Runtime(format!("TLS set-up: {e}")))?;
-    let roots = || -> Result<rustls::RootCertStore, Error> {
+        .map_err(|e| DbError::Tls(format!("TLS set-up: {e}")))?;
+    let roots = || -> Result<rustls::RootCertStore, DbError> {
         let mut roots = rustls::RootCertStore::empty();
         match root_cert {
             Some(path) => {
                 use rustls::pki_types::pem::PemObject;
                 let certs = CertificateDer::pem_file_iter(path)
                     .and_then(|it| it.collect::<Result<Vec<_>, _>>())
-                    .map_err(|e| Error::Runtime(format!("cannot read sslrootcert {path}: {e}")))?;
+                    .map_err(|e| DbError::Tls(format!("cannot read sslrootcert {path}: {e}")))?;
                 for c in certs {
                     roots.add(c).map_err(|e| {
-                        Error::Runtime(format!("sslrootcert {path} holds a bad certificate: {e}"))
+                        DbError::Tls(format!("sslrootcert {path} holds a bad certificate: {e}"))
                     })?;
                 }
             }
@@ -318,13 +319,13 @@ fn tls_for(
         }
         Ok(roots)
     };
-    let verified = |chain_only: bool| -> Result<rustls::ClientConfig, Error> {
+    let verified = |chain_only: bool| -> Result<rustls::ClientConfig, DbError> {
         let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(
             Arc::new(roots()?),
             provider.clone(),
         )
         .build()
-        .map_err(|e| Error::Runtime(format!("TLS set-up: {e}")))?;
+        .map_err(|e| DbError::Tls(format!("TLS set-up: {e}")))?;
         let verifier: Arc<dyn ServerCertVerifier> = if chain_only {
             Arc::new(ChainOnly(webpki))
         } else {
@@ -360,7 +361,7 @@ fn client_config(
         tokio_postgres::Config,
         tokio_postgres_rustls::MakeRustlsConnect,
     ),
-    Error,
+    DbError,
 > {
     let o = super::pg_options(url)?;
     let mut c = tokio_postgres::Config::new();

@@ -85,12 +85,12 @@ pub async fn open_pg<'c>(
 
 /// A PostgreSQL connection to the configured database.
 pub async fn connect_pg(config: &Config, timeout: Duration) -> Result<sqlx::PgConnection, Error> {
-    crate::db::connect_pg(config.require_url()?, timeout).await
+    Ok(crate::db::connect_pg(config.require_url()?, timeout).await?)
 }
 
 /// A MongoDB client for a command that only runs on MongoDB.
 pub async fn connect_mongo(config: &Config, timeout: Duration) -> Result<mongodb::Client, Error> {
-    crate::db::connect_mongo(config.require_url()?, timeout).await
+    Ok(crate::db::connect_mongo(config.require_url()?, timeout).await?)
 }
 
 /// A connection to whichever backend the configuration names.

@@ -18,6 +18,7 @@ mod ecosystem;
 mod endpoint;
 mod errors;
 mod failures;
+mod floors;
 mod help_text;
 mod metrics;
 mod migrate_mongo;

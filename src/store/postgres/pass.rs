@@ -229,7 +229,7 @@ impl<'a> PgStore<'a> {
                 .map_err(|e| StoreError {
                     context: "reconnecting",
                     message: match e {
-                        crate::Error::Connect { reason, .. } => reason,
+                        crate::db::DbError::Connect { reason, .. } => reason,
                         other => other.to_string(),
                     },
                     fault: crate::db::fault::Fault::Unreachable,

@@ -27,7 +27,7 @@ pub async fn listen(
     crate::db::connect_pg(url, timeout)
         .await
         .map_err(|e| match e {
-            crate::Error::Connect { reason, .. } => reason,
+            crate::db::DbError::Connect { reason, .. } => reason,
             other => other.to_string(),
         })?;
     let pool = PgPoolOptions::new()

@@ -1,0 +1,149 @@
+//! The crate's floors: every `crate::` path between top-level modules of `src/` goes down a
+//! floor, never sideways into a circle or back up. A new top-level module must be given its
+//! floor here. Hermetic: reads the source, needs no server.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Lowest first. A module may import only from floors below its own.
+const FLOORS: &[&[&str]] = &[
+    // pure types and rules
+    &["dburl", "duration", "exit_code", "hlc", "vacuum"],
+    &["model", "target"],
+    // configuration: file + environment + flags → one resolved Config
+    &["config"],
+    // drivers' connections and the fault type classifying their errors
+    &["db"],
+    // the top-level error wrapping the areas' errors; one mapping to exit codes
+    &["error"],
+    &["destination", "wake"],
+    &["schema", "replay"],
+    // the backend switch and the per-backend stores
+    &["store"],
+    // the relay engine; operator logic over the stores
+    &["relay", "failure_groups", "top"],
+    &["cli"],
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The `pub mod` names `lib.rs` declares.
+fn top_level_modules() -> BTreeSet<String> {
+    std::fs::read_to_string(src().join("lib.rs"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').to_owned())
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level modules a piece of source names through `crate::` (code only, not comments),
+/// including each name in a `crate::{a, b::c}` group. `crate::Error` is the `error` module.
+fn named_modules(source: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut take = |word: &str| {
+        let word = if word == "Error" { "error" } else { word };
+        if modules.contains(word) {
+            found.insert(word.to_owned());
+        }
+    };
+    for line in source.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                for item in group[..end].split(',') {
+                    take(item.trim().split("::").next().unwrap_or_default());
+                }
+            } else {
+                let word: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                take(&word);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_top_level_module_has_a_floor() {
+    let placed: BTreeSet<String> = FLOORS
+        .iter()
+        .flat_map(|f| f.iter().map(|m| (*m).to_owned()))
+        .collect();
+    let modules = top_level_modules();
+    let missing: Vec<_> = modules.difference(&placed).collect();
+    let gone: Vec<_> = placed.difference(&modules).collect();
+    assert!(
+        missing.is_empty() && gone.is_empty(),
+        "give each new module of lib.rs a floor in tests/cli/floors.rs (missing: {missing:?}; no longer in lib.rs: {gone:?})"
+    );
+}
+
+#[test]
+fn imports_only_go_down_the_floors() {
+    let modules = top_level_modules();
+    let floor_of: BTreeMap<&str, usize> = FLOORS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.iter().map(move |m| (*m, i)))
+        .collect();
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut wrong = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(src()).unwrap();
+        let first = relative.components().next().unwrap().as_os_str();
+        let from = first.to_str().unwrap().trim_end_matches(".rs");
+        let Some(&from_floor) = floor_of.get(from) else {
+            continue; // lib.rs, main.rs
+        };
+        let source = std::fs::read_to_string(&file).unwrap();
+        for to in named_modules(&source, &modules) {
+            if to != from && floor_of[to.as_str()] >= from_floor {
+                wrong.push(format!("{} uses crate::{to}", relative.display()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports that go sideways or up a floor (see FLOORS in tests/cli/floors.rs and ../shared/DESIGN.md):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_scanner_sees_paths_groups_and_the_error_alias_and_skips_comments() {
+    let modules: BTreeSet<String> = ["db", "error", "store", "model"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let source = "use crate::db::fault::Fault;\nuse crate::{model::Row, Error};\n// crate::store in a comment\nfn f() -> crate::store::X {}\n";
+    let found = named_modules(source, &modules);
+    assert_eq!(
+        found,
+        ["db", "error", "model", "store"]
+            .into_iter()
+            .map(String::from)
+            .collect()
+    );
+    let comment_only = named_modules("/// see crate::store\n", &modules);
+    assert!(comment_only.is_empty());
+}
