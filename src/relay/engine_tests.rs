@@ -1,5 +1,5 @@
-//! The engine without servers: an in-memory [`RelayStore`] (a consume pass's rollback restores
-//! the snapshot it took at its start; retain marks apply at once, as statements commit on their
+//! The engine without servers: the memory store ([`crate::store::memory`]; a consume pass is
+//! one transaction, its rollback undoes its marks; retain marks apply at once, as statements commit on their
 //! own) and scripted publishers, so chunking, hold-back, retry grouping, deadlines and a
 //! destination found away are checked in milliseconds. The contract test and the tests on real
 //! servers keep the real stores honest.
@@ -16,252 +16,49 @@ use crate::destination::{PublishError, Publisher, Sink};
 use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow, Status};
 use crate::relay::engine::{PassOptions, RelaySettings, run_pass};
-use crate::store::{Claimed, PassTarget, RelayStore, StoreError};
-use crate::target::QualifiedName;
+use crate::store::PassTarget;
+use crate::store::memory::{MemoryOutbox, MemoryStore};
 
-#[derive(Debug, Clone)]
-struct MemRow {
-    row: OutboxRow,
-    status: Status,
-    available_at: Option<DateTime<Utc>>,
-    last_error: Option<String>,
+/// A memory outbox of `storage` (strict key order or not) and one connection to it.
+fn memory(storage: Storage, strict: bool) -> MemoryStore {
+    let order = if strict {
+        KeyOrder::Strict
+    } else {
+        KeyOrder::BestEffort
+    };
+    MemoryOutbox::new(storage, order).store()
 }
 
-/// The outbox in memory, with every statement the engine sent, in order.
-#[derive(Default)]
-struct MemStore {
-    storage: Option<Storage>,
-    strict: bool,
-    rows: Vec<MemRow>,
-    snapshot: Option<Vec<MemRow>>,
-    statements: Vec<String>,
-    /// Fails the next `mark_published` (a statement timeout, say).
-    fail_mark: bool,
-}
-
-impl MemStore {
-    fn new(storage: Storage, strict: bool) -> Self {
-        Self {
-            storage: Some(storage),
-            strict,
-            ..Default::default()
-        }
-    }
-
-    fn consume(&self) -> bool {
-        self.storage == Some(Storage::Consume)
-    }
-
-    /// Stages `n` rows of route `orders`, keys by `key(i)`, one millisecond apart.
-    fn stage(&mut self, n: usize, key: impl Fn(usize) -> Option<String>) {
-        let base = DateTime::<Utc>::from_timestamp_millis(1_764_583_200_000).unwrap();
-        let start = self.rows.len();
-        for i in start..start + n {
-            self.rows.push(MemRow {
-                row: OutboxRow {
-                    id: Uuid::from_u128(i as u128 + 1),
-                    route: "orders".into(),
-                    event_id: Uuid::from_u128(0xE000 + i as u128),
-                    event_type: "t".into(),
-                    tenant_id: None,
-                    execution_id: None,
-                    correlation_id: None,
-                    causation_id: None,
-                    occurred_at: base,
-                    payload: format!("{{\"n\": {i}}}"),
-                    attempts: 0,
-                    ordering_key: key(i),
-                    created_at: base + chrono::Duration::milliseconds(i as i64),
-                    hlc: None,
-                    traceparent: None,
-                },
-                status: Status::Pending,
-                available_at: None,
-                last_error: None,
-            });
-        }
-    }
-
-    fn status_of(&self, n: usize) -> (Status, i32) {
-        let r = &self.rows[n];
-        (r.status, r.row.attempts)
-    }
-
-    fn find(&mut self, id: Uuid) -> Option<&mut MemRow> {
-        self.rows.iter_mut().find(|r| r.row.id == id)
-    }
-
-    fn due(r: &MemRow, now: DateTime<Utc>) -> bool {
-        r.status == Status::Pending && r.available_at.is_none_or(|a| a <= now)
+/// Stages `n` rows of route `orders`, keys by `key(i)`, one millisecond apart, with ids and
+/// event ids from their number.
+fn stage(store: &MemoryStore, n: usize, key: impl Fn(usize) -> Option<String>) {
+    let base = DateTime::<Utc>::from_timestamp_millis(1_764_583_200_000).unwrap();
+    let start = store.table().rows.len();
+    for i in start..start + n {
+        store.outbox().insert(OutboxRow {
+            id: Uuid::from_u128(i as u128 + 1),
+            route: "orders".into(),
+            event_id: Uuid::from_u128(0xE000 + i as u128),
+            event_type: "t".into(),
+            tenant_id: None,
+            execution_id: None,
+            correlation_id: None,
+            causation_id: None,
+            occurred_at: base,
+            payload: format!("{{\"n\": {i}}}"),
+            attempts: 0,
+            ordering_key: key(i),
+            created_at: base + chrono::Duration::milliseconds(i as i64),
+            hlc: None,
+            traceparent: None,
+        });
     }
 }
 
-impl RelayStore for MemStore {
-    async fn begin_pass(&mut self, _target: &PassTarget) -> Result<(), StoreError> {
-        self.statements.push("begin".into());
-        if self.consume() {
-            self.snapshot = Some(self.rows.clone());
-        }
-        Ok(())
-    }
-
-    async fn reclaim(
-        &mut self,
-        _target: &PassTarget,
-        _older_than: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        Ok(0)
-    }
-
-    async fn claim(
-        &mut self,
-        _target: &PassTarget,
-        limit: u32,
-        now: DateTime<Utc>,
-    ) -> Result<Claimed, StoreError> {
-        self.statements.push("claim".into());
-        let mut order: Vec<usize> = (0..self.rows.len())
-            .filter(|&i| Self::due(&self.rows[i], now))
-            .collect();
-        order.sort_by_key(|&i| (self.rows[i].row.created_at, self.rows[i].row.id));
-        if self.strict {
-            // a row waits while an earlier row of its key is not published and not due now
-            order.retain(|&i| {
-                let me = &self.rows[i];
-                !self.rows.iter().any(|e| {
-                    e.row.order_key() == me.row.order_key()
-                        && me
-                            .row
-                            .ordering_key
-                            .as_deref()
-                            .is_some_and(|k| !k.is_empty())
-                        && (e.row.created_at, e.row.id) < (me.row.created_at, me.row.id)
-                        && e.status != Status::Published
-                        && !Self::due(e, now)
-                })
-            });
-        }
-        order.truncate(limit as usize);
-        let candidates = order.len();
-        let mut rows = Vec::with_capacity(order.len());
-        for i in order {
-            if !self.consume() {
-                self.rows[i].status = Status::Processing;
-            }
-            rows.push(self.rows[i].row.clone());
-        }
-        Ok(Claimed {
-            rows,
-            candidates,
-            parked: 0,
-        })
-    }
-
-    async fn mark_published(
-        &mut self,
-        _target: &PassTarget,
-        ids: &[Uuid],
-        _at: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        self.statements.push(format!("published {}", ids.len()));
-        if std::mem::take(&mut self.fail_mark) {
-            return Err(StoreError {
-                context: "marking published",
-                message: "canceling statement due to statement timeout".into(),
-                fault: crate::db::fault::Fault::Canceled,
-            });
-        }
-        if self.consume() {
-            self.rows.retain(|r| !ids.contains(&r.row.id));
-        } else {
-            for id in ids {
-                if let Some(r) = self.find(*id) {
-                    r.status = Status::Published;
-                }
-            }
-        }
-        Ok(ids.len() as u64)
-    }
-
-    async fn mark_retry(
-        &mut self,
-        _target: &PassTarget,
-        ids: &[Uuid],
-        attempts: i32,
-        available_at: DateTime<Utc>,
-        error: &str,
-    ) -> Result<u64, StoreError> {
-        self.statements
-            .push(format!("retry {} at {attempts}: {error}", ids.len()));
-        for id in ids {
-            if let Some(r) = self.find(*id) {
-                r.status = Status::Pending;
-                r.row.attempts = attempts;
-                r.available_at = Some(available_at);
-                r.last_error = Some(error.into());
-            }
-        }
-        Ok(ids.len() as u64)
-    }
-
-    async fn mark_failed(
-        &mut self,
-        _target: &PassTarget,
-        ids: &[Uuid],
-        error: &str,
-    ) -> Result<u64, StoreError> {
-        self.statements
-            .push(format!("failed {}: {error}", ids.len()));
-        for id in ids {
-            if let Some(r) = self.find(*id) {
-                r.status = Status::Failed;
-                r.last_error = Some(error.into());
-            }
-        }
-        Ok(ids.len() as u64)
-    }
-
-    async fn release(&mut self, _target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
-        self.statements.push(format!("release {}", ids.len()));
-        if !self.consume() {
-            for id in ids {
-                if let Some(r) = self.find(*id) {
-                    r.status = Status::Pending;
-                }
-            }
-        }
-        Ok(ids.len() as u64)
-    }
-
-    async fn insert_sink(
-        &mut self,
-        _table: &QualifiedName,
-        _messages: &[&Message],
-        _at: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        unreachable!("no table sink in these tests")
-    }
-
-    async fn commit_pass(&mut self) -> Result<(), StoreError> {
-        self.statements.push("commit".into());
-        self.snapshot = None;
-        Ok(())
-    }
-
-    async fn rollback_pass(&mut self) {
-        self.statements.push("rollback".into());
-        if let Some(rows) = self.snapshot.take() {
-            self.rows = rows;
-        }
-    }
-
-    async fn abandon(&mut self) {
-        self.rollback_pass().await;
-    }
-
-    async fn probe(&mut self) -> Result<(), StoreError> {
-        Ok(())
-    }
+/// Row `n`'s status and attempts.
+fn status_of(store: &MemoryStore, n: usize) -> (Status, i32) {
+    let t = store.table();
+    (t.rows[n].status, t.rows[n].row.attempts)
 }
 
 /// A destination whose answer for each message comes from a script (by payload `n`), and that
@@ -343,7 +140,7 @@ fn target() -> PassTarget {
 }
 
 async fn pass(
-    store: &mut MemStore,
+    store: &mut MemoryStore,
     publisher: &Arc<Script>,
     s: &RelaySettings,
 ) -> crate::relay::PassReport {
@@ -353,29 +150,36 @@ async fn pass(
 
 #[tokio::test]
 async fn retain_marks_in_chunks_of_32_in_claim_order() {
-    let mut store = MemStore::new(Storage::Retain, false);
-    store.stage(70, |_| None);
+    let mut store = memory(Storage::Retain, false);
+    stage(&store, 70, |_| None);
     let ok = Script::new(|_| Ok(()));
     let report = pass(&mut store, &ok, &settings(Storage::Retain, false)).await;
     assert_eq!(
         (report.claimed, report.published, report.short),
         (70, 70, true)
     );
-    let marks: Vec<&str> = store
+    let marks: Vec<String> = store
+        .table()
         .statements
         .iter()
         .filter(|s| s.starts_with("published"))
-        .map(String::as_str)
+        .cloned()
         .collect();
     assert_eq!(marks, ["published 32", "published 32", "published 6"]);
-    assert!(store.rows.iter().all(|r| r.status == Status::Published));
+    assert!(
+        store
+            .table()
+            .rows
+            .iter()
+            .all(|r| r.status == Status::Published)
+    );
 }
 
 #[tokio::test]
 async fn retries_are_grouped_by_attempt_with_the_first_error_and_a_count_of_others() {
-    let mut store = MemStore::new(Storage::Retain, false);
-    store.stage(5, |_| None);
-    store.rows[3].row.attempts = 1;
+    let mut store = memory(Storage::Retain, false);
+    stage(&store, 5, |_| None);
+    store.table().rows[3].row.attempts = 1;
     let flaky = Script::new(|n| match n {
         0 => Err(PublishError::transient("busy")),
         1 => Err(PublishError::transient("reset")),
@@ -389,17 +193,19 @@ async fn retries_are_grouped_by_attempt_with_the_first_error_and_a_count_of_othe
         (1, 3, 1),
         "{report:?}"
     );
-    let retries: Vec<&String> = store
+    let retries: Vec<String> = store
+        .table()
         .statements
         .iter()
         .filter(|s| s.starts_with("retry"))
+        .cloned()
         .collect();
     assert_eq!(
         retries,
         ["retry 2 at 1: busy (+1 more)", "retry 1 at 2: busy"]
     );
     assert_eq!(
-        store.status_of(4),
+        status_of(&store, 4),
         (Status::Failed, 0),
         "parked at once, attempts unchanged"
     );
@@ -407,8 +213,8 @@ async fn retries_are_grouped_by_attempt_with_the_first_error_and_a_count_of_othe
 
 #[tokio::test]
 async fn strict_holds_back_a_key_behind_a_failure_in_the_pass_and_at_the_next_claim() {
-    let mut store = MemStore::new(Storage::Retain, true);
-    store.stage(9, |i| Some(format!("k{}", i % 3)));
+    let mut store = memory(Storage::Retain, true);
+    stage(&store, 9, |i| Some(format!("k{}", i % 3)));
     let flaky = Script::new(|n| {
         if n == 1 {
             Err(PublishError::transient("nope"))
@@ -430,7 +236,7 @@ async fn strict_holds_back_a_key_behind_a_failure_in_the_pass_and_at_the_next_cl
     // the next claim skips k1 while row 1 waits for its retry
     let again = pass(&mut store, &flaky, &s).await;
     assert_eq!(again.claimed, 0, "{again:?}");
-    assert_eq!(store.status_of(4), (Status::Pending, 0));
+    assert_eq!(status_of(&store, 4), (Status::Pending, 0));
 }
 
 /// What [`KeyWatch`] saw: keys in flight, keys found in flight twice, arrivals in order.
@@ -496,9 +302,9 @@ impl Publisher for KeyWatch {
 #[tokio::test]
 async fn rows_of_one_key_go_one_at_a_time_in_claim_order_whatever_their_tenant() {
     for storage in [Storage::Consume, Storage::Retain] {
-        let mut store = MemStore::new(storage, false);
-        store.stage(90, |i| (i % 5 != 0).then(|| format!("k{}", i % 4)));
-        for (i, r) in store.rows.iter_mut().enumerate() {
+        let mut store = memory(storage, false);
+        stage(&store, 90, |i| (i % 5 != 0).then(|| format!("k{}", i % 4)));
+        for (i, r) in store.table().rows.iter_mut().enumerate() {
             r.row.tenant_id = Some(Uuid::from_u128(1 + (i as u128 * 7) % 3));
         }
         let watch = Arc::new(KeyWatch::default());
@@ -538,9 +344,9 @@ async fn rows_of_one_key_go_one_at_a_time_in_claim_order_whatever_their_tenant()
         );
     }
     // a channel per tenant: the tenants of one key need not wait for each other
-    let mut store = MemStore::new(Storage::Consume, false);
-    store.stage(6, |_| Some("k".into()));
-    for (i, r) in store.rows.iter_mut().enumerate() {
+    let mut store = memory(Storage::Consume, false);
+    stage(&store, 6, |_| Some("k".into()));
+    for (i, r) in store.table().rows.iter_mut().enumerate() {
         r.row.tenant_id = Some(Uuid::from_u128(1 + i as u128 % 2));
     }
     let watch = Arc::new(KeyWatch {
@@ -567,8 +373,8 @@ async fn rows_of_one_key_go_one_at_a_time_in_claim_order_whatever_their_tenant()
 
 #[tokio::test]
 async fn a_destination_found_away_releases_what_the_pass_holds_without_an_attempt() {
-    let mut store = MemStore::new(Storage::Retain, false);
-    store.stage(40, |i| Some(format!("k{}", i % 4)));
+    let mut store = memory(Storage::Retain, false);
+    stage(&store, 40, |i| Some(format!("k{}", i % 4)));
     let away = Script::new(|n| {
         if n == 2 {
             Err(PublishError::away("connection refused"))
@@ -587,6 +393,7 @@ async fn a_destination_found_away_releases_what_the_pass_holds_without_an_attemp
     assert!(report.published < 32, "the first chunk at most: {report:?}");
     assert!(
         store
+            .table()
             .rows
             .iter()
             .all(|r| r.row.attempts == 0 && matches!(r.status, Status::Pending | Status::Published)),
@@ -596,29 +403,33 @@ async fn a_destination_found_away_releases_what_the_pass_holds_without_an_attemp
 
 #[tokio::test]
 async fn a_consume_pass_that_fails_a_mark_rolls_everything_back() {
-    let mut store = MemStore::new(Storage::Consume, false);
-    store.stage(10, |_| None);
-    store.fail_mark = true;
+    let mut store = memory(Storage::Consume, false);
+    stage(&store, 10, |_| None);
+    store.table().fail_next_mark = true;
     let ok = Script::new(|_| Ok(()));
     let report = pass(&mut store, &ok, &settings(Storage::Consume, false)).await;
     assert!(!report.committed);
     assert_eq!((report.published, report.retried, report.failed), (0, 0, 0));
-    assert_eq!(store.rows.len(), 10, "every claimed row is pending again");
+    assert_eq!(
+        store.table().rows.len(),
+        10,
+        "every claimed row is pending again"
+    );
     assert_eq!(
         ok.accepted().len(),
         10,
         "though the destination had them: duplicates follow"
     );
     assert_eq!(
-        store.statements.last().map(String::as_str),
+        store.table().statements.last().map(String::as_str),
         Some("rollback")
     );
 }
 
 #[tokio::test]
 async fn no_publish_starts_after_the_pass_deadline() {
-    let mut store = MemStore::new(Storage::Consume, false);
-    store.stage(6, |_| Some("one key".into()));
+    let mut store = memory(Storage::Consume, false);
+    stage(&store, 6, |_| Some("one key".into()));
     let slow = Arc::new(Script {
         answer: Box::new(|_| Ok(())),
         accepted: Mutex::default(),
@@ -638,8 +449,13 @@ async fn no_publish_starts_after_the_pass_deadline() {
         6,
         "{report:?}"
     );
-    assert_eq!(store.rows.len(), 6 - report.published);
-    let untouched = store.rows.iter().filter(|r| r.row.attempts == 0).count();
+    assert_eq!(store.table().rows.len(), 6 - report.published);
+    let untouched = store
+        .table()
+        .rows
+        .iter()
+        .filter(|r| r.row.attempts == 0)
+        .count();
     assert_eq!(
         untouched, report.untouched,
         "rows not reached stay untouched"
@@ -673,7 +489,7 @@ async fn strict_order_holds_for_many_seeds_in_memory() {
             rng: rng.clone(),
             faults: faults.clone(),
         });
-        let mut store = MemStore::new(Storage::Retain, true);
+        let mut store = memory(Storage::Retain, true);
         let mut s = settings(Storage::Retain, true);
         s.max_claim_rows = 10;
         let keys = |rng: &Arc<Mutex<rand::rngs::StdRng>>| {
@@ -687,7 +503,7 @@ async fn strict_order_holds_for_many_seeds_in_memory() {
             assert!(passes < 5_000, "seed {seed}: no end");
             if passes < 40 && passes % 4 == 1 {
                 let key = keys(&rng);
-                store.stage(5, key);
+                stage(&store, 5, key);
             }
             if passes == 40 {
                 faults.store(false, Ordering::Relaxed);
@@ -695,14 +511,20 @@ async fn strict_order_holds_for_many_seeds_in_memory() {
             run_pass(&mut store, &target(), &sink, &s, PassOptions::default()).await;
             // time passes: retries come due; the operator requeues what is parked
             let requeue = passes >= 40 || rng.lock().unwrap().gen_bool(0.2);
-            for r in &mut store.rows {
+            for r in &mut store.table().rows {
                 r.available_at = None;
                 if requeue && r.status == Status::Failed {
                     r.status = Status::Pending;
                     r.row.attempts = 0;
                 }
             }
-            if passes > 40 && store.rows.iter().all(|r| r.status == Status::Published) {
+            if passes > 40
+                && store
+                    .table()
+                    .rows
+                    .iter()
+                    .all(|r| r.status == Status::Published)
+            {
                 break;
             }
         }
@@ -713,7 +535,7 @@ async fn strict_order_holds_for_many_seeds_in_memory() {
             first.entry(*n).or_insert(i);
         }
         let mut by_key: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
-        for (n, r) in store.rows.iter().enumerate() {
+        for (n, r) in store.table().rows.iter().enumerate() {
             by_key.entry(r.row.key()).or_default().push(n);
         }
         for (key, ns) in by_key {
@@ -756,8 +578,9 @@ impl Publisher for Chaotic {
 }
 
 /// Row `n`'s status and attempts, wherever it sits (consume storage deletes published rows).
-fn of(store: &MemStore, n: usize) -> (Status, i32) {
-    let r = store
+fn of(store: &MemoryStore, n: usize) -> (Status, i32) {
+    let t = store.table();
+    let r = t
         .rows
         .iter()
         .find(|r| r.row.payload == format!("{{\"n\": {n}}}"))
@@ -788,9 +611,9 @@ impl Publisher for Letters {
 async fn a_row_goes_to_the_dead_letter_destination_before_it_is_parked_and_waits_while_it_is_down()
 {
     for storage in [Storage::Retain, Storage::Consume] {
-        let mut store = MemStore::new(storage, false);
-        store.stage(3, |_| None);
-        store.rows[2].row.attempts = 2; // its next failure is its last (max_attempts 3)
+        let mut store = memory(storage, false);
+        stage(&store, 3, |_| None);
+        store.table().rows[2].row.attempts = 2; // its next failure is its last (max_attempts 3)
         let main = Script::new(|n| match n {
             1 => Err(PublishError::permanent("HTTP 400: bad order")),
             2 => Err(PublishError::transient("HTTP 503")),
@@ -819,6 +642,7 @@ async fn a_row_goes_to_the_dead_letter_destination_before_it_is_parked_and_waits
         assert_eq!(of(&store, 1), (Status::Pending, 0), "{storage}");
         assert_eq!(of(&store, 2), (Status::Pending, 2), "{storage}");
         let later = store
+            .table()
             .rows
             .iter()
             .find(|r| r.row.payload.contains("\"n\": 1"))
@@ -830,7 +654,7 @@ async fn a_row_goes_to_the_dead_letter_destination_before_it_is_parked_and_waits
         );
         // it is back: the next pass that reaches them sends them there, then parks them
         letters.down.store(false, Ordering::SeqCst);
-        for r in &mut store.rows {
+        for r in &mut store.table().rows {
             r.available_at = None;
         }
         let report = run_pass(&mut store, &target(), &sink, &s, options.clone()).await;
@@ -885,9 +709,9 @@ async fn a_row_goes_to_the_dead_letter_destination_before_it_is_parked_and_waits
 
 #[test]
 fn a_dead_letter_error_header_is_one_line_of_at_most_1_kib() {
-    let mut store = MemStore::new(Storage::Retain, false);
-    store.stage(1, |_| None);
-    let message = Message::from_row(&store.rows[0].row).unwrap();
+    let store = memory(Storage::Retain, false);
+    stage(&store, 1, |_| None);
+    let message = Message::from_row(&store.table().rows[0].row).unwrap();
     let long = format!("{}\nsecond line", "é".repeat(800));
     let letter = crate::relay::engine::dead_letter_message(&message, &long, 5);
     let error = &letter

@@ -140,10 +140,11 @@ pub async fn connect(config: &Config, timeout: Duration) -> Result<Conn, Error> 
     })
 }
 
-/// The operator's primitives on either backend.
+/// The operator's primitives on any backend (the memory store: from the library and tests).
 pub enum AnyOps<'c> {
     Pg(PgOps<'c>),
     Mongo(crate::store::mongo::ops::MongoOps),
+    Memory(crate::store::memory::MemoryStore),
 }
 
 /// Opens the operator's primitives on one target.
@@ -183,6 +184,7 @@ macro_rules! delegate {
         match $self {
             AnyOps::Pg($ops) => $call,
             AnyOps::Mongo($ops) => $call,
+            AnyOps::Memory($ops) => $call,
         }
     };
 }

@@ -4,6 +4,7 @@
 //! driver; `any` is how a command reaches either.
 
 pub mod any;
+pub mod memory;
 pub mod mongo;
 pub mod ops;
 pub mod postgres;

@@ -1,4 +1,5 @@
-//! One backend-agnostic story run against PgStore and MongoStore, so the two cannot drift:
+//! One backend-agnostic story run against PgStore, MongoStore and the memory store, so none
+//! can drift from the others:
 //! stage → claim → a concurrent claim gets nothing → publish → mark → stats → stale →
 //! reclaim → retry → fail → requeue.
 
@@ -242,6 +243,26 @@ async fn the_story_holds_on_mongo() {
             .await
             .unwrap();
         })
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_story_holds_on_the_memory_store() {
+    use outboxctl::store::memory::MemoryOutbox;
+    let mut outbox = MemoryOutbox::new(Storage::Retain, KeyOrder::BestEffort);
+    outbox.reclaim_stale_after = Some(Duration::from_secs(300));
+    let mut a = outbox.store();
+    let mut b = outbox.store();
+    let mut ops = outbox.store();
+    let aged = outbox.clone();
+    story("memory", &mut a, &mut b, &mut ops, move || {
+        for r in aged.table().rows.iter_mut() {
+            if let Some(at) = r.processing_at.as_mut() {
+                *at -= chrono::Duration::minutes(10);
+            }
+        }
+        Box::pin(async {})
     })
     .await;
 }
