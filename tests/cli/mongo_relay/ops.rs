@@ -1,0 +1,359 @@
+//! Operator commands on MongoDB: emit with a checkpoint, doctor, summary, inspect blocked, failure groups.
+
+use super::*;
+
+#[tokio::test]
+async fn two_emitters_on_one_node_key_keep_the_higher_mark() {
+    use outboxctl::store::mongo::MongoStoreOptions;
+    use outboxctl::store::mongo::ops::MongoOps;
+    use outboxctl::store::ops::{NewEvent, OpsStore};
+    let db = setup("mongo_checkpoint", &["--hlc-ordering"]).await;
+    let opts = MongoStoreOptions {
+        collection: outboxctl::target::CollectionName::new("c", &db.name, "outbox").unwrap(),
+        hlc_ordering: true,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: outboxctl::model::KeyOrder::BestEffort,
+    };
+    let cp = outboxctl::target::CollectionName::new("c", &db.name, "hlc_checkpoint").unwrap();
+    let event = || NewEvent {
+        id: uuid::Uuid::now_v7(),
+        event_id: uuid::Uuid::now_v7(),
+        route: "orders".into(),
+        event_type: "t".into(),
+        payload: "{}".into(),
+        ordering_key: None,
+        tenant_id: None,
+        correlation_id: None,
+        causation_id: None,
+        execution_id: None,
+        traceparent: None,
+        occurred_at: chrono::Utc::now(),
+    };
+    // Many concurrent emitters on one node key: each commits (retrying write conflicts), and
+    // the mark ends at the highest stamp any of them committed.
+    let mut tasks = Vec::new();
+    for _ in 0..6 {
+        let mut ops = MongoOps::new(db.client.clone(), opts.clone(), Some(cp.clone()));
+        let batch: Vec<NewEvent> = (0..5).map(|_| event()).collect();
+        tasks.push(tokio::spawn(async move {
+            ops.stage(&batch, "shared").await.unwrap()
+        }));
+    }
+    let mut max_stamp = String::new();
+    for t in tasks {
+        for s in t.await.unwrap() {
+            assert!(s.inserted);
+            max_stamp = max_stamp.max(s.hlc.unwrap());
+        }
+    }
+    let mark = db
+        .db()
+        .collection::<Document>("hlc_checkpoint")
+        .find_one(doc! { "_id": "shared" })
+        .await
+        .unwrap()
+        .unwrap();
+    let mark = outboxctl::hlc::HlcTimestamp::unpack(mark.get_i64("hlc").unwrap()).unwrap();
+    assert_eq!(mark.encode(), max_stamp);
+    // a lower $max never lowers it
+    db.db()
+        .collection::<Document>("hlc_checkpoint")
+        .update_one(doc! { "_id": "shared" }, doc! { "$max": { "hlc": 5i64 } })
+        .await
+        .unwrap();
+    let again = db
+        .db()
+        .collection::<Document>("hlc_checkpoint")
+        .find_one(doc! { "_id": "shared" })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.get_i64("hlc").unwrap(), mark.pack());
+    assert_eq!(docs(&db, doc! {}).await.len(), 30);
+}
+
+#[test]
+fn consume_and_delivery_log_are_refused_on_mongo() {
+    let r = ob([
+        "relay",
+        "--once",
+        "--database-url",
+        &mongo_url(),
+        "--storage",
+        "consume",
+        "--route",
+        "x",
+    ])
+    .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("PostgreSQL-only"), "{r:?}");
+    let r = ob([
+        "inspect",
+        "--database-url",
+        &mongo_url(),
+        "--delivery-log",
+        "a.b",
+    ])
+    .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+}
+
+#[tokio::test]
+async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
+    let db = setup("mongo_doctor", &[]).await;
+    emit(&db, 3, None, &[]);
+    let r = cmd(&db, &["doctor", "--format", "json"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let coll = db.db().collection::<Document>("outbox");
+    coll.update_one(doc! {}, doc! { "$set": { "status": "failed" } })
+        .await
+        .unwrap();
+    coll.drop_index("outbox_route_1_status_1_available_at_1_created_at_1")
+        .await
+        .unwrap();
+    let r = cmd(&db, &["doctor", "--format", "json"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let level = |name: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .unwrap()["level"]
+            .clone()
+    };
+    assert_eq!(level("claim index"), "fail");
+    assert_eq!(level("failed rows"), "warn");
+    assert_eq!(level("transactions"), "ok");
+}
+
+#[tokio::test]
+async fn the_summary_counts_read_indexes() {
+    let db = setup("mongo_summary_plans", &[]).await;
+    emit(&db, 50, None, &[]);
+    let now = mongodb::bson::DateTime::now();
+    for query in [
+        doc! { "outbox_route": "orders", "status": "pending", "available_at": { "$gt": now } },
+        doc! { "outbox_route": "orders", "status": "processing" },
+        doc! { "outbox_route": "orders", "status": "failed" },
+        doc! { "outbox_route": "orders", "status": "pending", "$or": [ { "available_at": Bson::Null }, { "available_at": { "$lte": now } } ] },
+    ] {
+        let plan = db.db().run_command(doc! { "explain": { "count": "outbox", "query": query.clone() }, "verbosity": "queryPlanner" }).await.unwrap();
+        let text = plan.to_string();
+        assert!(!text.contains("COLLSCAN"), "{query}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn emit_with_a_checkpoint_on_a_standalone_server_says_it_needs_a_replica_set() {
+    let own = own_mongod("own_mongod_standalone", 27600, true);
+    own.start();
+    wait_until(
+        Duration::from_secs(30),
+        "standalone mongod to listen",
+        || own.port_open(),
+    )
+    .await;
+    let url = format!(
+        "mongodb://127.0.0.1:{}/?directConnection=true&retryWrites=false",
+        own.port
+    );
+    let base = [
+        "--database-url",
+        url.as_str(),
+        "--collection",
+        "solo.outbox",
+        "--hlc-ordering",
+    ];
+    let r = ob([&["migrate", "-q"][..], &base].concat()).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    let r = ob([
+        &[
+            "emit",
+            "--route",
+            "r",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+            "--hlc-checkpoint",
+            "solo.hlc_checkpoint",
+        ][..],
+        &base,
+    ]
+    .concat())
+    .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains("replica set") && r.stderr.contains("standalone"),
+        "{r:?}"
+    );
+    let r = ob([&["doctor", "--format", "json"][..], &base].concat()).run();
+    assert!(r.stdout.contains("standalone"), "{r:?}");
+    // without a checkpoint there is nothing to keep atomic: staging works
+    let r = ob([
+        &[
+            "emit",
+            "-q",
+            "--route",
+            "r",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+        ][..],
+        &base,
+    ]
+    .concat())
+    .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    // no change streams on a standalone server: the looping relay says so and polls
+    let cfg = crate::common::config_file(
+        "own_mongod_standalone_wake",
+        "relay:\n  wake: notify\n  interval: 50ms\n  routes:\n    r:\n      to: file:/dev/null\n",
+    );
+    let log = out_file("own_mongod_standalone_wake");
+    let _relay = ob([&["relay", "--loop", "--config", &cfg][..], &base].concat()).spawn(Some(&log));
+    crate::common::own_server::wait_log(&log, "change streams need a replica set", 1).await;
+    crate::common::own_server::wait_log(&log, "polling every 50ms", 1).await;
+}
+
+/// Staging an event id that is already staged, with the HLC checkpoint (one transaction on
+/// the replica set): deduplicated and reported as such, instead of a duplicate-key error that
+/// aborts the transaction and fails the command.
+#[tokio::test]
+async fn emit_with_a_checkpoint_deduplicates_an_event_id_already_staged() {
+    let db = setup("mongo_emit_dup", &["--hlc-ordering"]).await;
+    let cp = format!("{}.hlc_checkpoint", db.name);
+    let event = uuid::Uuid::now_v7().to_string();
+    let args = [
+        "emit",
+        "--format",
+        "json",
+        "--route",
+        "orders",
+        "--type",
+        "order.placed",
+        "--payload",
+        "{}",
+        "--event-id",
+        &event,
+        "--hlc-ordering",
+        "--hlc-checkpoint",
+        &cp,
+    ];
+    let first = cmd(&db, &args);
+    assert_eq!(first.code, OK, "{first:?}");
+    let v: Value = serde_json::from_str(&first.stdout).unwrap();
+    assert_eq!(
+        (v["staged"].as_u64(), v["deduplicated"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let again = cmd(&db, &args);
+    assert_eq!(again.code, OK, "{again:?}");
+    let v: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(
+        (v["staged"].as_u64(), v["deduplicated"].as_u64()),
+        (Some(0), Some(1)),
+        "{again:?}"
+    );
+    assert_eq!(docs(&db, doc! { "event_id": &event }).await.len(), 1);
+}
+
+/// `inspect blocked` on MongoDB: the key behind a parked document, with its backlog.
+#[tokio::test]
+async fn inspect_blocked_on_mongo_lists_the_stuck_key() {
+    let db = setup("mongo_blocked", &["--key-order", "strict"]).await;
+    emit(&db, 4, Some("K"), &[]);
+    emit(&db, 2, Some("L"), &[]);
+    park_first(&db, "K", "refused").await;
+    let r = cmd(&db, &["inspect", "blocked", "--format", "json"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let keys = v.as_array().unwrap();
+    assert_eq!(keys.len(), 1, "{v}");
+    assert_eq!(
+        (
+            keys[0]["ordering_key"].as_str(),
+            keys[0]["waiting"].as_i64()
+        ),
+        (Some("K"), Some(3))
+    );
+    assert_eq!(keys[0]["head"]["last_error"], "refused");
+}
+
+/// Failure groups on MongoDB: the same ids as on PostgreSQL for the same errors, retrying
+/// documents with --retrying, and requeue of exactly a group's documents.
+#[tokio::test]
+async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents() {
+    let db = setup(test_name!(), &[]).await;
+    emit(&db, 7, None, &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    let all = docs(&db, doc! {}).await;
+    for (i, d) in all.iter().enumerate() {
+        let (status, attempts, error) = match i {
+            0..=3 => (
+                "failed",
+                5,
+                format!("HTTP 503 from 10.0.0.{i}:8080 after {i}.5s"),
+            ),
+            4 | 5 => (
+                "failed",
+                1,
+                format!("order {} refused: 'no stock'", uuid::Uuid::now_v7()),
+            ),
+            _ => (
+                "pending",
+                2,
+                "HTTP 502 from 10.9.9.9:80 after 20ms (+1 more)".to_owned(),
+            ),
+        };
+        let mut set = doc! { "status": status, "attempts": attempts, "last_error": error };
+        if status == "pending" {
+            set.insert("available_at", mongodb::bson::DateTime::now());
+        }
+        coll.update_one(doc! { "_id": d.get("_id").unwrap() }, doc! { "$set": set })
+            .await
+            .unwrap();
+    }
+    let http = outboxctl::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
+    let refused = outboxctl::failure_groups::fingerprint(
+        "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
+    );
+    let groups = cmd(&db, &["inspect", "failed", "--group", "--format", "json"]).json();
+    assert_eq!(
+        group_counts(&groups),
+        [(http.clone(), 4), (refused.clone(), 2)],
+        "{groups}"
+    );
+    let groups = cmd(
+        &db,
+        &[
+            "inspect",
+            "failed",
+            "--group",
+            "--retrying",
+            "--format",
+            "json",
+        ],
+    )
+    .json();
+    assert_eq!(
+        (groups[0]["id"].as_str(), groups[0]["count"].as_i64()),
+        (Some(http.as_str()), Some(5))
+    );
+    let r = cmd(
+        &db,
+        &["requeue", "--group", &refused, "--yes", "--format", "json"],
+    );
+    assert_eq!((r.code, r.json()["count"].as_i64()), (OK, Some(2)), "{r:?}");
+    let failed = docs(&db, doc! { "status": "failed" }).await;
+    assert_eq!(failed.len(), 4, "only the HTTP group is left parked");
+    assert!(
+        failed
+            .iter()
+            .all(|d| d.get_str("last_error").unwrap().starts_with("HTTP 503"))
+    );
+}

@@ -1,0 +1,229 @@
+//! Strict key order on MongoDB: keys held back behind failed or foreign rows, scoped by tenant, in HLC order.
+
+use super::*;
+
+#[tokio::test]
+async fn four_relays_with_strict_key_order_deliver_once_in_key_order() {
+    let db = setup("mongo_four_strict", &["--key-order", "strict"]).await;
+    for k in 0..20 {
+        emit(&db, 25, Some(&format!("k{k}")), &[]);
+    }
+    // interleave keys in staging order: re-stamp created_at so keys alternate
+    let coll = db.db().collection::<Document>("outbox");
+    let all = docs(&db, doc! {}).await;
+    let mut by_key: HashMap<String, Vec<Document>> = HashMap::new();
+    for d in all {
+        by_key
+            .entry(d.get_str("ordering_key").unwrap().to_owned())
+            .or_default()
+            .push(d);
+    }
+    let base = mongodb::bson::DateTime::now().timestamp_millis();
+    for (k, ds) in &by_key {
+        let kn: i64 = k[1..].parse().unwrap();
+        for (i, d) in ds.iter().enumerate() {
+            let at = mongodb::bson::DateTime::from_millis(base + (i as i64) * 20 + kn);
+            coll.update_one(
+                doc! { "_id": d.get("_id").unwrap() },
+                doc! { "$set": { "created_at": at, "seq": i as i64 } },
+            )
+            .await
+            .unwrap();
+        }
+    }
+    let path = out_file("mongo_four_strict");
+    let cfg = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", db.name));
+    std::fs::write(&cfg, "relay:\n  interval: 50ms\n  max_claim_rows: 30\n").unwrap();
+    let cfg = cfg.to_str().unwrap().to_owned();
+    let mut relays: Vec<_> = (0..4)
+        .map(|_| {
+            spawn_relay(
+                &db,
+                "--loop",
+                &path,
+                &["--config", &cfg, "--key-order", "strict"],
+            )
+        })
+        .collect();
+    all_delivered(&coll, Duration::from_secs(90)).await;
+    for r in &relays {
+        std::process::Command::new("kill")
+            .args(["-TERM", &r.id().to_string()])
+            .status()
+            .unwrap();
+    }
+    for r in &mut relays {
+        assert!(r.wait().unwrap().success());
+    }
+    let got = lines(&path);
+    assert_eq!(got.len(), 500, "each event exactly once");
+    let seqs: HashMap<String, i64> = docs(&db, doc! {})
+        .await
+        .iter()
+        .map(|d| {
+            (
+                d.get_str("event_id").unwrap().to_owned(),
+                d.get_i64("seq").unwrap(),
+            )
+        })
+        .collect();
+    let mut last: HashMap<String, i64> = HashMap::new();
+    for l in &got {
+        let (key, seq) = (
+            l["key"].as_str().unwrap().to_owned(),
+            seqs[l["event_id"].as_str().unwrap()],
+        );
+        if let Some(prev) = last.insert(key.clone(), seq) {
+            assert!(prev < seq, "key {key}: {seq} after {prev}");
+        }
+    }
+}
+
+/// Strict key order on MongoDB in one process: a key whose first row is `failed`, or held by
+/// another relay's claim, keeps its later rows back; other keys go out.
+#[tokio::test]
+async fn strict_key_order_holds_back_keys_behind_a_failed_or_foreign_row() {
+    let db = setup("mongo_strict_hold", &["--key-order", "strict"]).await;
+    for key in ["a", "b", "c"] {
+        emit(&db, 3, Some(key), &[]);
+    }
+    let coll = db.db().collection::<Document>("outbox");
+    let first = |key: &'static str| {
+        let coll = coll.clone();
+        async move {
+            coll.find_one(doc! { "ordering_key": key })
+                .sort(doc! { "created_at": 1, "id": 1 })
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+    let a = first("a").await;
+    coll.update_one(
+        doc! { "_id": a.get("_id").unwrap() },
+        doc! { "$set": { "status": "failed", "last_error": "parked" } },
+    )
+    .await
+    .unwrap();
+    let b = first("b").await;
+    coll.update_one(
+        doc! { "_id": b.get("_id").unwrap() },
+        doc! { "$set": {
+            "status": "processing",
+            "claim_token": "another-relay",
+            "processing_at": mongodb::bson::DateTime::now(),
+        } },
+    )
+    .await
+    .unwrap();
+    let path = out_file("mongo_strict_hold");
+    let to = format!("file:{}", path.display());
+    let r = strict_relay_once(&db, &to).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    let keys: Vec<String> = lines(&path)
+        .iter()
+        .map(|l| l["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(keys, ["c", "c", "c"], "only the free key went out");
+    let waiting = docs(
+        &db,
+        doc! { "ordering_key": { "$in": ["a", "b"] }, "status": "pending" },
+    )
+    .await;
+    assert_eq!(waiting.len(), 4, "a's and b's later rows wait, untouched");
+    assert!(
+        waiting
+            .iter()
+            .all(|d| d.get_i32("attempts").unwrap_or(0) == 0)
+    );
+}
+
+/// One stuck key does not stop the route: key K's head is parked, 150 more K documents wait
+/// behind it at the head of the queue, then 50 of key L. The claim skips K's rows at the scan,
+/// so L goes out and `--once` ends, instead of claiming and handing back K's rows forever.
+#[tokio::test]
+async fn strict_key_order_a_stuck_key_does_not_stop_the_route() {
+    let db = setup("mongo_strict_stuck", &["--key-order", "strict"]).await;
+    emit(&db, 151, Some("K"), &[]);
+    emit(&db, 50, Some("L"), &[]);
+    park_first(&db, "K", "parked").await;
+    let path = out_file("mongo_strict_stuck");
+    let to = format!("file:{}", path.display());
+    let relay = strict_relay_once(&db, &to).run_async();
+    let r = tokio::time::timeout(Duration::from_secs(60), relay)
+        .await
+        .expect("relay --once ends");
+    assert_eq!(r.code, OK, "{r:?}");
+    let keys: Vec<String> = lines(&path)
+        .iter()
+        .map(|l| l["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(keys, vec!["L".to_owned(); 50], "L flows, K waits");
+    let waiting = docs(&db, doc! { "ordering_key": "K", "status": "pending" }).await;
+    assert_eq!(waiting.len(), 150, "K's rows wait, untouched");
+    assert!(docs(&db, doc! { "status": "processing" }).await.is_empty());
+}
+
+/// Keys are scoped by tenant on MongoDB too, and with HLC ordering "earlier" is the claim
+/// order: a reaction with a higher hlc but an earlier `created_at` waits behind its parked cause.
+#[tokio::test]
+async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order() {
+    let db = setup(
+        "mongo_strict_hlc",
+        &["--key-order", "strict", "--hlc-ordering"],
+    )
+    .await;
+    let coll = db.db().collection::<Document>("outbox");
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let now = chrono::Utc::now();
+    let row = |n: i32, status: &str, key: &str, tenant: Option<&str>, hlc: i64, ago_s: i64| {
+        doc! {
+            "id": uuid::Uuid::now_v7().to_string(), "outbox_route": "orders",
+            "event_id": uuid::Uuid::now_v7().to_string(), "event_type": format!("t{n}"),
+            "tenant_id": tenant.map_or(Bson::Null, |t| Bson::String(t.into())),
+            "occurred_at": mongodb::bson::DateTime::from_millis(now.timestamp_millis()),
+            "payload": { "n": n }, "status": status, "attempts": 0,
+            "created_at": mongodb::bson::DateTime::from_millis((now - chrono::Duration::seconds(ago_s)).timestamp_millis()),
+            "available_at": Bson::Null, "ordering_key": key, "hlc": hlc,
+        }
+    };
+    coll.insert_many([
+        row(1, "failed", "k", None, 100, 0),     // the cause, parked
+        row(2, "pending", "k", None, 200, 3600), // its reaction: later hlc, earlier created_at
+        row(3, "failed", "order-42", Some(a), 300, 20),
+        row(4, "pending", "order-42", Some(b), 400, 10), // another tenant's order-42
+    ])
+    .await
+    .unwrap();
+    let path = out_file("mongo_strict_hlc");
+    let to = format!("file:{}", path.display());
+    let r = cmd(
+        &db,
+        &[
+            "relay",
+            "--once",
+            "--key-order",
+            "strict",
+            "--hlc-ordering",
+            "--route",
+            "orders",
+            "--to",
+            &to,
+        ],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let types: Vec<String> = lines(&path)
+        .iter()
+        .map(|l| l["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        types,
+        ["t4"],
+        "only tenant b's order-42 goes; the reaction waits"
+    );
+}

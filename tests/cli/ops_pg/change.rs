@@ -1,0 +1,514 @@
+//! Commands that change rows on PostgreSQL: requeue and discard, emit and its checkpoint, failure groups acting on their rows.
+
+use super::*;
+
+#[tokio::test]
+async fn requeue_and_discard_change_exactly_the_selected_rows() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    seed(&mut conn, &t).await;
+    let failed: Vec<uuid::Uuid> = sqlx::query_scalar(&format!(
+        "SELECT id FROM {t} WHERE status = 'failed' ORDER BY created_at"
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &[], &["requeue", "--route", "a"]);
+    assert_eq!(r.code, ERROR, "a filter without --all is refused: {r:?}");
+    let r = cmd(&schema, &[], &["requeue", "--all", "--route", "a"]);
+    assert_eq!(r.code, REFUSED, "no terminal and no --yes: {r:?}");
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["requeue", "--all", "--error-contains", "queue", "--dry-run"],
+    );
+    assert_eq!(json(&r)["count"], 1);
+    let still = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'failed'"),
+    )
+    .await;
+    assert_eq!(still, 2, "dry run changed nothing");
+    let before: Vec<(uuid::Uuid, String, i32)> = sqlx::query_as(&format!(
+        "SELECT id, status, attempts FROM {t} WHERE status <> 'failed' ORDER BY id"
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(
+        &schema,
+        &["--yes", "--format", "json"],
+        &["requeue", "--id", &failed[0].to_string()],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(json(&r)["ids"], serde_json::json!([failed[0].to_string()]));
+    let row: (
+        String,
+        i32,
+        Option<String>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    ) = sqlx::query_as(&format!(
+        "SELECT status, attempts, last_error, available_at FROM {t} WHERE id = $1"
+    ))
+    .bind(failed[0])
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(row, ("pending".into(), 0, None, None));
+    let after: Vec<(uuid::Uuid, String, i32)> = sqlx::query_as(&format!(
+        "SELECT id, status, attempts FROM {t} WHERE status <> 'failed' AND id <> $1 ORDER BY id"
+    ))
+    .bind(failed[0])
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(before, after, "no other row changed");
+    // a non-failed id is reported, not touched
+    let r = cmd(
+        &schema,
+        &["--yes"],
+        &["requeue", "--id", &failed[0].to_string()],
+    );
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(r.stdout.contains("not a failed row"), "{r:?}");
+    let r = cmd(
+        &schema,
+        &["--yes"],
+        &["discard", "--all", "--type", "order.cancelled"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let left: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM {t} WHERE id = $1"))
+        .bind(failed[1])
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn requeue_under_consume_without_the_retain_columns() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "a", 3, None).await;
+    sqlx::raw_sql(&format!(
+        "ALTER TABLE {t} DROP COLUMN processing_at, DROP COLUMN published_at; UPDATE {t} SET status = 'failed', attempts = 4, last_error = 'x'"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(
+        &schema,
+        &["--storage", "consume", "--yes"],
+        &["requeue", "--all"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let pending: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {t} WHERE status = 'pending' AND attempts = 0"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(pending, 3);
+}
+
+#[tokio::test]
+async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let cp = schema.rel("hlc_checkpoint");
+    let extra = [
+        "--hlc-ordering",
+        "--propagate-trace",
+        "--hlc-checkpoint",
+        cp.as_str(),
+    ];
+    migrate(&schema, &extra).await;
+    let event = uuid::Uuid::now_v7().to_string();
+    let payload = r#"{"order_id": 42, "total": 12345678901234567890.123456789}"#;
+    let args = [
+        "emit",
+        "--route",
+        "orders",
+        "--type",
+        "order.placed",
+        "--payload",
+        payload,
+        "--ordering-key",
+        "order-42",
+        "--correlation-id",
+        "0190c4e2-8a6c-7e4a-9b1e-000000000001",
+        "--event-id",
+        &event,
+        "--traceparent",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    ];
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &args,
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let v = json(&r);
+    assert_eq!(
+        (v["staged"].as_u64(), v["deduplicated"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let stamped = v["events"][0]["hlc"].as_str().unwrap().to_owned();
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &args,
+    );
+    assert_eq!(
+        json(&r)["deduplicated"],
+        1,
+        "same event id, same route: {r:?}"
+    );
+    let mark: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {cp} WHERE node_key = 'default'"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let row_hlc: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {} ", schema.rel("outbox")))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(mark >= row_hlc, "the mark covers every committed stamp");
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &[
+            "emit",
+            "--route",
+            "orders",
+            "--type",
+            "bulk",
+            "--payload",
+            "{}",
+            "--count",
+            "1500",
+        ],
+    );
+    assert_eq!(json(&r)["staged"], 1500, "{r:?}");
+
+    let path = out_file(test);
+    let r = cmd(
+        &schema,
+        &extra,
+        &[
+            "relay",
+            "--once",
+            "--route",
+            "orders",
+            "--to",
+            &format!("file:{}", path.display()),
+        ],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let got = lines(&path);
+    assert_eq!(got.len(), 1501);
+    let first = &got[0];
+    assert_eq!(first["event_id"], event.as_str());
+    assert_eq!(first["key"], "order-42");
+    assert_eq!(first["headers"]["forze_hlc"], stamped.as_str());
+    assert_eq!(
+        first["headers"]["forze_correlation_id"],
+        "0190c4e2-8a6c-7e4a-9b1e-000000000001"
+    );
+    assert_eq!(
+        first["headers"]["traceparent"],
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    );
+    let raw = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        raw.contains(r#""total":12345678901234567890.123456789"#),
+        "payload precision kept"
+    );
+    // HLC order: the stamps in relay order never go down
+    let stamps: Vec<&str> = got
+        .iter()
+        .map(|l| l["headers"]["forze_hlc"].as_str().unwrap())
+        .collect();
+    assert!(
+        stamps.windows(2).all(|w| w[0] < w[1]),
+        "stamps strictly increase in claim order"
+    );
+
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &["hlc", "show"],
+    );
+    let v = json(&r);
+    assert_eq!(v["rows"][0]["node_key"], "default");
+    assert_eq!(v["too_far_ahead"], false);
+}
+
+#[tokio::test]
+async fn emit_refuses_bad_payloads_and_changes_nothing() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    for bad in ["{not json", "[1, 2]", "@/no/such/file"] {
+        let r = cmd(
+            &schema,
+            &[],
+            &["emit", "--route", "r", "--type", "t", "--payload", bad],
+        );
+        assert_eq!(r.code, ERROR, "{bad}: {r:?}");
+        assert_eq!(r.stderr.lines().count(), 1, "{r:?}");
+    }
+    // the payload from standard input: refused the same way
+    let r = ob(["emit", "--route", "r", "--type", "t", "--payload", "-"])
+        .pg(&schema.rel("outbox"))
+        .stdin("[1, 2]")
+        .code(ERROR);
+    assert!(r.stderr.contains("must be a JSON object"), "{r:?}");
+    let n = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {}", schema.rel("outbox")),
+    )
+    .await;
+    assert_eq!(n, 0);
+}
+
+#[tokio::test]
+async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
+    use outboxctl::store::ops::NewEvent;
+    use outboxctl::store::postgres::ops::{PgOps, advance_checkpoint};
+    use sqlx::Connection;
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let cp = schema.rel("hlc_checkpoint");
+    migrate(&schema, &["--hlc-ordering", "--hlc-checkpoint", &cp]).await;
+    let table = outboxctl::target::QualifiedName::parse("t", &schema.rel("outbox")).unwrap();
+    let cpq = outboxctl::target::QualifiedName::parse("c", &cp).unwrap();
+    let event = || NewEvent {
+        id: uuid::Uuid::now_v7(),
+        event_id: uuid::Uuid::now_v7(),
+        route: "r".into(),
+        event_type: "t".into(),
+        payload: "{}".into(),
+        ordering_key: None,
+        tenant_id: None,
+        correlation_id: None,
+        causation_id: None,
+        execution_id: None,
+        traceparent: None,
+        occurred_at: chrono::Utc::now(),
+    };
+    // rolled back: neither rows nor mark
+    let mut tx = conn.begin().await.unwrap();
+    PgOps::stage_in_transaction(&mut tx, &table, Some(&cpq), true, false, &[event()], "n1")
+        .await
+        .unwrap();
+    tx.rollback().await.unwrap();
+    let marks = count(&mut conn, &format!("SELECT count(*) FROM {cp}")).await;
+    assert_eq!(marks, 0);
+    // committed: both
+    let mut tx = conn.begin().await.unwrap();
+    let staged = PgOps::stage_in_transaction(
+        &mut tx,
+        &table,
+        Some(&cpq),
+        true,
+        false,
+        &[event(), event()],
+        "n1",
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    let mark: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {cp} WHERE node_key = 'n1'"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let max_row: i64 = sqlx::query_scalar(&format!("SELECT max(hlc) FROM {table}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(mark, max_row);
+    assert_eq!(
+        outboxctl::hlc::HlcTimestamp::unpack(mark).unwrap().encode(),
+        staged[1].hlc.clone().unwrap()
+    );
+
+    // two writers on one node key, the lower one committing last: the higher mark stays
+    let high = outboxctl::hlc::HlcTimestamp::new(4_000_000_000_000, 7);
+    let low = outboxctl::hlc::HlcTimestamp::new(3_000_000_000_000, 0);
+    let mut a = crate::common::pg().await;
+    let mut b = crate::common::pg().await;
+    let b_pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&mut b)
+        .await
+        .unwrap();
+    let mut watcher = crate::common::pg().await;
+    let mut ta = a.begin().await.unwrap();
+    advance_checkpoint(&mut ta, &cpq, "shared", high)
+        .await
+        .unwrap();
+    let writer_b = async {
+        let mut tb = b.begin().await.unwrap();
+        advance_checkpoint(&mut tb, &cpq, "shared", low)
+            .await
+            .unwrap(); // waits on a's row lock
+        tb.commit().await.unwrap();
+    };
+    let commit_a = async {
+        // commit only once b is really waiting on a's row lock
+        crate::common::wait_for_session(
+            &mut watcher,
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock')",
+            Some(b_pid),
+            std::time::Duration::from_secs(10),
+        )
+        .await;
+        ta.commit().await.unwrap();
+    };
+    tokio::join!(writer_b, commit_a);
+    let mark: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {cp} WHERE node_key = 'shared'"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(mark, high.pack());
+    // and a resumed clock stamps above every mark
+    let mut tx = conn.begin().await.unwrap();
+    let staged =
+        PgOps::stage_in_transaction(&mut tx, &table, Some(&cpq), true, false, &[event()], "n2")
+            .await
+            .unwrap();
+    tx.commit().await.unwrap();
+    assert!(staged[0].hlc.clone().unwrap() > high.encode());
+}
+
+/// Failure groups on PostgreSQL: parked rows grouped by their error's fingerprint (the same
+/// error with other numbers, addresses and durations is one group), rows waiting for a retry
+/// with --retrying, and requeue/discard of exactly a group's rows (dry run, refusal without a
+/// terminal, counts).
+#[tokio::test]
+async fn failure_groups_list_and_act_on_exactly_their_rows() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    // 6 rows of a 503 (other addresses, durations), 3 of a refusal, 2 retrying 503s, 1 pending
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN 'a' ELSE 'b' END, gen_random_uuid(), 'order.placed', now(), '{{}}',
+                'failed', now() - (g || ' minutes')::interval, 5, now(),
+                'HTTP 503 from 10.0.0.' || g || ':8080 after ' || g || '.5s'
+           FROM generate_series(1, 6) g;
+         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), 'a', gen_random_uuid(), 'order.cancelled', now(), '{{}}',
+                'failed', now(), 1, now(), 'order ' || gen_random_uuid() || ' refused: ''no stock'''
+           FROM generate_series(1, 3) g;
+         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), 'a', gen_random_uuid(), 'order.placed', now(), '{{}}',
+                'pending', now(), 2, now() + interval '1 minute', 'HTTP 502 from 10.0.0.9:8080 after 0.1s (+3 more)'
+           FROM generate_series(1, 2) g;
+         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at)
+         VALUES (gen_random_uuid(), 'a', gen_random_uuid(), 'order.placed', now(), '{{}}', 'pending', now());"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let http = outboxctl::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
+    let refused = outboxctl::failure_groups::fingerprint(
+        "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
+    );
+    let groups = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--group"],
+    )
+    .json();
+    assert_eq!(
+        group_counts(&groups),
+        [(http.clone(), 6), (refused.clone(), 3)],
+        "{groups}"
+    );
+    assert_eq!(groups[0]["routes"], serde_json::json!({"a": 3, "b": 3}));
+    assert_eq!(groups[0]["attempts_min"], 5);
+    assert!(
+        groups[0]["sample_error"]
+            .as_str()
+            .unwrap()
+            .starts_with("HTTP 503 from 10.0.0.")
+    );
+    // with --retrying the 502s waiting for their retry join the HTTP group
+    let groups = cmd(
+        &schema,
+        &["--format", "json", "--route", "a"],
+        &["inspect", "failed", "--group", "--retrying"],
+    )
+    .json();
+    assert_eq!(groups[0]["id"], http.as_str());
+    assert_eq!(
+        groups[0]["count"], 5,
+        "3 parked on route a + 2 retrying: {groups}"
+    );
+    assert_eq!(
+        groups[0]["statuses"],
+        serde_json::json!({"failed": 3, "pending": 2})
+    );
+    // the table names the group and how to act on it
+    let r = cmd(&schema, &[], &["inspect", "failed", "--group"]);
+    assert!(
+        r.stdout.contains(&http) && r.stderr.contains("requeue --group"),
+        "{r:?}"
+    );
+
+    let failed_with = |error: &'static str| {
+        format!("SELECT count(*) FROM {t} WHERE status = 'failed' AND last_error LIKE '{error}%'")
+    };
+    // a dry run counts, and changes nothing
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["requeue", "--group", &http, "--dry-run"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(r.json()["count"], 6);
+    assert_eq!(r.json()["groups"][&http], 6);
+    assert_eq!(count(&mut conn, &failed_with("HTTP")).await, 6);
+    // no terminal and no --yes: refused, nothing changed
+    let r = cmd(&schema, &[], &["requeue", "--group", &http]);
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    assert_eq!(count(&mut conn, &failed_with("HTTP")).await, 6);
+    // narrowed by route, then the rest: exactly the group's parked rows, never the retrying ones
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--route", "b"],
+        &["requeue", "--group", &http, "--yes"],
+    );
+    assert_eq!((r.code, r.json()["count"].as_i64()), (OK, Some(3)), "{r:?}");
+    let r = cmd(&schema, &["--yes"], &["requeue", "--group", &http]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(count(&mut conn, &failed_with("HTTP")).await, 0);
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status = 'pending' AND attempts = 2")
+        )
+        .await,
+        2,
+        "rows waiting for a retry are not requeued"
+    );
+    assert_eq!(count(&mut conn, &failed_with("order")).await, 3);
+    // discard another group; an id with no rows now is said, not an error
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--yes"],
+        &["discard", "--group", &format!("{refused},{http}")],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(r.json()["groups"][&refused], 3);
+    assert_eq!(r.json()["groups"][&http], 0);
+    assert!(
+        r.stderr
+            .contains(&format!("group {http} has no failed rows now")),
+        "{r:?}"
+    );
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {t}")).await,
+        9
+    );
+}

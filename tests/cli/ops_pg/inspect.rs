@@ -1,0 +1,308 @@
+//! `inspect` on PostgreSQL: exact counts, filters and keyset pages, where an event went, plans on a million rows, blocked keys.
+
+use super::*;
+
+#[tokio::test]
+async fn inspect_summary_counts_exactly_and_its_json_is_stable() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    seed(&mut conn, &schema.rel("outbox")).await;
+    let r = cmd(&schema, &["--format", "json"], &["inspect"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let mut v = json(&r);
+    for s in v.as_array_mut().unwrap() {
+        for k in ["oldest_pending", "next_retry"] {
+            if !s[k].is_null() {
+                s[k] = Value::String("[timestamp]".into());
+            }
+        }
+    }
+    insta::assert_snapshot!(
+        "inspect_summary_json",
+        serde_json::to_string_pretty(&v).unwrap()
+    );
+    let r = cmd(&schema, &["--route", "b"], &["inspect", "summary"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stdout.contains(" b ") && !r.stdout.contains(" a "),
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn inspect_lists_with_filters_and_keyset_pages() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    seed(&mut conn, &schema.rel("outbox")).await;
+    let ids = |r: &crate::common::Run| -> Vec<String> {
+        r.jsonl()
+            .iter()
+            .map(|row| row["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let r = cmd(&schema, &["--format", "jsonl"], &["inspect", "pending"]);
+    assert_eq!(ids(&r).len(), 6, "3 ripe + 2 scheduled on a, 1 on b: {r:?}");
+    let r = cmd(
+        &schema,
+        &["--format", "jsonl", "--route", "a", "--limit", "2"],
+        &["inspect", "pending"],
+    );
+    let page1 = ids(&r);
+    assert_eq!(page1.len(), 2);
+    let r = cmd(
+        &schema,
+        &[
+            "--format", "jsonl", "--route", "a", "--limit", "10", "--after", &page1[1],
+        ],
+        &["inspect", "pending"],
+    );
+    let page2 = ids(&r);
+    assert_eq!(page2.len(), 3);
+    assert!(!page2.contains(&page1[0]) && !page2.contains(&page1[1]));
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--type", "order.cancelled"],
+    );
+    let v = json(&r);
+    assert_eq!(v.as_array().unwrap().len(), 1);
+    assert_eq!(v[0]["last_error"], "HTTP 500");
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--error-contains", "queue missing"],
+    );
+    assert_eq!(json(&r).as_array().unwrap().len(), 1);
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--older-than", "1h"],
+    );
+    assert_eq!(
+        json(&r).as_array().unwrap().len(),
+        0,
+        "all rows are younger than an hour"
+    );
+}
+
+#[tokio::test]
+async fn inspect_event_answers_did_it_go_out() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let log = schema.rel("outbox_delivered");
+    migrate(&schema, &["--storage", "consume", "--delivery-log", &log]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    let events: Vec<uuid::Uuid> =
+        sqlx::query_scalar(&format!("SELECT event_id FROM {t} ORDER BY created_at"))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    let extra = ["--storage", "consume", "--delivery-log", log.as_str()];
+    let r = cmd(
+        &schema,
+        &extra,
+        &["inspect", "event", &events[0].to_string()],
+    );
+    assert!(
+        r.stdout.contains("outbox row") && r.stdout.contains("pending"),
+        "{r:?}"
+    );
+    let r = cmd(&schema, &extra, &RELAY_TO_NOWHERE);
+    assert_eq!(r.code, OK, "{r:?}");
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &["inspect", "event", &events[0].to_string()],
+    );
+    let v = json(&r);
+    assert_eq!(v["rows"].as_array().unwrap().len(), 0);
+    assert_eq!(v["deliveries"].as_array().unwrap().len(), 1);
+    let r = cmd(
+        &schema,
+        &extra,
+        &["inspect", "event", &uuid::Uuid::now_v7().to_string()],
+    );
+    assert!(r.stdout.contains("does not prove"), "{r:?}");
+}
+
+/// The operator's store on the table, and the five routes the million-row tables use.
+async fn five_route_ops<'c>(
+    conn: &'c mut PgConnection,
+    t: &str,
+) -> (outboxctl::store::postgres::ops::PgOps<'c>, Vec<String>) {
+    let table = outboxctl::target::QualifiedName::parse("t", t).unwrap();
+    let ops = outboxctl::store::postgres::ops::PgOps::open(conn, table)
+        .await
+        .unwrap();
+    (ops, (0..5).map(|i| format!("route{i}")).collect())
+}
+
+#[tokio::test]
+async fn inspect_queries_read_indexes_on_a_million_rows() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    // a year of history: mostly published, a few routes, some pending, retries and failures
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, published_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), 'route' || (g % 5), gen_random_uuid(), 'e', now(), '{{}}',
+                CASE WHEN g % 1000 = 0 THEN 'failed' WHEN g % 100 = 1 THEN 'pending' ELSE 'published' END,
+                now() - (g || ' seconds')::interval, now(), (g % 3),
+                CASE WHEN g % 300 = 1 THEN now() + interval '1 hour' END, CASE WHEN g % 1000 = 0 THEN 'x' END
+           FROM generate_series(1, 1000000) g;
+         ANALYZE {t};"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let (ops, routes) = five_route_ops(&mut conn, &t).await;
+    let queries = [
+        (ops.routes_sql(), vec![]),
+        (ops.summary_sql(), vec!["route1"]),
+        (ops.list_sql(), vec!["list"]),
+    ];
+    let sqls: Vec<(String, Vec<&str>)> = queries.into_iter().collect();
+    let conn = ops.conn;
+    for (sql, kind) in sqls {
+        let explain = format!("EXPLAIN (FORMAT JSON) {sql}");
+        let mut q = sqlx::query_scalar::<_, Value>(&explain);
+        match kind.first().copied() {
+            Some("route1") => {
+                q = q
+                    .bind("route1")
+                    .bind(None::<uuid::Uuid>)
+                    .bind(chrono::Utc::now())
+                    .bind(chrono::Utc::now() - chrono::Duration::minutes(5));
+            }
+            Some("list") => {
+                q = q
+                    .bind(&routes)
+                    .bind("failed")
+                    .bind(None::<uuid::Uuid>)
+                    .bind(None::<String>)
+                    .bind(None::<chrono::DateTime<chrono::Utc>>)
+                    .bind(None::<String>)
+                    .bind(None::<uuid::Uuid>)
+                    .bind(50i64);
+            }
+            _ => {}
+        }
+        let plan = q.fetch_one(&mut *conn).await.unwrap();
+        let text = plan.to_string();
+        assert!(
+            !text.contains("\"Seq Scan\""),
+            "a sequential scan in:\n{sql}\n{}",
+            serde_json::to_string_pretty(&plan).unwrap()
+        );
+    }
+}
+
+/// `inspect blocked`: per key, the head row strict order waits on and how many rows wait
+/// behind it, most first; a parked row with nothing behind it holds nothing back.
+#[tokio::test]
+async fn inspect_blocked_lists_each_stuck_key_with_its_head_and_backlog() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, available_at, last_error, attempts)
+         SELECT gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}',
+                CASE WHEN g = 0 THEN 'failed' ELSE 'pending' END, now() - (10 - g) * interval '1 s', 'K', NULL,
+                CASE WHEN g = 0 THEN 'refused' END, CASE WHEN g = 0 THEN 4 ELSE 0 END
+           FROM generate_series(0, 3) g;
+         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, available_at, attempts)
+         VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '20 s', 'J', now() + interval '1 h', 1),
+                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '19 s', 'J', NULL, 0),
+                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'failed',  now() - interval '30 s', 'L', NULL, 4),
+                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '30 s', 'M', NULL, 0);"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &["--format", "json"], &["inspect", "blocked"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v = json(&r);
+    let keys: Vec<(String, i64, String)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["ordering_key"].as_str().unwrap().to_owned(),
+                k["waiting"].as_i64().unwrap(),
+                k["head"]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("K".to_owned(), 3, "failed".to_owned()),
+            ("J".to_owned(), 1, "pending".to_owned())
+        ]
+    );
+    assert_eq!(v[0]["head"]["last_error"], "refused");
+    let r = cmd(&schema, &[], &["inspect", "blocked"]);
+    assert!(
+        r.stdout.contains("K") && r.stdout.contains("refused"),
+        "{r:?}"
+    );
+}
+
+/// Grouping reads the failed rows only: on 1,000,000 rows of which 50,000 failed (and 10,000
+/// wait for a retry), neither of its statements scans the table, and the whole command's
+/// time is printed (not asserted: speed belongs to the benchmark).
+#[tokio::test]
+async fn failure_groups_read_only_the_failed_rows_of_a_million() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, published_at, attempts, available_at, last_error)
+         SELECT gen_random_uuid(), 'route' || (g % 5), gen_random_uuid(), 'e', now(), '{{}}',
+                CASE WHEN g % 20 = 0 THEN 'failed' WHEN g % 100 = 1 THEN 'pending' ELSE 'published' END,
+                now() - (g || ' seconds')::interval, now(), CASE WHEN g % 20 = 0 THEN 5 WHEN g % 100 = 1 THEN 1 ELSE 0 END,
+                CASE WHEN g % 100 = 1 THEN now() + interval '1 hour' END,
+                CASE WHEN g % 20 = 0 THEN 'HTTP ' || (500 + g % 4) || ' from 10.0.0.' || (g % 200) || ':8080'
+                     WHEN g % 100 = 1 THEN 'timed out after ' || (g % 7) || 's' END
+           FROM generate_series(1, 1000000) g;
+         ANALYZE {t};"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let (ops, routes) = five_route_ops(&mut conn, &t).await;
+    for sql in ops.error_rows_sql(true) {
+        let plan: Value = sqlx::query_scalar(&format!("EXPLAIN (FORMAT JSON) {sql}"))
+            .bind(&routes)
+            .bind(None::<uuid::Uuid>)
+            .bind(None::<String>)
+            .bind(None::<i64>)
+            .fetch_one(&mut *ops.conn)
+            .await
+            .unwrap();
+        assert!(
+            !plan.to_string().contains("\"Seq Scan\""),
+            "a sequential scan in:\n{sql}\n{}",
+            serde_json::to_string_pretty(&plan).unwrap()
+        );
+    }
+    let started = std::time::Instant::now();
+    let groups = cmd(
+        &schema,
+        &["--format", "json"],
+        &["inspect", "failed", "--group", "--retrying"],
+    )
+    .json();
+    println!(
+        "inspect failed --group --retrying over 1,000,000 rows (50,000 failed, 10,000 retrying): {:?}",
+        started.elapsed()
+    );
+    let counts: Vec<i64> = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["count"].as_i64().unwrap())
+        .collect();
+    assert_eq!(counts, [50_000, 10_000], "{groups}");
+}

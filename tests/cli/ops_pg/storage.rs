@@ -1,0 +1,265 @@
+//! The retain → consume move and doctor on PostgreSQL: refused steps, every tenant's table, a slow recheck.
+
+use super::*;
+
+#[tokio::test]
+async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 6, None).await;
+    sqlx::raw_sql(&format!(
+        "CREATE INDEX outbox_processing_idx ON {t} (outbox_route, status, processing_at);
+         UPDATE {t} SET status = 'processing', processing_at = now() WHERE (payload->>'n')::int = 1;
+         UPDATE {t} SET status = 'published', published_at = now() WHERE (payload->>'n')::int = 2;"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &["--format", "json"], &["storage", "status"]);
+    let v = json(&r);
+    assert_eq!(
+        (
+            v["processing"].as_i64(),
+            v["published"].as_i64(),
+            v["next_step"].as_i64()
+        ),
+        (Some(1), Some(1), Some(2))
+    );
+    assert_eq!(
+        v["indexes_on_dropped_columns"],
+        serde_json::json!(["outbox_processing_idx"])
+    );
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled"],
+        &["storage", "to-consume", "--step", "3"],
+    );
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    assert!(
+        r.stderr.contains("processing") && r.stderr.contains("published"),
+        "{r:?}"
+    );
+    let r = cmd(&schema, &[], &["storage", "to-consume", "--step", "2"]);
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    // the relays drain and the retention job prunes
+    sqlx::raw_sql(&format!("UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'; DELETE FROM {t} WHERE status = 'published'"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = cmd(
+        &schema,
+        &["--yes"],
+        &["storage", "to-consume", "--step", "3"],
+    );
+    assert_eq!(r.code, REFUSED, "reclaim still on: {r:?}");
+    assert!(r.stderr.contains("reclaim"), "{r:?}");
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled"],
+        &["storage", "to-consume", "--step", "3", "--dry-run"],
+    );
+    assert!(
+        r.stdout
+            .contains("DROP COLUMN processing_at, DROP COLUMN published_at"),
+        "{r:?}"
+    );
+    let r = cmd(
+        &schema,
+        &["--reclaim-disabled"],
+        &["storage", "to-consume", "--step", "3"],
+    );
+    assert_eq!(r.code, REFUSED, "no --yes without a terminal: {r:?}");
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled"],
+        &["storage", "to-consume"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let cols: Vec<String> = sqlx::query_scalar("SELECT attname::text FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped")
+        .bind(&t)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert!(!cols.contains(&"processing_at".into()) && !cols.contains(&"published_at".into()));
+    let r = cmd(&schema, &["--format", "json"], &["storage", "status"]);
+    assert_eq!(json(&r)["next_step"], Value::Null);
+    // the consume relay serves the table
+    // reclaim reads processing_at: with it on, every pass now fails, as the specification warns
+    let r = cmd(&schema, &["--storage", "consume"], &RELAY_TO_NOWHERE);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(r.stderr.contains("processing_at"), "{r:?}");
+    let cfg = std::env::temp_dir()
+        .join("outboxctl-tests")
+        .join(format!("{}.yaml", schema.name));
+    std::fs::write(&cfg, "relay:\n  reclaim_stale_after: null\n").unwrap();
+    let cfg = cfg.to_str().unwrap();
+    let r = cmd(
+        &schema,
+        &["--storage", "consume", "--format", "json", "--config", cfg],
+        &RELAY_TO_NOWHERE,
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(json(&r)[0]["published"], 5);
+    let left = count(&mut conn, &format!("SELECT count(*) FROM {t}")).await;
+    assert_eq!(left, 0);
+}
+
+#[tokio::test]
+async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let r = cmd(&schema, &["--format", "json"], &["doctor"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(json(&r)["ok"], true);
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'failed' WHERE (payload->>'n')::int = 1;
+         UPDATE {t} SET created_at = now() - interval '1 hour' WHERE (payload->>'n')::int = 2;
+         DROP INDEX {}.outbox_claim_idx;",
+        schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &["--format", "json"], &["doctor"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let v = json(&r);
+    let level = |name: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .unwrap()["level"]
+            .clone()
+    };
+    assert_eq!(level("claim index"), "fail");
+    assert_eq!(level("failed rows"), "warn");
+    assert_eq!(level("oldest pending"), "fail");
+}
+
+/// With a per-tenant relation every configured tenant's table is checked: a processing row in
+/// the second tenant's table refuses step 3 for all (naming that table), and nothing is dropped.
+#[tokio::test]
+async fn storage_checks_every_tenants_table() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\nrelay:\n  reclaim_stale_after: null\n",
+            schema.name
+        ),
+    );
+    let url = pg_url();
+    let with = |args: &[&str]| {
+        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
+    };
+    assert_eq!(with(&["migrate"]).code, OK);
+    let table_b = format!("{}.outbox_{}", schema.name, b.replace('-', ""));
+    stage(&mut conn, &table_b, "orders", 2, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {table_b} SET status = 'processing', processing_at = now()"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = with(&["storage", "status", "--format", "json"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v = json(&r);
+    let tables = v.as_array().expect("one status per tenant");
+    assert_eq!(tables.len(), 2);
+    assert_eq!(tables[0]["tenant"], a);
+    assert_eq!(tables[0]["next_step"], 3);
+    assert_eq!(
+        (
+            tables[1]["tenant"].as_str(),
+            tables[1]["processing"].as_i64()
+        ),
+        (Some(b), Some(2))
+    );
+    let r = with(&[
+        "storage",
+        "to-consume",
+        "--step",
+        "3",
+        "--yes",
+        "--reclaim-disabled",
+    ]);
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    assert!(
+        r.stderr.contains(&table_b),
+        "names the blocked table: {r:?}"
+    );
+    let dropped: i64 = count(
+        &mut conn,
+        &format!(
+            "SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+              WHERE n.nspname = '{}' AND a.attname = 'processing_at' AND NOT a.attisdropped",
+            schema.name
+        ),
+    )
+    .await;
+    assert_eq!(dropped, 2, "both tables keep their columns");
+    // once the second table is clean too, step 3 drops the columns of both
+    sqlx::raw_sql(&format!(
+        "UPDATE {table_b} SET status = 'pending', processing_at = NULL"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = with(&[
+        "storage",
+        "to-consume",
+        "--step",
+        "3",
+        "--yes",
+        "--reclaim-disabled",
+    ]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(
+        r.stdout
+            .matches("dropped: processing_at, published_at")
+            .count(),
+        2,
+        "{r:?}"
+    );
+}
+
+/// Step 3 holds an ACCESS EXCLUSIVE lock while it re-checks the table: a re-check slower than
+/// `--check-timeout` gives up (exit 4) and drops nothing, instead of blocking the relays.
+#[tokio::test]
+async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 200_000, None).await;
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled"],
+        &[
+            "storage",
+            "to-consume",
+            "--step",
+            "3",
+            "--check-timeout",
+            "1ms",
+        ],
+    );
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
+    assert!(r.stderr.contains("--check-timeout"), "{r:?}");
+    let cols = count(
+        &mut conn,
+        &format!(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = '{t}'::regclass AND attname IN ('processing_at', 'published_at') AND NOT attisdropped"
+        ),
+    )
+    .await;
+    assert_eq!(cols, 2, "nothing dropped");
+}

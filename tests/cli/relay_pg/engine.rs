@@ -1,0 +1,334 @@
+//! The engine over PgStore with destinations that fail on purpose: retries, parking, deadlines, savepoints, cancellation.
+
+use super::*;
+
+#[tokio::test]
+async fn transient_failures_retry_with_grouped_errors_then_succeed() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 6, None).await;
+    // First pass: n=1..3 fail with two different errors, the rest publish.
+    let flaky = Flaky::new(|m, _| {
+        let n = m
+            .payload
+            .get()
+            .trim_start_matches("{\"n\":")
+            .trim_end_matches('}')
+            .parse::<i32>()
+            .unwrap();
+        match n {
+            1 | 2 => Some(PublishError::transient("broker busy")),
+            3 => Some(PublishError::transient("connection reset")),
+            _ => None,
+        }
+    });
+    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    let sink = Sink::Publisher(flaky.clone());
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.committed, "{report:?}");
+    assert_eq!((report.published, report.retried, report.failed), (3, 3, 0));
+    let rows = sqlx::query(&format!("SELECT status, attempts, last_error, available_at > now() AS later FROM {t} WHERE attempts > 0"))
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        assert_eq!(r.get::<String, _>("status"), "pending");
+        assert_eq!(r.get::<i32, _>("attempts"), 1);
+        assert!(r.get::<bool, _>("later"));
+        assert_eq!(
+            r.get::<String, _>("last_error"),
+            "broker busy (+1 more)",
+            "one group: first error plus the count of others"
+        );
+    }
+    // Not yet due: a pass claims nothing.
+    let ok = Flaky::new(|_, _| None);
+    let sink = Sink::Publisher(ok.clone());
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert_eq!(report.claimed, 0);
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET available_at = now() - interval '1 ms' WHERE attempts > 0"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert_eq!((report.published, report.retried), (3, 0));
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status = 'published'")
+        )
+        .await,
+        6
+    );
+    let err: Option<String> = sqlx::query_scalar(&format!("SELECT max(last_error) FROM {t}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(err, None, "publishing clears last_error");
+}
+
+#[tokio::test]
+async fn a_permanent_refusal_parks_the_row_at_once() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    let flaky = Flaky::new(|_, n| (n == 0).then(|| PublishError::permanent("HTTP 422: bad event")));
+    let mut s = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &Sink::Publisher(flaky),
+        &settings(Storage::Consume),
+        PassOptions::default(),
+    )
+    .await;
+    assert_eq!(
+        (report.published, report.failed, report.committed),
+        (1, 1, true)
+    );
+    let row = sqlx::query(&format!("SELECT status, attempts, last_error FROM {t}"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<String, _>(0), "failed");
+    assert_eq!(row.get::<i32, _>(1), 0, "attempts unchanged");
+    assert_eq!(row.get::<String, _>(2), "HTTP 422: bad event");
+}
+
+#[tokio::test]
+async fn the_pass_deadline_cancels_a_publish_in_flight_and_leaves_the_rest_untouched() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 10, None).await;
+    let mut slow = Flaky::new(|_, _| None);
+    Arc::get_mut(&mut slow).unwrap().delay = Duration::from_millis(300);
+    let mut settings = settings(Storage::Consume);
+    settings.pass_deadline = Duration::from_millis(700);
+    settings.one_at_a_time = true;
+    let mut s = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &Sink::Publisher(slow.clone()),
+        &settings,
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.committed, "{report:?}");
+    assert_eq!(
+        (report.published, report.retried, report.untouched),
+        (2, 1, 7),
+        "{report:?}"
+    );
+    let err: String = sqlx::query_scalar(&format!("SELECT last_error FROM {t} WHERE attempts = 1"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(err.starts_with("publish timed out after 0."), "{err}");
+    assert_eq!(
+        count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE attempts = 0 AND last_error IS NULL")
+        )
+        .await,
+        7
+    );
+}
+
+#[tokio::test]
+async fn a_pass_inside_the_callers_transaction_is_a_savepoint() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 4, None).await;
+    let opts = PgStoreOptions {
+        relation: RelationSpec::parse("relation", &t).unwrap(),
+        delivery_log: None,
+        storage: Storage::Consume,
+        hlc_ordering: false,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: KeyOrder::BestEffort,
+        pass_statement_timeout: Duration::from_millis(1),
+        pass_deadline: Duration::from_secs(5),
+        prepared_statements: false,
+    };
+    let mut caller = crate::common::pg().await;
+    for commit in [false, true] {
+        use sqlx::Connection;
+        let mut tx = caller.begin().await.unwrap();
+        let mut s = PgStore::in_transaction(&mut tx, opts.clone()).unwrap();
+        let ok = Flaky::new(|_, _| None);
+        let report = run_pass(
+            &mut s,
+            &target(),
+            &Sink::Publisher(ok),
+            &settings(Storage::Consume),
+            PassOptions::default(),
+        )
+        .await;
+        drop(s);
+        assert_eq!(report.published, 4, "{report:?}");
+        // no pass timeouts were set: the caller's transaction keeps its own (none)
+        let st: String = sqlx::query_scalar("SELECT current_setting('statement_timeout')")
+            .fetch_one(&mut *tx)
+            .await
+            .unwrap();
+        assert_eq!(st, "0");
+        if commit {
+            tx.commit().await.unwrap();
+        } else {
+            tx.rollback().await.unwrap();
+        }
+        let left = count(&mut conn, &format!("SELECT count(*) FROM {t}")).await;
+        assert_eq!(left, if commit { 0 } else { 4 }, "commit={commit}");
+    }
+    // a connection without a transaction opened through sqlx is refused
+    assert!(PgStore::in_transaction(&mut caller, opts).is_err());
+}
+
+#[tokio::test]
+async fn ctrl_c_of_a_one_shot_relay_exits_130() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 50_000, None).await;
+    let path = out_file(test);
+    let child = ob(["relay", "--once", "--route", "orders"])
+        .pg(&schema.rel("outbox"))
+        .args(["--to", &format!("file:{}", path.display())])
+        .spawn_piped();
+    crate::common::wait_until(Duration::from_secs(30), "some deliveries", || {
+        std::fs::metadata(&path)
+            .map(|m| m.len() > 0)
+            .unwrap_or(false)
+    })
+    .await;
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A consume pass's opening (`BEGIN`, its timeouts and the claim, sent together) cancelled on
+/// the server (`pg_cancel_backend` while the claim waits for a lock another session holds on the
+/// table): the pass fails and rolls back, and the next pass on the same connection runs,
+/// instead of meeting "current transaction is aborted" forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pass_cancelled_while_it_opens_leaves_the_connection_usable() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let mut opts = store_options(&schema, Storage::Consume, KeyOrder::BestEffort);
+    // the claim waits for the lock until it is cancelled, not for lock_timeout
+    opts.pass_statement_timeout = Duration::from_secs(60);
+    let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
+    let s = PgStore::connect(&url, Duration::from_secs(5), opts)
+        .await
+        .unwrap();
+    let pid = s.backend_pid().expect("a direct connection");
+    let ok = Flaky::new(|_, _| None);
+    let sink = Sink::Publisher(ok.clone());
+    // another session holds the table: the pass's claim waits for it
+    let mut locker = crate::common::pg().await;
+    sqlx::raw_sql(&format!("BEGIN; LOCK TABLE {t} IN ACCESS EXCLUSIVE MODE"))
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    let first = tokio::spawn({
+        let sink = sink.clone();
+        async move {
+            let mut s = s;
+            let report = run_pass(
+                &mut s,
+                &target(),
+                &sink,
+                &settings(Storage::Consume),
+                PassOptions::default(),
+            )
+            .await;
+            (s, report)
+        }
+    });
+    crate::common::eventually(
+        Duration::from_secs(30),
+        "the pass's claim waiting on the table",
+        async || {
+            let waiting: Option<i32> = sqlx::query_scalar(
+                "SELECT pid FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'",
+            )
+            .bind(pid)
+            .fetch_optional(&mut conn)
+            .await
+            .unwrap();
+            waiting.ok_or_else(|| "not yet".to_owned())
+        },
+    )
+    .await;
+    let cancelled: bool = sqlx::query_scalar("SELECT pg_cancel_backend($1)")
+        .bind(pid)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert!(cancelled);
+    let (mut s, report) = first.await.unwrap();
+    assert!(!report.committed, "{report:?}");
+    let error = report.error.unwrap_or_default();
+    assert!(
+        error.contains("claiming") && error.contains("cancel"),
+        "{error}"
+    );
+    sqlx::raw_sql("COMMIT").execute(&mut locker).await.unwrap();
+    // the same connection runs the next pass
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Consume),
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.committed, "{report:?}");
+    assert_eq!(report.published, 5);
+    assert_eq!(s.backend_pid(), Some(pid), "the same connection");
+    assert_eq!(
+        count(&mut conn, &format!("SELECT count(*) FROM {t}")).await,
+        0
+    );
+}

@@ -1,0 +1,123 @@
+//! The relay on a real PostgreSQL: every rule of semantics.md that applies, in both storages;
+//! the helpers the parts share (a destination that fails on purpose, settings, a store).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use outboxctl::destination::{PublishError, Publisher, Sink};
+use outboxctl::model::Message;
+use outboxctl::model::{KeyOrder, Storage};
+use outboxctl::relay::RelaySettings;
+use outboxctl::relay::engine::{PassOptions, run_pass};
+use outboxctl::store::postgres::{PgStore, PgStoreOptions};
+use outboxctl::store::{PassTarget, RelayStore};
+use outboxctl::target::RelationSpec;
+use serde_json::Value;
+use sqlx::Row;
+use sqlx::postgres::PgConnection;
+
+use crate::common::{
+    CHECK_FAILED, OK, PgSchema, count, lines, migrate, ob, out_file, pg_url, stage,
+};
+
+mod claim;
+mod cli;
+mod engine;
+mod strict;
+
+fn relay_once(schema: &PgSchema, to: &str, extra: &[&str]) -> crate::common::Run {
+    ob(["relay", "--once", "--route", "orders", "--to", to])
+        .pg(&schema.rel("outbox"))
+        .args(extra)
+        .run()
+}
+
+/// A destination that fails the publishes it is told to, and records what it published.
+type FailWhen = Box<dyn Fn(&Message, usize) -> Option<PublishError> + Send + Sync>;
+
+struct Flaky {
+    fail: FailWhen,
+    calls: AtomicUsize,
+    published: std::sync::Mutex<Vec<Message>>,
+    delay: Duration,
+}
+
+impl Flaky {
+    fn new(
+        fail: impl Fn(&Message, usize) -> Option<PublishError> + Send + Sync + 'static,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            fail: Box::new(fail),
+            calls: AtomicUsize::new(0),
+            published: Default::default(),
+            delay: Duration::ZERO,
+        })
+    }
+}
+
+impl Publisher for Flaky {
+    fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        let result = match (self.fail)(&message, n) {
+            Some(e) => Err(e),
+            None => {
+                self.published.lock().unwrap().push((*message).clone());
+                Ok(())
+            }
+        };
+        let delay = self.delay;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            result
+        })
+    }
+}
+
+fn strict_settings(storage: Storage) -> RelaySettings {
+    let mut s = settings(storage);
+    s.key_order = KeyOrder::Strict;
+    s
+}
+
+fn settings(storage: Storage) -> RelaySettings {
+    let config =
+        outboxctl::config::Config::resolve(Default::default(), None, &Default::default(), &|_| {
+            None
+        })
+        .unwrap();
+    let mut s = RelaySettings::from_config(&config);
+    s.storage = storage;
+    s
+}
+
+fn store_options(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> PgStoreOptions {
+    PgStoreOptions {
+        relation: RelationSpec::parse("relation", &schema.rel("outbox")).unwrap(),
+        delivery_log: None,
+        storage,
+        hlc_ordering: false,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order,
+        pass_statement_timeout: Duration::from_secs(1),
+        pass_deadline: Duration::from_secs(5),
+        prepared_statements: false,
+    }
+}
+
+async fn store(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> PgStore<'static> {
+    let opts = store_options(schema, storage, key_order);
+    let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
+    PgStore::connect(&url, Duration::from_secs(5), opts)
+        .await
+        .unwrap()
+}
+
+fn target() -> PassTarget {
+    PassTarget {
+        route: "orders".into(),
+        tenant: None,
+    }
+}
