@@ -11,15 +11,14 @@ pub mod destination;
 pub mod duration;
 pub mod error;
 pub mod exit_code;
-pub mod failure_groups;
 pub mod hlc;
 pub mod model;
+pub mod ops;
 pub mod relay;
 pub mod replay;
 pub mod schema;
 pub mod store;
 pub mod target;
-pub mod top;
 pub mod vacuum;
 pub mod wake;
 

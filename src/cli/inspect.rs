@@ -8,7 +8,7 @@ use super::Ctx;
 use crate::Error;
 use crate::duration::Dur;
 use crate::exit_code;
-use crate::failure_groups::FailureGroup;
+use crate::ops::failure_groups::FailureGroup;
 use crate::store::ops::{
     ErrorFilter, EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView,
 };
@@ -152,7 +152,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
                 limit: None,
             };
             let rows = error_rows(ctx, &mut conn, &targets, &filter, &f.list.filter, now).await?;
-            print_groups(ctx, &crate::failure_groups::group(&rows));
+            print_groups(ctx, &crate::ops::failure_groups::group(&rows));
         }
         InspectCommand::Failed(f) => {
             let rows = list(

@@ -11,7 +11,7 @@ use super::Ctx;
 use super::inspect::{self, FilterArgs};
 use crate::Error;
 use crate::exit_code;
-use crate::failure_groups::fingerprint;
+use crate::ops::failure_groups::fingerprint;
 use crate::store::ops::{ErrorFilter, ListStatus, OpsStore};
 
 const BATCH: u32 = 500;

@@ -20,10 +20,10 @@ use serde::Serialize;
 use super::Ctx;
 use crate::Error;
 use crate::exit_code;
-use crate::failure_groups::{FailureGroup, fingerprint, group};
+use crate::ops::failure_groups::{FailureGroup, fingerprint, group};
+use crate::ops::top::{self as view, RelayView};
 use crate::store::any::{Conn, OpsTarget};
 use crate::store::ops::{ErrorFilter, Glance, ListStatus, OpsStore, RowFilter, RowView};
-use crate::top::{self as view, RelayView};
 
 /// Failed rows each refresh groups, at most (the groups are then a sample).
 const GROUP_SAMPLE: i64 = 1_000;

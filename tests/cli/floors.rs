@@ -21,7 +21,7 @@ const FLOORS: &[&[&str]] = &[
     // the backend switch and the per-backend stores
     &["store"],
     // the relay engine; operator logic over the stores
-    &["relay", "failure_groups", "top"],
+    &["relay", "ops"],
     &["cli"],
 ];
 

@@ -318,8 +318,8 @@ async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents(
             .await
             .unwrap();
     }
-    let http = outboxctl::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
-    let refused = outboxctl::failure_groups::fingerprint(
+    let http = outboxctl::ops::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
+    let refused = outboxctl::ops::failure_groups::fingerprint(
         "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
     );
     let groups = cmd(&db, &["inspect", "failed", "--group", "--format", "json"]).json();

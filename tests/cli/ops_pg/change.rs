@@ -410,8 +410,8 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let http = outboxctl::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
-    let refused = outboxctl::failure_groups::fingerprint(
+    let http = outboxctl::ops::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
+    let refused = outboxctl::ops::failure_groups::fingerprint(
         "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
     );
     let groups = cmd(
