@@ -656,3 +656,7 @@ async fn finish_marks<S: RelayStore>(
 #[cfg(test)]
 #[path = "engine_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "engine_dead_letter_tests.rs"]
+mod dead_letter_tests;

@@ -7,6 +7,7 @@
 pub mod diagnostics;
 pub mod ops;
 pub mod replay;
+mod stage;
 pub mod wake;
 
 use std::collections::HashMap;

@@ -1,13 +1,11 @@
 //! [`OpsStore`] on MongoDB, through the recommended indexes: routes by `distinct` on
 //! `outbox_route`, counts and lists by `{outbox_route, status, …}`, events by
-//! `{outbox_route, event_id}`, row ids by the unique `id` index `migrate` adds. Staging
-//! writes documents as forze does; with HLC ordering and a checkpoint, the rows and a `$max`
-//! upsert of the mark commit in one transaction (retried on a write conflict).
+//! `{outbox_route, event_id}`, row ids by the unique `id` index `migrate` adds. Staging is in
+//! [`super::stage`].
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::options::FindOptions;
 use mongodb::{Client, Collection};
@@ -15,15 +13,11 @@ use uuid::Uuid;
 
 use super::{MongoStoreOptions, bson_date, decode};
 use crate::Error;
-use crate::hlc::{Hlc, HlcTimestamp};
 use crate::store::ops::{
     CheckpointRow, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter,
     RowView, Staged,
 };
 use crate::target::CollectionName;
-
-/// Duplicate key (a staged event id already in the outbox).
-const DUPLICATE_KEY: i32 = 11000;
 
 pub struct MongoOps {
     pub client: Client,
@@ -121,48 +115,6 @@ impl MongoOps {
             .and_then(|t| DateTime::from_timestamp_millis(t.timestamp_millis())))
     }
 
-    fn document(
-        &self,
-        e: &NewEvent,
-        now: DateTime<Utc>,
-        hlc: Option<HlcTimestamp>,
-    ) -> Result<Document, Error> {
-        let payload: serde_json::Value = serde_json::from_str(&e.payload)
-            .map_err(|x| Error::Runtime(format!("payload: {x}")))?;
-        let payload = json_to_bson(&payload)?;
-        let opt = |u: Option<Uuid>| u.map_or(Bson::Null, |u| Bson::String(u.to_string()));
-        let mut d = doc! {
-            "id": e.id.to_string(),
-            "outbox_route": &e.route,
-            "event_id": e.event_id.to_string(),
-            "event_type": &e.event_type,
-            "tenant_id": opt(e.tenant_id),
-            "execution_id": opt(e.execution_id),
-            "correlation_id": opt(e.correlation_id),
-            "causation_id": opt(e.causation_id),
-            "occurred_at": bson_date(e.occurred_at),
-            "payload": payload,
-            "status": "pending",
-            "created_at": bson_date(now),
-            "published_at": Bson::Null,
-            "processing_at": Bson::Null,
-            "last_error": Bson::Null,
-            "attempts": 0,
-            "available_at": Bson::Null,
-            "ordering_key": e.ordering_key.clone().map_or(Bson::Null, Bson::String),
-        };
-        if let Some(h) = hlc {
-            d.insert("hlc", h.pack());
-        }
-        if self.opts.propagate_trace {
-            d.insert(
-                "traceparent",
-                e.traceparent.clone().map_or(Bson::Null, Bson::String),
-            );
-        }
-        Ok(d)
-    }
-
     /// Which of these row ids are failed rows (as `id` strings), through the unique `id` index.
     async fn failed_among(&self, ids: &[Uuid], what: &str) -> Result<Vec<String>, Error> {
         let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
@@ -178,63 +130,6 @@ impl MongoOps {
             .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
             .collect())
     }
-
-    /// The largest mark over every node key.
-    pub async fn load_mark(
-        &self,
-        session: Option<&mut mongodb::ClientSession>,
-    ) -> Result<Option<HlcTimestamp>, mongodb::error::Error> {
-        let Some(cp) = &self.checkpoint else {
-            return Ok(None);
-        };
-        let coll = self
-            .client
-            .database(&cp.db)
-            .collection::<Document>(&cp.collection);
-        let opts = mongodb::options::FindOneOptions::builder()
-            .sort(doc! { "hlc": -1 })
-            .build();
-        let found = match session {
-            Some(s) => coll.find_one(doc! {}).with_options(opts).session(s).await?,
-            None => coll.find_one(doc! {}).with_options(opts).await?,
-        };
-        Ok(found
-            .and_then(|d| d.get_i64("hlc").ok())
-            .and_then(|h| HlcTimestamp::unpack(h).ok()))
-    }
-}
-
-/// JSON to BSON, refusing numbers BSON cannot hold exactly (send those as strings).
-pub fn json_to_bson(v: &serde_json::Value) -> Result<Bson, Error> {
-    use serde_json::Value;
-    Ok(match v {
-        Value::Null => Bson::Null,
-        Value::Bool(b) => Bson::Boolean(*b),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Bson::Int64(i)
-            } else if let Some(f) = n.as_f64().filter(|f| {
-                f.is_finite()
-                    && serde_json::Number::from_f64(*f)
-                        .is_some_and(|x| x.to_string() == n.to_string())
-            }) {
-                Bson::Double(f)
-            } else {
-                return Err(Error::Runtime(format!(
-                    "payload number {n} cannot be stored exactly in MongoDB; send it as a string"
-                )));
-            }
-        }
-        Value::String(s) => Bson::String(s.clone()),
-        Value::Array(a) => Bson::Array(a.iter().map(json_to_bson).collect::<Result<_, _>>()?),
-        Value::Object(o) => {
-            let mut d = Document::new();
-            for (k, v) in o {
-                d.insert(k.clone(), json_to_bson(v)?);
-            }
-            Bson::Document(d)
-        }
-    })
 }
 
 impl OpsStore for MongoOps {
@@ -589,102 +484,7 @@ impl OpsStore for MongoOps {
     }
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
-        let now = Utc::now();
-        // Without HLC ordering there is nothing to keep atomic with the rows.
-        if !self.opts.hlc_ordering {
-            let docs = events
-                .iter()
-                .map(|e| self.document(e, now, None))
-                .collect::<Result<Vec<_>, _>>()?;
-            let dup = insert_docs(&self.coll, docs, None).await?;
-            return Ok(staged(events, &dup, &[]));
-        }
-        if self.checkpoint.is_some() {
-            let hello = self
-                .client
-                .database("admin")
-                .run_command(doc! { "hello": 1 })
-                .await
-                .map_err(|e| Error::mongo("staging", e))?;
-            if hello.get_str("setName").is_err() && hello.get_str("msg") != Ok("isdbgrid") {
-                return Err(Error::Runtime(
-                    "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
-                ));
-            }
-        }
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let mut session = self
-                .client
-                .start_session()
-                .await
-                .map_err(|e| Error::mongo("starting a session", e))?;
-            let result: Result<(Vec<bool>, Vec<HlcTimestamp>), mongodb::error::Error> = async {
-                if self.checkpoint.is_some() {
-                    session.start_transaction().await?;
-                }
-                let mut clock = Hlc::default();
-                if let Some(mark) = self.load_mark(Some(&mut session)).await? {
-                    clock.resume(mark);
-                }
-                let wall = now.timestamp_millis().max(0) as u64;
-                let stamps: Vec<HlcTimestamp> = events.iter().map(|_| clock.now(wall)).collect();
-                let docs = events
-                    .iter()
-                    .zip(&stamps)
-                    .map(|(e, s)| self.document(e, now, Some(*s)))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
-                // Inside a transaction a duplicate-key error aborts it (and the checkpoint
-                // with it): find the duplicates first, in the transaction, and insert the rest.
-                let dup = if self.checkpoint.is_some() {
-                    insert_new_docs(&self.coll, docs, &mut session).await?
-                } else {
-                    insert_docs(&self.coll, docs, Some(&mut session))
-                        .await
-                        .map_err(|e| mongodb::error::Error::custom(e.to_string()))?
-                };
-                if let (Some(cp), Some(max)) = (&self.checkpoint, stamps.iter().max()) {
-                    let coll = self
-                        .client
-                        .database(&cp.db)
-                        .collection::<Document>(&cp.collection);
-                    coll.update_one(
-                        doc! { "_id": node_key },
-                        doc! { "$max": { "hlc": max.pack() } },
-                    )
-                    .upsert(true)
-                    .session(&mut session)
-                    .await?;
-                    session.commit_transaction().await?;
-                }
-                Ok((dup, stamps))
-            }
-            .await;
-            match result {
-                Ok((dup, stamps)) => return Ok(staged(events, &dup, &stamps)),
-                Err(e)
-                    if attempt < 10
-                        && (e.contains_label(mongodb::error::TRANSIENT_TRANSACTION_ERROR)
-                            || e.contains_label(
-                                mongodb::error::UNKNOWN_TRANSACTION_COMMIT_RESULT,
-                            )) =>
-                {
-                    let _ = session.abort_transaction().await;
-                    continue;
-                }
-                Err(e)
-                    if e.to_string()
-                        .contains("Transaction numbers are only allowed") =>
-                {
-                    return Err(Error::Runtime(
-                        "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
-                    ));
-                }
-                Err(e) => return Err(Error::mongo("staging", e)),
-            }
-        }
+        self.stage_events(events, node_key).await
     }
 
     async fn checkpoints(&mut self) -> Result<Option<Vec<CheckpointRow>>, Error> {
@@ -706,95 +506,4 @@ impl OpsStore for MongoOps {
                 .collect(),
         ))
     }
-}
-
-/// Inside a transaction: reads which `(outbox_route, event_id)` pairs exist already (or repeat
-/// within the batch), inserts the others, and returns, per document, whether it was a
-/// duplicate. A concurrent insert of the same pair is a write conflict, which the caller's
-/// transaction retry meets again here as a duplicate.
-async fn insert_new_docs(
-    coll: &Collection<Document>,
-    docs: Vec<Document>,
-    session: &mut mongodb::ClientSession,
-) -> Result<Vec<bool>, mongodb::error::Error> {
-    let key = |d: &Document| {
-        (
-            d.get_str("outbox_route").unwrap_or_default().to_owned(),
-            d.get_str("event_id").unwrap_or_default().to_owned(),
-        )
-    };
-    let pairs: Vec<Bson> = docs
-        .iter()
-        .map(|d| {
-            let (route, event) = key(d);
-            Bson::Document(doc! { "outbox_route": route, "event_id": event })
-        })
-        .collect();
-    let mut seen: std::collections::HashSet<(String, String)> = coll
-        .find(doc! { "$or": pairs })
-        .projection(doc! { "outbox_route": 1, "event_id": 1 })
-        .session(&mut *session)
-        .await?
-        .stream(&mut *session)
-        .try_collect::<Vec<Document>>()
-        .await?
-        .iter()
-        .map(key)
-        .collect();
-    let mut dup = Vec::with_capacity(docs.len());
-    let mut fresh = Vec::new();
-    for d in docs {
-        let new = seen.insert(key(&d));
-        dup.push(!new);
-        if new {
-            fresh.push(d);
-        }
-    }
-    if !fresh.is_empty() {
-        coll.insert_many(fresh).session(&mut *session).await?;
-    }
-    Ok(dup)
-}
-
-/// Inserts unordered; returns, per document, whether it was a duplicate.
-async fn insert_docs(
-    coll: &Collection<Document>,
-    docs: Vec<Document>,
-    session: Option<&mut mongodb::ClientSession>,
-) -> Result<Vec<bool>, Error> {
-    let n = docs.len();
-    let result = match session {
-        Some(s) => coll.insert_many(docs).ordered(false).session(s).await,
-        None => coll.insert_many(docs).ordered(false).await,
-    };
-    let mut dup = vec![false; n];
-    match result {
-        Ok(_) => Ok(dup),
-        Err(e) => match *e.kind {
-            mongodb::error::ErrorKind::InsertMany(ref f)
-                if f.write_errors
-                    .as_ref()
-                    .is_some_and(|w| w.iter().all(|x| x.code == DUPLICATE_KEY)) =>
-            {
-                for w in f.write_errors.as_ref().expect("checked") {
-                    dup[w.index] = true;
-                }
-                Ok(dup)
-            }
-            _ => Err(Error::mongo("staging", e)),
-        },
-    }
-}
-
-fn staged(events: &[NewEvent], dup: &[bool], stamps: &[HlcTimestamp]) -> Vec<Staged> {
-    events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| Staged {
-            id: e.id,
-            event_id: e.event_id,
-            inserted: !dup[i],
-            hlc: stamps.get(i).map(|s| s.encode()),
-        })
-        .collect()
 }

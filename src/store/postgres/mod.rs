@@ -7,12 +7,15 @@ pub mod ops;
 pub mod partitions;
 pub mod pass;
 pub mod replay;
+mod rows;
 pub mod sql;
+pub mod stage;
 pub mod wake;
 
 use std::time::Duration;
 
-pub use pass::{PgStore, millis_ceil, sort_claim_order};
+pub use pass::PgStore;
+pub use rows::{millis_ceil, sort_claim_order};
 pub(crate) use sql::columns;
 pub use sql::{PASS_TIMEOUTS_SQL, PgSql, blocking_rows, claim_sql};
 

@@ -17,73 +17,15 @@ use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
+use super::rows::{decode_fast, decode_sqlx, millis_ceil, sort_claim_order};
 use super::sql::{JIT_OFF_SQL, PASS_TIMEOUTS_SQL};
 use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
+use crate::model::Message;
 use crate::model::Storage;
-use crate::model::{Message, OutboxRow};
 use crate::store::{Claimed, PassTarget, RelayStore, StoreError};
 use crate::target::QualifiedName;
-
-/// Rounds up to whole milliseconds, never to 0.
-pub fn millis_ceil(d: Duration) -> u64 {
-    let ms = d.as_nanos().div_ceil(1_000_000) as u64;
-    ms.max(1)
-}
-
-/// Sorts claimed rows into claim order (`RETURNING` and `UNION ALL` lose the ranges' order).
-pub fn sort_claim_order(rows: &mut [OutboxRow], hlc_ordering: bool) {
-    if hlc_ordering {
-        // NULLS LAST, as PostgreSQL sorts ascending
-        rows.sort_by_key(|r| (r.hlc.is_none(), r.hlc, r.created_at, r.id));
-    } else {
-        rows.sort_by_key(|r| (r.created_at, r.id));
-    }
-}
-
-/// A claimed row from either driver's row type (both have `try_get` by column name).
-macro_rules! outbox_row {
-    ($r:expr, $opts:expr) => {
-        OutboxRow {
-            id: $r.try_get("id")?,
-            route: $r.try_get("outbox_route")?,
-            event_id: $r.try_get("event_id")?,
-            event_type: $r.try_get("event_type")?,
-            tenant_id: $r.try_get("tenant_id")?,
-            execution_id: $r.try_get("execution_id")?,
-            correlation_id: $r.try_get("correlation_id")?,
-            causation_id: $r.try_get("causation_id")?,
-            occurred_at: $r.try_get("occurred_at")?,
-            payload: $r.try_get("payload")?,
-            attempts: $r.try_get("attempts")?,
-            ordering_key: $r.try_get("ordering_key")?,
-            created_at: $r.try_get("created_at")?,
-            hlc: if $opts.hlc_ordering {
-                $r.try_get("hlc")?
-            } else {
-                None
-            },
-            traceparent: if $opts.propagate_trace {
-                $r.try_get("traceparent")?
-            } else {
-                None
-            },
-        }
-    };
-}
-
-fn decode_fast(
-    r: &tokio_postgres::Row,
-    opts: &PgStoreOptions,
-) -> Result<OutboxRow, tokio_postgres::Error> {
-    Ok(outbox_row!(r, opts))
-}
-
-pub(crate) fn decode_sqlx(r: &PgRow, opts: &PgStoreOptions) -> Result<OutboxRow, sqlx::Error> {
-    use sqlx::Row;
-    Ok(outbox_row!(r, opts))
-}
 
 /// Where the store's connection comes from.
 enum Conn<'a> {
@@ -747,17 +689,5 @@ ON CONFLICT (event_id) DO NOTHING"
         };
         self.pass = Pass::Closed;
         self.one(step).await.map(drop)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn limits_round_up_to_whole_milliseconds_never_to_zero() {
-        assert_eq!(millis_ceil(Duration::from_micros(1_234_100)), 1235);
-        assert_eq!(millis_ceil(Duration::from_nanos(1)), 1);
-        assert_eq!(millis_ceil(Duration::from_secs(1)), 1000);
     }
 }

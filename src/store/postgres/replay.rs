@@ -10,7 +10,7 @@ use sqlx::PgConnection;
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::pass::decode_sqlx as decode_row;
+use super::rows::decode_sqlx as decode_row;
 use super::{PgStoreOptions, columns};
 use crate::Error;
 use crate::model::Message;

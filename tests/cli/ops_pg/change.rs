@@ -275,7 +275,8 @@ async fn emit_refuses_bad_payloads_and_changes_nothing() {
 #[tokio::test]
 async fn the_checkpoint_moves_with_the_rows_and_not_on_rollback() {
     use outboxctl::store::ops::NewEvent;
-    use outboxctl::store::postgres::ops::{PgOps, advance_checkpoint};
+    use outboxctl::store::postgres::ops::PgOps;
+    use outboxctl::store::postgres::stage::advance_checkpoint;
     use sqlx::Connection;
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let cp = schema.rel("hlc_checkpoint");

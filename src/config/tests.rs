@@ -1,0 +1,217 @@
+//! Resolution of file, environment and flags, and the errors bad configuration gets.
+
+use super::*;
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn resolve(yaml: &str, o: &Overrides, env: Env<'_>) -> Result<Config, ConfigError> {
+    Config::resolve(FileConfig::parse("test.yaml", yaml)?, None, o, env)
+}
+
+fn pg_relation(c: &Config) -> String {
+    match &c.outbox.target {
+        Target::Postgres { relation, .. } => relation.template(),
+        Target::Mongo { collection, .. } => collection.to_string(),
+    }
+}
+
+#[test]
+fn defaults_without_anything() {
+    let c = resolve("", &Overrides::default(), &no_env).unwrap();
+    assert_eq!(c.backend, Backend::Postgres);
+    assert_eq!(pg_relation(&c), "app.outbox");
+    assert_eq!(c.outbox.storage, Storage::Retain);
+    assert_eq!(c.relay.max_claim_rows, 100);
+    assert_eq!(c.relay.reclaim_stale_after, Some(secs(300)));
+    assert_eq!(c.relay.pass_statement_timeout, secs(1));
+    assert_eq!(c.partitions.ahead_days, 7);
+    assert!(c.database_url.is_none());
+}
+
+#[test]
+fn file_beats_default() {
+    let c = resolve(
+        "outbox:\n  relation: shop.events\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap();
+    assert_eq!(pg_relation(&c), "shop.events");
+}
+
+#[test]
+fn env_beats_file() {
+    let env = |n: &str| (n == "OUTBOXCTL_RELATION").then(|| "env.outbox".to_owned());
+    let c = resolve(
+        "outbox:\n  relation: shop.events\n",
+        &Overrides::default(),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(pg_relation(&c), "env.outbox");
+}
+
+#[test]
+fn flag_beats_env() {
+    let env = |n: &str| (n == "OUTBOXCTL_RELATION").then(|| "env.outbox".to_owned());
+    let o = Overrides {
+        relation: Some("flag.outbox".into()),
+        ..Default::default()
+    };
+    let c = resolve("outbox:\n  relation: shop.events\n", &o, &env).unwrap();
+    assert_eq!(pg_relation(&c), "flag.outbox");
+}
+
+#[test]
+fn database_url_precedence_puts_generic_env_below_file() {
+    let env = |n: &str| match n {
+        "DATABASE_URL" => Some("postgres://generic/db".to_owned()),
+        "OUTBOXCTL_DATABASE_URL" => None,
+        _ => None,
+    };
+    let file = "database_url: postgres://file/db\n";
+    let c = resolve(file, &Overrides::default(), &env).unwrap();
+    assert_eq!(c.database_url.unwrap().expose(), "postgres://file/db");
+    let c = resolve("", &Overrides::default(), &env).unwrap();
+    assert_eq!(c.database_url.unwrap().expose(), "postgres://generic/db");
+
+    let env2 = |n: &str| match n {
+        "DATABASE_URL" => Some("postgres://generic/db".to_owned()),
+        "OUTBOXCTL_DATABASE_URL" => Some("postgres://specific/db".to_owned()),
+        _ => None,
+    };
+    let c = resolve(file, &Overrides::default(), &env2).unwrap();
+    assert_eq!(c.database_url.unwrap().expose(), "postgres://specific/db");
+    let o = Overrides {
+        database_url: Some("postgres://flag/db".into()),
+        ..Default::default()
+    };
+    let c = resolve(file, &o, &env2).unwrap();
+    assert_eq!(c.database_url.unwrap().expose(), "postgres://flag/db");
+}
+
+#[test]
+fn backend_follows_the_url() {
+    let o = Overrides {
+        database_url: Some("mongodb://h/?replicaSet=rs0".into()),
+        ..Default::default()
+    };
+    let c = resolve("outbox:\n  collection: shop.outbox\n", &o, &no_env).unwrap();
+    assert_eq!(c.backend, Backend::Mongo);
+    assert_eq!(pg_relation(&c), "shop.outbox");
+}
+
+#[test]
+fn unknown_keys_are_named_with_their_line() {
+    let err = resolve(
+        "outbox:\n  relation: a.b\n  relaton: x\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("relaton"), "{err}");
+    assert!(err.contains("line 3"), "{err}");
+    let err = resolve("relay:\n  intervall: 1s\n", &Overrides::default(), &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("intervall") && err.contains("line 2"), "{err}");
+}
+
+#[test]
+fn durations_are_human_and_positive() {
+    let c = resolve(
+        "relay:\n  interval: 500ms\n  reclaim_stale_after: null\n  retry_max_backoff: 10m\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap();
+    assert_eq!(c.relay.interval, Duration::from_millis(500));
+    assert_eq!(c.relay.reclaim_stale_after, None);
+    assert_eq!(c.relay.retry_max_backoff, secs(600));
+    for bad in [
+        "relay:\n  interval: 0s\n",
+        "relay:\n  interval: 5\n",
+        "relay:\n  interval: soon\n",
+    ] {
+        assert!(
+            resolve(bad, &Overrides::default(), &no_env).is_err(),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn invalid_combinations_are_refused_with_reasons() {
+    let mongo = Overrides {
+        database_url: Some("mongodb://h/".into()),
+        ..Default::default()
+    };
+    let err = resolve("outbox:\n  storage: consume\n", &mongo, &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("PostgreSQL-only"), "{err}");
+    let err = resolve(
+        "outbox:\n  delivery_log: app.log\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("needs storage: consume"), "{err}");
+    let err = resolve(
+        "relay:\n  pass_statement_timeout: 2s\n  shutdown_drain_timeout: 5s\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("at least 5 ×"), "{err}");
+    let err = resolve(
+        "outbox:\n  relation: app.outbox;drop\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("schema.table"), "{err}");
+    let err = resolve(
+        "outbox:\n  relation: t_{tenant}.outbox\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("tenant_aware"), "{err}");
+    let err = resolve("relay:\n  jitter: 1.5\n", &Overrides::default(), &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("jitter"), "{err}");
+}
+
+#[test]
+fn consume_with_delivery_log_is_fine() {
+    let c = resolve(
+        "outbox:\n  storage: consume\n  delivery_log: app.outbox_delivered\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap();
+    assert_eq!(c.outbox.storage, Storage::Consume);
+}
+
+#[test]
+fn routes_parse() {
+    let c = resolve(
+        "relay:\n  routes:\n    orders:\n      to: \"nats://127.0.0.1:4222\"\n      channel: orders.events\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap();
+    assert_eq!(
+        c.relay.routes["orders"].channel.as_deref(),
+        Some("orders.events")
+    );
+}
