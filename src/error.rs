@@ -21,6 +21,9 @@ pub enum Error {
     /// A check found a problem; the report has already been printed.
     #[error("{0}")]
     CheckFailed(String),
+    /// A name (schema, table, collection, partition) that cannot be used as an identifier.
+    #[error(transparent)]
+    Name(#[from] crate::target::NameError),
     /// A database could not be reached or used, or a statement on it failed.
     #[error(transparent)]
     Db(#[from] DbError),
@@ -103,7 +106,7 @@ fn fault_exit_code(fault: Fault) -> u8 {
 impl ExitStatus for Error {
     fn exit_code(&self) -> u8 {
         match self {
-            Error::Config(_) | Error::Runtime(_) => exit_code::ERROR,
+            Error::Config(_) | Error::Name(_) | Error::Runtime(_) => exit_code::ERROR,
             Error::LockBusy(_) => exit_code::LOCK_BUSY,
             Error::Refused(_) => exit_code::REFUSED,
             Error::CheckFailed(_) => exit_code::CHECK_FAILED,

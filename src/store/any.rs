@@ -31,7 +31,6 @@ pub fn pg_targets(config: &Config, only_tenant: Option<Uuid>) -> Result<Vec<PgTa
             "this command serves PostgreSQL outboxes only (storage moves, delivery-log partitions and their checks are PostgreSQL's)".into(),
         ));
     };
-    let bad = |e: crate::target::NameError| Error::Runtime(e.to_string());
     let mut tenants: Vec<Option<Uuid>> = if relation.is_per_tenant() {
         config.relation_tenants()?
     } else if config.outbox.tenant_aware && only_tenant.is_none() {
@@ -55,12 +54,11 @@ pub fn pg_targets(config: &Config, only_tenant: Option<Uuid>) -> Result<Vec<PgTa
         .map(|tenant| {
             Ok(PgTarget {
                 tenant,
-                table: relation.resolve(tenant).map_err(bad)?,
+                table: relation.resolve(tenant)?,
                 log: delivery_log
                     .as_ref()
                     .map(|l| l.resolve(tenant))
-                    .transpose()
-                    .map_err(bad)?,
+                    .transpose()?,
             })
         })
         .collect()

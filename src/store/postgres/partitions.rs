@@ -97,10 +97,8 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
         let name: String = r.get("name");
         let bound = partitions::parse_bound(&r.get::<String, _>("bound"));
         if bound == Bound::Default {
-            let schema = Ident::new("schema", &r.get::<String, _>("schema"))
-                .map_err(|e| Error::Runtime(e.to_string()))?;
-            let ident =
-                Ident::new("partition", &name).map_err(|e| Error::Runtime(e.to_string()))?;
+            let schema = Ident::new("schema", &r.get::<String, _>("schema"))?;
+            let ident = Ident::new("partition", &name)?;
             facts.default = Some(QualifiedName::new(schema, ident));
         }
         facts.partitions.push(PartitionInfo {
@@ -169,8 +167,7 @@ pub async fn add_day(
     day: NaiveDate,
     policy: LockPolicy,
 ) -> Result<Added, Error> {
-    let sql: Vec<String> = partitions::add_day_statements(log, day)
-        .map_err(|e| Error::Runtime(e.to_string()))?
+    let sql: Vec<String> = partitions::add_day_statements(log, day)?
         .into_iter()
         .map(|s| s.sql)
         .collect();
@@ -231,13 +228,12 @@ pub async fn move_default_day(
     day: NaiveDate,
     policy: LockPolicy,
 ) -> Result<u64, Error> {
-    let part = partitions::day_name(log, day).map_err(|e| Error::Runtime(e.to_string()))?;
+    let part = partitions::day_name(log, day)?;
     let (from, to) = (
         partitions::day_start(day),
         partitions::day_start(day + Days::new(1)),
     );
-    let stmts =
-        partitions::add_day_statements(log, day).map_err(|e| Error::Runtime(e.to_string()))?;
+    let stmts = partitions::add_day_statements(log, day)?;
     let what = format!("moving {day}'s rows out of {}", default.plain());
     let cols = columns_of(conn, log).await?;
     let exists: bool = query_scalar("SELECT to_regclass($1) IS NOT NULL")
@@ -322,7 +318,5 @@ pub async fn move_default_day(
 
 /// The qualified name of a partition listed by [`read`].
 pub fn qualified(log: &QualifiedName, name: &str) -> Result<QualifiedName, Error> {
-    Ident::new("partition", name)
-        .map(|n| QualifiedName::new(log.schema.clone(), n))
-        .map_err(|e| Error::Runtime(e.to_string()))
+    Ok(Ident::new("partition", name).map(|n| QualifiedName::new(log.schema.clone(), n))?)
 }

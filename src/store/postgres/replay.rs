@@ -168,11 +168,7 @@ impl PgPublished {
                     continue;
                 }
                 seen.push(&lane.table);
-                let idx = lane
-                    .table
-                    .name
-                    .with_suffix("replay index", "_replay_idx")
-                    .map_err(|e| Error::Runtime(e.to_string()))?;
+                let idx = lane.table.name.with_suffix("replay index", "_replay_idx")?;
                 require_index(
                     &mut conn,
                     &lane.table,
@@ -363,8 +359,7 @@ impl PgTable {
         after: Option<&Cursor>,
     ) -> Result<Self, Error> {
         if selection.event_ids.is_empty() {
-            let idx = crate::schema::desired::sink_replay_idx(&table)
-                .map_err(|e| Error::Runtime(e.to_string()))?;
+            let idx = crate::schema::desired::sink_replay_idx(&table)?;
             require_index(
                 &mut conn,
                 &table,
