@@ -1,17 +1,19 @@
 //! `outboxctl inspect [summary] | pending | failed | event ID`: what is stuck and why.
 
-use clap::{Args, Subcommand};
 use std::io::IsTerminal;
+
+use clap::{Args, Subcommand};
+use serde::Serialize;
 use uuid::Uuid;
 
 use super::Ctx;
-use crate::Error;
+use super::Format;
+use super::output::table;
 use crate::duration::Dur;
 use crate::exit_code;
 use crate::ops::failure_groups::FailureGroup;
-use crate::store::ops::{
-    ErrorFilter, EventLocation, ListStatus, OpsStore, RouteSummary, RowFilter, RowView,
-};
+use crate::ops::inspect::{EventReport, Inspector, Page, RowNarrowing};
+use crate::store::ops::{BlockedKey, ListStatus, RouteSummary, RowView};
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {
@@ -85,187 +87,68 @@ pub struct FailedArgs {
     pub retrying: bool,
 }
 
-pub fn filter_for(
-    status: ListStatus,
-    route: Option<String>,
-    tenant: Option<Uuid>,
-    f: &FilterArgs,
-    limit: u32,
-    after: Option<Uuid>,
-) -> RowFilter {
-    RowFilter {
-        status,
-        route,
-        tenant,
-        event_type: f.event_type.clone(),
-        older_than: f.older_than.map(|d| d.0),
-        error_contains: f.error_contains.clone(),
-        after,
-        limit,
+impl From<&FilterArgs> for RowNarrowing {
+    fn from(f: &FilterArgs) -> Self {
+        RowNarrowing {
+            event_type: f.event_type.clone(),
+            older_than: f.older_than.map(|d| d.0),
+            error_contains: f.error_contains.clone(),
+        }
+    }
+}
+
+impl From<&ListArgs> for Page {
+    fn from(l: &ListArgs) -> Self {
+        Page {
+            narrowing: (&l.filter).into(),
+            limit: l.limit,
+            after: l.after,
+        }
     }
 }
 
 pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
-    let targets = crate::store::any::targets(&ctx.config, args.tenant)?;
-    let mut conn = ctx.connect().await?;
-    let now = chrono::Utc::now();
     let command = args.command.take().unwrap_or(InspectCommand::Summary);
+    let mut inspector =
+        Inspector::open(&ctx.config, ctx.connect_timeout, args.route, args.tenant).await?;
     match command {
         InspectCommand::Summary => {
-            let mut all = Vec::new();
-            for t in &targets {
-                let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
-                let routes = match &args.route {
-                    Some(r) => vec![r.clone()],
-                    None => ops.routes().await?,
-                };
-                let tenant_filter = if ctx.config.outbox.tenant_aware {
-                    t.tenant
-                } else {
-                    args.tenant
-                };
-                for route in routes {
-                    all.push(ops.summary(&route, tenant_filter, now).await?);
-                }
-            }
-            print_summary(ctx, &all, now);
+            let all = inspector.summaries().await?;
+            print_summary(ctx, &all, inspector.now);
         }
         InspectCommand::Pending(l) => {
-            let rows = list(
-                ctx,
-                &mut conn,
-                &targets,
-                &args,
-                ListStatus::Pending,
-                &l,
-                now,
-            )
-            .await?;
+            let rows = inspector.rows(ListStatus::Pending, &(&l).into()).await?;
             print_rows(ctx, &rows);
         }
         InspectCommand::Failed(f) if f.group => {
-            let filter = ErrorFilter {
-                route: args.route.clone(),
-                tenant: args.tenant,
-                event_type: f.list.filter.event_type.clone(),
-                retrying: f.retrying,
-                limit: None,
-            };
-            let rows = error_rows(ctx, &mut conn, &targets, &filter, &f.list.filter, now).await?;
-            print_groups(ctx, &crate::ops::failure_groups::group(&rows));
+            let groups = inspector
+                .failure_groups(&(&f.list.filter).into(), f.retrying)
+                .await?;
+            print_groups(ctx, &groups);
         }
         InspectCommand::Failed(f) => {
-            let rows = list(
-                ctx,
-                &mut conn,
-                &targets,
-                &args,
-                ListStatus::Failed,
-                &f.list,
-                now,
-            )
-            .await?;
+            let rows = inspector
+                .rows(ListStatus::Failed, &(&f.list).into())
+                .await?;
             print_rows(ctx, &rows);
         }
-        InspectCommand::Blocked { limit } => {
-            let mut all = Vec::new();
-            for t in &targets {
-                let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
-                let tenant = if ctx.config.outbox.tenant_aware {
-                    t.tenant.or(args.tenant)
-                } else {
-                    args.tenant
-                };
-                all.extend(
-                    ops.blocked(args.route.as_deref(), tenant, now, limit)
-                        .await?,
-                );
-            }
-            all.sort_by_key(|k| std::cmp::Reverse(k.waiting));
-            all.truncate(limit as usize);
-            print_blocked(ctx, &all);
-        }
-        InspectCommand::Event { event_id } => {
-            let mut found = Vec::new();
-            for t in &targets {
-                let mut ops = crate::store::any::open(&ctx.config, &mut conn, t).await?;
-                found.push(ops.find_event(event_id).await?);
-            }
-            print_event(ctx, event_id, &found);
-        }
+        InspectCommand::Blocked { limit } => print_blocked(ctx, &inspector.blocked(limit).await?),
+        InspectCommand::Event { event_id } => print_event(ctx, &inspector.event(event_id).await?),
     }
     Ok(exit_code::OK)
 }
 
-/// The rows failure groups are made of, over every target, narrowed by the list filters
-/// that the store does not apply (age, error text).
-pub async fn error_rows(
-    ctx: &Ctx,
-    conn: &mut crate::store::any::Conn,
-    targets: &[crate::store::any::OpsTarget],
-    filter: &ErrorFilter,
-    more: &FilterArgs,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<Vec<RowView>, Error> {
-    let before = more
-        .older_than
-        .and_then(|d| chrono::Duration::from_std(d.0).ok())
-        .map(|d| now - d);
-    let mut rows = Vec::new();
-    for t in targets {
-        let mut ops = crate::store::any::open(&ctx.config, conn, t).await?;
-        let tenant = if ctx.config.outbox.tenant_aware {
-            t.tenant.or(filter.tenant)
-        } else {
-            filter.tenant
-        };
-        let f = ErrorFilter {
-            tenant,
-            ..filter.clone()
-        };
-        rows.extend(ops.error_rows(&f).await?.into_iter().filter(|r| {
-            before.is_none_or(|b| r.created_at < b)
-                && more
-                    .error_contains
-                    .as_deref()
-                    .is_none_or(|text| r.last_error.as_deref().is_some_and(|e| e.contains(text)))
-        }));
+/// A list as JSON or JSON lines; `false` when the format is a table.
+fn print_json_list<T: Serialize>(ctx: &Ctx, items: &[T]) -> bool {
+    match ctx.out.format {
+        Format::Json => ctx.out.json(&items),
+        Format::Jsonl => items
+            .iter()
+            .for_each(|i| ctx.out.data(&serde_json::to_string(i).expect("serialises"))),
+        Format::Table => return false,
     }
-    Ok(rows)
+    true
 }
-
-async fn list(
-    ctx: &Ctx,
-    conn: &mut crate::store::any::Conn,
-    targets: &[crate::store::any::OpsTarget],
-    args: &InspectArgs,
-    status: ListStatus,
-    l: &ListArgs,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<Vec<RowView>, Error> {
-    let mut rows = Vec::new();
-    for t in targets {
-        let mut ops = crate::store::any::open(&ctx.config, conn, t).await?;
-        let tenant = if ctx.config.outbox.tenant_aware {
-            t.tenant.or(args.tenant)
-        } else {
-            args.tenant
-        };
-        let f = filter_for(
-            status,
-            args.route.clone(),
-            tenant,
-            &l.filter,
-            l.limit,
-            l.after,
-        );
-        rows.extend(ops.list(&f, now).await?);
-    }
-    rows.truncate(l.limit as usize);
-    Ok(rows)
-}
-
-use super::output::table;
 
 /// `1h 2m` style, for ages and waits.
 pub fn age(d: chrono::Duration) -> String {
@@ -274,13 +157,7 @@ pub fn age(d: chrono::Duration) -> String {
 }
 
 fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) {
-    if ctx.out.is_json() {
-        match ctx.out.format {
-            crate::cli::Format::Jsonl => all
-                .iter()
-                .for_each(|s| ctx.out.data(&serde_json::to_string(s).expect("serialises"))),
-            _ => ctx.out.json(&all),
-        }
+    if print_json_list(ctx, all) {
         return;
     }
     if all.is_empty() {
@@ -346,175 +223,152 @@ fn truncate(text: &str, max: usize) -> String {
     }
 }
 
-fn print_blocked(ctx: &Ctx, keys: &[crate::store::ops::BlockedKey]) {
-    match ctx.out.format {
-        crate::cli::Format::Json => ctx.out.json(&keys),
-        crate::cli::Format::Jsonl => keys
-            .iter()
-            .for_each(|k| ctx.out.data(&serde_json::to_string(k).expect("serialises"))),
-        crate::cli::Format::Table => {
-            if keys.is_empty() {
-                ctx.out.note("no key is held back");
-                return;
-            }
-            let short = std::io::stdout().is_terminal();
-            let mut t = table();
-            t.set_header([
-                "route",
-                "tenant",
-                "key",
-                "waiting",
-                "head id",
-                "head status",
-                "attempts",
-                "last error",
-            ]);
-            for k in keys {
-                t.add_row([
-                    k.route.clone(),
-                    k.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
-                    k.ordering_key.clone(),
-                    k.waiting.to_string(),
-                    k.head.id.to_string(),
-                    k.head.status.clone(),
-                    k.head.attempts.to_string(),
-                    k.head
-                        .last_error
-                        .as_deref()
-                        .map(|e| if short { truncate(e, 60) } else { e.to_owned() })
-                        .unwrap_or_default(),
-                ]);
-            }
-            ctx.out.data(&t.to_string());
-            ctx.out.note("a parked head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered");
-        }
+fn print_blocked(ctx: &Ctx, keys: &[BlockedKey]) {
+    if print_json_list(ctx, keys) {
+        return;
     }
+    if keys.is_empty() {
+        ctx.out.note("no key is held back");
+        return;
+    }
+    let short = std::io::stdout().is_terminal();
+    let mut t = table();
+    t.set_header([
+        "route",
+        "tenant",
+        "key",
+        "waiting",
+        "head id",
+        "head status",
+        "attempts",
+        "last error",
+    ]);
+    for k in keys {
+        t.add_row([
+            k.route.clone(),
+            k.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
+            k.ordering_key.clone(),
+            k.waiting.to_string(),
+            k.head.id.to_string(),
+            k.head.status.clone(),
+            k.head.attempts.to_string(),
+            k.head
+                .last_error
+                .as_deref()
+                .map(|e| if short { truncate(e, 60) } else { e.to_owned() })
+                .unwrap_or_default(),
+        ]);
+    }
+    ctx.out.data(&t.to_string());
+    ctx.out.note("a parked head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered");
 }
 
 fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
-    match ctx.out.format {
-        crate::cli::Format::Json => ctx.out.json(&groups),
-        crate::cli::Format::Jsonl => groups
-            .iter()
-            .for_each(|g| ctx.out.data(&serde_json::to_string(g).expect("serialises"))),
-        crate::cli::Format::Table => {
-            if groups.is_empty() {
-                ctx.out.note("no failed rows");
-                return;
-            }
-            let short = std::io::stdout().is_terminal();
-            let spread = |m: &std::collections::BTreeMap<String, i64>| {
-                m.iter()
-                    .map(|(k, n)| format!("{k} {n}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let mut t = table();
-            t.set_header([
-                "group", "rows", "routes", "types", "attempts", "first", "last", "error",
-            ]);
-            for g in groups {
-                t.add_row([
-                    g.id.clone(),
-                    g.count.to_string(),
-                    spread(&g.routes),
-                    spread(&g.event_types),
-                    if g.attempts_min == g.attempts_max {
-                        g.attempts_min.to_string()
-                    } else {
-                        format!("{}-{}", g.attempts_min, g.attempts_max)
-                    },
-                    g.first_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-                    g.last_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-                    if short {
-                        truncate(&g.sample_error, 60)
-                    } else {
-                        g.sample_error.clone()
-                    },
-                ]);
-            }
-            ctx.out.data(&t.to_string());
-            ctx.out.note(&format!(
-                "{} group(s); act on one with requeue --group ID or discard --group ID",
-                groups.len()
-            ));
-        }
+    if print_json_list(ctx, groups) {
+        return;
     }
+    if groups.is_empty() {
+        ctx.out.note("no failed rows");
+        return;
+    }
+    let short = std::io::stdout().is_terminal();
+    let spread = |m: &std::collections::BTreeMap<String, i64>| {
+        m.iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut t = table();
+    t.set_header([
+        "group", "rows", "routes", "types", "attempts", "first", "last", "error",
+    ]);
+    for g in groups {
+        t.add_row([
+            g.id.clone(),
+            g.count.to_string(),
+            spread(&g.routes),
+            spread(&g.event_types),
+            if g.attempts_min == g.attempts_max {
+                g.attempts_min.to_string()
+            } else {
+                format!("{}-{}", g.attempts_min, g.attempts_max)
+            },
+            g.first_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            g.last_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            if short {
+                truncate(&g.sample_error, 60)
+            } else {
+                g.sample_error.clone()
+            },
+        ]);
+    }
+    ctx.out.data(&t.to_string());
+    ctx.out.note(&format!(
+        "{} group(s); act on one with requeue --group ID or discard --group ID",
+        groups.len()
+    ));
 }
 
 pub fn print_rows(ctx: &Ctx, rows: &[RowView]) {
-    match ctx.out.format {
-        crate::cli::Format::Json => ctx.out.json(&rows),
-        crate::cli::Format::Jsonl => rows
-            .iter()
-            .for_each(|r| ctx.out.data(&serde_json::to_string(r).expect("serialises"))),
-        crate::cli::Format::Table => {
-            if rows.is_empty() {
-                ctx.out.note("no rows");
-                return;
-            }
-            let short = std::io::stdout().is_terminal();
-            let mut t = table();
-            t.set_header([
-                "id",
-                "event id",
-                "route",
-                "type",
-                "tenant",
-                "key",
-                "attempts",
-                "available at",
-                "created at",
-                "last error",
-            ]);
-            for r in rows {
-                t.add_row([
-                    r.id.to_string(),
-                    r.event_id.to_string(),
-                    r.route.clone(),
-                    r.event_type.clone(),
-                    r.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
-                    r.ordering_key.clone().unwrap_or_default(),
-                    r.attempts.to_string(),
-                    r.available_at
-                        .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-                        .unwrap_or_default(),
-                    r.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-                    r.last_error
-                        .as_deref()
-                        .map(|e| if short { truncate(e, 60) } else { e.to_owned() })
-                        .unwrap_or_default(),
-                ]);
-            }
-            ctx.out.data(&t.to_string());
-            if rows.len() > 1 || short {
-                ctx.out.note(&format!(
-                    "next page: --after {}",
-                    rows.last().expect("not empty").id
-                ));
-            }
-        }
+    if print_json_list(ctx, rows) {
+        return;
+    }
+    if rows.is_empty() {
+        ctx.out.note("no rows");
+        return;
+    }
+    let short = std::io::stdout().is_terminal();
+    let mut t = table();
+    t.set_header([
+        "id",
+        "event id",
+        "route",
+        "type",
+        "tenant",
+        "key",
+        "attempts",
+        "available at",
+        "created at",
+        "last error",
+    ]);
+    for r in rows {
+        t.add_row([
+            r.id.to_string(),
+            r.event_id.to_string(),
+            r.route.clone(),
+            r.event_type.clone(),
+            r.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
+            r.ordering_key.clone().unwrap_or_default(),
+            r.attempts.to_string(),
+            r.available_at
+                .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+                .unwrap_or_default(),
+            r.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            r.last_error
+                .as_deref()
+                .map(|e| if short { truncate(e, 60) } else { e.to_owned() })
+                .unwrap_or_default(),
+        ]);
+    }
+    ctx.out.data(&t.to_string());
+    if rows.len() > 1 || short {
+        ctx.out.note(&format!(
+            "next page: --after {}",
+            rows.last().expect("not empty").id
+        ));
     }
 }
 
-fn print_event(ctx: &Ctx, event_id: Uuid, found: &[EventLocation]) {
-    let rows: Vec<&RowView> = found.iter().flat_map(|f| &f.rows).collect();
-    let log_configured = found.iter().any(|f| f.deliveries.is_some());
-    let deliveries: Vec<_> = found
-        .iter()
-        .filter_map(|f| f.deliveries.as_ref())
-        .flatten()
-        .collect();
+fn print_event(ctx: &Ctx, report: &EventReport) {
     if ctx.out.is_json() {
-        ctx.out.json(&serde_json::json!({
-            "event_id": event_id,
-            "rows": rows,
-            "deliveries": if log_configured { Some(&deliveries) } else { None },
-        }));
+        ctx.out.json(report);
         return;
     }
+    let (rows, event_id) = (&report.rows, report.event_id);
+    let log_configured = report.deliveries.is_some();
+    let deliveries = report.deliveries.as_deref().unwrap_or_default();
     let mut lines = Vec::new();
-    for r in &rows {
+    for r in rows {
         let what = match r.status.as_str() {
             "published" => "published (retain storage keeps the row)".to_owned(),
             "failed" => format!(
@@ -535,7 +389,7 @@ fn print_event(ctx: &Ctx, event_id: Uuid, found: &[EventLocation]) {
         };
         lines.push(format!("outbox row {} on route {}: {what}", r.id, r.route));
     }
-    for d in &deliveries {
+    for d in deliveries {
         lines.push(format!(
             "delivered on route {} at {} (outbox row {})",
             d.route,

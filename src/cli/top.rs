@@ -4,29 +4,22 @@
 //! failure groups at a glance, and the relays given with `--relay`. On a terminal it is a
 //! ratatui screen (keys below); in a pipe or with `--once` it prints one snapshot.
 
-use std::collections::HashMap;
 use std::io::IsTerminal;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use clap::Args;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style, Stylize};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
-use serde::Serialize;
 
 use super::Ctx;
 use crate::Error;
 use crate::exit_code;
-use crate::ops::failure_groups::{FailureGroup, fingerprint, group};
-use crate::ops::top::{self as view, RelayView};
-use crate::store::any::{Conn, OpsTarget};
-use crate::store::ops::{ErrorFilter, Glance, ListStatus, OpsStore, RowFilter, RowView};
-
-/// Failed rows each refresh groups, at most (the groups are then a sample).
-const GROUP_SAMPLE: i64 = 1_000;
+use crate::ops::failure_groups::FailureGroup;
+use crate::ops::top::{self as view, GROUP_SAMPLE, RelayView, RouteRow, Snapshot, Source};
+use crate::store::ops::RowView;
 
 #[derive(Debug, Args)]
 pub struct TopArgs {
@@ -44,246 +37,20 @@ pub struct TopArgs {
     pub once: bool,
 }
 
-/// A route (and tenant) as one refresh saw it.
-#[derive(Debug, Clone, Serialize)]
-pub struct RouteRow {
-    #[serde(flatten)]
-    pub glance: Glance,
-    pub oldest_ripe_age_seconds: Option<f64>,
-    /// From the relays' metrics, when given.
-    pub delivered_per_second: Option<f64>,
-}
-
-/// One refresh.
-#[derive(Debug, Clone, Serialize)]
-pub struct Snapshot {
-    pub outbox: String,
-    pub storage: String,
-    pub at: DateTime<Utc>,
-    pub refresh_ms: f64,
-    /// Counts stop here (`cap+`).
-    pub cap: i64,
-    /// Rows inserted per second (PostgreSQL's table statistics; any writer).
-    pub staged_per_second: Option<f64>,
-    /// Deliveries per second: the relays' metrics, else (consume storage) the table's deletes.
-    pub delivered_per_second: Option<f64>,
-    pub routes: Vec<RouteRow>,
-    pub groups: Vec<FailureGroup>,
-    /// The groups were made from the first failed rows only.
-    pub groups_sampled: bool,
-    pub relays: Vec<RelayView>,
-}
-
-/// What the view reads from, refresh after refresh.
-struct Source {
-    conn: Conn,
-    targets: Vec<OpsTarget>,
-    relays: Vec<String>,
-    http: reqwest::Client,
-    /// The last table statistics and relay readings, for rates.
-    last_activity: Option<(Instant, crate::store::ops::Activity)>,
-    last_relays: HashMap<String, (Instant, RelayView)>,
-}
-
-impl Source {
-    async fn open(ctx: &Ctx, relays: Vec<String>) -> Result<Self, Error> {
-        let targets = crate::store::any::targets(&ctx.config, None)?;
-        let conn = ctx.connect().await?;
-        let http = reqwest::Client::builder()
-            .timeout(Duration::from_millis(800))
-            .build()
-            .map_err(|e| Error::Runtime(format!("an HTTP client: {e}")))?;
-        Ok(Self {
-            conn,
-            targets,
-            relays,
-            http,
-            last_activity: None,
-            last_relays: HashMap::new(),
-        })
-    }
-
-    async fn relay(&mut self, url: &str) -> RelayView {
-        let metrics = format!("{}/metrics", url.trim_end_matches('/'));
-        let now = Instant::now();
-        let before = self.last_relays.get(url);
-        let text = match self.http.get(&metrics).send().await {
-            Ok(r) if r.status().is_success() => r.text().await.map_err(|e| e.to_string()),
-            Ok(r) => Err(format!("HTTP {}", r.status().as_u16())),
-            Err(e) => Err(crate::db::first_line(&e.to_string())),
-        };
-        match text {
-            Ok(text) => {
-                let seconds = before.map_or(0.0, |(t, _)| now.duration_since(*t).as_secs_f64());
-                let v = RelayView::read(url, &text, before.map(|(_, v)| v), seconds);
-                self.last_relays.insert(url.to_owned(), (now, v.clone()));
-                v
-            }
-            Err(e) => RelayView {
-                url: url.to_owned(),
-                error: Some(e),
-                ..Default::default()
-            },
-        }
-    }
-
-    async fn snapshot(&mut self, ctx: &Ctx, filter: Option<&str>) -> Result<Snapshot, Error> {
-        let started = Instant::now();
-        let now = Utc::now();
-        let mut routes = Vec::new();
-        let mut failed_rows = Vec::new();
-        let mut sampled = false;
-        let mut activity: Option<crate::store::ops::Activity> = None;
-        for t in &self.targets {
-            let mut ops = crate::store::any::open(&ctx.config, &mut self.conn, t).await?;
-            if let Some(a) = ops.activity().await? {
-                let sum = activity.get_or_insert_with(Default::default);
-                sum.inserted += a.inserted;
-                sum.updated += a.updated;
-                sum.deleted += a.deleted;
-            }
-            for route in ops.routes().await? {
-                if filter.is_some_and(|f| !route.contains(f)) {
-                    continue;
-                }
-                let glance = ops.glance(&route, t.tenant, now, view::CAP).await?;
-                let age = glance
-                    .oldest_ripe
-                    .map(|o| (now - o).num_milliseconds().max(0) as f64 / 1000.0);
-                routes.push(RouteRow {
-                    glance,
-                    oldest_ripe_age_seconds: age,
-                    delivered_per_second: None,
-                });
-            }
-            let rows = ops
-                .error_rows(&ErrorFilter {
-                    tenant: t.tenant,
-                    limit: Some(GROUP_SAMPLE),
-                    ..Default::default()
-                })
-                .await?;
-            sampled |= rows.len() as i64 >= GROUP_SAMPLE;
-            failed_rows.extend(
-                rows.into_iter()
-                    .filter(|r| filter.is_none_or(|f| r.route.contains(f))),
-            );
-        }
-        // table-wide rates between this refresh and the last
-        let at = Instant::now();
-        let (mut staged, mut deleted) = (None, None);
-        if let Some(a) = activity {
-            if let Some((t, b)) = self.last_activity {
-                let secs = at.duration_since(t).as_secs_f64();
-                staged = view::rate(Some(b.inserted as f64), a.inserted as f64, secs);
-                deleted = view::rate(Some(b.deleted as f64), a.deleted as f64, secs);
-            }
-            self.last_activity = Some((at, a));
-        }
-        let mut relays = Vec::new();
-        for url in self.relays.clone() {
-            relays.push(self.relay(&url).await);
-        }
-        let mut delivered_total: Option<f64> = None;
-        for r in &mut routes {
-            let per: Vec<f64> = relays
-                .iter()
-                .filter_map(|v| v.published_per_second.get(&r.glance.route).copied())
-                .collect();
-            if !per.is_empty() && r.glance.tenant.is_none() {
-                let sum: f64 = per.iter().sum();
-                r.delivered_per_second = Some(sum);
-                *delivered_total.get_or_insert(0.0) += sum;
-            }
-        }
-        let consume = ctx.config.outbox.storage == crate::model::Storage::Consume;
-        Ok(Snapshot {
-            outbox: ctx.config.outbox.target.to_string(),
-            storage: ctx.config.outbox.storage.to_string(),
-            at: now,
-            refresh_ms: started.elapsed().as_secs_f64() * 1000.0,
-            cap: view::CAP,
-            staged_per_second: staged,
-            delivered_per_second: delivered_total.or(if consume { deleted } else { None }),
-            routes,
-            groups: group(&failed_rows),
-            groups_sampled: sampled,
-            relays,
-        })
-    }
-
-    /// The oldest pending and failed rows of a route, for the detail view.
-    async fn rows(&mut self, ctx: &Ctx, route: &RouteRow) -> Result<Vec<RowView>, Error> {
-        let mut out = Vec::new();
-        for t in self
-            .targets
-            .iter()
-            .filter(|t| t.tenant == route.glance.tenant)
-        {
-            let mut ops = crate::store::any::open(&ctx.config, &mut self.conn, t).await?;
-            for status in [ListStatus::Pending, ListStatus::Failed] {
-                let f = RowFilter {
-                    status,
-                    route: Some(route.glance.route.clone()),
-                    tenant: route.glance.tenant,
-                    event_type: None,
-                    older_than: None,
-                    error_contains: None,
-                    after: None,
-                    limit: 10,
-                };
-                out.extend(ops.list(&f, Utc::now()).await?);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Requeues the failed rows of group `id` as they are now; returns how many.
-    async fn requeue_group(&mut self, ctx: &Ctx, id: &str) -> Result<usize, Error> {
-        let mut n = 0;
-        for t in &self.targets {
-            let mut ops = crate::store::any::open(&ctx.config, &mut self.conn, t).await?;
-            let rows = ops
-                .error_rows(&ErrorFilter {
-                    tenant: t.tenant,
-                    ..Default::default()
-                })
-                .await?;
-            let ids: Vec<uuid::Uuid> = rows
-                .iter()
-                .filter(|r| fingerprint(r.last_error.as_deref().unwrap_or("")) == id)
-                .map(|r| r.id)
-                .collect();
-            for chunk in ids.chunks(500) {
-                n += ops.requeue(chunk).await?.len();
-            }
-        }
-        Ok(n)
-    }
-}
-
 pub async fn run(ctx: &Ctx, args: TopArgs) -> anyhow::Result<u8> {
-    for url in &args.relays {
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(Error::Runtime(format!(
-                "--relay {url:?}: give the relay's metrics endpoint as http://HOST:PORT (its --metrics-addr)"
-            ))
-            .into());
-        }
-    }
-    let mut source = Source::open(ctx, args.relays.clone()).await?;
+    let mut source = Source::open(&ctx.config, ctx.connect_timeout, args.relays.clone()).await?;
     let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     if args.once || !terminal || ctx.out.is_json() {
         // rates need two readings: take one more after a short while
         if !args.relays.is_empty() || ctx.config.backend == crate::dburl::Backend::Postgres {
-            source.snapshot(ctx, args.filter.as_deref()).await?;
+            source.snapshot(args.filter.as_deref()).await?;
             tokio::time::sleep(args.interval.0.min(Duration::from_secs(1))).await;
         }
-        let snap = source.snapshot(ctx, args.filter.as_deref()).await?;
+        let snap = source.snapshot(args.filter.as_deref()).await?;
         print_snapshot(ctx, &snap);
         return Ok(exit_code::OK);
     }
-    Ok(live(ctx, &args, source).await?)
+    Ok(live(&args, source).await?)
 }
 
 fn opt_rate(r: Option<f64>) -> String {
@@ -482,8 +249,8 @@ fn spawn_keys() -> (
     (rx, stop)
 }
 
-async fn live(ctx: &Ctx, args: &TopArgs, mut source: Source) -> Result<u8, Error> {
-    let snap = source.snapshot(ctx, args.filter.as_deref()).await?;
+async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<u8, Error> {
+    let snap = source.snapshot(args.filter.as_deref()).await?;
     let mut screen = Screen {
         snap,
         routes: TableState::default().with_selected(Some(0)),
@@ -507,7 +274,7 @@ async fn live(ctx: &Ctx, args: &TopArgs, mut source: Source) -> Result<u8, Error
                 .map_err(|e| Error::Runtime(format!("drawing the screen: {e}")))?;
             tokio::select! {
                 _ = tick.tick() => {
-                    match source.snapshot(ctx, screen.filter.as_deref()).await {
+                    match source.snapshot(screen.filter.as_deref()).await {
                         Ok(s) => {
                             screen.snap = s;
                             let n = screen.snap.routes.len();
@@ -531,7 +298,7 @@ async fn live(ctx: &Ctx, args: &TopArgs, mut source: Source) -> Result<u8, Error
                     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
                         return Ok(());
                     }
-                    if handle_key(ctx, &mut source, &mut screen, k.code).await? {
+                    if handle_key(&mut source, &mut screen, k.code).await? {
                         return Ok(());
                     }
                 }
@@ -546,8 +313,7 @@ async fn live(ctx: &Ctx, args: &TopArgs, mut source: Source) -> Result<u8, Error
 
 /// One key; `true` quits.
 async fn handle_key(
-    ctx: &Ctx,
-    source: &mut Source,
+    source: &mut Source<'_>,
     screen: &mut Screen,
     code: KeyCode,
 ) -> Result<bool, Error> {
@@ -556,7 +322,7 @@ async fn handle_key(
             KeyCode::Enter => {
                 screen.filter = Some(std::mem::take(text)).filter(|t| !t.is_empty());
                 screen.typing = None;
-                screen.snap = source.snapshot(ctx, screen.filter.as_deref()).await?;
+                screen.snap = source.snapshot(screen.filter.as_deref()).await?;
                 screen
                     .routes
                     .select((!screen.snap.routes.is_empty()).then_some(0));
@@ -572,9 +338,9 @@ async fn handle_key(
     }
     if let Some((id, _)) = screen.confirm.take() {
         if code == KeyCode::Char('y') {
-            let n = source.requeue_group(ctx, &id).await?;
+            let n = source.requeue_group(&id).await?;
             screen.message = Some(format!("requeued {n} row(s) of group {id}"));
-            screen.snap = source.snapshot(ctx, screen.filter.as_deref()).await?;
+            screen.snap = source.snapshot(screen.filter.as_deref()).await?;
         } else {
             screen.message = Some("requeue cancelled; nothing changed".into());
         }
@@ -618,7 +384,7 @@ async fn handle_key(
         }
         KeyCode::Enter => {
             if let Some(r) = screen.selected_route().cloned() {
-                let rows = source.rows(ctx, &r).await?;
+                let rows = source.rows(&r).await?;
                 screen.detail = Some((r.glance.route.clone(), rows));
             }
         }

@@ -1,6 +1,8 @@
 //! Operator logic the commands call, one library call per command: failure groups and their
-//! selection, top's snapshot. No terminal, no tables, no clap: the command line renders what
-//! these return.
+//! selection, inspection, requeue and discard, top's snapshot. No terminal, no tables, no
+//! clap: the command line renders what these return.
 
 pub mod failure_groups;
+pub mod inspect;
+pub mod requeue;
 pub mod top;

@@ -1,10 +1,25 @@
-//! What `outboxctl top` computes between refreshes, pure: capped counts for people, rates
-//! from two readings of a counter, and a relay's state read off its `/metrics` text
-//! (destinations up or down, quantiles of its histograms). No I/O, no terminal.
+//! What `outboxctl top` shows, refresh after refresh: capped counts for people, rates from two
+//! readings of a counter, and a relay's state read off its `/metrics` text (destinations up or
+//! down, quantiles of its histograms), all pure; and the [`Source`] that reads them: per route
+//! (and tenant) the bounded counts of [`Glance`], failure groups from a sample of failed rows,
+//! the table's statistics and each relay's metrics over HTTP, a route's rows, and requeueing a
+//! group. No terminal: the command draws what these return.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
+
+use crate::Error;
+use crate::config::Config;
+use crate::ops::failure_groups::{FailureGroup, group};
+use crate::ops::requeue::{self, Action, Selection};
+use crate::store::any::{Conn, OpsTarget};
+use crate::store::ops::{Activity, ErrorFilter, Glance, ListStatus, OpsStore, RowFilter, RowView};
+
+/// Failed rows each refresh groups, at most (the groups are then a sample).
+pub const GROUP_SAMPLE: i64 = 1_000;
 
 /// Counts stop at this many rows (a refresh reads no more of a range).
 pub const CAP: i64 = 10_000;
@@ -248,6 +263,240 @@ impl RelayView {
             }
         }
         view
+    }
+}
+
+/// A route (and tenant) as one refresh saw it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RouteRow {
+    #[serde(flatten)]
+    pub glance: Glance,
+    pub oldest_ripe_age_seconds: Option<f64>,
+    /// From the relays' metrics, when given.
+    pub delivered_per_second: Option<f64>,
+}
+
+/// One refresh.
+#[derive(Debug, Clone, Serialize)]
+pub struct Snapshot {
+    pub outbox: String,
+    pub storage: String,
+    pub at: DateTime<Utc>,
+    pub refresh_ms: f64,
+    /// Counts stop here (`cap+`).
+    pub cap: i64,
+    /// Rows inserted per second (PostgreSQL's table statistics; any writer).
+    pub staged_per_second: Option<f64>,
+    /// Deliveries per second: the relays' metrics, else (consume storage) the table's deletes.
+    pub delivered_per_second: Option<f64>,
+    pub routes: Vec<RouteRow>,
+    pub groups: Vec<FailureGroup>,
+    /// The groups were made from the first failed rows only.
+    pub groups_sampled: bool,
+    pub relays: Vec<RelayView>,
+}
+
+/// What the view reads from, refresh after refresh: one connection to the outbox, and the
+/// last readings rates are computed from.
+pub struct Source<'a> {
+    config: &'a Config,
+    conn: Conn,
+    targets: Vec<OpsTarget>,
+    relays: Vec<String>,
+    http: reqwest::Client,
+    /// The last table statistics and relay readings, for rates.
+    last_activity: Option<(Instant, Activity)>,
+    last_relays: HashMap<String, (Instant, RelayView)>,
+}
+
+impl<'a> Source<'a> {
+    /// Checks the relays' URLs, resolves the targets and connects within `connect_timeout`.
+    pub async fn open(
+        config: &'a Config,
+        connect_timeout: Duration,
+        relays: Vec<String>,
+    ) -> Result<Self, Error> {
+        for url in &relays {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(Error::Runtime(format!(
+                    "--relay {url:?}: give the relay's metrics endpoint as http://HOST:PORT (its --metrics-addr)"
+                )));
+            }
+        }
+        let targets = crate::store::any::targets(config, None)?;
+        let conn = crate::store::any::connect(config, connect_timeout).await?;
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_millis(800))
+            .build()
+            .map_err(|e| Error::Runtime(format!("an HTTP client: {e}")))?;
+        Ok(Self {
+            config,
+            conn,
+            targets,
+            relays,
+            http,
+            last_activity: None,
+            last_relays: HashMap::new(),
+        })
+    }
+
+    /// Reads one relay's metrics; a relay that does not answer is a view with its error.
+    async fn relay(&mut self, url: &str) -> RelayView {
+        let metrics = format!("{}/metrics", url.trim_end_matches('/'));
+        let now = Instant::now();
+        let before = self.last_relays.get(url);
+        let text = match self.http.get(&metrics).send().await {
+            Ok(r) if r.status().is_success() => r.text().await.map_err(|e| e.to_string()),
+            Ok(r) => Err(format!("HTTP {}", r.status().as_u16())),
+            Err(e) => Err(crate::db::first_line(&e.to_string())),
+        };
+        match text {
+            Ok(text) => {
+                let seconds = before.map_or(0.0, |(t, _)| now.duration_since(*t).as_secs_f64());
+                let v = RelayView::read(url, &text, before.map(|(_, v)| v), seconds);
+                self.last_relays.insert(url.to_owned(), (now, v.clone()));
+                v
+            }
+            Err(e) => RelayView {
+                url: url.to_owned(),
+                error: Some(e),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// One refresh: routes whose name contains `filter` (all without one), failure groups
+    /// from a sample of failed rows, rates since the last refresh, and the relays.
+    pub async fn snapshot(&mut self, filter: Option<&str>) -> Result<Snapshot, Error> {
+        let started = Instant::now();
+        let now = Utc::now();
+        let mut routes = Vec::new();
+        let mut failed_rows = Vec::new();
+        let mut sampled = false;
+        let mut activity: Option<Activity> = None;
+        for t in &self.targets {
+            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+            if let Some(a) = ops.activity().await? {
+                let sum = activity.get_or_insert_with(Default::default);
+                sum.inserted += a.inserted;
+                sum.updated += a.updated;
+                sum.deleted += a.deleted;
+            }
+            for route in ops.routes().await? {
+                if filter.is_some_and(|f| !route.contains(f)) {
+                    continue;
+                }
+                let glance = ops.glance(&route, t.tenant, now, CAP).await?;
+                let age = glance
+                    .oldest_ripe
+                    .map(|o| (now - o).num_milliseconds().max(0) as f64 / 1000.0);
+                routes.push(RouteRow {
+                    glance,
+                    oldest_ripe_age_seconds: age,
+                    delivered_per_second: None,
+                });
+            }
+            let rows = ops
+                .error_rows(&ErrorFilter {
+                    tenant: t.tenant,
+                    limit: Some(GROUP_SAMPLE),
+                    ..Default::default()
+                })
+                .await?;
+            sampled |= rows.len() as i64 >= GROUP_SAMPLE;
+            failed_rows.extend(
+                rows.into_iter()
+                    .filter(|r| filter.is_none_or(|f| r.route.contains(f))),
+            );
+        }
+        // table-wide rates between this refresh and the last
+        let at = Instant::now();
+        let (mut staged, mut deleted) = (None, None);
+        if let Some(a) = activity {
+            if let Some((t, b)) = self.last_activity {
+                let secs = at.duration_since(t).as_secs_f64();
+                staged = rate(Some(b.inserted as f64), a.inserted as f64, secs);
+                deleted = rate(Some(b.deleted as f64), a.deleted as f64, secs);
+            }
+            self.last_activity = Some((at, a));
+        }
+        let mut relays = Vec::new();
+        for url in self.relays.clone() {
+            relays.push(self.relay(&url).await);
+        }
+        let mut delivered_total: Option<f64> = None;
+        for r in &mut routes {
+            let per: Vec<f64> = relays
+                .iter()
+                .filter_map(|v| v.published_per_second.get(&r.glance.route).copied())
+                .collect();
+            if !per.is_empty() && r.glance.tenant.is_none() {
+                let sum: f64 = per.iter().sum();
+                r.delivered_per_second = Some(sum);
+                *delivered_total.get_or_insert(0.0) += sum;
+            }
+        }
+        let consume = self.config.outbox.storage == crate::model::Storage::Consume;
+        Ok(Snapshot {
+            outbox: self.config.outbox.target.to_string(),
+            storage: self.config.outbox.storage.to_string(),
+            at: now,
+            refresh_ms: started.elapsed().as_secs_f64() * 1000.0,
+            cap: CAP,
+            staged_per_second: staged,
+            delivered_per_second: delivered_total.or(if consume { deleted } else { None }),
+            routes,
+            groups: group(&failed_rows),
+            groups_sampled: sampled,
+            relays,
+        })
+    }
+
+    /// The oldest pending and failed rows of a route, for the detail view.
+    pub async fn rows(&mut self, route: &RouteRow) -> Result<Vec<RowView>, Error> {
+        let mut out = Vec::new();
+        for t in self
+            .targets
+            .iter()
+            .filter(|t| t.tenant == route.glance.tenant)
+        {
+            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+            for status in [ListStatus::Pending, ListStatus::Failed] {
+                let f = RowFilter {
+                    status,
+                    route: Some(route.glance.route.clone()),
+                    tenant: route.glance.tenant,
+                    event_type: None,
+                    older_than: None,
+                    error_contains: None,
+                    after: None,
+                    limit: 10,
+                };
+                out.extend(ops.list(&f, Utc::now()).await?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Requeues the failed rows of group `id` as they are now (what `requeue --group ID`
+    /// does); returns how many.
+    pub async fn requeue_group(&mut self, id: &str) -> Result<usize, Error> {
+        let selection = Selection {
+            groups: vec![id.to_owned()],
+            ..Default::default()
+        };
+        let picked =
+            requeue::select_in(self.config, &mut self.conn, &self.targets, &selection).await?;
+        let done = requeue::apply_in(
+            self.config,
+            &mut self.conn,
+            &self.targets,
+            &picked,
+            Action::Requeue,
+            |_| {},
+        )
+        .await?;
+        Ok(done.count)
     }
 }
 

@@ -1,0 +1,254 @@
+//! What `outboxctl inspect` reads, over every outbox the configuration names (a table per
+//! tenant, or the collection): per-route summaries, pages of pending or failed rows, the keys
+//! strict order holds back, the rows failure groups are made of, and where an event is. The
+//! same row selection serves `requeue` and `discard`. No terminal, no tables: the command
+//! renders what these return.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::Error;
+use crate::config::Config;
+use crate::ops::failure_groups::{self, FailureGroup};
+use crate::store::any::{Conn, OpsTarget};
+use crate::store::ops::{
+    BlockedKey, Delivery, ErrorFilter, EventLocation, ListStatus, OpsStore, RouteSummary,
+    RowFilter, RowView,
+};
+
+/// The narrowing every row listing shares: event type, age and error text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowNarrowing {
+    /// Only this event type.
+    pub event_type: Option<String>,
+    /// Only rows created longer ago than this.
+    pub older_than: Option<Duration>,
+    /// Only rows whose `last_error` contains this text.
+    pub error_contains: Option<String>,
+}
+
+/// One page of rows: at most `limit`, after row id `after` (keyset pagination).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Page {
+    pub narrowing: RowNarrowing,
+    pub limit: u32,
+    pub after: Option<Uuid>,
+}
+
+/// The store's filter for one listing.
+pub fn filter_for(
+    status: ListStatus,
+    route: Option<String>,
+    tenant: Option<Uuid>,
+    f: &RowNarrowing,
+    limit: u32,
+    after: Option<Uuid>,
+) -> RowFilter {
+    RowFilter {
+        status,
+        route,
+        tenant,
+        event_type: f.event_type.clone(),
+        older_than: f.older_than,
+        error_contains: f.error_contains.clone(),
+        after,
+        limit,
+    }
+}
+
+/// The tenant a target is read with: its own on a tenant-aware outbox (else the one asked
+/// for), the one asked for otherwise.
+fn tenant_of(config: &Config, t: &OpsTarget, asked: Option<Uuid>) -> Option<Uuid> {
+    if config.outbox.tenant_aware {
+        t.tenant.or(asked)
+    } else {
+        asked
+    }
+}
+
+/// The rows failure groups are made of, over `targets`, narrowed by the listing filters that
+/// the store does not apply (age, error text).
+pub async fn error_rows(
+    config: &Config,
+    conn: &mut Conn,
+    targets: &[OpsTarget],
+    filter: &ErrorFilter,
+    more: &RowNarrowing,
+    now: DateTime<Utc>,
+) -> Result<Vec<RowView>, Error> {
+    let before = more
+        .older_than
+        .and_then(|d| chrono::Duration::from_std(d).ok())
+        .map(|d| now - d);
+    let mut rows = Vec::new();
+    for t in targets {
+        let mut ops = crate::store::any::open(config, conn, t).await?;
+        let f = ErrorFilter {
+            tenant: tenant_of(config, t, filter.tenant),
+            ..filter.clone()
+        };
+        rows.extend(ops.error_rows(&f).await?.into_iter().filter(|r| {
+            before.is_none_or(|b| r.created_at < b)
+                && more
+                    .error_contains
+                    .as_deref()
+                    .is_none_or(|text| r.last_error.as_deref().is_some_and(|e| e.contains(text)))
+        }));
+    }
+    Ok(rows)
+}
+
+/// One connection to the outbox and the targets an inspection reads, narrowed to a route
+/// and a tenant when given; `now` is the moment every answer is computed for.
+pub struct Inspector<'a> {
+    config: &'a Config,
+    conn: Conn,
+    targets: Vec<OpsTarget>,
+    route: Option<String>,
+    tenant: Option<Uuid>,
+    pub now: DateTime<Utc>,
+}
+
+impl<'a> Inspector<'a> {
+    /// Resolves the targets (only `tenant`'s when given), then connects within
+    /// `connect_timeout`.
+    pub async fn open(
+        config: &'a Config,
+        connect_timeout: Duration,
+        route: Option<String>,
+        tenant: Option<Uuid>,
+    ) -> Result<Self, Error> {
+        let targets = crate::store::any::targets(config, tenant)?;
+        let conn = crate::store::any::connect(config, connect_timeout).await?;
+        Ok(Self {
+            config,
+            conn,
+            targets,
+            route,
+            tenant,
+            now: Utc::now(),
+        })
+    }
+
+    /// Per route (and tenant): counts, ages, attempts and deliveries.
+    pub async fn summaries(&mut self) -> Result<Vec<RouteSummary>, Error> {
+        let mut all = Vec::new();
+        for t in &self.targets {
+            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+            let routes = match &self.route {
+                Some(r) => vec![r.clone()],
+                None => ops.routes().await?,
+            };
+            let tenant = if self.config.outbox.tenant_aware {
+                t.tenant
+            } else {
+                self.tenant
+            };
+            for route in routes {
+                all.push(ops.summary(&route, tenant, self.now).await?);
+            }
+        }
+        Ok(all)
+    }
+
+    /// One page of pending or failed rows, oldest first, over every target.
+    pub async fn rows(&mut self, status: ListStatus, page: &Page) -> Result<Vec<RowView>, Error> {
+        let mut rows = Vec::new();
+        for t in &self.targets {
+            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+            let f = filter_for(
+                status,
+                self.route.clone(),
+                tenant_of(self.config, t, self.tenant),
+                &page.narrowing,
+                page.limit,
+                page.after,
+            );
+            rows.extend(ops.list(&f, self.now).await?);
+        }
+        rows.truncate(page.limit as usize);
+        Ok(rows)
+    }
+
+    /// Failed rows (with `retrying`, also rows waiting for a retry) grouped by their error.
+    pub async fn failure_groups(
+        &mut self,
+        narrowing: &RowNarrowing,
+        retrying: bool,
+    ) -> Result<Vec<FailureGroup>, Error> {
+        let filter = ErrorFilter {
+            route: self.route.clone(),
+            tenant: self.tenant,
+            event_type: narrowing.event_type.clone(),
+            retrying,
+            limit: None,
+        };
+        let rows = error_rows(
+            self.config,
+            &mut self.conn,
+            &self.targets,
+            &filter,
+            narrowing,
+            self.now,
+        )
+        .await?;
+        Ok(failure_groups::group(&rows))
+    }
+
+    /// The keys strict order holds back, most rows waiting first, at most `limit`.
+    pub async fn blocked(&mut self, limit: u32) -> Result<Vec<BlockedKey>, Error> {
+        let mut all = Vec::new();
+        for t in &self.targets {
+            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+            let tenant = tenant_of(self.config, t, self.tenant);
+            all.extend(
+                ops.blocked(self.route.as_deref(), tenant, self.now, limit)
+                    .await?,
+            );
+        }
+        all.sort_by_key(|k| std::cmp::Reverse(k.waiting));
+        all.truncate(limit as usize);
+        Ok(all)
+    }
+
+    /// Where an event is: its outbox rows and delivery-log records over every target.
+    pub async fn event(&mut self, event_id: Uuid) -> Result<EventReport, Error> {
+        let mut found = Vec::new();
+        for t in &self.targets {
+            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+            found.push(ops.find_event(event_id).await?);
+        }
+        Ok(EventReport::merge(event_id, found))
+    }
+}
+
+/// Where an event is, over every target. The fields are in alphabetical order: the JSON
+/// reads as it always has.
+#[derive(Debug, Clone, Serialize)]
+pub struct EventReport {
+    /// `None` when no delivery log is configured.
+    pub deliveries: Option<Vec<Delivery>>,
+    pub event_id: Uuid,
+    pub rows: Vec<RowView>,
+}
+
+impl EventReport {
+    /// One report from each target's answer.
+    pub fn merge(event_id: Uuid, found: Vec<EventLocation>) -> Self {
+        let log_configured = found.iter().any(|f| f.deliveries.is_some());
+        let mut rows = Vec::new();
+        let mut deliveries = Vec::new();
+        for f in found {
+            rows.extend(f.rows);
+            deliveries.extend(f.deliveries.into_iter().flatten());
+        }
+        EventReport {
+            deliveries: log_configured.then_some(deliveries),
+            event_id,
+            rows,
+        }
+    }
+}

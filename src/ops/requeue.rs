@@ -1,0 +1,310 @@
+//! What `outboxctl requeue` and `outboxctl discard` act on, and the acting: failed rows
+//! selected by id, by failure group (as they are now) or by filter (keyset pages), then
+//! returned to pending or deleted in batches (short statements, no long locks). `top`
+//! requeues a group through the same two steps. No terminal: the command prints the
+//! selection, asks, and shows progress through the callback it passes.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::Error;
+use crate::config::Config;
+use crate::ops::failure_groups::fingerprint;
+use crate::ops::inspect::{self, RowNarrowing};
+use crate::store::any::{Conn, OpsTarget};
+use crate::store::ops::{ErrorFilter, ListStatus, OpsStore};
+
+/// Rows per page read and per statement written.
+pub const BATCH: u32 = 500;
+
+/// What to do with the selected rows (in JSON: what was done).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Action {
+    /// Back to pending: attempts reset to 0, due now.
+    #[serde(rename = "requeued")]
+    Requeue,
+    /// Deleted from the outbox.
+    #[serde(rename = "discarded")]
+    Discard,
+}
+
+impl Action {
+    pub fn verb(self) -> &'static str {
+        match self {
+            Action::Requeue => "requeue",
+            Action::Discard => "discard",
+        }
+    }
+
+    pub fn done(self) -> &'static str {
+        match self {
+            Action::Requeue => "requeued",
+            Action::Discard => "discarded",
+        }
+    }
+}
+
+/// Which failed rows: given ids, every row of some failure groups, or (with `all`) every row
+/// the filters match. Route, tenant and the narrowing filter the last two.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub ids: Vec<Uuid>,
+    pub all: bool,
+    pub groups: Vec<String>,
+    pub route: Option<String>,
+    pub tenant: Option<Uuid>,
+    pub narrowing: RowNarrowing,
+}
+
+impl Selection {
+    fn filtered(&self) -> bool {
+        self.route.is_some()
+            || self.tenant.is_some()
+            || self.narrowing.event_type.is_some()
+            || self.narrowing.older_than.is_some()
+            || self.narrowing.error_contains.is_some()
+    }
+
+    /// Refuses a selection that selects nothing, or mixes ids with filters.
+    pub fn check(&self, action: Action) -> Result<(), Error> {
+        if self.ids.is_empty() && !self.all && self.groups.is_empty() {
+            let hint = if self.filtered() {
+                "add --all to act on every failed row that matches"
+            } else {
+                "pass --id ID…, --group ID… or filters with --all"
+            };
+            return Err(Error::Runtime(format!(
+                "nothing selected to {}: {hint}",
+                action.verb()
+            )));
+        }
+        if !self.ids.is_empty() && self.filtered() {
+            return Err(Error::Runtime(
+                "--id cannot be combined with filters; use one or the other".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The rows a selection found, per target.
+#[derive(Debug, Clone, Default)]
+pub struct Picked {
+    /// (index of the target, row id), in the order found.
+    rows: Vec<(usize, Uuid)>,
+    /// The ids asked for by `--id`, to tell which were not failed rows.
+    asked: Vec<Uuid>,
+    /// Every selected id, sorted, once.
+    pub ids: Vec<Uuid>,
+    /// With groups: each group's rows as selected now (0: none now).
+    pub groups: BTreeMap<String, usize>,
+}
+
+impl Picked {
+    /// The groups asked for that have no failed rows now.
+    pub fn empty_groups(&self) -> impl Iterator<Item = &str> {
+        self.groups
+            .iter()
+            .filter(|(_, n)| **n == 0)
+            .map(|(g, _)| g.as_str())
+    }
+
+    /// What acting would change: the selection as a dry run.
+    pub fn plan(&self, action: Action) -> FailedRowsReport {
+        FailedRowsReport {
+            action,
+            dry_run: true,
+            count: self.ids.len(),
+            ids: self.ids.clone(),
+            not_failed: Vec::new(),
+            groups: self.groups.clone(),
+        }
+    }
+}
+
+/// What was (with `dry_run`: would be) requeued or discarded.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedRowsReport {
+    pub action: Action,
+    pub dry_run: bool,
+    pub count: usize,
+    pub ids: Vec<Uuid>,
+    /// Ids asked for by `--id` that were not failed rows (nothing changed for them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_failed: Vec<Uuid>,
+    /// With groups: each group's rows as selected now.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub groups: BTreeMap<String, usize>,
+}
+
+/// Selects the failed rows `sel` names over `targets`.
+pub async fn select_in(
+    config: &Config,
+    conn: &mut Conn,
+    targets: &[OpsTarget],
+    sel: &Selection,
+) -> Result<Picked, Error> {
+    let now = chrono::Utc::now();
+    let mut rows: Vec<(usize, Uuid)> = Vec::new();
+    let mut groups: BTreeMap<String, usize> = sel.groups.iter().map(|g| (g.clone(), 0)).collect();
+    for (ti, t) in targets.iter().enumerate() {
+        if !sel.groups.is_empty() {
+            let filter = ErrorFilter {
+                route: sel.route.clone(),
+                tenant: sel.tenant,
+                event_type: sel.narrowing.event_type.clone(),
+                retrying: false,
+                limit: None,
+            };
+            let found = inspect::error_rows(
+                config,
+                conn,
+                std::slice::from_ref(t),
+                &filter,
+                &sel.narrowing,
+                now,
+            )
+            .await?;
+            for r in found {
+                let id = fingerprint(r.last_error.as_deref().unwrap_or(""));
+                if let Some(n) = groups.get_mut(&id) {
+                    *n += 1;
+                    rows.push((ti, r.id));
+                }
+            }
+            continue;
+        }
+        let mut ops = crate::store::any::open(config, conn, t).await?;
+        if !sel.ids.is_empty() {
+            rows.extend(sel.ids.iter().map(|id| (ti, *id)));
+            continue;
+        }
+        let tenant = if config.outbox.tenant_aware {
+            t.tenant.or(sel.tenant)
+        } else {
+            sel.tenant
+        };
+        let mut after = None;
+        loop {
+            let f = inspect::filter_for(
+                ListStatus::Failed,
+                sel.route.clone(),
+                tenant,
+                &sel.narrowing,
+                BATCH,
+                after,
+            );
+            let page = ops.list(&f, now).await?;
+            after = page.last().map(|r| r.id);
+            rows.extend(page.iter().map(|r| (ti, r.id)));
+            if page.len() < BATCH as usize {
+                break;
+            }
+        }
+    }
+    let mut ids: Vec<Uuid> = rows.iter().map(|(_, id)| *id).collect();
+    ids.sort();
+    ids.dedup();
+    Ok(Picked {
+        rows,
+        asked: sel.ids.clone(),
+        ids,
+        groups,
+    })
+}
+
+/// Requeues or discards the rows picked over `targets` (the same targets, in the same
+/// order), `BATCH` at a time; `progress` hears how many rows each batch covered.
+pub async fn apply_in(
+    config: &Config,
+    conn: &mut Conn,
+    targets: &[OpsTarget],
+    picked: &Picked,
+    action: Action,
+    mut progress: impl FnMut(u64),
+) -> Result<FailedRowsReport, Error> {
+    let mut changed: Vec<Uuid> = Vec::new();
+    for (ti, t) in targets.iter().enumerate() {
+        let mine: Vec<Uuid> = picked
+            .rows
+            .iter()
+            .filter(|(i, _)| *i == ti)
+            .map(|(_, id)| *id)
+            .collect();
+        let mut ops = crate::store::any::open(config, conn, t).await?;
+        for batch in mine.chunks(BATCH as usize) {
+            let done = match action {
+                Action::Requeue => ops.requeue(batch).await?,
+                Action::Discard => ops.discard(batch).await?,
+            };
+            progress(batch.len() as u64);
+            changed.extend(done);
+        }
+    }
+    let not_failed = picked
+        .asked
+        .iter()
+        .filter(|id| !changed.contains(id))
+        .copied()
+        .collect();
+    Ok(FailedRowsReport {
+        action,
+        dry_run: false,
+        count: changed.len(),
+        ids: changed,
+        not_failed,
+        groups: picked.groups.clone(),
+    })
+}
+
+/// One connection and the targets a selection reads, kept from selecting to acting.
+pub struct FailedRows<'a> {
+    config: &'a Config,
+    conn: Conn,
+    targets: Vec<OpsTarget>,
+}
+
+impl<'a> FailedRows<'a> {
+    /// Checks the selection, resolves the targets (only its tenant's when given), connects
+    /// within `connect_timeout` and selects.
+    pub async fn select(
+        config: &'a Config,
+        connect_timeout: Duration,
+        sel: &Selection,
+        action: Action,
+    ) -> Result<(Self, Picked), Error> {
+        sel.check(action)?;
+        let targets = crate::store::any::targets(config, sel.tenant)?;
+        let mut conn = crate::store::any::connect(config, connect_timeout).await?;
+        let picked = select_in(config, &mut conn, &targets, sel).await?;
+        Ok((
+            Self {
+                config,
+                conn,
+                targets,
+            },
+            picked,
+        ))
+    }
+
+    /// Acts on what [`FailedRows::select`] picked.
+    pub async fn apply(
+        mut self,
+        picked: &Picked,
+        action: Action,
+        progress: impl FnMut(u64),
+    ) -> Result<FailedRowsReport, Error> {
+        apply_in(
+            self.config,
+            &mut self.conn,
+            &self.targets,
+            picked,
+            action,
+            progress,
+        )
+        .await
+    }
+}
