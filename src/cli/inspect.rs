@@ -215,9 +215,16 @@ fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::
     ctx.out.data(&t.to_string());
 }
 
-fn truncate(text: &str, max: usize) -> String {
+/// An error as a cell: whole in a pipe, on a terminal one line of 60 characters at most.
+fn error_cell(text: Option<&str>, short: bool) -> String {
+    let Some(text) = text else {
+        return String::new();
+    };
+    if !short {
+        return text.to_owned();
+    }
     let one_line = text.replace('\n', " ");
-    match one_line.char_indices().nth(max) {
+    match one_line.char_indices().nth(60) {
         Some((cut, _)) => format!("{}…", &one_line[..cut]),
         None => one_line,
     }
@@ -252,11 +259,7 @@ fn print_blocked(ctx: &Ctx, keys: &[BlockedKey]) {
             k.head.id.to_string(),
             k.head.status.clone(),
             k.head.attempts.to_string(),
-            k.head
-                .last_error
-                .as_deref()
-                .map(|e| if short { truncate(e, 60) } else { e.to_owned() })
-                .unwrap_or_default(),
+            error_cell(k.head.last_error.as_deref(), short),
         ]);
     }
     ctx.out.data(&t.to_string());
@@ -295,11 +298,7 @@ fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
             },
             g.first_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
             g.last_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-            if short {
-                truncate(&g.sample_error, 60)
-            } else {
-                g.sample_error.clone()
-            },
+            error_cell(Some(&g.sample_error), short),
         ]);
     }
     ctx.out.data(&t.to_string());
@@ -344,10 +343,7 @@ pub fn print_rows(ctx: &Ctx, rows: &[RowView]) {
                 .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
                 .unwrap_or_default(),
             r.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-            r.last_error
-                .as_deref()
-                .map(|e| if short { truncate(e, 60) } else { e.to_owned() })
-                .unwrap_or_default(),
+            error_cell(r.last_error.as_deref(), short),
         ]);
     }
     ctx.out.data(&t.to_string());

@@ -2,7 +2,8 @@
 //! route (and tenant) the bounded counts of [`crate::store::ops::Glance`], the age of the
 //! oldest ripe row, rates between refreshes (the table's statistics; each relay's metrics),
 //! failure groups at a glance, and the relays given with `--relay`. On a terminal it is a
-//! ratatui screen (keys below); in a pipe or with `--once` it prints one snapshot.
+//! ratatui screen (keys below); in a pipe or with `--once` it prints one snapshot. What it
+//! shows comes from [`crate::ops::top::Source`]; this file draws it and reads the keys.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -41,12 +42,7 @@ pub async fn run(ctx: &Ctx, args: TopArgs) -> anyhow::Result<u8> {
     let mut source = Source::open(&ctx.config, ctx.connect_timeout, args.relays.clone()).await?;
     let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     if args.once || !terminal || ctx.out.is_json() {
-        // rates need two readings: take one more after a short while
-        if !args.relays.is_empty() || ctx.config.backend == crate::dburl::Backend::Postgres {
-            source.snapshot(args.filter.as_deref()).await?;
-            tokio::time::sleep(args.interval.0.min(Duration::from_secs(1))).await;
-        }
-        let snap = source.snapshot(args.filter.as_deref()).await?;
+        let snap = source.one(args.filter.as_deref(), args.interval.0).await?;
         print_snapshot(ctx, &snap);
         return Ok(exit_code::OK);
     }
@@ -75,7 +71,7 @@ fn route_cells(r: &RouteRow, tenant_col: bool) -> Vec<String> {
     cells
 }
 
-const ROUTE_HEADER: [&str; 8] = [
+const ROUTE_HEADER: [&str; 7] = [
     "ripe",
     "scheduled",
     "processing",
@@ -83,7 +79,6 @@ const ROUTE_HEADER: [&str; 8] = [
     "failed",
     "oldest ripe",
     "delivered",
-    "",
 ];
 
 fn header(tenant_col: bool) -> Vec<&'static str> {
@@ -91,7 +86,7 @@ fn header(tenant_col: bool) -> Vec<&'static str> {
     if tenant_col {
         h.push("tenant");
     }
-    h.extend(&ROUTE_HEADER[..7]);
+    h.extend(ROUTE_HEADER);
     h
 }
 
@@ -212,15 +207,8 @@ impl Screen {
     }
 
     fn visible_groups(&self) -> Vec<&FailureGroup> {
-        match self.selected_route() {
-            Some(r) => self
-                .snap
-                .groups
-                .iter()
-                .filter(|g| g.routes.contains_key(&r.glance.route))
-                .collect(),
-            None => self.snap.groups.iter().collect(),
-        }
+        let route = self.selected_route().map(|r| r.glance.route.as_str());
+        self.snap.groups_on(route)
     }
 }
 

@@ -296,6 +296,16 @@ pub struct Snapshot {
     pub relays: Vec<RelayView>,
 }
 
+impl Snapshot {
+    /// The failure groups with rows on `route` (all of them without one).
+    pub fn groups_on(&self, route: Option<&str>) -> Vec<&FailureGroup> {
+        self.groups
+            .iter()
+            .filter(|g| route.is_none_or(|r| g.routes.contains_key(r)))
+            .collect()
+    }
+}
+
 /// What the view reads from, refresh after refresh: one connection to the outbox, and the
 /// last readings rates are computed from.
 pub struct Source<'a> {
@@ -363,6 +373,21 @@ impl<'a> Source<'a> {
                 ..Default::default()
             },
         }
+    }
+
+    /// One snapshot on its own, with rates where they can be had (relays given, or
+    /// PostgreSQL's statistics): a first reading, a pause of `interval` (a second at most),
+    /// then the snapshot.
+    pub async fn one(
+        &mut self,
+        filter: Option<&str>,
+        interval: Duration,
+    ) -> Result<Snapshot, Error> {
+        if !self.relays.is_empty() || self.config.backend == crate::dburl::Backend::Postgres {
+            self.snapshot(filter).await?;
+            tokio::time::sleep(interval.min(Duration::from_secs(1))).await;
+        }
+        self.snapshot(filter).await
     }
 
     /// One refresh: routes whose name contains `filter` (all without one), failure groups
