@@ -6,6 +6,7 @@ mod error;
 pub mod fault;
 pub mod pg;
 pub mod pgclient;
+pub mod retry;
 
 use std::str::FromStr;
 use std::time::Duration;

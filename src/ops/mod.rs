@@ -1,8 +1,9 @@
-//! Operator logic the commands call, one library call per command: failure groups and their
-//! selection, inspection, requeue and discard, top's snapshot. No terminal, no tables, no
-//! clap: the command line renders what these return.
+//! Operator logic the commands call, one library call per command: doctor's checks, failure
+//! groups and their selection, inspection, requeue and discard, the storage move, top's
+//! snapshot. No terminal, no tables, no clap: the command line renders what these return.
 
 pub mod failure_groups;
 pub mod inspect;
 pub mod requeue;
+pub mod storage;
 pub mod top;

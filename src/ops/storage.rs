@@ -1,0 +1,409 @@
+//! The move from retain to consume storage (`outboxctl storage`), on PostgreSQL: where each
+//! outbox table stands, which step comes next and what blocks it, step 2's wait and step 3's
+//! drop of `processing_at` and `published_at` under a lock, retried while the lock is busy.
+//! The command confirms, shows progress and prints; nothing here talks to a terminal.
+//!
+//! 1. Deploy relays with `storage: consume`, keeping reclaim on (cannot be observed: confirm).
+//! 2. Wait until no `processing` row is left and the retention job has removed published rows.
+//! 3. With reclaim off, drop `processing_at`, `published_at` and the indexes on them, in one
+//!    transaction that first locks the table and re-checks step 2 (under a statement timeout,
+//!    so the lock is never held long), so no row slips in between.
+//!
+//! With a per-tenant relation (`{tenant}`) every configured tenant's table is checked and
+//! reported, and a step is taken only when every table allows it.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use sqlx::PgConnection;
+
+use crate::Error;
+use crate::config::Config;
+use crate::db::retry::{self, LockRetryError};
+use crate::duration::Dur;
+use crate::store::postgres::consume_move::{self, DropColumns};
+use crate::target::QualifiedName;
+
+/// Published rows are counted up to this many (an exact count of millions is not needed).
+pub const PUBLISHED_CAP: i64 = 100_000;
+
+/// Where one outbox table stands in the move.
+#[derive(Debug, Serialize)]
+pub struct StorageStatus {
+    pub table: String,
+    /// The tenant whose table this is (per-tenant relations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<uuid::Uuid>,
+    pub configured_storage: String,
+    pub has_processing_at: bool,
+    pub has_published_at: bool,
+    pub processing: i64,
+    /// Capped at 100,000 (`published_capped` says when it was reached).
+    pub published: i64,
+    pub published_capped: bool,
+    pub reclaim_on: bool,
+    /// Indexes that use processing_at or published_at (step 3 drops them with the columns).
+    pub indexes_on_dropped_columns: Vec<String>,
+    pub next_step: Option<u8>,
+    pub blockers: Vec<String>,
+}
+
+/// One outbox table: the tenant it serves (per-tenant relations) and its name.
+pub type Table = (Option<uuid::Uuid>, QualifiedName);
+
+/// The move on the configured outbox: its tables (one per tenant for a per-tenant relation)
+/// and a connection to their database.
+pub struct StorageMove<'a> {
+    config: &'a Config,
+    conn: PgConnection,
+    pub tables: Vec<Table>,
+}
+
+impl<'a> StorageMove<'a> {
+    /// Resolves the outbox tables, then connects within `connect_timeout`.
+    pub async fn open(config: &'a Config, connect_timeout: Duration) -> Result<Self, Error> {
+        let tables: Vec<Table> = crate::store::any::pg_targets(config, None)?
+            .into_iter()
+            .map(|t| (t.tenant, t.table))
+            .collect();
+        if tables.is_empty() {
+            return Err(Error::Runtime("no outbox configured".into()));
+        }
+        let conn = crate::store::any::connect_pg(config, connect_timeout).await?;
+        Ok(StorageMove {
+            config,
+            conn,
+            tables,
+        })
+    }
+
+    /// Every table's status; `reclaim_disabled`: the operator says every relay runs with
+    /// reclaim off.
+    pub async fn statuses(&mut self, reclaim_disabled: bool) -> Result<Vec<StorageStatus>, Error> {
+        statuses(self.config, &mut self.conn, &self.tables, reclaim_disabled).await
+    }
+
+    /// Step 2: waits up to `wait` (none: looks once) for every table to hold no processing and
+    /// no published row, starting from `all` and reading again every second; `progress` hears
+    /// the totals (processing, published) before each wait.
+    pub async fn wait_until_empty(
+        &mut self,
+        reclaim_disabled: bool,
+        mut all: Vec<StorageStatus>,
+        wait: Option<Duration>,
+        mut progress: impl FnMut(i64, i64),
+    ) -> Result<WaitOutcome, Error> {
+        let deadline = wait.map(|w| Instant::now() + w);
+        loop {
+            let (processing, published) = all
+                .iter()
+                .fold((0, 0), |(a, b), s| (a + s.processing, b + s.published));
+            if processing == 0 && published == 0 {
+                return Ok(WaitOutcome::Done);
+            }
+            match deadline {
+                Some(d) if Instant::now() < d => {
+                    progress(processing, published);
+                    tokio::time::sleep(Duration::from_secs(1).min(d - Instant::now())).await;
+                    all = self.statuses(reclaim_disabled).await?;
+                }
+                _ => return Ok(WaitOutcome::NotDone(all)),
+            }
+        }
+    }
+
+    /// Step 3's plan from every table's status (`all` in the order of the tables).
+    pub fn drop_plan(&self, all: &[StorageStatus]) -> DropPlan {
+        drop_plan(&self.tables, all)
+    }
+
+    /// Step 3 on one table: lock it, re-check under the lock (bounded by the check timeout),
+    /// drop; retried while the lock stays busy.
+    pub async fn drop_columns(
+        &mut self,
+        d: &DropColumns,
+        options: DropOptions,
+    ) -> Result<(), Error> {
+        drop_columns(&mut self.conn, d, options).await
+    }
+}
+
+/// One table's status. `reclaim_disabled`: the operator says every relay runs with reclaim off.
+async fn status(
+    config: &Config,
+    conn: &mut PgConnection,
+    (tenant, table): &Table,
+    reclaim_disabled: bool,
+) -> Result<StorageStatus, Error> {
+    let facts = crate::schema::postgres::table_facts(conn, table)
+        .await
+        .map_err(|e| Error::pg(format!("reading {}", table.plain()), e))?
+        .ok_or_else(|| Error::Runtime(format!("outbox table {} does not exist", table.plain())))?;
+    let has_processing_at = facts.column("processing_at").is_some();
+    let has_published_at = facts.column("published_at").is_some();
+    let indexes: Vec<String> = facts
+        .indexes
+        .iter()
+        .filter(|i| {
+            i.columns
+                .iter()
+                .any(|c| c == "processing_at" || c == "published_at")
+        })
+        .map(|i| i.name.clone())
+        .collect();
+    let (processing, published) = consume_move::remaining(conn, table, PUBLISHED_CAP).await?;
+    let reclaim_on = config.relay.reclaim_stale_after.is_some() && !reclaim_disabled;
+    let mut blockers = Vec::new();
+    let next_step = if !has_processing_at && !has_published_at {
+        None
+    } else if processing > 0 || published > 0 {
+        if processing > 0 {
+            blockers.push(format!("{processing} row(s) are processing: reclaim (on in the consume relays) returns them"));
+        }
+        if published > 0 {
+            let n = if published >= PUBLISHED_CAP {
+                format!("at least {published}")
+            } else {
+                published.to_string()
+            };
+            blockers.push(format!(
+                "{n} published row(s) remain: let the retention job remove them"
+            ));
+        }
+        Some(2)
+    } else {
+        if reclaim_on {
+            blockers.push("reclaim is on: set relay.reclaim_stale_after: null in every relay (then pass --reclaim-disabled); dropping processing_at while a relay reclaims fails every pass".into());
+        }
+        Some(3)
+    };
+    Ok(StorageStatus {
+        table: table.plain(),
+        tenant: *tenant,
+        configured_storage: config.outbox.storage.to_string(),
+        has_processing_at,
+        has_published_at,
+        processing,
+        published,
+        published_capped: published >= PUBLISHED_CAP,
+        reclaim_on,
+        indexes_on_dropped_columns: indexes,
+        next_step,
+        blockers,
+    })
+}
+
+/// Every table's status.
+async fn statuses(
+    config: &Config,
+    conn: &mut PgConnection,
+    tables: &[Table],
+    reclaim_disabled: bool,
+) -> Result<Vec<StorageStatus>, Error> {
+    let mut all = Vec::with_capacity(tables.len());
+    for t in tables {
+        all.push(status(config, conn, t, reclaim_disabled).await?);
+    }
+    Ok(all)
+}
+
+/// The step to run: the one asked for, else the earliest any table needs; `None` when every
+/// table is consume-only already.
+pub fn step_to_run(asked: Option<u8>, all: &[StorageStatus]) -> Option<u8> {
+    asked.or_else(|| all.iter().filter_map(|s| s.next_step).min())
+}
+
+/// The blockers of every table, each naming its table when there are several.
+pub fn blockers(all: &[StorageStatus]) -> Vec<String> {
+    all.iter()
+        .flat_map(|s| {
+            s.blockers.iter().map(move |b| match all.len() {
+                1 => b.clone(),
+                _ => format!("{}: {b}", s.table),
+            })
+        })
+        .collect()
+}
+
+/// How step 2's wait ended.
+pub enum WaitOutcome {
+    /// No processing and no published row is left in any table.
+    Done,
+    /// The wait ran out (or none was allowed); the statuses last read.
+    NotDone(Vec<StorageStatus>),
+}
+
+/// What step 3 would do: the drops, one per table with a retain column left, and what
+/// refuses it now (empty when it may run).
+pub struct DropPlan {
+    pub drops: Vec<DropColumns>,
+    pub blocked: Vec<String>,
+}
+
+/// Step 3's plan from every table's status (`all` in the order of `tables`).
+fn drop_plan(tables: &[Table], all: &[StorageStatus]) -> DropPlan {
+    let drops = tables
+        .iter()
+        .zip(all)
+        .filter_map(|((_, table), s)| {
+            DropColumns::new(
+                table,
+                s.has_processing_at,
+                s.has_published_at,
+                &s.indexes_on_dropped_columns,
+            )
+        })
+        .collect();
+    DropPlan {
+        drops,
+        blocked: blockers(all),
+    }
+}
+
+/// Step 3's timeouts and retries.
+#[derive(Debug, Clone, Copy)]
+pub struct DropOptions {
+    /// `lock_timeout` for the table's lock.
+    pub lock_timeout: Duration,
+    /// Attempts after the first when the lock stays busy.
+    pub retries: u32,
+    /// `statement_timeout` for the re-check and the drop while the table is locked.
+    pub check_timeout: Duration,
+}
+
+impl DropPlan {
+    /// What it drops, from which table: `processing_at and published_at from app.outbox; …`.
+    pub fn what(&self) -> String {
+        let what: Vec<String> = self
+            .drops
+            .iter()
+            .map(|d| format!("{} from {}", d.columns.join(" and "), d.table.plain()))
+            .collect();
+        what.join("; ")
+    }
+
+    /// The whole of step 3 as SQL, for `--dry-run`.
+    pub fn script(&self, options: DropOptions) -> String {
+        let scripts: Vec<String> = self
+            .drops
+            .iter()
+            .map(|d| d.script(Dur(options.lock_timeout), Dur(options.check_timeout)))
+            .collect();
+        scripts.join("\n\n")
+    }
+}
+
+/// Step 3 on one table: lock it, re-check under the lock (bounded by the check timeout), drop;
+/// retried while the lock stays busy.
+async fn drop_columns(
+    conn: &mut PgConnection,
+    d: &DropColumns,
+    options: DropOptions,
+) -> Result<(), Error> {
+    let table = &d.table;
+    let alter = d.alter();
+    let result = retry::while_lock_busy(options.retries, async || {
+        consume_move::drop_columns_locked(
+            conn,
+            table,
+            &alter,
+            options.lock_timeout,
+            options.check_timeout,
+        )
+        .await
+    })
+    .await;
+    match result {
+        Ok((Ok(()), _)) => Ok(()),
+        Ok((Err(reason), _)) => Err(Error::Refused(format!(
+            "step 3 refused on {}: {reason}",
+            table.plain()
+        ))),
+        Err(LockRetryError::Busy { attempts, .. }) => Err(Error::LockBusy(format!(
+            "gave up locking {} after {attempts} attempts of {}; retry when the table is quieter",
+            table.plain(),
+            Dur(options.lock_timeout)
+        ))),
+        Err(LockRetryError::Failed { source, .. })
+            if crate::db::pg_code(&source).as_deref()
+                == Some(crate::db::sqlstate::QUERY_CANCELED) =>
+        {
+            Err(Error::LockBusy(format!(
+                "the re-check of {} under its lock took longer than --check-timeout {}: nothing was dropped (is the claim index on status present?); retry, or raise --check-timeout",
+                table.plain(),
+                Dur(options.check_timeout)
+            )))
+        }
+        Err(LockRetryError::Failed { source, .. }) => Err(Error::pg(
+            format!("step 3 failed on {}", table.plain()),
+            source,
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(name: &str) -> Table {
+        let spec = crate::target::RelationSpec::parse("relation", name).unwrap();
+        (None, spec.resolve(None).unwrap())
+    }
+
+    fn status(table: &str, next_step: Option<u8>, blockers: &[&str]) -> StorageStatus {
+        StorageStatus {
+            table: table.into(),
+            tenant: None,
+            configured_storage: "consume".into(),
+            has_processing_at: next_step.is_some(),
+            has_published_at: next_step.is_some(),
+            processing: 0,
+            published: 0,
+            published_capped: false,
+            reclaim_on: false,
+            indexes_on_dropped_columns: vec![],
+            next_step,
+            blockers: blockers.iter().map(|b| b.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_step_is_the_one_asked_for_else_the_earliest_any_table_needs() {
+        let all = [status("a.o", Some(3), &[]), status("b.o", Some(2), &[])];
+        assert_eq!(step_to_run(None, &all), Some(2));
+        assert_eq!(step_to_run(Some(1), &all), Some(1));
+        assert_eq!(step_to_run(None, &[status("a.o", None, &[])]), None);
+    }
+
+    #[test]
+    fn blockers_name_their_table_only_when_there_are_several() {
+        let one = [status("a.o", Some(3), &["reclaim is on"])];
+        assert_eq!(blockers(&one), ["reclaim is on"]);
+        let two = [
+            status("a.o", Some(3), &["reclaim is on"]),
+            status("b.o", None, &[]),
+        ];
+        assert_eq!(blockers(&two), ["a.o: reclaim is on"]);
+    }
+
+    #[test]
+    fn step_three_drops_only_what_is_left() {
+        let tables = [table("app.a"), table("app.b")];
+        let all = [status("app.a", Some(3), &[]), status("app.b", None, &[])];
+        let plan = drop_plan(&tables, &all);
+        assert_eq!(plan.drops.len(), 1);
+        assert_eq!(plan.drops[0].columns, ["processing_at", "published_at"]);
+        assert!(plan.blocked.is_empty());
+        assert_eq!(plan.what(), "processing_at and published_at from app.a");
+        let script = plan.script(DropOptions {
+            lock_timeout: Duration::from_millis(500),
+            retries: 10,
+            check_timeout: Duration::from_secs(2),
+        });
+        assert!(script.starts_with("BEGIN;\nSET LOCAL lock_timeout = '500ms';"));
+        assert!(
+            script
+                .contains("ALTER TABLE app.a DROP COLUMN processing_at, DROP COLUMN published_at;")
+        );
+    }
+}
