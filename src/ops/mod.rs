@@ -2,6 +2,7 @@
 //! groups and their selection, inspection, requeue and discard, the storage move, top's
 //! snapshot. No terminal, no tables, no clap: the command line renders what these return.
 
+pub mod doctor;
 pub mod failure_groups;
 pub mod inspect;
 pub mod requeue;

@@ -149,6 +149,9 @@ const HLC_CLAIM_ORDER: &[&str] = &[
     "id",
 ];
 
+/// The claim index's columns, on PostgreSQL and MongoDB alike (`doctor` looks for them).
+pub const CLAIM_INDEX_COLUMNS: &[&str] = &["outbox_route", "status", "available_at", "created_at"];
+
 /// The claim's order with its tie-breaker, as the strict claim index carries it.
 const CLAIM_ORDER: &[&str] = &["outbox_route", "status", "available_at", "created_at", "id"];
 
@@ -379,7 +382,7 @@ impl PgSchema {
         );
         let mut out = vec![IndexSpec {
             name: claim,
-            columns: &["outbox_route", "status", "available_at", "created_at"],
+            columns: CLAIM_INDEX_COLUMNS,
             include: &[],
             predicate: None,
             create: base[1].clone(),

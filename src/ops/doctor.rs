@@ -1,0 +1,589 @@
+//! `doctor`'s checks: the things the specification warns about, each ok / warn / fail, in one
+//! [`DoctorReport`]. The drain timeout, each route's destination (checked as the relay does at
+//! start, changing nothing), transactions and a pooler, then per outbox table its claim index
+//! and the claim's plan, stale, failed and old pending rows, the HLC mark, vacuum and the
+//! delivery log's partitions. The command prints the report; nothing here does.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::duration::Dur;
+use crate::hlc::MAX_DRIFT_MS;
+use crate::schema::desired::CLAIM_INDEX_COLUMNS;
+use crate::schema::partitions;
+use crate::store::ops::OpsStore;
+use crate::store::postgres::PgStoreOptions;
+use crate::{Error, db};
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Ok,
+    Warn,
+    Fail,
+}
+
+/// One check's outcome.
+#[derive(Debug, Serialize)]
+pub struct Check {
+    #[serde(rename = "check")]
+    pub name: &'static str,
+    pub level: Level,
+    pub detail: String,
+}
+
+/// Every check, in the order they ran.
+#[derive(Debug, Default, Serialize)]
+pub struct DoctorReport {
+    pub checks: Vec<Check>,
+}
+
+impl DoctorReport {
+    /// Whether any check failed.
+    pub fn failed(&self) -> bool {
+        self.checks.iter().any(|c| c.level == Level::Fail)
+    }
+
+    fn add(&mut self, name: &'static str, level: Level, detail: impl Into<String>) {
+        self.checks.push(Check {
+            name,
+            level,
+            detail: detail.into(),
+        });
+    }
+}
+
+/// What the checks need besides the configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct DoctorOptions {
+    /// The oldest pending row may be this old before its check fails.
+    pub max_pending_age: Duration,
+    /// How long to wait for the database to answer a connection.
+    pub connect_timeout: Duration,
+}
+
+/// Runs every check for the configured outbox. An error means doctor could not run (no
+/// connection, a statement failed), not that a check failed.
+pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport, Error> {
+    let mut report = DoctorReport::default();
+    if config.backend == crate::dburl::Backend::Mongo {
+        drain_check(config, &mut report);
+        destination_checks(config, &mut report).await;
+        mongo_checks(config, options, &mut report).await?;
+        return Ok(report);
+    }
+    let now = Utc::now();
+    let targets = crate::store::any::pg_targets(config, None)?;
+    let mut conn = crate::store::any::connect_pg(config, options.connect_timeout).await?;
+    let url = config.require_url()?;
+    drain_check(config, &mut report);
+    destination_checks(config, &mut report).await;
+    // pgbouncer in statement pooling refuses every transaction (and closes the connection).
+    match db::pg::check_transactions(&mut conn).await {
+        Err(db::DbError::Postgres { source, .. }) if db::pg::is_statement_pooling(&source) => {
+            report.add("transactions", Level::Fail, db::pg::STATEMENT_POOLING);
+            return Ok(report);
+        }
+        Err(e) => return Err(e.into()),
+        Ok(()) => report.add("transactions", Level::Ok, "transactions span statements"),
+    }
+    match pooler(&mut conn, url).await {
+        Some(detail) => report.add("pooler", Level::Ok, detail),
+        None => report.add(
+            "pooler",
+            Level::Ok,
+            "no pooler seen (the server listens on the port dialled)",
+        ),
+    }
+    for t in &targets {
+        pg_table_checks(config, options, &mut conn, t, now, &mut report).await?;
+    }
+    Ok(report)
+}
+
+/// One PostgreSQL outbox table: claim index and plan, rows, vacuum, the delivery log.
+async fn pg_table_checks(
+    config: &Config,
+    options: DoctorOptions,
+    conn: &mut sqlx::PgConnection,
+    t: &crate::store::any::PgTarget,
+    now: DateTime<Utc>,
+    report: &mut DoctorReport,
+) -> Result<(), Error> {
+    let name = t.table.plain();
+    let facts = crate::schema::postgres::table_facts(conn, &t.table)
+        .await
+        .map_err(|e| Error::pg(format!("reading {name}"), e))?;
+    let Some(facts) = facts else {
+        report.add(
+            "outbox table",
+            Level::Fail,
+            format!("{name} does not exist; run outboxctl migrate"),
+        );
+        return Ok(());
+    };
+    let claim_def = claim_index_def();
+    if facts
+        .indexes
+        .iter()
+        .any(|i| i.using == claim_def && i.valid)
+    {
+        report.add(
+            "claim index",
+            Level::Ok,
+            format!("{name} has a valid index USING {claim_def}"),
+        );
+    } else {
+        report.add(
+            "claim index",
+            Level::Fail,
+            format!(
+                "{name} has no valid claim index: every claim reads the table; run outboxctl migrate"
+            ),
+        );
+    }
+    let relation = crate::target::RelationSpec::parse("relation", &name)
+        .map_err(|e| Error::Runtime(e.to_string()))?;
+    // the plan of the claim alone: no delivery log, no traceparent column needed
+    let opts = PgStoreOptions {
+        propagate_trace: false,
+        ..PgStoreOptions::from_config(config, relation, None)
+    };
+    let mut ops = crate::store::any::open_pg(config, conn, t).await?;
+    let routes = ops.routes().await?;
+    let probe_route = routes
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "outboxctl-doctor".into());
+    let tenant_param = config.outbox.tenant_aware.then_some(t.tenant).flatten();
+    use crate::store::postgres::diagnostics;
+    let plan = diagnostics::claim_plan(
+        &mut *ops.conn,
+        &t.table,
+        &opts,
+        &probe_route,
+        tenant_param,
+        now,
+    );
+    match plan.await {
+        Ok(diagnostics::ClaimPlan {
+            seq_scans: n,
+            estimated_rows: rows,
+        }) => {
+            if n > 0 && rows < 10_000.0 {
+                report.add(
+                    "claim plan",
+                    Level::Ok,
+                    format!(
+                        "{name} is small (~{rows:.0} rows): the planner reads it whole; that changes as it grows"
+                    ),
+                );
+            } else if n == 0 {
+                report.add(
+                    "claim plan",
+                    Level::Ok,
+                    format!("the claim on {name} reads through indexes"),
+                );
+            } else {
+                report.add(
+                    "claim plan",
+                    Level::Fail,
+                    format!("the claim on {name} plans {n} sequential scan(s)"),
+                );
+            }
+        }
+        Err(e) => report.add(
+            "claim plan",
+            Level::Fail,
+            format!("cannot plan the claim on {name}: {}", db::pg_message(&e)),
+        ),
+    }
+    let tenant = if config.outbox.tenant_aware {
+        t.tenant
+    } else {
+        None
+    };
+    row_checks(&mut ops, &name, tenant, options.max_pending_age, report).await?;
+    match diagnostics::table_health(conn, &t.table).await {
+        Ok(health) => {
+            for f in crate::vacuum::assess(&health, now) {
+                let level = match f.severity {
+                    crate::vacuum::Severity::Ok => Level::Ok,
+                    crate::vacuum::Severity::Warn => Level::Warn,
+                };
+                report.add(f.check, level, f.detail);
+            }
+        }
+        Err(e) => report.add(
+            "queue table",
+            Level::Warn,
+            format!("cannot read {name}'s statistics: {}", db::pg_message(&e)),
+        ),
+    }
+    if let Some(log) = &t.log {
+        delivery_log_checks(config, conn, log, now, report).await?;
+    }
+    Ok(())
+}
+
+/// What follows `USING` in `pg_get_indexdef` for the claim index.
+fn claim_index_def() -> String {
+    format!("btree ({})", CLAIM_INDEX_COLUMNS.join(", "))
+}
+
+/// The delivery log's partitions: the default one empty, days ahead attached, no gaps.
+async fn delivery_log_checks(
+    config: &Config,
+    conn: &mut sqlx::PgConnection,
+    log: &crate::target::QualifiedName,
+    now: DateTime<Utc>,
+    report: &mut DoctorReport,
+) -> Result<(), Error> {
+    use crate::store::postgres::partitions as stored;
+    let facts = match stored::read(conn, log).await {
+        Ok(facts) => facts,
+        Err(e) => {
+            report.add("delivery log", Level::Fail, e.to_string());
+            return Ok(());
+        }
+    };
+    let rows = match &facts.default {
+        Some(d) => Some(stored::default_rows(conn, d).await?),
+        None => None,
+    };
+    let findings = partitions::check(
+        now.date_naive(),
+        config.partitions.ahead_days,
+        &facts.bounds(),
+        rows,
+    );
+    if findings.is_empty() {
+        report.add(
+            "delivery log",
+            Level::Ok,
+            format!(
+                "{}: default partition empty, days ahead attached, no gaps",
+                log.plain()
+            ),
+        );
+    }
+    for f in findings {
+        let level = match f {
+            partitions::Finding::FewDaysAhead { attached, .. } if attached > 0 => Level::Warn,
+            partitions::Finding::Gap { .. } => Level::Warn,
+            _ => Level::Fail,
+        };
+        report.add("delivery log", level, format!("{}: {f}", log.plain()));
+    }
+    Ok(())
+}
+
+/// `1h 2m` style, whole seconds.
+fn age(d: chrono::Duration) -> String {
+    let secs = d.num_seconds().max(0) as u64;
+    humantime::format_duration(Duration::from_secs(secs)).to_string()
+}
+
+/// The checks that read rows: stale processing, failed, oldest pending, the HLC mark.
+async fn row_checks<O: OpsStore>(
+    ops: &mut O,
+    name: &str,
+    tenant: Option<uuid::Uuid>,
+    max_pending_age: Duration,
+    report: &mut DoctorReport,
+) -> Result<(), Error> {
+    let now = Utc::now();
+    let routes = ops.routes().await?;
+    let mut stale = 0;
+    let mut failed = 0;
+    let mut oldest: Option<DateTime<Utc>> = None;
+    for route in &routes {
+        let s = ops.summary(route, tenant, now).await?;
+        stale += s.processing_stale.unwrap_or(0);
+        failed += s.failed;
+        oldest = match (oldest, s.oldest_pending) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    report.add(
+        "stale processing",
+        if stale > 0 { Level::Warn } else { Level::Ok },
+        format!("{stale} processing row(s) older than reclaim_stale_after in {name}"),
+    );
+    let hint = if failed > 0 {
+        ": see outboxctl inspect failed"
+    } else {
+        ""
+    };
+    report.add(
+        "failed rows",
+        if failed > 0 { Level::Warn } else { Level::Ok },
+        format!("{failed} failed row(s) in {name}{hint}"),
+    );
+    match oldest {
+        Some(o) if (now - o).to_std().unwrap_or_default() > max_pending_age => report.add(
+            "oldest pending",
+            Level::Fail,
+            format!(
+                "the oldest pending row of {name} is {} old (limit {})",
+                age(now - o),
+                Dur(max_pending_age)
+            ),
+        ),
+        Some(o) => report.add(
+            "oldest pending",
+            Level::Ok,
+            format!("the oldest pending row of {name} is {} old", age(now - o)),
+        ),
+        None => report.add(
+            "oldest pending",
+            Level::Ok,
+            format!("nothing pending in {name}"),
+        ),
+    }
+    if let Some(cps) = ops.checkpoints().await? {
+        match cps.iter().max_by_key(|c| c.hlc) {
+            Some(m) if (m.physical - now).num_milliseconds() > MAX_DRIFT_MS as i64 => report.add(
+                "hlc mark",
+                Level::Fail,
+                format!(
+                    "the HLC mark is {} ahead of the wall clock",
+                    age(m.physical - now)
+                ),
+            ),
+            Some(_) => report.add(
+                "hlc mark",
+                Level::Ok,
+                "the HLC mark is not ahead of the wall clock",
+            ),
+            None => report.add("hlc mark", Level::Ok, "no HLC mark yet"),
+        }
+    }
+    Ok(())
+}
+
+/// MongoDB: the claim index exists and the claim's plan uses it; a replica set for transactions.
+async fn mongo_checks(
+    config: &Config,
+    options: DoctorOptions,
+    report: &mut DoctorReport,
+) -> Result<(), Error> {
+    use crate::store::mongo::diagnostics as diag;
+    let crate::config::Target::Mongo { collection, .. } = &config.outbox.target else {
+        return Ok(());
+    };
+    let mut conn = crate::store::any::connect(config, options.connect_timeout).await?;
+    let crate::store::any::Conn::Mongo(client) = &conn else {
+        return Ok(());
+    };
+    let client = client.clone();
+    if diag::is_replica_set(&client).await? {
+        report.add(
+            "transactions",
+            Level::Ok,
+            "a replica set: transactions (and the HLC checkpoint) work",
+        );
+    } else {
+        report.add(
+            "transactions",
+            Level::Warn,
+            "a standalone server: no transactions, so emit with an HLC checkpoint cannot run",
+        );
+    }
+    let indexes = diag::index_keys(&client, collection).await;
+    let has_claim = indexes.iter().any(|keys| {
+        keys.iter()
+            .map(String::as_str)
+            .eq(CLAIM_INDEX_COLUMNS.iter().copied())
+    });
+    if has_claim {
+        report.add(
+            "claim index",
+            Level::Ok,
+            format!(
+                "{collection} has the claim index {{ {} }}",
+                CLAIM_INDEX_COLUMNS.join(", ")
+            ),
+        );
+    } else {
+        report.add(
+            "claim index",
+            Level::Fail,
+            format!(
+                "{collection} has no claim index: every claim scans the collection; run outboxctl migrate"
+            ),
+        );
+    }
+    let plan = diag::claim_scans_collection(&client, collection, config.outbox.hlc_ordering).await;
+    match plan {
+        Ok(true) => report.add(
+            "claim plan",
+            Level::Fail,
+            format!("the claim on {collection} scans the collection"),
+        ),
+        Ok(false) => report.add(
+            "claim plan",
+            Level::Ok,
+            format!("the claim on {collection} reads through indexes"),
+        ),
+        Err(e) => report.add("claim plan", Level::Fail, e.to_string()),
+    }
+    for t in crate::store::any::targets(config, None)? {
+        let mut ops = crate::store::any::open(config, &mut conn, &t).await?;
+        let name = collection.to_string();
+        row_checks(&mut ops, &name, t.tenant, options.max_pending_age, report).await?;
+    }
+    Ok(())
+}
+
+/// "Behind a pooler" where it can be told: the server listens on another port than the one
+/// dialled (pgbouncer's 6432 in front of 5432). Session and transaction pooling both work.
+async fn pooler(conn: &mut sqlx::PgConnection, url: &crate::dburl::DatabaseUrl) -> Option<String> {
+    let dialled = db::pg::dialled_port(url)?;
+    let server = db::pg::server_port_and_pid(conn).await.ok()?.0?;
+    (i32::from(dialled) != server).then(|| {
+        format!(
+            "behind a pooler: port {dialled} dialled, the server listens on {server}; transaction and session pooling work (statement pooling cannot run outboxctl)"
+        )
+    })
+}
+
+/// Each configured route's destination, connected to and checked as the relay does at start
+/// (NATS stream and its duplicate window, RabbitMQ queue, Kafka topic), without changing
+/// anything: `create_stream`, `create_topic` and `declare` are checked, not carried out.
+async fn destination_checks(config: &Config, report: &mut DoctorReport) {
+    use crate::destination::{self, BuildContext, DestinationUrl};
+    let build_ctx = BuildContext::from_config(config);
+    let stdout = std::sync::Arc::new(std::sync::Mutex::new(()));
+    for (route, dest) in &config.relay.routes {
+        let shown = format!("{route} → {}", crate::dburl::mask(&dest.to));
+        let contacted = match DestinationUrl::parse(&dest.to) {
+            Ok(DestinationUrl::Nats(_) | DestinationUrl::Amqp(_) | DestinationUrl::Kafka(_)) => {
+                true
+            }
+            // a file would be created by opening it: check its folder only
+            Ok(DestinationUrl::File(path)) => {
+                let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+                match dir {
+                    Some(d) if !d.is_dir() => report.add(
+                        "destination",
+                        Level::Fail,
+                        format!("{shown}: folder {} does not exist", d.display()),
+                    ),
+                    _ => report.add("destination", Level::Ok, format!("{shown}: valid")),
+                }
+                continue;
+            }
+            _ => false,
+        };
+        let creates = dest.create_stream == Some(true)
+            || dest.create_topic == Some(true)
+            || dest.declare == Some(true);
+        let read_only = crate::config::RouteFile {
+            create_stream: None,
+            create_topic: None,
+            partitions: None,
+            declare: None,
+            ..dest.clone()
+        };
+        let (level, detail) = match destination::build(route, &read_only, &stdout, build_ctx).await
+        {
+            Err(e)
+                if creates
+                    && ["create_stream", "create_topic", "declare: true"]
+                        .iter()
+                        .any(|k| e.to_string().contains(k)) =>
+            {
+                (
+                    Level::Ok,
+                    format!("{shown}: reachable; the relay will create what is missing"),
+                )
+            }
+            Err(e) => (Level::Fail, e.to_string()),
+            Ok((_, warnings)) if warnings.iter().any(|w| w.contains("unreachable")) => {
+                (Level::Fail, format!("{shown}: {}", warnings.join("; ")))
+            }
+            Ok((_, warnings)) if !warnings.is_empty() => {
+                (Level::Warn, format!("{shown}: {}", warnings.join("; ")))
+            }
+            Ok(_) if contacted => (
+                Level::Ok,
+                format!("{shown}: reachable, its stream / queue / topic exists"),
+            ),
+            Ok((destination::Sink::Publisher(p), _)) => match p.probe().await {
+                Ok(Some(seen)) => (Level::Ok, format!("{shown}: reachable, {seen}")),
+                Ok(None) => (Level::Ok, format!("{shown}: valid (not contacted)")),
+                Err(e) => (Level::Fail, format!("{shown}: {e}")),
+            },
+            Ok(_) => (Level::Ok, format!("{shown}: valid (not contacted)")),
+        };
+        report.add("destination", level, detail);
+    }
+}
+
+/// `shutdown_drain_timeout ≥ 5 × pass_statement_timeout`, so the drain's last pass commits.
+fn drain_check(config: &Config, report: &mut DoctorReport) {
+    let r = &config.relay;
+    if r.shutdown_drain_timeout >= r.pass_statement_timeout * 5 {
+        report.add(
+            "drain timeout",
+            Level::Ok,
+            format!(
+                "shutdown_drain_timeout {} ≥ 5 × pass_statement_timeout {}",
+                Dur(r.shutdown_drain_timeout),
+                Dur(r.pass_statement_timeout)
+            ),
+        );
+    } else {
+        report.add(
+            "drain timeout",
+            Level::Fail,
+            "shutdown_drain_timeout is under 5 × pass_statement_timeout: the drain's last pass may be cut and rolled back",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_claim_index_doctor_looks_for_is_the_one_migrate_creates() {
+        assert_eq!(
+            claim_index_def(),
+            "btree (outbox_route, status, available_at, created_at)"
+        );
+        let mongo = crate::schema::render::mongo_outbox_indexes();
+        assert!(mongo.iter().any(|spec| {
+            spec.keys
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .eq(CLAIM_INDEX_COLUMNS.iter().copied())
+        }));
+    }
+
+    #[test]
+    fn a_report_fails_when_one_check_fails() {
+        let mut report = DoctorReport::default();
+        report.add("drain timeout", Level::Ok, "fine");
+        report.add("failed rows", Level::Warn, "2 failed row(s)");
+        assert!(!report.failed());
+        report.add("claim index", Level::Fail, "none");
+        assert!(report.failed());
+        assert_eq!(
+            serde_json::to_value(&report.checks[2]).unwrap(),
+            serde_json::json!({ "check": "claim index", "level": "fail", "detail": "none" })
+        );
+    }
+
+    #[test]
+    fn ages_read_in_whole_seconds() {
+        assert_eq!(age(chrono::Duration::milliseconds(61_500)), "1m 1s");
+        assert_eq!(age(chrono::Duration::seconds(-5)), "0s");
+    }
+}
