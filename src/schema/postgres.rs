@@ -4,7 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use rand::Rng;
 use sqlx::postgres::PgConnection;
 use sqlx::{Connection, Row};
 
@@ -12,7 +11,6 @@ use super::desired::PgSchema;
 use super::plan::{ColumnFacts, IndexFacts, PgCatalog, Step, StepKind, TableFacts};
 use crate::Error;
 use crate::db::pg::{query, query_scalar};
-use crate::db::{pg_code, sqlstate};
 use crate::target::{Ident, QualifiedName};
 
 const TABLE_SQL: &str = "\
@@ -187,12 +185,7 @@ pub struct LockPolicy {
     pub retries: u32,
 }
 
-/// Sleeps a jittered, growing delay before retry `attempt` (1-based).
-pub async fn backoff(attempt: u32) {
-    let base = Duration::from_millis(50).saturating_mul(1 << attempt.min(4));
-    let jitter = rand::thread_rng().gen_range(0.5..1.5);
-    tokio::time::sleep(base.mul_f64(jitter)).await;
-}
+pub use crate::db::retry::backoff;
 
 /// Sets a `lock_timeout` for the current transaction only (value bound, never spliced).
 pub async fn set_local_lock_timeout(
@@ -215,32 +208,24 @@ pub async fn run_in_short_transactions(
     policy: LockPolicy,
     what: &str,
 ) -> Result<u32, Error> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let result: Result<(), sqlx::Error> = async {
-            let mut tx = conn.begin().await?;
-            set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
-            for s in sql {
-                sqlx::raw_sql(s).execute(&mut *tx).await?;
-            }
-            tx.commit().await
+    use crate::db::retry::{LockRetryError, while_lock_busy};
+    let result = while_lock_busy(policy.retries, async || {
+        let mut tx = conn.begin().await?;
+        set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
+        for s in sql {
+            sqlx::raw_sql(s).execute(&mut *tx).await?;
         }
-        .await;
-        match result {
-            Ok(()) => return Ok(attempt),
-            Err(e) if pg_code(&e).as_deref() == Some(sqlstate::LOCK_NOT_AVAILABLE) => {
-                if attempt > policy.retries {
-                    return Err(Error::LockBusy(format!(
-                        "gave up on {what}: a lock stayed busy through {attempt} attempts of {} lock_timeout each; retry later, or raise --lock-timeout / --retries",
-                        crate::duration::Dur(policy.lock_timeout)
-                    )));
-                }
-                backoff(attempt).await;
-            }
-            Err(e) => {
-                return Err(Error::pg(format!("{what} failed"), e));
-            }
+        tx.commit().await
+    })
+    .await;
+    match result {
+        Ok(((), attempts)) => Ok(attempts),
+        Err(LockRetryError::Busy { attempts, .. }) => Err(Error::LockBusy(format!(
+            "gave up on {what}: a lock stayed busy through {attempts} attempts of {} lock_timeout each; retry later, or raise --lock-timeout / --retries",
+            crate::duration::Dur(policy.lock_timeout)
+        ))),
+        Err(LockRetryError::Failed { source, .. }) => {
+            Err(Error::pg(format!("{what} failed"), source))
         }
     }
 }

@@ -272,47 +272,32 @@ pub async fn move_default_day(
         "WITH moved AS (DELETE FROM {default} WHERE published_at >= $1 AND published_at < $2 RETURNING {cols})
          INSERT INTO {part} ({cols}) SELECT {cols} FROM moved"
     );
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let result: Result<u64, sqlx::Error> = async {
-            let mut tx = conn.begin().await?;
-            crate::schema::postgres::set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
-            sqlx::raw_sql(&format!("LOCK TABLE {default} IN SHARE ROW EXCLUSIVE MODE"))
-                .execute(&mut *tx)
-                .await?;
-            let last = query(&rest)
-                .bind(from)
-                .bind(to)
-                .execute(&mut tx)
-                .await?
-                .rows_affected();
-            sqlx::raw_sql(&stmts[1].sql).execute(&mut *tx).await?;
-            tx.commit().await?;
-            Ok(last)
-        }
-        .await;
-        match result {
-            Ok(last) => return Ok(moved + last),
-            Err(e)
-                if crate::db::pg_code(&e).as_deref()
-                    == Some(crate::db::sqlstate::LOCK_NOT_AVAILABLE)
-                    && attempt <= policy.retries =>
-            {
-                crate::schema::postgres::backoff(attempt).await;
-            }
-            Err(e)
-                if crate::db::pg_code(&e).as_deref()
-                    == Some(crate::db::sqlstate::LOCK_NOT_AVAILABLE) =>
-            {
-                return Err(Error::LockBusy(format!(
-                    "gave up moving {day}'s rows out of {}: its lock stayed busy through {attempt} attempts ({moved} row(s) moved so far into {}; run it again to finish)",
-                    default.plain(),
-                    part.plain()
-                )));
-            }
-            Err(e) => return Err(Error::pg(&what, e)),
-        }
+    use crate::db::retry::{LockRetryError, while_lock_busy};
+    let result = while_lock_busy(policy.retries, async || {
+        let mut tx = conn.begin().await?;
+        crate::schema::postgres::set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
+        sqlx::raw_sql(&format!("LOCK TABLE {default} IN SHARE ROW EXCLUSIVE MODE"))
+            .execute(&mut *tx)
+            .await?;
+        let last = query(&rest)
+            .bind(from)
+            .bind(to)
+            .execute(&mut tx)
+            .await?
+            .rows_affected();
+        sqlx::raw_sql(&stmts[1].sql).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(last)
+    })
+    .await;
+    match result {
+        Ok((last, _)) => Ok(moved + last),
+        Err(LockRetryError::Busy { attempts, .. }) => Err(Error::LockBusy(format!(
+            "gave up moving {day}'s rows out of {}: its lock stayed busy through {attempts} attempts ({moved} row(s) moved so far into {}; run it again to finish)",
+            default.plain(),
+            part.plain()
+        ))),
+        Err(LockRetryError::Failed { source, .. }) => Err(Error::pg(&what, source)),
     }
 }
 
