@@ -202,11 +202,7 @@ async fn pg_table_checks(
             format!("cannot plan the claim on {name}: {}", db::pg_message(&e)),
         ),
     }
-    let tenant = if config.outbox.tenant_aware {
-        t.tenant
-    } else {
-        None
-    };
+    let tenant = config.outbox.tenant_of(t.tenant, None);
     row_checks(&mut ops, &name, tenant, options.max_pending_age, report).await?;
     match diagnostics::table_health(conn, &t.table).await {
         Ok(health) => {

@@ -59,16 +59,6 @@ pub fn filter_for(
     }
 }
 
-/// The tenant a target is read with: its own on a tenant-aware outbox (else the one asked
-/// for), the one asked for otherwise.
-fn tenant_of(config: &Config, t: &OpsTarget, asked: Option<Uuid>) -> Option<Uuid> {
-    if config.outbox.tenant_aware {
-        t.tenant.or(asked)
-    } else {
-        asked
-    }
-}
-
 /// The rows failure groups are made of, over `targets`, narrowed by the listing filters that
 /// the store does not apply (age, error text).
 pub async fn error_rows(
@@ -87,7 +77,7 @@ pub async fn error_rows(
     for t in targets {
         let mut ops = crate::store::any::open(config, conn, t).await?;
         let f = ErrorFilter {
-            tenant: tenant_of(config, t, filter.tenant),
+            tenant: config.outbox.tenant_of(t.tenant, filter.tenant),
             ..filter.clone()
         };
         rows.extend(ops.error_rows(&f).await?.into_iter().filter(|r| {
@@ -142,11 +132,7 @@ impl<'a> Inspector<'a> {
                 Some(r) => vec![r.clone()],
                 None => ops.routes().await?,
             };
-            let tenant = if self.config.outbox.tenant_aware {
-                t.tenant
-            } else {
-                self.tenant
-            };
+            let tenant = self.config.outbox.tenant_of(t.tenant, self.tenant);
             for route in routes {
                 all.push(ops.summary(&route, tenant, self.now).await?);
             }
@@ -162,7 +148,7 @@ impl<'a> Inspector<'a> {
             let f = filter_for(
                 status,
                 self.route.clone(),
-                tenant_of(self.config, t, self.tenant),
+                self.config.outbox.tenant_of(t.tenant, self.tenant),
                 &page.narrowing,
                 page.limit,
                 page.after,
@@ -203,7 +189,7 @@ impl<'a> Inspector<'a> {
         let mut all = Vec::new();
         for t in &self.targets {
             let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
-            let tenant = tenant_of(self.config, t, self.tenant);
+            let tenant = self.config.outbox.tenant_of(t.tenant, self.tenant);
             all.extend(
                 ops.blocked(self.route.as_deref(), tenant, self.now, limit)
                     .await?,

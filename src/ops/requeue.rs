@@ -182,11 +182,7 @@ pub async fn select_in(
             rows.extend(sel.ids.iter().map(|id| (ti, *id)));
             continue;
         }
-        let tenant = if config.outbox.tenant_aware {
-            t.tenant.or(sel.tenant)
-        } else {
-            sel.tenant
-        };
+        let tenant = config.outbox.tenant_of(t.tenant, sel.tenant);
         let mut after = None;
         loop {
             let f = inspect::filter_for(
