@@ -45,3 +45,20 @@ impl std::str::FromStr for Dur {
         Dur::parse(s)
     }
 }
+
+/// An age or a wait for people, in whole seconds, `1h 2m 3s` style (a negative one reads `0s`).
+pub fn age(d: chrono::Duration) -> String {
+    let secs = d.num_seconds().max(0) as u64;
+    humantime::format_duration(Duration::from_secs(secs)).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_in_whole_seconds() {
+        assert_eq!(age(chrono::Duration::milliseconds(61_500)), "1m 1s");
+        assert_eq!(age(chrono::Duration::seconds(-5)), "0s");
+    }
+}

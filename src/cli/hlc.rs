@@ -4,7 +4,6 @@
 use clap::Subcommand;
 
 use super::Ctx;
-use super::inspect;
 use crate::Error;
 use crate::exit_code;
 use crate::hlc::MAX_DRIFT_MS;
@@ -58,12 +57,12 @@ pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
         let rel = if ahead >= 0 {
             format!(
                 "{} ahead of",
-                inspect::age(chrono::Duration::milliseconds(ahead))
+                crate::duration::age(chrono::Duration::milliseconds(ahead))
             )
         } else {
             format!(
                 "{} behind",
-                inspect::age(chrono::Duration::milliseconds(-ahead))
+                crate::duration::age(chrono::Duration::milliseconds(-ahead))
             )
         };
         ctx.out.data(&format!(

@@ -150,12 +150,6 @@ fn print_json_list<T: Serialize>(ctx: &Ctx, items: &[T]) -> bool {
     true
 }
 
-/// `1h 2m` style, for ages and waits.
-pub fn age(d: chrono::Duration) -> String {
-    let secs = d.num_seconds().max(0) as u64;
-    humantime::format_duration(std::time::Duration::from_secs(secs)).to_string()
-}
-
 fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) {
     if print_json_list(ctx, all) {
         return;
@@ -196,9 +190,11 @@ fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::
             s.processing.to_string(),
             s.processing_stale.map_or("-".into(), |n| n.to_string()),
             s.failed.to_string(),
-            s.oldest_pending.map_or("-".into(), |t| age(now - t)),
-            s.next_retry
-                .map_or("-".into(), |t| format!("in {}", age(t - now))),
+            s.oldest_pending
+                .map_or("-".into(), |t| crate::duration::age(now - t)),
+            s.next_retry.map_or("-".into(), |t| {
+                format!("in {}", crate::duration::age(t - now))
+            }),
             s.attempts
                 .iter()
                 .filter(|(a, _)| **a > 0)
