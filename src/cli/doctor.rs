@@ -21,15 +21,29 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
         connect_timeout: ctx.connect_timeout,
     };
     let report = doctor::run(&ctx.config, options).await?;
-    Ok(print(ctx, &report))
+    print(ctx, &report);
+    let failing: Vec<&str> = report
+        .checks
+        .iter()
+        .filter(|c| c.level == Level::Fail)
+        .map(|c| c.name)
+        .collect();
+    if !failing.is_empty() {
+        return Err(crate::Error::CheckFailed(format!(
+            "doctor: {} check(s) failed: {}",
+            failing.len(),
+            failing.join(", ")
+        ))
+        .into());
+    }
+    Ok(exit_code::OK)
 }
 
-/// Prints the checks; exit 1 on any fail.
-fn print(ctx: &Ctx, report: &DoctorReport) -> u8 {
-    let failed = report.failed();
+/// Prints the checks.
+fn print(ctx: &Ctx, report: &DoctorReport) {
     if ctx.out.is_json() {
         ctx.out
-            .json(&serde_json::json!({ "ok": !failed, "checks": report.checks }));
+            .json(&serde_json::json!({ "ok": !report.failed(), "checks": report.checks }));
     } else {
         for c in &report.checks {
             let tag = match c.level {
@@ -41,10 +55,5 @@ fn print(ctx: &Ctx, report: &DoctorReport) -> u8 {
                 ctx.out.data(&format!("{tag}  {:<17} {}", c.name, c.detail));
             }
         }
-    }
-    if failed {
-        exit_code::CHECK_FAILED
-    } else {
-        exit_code::OK
     }
 }

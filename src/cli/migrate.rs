@@ -137,12 +137,8 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
                 ctx.out.data(&plan.script(comment));
             }
         }
-        let differs = !plan.is_up_to_date();
-        return Ok(if args.check && differs || !plan.problems.is_empty() {
-            exit_code::CHECK_FAILED
-        } else {
-            exit_code::OK
-        });
+        let missing = if args.check { plan.steps.len() } else { 0 };
+        return verdict(&target.to_string(), missing, plan.problems.len());
     }
 
     let policy = LockPolicy {
@@ -187,11 +183,23 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
         }
         print_problems(ctx, &plan.problems);
     }
-    Ok(if plan.problems.is_empty() {
-        exit_code::OK
-    } else {
-        exit_code::CHECK_FAILED
-    })
+    verdict(&target.to_string(), 0, plan.problems.len())
+}
+
+/// A failed check (exit 1) when `--check` found steps missing or the plan holds problems
+/// migrate cannot fix; they are printed already, the error line sums them up.
+fn verdict(target: &str, missing: usize, problems: usize) -> anyhow::Result<u8> {
+    let mut found = Vec::new();
+    if missing > 0 {
+        found.push(format!("{missing} step(s) missing"));
+    }
+    if problems > 0 {
+        found.push(format!("{problems} problem(s) migrate cannot fix"));
+    }
+    if found.is_empty() {
+        return Ok(exit_code::OK);
+    }
+    Err(crate::Error::CheckFailed(format!("schema of {target}: {}", found.join(", "))).into())
 }
 
 fn print_problems(ctx: &Ctx, problems: &[Problem]) {

@@ -87,11 +87,14 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
     let done = rows.apply(&picked, action, |n| bar.inc(n)).await?;
     bar.finish_and_clear();
     report(ctx, &done);
-    Ok(if done.not_failed.is_empty() {
-        exit_code::OK
-    } else {
-        exit_code::CHECK_FAILED
-    })
+    if !done.not_failed.is_empty() {
+        return Err(crate::Error::CheckFailed(format!(
+            "{} of the given row(s) were not failed rows and were left as they are",
+            done.not_failed.len()
+        ))
+        .into());
+    }
+    Ok(exit_code::OK)
 }
 
 fn report(ctx: &Ctx, r: &FailedRowsReport) {
