@@ -9,12 +9,29 @@ use serde::{Deserialize, Deserializer};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Dur(pub Duration);
 
+/// Why a duration was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum DurationError {
+    #[error("{text:?} is not a duration ({source}); write e.g. 500ms, 5s or 5m")]
+    NotADuration {
+        text: String,
+        #[source]
+        source: humantime::DurationError,
+    },
+    #[error("{0:?} must be longer than zero")]
+    Zero(String),
+}
+
 impl Dur {
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let d = humantime::parse_duration(text.trim())
-            .map_err(|e| format!("{text:?} is not a duration ({e}); write e.g. 500ms, 5s or 5m"))?;
+    pub fn parse(text: &str) -> Result<Self, DurationError> {
+        let d = humantime::parse_duration(text.trim()).map_err(|source| {
+            DurationError::NotADuration {
+                text: text.to_owned(),
+                source,
+            }
+        })?;
         if d.is_zero() {
-            return Err(format!("{text:?} must be longer than zero"));
+            return Err(DurationError::Zero(text.to_owned()));
         }
         Ok(Dur(d))
     }
@@ -40,8 +57,8 @@ impl serde::Serialize for Dur {
 }
 
 impl std::str::FromStr for Dur {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = DurationError;
+    fn from_str(s: &str) -> Result<Self, DurationError> {
         Dur::parse(s)
     }
 }

@@ -7,10 +7,22 @@ pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// Why `${NAME}` expansion failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvError {
+    /// `${` without its `}` (the text, its password masked).
+    #[error("an unclosed ${{ in {0:?}")]
+    Unclosed(String),
+    #[error("${{{0}}} is not an environment variable name")]
+    BadName(String),
+    #[error("${{{0}}} is not set in the environment")]
+    Unset(String),
+}
+
 /// Replaces each `${NAME}` with the environment variable's value, so that secrets stay out of
 /// config files (`to: "amqp://relay:${RABBIT_PASSWORD}@mq:5672/%2f"`). `$$` is a literal `$`.
 /// An unset variable is an error naming it.
-pub fn expand_env(text: &str, env: Env) -> Result<String, String> {
+pub fn expand_env(text: &str, env: Env) -> Result<String, EnvError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('$') {
@@ -22,16 +34,15 @@ pub fn expand_env(text: &str, env: Env) -> Result<String, String> {
         } else if let Some(body) = after.strip_prefix('{') {
             let end = body
                 .find('}')
-                .ok_or_else(|| format!("an unclosed ${{ in {:?}", crate::dburl::mask(text)))?;
+                .ok_or_else(|| EnvError::Unclosed(crate::dburl::mask(text).to_string()))?;
             let name = &body[..end];
             let valid = !name.is_empty()
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !name.starts_with(|c: char| c.is_ascii_digit());
             if !valid {
-                return Err(format!("${{{name}}} is not an environment variable name"));
+                return Err(EnvError::BadName(name.to_owned()));
             }
-            let value =
-                env(name).ok_or_else(|| format!("${{{name}}} is not set in the environment"))?;
+            let value = env(name).ok_or_else(|| EnvError::Unset(name.to_owned()))?;
             out.push_str(&value);
             rest = &body[end + 1..];
         } else {

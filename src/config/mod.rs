@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use crate::duration::Dur;
 use crate::model::{KeyOrder, Storage};
-pub use env::{Env, expand_env, process_env};
+pub use env::{Env, EnvError, expand_env, process_env};
 pub use file::{FileConfig, OutboxFile, PartitionsFile, RelayFile, RouteFile};
 
 use crate::dburl::{Backend, DatabaseUrl, UrlError};

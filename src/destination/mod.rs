@@ -286,7 +286,8 @@ impl RouteSpec {
 /// before the first broker is contacted. Returns the spec and warnings to show.
 pub fn plan(route: &str, dest: &RouteFile) -> Result<(RouteSpec, Vec<String>), crate::Error> {
     let err = |e: String| crate::Error::Runtime(format!("relay.routes.{route}.to: {e}"));
-    let to = crate::config::expand_env(&dest.to, &crate::config::process_env).map_err(err)?;
+    let to = crate::config::expand_env(&dest.to, &crate::config::process_env)
+        .map_err(|e| err(e.to_string()))?;
     let url = DestinationUrl::parse(&to).map_err(err)?;
     let channel = dest.channel.clone().unwrap_or_else(|| route.to_owned());
     let mut warnings = Vec::new();
@@ -346,6 +347,7 @@ pub fn plan_dead_letter(
     let err =
         |e: String| crate::Error::Runtime(format!("relay.routes.{route}.dead_letter_to: {e}"));
     let kind = crate::config::expand_env(to, &crate::config::process_env)
+        .map_err(|e| e.to_string())
         .and_then(|url| DestinationUrl::parse(&url))
         .map_err(err)?;
     let channel = match kind {
@@ -577,11 +579,18 @@ mod tests {
         );
         assert_eq!(expand_env("a$$b$c", &env).unwrap(), "a$b$c");
         let e = expand_env("nats://${MISSING}@h", &env).unwrap_err();
-        assert!(e.contains("${MISSING} is not set"), "{e}");
-        assert!(expand_env("x${PW", &env).unwrap_err().contains("unclosed"));
+        assert_eq!(e, crate::config::EnvError::Unset("MISSING".into()));
+        assert!(e.to_string().contains("${MISSING} is not set"), "{e}");
+        assert!(
+            expand_env("x${PW", &env)
+                .unwrap_err()
+                .to_string()
+                .contains("unclosed")
+        );
         assert!(
             expand_env("${1A}", &env)
                 .unwrap_err()
+                .to_string()
                 .contains("not an environment")
         );
     }
