@@ -314,8 +314,8 @@ async fn drop_columns(
     })
     .await;
     match result {
-        Ok((Ok(()), _)) => Ok(()),
-        Ok((Err(reason), _)) => Err(Error::Refused(format!(
+        Ok((consume_move::Dropped::Done, _)) => Ok(()),
+        Ok((reason @ consume_move::Dropped::RowsAppeared, _)) => Err(Error::Refused(format!(
             "step 3 refused on {}: {reason}",
             table.plain()
         ))),

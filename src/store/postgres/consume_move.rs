@@ -34,16 +34,34 @@ pub async fn remaining(
     Ok((row.get("processing"), row.get("published")))
 }
 
+/// What step 3 found under its lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dropped {
+    /// The retain columns are gone.
+    Done,
+    /// A processing or published row appeared since the check: nothing was dropped.
+    RowsAppeared,
+}
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Dropped::Done => "dropped",
+            Dropped::RowsAppeared => "a processing or published row appeared; nothing was dropped",
+        })
+    }
+}
+
 /// Step 3 on one table, in one transaction: `lock_timeout` for the table's `ACCESS EXCLUSIVE`
 /// lock, `statement_timeout` (`check_timeout`) for the re-check and the drop under it, then
-/// `alter` unless a processing or published row appeared (`Ok(Err(reason))`, nothing dropped).
+/// `alter` unless a processing or published row appeared ([`Dropped::RowsAppeared`]).
 pub async fn drop_columns_locked(
     conn: &mut PgConnection,
     table: &QualifiedName,
     alter: &str,
     lock_timeout: Duration,
     check_timeout: Duration,
-) -> Result<Result<(), String>, sqlx::Error> {
+) -> Result<Dropped, sqlx::Error> {
     let mut tx = conn.begin().await?;
     crate::schema::postgres::set_local_lock_timeout(&mut tx, lock_timeout).await?;
     crate::db::pg::query("SELECT set_config('statement_timeout', $1, true)")
@@ -60,13 +78,11 @@ pub async fn drop_columns_locked(
     .await?;
     if busy {
         tx.rollback().await?;
-        return Ok(Err(
-            "a processing or published row appeared; nothing was dropped".to_owned(),
-        ));
+        return Ok(Dropped::RowsAppeared);
     }
     sqlx::raw_sql(alter).execute(&mut *tx).await?;
     tx.commit().await?;
-    Ok(Ok(()))
+    Ok(Dropped::Done)
 }
 
 /// What step 3 runs on one table: the columns it drops (with the indexes on them), the
