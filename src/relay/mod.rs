@@ -1,12 +1,14 @@
 //! The relay: claim rows, publish them, mark them, as `semantics.md` specifies, written once
 //! over [`crate::store::RelayStore`] and [`crate::destination::Publisher`].
 
+pub mod assemble;
 pub mod backoff;
 pub mod endpoint;
 pub mod engine;
 pub mod lag;
 pub mod lanes;
 pub mod metrics;
+pub mod serve;
 
 pub use engine::{PassOutcome, PassReport, RelaySettings};
 pub use lanes::{Lane, Relay, RelayEvents, RouteStats, Shutdown};

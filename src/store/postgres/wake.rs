@@ -6,9 +6,11 @@
 
 use std::time::Duration;
 
-use sqlx::postgres::{PgListener, PgPoolOptions};
+use sqlx::postgres::{PgConnection, PgListener, PgPoolOptions};
 
+use crate::Error;
 use crate::dburl::DatabaseUrl;
+use crate::target::QualifiedName;
 use crate::wake::{Wakers, reconnect_wait};
 
 /// Payloads that start with this are outboxctl's own checks, not routes.
@@ -86,6 +88,24 @@ pub async fn listen(
         let _ = listener.unlisten_all().await;
         Err(not_heard(""))
     }
+}
+
+/// Whether `table` has its wake trigger `trigger` (which `migrate` creates), the one that
+/// notifies the table's channel on insert.
+pub async fn has_trigger(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    trigger: &str,
+) -> Result<bool, Error> {
+    let found: i64 = crate::db::pg::query_scalar(
+        "SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2",
+    )
+    .bind(table.to_string())
+    .bind(trigger)
+    .fetch_one(conn)
+    .await
+    .map_err(|e| Error::pg("looking for the wake trigger", e))?;
+    Ok(found > 0)
 }
 
 /// Where a listener listens, so that it can listen again after a lost connection.

@@ -1,0 +1,318 @@
+//! Putting a relay together from the configuration: the routes to serve and their destinations
+//! (`relay.routes`, or the routes and destination a caller names), every destination planned
+//! before any I/O, then the database first (one store per lane) and each destination connected
+//! and checked, routes that share a destination grouped into one lane. The backend is chosen
+//! here, once: [`AnyRelay`] is the relay over whichever store the configuration names. No
+//! terminal code: warnings go to the caller's `warn`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::{Lane, PassReport, Relay, RelayEvents, RelaySettings, RouteStats, Shutdown};
+use crate::Error;
+use crate::config::{Config, RouteFile, Target};
+use crate::destination::{self, DestinationUrl, Sink};
+use crate::store::mongo::{MongoStore, MongoStoreOptions};
+use crate::store::postgres::{PgStore, PgStoreOptions};
+use crate::store::{PassTarget, RelayStore};
+
+/// What to relay.
+#[derive(Debug, Clone, Default)]
+pub struct RelayRequest {
+    /// The routes to serve (empty: every route in `relay.routes`).
+    pub routes: Vec<String>,
+    /// One destination for every route served, instead of the configured ones.
+    pub to: Option<String>,
+    /// A looping relay (it logs each route as it gets ready); else a one-shot drain.
+    pub looping: bool,
+}
+
+/// The routes to serve and their destinations: the configured ones, a route that is not
+/// configured goes to stdout, and `to` replaces every destination.
+pub fn route_destinations(
+    config: &Config,
+    routes: &[String],
+    to: Option<&str>,
+) -> Result<Vec<(String, RouteFile)>, Error> {
+    let configured = &config.relay.routes;
+    let names: Vec<String> = if routes.is_empty() {
+        configured.keys().cloned().collect()
+    } else {
+        routes.to_vec()
+    };
+    if names.is_empty() {
+        return Err(Error::Runtime(
+            "no routes to relay: pass --route NAME (with --to URL, default stdout) or configure relay.routes".into(),
+        ));
+    }
+    Ok(names
+        .into_iter()
+        .map(|name| {
+            let mut dest = configured.get(&name).cloned().unwrap_or_else(|| RouteFile {
+                to: "stdout".into(),
+                ..Default::default()
+            });
+            if let Some(to) = to {
+                dest.to = to.to_owned();
+            }
+            (name, dest)
+        })
+        .collect())
+}
+
+/// The relay over the configured backend's store.
+pub enum AnyRelay {
+    Postgres(Relay<PgStore<'static>>),
+    Mongo(Relay<MongoStore>),
+}
+
+/// The same expression over either backend's relay.
+macro_rules! each {
+    ($relay:expr, $r:ident => $body:expr) => {
+        match $relay {
+            AnyRelay::Postgres($r) => $body,
+            AnyRelay::Mongo($r) => $body,
+        }
+    };
+}
+
+impl AnyRelay {
+    /// See [`Relay::drain_once`].
+    pub async fn drain_once(
+        &mut self,
+        max_passes: Option<u64>,
+        on_pass: impl FnMut(&PassTarget, &PassReport),
+    ) -> Vec<RouteStats> {
+        each!(self, r => r.drain_once(max_passes, on_pass).await)
+    }
+
+    /// See [`Relay::run_loop`].
+    pub async fn run_loop(
+        &mut self,
+        shutdown: &Shutdown,
+        events: &dyn RelayEvents,
+    ) -> Vec<RouteStats> {
+        each!(self, r => r.run_loop(shutdown, events).await)
+    }
+
+    /// Every route served, lane by lane.
+    pub fn targets(&self) -> Vec<PassTarget> {
+        each!(self, r => r.targets())
+    }
+
+    /// What a wake-up listener wakes.
+    pub fn wakers(&self) -> crate::wake::Wakers {
+        each!(self, r => r.wakers())
+    }
+
+    /// Each lane's destination, as logs and metrics name it.
+    pub fn destinations(&self) -> Vec<String> {
+        each!(self, r => r.lanes.iter().map(|l| l.destination.clone()).collect())
+    }
+
+    pub fn settings(&self) -> &RelaySettings {
+        each!(self, r => &r.settings)
+    }
+}
+
+/// A relay put together, and whether any route publishes to stdout (then stdout carries
+/// messages only).
+pub struct Assembled {
+    pub relay: AnyRelay,
+    pub to_stdout: bool,
+}
+
+/// Plans every route's destination (before the database or any destination is contacted),
+/// connects the database, then the destinations, one store per lane.
+pub async fn assemble(
+    config: &Config,
+    connect_timeout: Duration,
+    request: &RelayRequest,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Assembled, Error> {
+    let url = config.require_url()?;
+    let routes = route_destinations(config, &request.routes, request.to.as_deref())?;
+    let planned = routes
+        .iter()
+        .map(|(route, dest)| {
+            Ok::<_, Error>((
+                destination::plan(route, dest)?,
+                destination::plan_dead_letter(route, dest)?,
+            ))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let to_stdout = routes
+        .iter()
+        .any(|(_, d)| DestinationUrl::parse(&d.to) == Ok(DestinationUrl::Stdout));
+    let tenants: Vec<Option<uuid::Uuid>> = if config.outbox.tenant_aware {
+        if config.outbox.tenants.is_empty() {
+            return Err(Error::Runtime(
+                "outbox.tenant_aware is on: list the tenants to relay under outbox.tenants".into(),
+            ));
+        }
+        config.configured_tenants()
+    } else {
+        vec![None]
+    };
+    let settings = RelaySettings::from_config(config);
+    let lanes = LaneBuild {
+        config,
+        routes: &routes,
+        tenants: &tenants,
+        looping: request.looping,
+    };
+    // The database first: a pooler that cannot hold a transaction, or a server that does not
+    // answer, stops the relay before any broker is contacted. Then one store per lane.
+    let relay = match &config.outbox.target {
+        Target::Postgres {
+            relation,
+            delivery_log,
+            ..
+        } => {
+            let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
+            let first = PgStore::connect(url, connect_timeout, opts.clone()).await?;
+            let mut stores = vec![first];
+            let lanes = lanes.build(planned, warn).await?;
+            while stores.len() < lanes.len() {
+                stores.push(PgStore::connect(url, connect_timeout, opts.clone()).await?);
+            }
+            AnyRelay::Postgres(relay_of(stores, lanes, settings))
+        }
+        Target::Mongo { collection, .. } => {
+            if routes.iter().any(|(_, d)| {
+                matches!(
+                    DestinationUrl::parse(&d.to),
+                    Ok(DestinationUrl::PostgresTable(_))
+                )
+            }) {
+                return Err(Error::Runtime(
+                    "postgres-table destinations need the outbox on PostgreSQL".into(),
+                ));
+            }
+            let opts = MongoStoreOptions::from_config(config, collection.clone());
+            let first = MongoStore::connect(url, connect_timeout, opts).await?;
+            let lanes = lanes.build(planned, warn).await?;
+            let stores = (0..lanes.len()).map(|_| first.fork()).collect();
+            AnyRelay::Mongo(relay_of(stores, lanes, settings))
+        }
+    };
+    Ok(Assembled { relay, to_stdout })
+}
+
+/// The routes of one destination: its name as logs show it, and its routes (per tenant).
+type LaneRoutes = (
+    String,
+    Vec<(PassTarget, Sink)>,
+    HashMap<String, Arc<dyn destination::Publisher>>,
+);
+
+/// A route's destination planned, and its dead-letter destination if it has one.
+type PlannedRoute = (
+    (destination::RouteSpec, Vec<String>),
+    Option<(destination::RouteSpec, Vec<String>)>,
+);
+
+/// A relay from one store per lane.
+fn relay_of<S: RelayStore>(
+    stores: Vec<S>,
+    lanes: Vec<LaneRoutes>,
+    settings: RelaySettings,
+) -> Relay<S> {
+    Relay {
+        lanes: stores
+            .into_iter()
+            .zip(lanes)
+            .map(|(store, (destination, routes, dead_letters))| Lane {
+                store,
+                destination,
+                routes,
+                dead_letters,
+                wake: Arc::default(),
+            })
+            .collect(),
+        settings,
+    }
+}
+
+/// What grouping routes into lanes needs.
+struct LaneBuild<'a> {
+    config: &'a Config,
+    routes: &'a [(String, RouteFile)],
+    tenants: &'a [Option<uuid::Uuid>],
+    looping: bool,
+}
+
+impl LaneBuild<'_> {
+    /// Each route's destination, connected and checked, once per tenant served, grouped into
+    /// lanes: routes whose `to:` names the same destination share one lane (and its down
+    /// state).
+    async fn build(
+        &self,
+        planned: Vec<PlannedRoute>,
+        warn: &mut dyn FnMut(&str),
+    ) -> Result<Vec<LaneRoutes>, Error> {
+        let stdout_lock = Arc::new(Mutex::new(()));
+        let mut lanes: Vec<LaneRoutes> = Vec::new();
+        let build_ctx = destination::BuildContext::from_config(self.config);
+        for ((route, dest), ((spec, planned_warnings), dead_letter)) in
+            self.routes.iter().zip(planned)
+        {
+            let shown = spec.shown();
+            let (sink, mut warnings) =
+                destination::connect(route, spec, &stdout_lock, build_ctx).await?;
+            warnings.splice(0..0, planned_warnings);
+            let dead_letter = match dead_letter {
+                None => None,
+                Some((spec, more)) => {
+                    warnings.extend(more);
+                    let (letters, more) =
+                        destination::connect(route, spec, &stdout_lock, build_ctx).await?;
+                    warnings.extend(more);
+                    match letters {
+                        Sink::Publisher(p) => Some(p),
+                        Sink::Table(_) => unreachable!("refused when planned"),
+                    }
+                }
+            };
+            if self.looping {
+                tracing::info!(
+                    route = %route,
+                    to = %shown,
+                    channel = dest.channel.as_deref().unwrap_or(route),
+                    "route ready"
+                );
+            }
+            for w in warnings {
+                warn(&w);
+            }
+            if matches!(sink, Sink::Table(_))
+                && self.config.outbox.storage == crate::model::Storage::Retain
+            {
+                warn(&format!(
+                    "route {route}: postgres-table under retain storage is at-least-once (each mark commits on its own); consume storage makes it exactly once"
+                ));
+            }
+            let lane = match lanes.iter().position(|(d, _, _)| *d == shown) {
+                Some(i) => i,
+                None => {
+                    lanes.push((shown, Vec::new(), HashMap::new()));
+                    lanes.len() - 1
+                }
+            };
+            if let Some(p) = dead_letter {
+                lanes[lane].2.insert(route.clone(), p);
+            }
+            for tenant in self.tenants {
+                lanes[lane].1.push((
+                    PassTarget {
+                        route: route.clone(),
+                        tenant: *tenant,
+                    },
+                    sink.clone(),
+                ));
+            }
+        }
+        Ok(lanes)
+    }
+}
