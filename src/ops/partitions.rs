@@ -1,0 +1,480 @@
+//! The delivery log's daily partitions, step by step, for `outboxctl partitions`: list them
+//! with what is wrong, add the days ahead, drop expired days, check (and with `--fix`, move
+//! rows out of the default partition and fill gaps). Planning is pure in
+//! [`crate::schema::partitions`]; catalog reads and changes are in
+//! [`crate::store::postgres::partitions`]. No terminal: each step returns a report (its JSON
+//! form is what `--format json` prints) and tells its progress through a callback.
+
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+use sqlx::PgConnection;
+
+use crate::Error;
+use crate::config::{Config, Target};
+use crate::schema::partitions::{self, Bound, DayAction, Finding};
+use crate::schema::postgres::LockPolicy;
+use crate::store::postgres::partitions::{self as lp, LogFacts, PartitionInfo};
+use crate::target::QualifiedName;
+
+/// The configured delivery log, or why there is none.
+pub fn delivery_log(config: &Config) -> Result<QualifiedName, Error> {
+    match &config.outbox.target {
+        Target::Mongo { .. } => Err(Error::Runtime(
+            "the delivery log is PostgreSQL-only: MongoDB keeps retain storage, which has no delivery log".into(),
+        )),
+        Target::Postgres { delivery_log: None, .. } => Err(Error::Runtime(
+            "no delivery log configured: set outbox.delivery_log (or pass --delivery-log SCHEMA.TABLE)".into(),
+        )),
+        Target::Postgres { delivery_log: Some(log), .. } if log.is_per_tenant() => Err(Error::Runtime(
+            "a per-tenant delivery log ({tenant}) is not supported by partitions yet; name one log".into(),
+        )),
+        Target::Postgres { delivery_log: Some(log), .. } => {
+            log.resolve(None).map_err(|e| Error::Runtime(e.to_string()))
+        }
+    }
+}
+
+/// `partitions.lock_timeout` and `partitions.retries`, unless given.
+pub fn lock_policy(
+    config: &Config,
+    lock_timeout: Option<Duration>,
+    retries: Option<u32>,
+) -> LockPolicy {
+    LockPolicy {
+        lock_timeout: lock_timeout.unwrap_or(config.partitions.lock_timeout),
+        retries: retries.unwrap_or(config.partitions.retries),
+    }
+}
+
+/// The delivery log, opened: a connection, its name, its partitions as last read, and the
+/// UTC day the steps count from.
+pub struct DeliveryLog {
+    conn: PgConnection,
+    pub log: QualifiedName,
+    pub facts: LogFacts,
+    pub today: NaiveDate,
+}
+
+/// Finds the configured delivery log, connects and reads its partitions.
+pub async fn open(config: &Config, connect_timeout: Duration) -> Result<DeliveryLog, Error> {
+    let log = delivery_log(config)?;
+    let mut conn = crate::store::any::connect_pg(config, connect_timeout).await?;
+    let facts = lp::read(&mut conn, &log).await?;
+    Ok(DeliveryLog {
+        conn,
+        log,
+        facts,
+        today: Utc::now().date_naive(),
+    })
+}
+
+/// Every partition and what is wrong (`partitions list`).
+#[derive(Debug, Serialize)]
+pub struct Listing {
+    pub log: String,
+    pub partitions: Vec<PartitionInfo>,
+    pub default_partition: Option<String>,
+    pub default_has_rows: bool,
+    pub days_attached_from_today: u32,
+    pub findings: Vec<Finding>,
+    #[serde(skip)]
+    pub today: NaiveDate,
+}
+
+impl Listing {
+    /// The partitions by lower bound (the default and unparsed bounds first), each with its
+    /// flags: `default`, `HOLDS ROWS`, `not a day range`, `today`.
+    pub fn rows(&self) -> Vec<(&PartitionInfo, Vec<&'static str>)> {
+        let mut sorted: Vec<&PartitionInfo> = self.partitions.iter().collect();
+        sorted.sort_by_key(|p| match p.partition.bound {
+            Bound::Range { from, .. } => Some(from),
+            _ => None,
+        });
+        let today = partitions::day_start(self.today);
+        sorted
+            .into_iter()
+            .map(|p| {
+                let flags = match &p.partition.bound {
+                    Bound::Default if self.default_has_rows => vec!["default", "HOLDS ROWS"],
+                    Bound::Default => vec!["default"],
+                    Bound::Other { .. } => vec!["not a day range"],
+                    Bound::Range { from, to } if *from <= today && today < *to => vec!["today"],
+                    Bound::Range { .. } => vec![],
+                };
+                (p, flags)
+            })
+            .collect()
+    }
+
+    /// What the table of partitions is followed by: the findings, where rows in the default
+    /// partition are said without counting them.
+    pub fn notes(&self) -> Vec<String> {
+        let mut out: Vec<String> = (self.findings.iter())
+            .filter(|f| !matches!(f, Finding::RowsInDefault { .. }))
+            .map(Finding::to_string)
+            .collect();
+        if self.default_has_rows {
+            let rows = Finding::RowsInDefault { rows: 1 }.to_string();
+            out.push(rows.replace("holds 1 row(s)", "holds rows"));
+        }
+        out
+    }
+}
+
+/// What adding one day came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DayResult {
+    Added,
+    Present,
+    Conflict,
+    /// Rows of the day are in the default partition.
+    Skipped,
+}
+
+impl DayResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DayResult::Added => "added",
+            DayResult::Present => "present",
+            DayResult::Conflict => "conflict",
+            DayResult::Skipped => "skipped",
+        }
+    }
+}
+
+/// One day's outcome.
+#[derive(Debug, Serialize)]
+pub struct DayOutcome {
+    #[serde(flatten)]
+    pub action: DayAction,
+    pub result: DayResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `partitions add-ahead`: each day from today.
+#[derive(Debug, Serialize)]
+pub struct AddAheadReport {
+    pub log: String,
+    pub days: Vec<DayOutcome>,
+    pub added: usize,
+}
+
+impl AddAheadReport {
+    /// Days skipped or in conflict.
+    pub fn problems(&self) -> usize {
+        self.days
+            .iter()
+            .filter(|r| matches!(r.result, DayResult::Skipped | DayResult::Conflict))
+            .count()
+    }
+}
+
+/// Why a day was not added.
+pub const DEFAULT_HAS_ROWS: &str =
+    "the default partition holds rows of this day; run `outboxctl partitions check --fix`";
+
+/// The partitions `drop-expired` would drop; its JSON form is what `--dry-run` prints.
+#[derive(Debug, Serialize)]
+pub struct DropPlan {
+    pub log: String,
+    pub cutoff: DateTime<Utc>,
+    pub would_drop: Vec<String>,
+    #[serde(skip)]
+    name: QualifiedName,
+}
+
+impl DropPlan {
+    /// The statements dropping would run, one per partition.
+    pub fn statements(&self) -> Result<Vec<String>, Error> {
+        self.would_drop
+            .iter()
+            .map(|n| Ok(format!("DROP TABLE {};", lp::qualified(&self.name, n)?)))
+            .collect()
+    }
+
+    /// The report of dropping nothing.
+    pub fn nothing_dropped(&self) -> DropReport {
+        DropReport {
+            log: self.log.clone(),
+            cutoff: self.cutoff,
+            dropped: Vec::new(),
+            gave_up: Vec::new(),
+        }
+    }
+}
+
+/// A partition `drop-expired` gave up on: its lock stayed busy.
+#[derive(Debug, Serialize)]
+pub struct GaveUp {
+    pub partition: String,
+    pub reason: String,
+}
+
+/// What `drop-expired` dropped.
+#[derive(Debug, Serialize)]
+pub struct DropReport {
+    pub log: String,
+    pub cutoff: DateTime<Utc>,
+    pub dropped: Vec<String>,
+    pub gave_up: Vec<GaveUp>,
+}
+
+/// One change `check --fix` made.
+#[derive(Debug, Clone)]
+pub enum FixStep {
+    /// The day's rows moved out of the default partition (named) into a new partition.
+    Moved {
+        day: NaiveDate,
+        rows: u64,
+        default: String,
+    },
+    /// A day between partitions filled with an empty partition (`false`: skipped, the default
+    /// partition holds rows of it).
+    Gap { day: NaiveDate, added: bool },
+}
+
+impl std::fmt::Display for FixStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FixStep::Moved { day, rows, default } => write!(
+                f,
+                "moved {rows} row(s) of {day} from {default} into a new partition"
+            ),
+            FixStep::Gap { day, added: true } => write!(f, "added: partition for {day} (a gap)"),
+            FixStep::Gap { day, added: false } => write!(
+                f,
+                "skipped: partition for {day} (a gap): {DEFAULT_HAS_ROWS}"
+            ),
+        }
+    }
+}
+
+/// Rows of a day moved out of the default partition.
+#[derive(Debug, Serialize)]
+pub struct Moved {
+    pub day: NaiveDate,
+    pub rows: u64,
+}
+
+/// `partitions check`: what is wrong (nothing: ok), after what `--fix` moved.
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    pub log: String,
+    pub ok: bool,
+    pub findings: Vec<Finding>,
+    pub moved: Vec<Moved>,
+    pub days_attached_from_today: u32,
+}
+
+impl DeliveryLog {
+    /// `partitions list`: the partitions, whether the default one holds rows, and what
+    /// `check` would find with `ahead_days` ahead (rows in the default partition aside).
+    pub async fn list(&mut self, ahead_days: u32) -> Result<Listing, Error> {
+        let default_has_rows = match &self.facts.default {
+            Some(d) => lp::default_span(&mut self.conn, d).await?.is_some(),
+            None => false,
+        };
+        let bounds = self.facts.bounds();
+        Ok(Listing {
+            log: self.log.plain(),
+            partitions: self.facts.partitions.clone(),
+            default_partition: self.facts.default.as_ref().map(QualifiedName::plain),
+            default_has_rows,
+            days_attached_from_today: partitions::days_covered_from(self.today, &bounds),
+            findings: partitions::check(self.today, ahead_days + 1, &bounds, Some(0)),
+            today: self.today,
+        })
+    }
+
+    /// `partitions add-ahead`: adds each missing day from today to today + `days`, one short
+    /// transaction per day; `on_day` hears of each.
+    pub async fn add_ahead(
+        &mut self,
+        days: u32,
+        policy: LockPolicy,
+        mut on_day: impl FnMut(&DayOutcome),
+    ) -> Result<AddAheadReport, Error> {
+        let plan = partitions::plan_add_ahead(&self.log, self.today, days, &self.facts.bounds())
+            .map_err(|e| Error::Runtime(e.to_string()))?;
+        let mut out = Vec::new();
+        for action in plan {
+            let r = match &action {
+                DayAction::Present { .. } => DayOutcome {
+                    action,
+                    result: DayResult::Present,
+                    reason: None,
+                },
+                DayAction::Conflict { partition, .. } => {
+                    let reason = Some(format!(
+                        "partition {partition} overlaps this day without covering it"
+                    ));
+                    DayOutcome {
+                        action,
+                        result: DayResult::Conflict,
+                        reason,
+                    }
+                }
+                DayAction::Add { day, .. } => {
+                    let blocked = match &self.facts.default {
+                        Some(d) => lp::default_has_rows_on(&mut self.conn, d, *day).await?,
+                        None => false,
+                    };
+                    // ATTACH checks the default partition again inside its transaction: a row
+                    // that lands there after this look is caught too.
+                    let added = if blocked {
+                        lp::Added::DefaultHasRows
+                    } else {
+                        lp::add_day(&mut self.conn, &self.log, *day, policy).await?
+                    };
+                    match added {
+                        lp::Added::DefaultHasRows => DayOutcome {
+                            action,
+                            result: DayResult::Skipped,
+                            reason: Some(DEFAULT_HAS_ROWS.into()),
+                        },
+                        lp::Added::Attached(_) => DayOutcome {
+                            action,
+                            result: DayResult::Added,
+                            reason: None,
+                        },
+                    }
+                }
+            };
+            on_day(&r);
+            out.push(r);
+        }
+        let added = out.iter().filter(|r| r.result == DayResult::Added).count();
+        Ok(AddAheadReport {
+            log: self.log.plain(),
+            days: out,
+            added,
+        })
+    }
+
+    /// The day partitions ending at or before today - `keep_days`, oldest first.
+    pub fn plan_drop(&self, keep_days: u32) -> DropPlan {
+        let plan = partitions::plan_drop_expired(self.today, keep_days, &self.facts.bounds());
+        DropPlan {
+            log: self.log.plain(),
+            cutoff: partitions::day_start(self.today - chrono::Days::new(u64::from(keep_days))),
+            would_drop: plan.into_iter().map(|p| p.name).collect(),
+            name: self.log.clone(),
+        }
+    }
+
+    /// `partitions drop-expired`: drops what `plan` lists, each in its own short transaction;
+    /// a partition whose lock stays busy is given up on, the others still dropped. `on_each`
+    /// hears of each partition done.
+    pub async fn drop_expired(
+        &mut self,
+        plan: &DropPlan,
+        policy: LockPolicy,
+        mut on_each: impl FnMut(),
+    ) -> Result<DropReport, Error> {
+        let mut report = plan.nothing_dropped();
+        for n in &plan.would_drop {
+            let partition = lp::qualified(&self.log, n)?;
+            match lp::drop_partition(&mut self.conn, &partition, policy).await {
+                Ok(_) => report.dropped.push(n.clone()),
+                Err(Error::LockBusy(reason)) => report.gave_up.push(GaveUp {
+                    partition: n.clone(),
+                    reason,
+                }),
+                Err(e) => return Err(e),
+            }
+            on_each();
+        }
+        Ok(report)
+    }
+
+    /// `partitions check`: the default partition empty, `min_ahead` days from today
+    /// attached, no gaps. With `fix` (its lock policy), first moves each day's rows out of
+    /// the default partition into a partition of its own, then fills gaps between partitions
+    /// with empty days; `on_fix` hears of each change.
+    pub async fn check(
+        &mut self,
+        min_ahead: u32,
+        fix: Option<LockPolicy>,
+        mut on_fix: impl FnMut(&FixStep),
+    ) -> Result<CheckReport, Error> {
+        let mut moved = Vec::new();
+        if let Some(policy) = fix {
+            self.move_default_rows(policy, &mut moved, &mut on_fix)
+                .await?;
+            self.fill_gaps(policy, &mut on_fix).await?;
+            self.facts = lp::read(&mut self.conn, &self.log).await?;
+        }
+        let default_rows = match &self.facts.default {
+            Some(d) => Some(lp::default_rows(&mut self.conn, d).await?),
+            None => None,
+        };
+        let bounds = self.facts.bounds();
+        let findings = partitions::check(self.today, min_ahead, &bounds, default_rows);
+        Ok(CheckReport {
+            log: self.log.plain(),
+            ok: findings.is_empty(),
+            findings,
+            moved,
+            days_attached_from_today: partitions::days_covered_from(self.today, &bounds),
+        })
+    }
+
+    /// Moves each day's rows out of the default partition, where no partition overlaps the
+    /// day; reads the partitions again after.
+    async fn move_default_rows(
+        &mut self,
+        policy: LockPolicy,
+        moved: &mut Vec<Moved>,
+        on_fix: &mut impl FnMut(&FixStep),
+    ) -> Result<(), Error> {
+        let Some(default) = self.facts.default.clone() else {
+            return Ok(());
+        };
+        let Some((first, last)) = lp::default_span(&mut self.conn, &default).await? else {
+            return Ok(());
+        };
+        for day in partitions::days_between(first, last) {
+            let conflict = partitions::plan_add_ahead(&self.log, day, 0, &self.facts.bounds())
+                .map_err(|e| Error::Runtime(e.to_string()))?
+                .into_iter()
+                .any(|a| !matches!(a, DayAction::Add { .. }));
+            if conflict || !lp::default_has_rows_on(&mut self.conn, &default, day).await? {
+                continue;
+            }
+            let rows =
+                lp::move_default_day(&mut self.conn, &self.log, &default, day, policy).await?;
+            moved.push(Moved { day, rows });
+            on_fix(&FixStep::Moved {
+                day,
+                rows,
+                default: default.plain(),
+            });
+        }
+        self.facts = lp::read(&mut self.conn, &self.log).await?;
+        Ok(())
+    }
+
+    /// Fills gaps between partitions with empty days, so check has nothing left to report.
+    async fn fill_gaps(
+        &mut self,
+        policy: LockPolicy,
+        on_fix: &mut impl FnMut(&FixStep),
+    ) -> Result<(), Error> {
+        for finding in partitions::check(self.today, 0, &self.facts.bounds(), Some(0)) {
+            if let Finding::Gap { from, to } = finding {
+                for day in partitions::days_between(from, to - chrono::Duration::nanoseconds(1)) {
+                    let added = lp::add_day(&mut self.conn, &self.log, day, policy).await?;
+                    on_fix(&FixStep::Gap {
+                        day,
+                        added: matches!(added, lp::Added::Attached(_)),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
