@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod failure_groups;
 pub mod inspect;
 pub mod partitions;
+pub mod replay;
 pub mod requeue;
 pub mod storage;
 pub mod top;

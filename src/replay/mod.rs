@@ -6,6 +6,7 @@
 
 pub mod cursor;
 pub mod file;
+pub mod request;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -140,6 +141,16 @@ pub struct Edge {
     pub published_at: Option<DateTime<Utc>>,
 }
 
+/// The event id, then when it was delivered where known.
+impl std::fmt::Display for Edge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.published_at {
+            Some(at) => write!(f, "{} {}", self.event_id, crate::model::rfc3339(at)),
+            None => write!(f, "{}", self.event_id),
+        }
+    }
+}
+
 /// What a replay did (or, dry, would do) for one route.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct RouteTally {
@@ -172,6 +183,49 @@ impl Tally {
         r.last = Some(edge);
         self.cursor = Some(item.cursor.encode());
     }
+
+    /// Events per route, as a confirmation names them: `orders: 3, billing: 1`.
+    pub fn per_route(&self) -> String {
+        self.routes
+            .iter()
+            .map(|(r, t)| format!("{r}: {}", t.count))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The summary of a replay that ran (or, dry, counted) for `elapsed`.
+    pub fn summary(
+        &self,
+        dry_run: bool,
+        to: Option<String>,
+        elapsed: Duration,
+        stopped: Option<String>,
+    ) -> Summary<'_> {
+        Summary {
+            dry_run,
+            to,
+            count: self.count,
+            routes: &self.routes,
+            cursor: self.cursor.as_deref(),
+            elapsed_ms: elapsed.as_millis(),
+            stopped,
+        }
+    }
+}
+
+/// A replay's summary as `--format json` prints it.
+#[derive(Debug, Serialize)]
+pub struct Summary<'a> {
+    pub dry_run: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    pub count: u64,
+    pub routes: &'a BTreeMap<String, RouteTally>,
+    /// `--after` this resumes after the last event replayed.
+    pub cursor: Option<&'a str>,
+    pub elapsed_ms: u128,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// How a replay goes.
@@ -296,6 +350,31 @@ fn as_flag(e: Error, route: &str, flag: &str) -> Error {
 pub struct Stopped {
     pub tally: Tally,
     pub error: Error,
+}
+
+impl Stopped {
+    /// How to go on: resume after the last event replayed, or, when none was, after `after`
+    /// (where this run started).
+    pub fn resume(&self, after: Option<&str>) -> String {
+        match self.tally.cursor.as_deref().or(after) {
+            Some(c) => format!("resume with --after {c}"),
+            None => "nothing was replayed; run it again".into(),
+        }
+    }
+
+    /// The error, followed by how to resume; a database that could not be reached stays
+    /// that error (and its exit code).
+    pub fn into_error(self, resume: &str) -> Error {
+        match self.error {
+            Error::Db(crate::db::DbError::Connect { target, reason }) => {
+                Error::Db(crate::db::DbError::Connect {
+                    target,
+                    reason: format!("{reason}; {resume}"),
+                })
+            }
+            e => Error::Runtime(format!("{e}; {resume}")),
+        }
+    }
 }
 
 /// Publishes what the source yields, page by page, in order: one key's messages one after

@@ -1,0 +1,205 @@
+//! What a replay is asked for, checked against the configuration before anything is read or
+//! contacted: where to read (`--from`, parsed as a destination URL of the kind that keeps
+//! events), the selection, and where to resume (`--after`); also the forms its values take (a
+//! time or a duration ago, an HLC, a rate). Pure: no I/O.
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+
+use super::{Cursor, Selection};
+use crate::Error;
+use crate::config::Config;
+use crate::destination::DestinationUrl;
+use crate::hlc::HlcTimestamp;
+use crate::model::Storage;
+use crate::target::QualifiedName;
+
+/// Where delivered events are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The outbox's `published` rows (retain storage).
+    Published,
+    /// A `postgres-table` destination.
+    Table(QualifiedName),
+    /// A JSON-lines archive written by the `file:` destination.
+    File(PathBuf),
+}
+
+impl Origin {
+    /// `--from`: a `postgres-table:` or `file:` destination (none: the outbox's rows).
+    pub fn parse(text: Option<&str>) -> Result<Self, Error> {
+        let Some(text) = text else {
+            return Ok(Origin::Published);
+        };
+        match DestinationUrl::parse(text) {
+            Ok(DestinationUrl::PostgresTable(table)) => Ok(Origin::Table(table)),
+            Ok(DestinationUrl::File(path)) => Ok(Origin::File(path)),
+            Err(e) if text.trim_start().starts_with("postgres-table:") => {
+                Err(Error::Runtime(format!("--from: {e}")))
+            }
+            _ => Err(Error::Runtime(format!(
+                "--from {text:?}: use postgres-table:SCHEMA.TABLE or file:PATH (without --from: the outbox's published rows)"
+            ))),
+        }
+    }
+
+    /// The source as a cursor names its kind ([`Cursor::source_kind`]).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Origin::Published => "the outbox's published rows",
+            Origin::Table(_) => "a postgres-table destination",
+            Origin::File(_) => "a file: archive",
+        }
+    }
+}
+
+/// A replay as asked for, unchecked.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// `--from`.
+    pub from: Option<String>,
+    /// `--after`: the cursor an earlier replay printed.
+    pub after: Option<String>,
+    /// What to replay; no routes: the configured ones (a file: every route it holds).
+    pub selection: Selection,
+}
+
+/// A replay checked and ready to open its source (once to count, once to publish).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub origin: Origin,
+    pub selection: Selection,
+    pub after: Option<Cursor>,
+}
+
+/// What a request comes to.
+#[derive(Debug)]
+pub enum Prepared {
+    Replay(Box<Plan>),
+    /// The outbox's rows were asked for under consume storage, which deletes them once
+    /// delivered: nothing holds the events.
+    NothingKept,
+}
+
+/// Checks a request against the configuration.
+pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
+    let origin = Origin::parse(request.from.as_deref())?;
+    let after = request
+        .after
+        .as_deref()
+        .map(Cursor::parse)
+        .transpose()
+        .map_err(Error::Runtime)?;
+    if let Some(c) = after.as_ref().filter(|c| c.source_kind() != origin.kind()) {
+        return Err(Error::Runtime(format!(
+            "--after is a cursor of {}, not of {}",
+            c.source_kind(),
+            origin.kind()
+        )));
+    }
+    if origin == Origin::Published && config.outbox.storage == Storage::Consume {
+        return Ok(Prepared::NothingKept);
+    }
+    let mut selection = request.selection;
+    let file = matches!(origin, Origin::File(_));
+    if selection.routes.is_empty() && !file {
+        selection.routes = config.relay.routes.keys().cloned().collect();
+        if selection.routes.is_empty() {
+            return Err(Error::Runtime(
+                "no routes to replay: pass --route ROUTE (repeatable) or configure relay.routes"
+                    .into(),
+            ));
+        }
+    }
+    if file && (selection.since.is_some() || selection.until.is_some()) {
+        return Err(Error::Runtime(
+            "--since/--until select by delivery time, which a file: archive does not keep; select by --hlc-from/--hlc-to, --event-id, --key or --type".into(),
+        ));
+    }
+    if origin == Origin::Published
+        && (selection.hlc_from.is_some() || selection.hlc_to.is_some())
+        && !config.outbox.hlc_ordering
+    {
+        return Err(Error::Runtime(
+            "--hlc-from/--hlc-to need outbox.hlc_ordering: true (the rows have no hlc otherwise)"
+                .into(),
+        ));
+    }
+    Ok(Prepared::Replay(Box::new(Plan {
+        origin,
+        selection,
+        after,
+    })))
+}
+
+/// A time: RFC 3339, or a duration ago such as `2h`.
+pub fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    let ago = humantime::parse_duration(text)
+        .map_err(|_| format!("{text:?} is neither an RFC 3339 time nor a duration such as 2h"))?;
+    chrono::Duration::from_std(ago)
+        .ok()
+        .and_then(|d| Utc::now().checked_sub_signed(d))
+        .ok_or_else(|| format!("{text:?} is too far back"))
+}
+
+/// An HLC, packed: the `forze_hlc` header's form, or packed already.
+pub fn parse_hlc(text: &str) -> Result<i64, String> {
+    if let Ok(packed) = text.parse::<i64>() {
+        return HlcTimestamp::unpack(packed)
+            .map(|_| packed)
+            .map_err(|e| e.to_string());
+    }
+    HlcTimestamp::parse(text)
+        .map(HlcTimestamp::pack)
+        .map_err(|_| format!("{text:?} is not an HLC (e.g. 001764583200000.00003, or packed)"))
+}
+
+/// Events per second, positive (`/s` may follow).
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    let text = text.strip_suffix("/s").unwrap_or(text);
+    match text.parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!(
+            "{text:?} is not a positive rate (events per second)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_takes_the_destinations_that_keep_events() {
+        assert_eq!(Origin::parse(None).unwrap(), Origin::Published);
+        assert_eq!(
+            Origin::parse(Some("file:///tmp/a.jsonl")).unwrap(),
+            Origin::File("/tmp/a.jsonl".into())
+        );
+        assert!(matches!(
+            Origin::parse(Some("postgres-table:app.sink")).unwrap(),
+            Origin::Table(t) if t.plain() == "app.sink"
+        ));
+        for bad in ["s3://b", "nats://127.0.0.1", "stdout", "file:"] {
+            let e = Origin::parse(Some(bad)).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("--from {bad:?}: use postgres-table:")),
+                "{e}"
+            );
+        }
+        let e = Origin::parse(Some("postgres-table:a.b.c"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--from: "), "{e}");
+    }
+
+    #[test]
+    fn rates_are_positive() {
+        assert_eq!(parse_rate("50/s"), Ok(50.0));
+        assert!(parse_rate("0").is_err() && parse_rate("inf").is_err());
+    }
+}
