@@ -21,6 +21,10 @@ pub enum Error {
     /// A check found a problem; the report has already been printed.
     #[error("{0}")]
     CheckFailed(String),
+    /// A request an area refused before any I/O (an area's own error type, e.g.
+    /// `ops::emit::EmitError`, boxed so that this floor need not know the areas above it).
+    #[error(transparent)]
+    Invalid(Box<dyn std::error::Error + Send + Sync>),
     /// A name (schema, table, collection, partition) that cannot be used as an identifier.
     #[error(transparent)]
     Name(#[from] crate::target::NameError),
@@ -106,7 +110,9 @@ fn fault_exit_code(fault: Fault) -> u8 {
 impl ExitStatus for Error {
     fn exit_code(&self) -> u8 {
         match self {
-            Error::Config(_) | Error::Name(_) | Error::Runtime(_) => exit_code::ERROR,
+            Error::Config(_) | Error::Name(_) | Error::Invalid(_) | Error::Runtime(_) => {
+                exit_code::ERROR
+            }
             Error::LockBusy(_) => exit_code::LOCK_BUSY,
             Error::Refused(_) => exit_code::REFUSED,
             Error::CheckFailed(_) => exit_code::CHECK_FAILED,

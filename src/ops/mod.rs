@@ -1,9 +1,10 @@
-//! Operator logic the commands call, one library call per command: doctor's checks, failure
+//! Operator logic the commands call, one library call per command: doctor's checks, staging events, failure
 //! groups and their selection, inspection, the delivery log's partitions, replay's source,
 //! requeue and discard, the storage move, top's snapshot. No terminal, no tables, no clap: the
 //! command line renders what these return.
 
 pub mod doctor;
+pub mod emit;
 pub mod failure_groups;
 pub mod inspect;
 pub mod partitions;
