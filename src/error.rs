@@ -21,10 +21,21 @@ pub enum Error {
     /// A check found a problem; the report has already been printed.
     #[error("{0}")]
     CheckFailed(String),
-    /// A request an area refused before any I/O (an area's own error type, e.g.
-    /// `ops::emit::EmitError`, boxed so that this floor need not know the areas above it).
+    /// An area's own error (e.g. `ops::emit::EmitError`, `schema::postgres::SchemaError`),
+    /// boxed so that this floor need not know the areas above it; exit 2.
     #[error(transparent)]
-    Invalid(Box<dyn std::error::Error + Send + Sync>),
+    Area(Box<dyn std::error::Error + Send + Sync>),
+    /// A file, directory, socket or terminal could not be used: what outboxctl was doing, and
+    /// the operating system's error.
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Something the command needs is not configured (the message says which setting).
+    #[error("{0}")]
+    NotConfigured(&'static str),
     /// A name (schema, table, collection, partition) that cannot be used as an identifier.
     #[error(transparent)]
     Name(#[from] crate::target::NameError),
@@ -37,6 +48,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// `what` failed on a file, socket or terminal because of `source`.
+    pub fn io(what: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            what: what.into(),
+            source,
+        }
+    }
+
     /// `what` failed on PostgreSQL because of `source` ("" when the driver's message says it all).
     pub fn pg(what: impl Into<String>, source: sqlx::Error) -> Self {
         Error::Db(DbError::Postgres {
@@ -110,9 +129,12 @@ fn fault_exit_code(fault: Fault) -> u8 {
 impl ExitStatus for Error {
     fn exit_code(&self) -> u8 {
         match self {
-            Error::Config(_) | Error::Name(_) | Error::Invalid(_) | Error::Runtime(_) => {
-                exit_code::ERROR
-            }
+            Error::Config(_)
+            | Error::Name(_)
+            | Error::Area(_)
+            | Error::Io { .. }
+            | Error::NotConfigured(_)
+            | Error::Runtime(_) => exit_code::ERROR,
             Error::LockBusy(_) => exit_code::LOCK_BUSY,
             Error::Refused(_) => exit_code::REFUSED,
             Error::CheckFailed(_) => exit_code::CHECK_FAILED,

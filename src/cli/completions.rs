@@ -53,7 +53,7 @@ fn render(cmd: clap::Command) -> Result<Vec<u8>, Error> {
     let mut out = Vec::new();
     clap_mangen::Man::new(cmd)
         .render(&mut out)
-        .map_err(|e| Error::Runtime(format!("rendering the man page: {e}")))?;
+        .map_err(|e| Error::io("rendering the man page", e))?;
     Ok(out)
 }
 
@@ -64,7 +64,7 @@ pub fn man(ctx: &Ctx, args: ManArgs) -> anyhow::Result<u8> {
         return Ok(exit_code::OK);
     };
     std::fs::create_dir_all(&dir)
-        .map_err(|e| Error::Runtime(format!("creating {}: {e}", dir.display())))?;
+        .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
     let mut pages = vec![("outboxctl".to_owned(), cmd.clone())];
     for sub in cmd.get_subcommands() {
         let name = format!("outboxctl-{}", sub.get_name());
@@ -73,7 +73,7 @@ pub fn man(ctx: &Ctx, args: ManArgs) -> anyhow::Result<u8> {
     for (name, page) in pages {
         let path = dir.join(format!("{name}.1"));
         std::fs::write(&path, render(page)?)
-            .map_err(|e| Error::Runtime(format!("writing {}: {e}", path.display())))?;
+            .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
         ctx.out.data(&format!("wrote {}", path.display()));
     }
     Ok(exit_code::OK)

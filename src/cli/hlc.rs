@@ -20,11 +20,11 @@ pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
     let mut conn = ctx.connect().await?;
     let target = targets
         .first()
-        .ok_or_else(|| Error::Runtime("no outbox configured".into()))?;
+        .ok_or(Error::NotConfigured("no outbox configured"))?;
     let mut ops = crate::store::any::open(&ctx.config, &mut conn, target).await?;
-    let rows = ops.checkpoints().await?.ok_or_else(|| {
-        Error::Runtime("no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)".into())
-    })?;
+    let rows = ops.checkpoints().await?.ok_or(Error::NotConfigured(
+        "no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)",
+    ))?;
     let now = chrono::Utc::now();
     let max = rows.iter().max_by_key(|r| r.hlc);
     let ahead_ms = max.map(|m| (m.physical - now).num_milliseconds());

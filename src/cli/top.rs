@@ -259,7 +259,7 @@ async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<u8, Error> {
         loop {
             terminal
                 .draw(|f| draw(f, &mut screen))
-                .map_err(|e| Error::Runtime(format!("drawing the screen: {e}")))?;
+                .map_err(|e| Error::io("drawing the screen", e))?;
             tokio::select! {
                 _ = tick.tick() => {
                     match source.snapshot(screen.filter.as_deref()).await {

@@ -40,7 +40,7 @@ pub enum EmitError {
 
 impl From<EmitError> for crate::Error {
     fn from(e: EmitError) -> Self {
-        crate::Error::Invalid(Box::new(e))
+        crate::Error::Area(Box::new(e))
     }
 }
 

@@ -73,10 +73,10 @@ pub struct Endpoint {
 pub async fn spawn(addr: SocketAddr, endpoint: Endpoint) -> Result<SocketAddr, Error> {
     let listener = TcpListener::bind(addr)
         .await
-        .map_err(|e| Error::Runtime(format!("--metrics-addr {addr}: {e}")))?;
+        .map_err(|e| Error::io(format!("--metrics-addr {addr}"), e))?;
     let bound = listener
         .local_addr()
-        .map_err(|e| Error::Runtime(format!("--metrics-addr {addr}: {e}")))?;
+        .map_err(|e| Error::io(format!("--metrics-addr {addr}"), e))?;
     tokio::spawn(serve(listener, Arc::new(endpoint)));
     Ok(bound)
 }

@@ -176,6 +176,27 @@ pub async fn introspect(
     Ok(catalog)
 }
 
+/// What applying a PostgreSQL plan refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("a MongoDB step in a PostgreSQL plan")]
+    MongoStep,
+    #[error(
+        "{what}: {setting} is {value} for this role, which would cut CREATE INDEX CONCURRENTLY and leave an invalid index; run migrate as a role without it (ALTER ROLE … SET {setting} = 0) or, on a direct connection, add ?options=-c%20{setting}%3D0 to the database URL"
+    )]
+    TimeoutCutsConcurrentIndex {
+        what: String,
+        setting: &'static str,
+        value: crate::duration::Dur,
+    },
+}
+
+impl From<SchemaError> for Error {
+    fn from(e: SchemaError) -> Self {
+        Error::Area(Box::new(e))
+    }
+}
+
 /// How hard to try when a lock is busy.
 #[derive(Debug, Clone, Copy)]
 pub struct LockPolicy {
@@ -257,7 +278,7 @@ pub async fn apply_step(
             }
             Ok(())
         }
-        StepKind::Mongo => Err(Error::Runtime("a MongoDB step in a PostgreSQL plan".into())),
+        StepKind::Mongo => Err(SchemaError::MongoStep.into()),
     }
 }
 
@@ -269,10 +290,12 @@ async fn refuse_build_timeouts(conn: &mut PgConnection, what: &str) -> Result<()
             .await
             .map_err(|e| Error::pg(what, e))?;
         if ms > 0 {
-            return Err(Error::Runtime(format!(
-                "{what}: {name} is {} for this role, which would cut CREATE INDEX CONCURRENTLY and leave an invalid index; run migrate as a role without it (ALTER ROLE … SET {name} = 0) or, on a direct connection, add ?options=-c%20{name}%3D0 to the database URL",
-                crate::duration::Dur(Duration::from_millis(ms as u64))
-            )));
+            return Err(SchemaError::TimeoutCutsConcurrentIndex {
+                what: what.to_owned(),
+                setting: name,
+                value: crate::duration::Dur(Duration::from_millis(ms as u64)),
+            }
+            .into());
         }
     }
     Ok(())
