@@ -4,6 +4,7 @@
 //! are the library's constants.
 
 pub mod brokers;
+pub mod fixture;
 pub mod mongo;
 pub mod own_server;
 pub mod pg;

@@ -204,21 +204,34 @@ async fn inspect_blocked_lists_each_stuck_key_with_its_head_and_backlog() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict"]).await;
     let t = schema.rel("outbox");
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, available_at, last_error, attempts)
-         SELECT gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}',
-                CASE WHEN g = 0 THEN 'failed' ELSE 'pending' END, now() - (10 - g) * interval '1 s', 'K', NULL,
-                CASE WHEN g = 0 THEN 'refused' END, CASE WHEN g = 0 THEN 4 ELSE 0 END
-           FROM generate_series(0, 3) g;
-         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, available_at, attempts)
-         VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '20 s', 'J', now() + interval '1 h', 1),
-                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '19 s', 'J', NULL, 0),
-                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'failed',  now() - interval '30 s', 'L', NULL, 4),
-                (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{}}', 'pending', now() - interval '30 s', 'M', NULL, 0);"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    use crate::common::fixture::{Fixture, insert};
+    // key K: a parked head (attempts 4) with three rows behind it
+    let mut rows = vec![
+        Fixture::failed("orders")
+            .key("K")
+            .created_ago(10.0)
+            .error("refused")
+            .attempts(4),
+    ];
+    for ago in [9.0, 8.0, 7.0] {
+        rows.push(Fixture::pending("orders").key("K").created_ago(ago));
+    }
+    rows.extend([
+        // key J: a head waiting for its retry, one row behind it
+        Fixture::pending("orders")
+            .key("J")
+            .created_ago(20.0)
+            .due_in(3600.0)
+            .attempts(1),
+        Fixture::pending("orders").key("J").created_ago(19.0),
+        // key L: parked with nothing behind it; key M: ripe
+        Fixture::failed("orders")
+            .key("L")
+            .created_ago(30.0)
+            .attempts(4),
+        Fixture::pending("orders").key("M").created_ago(30.0),
+    ]);
+    insert(&mut conn, &t, &rows).await;
     let r = cmd(&schema, &["--format", "json"], &["inspect", "blocked"]);
     assert_eq!(r.code, OK, "{r:?}");
     let v = json(&r);

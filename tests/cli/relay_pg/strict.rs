@@ -1,6 +1,7 @@
 //! Strict key order on PostgreSQL: a key waits behind its failed, unreached or timed-out rows, and only its own.
 
 use super::*;
+use crate::common::fixture::Fixture;
 
 #[tokio::test]
 async fn strict_key_order_holds_back_a_failed_key_in_the_pass_and_the_claim() {
@@ -179,16 +180,32 @@ async fn strict_key_order_treats_an_empty_key_as_none_and_scopes_keys_by_tenant(
         "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
         "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
     );
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, tenant_id) VALUES
-         (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{\"n\":1}}', 'failed',  now() - interval '4 s', '',         NULL),
-         (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{\"n\":2}}', 'pending', now() - interval '3 s', '',         NULL),
-         (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{\"n\":3}}', 'failed',  now() - interval '2 s', 'order-42', '{a}'),
-         (gen_random_uuid(), 'orders', gen_random_uuid(), 'x', now(), '{{\"n\":4}}', 'pending', now() - interval '1 s', 'order-42', '{b}')"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    let (a, b) = (a.parse().unwrap(), b.parse().unwrap());
+    crate::common::fixture::insert(
+        &mut conn,
+        &t,
+        &[
+            Fixture::failed("orders")
+                .payload(r#"{"n":1}"#)
+                .created_ago(4.0)
+                .key(""),
+            Fixture::pending("orders")
+                .payload(r#"{"n":2}"#)
+                .created_ago(3.0)
+                .key(""),
+            Fixture::failed("orders")
+                .payload(r#"{"n":3}"#)
+                .created_ago(2.0)
+                .key("order-42")
+                .tenant(a),
+            Fixture::pending("orders")
+                .payload(r#"{"n":4}"#)
+                .created_ago(1.0)
+                .key("order-42")
+                .tenant(b),
+        ],
+    )
+    .await;
     for storage in [Storage::Retain, Storage::Consume] {
         let mut s = store(&schema, storage, KeyOrder::Strict).await;
         let rows = claim_and_undo(&mut s, &mut conn, &t).await;
@@ -206,15 +223,30 @@ async fn strict_key_order_with_hlc_decides_earlier_by_the_claim_order() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict", "--hlc-ordering"]).await;
     let t = schema.rel("outbox");
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, ordering_key, hlc) VALUES
-         (gen_random_uuid(), 'orders', gen_random_uuid(), 'cause',    now(), '{{\"n\":1}}', 'failed',  now(),                   'k', 100),
-         (gen_random_uuid(), 'orders', gen_random_uuid(), 'reaction', now(), '{{\"n\":2}}', 'pending', now() - interval '1 h', 'k', 200),
-         (gen_random_uuid(), 'orders', gen_random_uuid(), 'other',    now(), '{{\"n\":3}}', 'pending', now() - interval '1 h', 'j', 300)"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    crate::common::fixture::insert(
+        &mut conn,
+        &t,
+        &[
+            Fixture::failed("orders")
+                .event_type("cause")
+                .payload(r#"{"n":1}"#)
+                .key("k")
+                .hlc(100),
+            Fixture::pending("orders")
+                .event_type("reaction")
+                .payload(r#"{"n":2}"#)
+                .created_ago(3600.0)
+                .key("k")
+                .hlc(200),
+            Fixture::pending("orders")
+                .event_type("other")
+                .payload(r#"{"n":3}"#)
+                .created_ago(3600.0)
+                .key("j")
+                .hlc(300),
+        ],
+    )
+    .await;
     let mut opts = outboxctl::store::postgres::PgStoreOptions {
         relation: outboxctl::target::RelationSpec::parse("relation", &t).unwrap(),
         delivery_log: None,
