@@ -16,12 +16,11 @@ pub enum HlcCommand {
 }
 
 pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
-    let targets = crate::store::any::targets(&ctx.config, None)?;
-    let mut conn = ctx.connect().await?;
-    let target = targets
-        .first()
-        .ok_or(Error::NotConfigured("no outbox configured"))?;
-    let mut ops = crate::store::any::open(&ctx.config, &mut conn, target).await?;
+    let mut outboxes = ctx.backend().outboxes(None).await?;
+    if outboxes.is_empty() {
+        return Err(Error::NotConfigured("no outbox configured").into());
+    }
+    let mut ops = outboxes.open(0).await?;
     let rows = ops.checkpoints().await?.ok_or(Error::NotConfigured(
         "no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)",
     ))?;

@@ -15,6 +15,7 @@ use crate::config::Target;
 use crate::dburl::{Backend, DatabaseUrl};
 use crate::exit_code;
 use crate::model::Storage;
+use crate::store::backend::Conn;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -244,14 +245,12 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
             config,
             ..ctx.clone()
         };
-        let reachable = match written.connect().await {
+        let reachable = match written.backend().connect().await {
             // a pooler that cannot hold a transaction is told now, not at the first relay
-            Ok(crate::store::any::Conn::Pg(mut conn)) => {
-                crate::db::pg::check_transactions(&mut conn)
-                    .await
-                    .map_err(crate::Error::from)
-            }
-            Ok(crate::store::any::Conn::Mongo(_)) => Ok(()),
+            Ok(Conn::Pg(mut conn)) => crate::db::pg::check_transactions(&mut conn)
+                .await
+                .map_err(crate::Error::from),
+            Ok(Conn::Mongo(_) | Conn::Memory(_)) => Ok(()),
             Err(e) => Err(e),
         };
         match reachable {

@@ -47,20 +47,20 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// The one way a command reaches its database: the configured backend, within
+    /// The one way a command reaches its database: the configured backend, connected within
     /// `--connect-timeout`.
-    pub async fn connect(&self) -> Result<crate::store::any::Conn, crate::Error> {
-        crate::store::any::connect(&self.config, self.connect_timeout).await
+    pub fn backend(&self) -> crate::store::backend::Backend<'_> {
+        crate::store::backend::Backend::of(&self.config, self.connect_timeout)
     }
 
-    /// The same, for a command that only runs on PostgreSQL.
+    /// A connection to the configured database, for a command that only runs on PostgreSQL.
     pub async fn connect_pg(&self) -> Result<sqlx::PgConnection, crate::Error> {
-        crate::store::any::connect_pg(&self.config, self.connect_timeout).await
+        Ok(crate::db::connect_pg(self.config.require_url()?, self.connect_timeout).await?)
     }
 
-    /// The same, for a command that only runs on MongoDB.
+    /// A client of the configured deployment, for a command that only runs on MongoDB.
     pub async fn connect_mongo(&self) -> Result<mongodb::Client, crate::Error> {
-        crate::store::any::connect_mongo(&self.config, self.connect_timeout).await
+        Ok(crate::db::connect_mongo(self.config.require_url()?, self.connect_timeout).await?)
     }
 }
 

@@ -14,6 +14,7 @@ use crate::duration::Dur;
 use crate::hlc::MAX_DRIFT_MS;
 use crate::schema::desired::CLAIM_INDEX_COLUMNS;
 use crate::schema::partitions;
+use crate::store::backend::{self, Backend, PgTarget};
 use crate::store::ops::OpsStore;
 use crate::store::postgres::PgStoreOptions;
 use crate::{Error, db};
@@ -70,15 +71,24 @@ pub struct DoctorOptions {
 /// connection, a statement failed), not that a check failed.
 pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport, Error> {
     let mut report = DoctorReport::default();
-    if config.backend == crate::dburl::Backend::Mongo {
-        drain_check(config, &mut report);
-        destination_checks(config, &mut report).await;
-        mongo_checks(config, options, &mut report).await?;
-        return Ok(report);
-    }
+    let pg = match Backend::of(config, options.connect_timeout) {
+        Backend::Postgres(pg) => pg,
+        Backend::Mongo(mongo) => {
+            drain_check(config, &mut report);
+            destination_checks(config, &mut report).await;
+            mongo_checks(&mongo, options, &mut report).await?;
+            return Ok(report);
+        }
+        // nothing to check on a store in memory
+        Backend::Memory(_) => {
+            drain_check(config, &mut report);
+            destination_checks(config, &mut report).await;
+            return Ok(report);
+        }
+    };
     let now = Utc::now();
-    let targets = crate::store::any::pg_targets(config, None)?;
-    let mut conn = crate::store::any::connect_pg(config, options.connect_timeout).await?;
+    let targets = pg.targets(None)?;
+    let mut conn = pg.connect().await?;
     let url = config.require_url()?;
     drain_check(config, &mut report);
     destination_checks(config, &mut report).await;
@@ -100,20 +110,21 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
         ),
     }
     for t in &targets {
-        pg_table_checks(config, options, &mut conn, t, now, &mut report).await?;
+        pg_table_checks(&pg, options, &mut conn, t, now, &mut report).await?;
     }
     Ok(report)
 }
 
 /// One PostgreSQL outbox table: claim index and plan, rows, vacuum, the delivery log.
 async fn pg_table_checks(
-    config: &Config,
+    pg: &backend::Postgres<'_>,
     options: DoctorOptions,
     conn: &mut sqlx::PgConnection,
-    t: &crate::store::any::PgTarget,
+    t: &PgTarget,
     now: DateTime<Utc>,
     report: &mut DoctorReport,
 ) -> Result<(), Error> {
+    let config = pg.config;
     let name = t.table.plain();
     let facts = crate::schema::postgres::table_facts(conn, &t.table)
         .await
@@ -153,7 +164,7 @@ async fn pg_table_checks(
         propagate_trace: false,
         ..PgStoreOptions::from_config(config, relation, None)
     };
-    let mut ops = crate::store::any::open_pg(config, conn, t).await?;
+    let mut ops = pg.open(conn, t).await?;
     let routes = ops.routes().await?;
     let probe_route = routes
         .first()
@@ -202,8 +213,7 @@ async fn pg_table_checks(
             format!("cannot plan the claim on {name}: {}", db::pg_message(&e)),
         ),
     }
-    let tenant = config.outbox.tenant_of(t.tenant, None);
-    row_checks(&mut ops, &name, tenant, options.max_pending_age, report).await?;
+    row_checks(&mut ops, &name, t.tenant, options.max_pending_age, report).await?;
     match diagnostics::table_health(conn, &t.table).await {
         Ok(health) => {
             for f in crate::vacuum::assess(&health, now) {
@@ -362,19 +372,13 @@ async fn row_checks<O: OpsStore>(
 
 /// MongoDB: the claim index exists and the claim's plan uses it; a replica set for transactions.
 async fn mongo_checks(
-    config: &Config,
+    mongo: &backend::Mongo<'_>,
     options: DoctorOptions,
     report: &mut DoctorReport,
 ) -> Result<(), Error> {
     use crate::store::mongo::diagnostics as diag;
-    let crate::config::Target::Mongo { collection, .. } = &config.outbox.target else {
-        return Ok(());
-    };
-    let mut conn = crate::store::any::connect(config, options.connect_timeout).await?;
-    let crate::store::any::Conn::Mongo(client) = &conn else {
-        return Ok(());
-    };
-    let client = client.clone();
+    let (config, collection) = (mongo.config, mongo.collection);
+    let client = mongo.connect().await?;
     if diag::is_replica_set(&client).await? {
         report.add(
             "transactions",
@@ -426,10 +430,12 @@ async fn mongo_checks(
         ),
         Err(e) => report.add("claim plan", Level::Fail, e.to_string()),
     }
-    for t in crate::store::any::targets(config, None)? {
-        let mut ops = crate::store::any::open(config, &mut conn, &t).await?;
+    let mut outboxes = mongo.outboxes_on(client, None);
+    for i in 0..outboxes.len() {
+        let tenant = outboxes.target(i).tenant();
+        let mut ops = outboxes.open(i).await?;
         let name = collection.to_string();
-        row_checks(&mut ops, &name, t.tenant, options.max_pending_age, report).await?;
+        row_checks(&mut ops, &name, tenant, options.max_pending_age, report).await?;
     }
     Ok(())
 }

@@ -124,10 +124,12 @@ impl Emit {
         mut progress: impl FnMut(u64),
     ) -> Result<EmitReport, crate::Error> {
         self.check(config)?;
-        let targets = crate::store::any::targets(config, self.tenant)?;
-        let target = targets.first().ok_or(EmitError::NoOutbox)?;
-        let mut conn = crate::store::any::connect(config, connect_timeout).await?;
-        let mut ops = crate::store::any::open(config, &mut conn, target).await?;
+        let backend = crate::store::backend::Backend::of(config, connect_timeout);
+        let mut outboxes = backend.outboxes(self.tenant).await?;
+        if outboxes.is_empty() {
+            return Err(EmitError::NoOutbox.into());
+        }
+        let mut ops = outboxes.open(0).await?;
         let now = chrono::Utc::now();
         let mut events = Vec::new();
         let mut left = self.count;

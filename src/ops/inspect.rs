@@ -13,7 +13,8 @@ use uuid::Uuid;
 use crate::Error;
 use crate::config::Config;
 use crate::ops::failure_groups::{self, FailureGroup};
-use crate::store::any::{Conn, OpsTarget};
+use crate::store::any::Outboxes;
+use crate::store::backend::Backend;
 use crate::store::ops::{
     BlockedKey, Delivery, ErrorFilter, EventLocation, ListStatus, OpsStore, RouteSummary,
     RowFilter, RowView,
@@ -59,12 +60,11 @@ pub fn filter_for(
     }
 }
 
-/// The rows failure groups are made of, over `targets`, narrowed by the listing filters that
-/// the store does not apply (age, error text).
+/// The rows failure groups are made of, over the outboxes `which`, narrowed by the listing
+/// filters that the store does not apply (age, error text).
 pub async fn error_rows(
-    config: &Config,
-    conn: &mut Conn,
-    targets: &[OpsTarget],
+    outboxes: &mut Outboxes,
+    which: std::ops::Range<usize>,
     filter: &ErrorFilter,
     more: &RowNarrowing,
     now: DateTime<Utc>,
@@ -74,10 +74,11 @@ pub async fn error_rows(
         .and_then(|d| chrono::Duration::from_std(d).ok())
         .map(|d| now - d);
     let mut rows = Vec::new();
-    for t in targets {
-        let mut ops = crate::store::any::open(config, conn, t).await?;
+    for i in which {
+        let tenant = outboxes.target(i).tenant();
+        let mut ops = outboxes.open(i).await?;
         let f = ErrorFilter {
-            tenant: config.outbox.tenant_of(t.tenant, filter.tenant),
+            tenant,
             ..filter.clone()
         };
         rows.extend(ops.error_rows(&f).await?.into_iter().filter(|r| {
@@ -93,30 +94,27 @@ pub async fn error_rows(
 
 /// One connection to the outbox and the targets an inspection reads, narrowed to a route
 /// and a tenant when given; `now` is the moment every answer is computed for.
-pub struct Inspector<'a> {
-    config: &'a Config,
-    conn: Conn,
-    targets: Vec<OpsTarget>,
+pub struct Inspector {
+    outboxes: Outboxes,
     route: Option<String>,
     tenant: Option<Uuid>,
     pub now: DateTime<Utc>,
 }
 
-impl<'a> Inspector<'a> {
+impl Inspector {
     /// Resolves the targets (only `tenant`'s when given), then connects within
     /// `connect_timeout`.
     pub async fn open(
-        config: &'a Config,
+        config: &Config,
         connect_timeout: Duration,
         route: Option<String>,
         tenant: Option<Uuid>,
     ) -> Result<Self, Error> {
-        let targets = crate::store::any::targets(config, tenant)?;
-        let conn = crate::store::any::connect(config, connect_timeout).await?;
+        let outboxes = Backend::of(config, connect_timeout)
+            .outboxes(tenant)
+            .await?;
         Ok(Self {
-            config,
-            conn,
-            targets,
+            outboxes,
             route,
             tenant,
             now: Utc::now(),
@@ -126,13 +124,13 @@ impl<'a> Inspector<'a> {
     /// Per route (and tenant): counts, ages, attempts and deliveries.
     pub async fn summaries(&mut self) -> Result<Vec<RouteSummary>, Error> {
         let mut all = Vec::new();
-        for t in &self.targets {
-            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+        for i in 0..self.outboxes.len() {
+            let tenant = self.outboxes.target(i).tenant();
+            let mut ops = self.outboxes.open(i).await?;
             let routes = match &self.route {
                 Some(r) => vec![r.clone()],
                 None => ops.routes().await?,
             };
-            let tenant = self.config.outbox.tenant_of(t.tenant, self.tenant);
             for route in routes {
                 all.push(ops.summary(&route, tenant, self.now).await?);
             }
@@ -143,12 +141,13 @@ impl<'a> Inspector<'a> {
     /// One page of pending or failed rows, oldest first, over every target.
     pub async fn rows(&mut self, status: ListStatus, page: &Page) -> Result<Vec<RowView>, Error> {
         let mut rows = Vec::new();
-        for t in &self.targets {
-            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+        for i in 0..self.outboxes.len() {
+            let tenant = self.outboxes.target(i).tenant();
+            let mut ops = self.outboxes.open(i).await?;
             let f = filter_for(
                 status,
                 self.route.clone(),
-                self.config.outbox.tenant_of(t.tenant, self.tenant),
+                tenant,
                 &page.narrowing,
                 page.limit,
                 page.after,
@@ -172,24 +171,17 @@ impl<'a> Inspector<'a> {
             retrying,
             limit: None,
         };
-        let rows = error_rows(
-            self.config,
-            &mut self.conn,
-            &self.targets,
-            &filter,
-            narrowing,
-            self.now,
-        )
-        .await?;
+        let all = 0..self.outboxes.len();
+        let rows = error_rows(&mut self.outboxes, all, &filter, narrowing, self.now).await?;
         Ok(failure_groups::group(&rows))
     }
 
     /// The keys strict order holds back, most rows waiting first, at most `limit`.
     pub async fn blocked(&mut self, limit: u32) -> Result<Vec<BlockedKey>, Error> {
         let mut all = Vec::new();
-        for t in &self.targets {
-            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
-            let tenant = self.config.outbox.tenant_of(t.tenant, self.tenant);
+        for i in 0..self.outboxes.len() {
+            let tenant = self.outboxes.target(i).tenant();
+            let mut ops = self.outboxes.open(i).await?;
             all.extend(
                 ops.blocked(self.route.as_deref(), tenant, self.now, limit)
                     .await?,
@@ -203,8 +195,8 @@ impl<'a> Inspector<'a> {
     /// Where an event is: its outbox rows and delivery-log records over every target.
     pub async fn event(&mut self, event_id: Uuid) -> Result<EventReport, Error> {
         let mut found = Vec::new();
-        for t in &self.targets {
-            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+        for i in 0..self.outboxes.len() {
+            let mut ops = self.outboxes.open(i).await?;
             found.push(ops.find_event(event_id).await?);
         }
         Ok(EventReport::merge(event_id, found))

@@ -12,27 +12,31 @@ use serde::Serialize;
 use sqlx::PgConnection;
 
 use crate::Error;
-use crate::config::{Config, Target};
+use crate::config::Config;
 use crate::schema::partitions::{self, Bound, DayAction, Finding};
 use crate::schema::postgres::LockPolicy;
+use crate::store::backend::{Backend, Postgres};
 use crate::store::postgres::partitions::{self as lp, LogFacts, PartitionInfo};
 use crate::target::QualifiedName;
 
-/// The configured delivery log, or why there is none.
-pub fn delivery_log(config: &Config) -> Result<QualifiedName, Error> {
-    match &config.outbox.target {
-        Target::Mongo { .. } => Err(Error::Runtime(
+/// The configured delivery log (and its backend), or why there is none.
+pub fn delivery_log<'b, 'c>(
+    backend: &'b Backend<'c>,
+) -> Result<(&'b Postgres<'c>, QualifiedName), Error> {
+    let pg = match backend {
+        Backend::Postgres(pg) => pg,
+        Backend::Mongo(_) | Backend::Memory(_) => return Err(Error::Runtime(
             "the delivery log is PostgreSQL-only: MongoDB keeps retain storage, which has no delivery log".into(),
         )),
-        Target::Postgres { delivery_log: None, .. } => Err(Error::Runtime(
+    };
+    match pg.delivery_log {
+        None => Err(Error::Runtime(
             "no delivery log configured: set outbox.delivery_log (or pass --delivery-log SCHEMA.TABLE)".into(),
         )),
-        Target::Postgres { delivery_log: Some(log), .. } if log.is_per_tenant() => Err(Error::Runtime(
+        Some(log) if log.is_per_tenant() => Err(Error::Runtime(
             "a per-tenant delivery log ({tenant}) is not supported by partitions yet; name one log".into(),
         )),
-        Target::Postgres { delivery_log: Some(log), .. } => {
-            log.resolve(None).map_err(|e| Error::Runtime(e.to_string()))
-        }
+        Some(log) => Ok((pg, log.resolve(None).map_err(|e| Error::Runtime(e.to_string()))?)),
     }
 }
 
@@ -59,8 +63,9 @@ pub struct DeliveryLog {
 
 /// Finds the configured delivery log, connects and reads its partitions.
 pub async fn open(config: &Config, connect_timeout: Duration) -> Result<DeliveryLog, Error> {
-    let log = delivery_log(config)?;
-    let mut conn = crate::store::any::connect_pg(config, connect_timeout).await?;
+    let backend = Backend::of(config, connect_timeout);
+    let (pg, log) = delivery_log(&backend)?;
+    let mut conn = pg.connect().await?;
     let facts = lp::read(&mut conn, &log).await?;
     Ok(DeliveryLog {
         conn,

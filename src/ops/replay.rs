@@ -1,6 +1,5 @@
-//! The stores' side of `outboxctl replay`: opening the source a [`Plan`] names (the outbox's
-//! published rows on PostgreSQL or MongoDB, a `postgres-table` destination, or a `file:`
-//! archive) as one [`ReplaySource`], and, under consume storage where nothing keeps delivered
+//! The stores' side of `outboxctl replay`: opening the source a [`Plan`] names (the backend
+//! hands it out: [`crate::store::replay`]), and, under consume storage where nothing keeps delivered
 //! events, looking events up in the delivery log to prove their delivery. The replay itself
 //! (count, publish) is [`crate::replay`]'s. No terminal code.
 
@@ -10,33 +9,11 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::Error;
-use crate::config::{Config, Target};
-use crate::replay::file::FileSource;
-use crate::replay::request::{Origin, Plan};
-use crate::replay::{Item, ReplaySource};
-use crate::store::mongo::replay::MongoPublished;
+use crate::config::Config;
+use crate::replay::request::Plan;
+use crate::store::backend::Backend;
 use crate::store::ops::{EventLocation, OpsStore};
-use crate::store::postgres::replay::{Lane, PgPublished, PgTable};
-use crate::target::QualifiedName;
-
-/// Any of the sources, opened.
-pub enum Source {
-    Published(PgPublished),
-    Table(PgTable),
-    Mongo(MongoPublished),
-    File(Box<FileSource>),
-}
-
-impl ReplaySource for Source {
-    async fn next_page(&mut self, limit: u32) -> Result<Vec<Item>, Error> {
-        match self {
-            Source::Published(s) => s.next_page(limit).await,
-            Source::Table(s) => s.next_page(limit).await,
-            Source::Mongo(s) => s.next_page(limit).await,
-            Source::File(s) => s.next_page(limit).await,
-        }
-    }
-}
+pub use crate::store::replay::Source;
 
 /// Opens the plan's source, positioned after its cursor.
 pub async fn open(
@@ -44,51 +21,9 @@ pub async fn open(
     connect_timeout: Duration,
     plan: &Plan,
 ) -> Result<Source, Error> {
-    let after = plan.after.as_ref();
-    let selection = plan.selection.clone();
-    let connect_pg = || crate::store::any::connect_pg(config, connect_timeout);
-    match (&plan.origin, &config.outbox.target) {
-        (Origin::File(path), _) => Ok(Source::File(Box::new(FileSource::open(
-            path, selection, after,
-        )?))),
-        (Origin::Table(table), Target::Postgres { .. }) => Ok(Source::Table(
-            PgTable::open(connect_pg().await?, table.clone(), selection, after).await?,
-        )),
-        (Origin::Table(_), Target::Mongo { .. }) => Err(Error::Runtime(
-            "--from postgres-table: reads a table in the configured PostgreSQL database; this configuration names MongoDB".into(),
-        )),
-        (Origin::Published, Target::Postgres { relation, .. }) => {
-            let targets = crate::store::any::pg_targets(config, selection.tenant)?;
-            let mut tables: Vec<(Option<Uuid>, QualifiedName)> = Vec::new();
-            for t in targets {
-                if !tables.iter().any(|(_, table)| *table == t.table) {
-                    tables.push((t.tenant.filter(|_| relation.is_per_tenant()), t.table));
-                }
-            }
-            let lanes = tables
-                .into_iter()
-                .flat_map(|(tenant, table)| {
-                    selection.routes.iter().map(move |route| Lane {
-                        tenant,
-                        table: table.clone(),
-                        route: route.clone(),
-                    })
-                })
-                .collect();
-            let opts =
-                crate::store::postgres::PgStoreOptions::from_config(config, relation.clone(), None);
-            Ok(Source::Published(
-                PgPublished::open(connect_pg().await?, opts, lanes, selection, after).await?,
-            ))
-        }
-        (Origin::Published, Target::Mongo { collection, .. }) => {
-            let opts = crate::store::mongo::MongoStoreOptions::from_config(config, collection.clone());
-            let client = crate::store::any::connect_mongo(config, connect_timeout).await?;
-            Ok(Source::Mongo(
-                MongoPublished::open(&client, opts, selection, after).await?,
-            ))
-        }
-    }
+    Backend::of(config, connect_timeout)
+        .replay_source(plan)
+        .await
 }
 
 /// Under consume storage: why no event can be replayed, and where the delivery log has the
@@ -111,9 +46,11 @@ pub async fn delivered(
     event_ids: &[Uuid],
     dry_run: bool,
 ) -> Result<DeliveryProof, Error> {
-    let Target::Postgres { delivery_log, .. } = &config.outbox.target else {
+    let backend = Backend::of(config, connect_timeout);
+    let Backend::Postgres(pg) = &backend else {
         unreachable!("MongoDB keeps retain storage")
     };
+    let delivery_log = pg.delivery_log;
     let log_note = match delivery_log {
         Some(log) => format!(", and the delivery log {log} keeps ids but no payload"),
         None => String::new(),
@@ -129,17 +66,16 @@ pub async fn delivered(
         };
         return Err(Error::Runtime(format!("{reason}{hint}")));
     }
-    let targets = crate::store::any::targets(config, tenant)?;
-    let mut conn = crate::store::any::connect(config, connect_timeout).await?;
+    let mut outboxes = backend.outboxes(tenant).await?;
     let mut events = Vec::new();
     let mut seen = Vec::new();
-    for t in &targets {
-        let table = t.pg.as_ref().map(|p| p.table.clone());
+    for i in 0..outboxes.len() {
+        let table = outboxes.target(i).table().cloned();
         if seen.contains(&table) {
             continue;
         }
         seen.push(table);
-        let mut ops = crate::store::any::open(config, &mut conn, t).await?;
+        let mut ops = outboxes.open(i).await?;
         for id in event_ids {
             events.push(ops.find_event(*id).await?);
         }

@@ -14,7 +14,8 @@ use crate::Error;
 use crate::config::Config;
 use crate::ops::failure_groups::fingerprint;
 use crate::ops::inspect::{self, RowNarrowing};
-use crate::store::any::{Conn, OpsTarget};
+use crate::store::any::Outboxes;
+use crate::store::backend::Backend;
 use crate::store::ops::{ErrorFilter, ListStatus, OpsStore};
 
 /// Rows per page read and per statement written.
@@ -140,17 +141,12 @@ pub struct FailedRowsReport {
     pub groups: BTreeMap<String, usize>,
 }
 
-/// Selects the failed rows `sel` names over `targets`.
-pub async fn select_in(
-    config: &Config,
-    conn: &mut Conn,
-    targets: &[OpsTarget],
-    sel: &Selection,
-) -> Result<Picked, Error> {
+/// Selects the failed rows `sel` names over `outboxes`.
+pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picked, Error> {
     let now = chrono::Utc::now();
     let mut rows: Vec<(usize, Uuid)> = Vec::new();
     let mut groups: BTreeMap<String, usize> = sel.groups.iter().map(|g| (g.clone(), 0)).collect();
-    for (ti, t) in targets.iter().enumerate() {
+    for ti in 0..outboxes.len() {
         if !sel.groups.is_empty() {
             let filter = ErrorFilter {
                 route: sel.route.clone(),
@@ -159,15 +155,8 @@ pub async fn select_in(
                 retrying: false,
                 limit: None,
             };
-            let found = inspect::error_rows(
-                config,
-                conn,
-                std::slice::from_ref(t),
-                &filter,
-                &sel.narrowing,
-                now,
-            )
-            .await?;
+            let found =
+                inspect::error_rows(outboxes, ti..ti + 1, &filter, &sel.narrowing, now).await?;
             for r in found {
                 let id = fingerprint(r.last_error.as_deref().unwrap_or(""));
                 if let Some(n) = groups.get_mut(&id) {
@@ -177,12 +166,12 @@ pub async fn select_in(
             }
             continue;
         }
-        let mut ops = crate::store::any::open(config, conn, t).await?;
+        let tenant = outboxes.target(ti).tenant();
+        let mut ops = outboxes.open(ti).await?;
         if !sel.ids.is_empty() {
             rows.extend(sel.ids.iter().map(|id| (ti, *id)));
             continue;
         }
-        let tenant = config.outbox.tenant_of(t.tenant, sel.tenant);
         let mut after = None;
         loop {
             let f = inspect::filter_for(
@@ -212,25 +201,23 @@ pub async fn select_in(
     })
 }
 
-/// Requeues or discards the rows picked over `targets` (the same targets, in the same
+/// Requeues or discards the rows picked over `outboxes` (the same outboxes, in the same
 /// order), `BATCH` at a time; `progress` hears how many rows each batch covered.
 pub async fn apply_in(
-    config: &Config,
-    conn: &mut Conn,
-    targets: &[OpsTarget],
+    outboxes: &mut Outboxes,
     picked: &Picked,
     action: Action,
     mut progress: impl FnMut(u64),
 ) -> Result<FailedRowsReport, Error> {
     let mut changed: Vec<Uuid> = Vec::new();
-    for (ti, t) in targets.iter().enumerate() {
+    for ti in 0..outboxes.len() {
         let mine: Vec<Uuid> = picked
             .rows
             .iter()
             .filter(|(i, _)| *i == ti)
             .map(|(_, id)| *id)
             .collect();
-        let mut ops = crate::store::any::open(config, conn, t).await?;
+        let mut ops = outboxes.open(ti).await?;
         for batch in mine.chunks(BATCH as usize) {
             let done = match action {
                 Action::Requeue => ops.requeue(batch).await?,
@@ -256,34 +243,26 @@ pub async fn apply_in(
     })
 }
 
-/// One connection and the targets a selection reads, kept from selecting to acting.
-pub struct FailedRows<'a> {
-    config: &'a Config,
-    conn: Conn,
-    targets: Vec<OpsTarget>,
+/// One connection and the outboxes a selection reads, kept from selecting to acting.
+pub struct FailedRows {
+    outboxes: Outboxes,
 }
 
-impl<'a> FailedRows<'a> {
+impl FailedRows {
     /// Checks the selection, resolves the targets (only its tenant's when given), connects
     /// within `connect_timeout` and selects.
     pub async fn select(
-        config: &'a Config,
+        config: &Config,
         connect_timeout: Duration,
         sel: &Selection,
         action: Action,
     ) -> Result<(Self, Picked), Error> {
         sel.check(action)?;
-        let targets = crate::store::any::targets(config, sel.tenant)?;
-        let mut conn = crate::store::any::connect(config, connect_timeout).await?;
-        let picked = select_in(config, &mut conn, &targets, sel).await?;
-        Ok((
-            Self {
-                config,
-                conn,
-                targets,
-            },
-            picked,
-        ))
+        let mut outboxes = Backend::of(config, connect_timeout)
+            .outboxes(sel.tenant)
+            .await?;
+        let picked = select_in(&mut outboxes, sel).await?;
+        Ok((Self { outboxes }, picked))
     }
 
     /// Acts on what [`FailedRows::select`] picked.
@@ -293,14 +272,6 @@ impl<'a> FailedRows<'a> {
         action: Action,
         progress: impl FnMut(u64),
     ) -> Result<FailedRowsReport, Error> {
-        apply_in(
-            self.config,
-            &mut self.conn,
-            &self.targets,
-            picked,
-            action,
-            progress,
-        )
-        .await
+        apply_in(&mut self.outboxes, picked, action, progress).await
     }
 }

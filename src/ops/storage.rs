@@ -21,6 +21,7 @@ use crate::Error;
 use crate::config::Config;
 use crate::db::retry::{self, LockRetryError};
 use crate::duration::Dur;
+use crate::store::backend::Backend;
 use crate::store::postgres::consume_move::{self, DropColumns};
 use crate::target::QualifiedName;
 
@@ -62,14 +63,17 @@ pub struct StorageMove<'a> {
 impl<'a> StorageMove<'a> {
     /// Resolves the outbox tables, then connects within `connect_timeout`.
     pub async fn open(config: &'a Config, connect_timeout: Duration) -> Result<Self, Error> {
-        let tables: Vec<Table> = crate::store::any::pg_targets(config, None)?
+        let backend = Backend::of(config, connect_timeout);
+        let pg = backend.postgres()?;
+        let tables: Vec<Table> = pg
+            .targets(None)?
             .into_iter()
             .map(|t| (t.tenant, t.table))
             .collect();
         if tables.is_empty() {
             return Err(Error::Runtime("no outbox configured".into()));
         }
-        let conn = crate::store::any::connect_pg(config, connect_timeout).await?;
+        let conn = pg.connect().await?;
         Ok(StorageMove {
             config,
             conn,

@@ -15,7 +15,8 @@ use crate::Error;
 use crate::config::Config;
 use crate::ops::failure_groups::{FailureGroup, group};
 use crate::ops::requeue::{self, Action, Selection};
-use crate::store::any::{Conn, OpsTarget};
+use crate::store::any::Outboxes;
+use crate::store::backend::Backend;
 use crate::store::ops::{Activity, ErrorFilter, Glance, ListStatus, OpsStore, RowFilter, RowView};
 
 /// Failed rows each refresh groups, at most (the groups are then a sample).
@@ -310,8 +311,7 @@ impl Snapshot {
 /// last readings rates are computed from.
 pub struct Source<'a> {
     config: &'a Config,
-    conn: Conn,
-    targets: Vec<OpsTarget>,
+    outboxes: Outboxes,
     relays: Vec<String>,
     http: reqwest::Client,
     /// The last table statistics and relay readings, for rates.
@@ -333,16 +333,14 @@ impl<'a> Source<'a> {
                 )));
             }
         }
-        let targets = crate::store::any::targets(config, None)?;
-        let conn = crate::store::any::connect(config, connect_timeout).await?;
+        let outboxes = Backend::of(config, connect_timeout).outboxes(None).await?;
         let http = reqwest::Client::builder()
             .timeout(Duration::from_millis(800))
             .build()
             .map_err(|e| Error::Runtime(format!("an HTTP client: {e}")))?;
         Ok(Self {
             config,
-            conn,
-            targets,
+            outboxes,
             relays,
             http,
             last_activity: None,
@@ -399,8 +397,9 @@ impl<'a> Source<'a> {
         let mut failed_rows = Vec::new();
         let mut sampled = false;
         let mut activity: Option<Activity> = None;
-        for t in &self.targets {
-            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+        for i in 0..self.outboxes.len() {
+            let tenant = self.outboxes.target(i).tenant();
+            let mut ops = self.outboxes.open(i).await?;
             if let Some(a) = ops.activity().await? {
                 let sum = activity.get_or_insert_with(Default::default);
                 sum.inserted += a.inserted;
@@ -411,7 +410,7 @@ impl<'a> Source<'a> {
                 if filter.is_some_and(|f| !route.contains(f)) {
                     continue;
                 }
-                let glance = ops.glance(&route, t.tenant, now, CAP).await?;
+                let glance = ops.glance(&route, tenant, now, CAP).await?;
                 let age = glance
                     .oldest_ripe
                     .map(|o| (now - o).num_milliseconds().max(0) as f64 / 1000.0);
@@ -423,7 +422,7 @@ impl<'a> Source<'a> {
             }
             let rows = ops
                 .error_rows(&ErrorFilter {
-                    tenant: t.tenant,
+                    tenant,
                     limit: Some(GROUP_SAMPLE),
                     ..Default::default()
                 })
@@ -480,12 +479,11 @@ impl<'a> Source<'a> {
     /// The oldest pending and failed rows of a route, for the detail view.
     pub async fn rows(&mut self, route: &RouteRow) -> Result<Vec<RowView>, Error> {
         let mut out = Vec::new();
-        for t in self
-            .targets
-            .iter()
-            .filter(|t| t.tenant == route.glance.tenant)
-        {
-            let mut ops = crate::store::any::open(self.config, &mut self.conn, t).await?;
+        for i in 0..self.outboxes.len() {
+            if self.outboxes.target(i).tenant() != route.glance.tenant {
+                continue;
+            }
+            let mut ops = self.outboxes.open(i).await?;
             for status in [ListStatus::Pending, ListStatus::Failed] {
                 let f = RowFilter {
                     status,
@@ -510,17 +508,8 @@ impl<'a> Source<'a> {
             groups: vec![id.to_owned()],
             ..Default::default()
         };
-        let picked =
-            requeue::select_in(self.config, &mut self.conn, &self.targets, &selection).await?;
-        let done = requeue::apply_in(
-            self.config,
-            &mut self.conn,
-            &self.targets,
-            &picked,
-            Action::Requeue,
-            |_| {},
-        )
-        .await?;
+        let picked = requeue::select_in(&mut self.outboxes, &selection).await?;
+        let done = requeue::apply_in(&mut self.outboxes, &picked, Action::Requeue, |_| {}).await?;
         Ok(done.count)
     }
 }

@@ -1,8 +1,8 @@
 //! Putting a relay together from the configuration: the routes to serve and their destinations
 //! (`relay.routes`, or the routes and destination a caller names), every destination planned
 //! before any I/O, then the database first (one store per lane) and each destination connected
-//! and checked, routes that share a destination grouped into one lane. The backend is chosen
-//! here, once: [`AnyRelay`] is the relay over whichever store the configuration names. No
+//! and checked, routes that share a destination grouped into one lane. The stores come from
+//! the backend switch ([`Backend`]): [`AnyRelay`] is the relay over whichever store it is. No
 //! terminal code: warnings go to the caller's `warn`.
 
 use std::collections::HashMap;
@@ -11,10 +11,12 @@ use std::time::Duration;
 
 use super::{Lane, PassReport, Relay, RelayEvents, RelaySettings, RouteStats, Shutdown};
 use crate::Error;
-use crate::config::{Config, RouteFile, Target};
+use crate::config::{Config, RouteFile};
 use crate::destination::{self, DestinationUrl, Sink};
-use crate::store::mongo::{MongoStore, MongoStoreOptions};
-use crate::store::postgres::{PgStore, PgStoreOptions};
+use crate::store::backend::Backend;
+use crate::store::memory::MemoryStore;
+use crate::store::mongo::MongoStore;
+use crate::store::postgres::PgStore;
 use crate::store::{PassTarget, RelayStore};
 
 /// What to relay.
@@ -65,6 +67,7 @@ pub fn route_destinations(
 pub enum AnyRelay {
     Postgres(Relay<PgStore<'static>>),
     Mongo(Relay<MongoStore>),
+    Memory(Relay<MemoryStore>),
 }
 
 /// The same expression over either backend's relay.
@@ -73,6 +76,7 @@ macro_rules! each {
         match $relay {
             AnyRelay::Postgres($r) => $body,
             AnyRelay::Mongo($r) => $body,
+            AnyRelay::Memory($r) => $body,
         }
     };
 }
@@ -131,7 +135,17 @@ pub async fn assemble(
     request: &RelayRequest,
     warn: &mut dyn FnMut(&str),
 ) -> Result<Assembled, Error> {
-    let url = config.require_url()?;
+    config.require_url()?;
+    assemble_on(&Backend::of(config, connect_timeout), config, request, warn).await
+}
+
+/// [`assemble`] on a backend given (the memory store's, from the library and tests).
+pub async fn assemble_on(
+    backend: &Backend<'_>,
+    config: &Config,
+    request: &RelayRequest,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Assembled, Error> {
     let routes = route_destinations(config, &request.routes, request.to.as_deref())?;
     let planned = routes
         .iter()
@@ -164,40 +178,48 @@ pub async fn assemble(
     };
     // The database first: a pooler that cannot hold a transaction, or a server that does not
     // answer, stops the relay before any broker is contacted. Then one store per lane.
-    let relay = match &config.outbox.target {
-        Target::Postgres {
-            relation,
-            delivery_log,
-            ..
-        } => {
-            let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
-            let first = PgStore::connect(url, connect_timeout, opts.clone()).await?;
+    let relay = match backend {
+        Backend::Postgres(pg) => {
+            let opts = pg.store_options();
+            let first = pg.relay_store(opts.clone()).await?;
             let mut stores = vec![first];
             let lanes = lanes.build(planned, warn).await?;
             while stores.len() < lanes.len() {
-                stores.push(PgStore::connect(url, connect_timeout, opts.clone()).await?);
+                stores.push(pg.relay_store(opts.clone()).await?);
             }
             AnyRelay::Postgres(relay_of(stores, lanes, settings))
         }
-        Target::Mongo { collection, .. } => {
-            if routes.iter().any(|(_, d)| {
-                matches!(
-                    DestinationUrl::parse(&d.to),
-                    Ok(DestinationUrl::PostgresTable(_))
-                )
-            }) {
-                return Err(Error::Runtime(
-                    "postgres-table destinations need the outbox on PostgreSQL".into(),
-                ));
-            }
-            let opts = MongoStoreOptions::from_config(config, collection.clone());
-            let first = MongoStore::connect(url, connect_timeout, opts).await?;
+        Backend::Mongo(mongo) => {
+            refuse_table_sinks(&routes)?;
+            let first = mongo.relay_store().await?;
             let lanes = lanes.build(planned, warn).await?;
             let stores = (0..lanes.len()).map(|_| first.fork()).collect();
             AnyRelay::Mongo(relay_of(stores, lanes, settings))
         }
+        Backend::Memory(outbox) => {
+            refuse_table_sinks(&routes)?;
+            let lanes = lanes.build(planned, warn).await?;
+            let stores = (0..lanes.len()).map(|_| outbox.store()).collect();
+            AnyRelay::Memory(relay_of(stores, lanes, settings))
+        }
     };
     Ok(Assembled { relay, to_stdout })
+}
+
+/// A `postgres-table` destination inserts in the outbox's own PostgreSQL database: refused on
+/// another backend.
+fn refuse_table_sinks(routes: &[(String, RouteFile)]) -> Result<(), Error> {
+    if routes.iter().any(|(_, d)| {
+        matches!(
+            DestinationUrl::parse(&d.to),
+            Ok(DestinationUrl::PostgresTable(_))
+        )
+    }) {
+        return Err(Error::Runtime(
+            "postgres-table destinations need the outbox on PostgreSQL".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The routes of one destination: its name as logs show it, and its routes (per tenant).

@@ -258,7 +258,7 @@ pub struct StoreGauges {
     pub connect_timeout: Duration,
     /// The routes (and tenants) the relay serves.
     pub targets: Vec<crate::store::PassTarget>,
-    conn: tokio::sync::Mutex<Option<crate::store::any::Conn>>,
+    outboxes: tokio::sync::Mutex<Option<crate::store::any::Outboxes>>,
 }
 
 /// Blocked keys are counted up to this many per route at each scrape.
@@ -274,26 +274,28 @@ impl StoreGauges {
             config,
             connect_timeout,
             targets,
-            conn: tokio::sync::Mutex::default(),
+            outboxes: tokio::sync::Mutex::default(),
         }
     }
 
     async fn read_now(&self) -> Result<Vec<RouteSummary>, Error> {
         use crate::store::ops::OpsStore;
-        let mut guard = self.conn.lock().await;
+        let mut guard = self.outboxes.lock().await;
         if guard.is_none() {
-            *guard = Some(crate::store::any::connect(&self.config, self.connect_timeout).await?);
+            let backend = crate::store::backend::Backend::of(&self.config, self.connect_timeout);
+            *guard = Some(backend.outboxes(None).await?);
         }
-        let conn = guard.as_mut().expect("connected");
+        let outboxes = guard.as_mut().expect("connected");
         let config = &self.config;
         let result = async {
             let mut out = Vec::new();
-            for t in crate::store::any::targets(config, None)? {
-                let mut ops = crate::store::any::open(config, conn, &t).await?;
+            for i in 0..outboxes.len() {
+                let tenant = outboxes.target(i).tenant();
+                let mut ops = outboxes.open(i).await?;
                 for target in self
                     .targets
                     .iter()
-                    .filter(|p| p.tenant == t.tenant || !config.outbox.tenant_aware)
+                    .filter(|p| p.tenant == tenant || !config.outbox.tenant_aware)
                 {
                     let now = chrono::Utc::now();
                     let mut summary = ops.summary(&target.route, target.tenant, now).await?;

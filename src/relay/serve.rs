@@ -13,8 +13,9 @@ use super::endpoint::{self, Endpoint, Limits, StoreGauges};
 use super::metrics::Metrics;
 use super::{PassReport, RelayEvents, RouteStats, Shutdown};
 use crate::Error;
-use crate::config::{Config, Target};
+use crate::config::Config;
 use crate::store::PassTarget;
+use crate::store::backend::Backend;
 
 /// How the looping relay serves its metrics.
 #[derive(Debug, Clone)]
@@ -33,7 +34,7 @@ pub struct LoopOptions {
 pub struct Serving {
     relay: AnyRelay,
     metrics: Arc<Metrics>,
-    wake: Option<tokio::task::JoinHandle<()>>,
+    wake: Option<crate::store::wake::Listener>,
     storage: crate::model::Storage,
 }
 
@@ -104,101 +105,21 @@ impl Serving {
     }
 }
 
-/// `relay.wake: notify`: starts the listener that wakes lanes when rows are staged, or says
-/// (through `warn`) why the relay polls only (at `interval`, which stays the safety net
-/// either way).
+/// `relay.wake: notify`: the backend's listener that wakes lanes when rows are staged, or
+/// (through `warn`) why the relay polls only.
 async fn start_wake(
     config: &Config,
     connect_timeout: Duration,
     wakers: crate::wake::Wakers,
     metrics: Arc<Metrics>,
     warn: &mut dyn FnMut(&str),
-) -> Result<Option<tokio::task::JoinHandle<()>>, Error> {
+) -> Result<Option<crate::store::wake::Listener>, Error> {
     if config.relay.wake != crate::model::Wake::Notify {
         return Ok(None);
     }
-    let polling = crate::duration::Dur(config.relay.interval);
-    let on_wake = move |route: &str| metrics.wake(route);
-    match &config.outbox.target {
-        Target::Postgres { relation, .. } => {
-            let main = config.require_url()?;
-            let mut channels = Vec::new();
-            let mut missing = Vec::new();
-            let mut conn = crate::store::any::connect_pg(config, connect_timeout).await?;
-            for tenant in config.relation_tenants()? {
-                let table = relation
-                    .resolve(tenant)
-                    .map_err(|e| Error::Runtime(e.to_string()))?;
-                let trigger = table
-                    .name
-                    .with_suffix("wake trigger", "_wake")
-                    .map_err(|e| Error::Runtime(e.to_string()))?;
-                if !crate::store::postgres::wake::has_trigger(&mut conn, &table, trigger.name())
-                    .await?
-                {
-                    missing.push(table.plain());
-                }
-                channels.push(trigger.name().to_owned());
-            }
-            if !missing.is_empty() {
-                warn(&format!(
-                    "relay.wake: notify: {} has no wake trigger, so staging wakes nobody: run outboxctl migrate; polling every {polling} meanwhile",
-                    missing.join(", ")
-                ));
-            }
-            if config.relay.wake_url.is_none()
-                && crate::db::pg::direct_backend_pid(&mut conn, main)
-                    .await
-                    .is_none()
-            {
-                return Ok(polls(
-                    warn,
-                    polling,
-                    "the database URL goes through a pooler (the server listens on another port than the one dialled) and LISTEN needs a session of its own; set relay.wake_url to a direct or session-pooled URL",
-                ));
-            }
-            let url = config.relay.wake_url.as_ref().unwrap_or(main);
-            match crate::store::postgres::wake::listen(url, main, &channels, connect_timeout).await
-            {
-                Ok(listener) => {
-                    tracing::info!(url = %url, channels = channels.len(), "wake-up on commit: listening");
-                    let on = crate::store::postgres::wake::ListenOn {
-                        url: url.clone(),
-                        notify_url: main.clone(),
-                        channels,
-                    };
-                    Ok(Some(tokio::spawn(crate::store::postgres::wake::run(
-                        listener, on, wakers, on_wake,
-                    ))))
-                }
-                Err(why) => Ok(polls(warn, polling, &why)),
-            }
-        }
-        Target::Mongo { collection, .. } => {
-            let client = crate::store::any::connect_mongo(config, connect_timeout).await?;
-            match crate::store::mongo::wake::listen(&client, collection).await {
-                Ok(coll) => {
-                    tracing::info!(collection = %collection, "wake-up on insert: following a change stream");
-                    Ok(Some(tokio::spawn(crate::store::mongo::wake::run(
-                        coll, wakers, on_wake,
-                    ))))
-                }
-                Err(why) => Ok(polls(warn, polling, &why)),
-            }
-        }
-    }
-}
-
-/// Says why this run polls only: no listener.
-fn polls(
-    warn: &mut dyn FnMut(&str),
-    polling: crate::duration::Dur,
-    why: &str,
-) -> Option<tokio::task::JoinHandle<()>> {
-    warn(&format!(
-        "relay.wake: notify is off for this run, polling every {polling}: {why}"
-    ));
-    None
+    Backend::of(config, connect_timeout)
+        .wake_listener(wakers, move |route: &str| metrics.wake(route), warn)
+        .await
 }
 
 /// What the looping relay reports: metrics, and a log line per tick that did something.

@@ -1,141 +1,123 @@
-//! One way from a command to the database: the outboxes the configuration names (a table per
-//! tenant, or the MongoDB collection), one connection to whichever backend it names, and the
-//! operator's primitives ([`OpsStore`]) on either, chosen once here. No terminal code.
-
-use std::time::Duration;
+//! One way from a command to its outboxes: [`Outboxes`] is one connection to the configured
+//! backend bound to the outboxes on it (a table per tenant, or the collection), handed out by
+//! [`super::backend::Backend::outboxes`]; each opens as [`AnyOps`], the operator's primitives
+//! ([`OpsStore`]) on whichever backend it is. A target and its connection are one backend's
+//! by construction. No terminal code.
 
 use uuid::Uuid;
 
+use super::backend::{PgOpsSettings, PgTarget};
+use super::memory::MemoryOutbox;
+use super::mongo::MongoStoreOptions;
 use super::ops::{ErrorFilter, EventLocation, OpsStore, RouteSummary, RowFilter, RowView};
 use super::postgres::ops::PgOps;
 use crate::Error;
-use crate::config::{Config, Target};
-use crate::target::QualifiedName;
+use crate::target::{CollectionName, QualifiedName};
 
-/// One outbox table to operate on (one per tenant for a per-tenant relation).
-pub struct PgTarget {
-    pub tenant: Option<Uuid>,
-    pub table: QualifiedName,
-    pub log: Option<QualifiedName>,
+/// One connection to the configured backend and the outboxes on it.
+pub enum Outboxes {
+    /// The tables (one per tenant for a per-tenant relation).
+    Postgres {
+        conn: sqlx::PgConnection,
+        targets: Vec<PgTarget>,
+        settings: PgOpsSettings,
+    },
+    /// The collection, read per tenant.
+    Mongo {
+        client: mongodb::Client,
+        opts: MongoStoreOptions,
+        checkpoint: Option<CollectionName>,
+        reclaim_stale_after: Option<std::time::Duration>,
+        tenants: Vec<Option<Uuid>>,
+    },
+    /// The in-memory outbox, read per tenant.
+    Memory {
+        outbox: MemoryOutbox,
+        tenants: Vec<Option<Uuid>>,
+    },
 }
 
-/// The PostgreSQL tables the configuration names, resolved per tenant.
-pub fn pg_targets(config: &Config, only_tenant: Option<Uuid>) -> Result<Vec<PgTarget>, Error> {
-    let Target::Postgres {
-        relation,
-        delivery_log,
-        ..
-    } = &config.outbox.target
-    else {
-        return Err(Error::Runtime(
-            "this command serves PostgreSQL outboxes only (storage moves, delivery-log partitions and their checks are PostgreSQL's)".into(),
-        ));
-    };
-    let mut tenants: Vec<Option<Uuid>> = if relation.is_per_tenant() {
-        config.relation_tenants()?
-    } else if config.outbox.tenant_aware && only_tenant.is_none() {
-        config.configured_tenants()
-    } else {
-        vec![only_tenant]
-    };
-    if tenants.is_empty() {
-        tenants.push(None);
-    }
-    if let Some(t) = only_tenant {
-        tenants.retain(|x| *x == Some(t));
-        if tenants.is_empty() {
-            return Err(Error::Runtime(format!(
-                "tenant {t} is not listed under outbox.tenants"
-            )));
+/// One outbox to operate on: a PostgreSQL table (per tenant), or the collection.
+#[derive(Debug, Clone, Copy)]
+pub enum OpsTarget<'t> {
+    Postgres(&'t PgTarget),
+    Mongo { tenant: Option<Uuid> },
+    Memory { tenant: Option<Uuid> },
+}
+
+impl OpsTarget<'_> {
+    /// The tenant whose rows this target reads (the tenant rule, applied when the targets
+    /// were resolved: on a tenant-aware outbox the target's own tenant, or the one asked for;
+    /// otherwise the one asked for).
+    pub fn tenant(self) -> Option<Uuid> {
+        match self {
+            OpsTarget::Postgres(t) => t.tenant,
+            OpsTarget::Mongo { tenant } | OpsTarget::Memory { tenant } => tenant,
         }
     }
-    tenants
-        .into_iter()
-        .map(|tenant| {
-            Ok(PgTarget {
-                tenant,
-                table: relation.resolve(tenant)?,
-                log: delivery_log
-                    .as_ref()
-                    .map(|l| l.resolve(tenant))
-                    .transpose()?,
-            })
+
+    /// The table, on PostgreSQL.
+    pub fn table(&self) -> Option<&QualifiedName> {
+        match self {
+            OpsTarget::Postgres(t) => Some(&t.table),
+            OpsTarget::Mongo { .. } | OpsTarget::Memory { .. } => None,
+        }
+    }
+}
+
+impl Outboxes {
+    /// How many outboxes.
+    pub fn len(&self) -> usize {
+        match self {
+            Outboxes::Postgres { targets, .. } => targets.len(),
+            Outboxes::Mongo { tenants, .. } | Outboxes::Memory { tenants, .. } => tenants.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`th outbox.
+    pub fn target(&self, i: usize) -> OpsTarget<'_> {
+        match self {
+            Outboxes::Postgres { targets, .. } => OpsTarget::Postgres(&targets[i]),
+            Outboxes::Mongo { tenants, .. } => OpsTarget::Mongo { tenant: tenants[i] },
+            Outboxes::Memory { tenants, .. } => OpsTarget::Memory { tenant: tenants[i] },
+        }
+    }
+
+    /// Every outbox, in order.
+    pub fn targets(&self) -> impl Iterator<Item = OpsTarget<'_>> {
+        (0..self.len()).map(|i| self.target(i))
+    }
+
+    /// Opens the operator's primitives on the `i`th outbox.
+    pub async fn open(&mut self, i: usize) -> Result<AnyOps<'_>, Error> {
+        Ok(match self {
+            Outboxes::Postgres {
+                conn,
+                targets,
+                settings,
+            } => AnyOps::Pg(settings.open(conn, &targets[i]).await?),
+            Outboxes::Mongo {
+                client,
+                opts,
+                checkpoint,
+                reclaim_stale_after,
+                ..
+            } => {
+                let mut ops = crate::store::mongo::ops::MongoOps::new(
+                    client.clone(),
+                    opts.clone(),
+                    checkpoint.clone(),
+                );
+                ops.reclaim_stale_after = *reclaim_stale_after;
+                AnyOps::Mongo(ops)
+            }
+            Outboxes::Memory { outbox, .. } => AnyOps::Memory(outbox.store()),
         })
-        .collect()
-}
-
-/// Opens the operator's view of one target.
-pub async fn open_pg<'c>(
-    config: &Config,
-    conn: &'c mut sqlx::PgConnection,
-    t: &PgTarget,
-) -> Result<PgOps<'c>, Error> {
-    let mut ops = PgOps::open(conn, t.table.clone()).await?;
-    ops.log = t.log.clone();
-    ops.hlc_ordering = config.outbox.hlc_ordering;
-    ops.propagate_trace = config.outbox.propagate_trace;
-    ops.reclaim_stale_after = config.relay.reclaim_stale_after;
-    if let Target::Postgres { hlc_checkpoint, .. } = &config.outbox.target {
-        ops.checkpoint = hlc_checkpoint.clone();
     }
-    Ok(ops)
-}
-
-/// A PostgreSQL connection to the configured database.
-pub async fn connect_pg(config: &Config, timeout: Duration) -> Result<sqlx::PgConnection, Error> {
-    Ok(crate::db::connect_pg(config.require_url()?, timeout).await?)
-}
-
-/// A MongoDB client for a command that only runs on MongoDB.
-pub async fn connect_mongo(config: &Config, timeout: Duration) -> Result<mongodb::Client, Error> {
-    Ok(crate::db::connect_mongo(config.require_url()?, timeout).await?)
-}
-
-/// A connection to whichever backend the configuration names.
-pub enum Conn {
-    Pg(sqlx::PgConnection),
-    Mongo(mongodb::Client),
-}
-
-/// One outbox to operate on: a PostgreSQL table (per tenant), or the MongoDB collection.
-pub struct OpsTarget {
-    pub tenant: Option<Uuid>,
-    pub pg: Option<PgTarget>,
-}
-
-/// The outboxes the configuration names: a table per tenant, or the collection.
-pub fn targets(config: &Config, only_tenant: Option<Uuid>) -> Result<Vec<OpsTarget>, Error> {
-    match &config.outbox.target {
-        Target::Postgres { .. } => Ok(pg_targets(config, only_tenant)?
-            .into_iter()
-            .map(|t| OpsTarget {
-                tenant: t.tenant,
-                pg: Some(t),
-            })
-            .collect()),
-        Target::Mongo { .. } => {
-            let tenants: Vec<Option<Uuid>> = match only_tenant {
-                Some(t) => vec![Some(t)],
-                None if config.outbox.tenant_aware && !config.outbox.tenants.is_empty() => {
-                    config.configured_tenants()
-                }
-                None => vec![None],
-            };
-            Ok(tenants
-                .into_iter()
-                .map(|tenant| OpsTarget { tenant, pg: None })
-                .collect())
-        }
-    }
-}
-
-/// Connects once to whichever backend the configuration names.
-pub async fn connect(config: &Config, timeout: Duration) -> Result<Conn, Error> {
-    let url = config.require_url()?;
-    Ok(match &config.outbox.target {
-        Target::Postgres { .. } => Conn::Pg(crate::db::connect_pg(url, timeout).await?),
-        Target::Mongo { .. } => Conn::Mongo(crate::db::connect_mongo(url, timeout).await?),
-    })
 }
 
 /// The operator's primitives on any backend (the memory store: from the library and tests).
@@ -143,38 +125,6 @@ pub enum AnyOps<'c> {
     Pg(PgOps<'c>),
     Mongo(crate::store::mongo::ops::MongoOps),
     Memory(crate::store::memory::MemoryStore),
-}
-
-/// Opens the operator's primitives on one target.
-pub async fn open<'c>(
-    config: &Config,
-    conn: &'c mut Conn,
-    t: &OpsTarget,
-) -> Result<AnyOps<'c>, Error> {
-    match (conn, &t.pg, &config.outbox.target) {
-        (Conn::Pg(c), Some(pg), _) => Ok(AnyOps::Pg(open_pg(config, c, pg).await?)),
-        (
-            Conn::Mongo(client),
-            None,
-            Target::Mongo {
-                collection,
-                hlc_checkpoint,
-            },
-        ) => {
-            let opts =
-                crate::store::mongo::MongoStoreOptions::from_config(config, collection.clone());
-            let mut ops = crate::store::mongo::ops::MongoOps::new(
-                client.clone(),
-                opts,
-                hlc_checkpoint.clone(),
-            );
-            ops.reclaim_stale_after = config.relay.reclaim_stale_after;
-            Ok(AnyOps::Mongo(ops))
-        }
-        _ => Err(Error::Runtime(
-            "the connection does not match the configured backend".into(),
-        )),
-    }
 }
 
 macro_rules! delegate {

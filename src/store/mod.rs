@@ -1,13 +1,17 @@
 //! The store trait the relay is written against: a few primitives (claim, mark, retry, fail,
 //! reclaim, release, commit) that each backend implements with its own statements, so the
 //! relay's algorithm exists once. `postgres` implements it with sqlx, `mongo` with the MongoDB
-//! driver; `any` is how a command reaches either.
+//! driver; `backend` is the switch between them, chosen once, and `any` how a command
+//! reaches the outboxes on it.
 
 pub mod any;
+pub mod backend;
 pub mod memory;
 pub mod mongo;
 pub mod ops;
 pub mod postgres;
+pub mod replay;
+pub mod wake;
 
 use chrono::{DateTime, Utc};
 use thiserror::Error;

@@ -1,0 +1,275 @@
+//! The backend switch, chosen once: [`Backend::of`] reads which store the configuration names
+//! (PostgreSQL or MongoDB; the memory store comes from the library and tests), and each
+//! variant hands out what a command needs on it: the outboxes to operate on with one
+//! connection ([`Outboxes`]), the relay's stores, the wake-up listener (see [`super::wake`]),
+//! the replay source (see [`super::replay`]) and the schema's I/O. Below this switch
+//! everything is per backend, so no target can name one backend while its connection is to
+//! the other. No terminal code.
+
+use std::time::Duration;
+
+use uuid::Uuid;
+
+use super::any::Outboxes;
+use super::memory::MemoryOutbox;
+use super::mongo::{MongoStore, MongoStoreOptions};
+use super::postgres::ops::PgOps;
+use super::postgres::{PgStore, PgStoreOptions};
+use crate::Error;
+use crate::config::{Config, Target};
+use crate::target::RelationSpec;
+use crate::target::{CollectionName, QualifiedName};
+
+/// The configured backend, and where its outbox lives there.
+pub enum Backend<'a> {
+    Postgres(Postgres<'a>),
+    Mongo(Mongo<'a>),
+    /// The in-memory outbox (library and tests; no URL reaches it).
+    Memory(MemoryOutbox),
+}
+
+/// A PostgreSQL outbox: its relation (maybe one per tenant), delivery log and checkpoint.
+pub struct Postgres<'a> {
+    pub config: &'a Config,
+    pub connect_timeout: Duration,
+    pub relation: &'a RelationSpec,
+    pub delivery_log: Option<&'a RelationSpec>,
+    pub hlc_checkpoint: Option<&'a QualifiedName>,
+}
+
+/// A MongoDB outbox: its collection and checkpoint.
+pub struct Mongo<'a> {
+    pub config: &'a Config,
+    pub connect_timeout: Duration,
+    pub collection: &'a CollectionName,
+    pub hlc_checkpoint: Option<&'a CollectionName>,
+}
+
+/// A connection to whichever backend the configuration names.
+pub enum Conn {
+    Pg(sqlx::PgConnection),
+    Mongo(mongodb::Client),
+    Memory(MemoryOutbox),
+}
+
+/// One outbox table to operate on (one per tenant for a per-tenant relation).
+#[derive(Debug, Clone)]
+pub struct PgTarget {
+    pub tenant: Option<Uuid>,
+    pub table: QualifiedName,
+    pub log: Option<QualifiedName>,
+}
+
+impl<'a> Backend<'a> {
+    /// The backend the configuration names; nothing is connected yet.
+    pub fn of(config: &'a Config, connect_timeout: Duration) -> Self {
+        match &config.outbox.target {
+            Target::Postgres {
+                relation,
+                delivery_log,
+                hlc_checkpoint,
+            } => Backend::Postgres(Postgres {
+                config,
+                connect_timeout,
+                relation,
+                delivery_log: delivery_log.as_ref(),
+                hlc_checkpoint: hlc_checkpoint.as_ref(),
+            }),
+            Target::Mongo {
+                collection,
+                hlc_checkpoint,
+            } => Backend::Mongo(Mongo {
+                config,
+                connect_timeout,
+                collection,
+                hlc_checkpoint: hlc_checkpoint.as_ref(),
+            }),
+        }
+    }
+
+    /// The PostgreSQL backend, for a command that serves PostgreSQL outboxes only.
+    pub fn postgres(&self) -> Result<&Postgres<'a>, Error> {
+        match self {
+            Backend::Postgres(pg) => Ok(pg),
+            Backend::Mongo(_) | Backend::Memory(_) => Err(Error::Runtime(
+                "this command serves PostgreSQL outboxes only (storage moves, delivery-log partitions and their checks are PostgreSQL's)".into(),
+            )),
+        }
+    }
+
+    /// Connects once to this backend.
+    pub async fn connect(&self) -> Result<Conn, Error> {
+        Ok(match self {
+            Backend::Postgres(pg) => Conn::Pg(pg.connect().await?),
+            Backend::Mongo(m) => Conn::Mongo(m.connect().await?),
+            Backend::Memory(outbox) => Conn::Memory(outbox.clone()),
+        })
+    }
+
+    /// The outboxes to operate on (only `only_tenant`'s when given), with one connection to
+    /// them. Each target carries the tenant whose rows it reads (the tenant rule): on a
+    /// tenant-aware outbox its own tenant, or the one asked for; otherwise the one asked for.
+    pub async fn outboxes(&self, only_tenant: Option<Uuid>) -> Result<Outboxes, Error> {
+        Ok(match self {
+            Backend::Postgres(pg) => {
+                let targets = pg.targets(only_tenant)?;
+                let conn = pg.connect().await?;
+                Outboxes::Postgres {
+                    conn,
+                    targets,
+                    settings: pg.ops_settings(),
+                }
+            }
+            Backend::Mongo(m) => m.outboxes_on(m.connect().await?, only_tenant),
+            Backend::Memory(outbox) => Outboxes::Memory {
+                outbox: outbox.clone(),
+                tenants: vec![only_tenant],
+            },
+        })
+    }
+}
+
+/// The tenants of a collection shared by every tenant: the one asked for, else every
+/// configured one on a tenant-aware outbox, else none in particular.
+fn collection_tenants(config: &Config, only_tenant: Option<Uuid>) -> Vec<Option<Uuid>> {
+    match only_tenant {
+        Some(t) => vec![Some(t)],
+        None if config.outbox.tenant_aware && !config.outbox.tenants.is_empty() => {
+            config.configured_tenants()
+        }
+        None => vec![None],
+    }
+}
+
+/// What opening the operator's view of a PostgreSQL table takes from the configuration.
+#[derive(Debug, Clone)]
+pub struct PgOpsSettings {
+    pub hlc_ordering: bool,
+    pub propagate_trace: bool,
+    pub reclaim_stale_after: Option<Duration>,
+    pub checkpoint: Option<QualifiedName>,
+}
+
+impl PgOpsSettings {
+    /// Opens the operator's view of one target.
+    pub async fn open<'c>(
+        &self,
+        conn: &'c mut sqlx::PgConnection,
+        t: &PgTarget,
+    ) -> Result<PgOps<'c>, Error> {
+        let mut ops = PgOps::open(conn, t.table.clone()).await?;
+        ops.log = t.log.clone();
+        ops.hlc_ordering = self.hlc_ordering;
+        ops.propagate_trace = self.propagate_trace;
+        ops.reclaim_stale_after = self.reclaim_stale_after;
+        ops.checkpoint = self.checkpoint.clone();
+        Ok(ops)
+    }
+}
+
+impl Postgres<'_> {
+    /// A connection to the configured database.
+    pub async fn connect(&self) -> Result<sqlx::PgConnection, Error> {
+        Ok(crate::db::connect_pg(self.config.require_url()?, self.connect_timeout).await?)
+    }
+
+    /// The tables the configuration names, resolved per tenant (only `only_tenant`'s when
+    /// given).
+    pub fn targets(&self, only_tenant: Option<Uuid>) -> Result<Vec<PgTarget>, Error> {
+        let config = self.config;
+        let mut tenants: Vec<Option<Uuid>> = if self.relation.is_per_tenant() {
+            config.relation_tenants()?
+        } else if config.outbox.tenant_aware && only_tenant.is_none() {
+            config.configured_tenants()
+        } else {
+            vec![only_tenant]
+        };
+        if tenants.is_empty() {
+            tenants.push(None);
+        }
+        if let Some(t) = only_tenant {
+            tenants.retain(|x| *x == Some(t));
+            if tenants.is_empty() {
+                return Err(Error::Runtime(format!(
+                    "tenant {t} is not listed under outbox.tenants"
+                )));
+            }
+        }
+        tenants
+            .into_iter()
+            .map(|tenant| {
+                Ok(PgTarget {
+                    tenant,
+                    table: self.relation.resolve(tenant)?,
+                    log: self.delivery_log.map(|l| l.resolve(tenant)).transpose()?,
+                })
+            })
+            .collect()
+    }
+
+    /// What opening a table's operator view takes from the configuration.
+    pub fn ops_settings(&self) -> PgOpsSettings {
+        PgOpsSettings {
+            hlc_ordering: self.config.outbox.hlc_ordering,
+            propagate_trace: self.config.outbox.propagate_trace,
+            reclaim_stale_after: self.config.relay.reclaim_stale_after,
+            checkpoint: self.hlc_checkpoint.cloned(),
+        }
+    }
+
+    /// Opens the operator's view of one target.
+    pub async fn open<'c>(
+        &self,
+        conn: &'c mut sqlx::PgConnection,
+        t: &PgTarget,
+    ) -> Result<PgOps<'c>, Error> {
+        self.ops_settings().open(conn, t).await
+    }
+
+    /// The relay's store options for this outbox.
+    pub fn store_options(&self) -> PgStoreOptions {
+        PgStoreOptions::from_config(
+            self.config,
+            self.relation.clone(),
+            self.delivery_log.cloned(),
+        )
+    }
+
+    /// One relay store (a connection of its own, checked to hold a transaction).
+    pub async fn relay_store(&self, opts: PgStoreOptions) -> Result<PgStore<'static>, Error> {
+        PgStore::connect(self.config.require_url()?, self.connect_timeout, opts).await
+    }
+}
+
+impl Mongo<'_> {
+    /// A client of the configured deployment.
+    pub async fn connect(&self) -> Result<mongodb::Client, Error> {
+        Ok(crate::db::connect_mongo(self.config.require_url()?, self.connect_timeout).await?)
+    }
+
+    /// The collection, read per tenant (only `only_tenant`'s when given), through `client`.
+    pub fn outboxes_on(&self, client: mongodb::Client, only_tenant: Option<Uuid>) -> Outboxes {
+        Outboxes::Mongo {
+            client,
+            opts: self.store_options(),
+            checkpoint: self.hlc_checkpoint.cloned(),
+            reclaim_stale_after: self.config.relay.reclaim_stale_after,
+            tenants: collection_tenants(self.config, only_tenant),
+        }
+    }
+
+    /// The relay's store options for this outbox.
+    pub fn store_options(&self) -> MongoStoreOptions {
+        MongoStoreOptions::from_config(self.config, self.collection.clone())
+    }
+
+    /// One relay store; more for other lanes are [`MongoStore::fork`]s of it (one client).
+    pub async fn relay_store(&self) -> Result<MongoStore, Error> {
+        MongoStore::connect(
+            self.config.require_url()?,
+            self.connect_timeout,
+            self.store_options(),
+        )
+        .await
+    }
+}
