@@ -1,5 +1,6 @@
 //! `outboxctl migrate`: read the live catalog, plan what is missing, and apply it (or print
 //! it with `--dry-run`, or fail with `--check`). Only ever adds, so it asks no confirmation.
+//! [`crate::ops::migrate`] plans and applies; this file prints.
 
 use std::time::Duration;
 
@@ -7,15 +8,12 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Ctx;
-use crate::Error;
-use crate::config::Target;
 use crate::dburl::Backend;
 use crate::duration::Dur;
 use crate::exit_code;
-use crate::schema::desired::Extras;
+use crate::ops::migrate::Migration;
 use crate::schema::plan::{self, MigrationPlan, Problem};
-use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
-use crate::schema::{MongoSchema, PgSchema, mongo};
+use crate::schema::postgres::LockPolicy;
 
 #[derive(Debug, Args)]
 pub struct MigrateArgs {
@@ -59,52 +57,15 @@ struct MigrateReport<'a> {
 }
 
 pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
-    let target = match &ctx.config.outbox.target {
-        Target::Postgres { relation, .. } => relation.template(),
-        Target::Mongo { collection, .. } => collection.to_string(),
-    };
-    let comment = match ctx.config.backend {
-        Backend::Postgres => "--",
-        Backend::Mongo => "//",
-    };
-    let mut lock = None;
-    let mut mongo_client = None;
-    let plan = match ctx.config.backend {
-        Backend::Postgres => {
-            let schemas = PgSchema::from_config(&ctx.config, Extras::default())?;
-            let mut conn = ctx.connect_pg().await?;
-            if !(args.dry_run || args.check) {
-                let lock_conn = ctx.connect_pg().await?;
-                lock = Some(MigrationLock::acquire(lock_conn, &target, args.lock_wait.0).await?);
-            }
-            let mut plan = MigrationPlan::default();
-            for schema in &schemas {
-                let catalog = pg::introspect(&mut conn, schema)
-                    .await
-                    .map_err(|e| Error::pg("reading the catalog", e))?;
-                let mut one = plan::plan_postgres(schema, &catalog);
-                plan::attach_days_to_new_log(
-                    &mut one,
-                    schema,
-                    chrono::Utc::now().date_naive(),
-                    ctx.config.partitions.ahead_days,
-                );
-                plan.extend(one);
-            }
-            (plan, Some((conn, schemas)))
-        }
-        Backend::Mongo => {
-            let schema = MongoSchema::from_config(&ctx.config, Extras::default())?;
-            let client = ctx.connect_mongo().await?;
-            let catalog = mongo::introspect(&client, &schema)
-                .await
-                .map_err(|e| Error::mongo(format!("reading indexes of {}", schema.outbox), e))?;
-            let plan = plan::plan_mongo(&schema, &catalog);
-            mongo_client = Some((client, schema));
-            (plan, None)
-        }
-    };
-    let (plan, mut pg_state) = plan;
+    let apply = !(args.dry_run || args.check);
+    let mut migration = Migration::plan(
+        &ctx.config,
+        ctx.connect_timeout,
+        apply.then_some(args.lock_wait.0),
+    )
+    .await?;
+    let target = migration.target.clone();
+    let comment = migration.comment();
 
     let report = |status: &'static str, plan: &MigrationPlan| {
         if ctx.out.is_json() {
@@ -118,13 +79,14 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
         }
     };
 
-    if args.dry_run || args.check {
+    if !apply {
+        let plan = &migration.plan;
         let status = if plan.is_up_to_date() {
             "up_to_date"
         } else {
             "pending"
         };
-        report(status, &plan);
+        report(status, plan);
         if !ctx.out.is_json() {
             if plan.is_up_to_date() {
                 ctx.out.note(&format!("schema of {target} is up to date"));
@@ -145,37 +107,29 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
         lock_timeout: args.lock_timeout.0,
         retries: args.retries,
     };
-    let bar = ctx.out.progress(Some(plan.steps.len() as u64), "migrating");
-    for step in &plan.steps {
-        bar.set_message(step.summary.clone());
-        let started = std::time::Instant::now();
-        match (&mut pg_state, &mongo_client) {
-            (Some((conn, _)), _) => pg::apply_step(conn, step, policy).await?,
-            (None, Some((client, schema))) => mongo::apply_step(client, schema, step).await?,
-            (None, None) => unreachable!("one backend is connected"),
-        }
-        bar.inc(1);
-        if !ctx.out.is_json() {
-            bar.suspend(|| {
-                ctx.out.data(&format!(
-                    "applied: {} ({})",
-                    step.summary,
-                    short(started.elapsed())
-                ))
-            });
-        }
-    }
+    let bar = ctx
+        .out
+        .progress(Some(migration.plan.steps.len() as u64), "migrating");
+    migration
+        .apply(policy, |step, took| {
+            bar.inc(1);
+            if !ctx.out.is_json() {
+                bar.suspend(|| {
+                    ctx.out
+                        .data(&format!("applied: {} ({})", step.summary, short(took)))
+                });
+            }
+        })
+        .await?;
     bar.finish_and_clear();
-    if let Some(lock) = lock {
-        lock.release().await?;
-    }
+    let plan = &migration.plan;
     report(
         if plan.steps.is_empty() {
             "up_to_date"
         } else {
             "applied"
         },
-        &plan,
+        plan,
     );
     if !ctx.out.is_json() {
         if plan.steps.is_empty() && plan.problems.is_empty() {

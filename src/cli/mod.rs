@@ -52,16 +52,6 @@ impl Ctx {
     pub fn backend(&self) -> crate::store::backend::Backend<'_> {
         crate::store::backend::Backend::of(&self.config, self.connect_timeout)
     }
-
-    /// A connection to the configured database, for a command that only runs on PostgreSQL.
-    pub async fn connect_pg(&self) -> Result<sqlx::PgConnection, crate::Error> {
-        Ok(crate::db::connect_pg(self.config.require_url()?, self.connect_timeout).await?)
-    }
-
-    /// A client of the configured deployment, for a command that only runs on MongoDB.
-    pub async fn connect_mongo(&self) -> Result<mongodb::Client, crate::Error> {
-        Ok(crate::db::connect_mongo(self.config.require_url()?, self.connect_timeout).await?)
-    }
 }
 
 static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());

@@ -1,5 +1,5 @@
 //! Operator logic the commands call, one library call per command: doctor's checks, staging events, failure
-//! groups and their selection, inspection, the delivery log's partitions, replay's source,
+//! groups and their selection, inspection, migrations, the delivery log's partitions, replay's source,
 //! requeue and discard, the storage move, top's snapshot. No terminal, no tables, no clap: the
 //! command line renders what these return.
 
@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod emit;
 pub mod failure_groups;
 pub mod inspect;
+pub mod migrate;
 pub mod partitions;
 pub mod replay;
 pub mod requeue;

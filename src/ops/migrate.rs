@@ -1,0 +1,127 @@
+//! What `outboxctl migrate` does on the configured backend: read the live catalog, plan what
+//! is missing (pure, [`crate::schema::plan`]), and apply the plan one step at a time; on
+//! PostgreSQL under the migration lock (an advisory lock on a connection of its own), with a
+//! short `lock_timeout` and retries for each change to an existing table. Only ever adds.
+
+use std::time::{Duration, Instant};
+
+use sqlx::PgConnection;
+
+use crate::Error;
+use crate::config::{Config, Target};
+use crate::dburl::Backend as Kind;
+use crate::schema::desired::Extras;
+use crate::schema::plan::{self, MigrationPlan, Step};
+use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
+use crate::schema::{MongoSchema, PgSchema, mongo};
+use crate::store::backend::Backend;
+
+/// Where the plan is applied.
+enum SchemaIo {
+    Postgres(PgConnection),
+    Mongo(mongodb::Client, MongoSchema),
+}
+
+/// A migration planned against the live database, ready to apply.
+pub struct Migration {
+    /// The outbox it is for, as the configuration names it (a relation template or `db.coll`).
+    pub target: String,
+    pub backend: Kind,
+    pub plan: MigrationPlan,
+    io: SchemaIo,
+    lock: Option<MigrationLock>,
+}
+
+impl Migration {
+    /// Connects and plans. With `lock_wait` (to apply), first takes the migration lock,
+    /// waiting that long for another migrate of the same outbox (then exit 4).
+    pub async fn plan(
+        config: &Config,
+        connect_timeout: Duration,
+        lock_wait: Option<Duration>,
+    ) -> Result<Self, Error> {
+        let target = match &config.outbox.target {
+            Target::Postgres { relation, .. } => relation.template(),
+            Target::Mongo { collection, .. } => collection.to_string(),
+        };
+        match Backend::of(config, connect_timeout) {
+            Backend::Postgres(p) => {
+                let schemas = PgSchema::from_config(config, Extras::default())?;
+                let mut conn = p.connect().await?;
+                let lock = match lock_wait {
+                    Some(wait) => {
+                        Some(MigrationLock::acquire(p.connect().await?, &target, wait).await?)
+                    }
+                    None => None,
+                };
+                let mut plan = MigrationPlan::default();
+                for schema in &schemas {
+                    let catalog = pg::introspect(&mut conn, schema)
+                        .await
+                        .map_err(|e| Error::pg("reading the catalog", e))?;
+                    let mut one = plan::plan_postgres(schema, &catalog);
+                    plan::attach_days_to_new_log(
+                        &mut one,
+                        schema,
+                        chrono::Utc::now().date_naive(),
+                        config.partitions.ahead_days,
+                    );
+                    plan.extend(one);
+                }
+                Ok(Self {
+                    target,
+                    backend: Kind::Postgres,
+                    plan,
+                    io: SchemaIo::Postgres(conn),
+                    lock,
+                })
+            }
+            Backend::Mongo(m) => {
+                let schema = MongoSchema::from_config(config, Extras::default())?;
+                let client = m.connect().await?;
+                let catalog = mongo::introspect(&client, &schema).await.map_err(|e| {
+                    Error::mongo(format!("reading indexes of {}", schema.outbox), e)
+                })?;
+                Ok(Self {
+                    target,
+                    backend: Kind::Mongo,
+                    plan: plan::plan_mongo(&schema, &catalog),
+                    io: SchemaIo::Mongo(client, schema),
+                    lock: None,
+                })
+            }
+            Backend::Memory(_) => Err(Error::NotConfigured(
+                "the memory store has no schema to migrate",
+            )),
+        }
+    }
+
+    /// The comment marker of the plan's script (`--` for SQL, `//` for mongosh).
+    pub fn comment(&self) -> &'static str {
+        match self.backend {
+            Kind::Postgres => "--",
+            Kind::Mongo => "//",
+        }
+    }
+
+    /// Applies every step in order (`applied` hears each, with how long it took), then
+    /// releases the migration lock.
+    pub async fn apply(
+        &mut self,
+        policy: LockPolicy,
+        mut applied: impl FnMut(&Step, Duration),
+    ) -> Result<(), Error> {
+        for step in &self.plan.steps {
+            let started = Instant::now();
+            match &mut self.io {
+                SchemaIo::Postgres(conn) => pg::apply_step(conn, step, policy).await?,
+                SchemaIo::Mongo(client, schema) => mongo::apply_step(client, schema, step).await?,
+            }
+            applied(step, started.elapsed());
+        }
+        if let Some(lock) = self.lock.take() {
+            lock.release().await?;
+        }
+        Ok(())
+    }
+}
