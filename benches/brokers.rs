@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use common::{Mode, base_url, options, settings, url};
 use futures_util::future::BoxFuture;
-use outboxctl::config::RouteFile;
+use outboxctl::config::Route;
 use outboxctl::destination::{self, BuildContext, PublishError, Publisher, Sink};
 use outboxctl::model::Message;
 use outboxctl::relay::Relay;
@@ -113,13 +113,12 @@ async fn drain_through(sink: Sink, mode: Mode, one_at_a_time: bool) -> (u64, Dur
 
 async fn sink(to: &str, channel: &str) -> Sink {
     let kafka = to.starts_with("kafka://");
-    let dest = RouteFile {
-        to: to.into(),
+    let dest = Route {
         channel: Some(channel.into()),
         // Kafka: the topic is created on first use (6 partitions)
         create_topic: kafka.then_some(true),
         partitions: kafka.then_some(6),
-        ..Default::default()
+        ..Route::new(destination::DestinationUrl::parse(to).expect("destination URL"))
     };
     let ctx = BuildContext {
         reclaim_stale_after: Some(Duration::from_secs(300)),

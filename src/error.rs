@@ -42,6 +42,10 @@ pub enum Error {
     /// A database could not be reached or used, or a statement on it failed.
     #[error(transparent)]
     Db(#[from] DbError),
+    /// A destination refused before any I/O, could not be reached, or refused or lacks what a
+    /// route needs.
+    #[error(transparent)]
+    Destination(#[from] crate::destination::DestinationError),
     /// Anything else at run time, in outboxctl's own words.
     #[error("{0}")]
     Runtime(String),
@@ -134,6 +138,7 @@ impl ExitStatus for Error {
             | Error::Area(_)
             | Error::Io { .. }
             | Error::NotConfigured(_)
+            | Error::Destination(_)
             | Error::Runtime(_) => exit_code::ERROR,
             Error::LockBusy(_) => exit_code::LOCK_BUSY,
             Error::Refused(_) => exit_code::REFUSED,

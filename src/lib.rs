@@ -8,6 +8,7 @@ pub mod config;
 pub mod db;
 pub mod dburl;
 pub mod destination;
+pub mod desturl;
 pub mod duration;
 pub mod error;
 pub mod exit_code;

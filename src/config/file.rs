@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer};
 use uuid::Uuid;
 
 use super::ConfigError;
+use super::route::RouteFile;
 use crate::duration::Dur;
 use crate::model::{KeyOrder, Storage};
 
@@ -72,30 +73,6 @@ pub struct RelayFile {
     pub prepared_statements: Option<bool>,
     pub wake: Option<crate::model::Wake>,
     pub wake_url: Option<String>,
-}
-
-/// One route's destination and options. Which options apply depends on the URL's scheme;
-/// the relay checks them when it builds the destination.
-#[derive(Debug, Clone, Default, Deserialize, serde::Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RouteFile {
-    pub to: String,
-    pub channel: Option<String>,
-    pub mode: Option<String>,
-    pub maxlen: Option<u64>,
-    pub namespace: Option<String>,
-    pub tenant_aware: Option<bool>,
-    pub exchange: Option<String>,
-    pub declare: Option<bool>,
-    pub dead_letter_exchange: Option<String>,
-    pub create_stream: Option<bool>,
-    pub create_topic: Option<bool>,
-    pub partitions: Option<u32>,
-    pub batch: Option<u32>,
-    pub timeout: Option<Dur>,
-    pub secret_env: Option<String>,
-    /// Where a row goes before it is parked (any destination URL but postgres-table).
-    pub dead_letter_to: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

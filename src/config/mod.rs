@@ -7,6 +7,7 @@
 
 mod env;
 mod file;
+mod route;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -18,9 +19,11 @@ use uuid::Uuid;
 use crate::duration::Dur;
 use crate::model::{KeyOrder, Storage};
 pub use env::{Env, EnvError, expand_env, process_env};
-pub use file::{FileConfig, OutboxFile, PartitionsFile, RelayFile, RouteFile};
+pub use file::{FileConfig, OutboxFile, PartitionsFile, RelayFile};
+pub use route::{Route, RouteFile, RouteOf, RouteUrl, UnsetVariable, destination_url};
 
 use crate::dburl::{Backend, DatabaseUrl, UrlError};
+use crate::desturl::DestinationUrlError;
 use crate::target::{CollectionName, NameError, QualifiedName, RelationSpec};
 
 pub const DEFAULT_CONFIG_FILE: &str = "outboxctl.yaml";
@@ -40,6 +43,21 @@ pub enum ConfigError {
     Name(#[from] NameError),
     #[error(transparent)]
     Url(#[from] UrlError),
+    /// A destination URL whose `${NAME}` cannot be expanded (the key or flag named): an
+    /// unclosed `${`, a bad name, or (for a flag) an unset variable.
+    #[error("{key}: {source}")]
+    DestinationEnv {
+        key: String,
+        #[source]
+        source: EnvError,
+    },
+    /// A destination URL outboxctl cannot publish to (the key or flag named).
+    #[error("{key}: {source}")]
+    Destination {
+        key: String,
+        #[source]
+        source: DestinationUrlError,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -136,7 +154,7 @@ impl std::fmt::Display for Target {
 
 #[derive(Debug, Clone)]
 pub struct RelayConfig {
-    pub routes: BTreeMap<String, RouteFile>,
+    pub routes: BTreeMap<String, Route>,
     pub interval: Duration,
     pub jitter: f64,
     pub max_claim_rows: u32,
@@ -330,7 +348,7 @@ impl Config {
 
         let r = &file.relay;
         let relay = RelayConfig {
-            routes: r.routes.clone().unwrap_or_default(),
+            routes: route::resolve_routes(r.routes.clone().unwrap_or_default(), env)?,
             interval: r.interval.map_or(secs(1), |d| d.0),
             jitter: r.jitter.unwrap_or(0.2),
             max_claim_rows: r.max_claim_rows.unwrap_or(100),
@@ -480,14 +498,6 @@ impl Config {
                 Dur(r.shutdown_drain_timeout),
                 Dur(r.pass_statement_timeout)
             )));
-        }
-        for (route, dest) in &r.routes {
-            if route.is_empty() {
-                return Err(invalid("relay.routes has an empty route name"));
-            }
-            if dest.to.trim().is_empty() {
-                return Err(invalid(format!("relay.routes.{route}.to is empty")));
-            }
         }
         Ok(())
     }

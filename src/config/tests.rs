@@ -1,6 +1,7 @@
 //! Resolution of file, environment and flags, and the errors bad configuration gets.
 
 use super::*;
+use crate::desturl::DestinationUrl;
 
 fn no_env(_: &str) -> Option<String> {
     None
@@ -213,5 +214,104 @@ fn routes_parse() {
     assert_eq!(
         c.relay.routes["orders"].channel.as_deref(),
         Some("orders.events")
+    );
+}
+
+#[test]
+fn a_routes_urls_are_expanded_and_parsed_when_the_config_loads() {
+    let env = |name: &str| (name == "PW").then(|| "s3cr:t".to_owned());
+    let c = resolve(
+        "relay:\n  routes:\n    orders:\n      to: \"amqp://relay:${PW}@mq:5672/%2f\"\n      dead_letter_to: \"file:/tmp/dead.jsonl\"\n",
+        &Overrides::default(),
+        &env,
+    )
+    .unwrap();
+    let orders = &c.relay.routes["orders"];
+    assert_eq!(
+        orders.to.get(),
+        Ok(&DestinationUrl::Amqp(
+            "amqp://relay:s3cr:t@mq:5672/%2f".into()
+        ))
+    );
+    // reports show it as written: a secret in a variable stays out of them
+    assert_eq!(orders.to.to_string(), "amqp://relay:****@mq:5672/%2f");
+    assert_eq!(
+        orders.dead_letter_to.as_ref().and_then(RouteUrl::url),
+        Some(&DestinationUrl::File("/tmp/dead.jsonl".into()))
+    );
+}
+
+#[test]
+fn a_variable_not_set_here_fails_only_whoever_uses_the_url() {
+    // secrets are often set only where the relay runs: `inspect` needs no broker password
+    let c = resolve(
+        "relay:\n  routes:\n    orders:\n      to: \"nats://relay:${MISSING}@h:4222\"\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap();
+    let to = &c.relay.routes["orders"].to;
+    assert_eq!(to.to_string(), "nats://relay:****@h:4222");
+    assert_eq!(
+        to.get().unwrap_err().to_string(),
+        "relay.routes.orders.to: ${MISSING} is not set in the environment"
+    );
+}
+
+#[test]
+fn a_bad_route_url_is_refused_naming_its_key() {
+    let bad = |yaml: &str| resolve(yaml, &Overrides::default(), &no_env).unwrap_err();
+    let e = bad("relay:\n  routes:\n    orders:\n      to: \"smtp://u:pw@mail\"\n");
+    assert!(
+        matches!(&e, ConfigError::Destination { key, source: DestinationUrlError::Unsupported(_) } if key == "relay.routes.orders.to"),
+        "{e:?}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.starts_with(
+            "relay.routes.orders.to: destination \"smtp://u:****@mail\" is not supported"
+        ) && !text.contains("pw"),
+        "{text}"
+    );
+    let e = bad("relay:\n  routes:\n    orders:\n      to: \"nats://${MISSING@h\"\n");
+    assert!(
+        e.to_string()
+            .starts_with("relay.routes.orders.to: an unclosed ${"),
+        "{e}"
+    );
+    assert!(matches!(e, ConfigError::DestinationEnv { .. }), "{e:?}");
+    let e =
+        bad("relay:\n  routes:\n    orders:\n      to: stdout\n      dead_letter_to: \"file:\"\n");
+    assert!(
+        e.to_string()
+            .starts_with("relay.routes.orders.dead_letter_to: file: needs a path"),
+        "{e}"
+    );
+    let e = bad("relay:\n  routes:\n    orders:\n      to: \" \"\n");
+    assert_eq!(e.to_string(), "relay.routes.orders.to is empty");
+}
+
+#[test]
+fn expands_environment_variables_in_urls() {
+    let env = |name: &str| (name == "PW").then(|| "s3cr:t".to_owned());
+    assert_eq!(
+        expand_env("amqp://relay:${PW}@mq:5672/%2f", &env).unwrap(),
+        "amqp://relay:s3cr:t@mq:5672/%2f"
+    );
+    assert_eq!(expand_env("a$$b$c", &env).unwrap(), "a$b$c");
+    let e = expand_env("nats://${MISSING}@h", &env).unwrap_err();
+    assert_eq!(e, EnvError::Unset("MISSING".into()));
+    assert!(e.to_string().contains("${MISSING} is not set"), "{e}");
+    assert!(
+        expand_env("x${PW", &env)
+            .unwrap_err()
+            .to_string()
+            .contains("unclosed")
+    );
+    assert!(
+        expand_env("${1A}", &env)
+            .unwrap_err()
+            .to_string()
+            .contains("not an environment")
     );
 }

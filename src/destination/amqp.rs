@@ -15,7 +15,7 @@ use lapin::types::{AMQPValue, FieldTable, LongString, ShortString};
 use lapin::{BasicProperties, Channel, Connection, ConnectionProperties, ExchangeKind};
 use tokio::sync::Mutex;
 
-use super::{PublishError, Publisher, naming};
+use super::{DestinationError, PublishError, Publisher, naming};
 use crate::model::Message;
 
 #[derive(Debug, Clone, Default)]
@@ -42,25 +42,10 @@ pub struct Amqp {
 /// How long opening a connection (TCP, handshake, channel, confirm mode) may take.
 const OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Why a connection could not be opened.
-#[derive(Debug)]
-enum OpenError {
-    /// The broker answered and refused: authentication, an unknown vhost, no permission.
-    Refused(String),
-    /// The broker is away: no connection, or no answer within [`OPEN_TIMEOUT`].
-    Away(String),
-}
-
-impl OpenError {
-    fn text(self) -> String {
-        match self {
-            Self::Refused(t) | Self::Away(t) => t,
-        }
-    }
-}
-
-/// Opens a connection and a confirm-mode channel, within [`OPEN_TIMEOUT`].
-async fn open(url: &str) -> Result<(Arc<Connection>, Channel), OpenError> {
+/// Opens a connection and a confirm-mode channel, within [`OPEN_TIMEOUT`]. A broker that
+/// answers and refuses (authentication, an unknown vhost, no permission) is
+/// [`DestinationError::Refused`]; no connection, or no answer in time, is unreachable.
+async fn open(url: &str) -> Result<(Arc<Connection>, Channel), DestinationError> {
     let url = vhost_as_forze_reads_it(url);
     let opened = tokio::time::timeout(OPEN_TIMEOUT, async {
         let conn = Connection::connect(&url, ConnectionProperties::default()).await?;
@@ -73,11 +58,14 @@ async fn open(url: &str) -> Result<(Arc<Connection>, Channel), OpenError> {
     .await;
     match opened {
         Ok(Ok(open)) => Ok(open),
-        Ok(Err(e @ lapin::Error::ProtocolError(_))) => Err(OpenError::Refused(format!(
+        Ok(Err(e @ lapin::Error::ProtocolError(_))) => Err(DestinationError::refused(format!(
             "RabbitMQ refused the connection: {e}"
-        ))),
-        Ok(Err(e)) => Err(OpenError::Away(format!("connecting to RabbitMQ: {e}"))),
-        Err(_) => Err(OpenError::Away(format!(
+        ))
+        .because(e)),
+        Ok(Err(e)) => {
+            Err(DestinationError::unreachable(format!("connecting to RabbitMQ: {e}")).because(e))
+        }
+        Err(_) => Err(DestinationError::unreachable(format!(
             "connecting to RabbitMQ: no answer within {}",
             crate::duration::Dur(OPEN_TIMEOUT)
         ))),
@@ -209,26 +197,32 @@ impl Amqp {
     /// Connects and checks (or declares) the queue when it does not depend on the row's tenant.
     /// An unreachable broker is not an error here (the relay starts with the destination down);
     /// a broker that refuses the connection (credentials, vhost) is.
-    pub async fn connect(url: &str, opts: AmqpOptions) -> Result<(Self, Option<String>), String> {
+    pub async fn connect(
+        url: &str,
+        opts: AmqpOptions,
+    ) -> Result<(Self, Option<String>), DestinationError> {
         let mut warning = None;
         let slot = match open(url).await {
             Ok((conn, channel)) => {
                 if !opts.tenant_aware && opts.exchange.is_none() {
                     let queue = naming::rabbitmq_queue(&opts.channel, &opts.namespace, false, None)
-                        .map_err(|e| e.message)?;
+                        .map_err(|e| DestinationError::invalid(e.message))?;
                     if let Err(e) = prepare_queue(&channel, &queue, &opts).await {
-                        return Err(queue_error(&queue, &opts, &e));
+                        return Err(queue_refused(&queue, &opts, e));
                     }
                 }
                 Some((conn, channel))
             }
-            Err(OpenError::Refused(e)) => {
-                return Err(format!(
-                    "{e}: check the user, password and vhost of {} (an empty path or / is the vhost /)",
-                    crate::dburl::mask(url)
-                ));
+            Err(DestinationError::Refused { message, source }) => {
+                return Err(DestinationError::Refused {
+                    message: format!(
+                        "{message}: check the user, password and vhost of {} (an empty path or / is the vhost /)",
+                        crate::dburl::mask(url)
+                    ),
+                    source,
+                });
             }
-            Err(OpenError::Away(e)) => {
+            Err(e) => {
                 warning = Some(format!(
                     "RabbitMQ at {} is unreachable ({e}); its routes wait until it answers",
                     crate::dburl::mask(url)
@@ -268,8 +262,9 @@ impl Publisher for Amqp {
                 match guard.as_ref() {
                     Some((_, ch)) if ch.status().connected() => ch.clone(),
                     _ => {
-                        let (conn, ch) =
-                            open(&url).await.map_err(|e| PublishError::away(e.text()))?;
+                        let (conn, ch) = open(&url)
+                            .await
+                            .map_err(|e| PublishError::away(e.to_string()))?;
                         if opts.tenant_aware || opts.declare {
                             prepare_queue(&ch, &queue, &opts)
                                 .await
@@ -322,16 +317,16 @@ impl Publisher for Amqp {
 
     /// A fresh connection (the handshake is a round trip), with the queue checked as at start;
     /// it then serves the publishes.
-    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+    fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let (url, opts, slot) = (self.url.clone(), self.opts.clone(), self.slot.clone());
         Box::pin(async move {
-            let (conn, channel) = open(&url).await.map_err(OpenError::text)?;
+            let (conn, channel) = open(&url).await?;
             if !opts.tenant_aware && opts.exchange.is_none() {
                 let queue = naming::rabbitmq_queue(&opts.channel, &opts.namespace, false, None)
-                    .map_err(|e| e.message)?;
+                    .map_err(|e| DestinationError::invalid(e.message))?;
                 prepare_queue(&channel, &queue, &opts)
                     .await
-                    .map_err(|e| queue_error(&queue, &opts, &e))?;
+                    .map_err(|e| queue_refused(&queue, &opts, e))?;
             }
             *slot.lock().await = Some((conn, channel));
             Ok(())
@@ -350,6 +345,11 @@ fn queue_error(queue: &str, opts: &AmqpOptions, e: &lapin::Error) -> String {
     }
 }
 
+/// A failed queue check or declaration, with the fix.
+fn queue_refused(queue: &str, opts: &AmqpOptions, e: lapin::Error) -> DestinationError {
+    DestinationError::refused(queue_error(queue, opts, &e)).because(e)
+}
+
 /// The route options an `amqp://` destination takes.
 pub const OPTIONS: &[&str] = &[
     "channel",
@@ -361,7 +361,7 @@ pub const OPTIONS: &[&str] = &[
 ];
 
 /// A route's AMQP options (no I/O; every value is valid as written).
-pub fn plan(url: String, channel: String, dest: &crate::config::RouteFile) -> super::RouteSpec {
+pub fn plan(url: String, channel: String, dest: &crate::config::Route) -> super::RouteSpec {
     super::RouteSpec::Amqp {
         url,
         opts: AmqpOptions {

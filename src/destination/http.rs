@@ -14,7 +14,7 @@ use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{PublishError, Publisher};
+use super::{DestinationError, PublishError, Publisher};
 use crate::model::Message;
 
 pub const SIGNATURE_HEADER: &str = "X-Outboxctl-Signature";
@@ -68,12 +68,14 @@ impl Http {
         timeout: Duration,
         secret: Option<Vec<u8>>,
         batch: Option<usize>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, DestinationError> {
         let client = reqwest::Client::builder()
             .timeout(timeout)
             .user_agent(concat!("outboxctl/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| format!("building the HTTP client: {e}"))?;
+            .map_err(|e| {
+                DestinationError::local(format!("building the HTTP client: {e}")).because(e)
+            })?;
         let post = Arc::new(Post {
             client,
             url: url.to_owned(),
@@ -192,17 +194,16 @@ impl Publisher for Http {
 
     /// A `HEAD` request to the webhook URL (publishing nothing): any answer but 502/503/504
     /// means the receiver is back. A TCP connect alone would not tell a stalled receiver.
-    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+    fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let post = self.post.clone();
         Box::pin(async move {
-            let resp = post
-                .client
-                .head(&post.url)
-                .send()
-                .await
-                .map_err(|e| format!("HEAD {}: {e}", post.url))?;
+            let resp = post.client.head(&post.url).send().await.map_err(|e| {
+                DestinationError::unreachable(format!("HEAD {}: {e}", post.url)).because(e)
+            })?;
             match resp.status().as_u16() {
-                status @ 502..=504 => Err(format!("HEAD answered HTTP {status}")),
+                status @ 502..=504 => Err(DestinationError::unreachable(format!(
+                    "HEAD answered HTTP {status}"
+                ))),
                 _ => Ok(()),
             }
         })
@@ -233,9 +234,12 @@ pub const OPTIONS: &[&str] = &["timeout", "secret_env", "batch"];
 
 /// A route's webhook options, checked (no I/O; the signing secret is read from the
 /// environment now, so a missing one stops the relay at start).
-pub fn plan(url: String, dest: &crate::config::RouteFile) -> Result<super::RouteSpec, String> {
+pub fn plan(
+    url: String,
+    dest: &crate::config::Route,
+) -> Result<super::RouteSpec, DestinationError> {
     if dest.batch == Some(0) {
-        return Err("batch must be at least 1".into());
+        return Err(DestinationError::invalid("batch must be at least 1"));
     }
     let secret = match &dest.secret_env {
         None => None,
@@ -243,7 +247,9 @@ pub fn plan(url: String, dest: &crate::config::RouteFile) -> Result<super::Route
             std::env::var(var)
                 .ok()
                 .filter(|v| !v.is_empty())
-                .ok_or_else(|| format!("secret_env names {var}, which is not set"))?
+                .ok_or_else(|| {
+                    DestinationError::invalid(format!("secret_env names {var}, which is not set"))
+                })?
                 .into_bytes(),
         ),
     };

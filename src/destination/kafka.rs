@@ -25,7 +25,7 @@ use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::util::Timeout;
 
-use super::{PublishError, Publisher};
+use super::{DestinationError, PublishError, Publisher};
 use crate::model::Message;
 
 /// `kafka[s]://[user:password@]host:port[,host:port…][?param=value&…]` → librdkafka settings.
@@ -63,12 +63,16 @@ const PARAMS: [(&str, &str); 5] = [
 ];
 
 impl KafkaUrl {
-    pub fn parse(url: &str) -> Result<Self, String> {
+    pub fn parse(url: &str) -> Result<Self, DestinationError> {
         let shown = crate::dburl::mask(url);
         let (tls, rest) = match (url.strip_prefix("kafka://"), url.strip_prefix("kafkas://")) {
             (Some(rest), _) => (false, rest),
             (_, Some(rest)) => (true, rest),
-            _ => return Err(format!("{shown} is not a kafka:// or kafkas:// URL")),
+            _ => {
+                return Err(DestinationError::invalid(format!(
+                    "{shown} is not a kafka:// or kafkas:// URL"
+                )));
+            }
         };
         let (authority, query) = rest.split_once('?').unwrap_or((rest, ""));
         let authority = authority.trim_end_matches('/');
@@ -86,14 +90,14 @@ impl KafkaUrl {
         let mut bootstrap = Vec::new();
         for host in hosts.split(',') {
             let (name, port) = host.rsplit_once(':').ok_or_else(|| {
-                format!(
+                DestinationError::invalid(format!(
                     "{shown}: broker {host:?} needs a port, e.g. kafka://broker1:9092,broker2:9092"
-                )
+                ))
             })?;
             if name.is_empty() || port.parse::<u16>().is_err() {
-                return Err(format!(
+                return Err(DestinationError::invalid(format!(
                     "{shown}: broker {host:?} is not host:port, e.g. kafka://broker1:9092"
-                ));
+                )));
             }
             bootstrap.push(host.to_owned());
         }
@@ -102,10 +106,10 @@ impl KafkaUrl {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let Some((_, setting)) = PARAMS.iter().find(|(name, _)| *name == key) else {
                 let known: Vec<&str> = PARAMS.iter().map(|(name, _)| *name).collect();
-                return Err(format!(
+                return Err(DestinationError::invalid(format!(
                     "{shown}: unknown parameter {key:?} (known: {})",
                     known.join(", ")
-                ));
+                )));
             };
             params.push((*setting, decode(value)?));
         }
@@ -143,7 +147,7 @@ impl KafkaUrl {
     }
 }
 
-fn decode(text: &str) -> Result<String, String> {
+fn decode(text: &str) -> Result<String, DestinationError> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -152,7 +156,11 @@ fn decode(text: &str) -> Result<String, String> {
             let hex = text
                 .get(i + 1..i + 3)
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or("a %-escape in the kafka:// URL is not two hex digits")?;
+                .ok_or_else(|| {
+                    DestinationError::invalid(
+                        "a %-escape in the kafka:// URL is not two hex digits",
+                    )
+                })?;
             out.push(hex);
             i += 3;
         } else {
@@ -160,7 +168,8 @@ fn decode(text: &str) -> Result<String, String> {
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| "the kafka:// URL is not UTF-8 once decoded".to_owned())
+    String::from_utf8(out)
+        .map_err(|_| DestinationError::invalid("the kafka:// URL is not UTF-8 once decoded"))
 }
 
 /// librdkafka's own log lines, kept to what an operator acts on: its errors as warnings (a
@@ -241,7 +250,7 @@ impl Kafka {
         topic: String,
         create_topic: Option<u32>,
         ack_timeout: Duration,
-    ) -> Result<(Self, TopicCheck), String> {
+    ) -> Result<(Self, TopicCheck), DestinationError> {
         let url = KafkaUrl::parse(url)?;
         let mut config = url.client_config();
         config
@@ -267,14 +276,16 @@ impl Kafka {
                 brokers_down: brokers_down.clone(),
                 refused: Arc::clone(&refused),
             })
-            .map_err(|e| format!("creating the Kafka producer: {e}"))?;
+            .map_err(|e| {
+                DestinationError::local(format!("creating the Kafka producer: {e}")).because(e)
+            })?;
         let check = check_topic(&producer, &url, &topic, create_topic).await?;
         if let (TopicCheck::Unreachable(_), Some(why)) =
             (&check, refused.lock().expect("not poisoned").clone())
         {
-            return Err(format!(
+            return Err(DestinationError::refused(format!(
                 "the Kafka brokers refused the credentials ({why}): check the user, password and sasl_mechanism"
-            ));
+            )));
         }
         let create_later = match (&check, create_topic) {
             (TopicCheck::Unreachable(_), Some(partitions)) => Some((url, partitions)),
@@ -299,22 +310,22 @@ async fn check_topic(
     url: &KafkaUrl,
     topic: &str,
     create_topic: Option<u32>,
-) -> Result<TopicCheck, String> {
+) -> Result<TopicCheck, DestinationError> {
     let found = {
         let producer = producer.clone();
         let topic = topic.to_owned();
         tokio::task::spawn_blocking(move || partitions_of(&producer, &topic))
             .await
-            .map_err(|e| e.to_string())?
+            .map_err(|e| DestinationError::local(e.to_string()).because(e))?
     };
     match found {
         Ok(Some(partitions)) => Ok(TopicCheck::Found { partitions }),
         Err(e) => Ok(TopicCheck::Unreachable(e)),
         Ok(None) => {
             let Some(partitions) = create_topic else {
-                return Err(format!(
+                return Err(DestinationError::refused(format!(
                     "Kafka topic {topic} does not exist: create it (kafka-topics.sh --create --topic {topic}) or set create_topic: true on the route"
-                ));
+                )));
             };
             create(url, topic, partitions).await?;
             Ok(TopicCheck::Created {
@@ -325,20 +336,28 @@ async fn check_topic(
 }
 
 /// Creates the topic (replication as the broker's default); one that exists already is fine.
-async fn create(url: &KafkaUrl, topic: &str, partitions: u32) -> Result<(), String> {
+async fn create(url: &KafkaUrl, topic: &str, partitions: u32) -> Result<(), DestinationError> {
     let admin: AdminClient<LogContext> = url
         .client_config()
         .create_with_context(LogContext::default())
-        .map_err(|e| format!("creating the Kafka admin client: {e}"))?;
+        .map_err(|e| {
+            DestinationError::local(format!("creating the Kafka admin client: {e}")).because(e)
+        })?;
     let new = NewTopic::new(topic, partitions as i32, TopicReplication::Fixed(-1));
     let results = admin
         .create_topics([&new], &AdminOptions::new())
         .await
-        .map_err(|e| format!("creating topic {topic}: {e}"))?;
+        .map_err(|e| {
+            DestinationError::unreachable(format!("creating topic {topic}: {e}")).because(e)
+        })?;
     for result in results {
         match result {
             Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
-            Err((_, code)) => return Err(format!("creating topic {topic}: {code}")),
+            Err((_, code)) => {
+                return Err(DestinationError::refused(format!(
+                    "creating topic {topic}: {code}"
+                )));
+            }
         }
     }
     Ok(())
@@ -479,7 +498,7 @@ impl Publisher for Kafka {
     /// its producer id) replaces the current one: the broker may have restarted without this
     /// producer's state, and the first publishes after an outage do not pay for a cold
     /// producer's set-up inside their own timeout.
-    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+    fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let (slot, config, topic, create_later, brokers_down) = (
             self.producer.clone(),
             self.config.clone(),
@@ -497,15 +516,18 @@ impl Publisher for Kafka {
                             brokers_down,
                             ..LogContext::default()
                         })
-                        .map_err(|e| format!("creating a Kafka client: {e}"))?;
+                        .map_err(|e| {
+                            DestinationError::local(format!("creating a Kafka client: {e}"))
+                                .because(e)
+                        })?;
                     let found = partitions_of(&fresh, &topic);
-                    Ok::<_, String>((fresh, found))
+                    Ok::<_, DestinationError>((fresh, found))
                 })
                 .await
-                .map_err(|e| e.to_string())??
+                .map_err(|e| DestinationError::local(e.to_string()).because(e))??
             };
             let fresh = Arc::new(fresh);
-            match found.map_err(|e| format!("Kafka metadata: {e}")) {
+            match found.map_err(|e| DestinationError::unreachable(format!("Kafka metadata: {e}"))) {
                 Err(e) => {
                     retire(fresh);
                     return Err(e);
@@ -515,9 +537,9 @@ impl Publisher for Kafka {
                     let pending = create_later.lock().expect("create lock").clone();
                     let Some((url, partitions)) = pending else {
                         retire(fresh);
-                        return Err(format!(
+                        return Err(DestinationError::refused(format!(
                             "Kafka topic {topic} does not exist: create it or set create_topic: true on the route"
-                        ));
+                        )));
                     };
                     if let Err(e) = create(&url, &topic, partitions).await {
                         retire(fresh);
@@ -614,16 +636,15 @@ pub const OPTIONS: &[&str] = &["channel", "namespace", "create_topic", "partitio
 pub fn plan(
     url: String,
     channel: String,
-    dest: &crate::config::RouteFile,
-) -> Result<super::RouteSpec, String> {
+    dest: &crate::config::Route,
+) -> Result<super::RouteSpec, DestinationError> {
     if dest.partitions.is_some() && dest.create_topic != Some(true) {
-        return Err(
-            "partitions applies with create_topic: true only (an existing topic keeps its own)"
-                .into(),
-        );
+        return Err(DestinationError::invalid(
+            "partitions applies with create_topic: true only (an existing topic keeps its own)",
+        ));
     }
     if dest.partitions == Some(0) {
-        return Err("partitions must be at least 1".into());
+        return Err(DestinationError::invalid("partitions must be at least 1"));
     }
     KafkaUrl::parse(&url)?;
     Ok(super::RouteSpec::Kafka {
@@ -660,9 +681,13 @@ mod tests {
         let c = u.client_config();
         assert_eq!(c.get("security.protocol"), Some("ssl"));
         assert_eq!(c.get("ssl.ca.location"), Some("/etc/ca dir/ca.pem"));
-        let e = KafkaUrl::parse("kafka://app:secret@b1").unwrap_err();
+        let e = KafkaUrl::parse("kafka://app:secret@b1")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("needs a port") && !e.contains("secret"), "{e}");
-        let e = KafkaUrl::parse("kafka://b1:9092?acks=1").unwrap_err();
+        let e = KafkaUrl::parse("kafka://b1:9092?acks=1")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown parameter \"acks\""), "{e}");
     }
 }

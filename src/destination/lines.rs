@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
 
-use super::{PublishError, Publisher};
+use super::{DestinationError, PublishError, Publisher};
 use crate::model::Message;
 
 /// One stdout shared by every route that writes there.
@@ -103,21 +103,25 @@ impl Publisher for Lines {
     }
 
     /// A file: enough free space on its file system for the write that found it full.
-    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+    fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let target = self.target.clone();
         Box::pin(async move {
             let Target::File { file, needed, .. } = &*target else {
                 return Ok(());
             };
             let want = needed.load(Ordering::Relaxed).max(MIN_FREE);
-            let free = free_bytes(&file.lock().expect("not poisoned"))
-                .map_err(|e| format!("reading the free space of the file's file system: {e}"))?;
+            let free = free_bytes(&file.lock().expect("not poisoned")).map_err(|e| {
+                DestinationError::local(format!(
+                    "reading the free space of the file's file system: {e}"
+                ))
+                .because(e)
+            })?;
             if free >= want {
                 Ok(())
             } else {
-                Err(format!(
+                Err(DestinationError::refused(format!(
                     "the file's file system has {free} bytes free, under the {want} a write needs"
-                ))
+                )))
             }
         })
     }

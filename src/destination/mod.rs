@@ -4,6 +4,7 @@
 //! insert runs inside the pass, through the store.
 
 pub mod amqp;
+mod error;
 pub mod http;
 pub mod kafka;
 pub mod lines;
@@ -17,9 +18,12 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use thiserror::Error;
 
-use crate::config::RouteFile;
+use crate::config::Route;
 use crate::model::Message;
 use crate::target::QualifiedName;
+
+pub use crate::desturl::DestinationUrl;
+pub use error::{Cause, DestinationError};
 
 /// Why a publish did not go through: what the relay does next depends on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -105,13 +109,13 @@ pub trait Publisher: Send + Sync {
     }
     /// For `doctor`: contacts the destination without publishing, `Ok(Some(what was seen))`,
     /// or `Ok(None)` where there is nothing to ask without publishing.
-    fn probe(&self) -> BoxFuture<'static, Result<Option<String>, String>> {
+    fn probe(&self) -> BoxFuture<'static, Result<Option<String>, DestinationError>> {
         Box::pin(async { Ok(None) })
     }
     /// For a destination found away: whether it is back, cheaply and publishing nothing
     /// (connect and ping, a metadata request, free space). A publisher that buffers while
     /// disconnected starts afresh here, so nothing buffered goes out behind a released row.
-    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+    fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         Box::pin(async { Ok(()) })
     }
 }
@@ -122,55 +126,6 @@ pub enum Sink {
     Publisher(Arc<dyn Publisher>),
     /// `postgres-table:SCHEMA.TABLE`: inserted inside the pass's transaction.
     Table(QualifiedName),
-}
-
-/// The kinds of destination URL outboxctl knows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DestinationUrl {
-    Stdout,
-    File(std::path::PathBuf),
-    PostgresTable(QualifiedName),
-    Redis(String),
-    Amqp(String),
-    Nats(String),
-    Http(String),
-    Kafka(String),
-}
-
-impl DestinationUrl {
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let text = text.trim();
-        if text == "stdout" || text == "-" {
-            return Ok(Self::Stdout);
-        }
-        if let Some(path) = text.strip_prefix("file:") {
-            let path = path.strip_prefix("//").unwrap_or(path);
-            if path.is_empty() {
-                return Err("file: needs a path, e.g. file:/var/spool/outbox.jsonl".into());
-            }
-            return Ok(Self::File(path.into()));
-        }
-        if let Some(table) = text.strip_prefix("postgres-table:") {
-            return QualifiedName::parse("destination table", table)
-                .map(Self::PostgresTable)
-                .map_err(|e| e.to_string());
-        }
-        let scheme = text
-            .split_once("://")
-            .map(|(s, _)| s.to_ascii_lowercase())
-            .unwrap_or_default();
-        match scheme.as_str() {
-            "redis" | "rediss" => Ok(Self::Redis(text.to_owned())),
-            "amqp" | "amqps" => Ok(Self::Amqp(text.to_owned())),
-            "nats" | "tls" => Ok(Self::Nats(text.to_owned())),
-            "http" | "https" => Ok(Self::Http(text.to_owned())),
-            "kafka" | "kafkas" => Ok(Self::Kafka(text.to_owned())),
-            _ => Err(format!(
-                "destination {:?} is not supported: use stdout, file:PATH, postgres-table:SCHEMA.TABLE, redis://, amqp://, nats://, kafka://, http(s)://",
-                crate::dburl::mask(text)
-            )),
-        }
-    }
 }
 
 /// What the relay settings mean for destinations.
@@ -196,7 +151,12 @@ impl BuildContext {
 }
 
 /// Options that only some destinations take: refuse the others, naming the key.
-fn only(route: &str, kind: &str, dest: &RouteFile, allowed: &[&str]) -> Result<(), crate::Error> {
+fn only(
+    route: &str,
+    kind: &'static str,
+    dest: &Route,
+    allowed: &[&str],
+) -> Result<(), DestinationError> {
     let given: [(&str, bool); 14] = [
         ("channel", dest.channel.is_some()),
         ("mode", dest.mode.is_some()),
@@ -215,14 +175,16 @@ fn only(route: &str, kind: &str, dest: &RouteFile, allowed: &[&str]) -> Result<(
     ];
     for (key, set) in given {
         if set && !allowed.contains(&key) {
-            return Err(crate::Error::Runtime(format!(
-                "relay.routes.{route}.{key} does not apply to a {kind} destination (it takes: {})",
-                if allowed.is_empty() {
+            return Err(DestinationError::NotApplicable {
+                route: route.to_owned(),
+                key,
+                kind,
+                takes: if allowed.is_empty() {
                     "no options".to_owned()
                 } else {
                     allowed.join(", ")
-                }
-            )));
+                },
+            });
         }
     }
     Ok(())
@@ -281,14 +243,12 @@ impl RouteSpec {
     }
 }
 
-/// Resolves a route's destination: `${NAME}` from the environment, the URL's kind, and every
-/// option checked against that kind. No I/O, so a wrong option on any route stops the relay
-/// before the first broker is contacted. Returns the spec and warnings to show.
-pub fn plan(route: &str, dest: &RouteFile) -> Result<(RouteSpec, Vec<String>), crate::Error> {
-    let err = |e: String| crate::Error::Runtime(format!("relay.routes.{route}.to: {e}"));
-    let to = crate::config::expand_env(&dest.to, &crate::config::process_env)
-        .map_err(|e| err(e.to_string()))?;
-    let url = DestinationUrl::parse(&to).map_err(err)?;
+/// Plans a route's destination (its URL resolved by the configuration): every option checked
+/// against the URL's kind. No I/O, so a wrong option on any route stops the relay before the
+/// first broker is contacted. Returns the spec and warnings to show.
+pub fn plan(route: &str, dest: &Route) -> Result<(RouteSpec, Vec<String>), DestinationError> {
+    let err = |e: DestinationError| e.for_key(format!("relay.routes.{route}.to"));
+    let url = dest.to.get()?.clone();
     let channel = dest.channel.clone().unwrap_or_else(|| route.to_owned());
     let mut warnings = Vec::new();
     let spec = match url {
@@ -339,22 +299,18 @@ pub fn dead_letter_channel(route: &str) -> String {
 /// `{route}.dead_letter`, the kind's defaults), before any I/O; `None` without one.
 pub fn plan_dead_letter(
     route: &str,
-    dest: &RouteFile,
-) -> Result<Option<(RouteSpec, Vec<String>)>, crate::Error> {
+    dest: &Route,
+) -> Result<Option<(RouteSpec, Vec<String>)>, DestinationError> {
     let Some(to) = &dest.dead_letter_to else {
         return Ok(None);
     };
-    let err =
-        |e: String| crate::Error::Runtime(format!("relay.routes.{route}.dead_letter_to: {e}"));
-    let kind = crate::config::expand_env(to, &crate::config::process_env)
-        .map_err(|e| e.to_string())
-        .and_then(|url| DestinationUrl::parse(&url))
-        .map_err(err)?;
-    let channel = match kind {
+    let to = to.get()?;
+    let channel = match to {
         DestinationUrl::PostgresTable(_) => {
-            return Err(err(
-                "postgres-table cannot take dead letters (it is written inside the pass); use file:, a broker or http(s)://".into(),
-            ));
+            return Err(DestinationError::invalid(
+                "postgres-table cannot take dead letters (it is written inside the pass); use file:, a broker or http(s)://",
+            )
+            .for_key(format!("relay.routes.{route}.dead_letter_to")));
         }
         DestinationUrl::Redis(_)
         | DestinationUrl::Amqp(_)
@@ -362,10 +318,9 @@ pub fn plan_dead_letter(
         | DestinationUrl::Kafka(_) => Some(dead_letter_channel(route)),
         DestinationUrl::Stdout | DestinationUrl::File(_) | DestinationUrl::Http(_) => None,
     };
-    let letters = RouteFile {
-        to: to.clone(),
+    let letters = Route {
         channel,
-        ..RouteFile::default()
+        ..Route::new(to.clone())
     };
     plan(route, &letters).map(Some)
 }
@@ -373,10 +328,10 @@ pub fn plan_dead_letter(
 /// Builds the sink for a route (plan, then connect).
 pub async fn build(
     route: &str,
-    dest: &RouteFile,
+    dest: &Route,
     stdout_lock: &lines::StdoutShared,
     ctx: BuildContext,
-) -> Result<(Sink, Vec<String>), crate::Error> {
+) -> Result<(Sink, Vec<String>), DestinationError> {
     let (spec, mut warnings) = plan(route, dest)?;
     let (sink, more) = connect(route, spec, stdout_lock, ctx).await?;
     warnings.extend(more);
@@ -389,15 +344,19 @@ pub async fn connect(
     spec: RouteSpec,
     stdout_lock: &lines::StdoutShared,
     ctx: BuildContext,
-) -> Result<(Sink, Vec<String>), crate::Error> {
-    let err = |e: String| crate::Error::Runtime(format!("relay.routes.{route}.to: {e}"));
+) -> Result<(Sink, Vec<String>), DestinationError> {
+    let err = |e: DestinationError| e.for_key(format!("relay.routes.{route}.to"));
     let mut warnings = Vec::new();
     let sink = match spec {
         RouteSpec::Stdout => Sink::Publisher(Arc::new(lines::Lines::stdout(stdout_lock.clone()))),
-        RouteSpec::File(path) => Sink::Publisher(Arc::new(
-            lines::Lines::file(&path)
-                .map_err(|e| err(format!("cannot open {}: {e}", path.display())))?,
-        )),
+        RouteSpec::File(path) => {
+            Sink::Publisher(Arc::new(lines::Lines::file(&path).map_err(|e| {
+                err(
+                    DestinationError::local(format!("cannot open {}: {e}", path.display()))
+                        .because(e),
+                )
+            })?))
+        }
         RouteSpec::Table(table) => Sink::Table(table),
         RouteSpec::Redis {
             url,
@@ -496,10 +455,9 @@ mod tests {
 
     #[test]
     fn a_dead_letter_destination_is_planned_like_a_route_of_its_own() {
-        let route = |dl: &str| RouteFile {
-            to: "stdout".into(),
-            dead_letter_to: Some(dl.into()),
-            ..RouteFile::default()
+        let route = |dl: &str| Route {
+            dead_letter_to: Some(DestinationUrl::parse(dl).unwrap().into()),
+            ..Route::new(DestinationUrl::Stdout)
         };
         let (spec, _) = plan_dead_letter("orders", &route("nats://127.0.0.1:4222"))
             .unwrap()
@@ -509,89 +467,41 @@ mod tests {
             "{}",
             spec.shown()
         );
-        let e = plan_dead_letter("orders", &route("postgres-table:app.dead"))
-            .unwrap_err()
-            .to_string();
+        let e = plan_dead_letter("orders", &route("postgres-table:app.dead")).unwrap_err();
         assert!(
-            e.contains("relay.routes.orders.dead_letter_to: postgres-table"),
+            e.to_string()
+                .contains("relay.routes.orders.dead_letter_to: postgres-table"),
             "{e}"
         );
-        let e = plan_dead_letter("orders", &route("smtp://mail"))
-            .unwrap_err()
-            .to_string();
-        assert!(e.starts_with("relay.routes.orders.dead_letter_to: "), "{e}");
+        assert!(matches!(e, DestinationError::Route { .. }), "{e:?}");
         assert!(
-            plan_dead_letter("orders", &RouteFile::default())
+            plan_dead_letter("orders", &Route::new(DestinationUrl::Stdout))
                 .unwrap()
                 .is_none()
         );
     }
 
     #[test]
-    fn parses_destination_urls() {
-        assert_eq!(
-            DestinationUrl::parse("stdout").unwrap(),
-            DestinationUrl::Stdout
-        );
-        assert_eq!(
-            DestinationUrl::parse("file:/tmp/x.jsonl").unwrap(),
-            DestinationUrl::File("/tmp/x.jsonl".into())
-        );
-        assert_eq!(
-            DestinationUrl::parse("file:///tmp/x").unwrap(),
-            DestinationUrl::File("/tmp/x".into())
-        );
-        assert!(matches!(
-            DestinationUrl::parse("postgres-table:app.sink").unwrap(),
-            DestinationUrl::PostgresTable(_)
-        ));
-        assert!(matches!(
-            DestinationUrl::parse("nats://127.0.0.1:4222").unwrap(),
-            DestinationUrl::Nats(_)
-        ));
-        assert!(matches!(
-            DestinationUrl::parse("amqp://guest:guest@h:5672/%2f").unwrap(),
-            DestinationUrl::Amqp(_)
-        ));
-        assert!(matches!(
-            DestinationUrl::parse("redis://h:6379/0").unwrap(),
-            DestinationUrl::Redis(_)
-        ));
-        assert!(matches!(
-            DestinationUrl::parse("https://hooks.example/x").unwrap(),
-            DestinationUrl::Http(_)
-        ));
-        let err = DestinationUrl::parse("gopher://u:pw@host").unwrap_err();
+    fn an_option_of_another_kind_is_refused_naming_its_key() {
+        let route = Route {
+            exchange: Some("x".into()),
+            ..Route::new(DestinationUrl::parse("redis://127.0.0.1:6379").unwrap())
+        };
+        let e = plan("orders", &route).unwrap_err();
         assert!(
-            err.contains("not supported") && !err.contains("pw"),
-            "{err}"
-        );
-        assert!(DestinationUrl::parse("postgres-table:a;b").is_err());
-    }
-
-    #[test]
-    fn expands_environment_variables_in_urls() {
-        use crate::config::expand_env;
-        let env = |name: &str| (name == "PW").then(|| "s3cr:t".to_owned());
-        assert_eq!(
-            expand_env("amqp://relay:${PW}@mq:5672/%2f", &env).unwrap(),
-            "amqp://relay:s3cr:t@mq:5672/%2f"
-        );
-        assert_eq!(expand_env("a$$b$c", &env).unwrap(), "a$b$c");
-        let e = expand_env("nats://${MISSING}@h", &env).unwrap_err();
-        assert_eq!(e, crate::config::EnvError::Unset("MISSING".into()));
-        assert!(e.to_string().contains("${MISSING} is not set"), "{e}");
-        assert!(
-            expand_env("x${PW", &env)
-                .unwrap_err()
-                .to_string()
-                .contains("unclosed")
+            matches!(
+                e,
+                DestinationError::NotApplicable {
+                    key: "exchange",
+                    ..
+                }
+            ),
+            "{e:?}"
         );
         assert!(
-            expand_env("${1A}", &env)
-                .unwrap_err()
-                .to_string()
-                .contains("not an environment")
+            e.to_string()
+                .starts_with("relay.routes.orders.exchange does not apply to a redis destination"),
+            "{e}"
         );
     }
 }

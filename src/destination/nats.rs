@@ -10,7 +10,7 @@ use async_nats::jetstream;
 use async_nats::jetstream::context::PublishErrorKind;
 use futures_util::future::BoxFuture;
 
-use super::{PublishError, Publisher};
+use super::{DestinationError, PublishError, Publisher};
 use crate::model::Message;
 
 /// The client and its JetStream context, replaced by a fresh connection after an outage.
@@ -41,8 +41,9 @@ pub enum StreamCheck {
 
 /// A fresh connection. It gives up after one failed reconnect instead of buffering publishes
 /// for a server that went away (they would go out behind rows the relay released); the relay
-/// then finds the destination down and dials again once a probe succeeds.
-async fn dial(url: &str, ack_timeout: Duration) -> Result<Conn, (bool, String)> {
+/// then finds the destination down and dials again once a probe succeeds. Credentials the
+/// server refuses are [`DestinationError::Refused`], anything else is unreachable.
+async fn dial(url: &str, ack_timeout: Duration) -> Result<Conn, DestinationError> {
     let client = async_nats::ConnectOptions::new()
         .connection_timeout(Duration::from_secs(3))
         .max_reconnects(1)
@@ -52,20 +53,29 @@ async fn dial(url: &str, ack_timeout: Duration) -> Result<Conn, (bool, String)> 
             use async_nats::ConnectErrorKind as K;
             let refused = matches!(e.kind(), K::Authentication | K::AuthorizationViolation);
             let text = format!("connecting to NATS at {}: {e}", crate::dburl::mask(url));
-            (refused, text)
+            if refused {
+                DestinationError::refused(text).because(e)
+            } else {
+                DestinationError::unreachable(text).because(e)
+            }
         })?;
     let mut js = jetstream::new(client.clone());
     js.set_timeout(ack_timeout);
     Ok((client, js))
 }
 
-/// The stream that captures the subject (one request: proves the server answers, too).
-async fn stream_of(js: &jetstream::Context, subject: &str) -> Result<String, String> {
+/// The stream that captures the subject (one request: proves the server answers, too). No
+/// such stream is [`DestinationError::Refused`], anything else unreachable.
+async fn stream_of(js: &jetstream::Context, subject: &str) -> Result<String, DestinationError> {
     match tokio::time::timeout(Duration::from_secs(5), js.stream_by_subject(subject)).await {
-        Err(_) => Err("NATS did not answer within 5s".into()),
+        Err(_) => Err(DestinationError::unreachable(
+            "NATS did not answer within 5s",
+        )),
         Ok(Ok(name)) => Ok(name),
-        Ok(Err(e)) if is_no_stream(&e.to_string()) => Err(no_stream(subject)),
-        Ok(Err(e)) => Err(format!("NATS: {e}")),
+        Ok(Err(e)) if is_no_stream(&e.to_string()) => {
+            Err(DestinationError::refused(no_stream(subject)).because(e))
+        }
+        Ok(Err(e)) => Err(DestinationError::unreachable(format!("NATS: {e}")).because(e)),
     }
 }
 
@@ -74,7 +84,7 @@ async fn create(
     js: &jetstream::Context,
     subject: &str,
     window: Duration,
-) -> Result<String, String> {
+) -> Result<String, DestinationError> {
     let name = subject.replace(['.', '*', '>', ' '], "_");
     js.create_stream(jetstream::stream::Config {
         name: name.clone(),
@@ -83,7 +93,7 @@ async fn create(
         ..Default::default()
     })
     .await
-    .map_err(|e| format!("creating stream {name}: {e}"))?;
+    .map_err(|e| DestinationError::refused(format!("creating stream {name}: {e}")).because(e))?;
     Ok(name)
 }
 
@@ -92,9 +102,9 @@ async fn ready(
     js: &jetstream::Context,
     subject: &str,
     create_window: Option<Duration>,
-) -> Result<(), String> {
+) -> Result<(), DestinationError> {
     match (stream_of(js, subject).await, create_window) {
-        (Err(e), Some(window)) if e == no_stream(subject) => {
+        (Err(DestinationError::Refused { .. }), Some(window)) => {
             create(js, subject, window).await.map(|_| ())
         }
         (result, _) => result.map(|_| ()),
@@ -121,7 +131,7 @@ impl Nats {
         create_stream: bool,
         min_duplicate_window: Duration,
         publish_timeout: Duration,
-    ) -> Result<(Self, StreamCheck), String> {
+    ) -> Result<(Self, StreamCheck), DestinationError> {
         // The client's own ack timeout ends a little before the relay's bound on the
         // publish, so a publish that finds the client disconnected says so.
         let ack_timeout = (publish_timeout * 9 / 10).max(Duration::from_millis(100));
@@ -134,29 +144,30 @@ impl Nats {
         };
         let (client, js) = match dial(url, ack_timeout).await {
             Ok(conn) => conn,
-            Err((true, e)) => {
-                return Err(format!(
-                    "{e}: check the credentials in the URL (or the server's authorization)"
-                ));
+            Err(DestinationError::Refused { message, source }) => {
+                return Err(DestinationError::Refused {
+                    message: format!(
+                        "{message}: check the credentials in the URL (or the server's authorization)"
+                    ),
+                    source,
+                });
             }
-            Err((false, e)) => return Ok((nats(None), StreamCheck::Unreachable(e))),
+            Err(e) => return Ok((nats(None), StreamCheck::Unreachable(e.to_string()))),
         };
         let check = match stream_of(&js, &subject).await {
             Ok(name) => {
-                let mut stream = js
-                    .get_stream(&name)
-                    .await
-                    .map_err(|e| format!("reading stream {name}: {e}"))?;
-                let info = stream
-                    .info()
-                    .await
-                    .map_err(|e| format!("reading stream {name}: {e}"))?;
+                let mut stream = js.get_stream(&name).await.map_err(|e| {
+                    DestinationError::unreachable(format!("reading stream {name}: {e}")).because(e)
+                })?;
+                let info = stream.info().await.map_err(|e| {
+                    DestinationError::unreachable(format!("reading stream {name}: {e}")).because(e)
+                })?;
                 StreamCheck::Found {
                     stream: name,
                     duplicate_window: info.config.duplicate_window,
                 }
             }
-            Err(e) if e == no_stream(&subject) => {
+            Err(e @ DestinationError::Refused { .. }) => {
                 if !create_stream {
                     return Err(e);
                 }
@@ -164,7 +175,7 @@ impl Nats {
                     stream: create(&js, &subject, min_duplicate_window).await?,
                 }
             }
-            Err(e) => StreamCheck::Unreachable(e),
+            Err(e) => StreamCheck::Unreachable(e.to_string()),
         };
         Ok((nats(Some((client, js))), check))
     }
@@ -226,7 +237,7 @@ impl Publisher for Nats {
     }
 
     /// The stream lookup on the current connection, or on a fresh one when it is gone.
-    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+    fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let (conn, url, subject, ack_timeout, create) = (
             self.conn.clone(),
             self.url.clone(),
@@ -243,7 +254,7 @@ impl Publisher for Nats {
                 }
                 return answer;
             }
-            let (client, js) = dial(&url, ack_timeout).await.map_err(|(_, e)| e)?;
+            let (client, js) = dial(&url, ack_timeout).await?;
             ready(&js, &subject, create).await?;
             *conn.lock().expect("not poisoned") = Some((client, js));
             Ok(())
@@ -270,7 +281,7 @@ fn bytes_of(message: &Message) -> bytes::Bytes {
 pub const OPTIONS: &[&str] = &["channel", "create_stream"];
 
 /// A route's NATS options (no I/O).
-pub fn plan(url: String, channel: String, dest: &crate::config::RouteFile) -> super::RouteSpec {
+pub fn plan(url: String, channel: String, dest: &crate::config::Route) -> super::RouteSpec {
     super::RouteSpec::Nats {
         url,
         channel,

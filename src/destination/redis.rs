@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 use redis::aio::MultiplexedConnection;
 use tokio::sync::Mutex;
 
-use super::{PublishError, Publisher, naming};
+use super::{DestinationError, PublishError, Publisher, naming};
 use crate::model::Message;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,9 +61,13 @@ impl Redis {
         mode: Mode,
         maxlen: Option<u64>,
         tenant_aware: bool,
-    ) -> Result<Self, String> {
-        let client = redis::Client::open(url)
-            .map_err(|e| format!("invalid Redis URL {}: {e}", crate::dburl::mask(url)))?;
+    ) -> Result<Self, DestinationError> {
+        let client = redis::Client::open(url).map_err(|e| {
+            DestinationError::invalid(format!(
+                "invalid Redis URL {}: {e}",
+                crate::dburl::mask(url)
+            ))
+        })?;
         Ok(Self {
             client,
             conn: Arc::default(),
@@ -94,7 +98,7 @@ async fn connection(
 impl Redis {
     /// At start: a server that refuses the credentials is a configuration error; one that does
     /// not answer is a warning (the relay finds the destination down and probes it).
-    pub async fn check_at_start(&self) -> Result<Option<String>, String> {
+    pub async fn check_at_start(&self) -> Result<Option<String>, DestinationError> {
         let connect = tokio::time::timeout(std::time::Duration::from_secs(3), async {
             let mut conn = self.client.get_multiplexed_async_connection().await?;
             redis::cmd("PING").query_async::<String>(&mut conn).await
@@ -106,9 +110,10 @@ impl Redis {
                 if e.kind() == redis::ErrorKind::AuthenticationFailed
                     || matches!(e.code(), Some("NOAUTH" | "WRONGPASS" | "NOPERM")) =>
             {
-                Err(format!(
+                Err(DestinationError::refused(format!(
                     "Redis refused the connection ({e}): check the user and password in the URL"
                 ))
+                .because(e))
             }
             Ok(Err(e)) => Ok(Some(format!("Redis is unreachable ({e})"))),
             Err(_) => Ok(Some("Redis is unreachable (no answer within 3s)".into())),
@@ -117,7 +122,10 @@ impl Redis {
 
     /// `PING`, and for a stream that is not tenant-aware, `TYPE` of its key: a key of another
     /// type would make every `XADD` fail with WRONGTYPE.
-    async fn check(client: redis::Client, key: Option<String>) -> Result<Option<String>, String> {
+    async fn check(
+        client: redis::Client,
+        key: Option<String>,
+    ) -> Result<Option<String>, DestinationError> {
         let mut conn = pinged(&client).await?;
         let Some(key) = key else {
             return Ok(Some("answers PING".into()));
@@ -126,29 +134,33 @@ impl Redis {
             .arg(&key)
             .query_async(&mut conn)
             .await
-            .map_err(|e| format!("Redis TYPE {key}: {e}"))?;
+            .map_err(|e| {
+                DestinationError::unreachable(format!("Redis TYPE {key}: {e}")).because(e)
+            })?;
         match kind.as_str() {
             "stream" => Ok(Some(format!("stream {key} exists"))),
             "none" => Ok(Some(format!(
                 "stream {key} will be created by the first XADD"
             ))),
-            other => Err(format!(
+            other => Err(DestinationError::refused(format!(
                 "key {key} holds a {other}, not a stream: every XADD would fail with WRONGTYPE"
-            )),
+            ))),
         }
     }
 }
 
 /// A fresh connection that has answered `PING`.
-async fn pinged(client: &redis::Client) -> Result<MultiplexedConnection, String> {
+async fn pinged(client: &redis::Client) -> Result<MultiplexedConnection, DestinationError> {
     let mut conn = client
         .get_multiplexed_async_connection()
         .await
-        .map_err(|e| format!("connecting to Redis: {e}"))?;
+        .map_err(|e| {
+            DestinationError::unreachable(format!("connecting to Redis: {e}")).because(e)
+        })?;
     let _: String = redis::cmd("PING")
         .query_async(&mut conn)
         .await
-        .map_err(|e| format!("Redis PING: {e}"))?;
+        .map_err(|e| DestinationError::unreachable(format!("Redis PING: {e}")).because(e))?;
     Ok(conn)
 }
 
@@ -159,7 +171,7 @@ impl Publisher for Redis {
         self.tenant_aware && self.mode == Mode::Stream
     }
 
-    fn probe(&self) -> BoxFuture<'static, Result<Option<String>, String>> {
+    fn probe(&self) -> BoxFuture<'static, Result<Option<String>, DestinationError>> {
         let key = (self.mode == Mode::Stream && !self.tenant_aware).then(|| self.channel.clone());
         Box::pin(Self::check(self.client.clone(), key))
     }
@@ -169,7 +181,7 @@ impl Publisher for Redis {
     }
 
     /// `PING` on a fresh connection, which then serves the publishes.
-    fn alive(&self) -> BoxFuture<'static, Result<(), String>> {
+    fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let (client, slot) = (self.client.clone(), self.conn.clone());
         Box::pin(async move {
             *slot.lock().await = Some(pinged(&client).await?);
@@ -241,8 +253,8 @@ pub const OPTIONS: &[&str] = &["channel", "mode", "maxlen", "tenant_aware"];
 pub fn plan(
     url: String,
     channel: String,
-    dest: &crate::config::RouteFile,
-) -> Result<(super::RouteSpec, Option<&'static str>), String> {
+    dest: &crate::config::Route,
+) -> Result<(super::RouteSpec, Option<&'static str>), DestinationError> {
     let (mode, warning) = match dest.mode.as_deref() {
         None | Some("stream") => (Mode::Stream, None),
         Some("pubsub") => (
@@ -251,10 +263,16 @@ pub fn plan(
                 "Redis pub/sub is at-most-once past the broker (a message nobody listens to is gone)",
             ),
         ),
-        Some(other) => return Err(format!("mode {other:?} is not stream or pubsub")),
+        Some(other) => {
+            return Err(DestinationError::invalid(format!(
+                "mode {other:?} is not stream or pubsub"
+            )));
+        }
     };
     if mode == Mode::PubSub && dest.maxlen.is_some() {
-        return Err("maxlen applies to mode: stream only".into());
+        return Err(DestinationError::invalid(
+            "maxlen applies to mode: stream only",
+        ));
     }
     let spec = super::RouteSpec::Redis {
         url,

@@ -460,13 +460,13 @@ async fn destination_checks(config: &Config, report: &mut DoctorReport) {
     let build_ctx = BuildContext::from_config(config);
     let stdout = std::sync::Arc::new(std::sync::Mutex::new(()));
     for (route, dest) in &config.relay.routes {
-        let shown = format!("{route} → {}", crate::dburl::mask(&dest.to));
-        let contacted = match DestinationUrl::parse(&dest.to) {
-            Ok(DestinationUrl::Nats(_) | DestinationUrl::Amqp(_) | DestinationUrl::Kafka(_)) => {
+        let shown = format!("{route} → {}", dest.to);
+        let contacted = match dest.to.url() {
+            Some(DestinationUrl::Nats(_) | DestinationUrl::Amqp(_) | DestinationUrl::Kafka(_)) => {
                 true
             }
             // a file would be created by opening it: check its folder only
-            Ok(DestinationUrl::File(path)) => {
+            Some(DestinationUrl::File(path)) => {
                 let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
                 match dir {
                     Some(d) if !d.is_dir() => report.add(
@@ -483,7 +483,7 @@ async fn destination_checks(config: &Config, report: &mut DoctorReport) {
         let creates = dest.create_stream == Some(true)
             || dest.create_topic == Some(true)
             || dest.declare == Some(true);
-        let read_only = crate::config::RouteFile {
+        let read_only = crate::config::Route {
             create_stream: None,
             create_topic: None,
             partitions: None,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::{Lane, PassReport, Relay, RelayEvents, RelaySettings, RouteStats, Shutdown};
 use crate::Error;
-use crate::config::{Config, RouteFile};
+use crate::config::{Config, Route};
 use crate::destination::{self, DestinationUrl, Sink};
 use crate::store::backend::Backend;
 use crate::store::memory::MemoryStore;
@@ -36,7 +36,7 @@ pub fn route_destinations(
     config: &Config,
     routes: &[String],
     to: Option<&str>,
-) -> Result<Vec<(String, RouteFile)>, Error> {
+) -> Result<Vec<(String, Route)>, Error> {
     let configured = &config.relay.routes;
     let names: Vec<String> = if routes.is_empty() {
         configured.keys().cloned().collect()
@@ -48,19 +48,21 @@ pub fn route_destinations(
             "no routes to relay: pass --route NAME (with --to URL, default stdout) or configure relay.routes".into(),
         ));
     }
-    Ok(names
+    names
         .into_iter()
         .map(|name| {
-            let mut dest = configured.get(&name).cloned().unwrap_or_else(|| RouteFile {
-                to: "stdout".into(),
-                ..Default::default()
-            });
+            let mut dest = configured
+                .get(&name)
+                .cloned()
+                .unwrap_or_else(|| Route::new(DestinationUrl::Stdout));
             if let Some(to) = to {
-                dest.to = to.to_owned();
+                let key = format!("relay.routes.{name}.to");
+                let url = crate::config::destination_url(&key, to, &crate::config::process_env)?;
+                dest.to = url.into();
             }
-            (name, dest)
+            Ok((name, dest))
         })
-        .collect())
+        .collect()
 }
 
 /// The relay over the configured backend's store.
@@ -158,7 +160,7 @@ pub async fn assemble_on(
         .collect::<Result<Vec<_>, _>>()?;
     let to_stdout = routes
         .iter()
-        .any(|(_, d)| DestinationUrl::parse(&d.to) == Ok(DestinationUrl::Stdout));
+        .any(|(_, d)| d.to.url() == Some(&DestinationUrl::Stdout));
     let tenants: Vec<Option<uuid::Uuid>> = if config.outbox.tenant_aware {
         if config.outbox.tenants.is_empty() {
             return Err(Error::Runtime(
@@ -208,13 +210,11 @@ pub async fn assemble_on(
 
 /// A `postgres-table` destination inserts in the outbox's own PostgreSQL database: refused on
 /// another backend.
-fn refuse_table_sinks(routes: &[(String, RouteFile)]) -> Result<(), Error> {
-    if routes.iter().any(|(_, d)| {
-        matches!(
-            DestinationUrl::parse(&d.to),
-            Ok(DestinationUrl::PostgresTable(_))
-        )
-    }) {
+fn refuse_table_sinks(routes: &[(String, Route)]) -> Result<(), Error> {
+    if routes
+        .iter()
+        .any(|(_, d)| matches!(d.to.url(), Some(DestinationUrl::PostgresTable(_))))
+    {
         return Err(Error::Runtime(
             "postgres-table destinations need the outbox on PostgreSQL".into(),
         ));
@@ -260,7 +260,7 @@ fn relay_of<S: RelayStore>(
 /// What grouping routes into lanes needs.
 struct LaneBuild<'a> {
     config: &'a Config,
-    routes: &'a [(String, RouteFile)],
+    routes: &'a [(String, Route)],
     tenants: &'a [Option<uuid::Uuid>],
     looping: bool,
 }

@@ -194,7 +194,7 @@ pub fn publish_timeout(settings: &RelaySettings, publisher: &dyn Publisher) -> D
 pub async fn probe(publisher: &dyn Publisher, timeout: Duration) -> Option<String> {
     match tokio::time::timeout(timeout, publisher.alive()).await {
         Ok(Ok(())) => None,
-        Ok(Err(e)) => Some(e),
+        Ok(Err(e)) => Some(e.to_string()),
         Err(_) => Some(format!(
             "no answer to a probe within {}",
             crate::duration::Dur(timeout)

@@ -20,7 +20,7 @@ use uuid::Uuid;
 pub use cursor::Cursor;
 
 use crate::Error;
-use crate::destination::{self, Publisher, Sink};
+use crate::destination::{self, DestinationError, DestinationUrl, Publisher, Sink};
 use crate::hlc::HlcTimestamp;
 use crate::model::Message;
 
@@ -261,6 +261,7 @@ pub async fn count(source: &mut impl ReplaySource, limit: Option<u64>) -> Result
 /// (the channel is the route's name unless `--channel` names one), connected on first use.
 pub struct Destinations {
     to: String,
+    url: DestinationUrl,
     channel: Option<String>,
     ctx: destination::BuildContext,
     stdout: destination::lines::StdoutShared,
@@ -278,6 +279,7 @@ impl Destinations {
     ) -> Result<Self, Error> {
         let this = Self {
             to: to.to_owned(),
+            url: crate::config::destination_url("--to", to, &crate::config::process_env)?,
             channel,
             ctx,
             stdout: Arc::default(),
@@ -290,10 +292,9 @@ impl Destinations {
     }
 
     fn spec(&self, route: &str) -> Result<destination::RouteSpec, Error> {
-        let file = crate::config::RouteFile {
-            to: self.to.clone(),
+        let file = crate::config::Route {
             channel: self.channel.clone(),
-            ..Default::default()
+            ..crate::config::Route::new(self.url.clone())
         };
         let (spec, _) = destination::plan(route, &file).map_err(|e| as_flag(e, route, "--to"))?;
         if matches!(spec, destination::RouteSpec::Table(_)) {
@@ -336,13 +337,17 @@ impl Destinations {
 
 /// A destination error as the relay words it (`relay.routes.ROUTE.to: …`), named by the flag
 /// that gave the URL instead.
-fn as_flag(e: Error, route: &str, flag: &str) -> Error {
+fn as_flag(e: DestinationError, route: &str, flag: &str) -> Error {
     match e {
-        Error::Runtime(m) => {
-            Error::Runtime(m.replacen(&format!("relay.routes.{route}.to"), flag, 1))
+        DestinationError::Route { key, source } if key == format!("relay.routes.{route}.to") => {
+            DestinationError::Route {
+                key: flag.to_owned(),
+                source,
+            }
         }
         other => other,
     }
+    .into()
 }
 
 /// Why a replay stopped before its end, with what it had done.

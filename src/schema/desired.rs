@@ -264,8 +264,8 @@ impl PgSchema {
                 .relay
                 .routes
                 .values()
-                .filter_map(|r| match crate::destination::DestinationUrl::parse(&r.to) {
-                    Ok(crate::destination::DestinationUrl::PostgresTable(t)) => Some(t),
+                .filter_map(|r| match r.to.url() {
+                    Some(crate::destination::DestinationUrl::PostgresTable(t)) => Some(t.clone()),
                     _ => None,
                 })
                 .filter(|_| first)

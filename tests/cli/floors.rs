@@ -10,13 +10,17 @@ const FLOORS: &[&[&str]] = &[
     // pure types and rules
     &["dburl", "duration", "exit_code", "hlc", "vacuum"],
     &["model", "target"],
+    // a destination URL (its `postgres-table:` names a table)
+    &["desturl"],
     // configuration: file + environment + flags → one resolved Config
     &["config"],
     // drivers' connections and the fault type classifying their errors
     &["db"],
+    // one module per destination kind, shared by relay and replay
+    &["destination"],
     // the top-level error wrapping the areas' errors; one mapping to exit codes
     &["error"],
-    &["destination", "wake"],
+    &["wake"],
     &["schema", "replay"],
     // the backend switch and the per-backend stores
     &["store"],
