@@ -117,18 +117,6 @@ pub struct OutboxConfig {
     pub autovacuum: crate::vacuum::Autovacuum,
 }
 
-impl OutboxConfig {
-    /// The tenant a target's rows are read with (the tenant rule): on a tenant-aware outbox the
-    /// target's own tenant, else the one asked for; otherwise the one asked for.
-    pub fn tenant_of(&self, target: Option<Uuid>, asked: Option<Uuid>) -> Option<Uuid> {
-        if self.tenant_aware {
-            target.or(asked)
-        } else {
-            asked
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub enum Target {
     Postgres {
