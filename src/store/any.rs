@@ -4,15 +4,50 @@
 //! ([`OpsStore`]) on whichever backend it is. A target and its connection are one backend's
 //! by construction. No terminal code.
 
+use std::time::Duration;
+
 use uuid::Uuid;
 
-use super::backend::{PgOpsSettings, PgTarget};
 use super::memory::MemoryOutbox;
 use super::mongo::MongoStoreOptions;
 use super::ops::{ErrorFilter, EventLocation, OpsStore, RouteSummary, RowFilter, RowView};
 use super::postgres::ops::PgOps;
 use crate::Error;
 use crate::target::{CollectionName, QualifiedName};
+
+/// One outbox table to operate on (one per tenant for a per-tenant relation).
+#[derive(Debug, Clone)]
+pub struct PgTarget {
+    pub tenant: Option<Uuid>,
+    pub table: QualifiedName,
+    pub log: Option<QualifiedName>,
+}
+
+/// What opening the operator's view of a PostgreSQL table takes from the configuration.
+#[derive(Debug, Clone)]
+pub struct PgOpsSettings {
+    pub hlc_ordering: bool,
+    pub propagate_trace: bool,
+    pub reclaim_stale_after: Option<Duration>,
+    pub checkpoint: Option<QualifiedName>,
+}
+
+impl PgOpsSettings {
+    /// Opens the operator's view of one target.
+    pub async fn open<'c>(
+        &self,
+        conn: &'c mut sqlx::PgConnection,
+        t: &PgTarget,
+    ) -> Result<PgOps<'c>, Error> {
+        let mut ops = PgOps::open(conn, t.table.clone()).await?;
+        ops.log = t.log.clone();
+        ops.hlc_ordering = self.hlc_ordering;
+        ops.propagate_trace = self.propagate_trace;
+        ops.reclaim_stale_after = self.reclaim_stale_after;
+        ops.checkpoint = self.checkpoint.clone();
+        Ok(ops)
+    }
+}
 
 /// One connection to the configured backend and the outboxes on it.
 pub enum Outboxes {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use super::any::Outboxes;
+pub use super::any::{PgOpsSettings, PgTarget};
 use super::memory::MemoryOutbox;
 use super::mongo::{MongoStore, MongoStoreOptions};
 use super::postgres::ops::PgOps;
@@ -50,14 +51,6 @@ pub enum Conn {
     Pg(sqlx::PgConnection),
     Mongo(mongodb::Client),
     Memory(MemoryOutbox),
-}
-
-/// One outbox table to operate on (one per tenant for a per-tenant relation).
-#[derive(Debug, Clone)]
-pub struct PgTarget {
-    pub tenant: Option<Uuid>,
-    pub table: QualifiedName,
-    pub log: Option<QualifiedName>,
 }
 
 impl<'a> Backend<'a> {
@@ -138,32 +131,6 @@ fn collection_tenants(config: &Config, only_tenant: Option<Uuid>) -> Vec<Option<
             config.configured_tenants()
         }
         None => vec![None],
-    }
-}
-
-/// What opening the operator's view of a PostgreSQL table takes from the configuration.
-#[derive(Debug, Clone)]
-pub struct PgOpsSettings {
-    pub hlc_ordering: bool,
-    pub propagate_trace: bool,
-    pub reclaim_stale_after: Option<Duration>,
-    pub checkpoint: Option<QualifiedName>,
-}
-
-impl PgOpsSettings {
-    /// Opens the operator's view of one target.
-    pub async fn open<'c>(
-        &self,
-        conn: &'c mut sqlx::PgConnection,
-        t: &PgTarget,
-    ) -> Result<PgOps<'c>, Error> {
-        let mut ops = PgOps::open(conn, t.table.clone()).await?;
-        ops.log = t.log.clone();
-        ops.hlc_ordering = self.hlc_ordering;
-        ops.propagate_trace = self.propagate_trace;
-        ops.reclaim_stale_after = self.reclaim_stale_after;
-        ops.checkpoint = self.checkpoint.clone();
-        Ok(ops)
     }
 }
 
