@@ -14,6 +14,7 @@ mod brokers;
 mod brokers_kafka;
 mod contract;
 mod database_outage;
+mod docs;
 mod ecosystem;
 mod endpoint;
 mod errors;
