@@ -12,6 +12,7 @@ pub mod desturl;
 pub mod duration;
 pub mod error;
 pub mod exit_code;
+pub mod fleet;
 pub mod hlc;
 pub mod model;
 pub mod ops;

@@ -275,6 +275,14 @@ pub fn options(schema: &str, mode: Mode, prepared: bool) -> PgStoreOptions {
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: prepared,
+        // migrate adds the registry: the claim reads its pauses, as a relay's does
+        pauses: Some(
+            outboxctl::target::QualifiedName::parse(
+                "pauses",
+                &format!("{schema}.outbox_relays_pauses"),
+            )
+            .unwrap(),
+        ),
     }
 }
 

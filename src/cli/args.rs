@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 use super::{
     Format, completions, doctor, emit, hlc, init, inspect, migrate, partitions, relay, replay,
-    requeue, schema, storage, top,
+    requeue, route, schema, storage, top,
 };
 use crate::duration::Dur;
 use crate::model::{KeyOrder, Storage};
@@ -128,6 +128,9 @@ pub enum Command {
     Storage(storage::StorageCommand),
     /// Relay events to their destinations, once or in a loop
     Relay(relay::RelayArgs),
+    /// Pause and resume a route on every relay; list routes and their pauses
+    #[command(subcommand)]
+    Route(route::RouteCommand),
     /// Publish delivered events again, selected and in order, to a destination (--to)
     Replay(replay::ReplayArgs),
     /// A live view of the outbox and its relays (one snapshot in a pipe)

@@ -42,6 +42,9 @@ pub enum InspectCommand {
         #[arg(long, default_value_t = 50)]
         limit: u32,
     },
+    /// The relays registered (outbox.registry): where each runs, its routes, live, stale or
+    /// stopped, its last pass and error
+    Relays,
     /// Where an event is: its outbox row, or its delivery-log records
     Event {
         /// The event id
@@ -109,11 +112,22 @@ impl From<&ListArgs> for Page {
 
 pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
     let command = args.command.take().unwrap_or(InspectCommand::Summary);
+    if let InspectCommand::Relays = command {
+        let relays = crate::ops::fleet::relays(&ctx.config, ctx.connect_timeout).await?;
+        print_relays(ctx, &relays);
+        return Ok(exit_code::OK);
+    }
     let mut inspector =
         Inspector::open(&ctx.config, ctx.connect_timeout, args.route, args.tenant).await?;
     match command {
         InspectCommand::Summary => {
-            let all = inspector.summaries().await?;
+            let mut all = inspector.summaries().await?;
+            let pauses = crate::ops::fleet::pauses_if_any(&ctx.config, ctx.connect_timeout).await;
+            for s in &mut all {
+                s.paused = crate::fleet::PauseSet(pauses.clone())
+                    .find(&s.route, s.tenant)
+                    .cloned();
+            }
             print_summary(ctx, &all, inspector.now);
         }
         InspectCommand::Pending(l) => {
@@ -134,12 +148,13 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
         }
         InspectCommand::Blocked { limit } => print_blocked(ctx, &inspector.blocked(limit).await?),
         InspectCommand::Event { event_id } => print_event(ctx, &inspector.event(event_id).await?),
+        InspectCommand::Relays => unreachable!("served above"),
     }
     Ok(exit_code::OK)
 }
 
 /// A list as JSON or JSON lines; `false` when the format is a table.
-fn print_json_list<T: Serialize>(ctx: &Ctx, items: &[T]) -> bool {
+pub(super) fn print_json_list<T: Serialize>(ctx: &Ctx, items: &[T]) -> bool {
     match ctx.out.format {
         Format::Json => ctx.out.json(&items),
         Format::Jsonl => items
@@ -207,6 +222,68 @@ fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::
             row.push(s.delivered_last_day.map_or("-".into(), |n| n.to_string()));
         }
         t.add_row(row);
+    }
+    let mut out = t.to_string();
+    for s in all {
+        if let Some(p) = &s.paused {
+            out.push_str(&format!(
+                "\n{}{}: PAUSED by {} since {}: {}",
+                s.route,
+                s.tenant.map(|t| format!(" ({t})")).unwrap_or_default(),
+                p.by,
+                p.since.format("%Y-%m-%d %H:%M:%SZ"),
+                p.reason
+            ));
+        }
+    }
+    ctx.out.data(&out);
+}
+
+fn print_relays(ctx: &Ctx, relays: &[crate::fleet::RelayRecord]) {
+    if print_json_list(ctx, relays) {
+        return;
+    }
+    if relays.is_empty() {
+        ctx.out.note("no relay has registered (relays register when they start, once `outboxctl migrate` has added the registry)");
+        return;
+    }
+    let now = chrono::Utc::now();
+    let ago = |t: chrono::DateTime<chrono::Utc>| format!("{} ago", crate::duration::age(now - t));
+    let mut t = table();
+    t.set_header([
+        "id",
+        "state",
+        "host",
+        "pid",
+        "version",
+        "routes",
+        "last seen",
+        "last pass",
+        "published",
+        "lag p99 ms",
+        "metrics",
+        "last error",
+    ]);
+    let short = std::io::stdout().is_terminal();
+    for r in relays {
+        let mut routes = r.routes.join(",");
+        if !r.tenants.is_empty() {
+            routes.push_str(&format!(" ×{} tenants", r.tenants.len()));
+        }
+        t.add_row([
+            r.id.clone(),
+            r.state.as_str().to_owned(),
+            r.host.clone(),
+            r.pid.to_string(),
+            r.version.clone(),
+            routes,
+            ago(r.last_seen),
+            r.last_pass_at.map(ago).unwrap_or_else(|| "-".into()),
+            r.published.to_string(),
+            r.lag_p99_ms.map(|v| format!("{v:.1}")).unwrap_or_default(),
+            r.metrics_addr.clone().unwrap_or_default(),
+            error_cell(r.last_error.as_deref(), short),
+        ]);
     }
     ctx.out.data(&t.to_string());
 }

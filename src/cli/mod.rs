@@ -15,6 +15,7 @@ mod partitions;
 mod relay;
 mod replay;
 mod requeue;
+mod route;
 mod schema;
 mod storage;
 mod top;
@@ -226,6 +227,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Schema(cmd) => schema::run(&ctx, cmd),
         Command::Migrate(args) => migrate::run(&ctx, args).await,
         Command::Relay(args) => relay::run(&ctx, args).await,
+        Command::Route(cmd) => route::run(&ctx, cmd).await,
         Command::Replay(args) => replay::run(&ctx, args).await,
         Command::Top(args) => top::run(&ctx, args).await,
         Command::Partitions(cmd) => partitions::run(&ctx, cmd).await,

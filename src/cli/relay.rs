@@ -75,6 +75,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     let Assembled {
         mut relay,
         to_stdout,
+        heartbeat,
     } = assemble(&ctx.config, ctx.connect_timeout, &args.request(), &mut warn).await?;
     if args.mode.once {
         let bar = ctx.out.progress(None, "relaying");
@@ -89,6 +90,9 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             })
             .await;
         bar.finish_and_clear();
+        if let Some(heartbeat) = heartbeat {
+            heartbeat.stop(serve::HEARTBEAT_STOP_WITHIN).await;
+        }
         print_summary(ctx, &stats, to_stdout);
         let ok = stats
             .iter()
@@ -100,8 +104,15 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
         });
     }
     let options = args.loop_options();
-    let serving =
-        serve::start(&ctx.config, ctx.connect_timeout, relay, &options, &mut warn).await?;
+    let serving = serve::start(
+        &ctx.config,
+        ctx.connect_timeout,
+        relay,
+        heartbeat,
+        &options,
+        &mut warn,
+    )
+    .await?;
     let shutdown = Shutdown::default();
     spawn_signal_handler(shutdown.clone());
     let stats = serving.run(&shutdown).await;
@@ -191,6 +202,17 @@ fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
                 s.route,
                 s.last_error.as_deref().unwrap_or_default()
             ));
+        }
+        for s in stats.iter() {
+            if let Some(p) = &s.paused {
+                out.push_str(&format!(
+                    "\n{}: paused by {} since {}, nothing claimed: {}",
+                    s.route,
+                    p.by,
+                    p.since.format("%Y-%m-%d %H:%M:%SZ"),
+                    p.reason
+                ));
+            }
         }
         for s in stats.iter().filter(|s| s.destination_down.is_some()) {
             out.push_str(&format!(

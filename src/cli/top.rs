@@ -55,7 +55,11 @@ fn opt_rate(r: Option<f64>) -> String {
 
 fn route_cells(r: &RouteRow, tenant_col: bool) -> Vec<String> {
     let g = &r.glance;
-    let mut cells = vec![g.route.clone()];
+    let mut cells = vec![if r.paused.is_some() {
+        format!("{} (paused)", g.route)
+    } else {
+        g.route.clone()
+    }];
     if tenant_col {
         cells.push(g.tenant.map(|t| t.to_string()).unwrap_or_default());
     }
@@ -175,7 +179,38 @@ fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
     for r in &s.relays {
         out.push_str(&format!("relay {}\n", relay_line(r)));
     }
+    for r in &s.registered {
+        out.push_str(&format!("relay {}\n", registered_line(r, s.at)));
+    }
+    for r in &s.routes {
+        if let Some(p) = &r.paused {
+            out.push_str(&format!(
+                "route {} PAUSED by {}: {}\n",
+                r.glance.route, p.by, p.reason
+            ));
+        }
+    }
     ctx.out.data(&out);
+}
+
+/// A registered relay in one line: id, state, host and pid, its last pass and output.
+fn registered_line(r: &crate::fleet::RelayRecord, now: chrono::DateTime<chrono::Utc>) -> String {
+    let last_pass = r.last_pass_at.map_or("no pass yet".into(), |t| {
+        format!("last pass {} ago", crate::duration::age(now - t))
+    });
+    let mut line = format!(
+        "{} {} on {} pid {} ({}): {last_pass}, {} published",
+        r.id,
+        r.state.as_str(),
+        r.host,
+        r.pid,
+        r.routes.join(","),
+        r.published
+    );
+    if let Some(e) = &r.last_error {
+        line.push_str(&format!(", last error: {e}"));
+    }
+    line
 }
 
 /// Where the keys go.
@@ -483,16 +518,29 @@ fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
             Paragraph::new(lines).block(Block::bordered().title(title)),
             groups,
         );
-        let lines: Vec<Line> = if screen.snap.relays.is_empty() {
-            vec![Line::from("no relay given (--relay http://HOST:PORT)")]
-        } else {
+        let mut lines: Vec<Line> = screen
+            .snap
+            .relays
+            .iter()
+            .map(|r| Line::from(relay_line(r)))
+            .collect();
+        lines.extend(
             screen
                 .snap
-                .relays
+                .registered
                 .iter()
-                .map(|r| Line::from(relay_line(r)))
-                .collect()
-        };
+                .map(|r| Line::from(registered_line(r, screen.snap.at))),
+        );
+        lines.extend(screen.snap.routes.iter().filter_map(|r| {
+            r.paused
+                .as_ref()
+                .map(|p| Line::from(format!("route {} PAUSED: {}", r.glance.route, p.reason)))
+        }));
+        if lines.is_empty() {
+            lines.push(Line::from(
+                "no relay registered (outbox.registry) nor given (--relay http://HOST:PORT)",
+            ));
+        }
         f.render_widget(
             Paragraph::new(lines)
                 .wrap(Wrap { trim: true })

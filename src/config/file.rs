@@ -48,6 +48,8 @@ pub struct OutboxFile {
     pub replay_index: Option<bool>,
     /// `queue`: `migrate` gives the outbox table autovacuum settings for a queue.
     pub autovacuum: Option<crate::vacuum::Autovacuum>,
+    /// The relay registry's table (`schema.table`, or `db.collection`), or `off`.
+    pub registry: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -73,6 +75,7 @@ pub struct RelayFile {
     pub prepared_statements: Option<bool>,
     pub wake: Option<crate::model::Wake>,
     pub wake_url: Option<String>,
+    pub heartbeat: Option<Dur>,
 }
 
 #[derive(Debug, Default, Deserialize)]

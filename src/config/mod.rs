@@ -29,6 +29,25 @@ use crate::target::{CollectionName, NameError, QualifiedName, RelationSpec};
 pub const DEFAULT_CONFIG_FILE: &str = "outboxctl.yaml";
 pub const DEFAULT_RELATION: &str = "app.outbox";
 pub const DEFAULT_COLLECTION: &str = "app.outbox";
+/// The registry's default name: the outbox's, with this suffix, beside it.
+pub const REGISTRY_SUFFIX: &str = "_relays";
+/// The pauses table (or collection): the registry's name with this suffix, beside it.
+pub const PAUSES_SUFFIX: &str = "_pauses";
+
+/// `outbox.registry` as written.
+enum RegistrySetting<'a> {
+    Default,
+    Off,
+    Named(&'a str),
+}
+
+fn registry_setting(value: Option<&str>) -> RegistrySetting<'_> {
+    match value.map(str::trim) {
+        None => RegistrySetting::Default,
+        Some("off" | "false" | "none") => RegistrySetting::Off,
+        Some(name) => RegistrySetting::Named(name),
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum ConfigError {
@@ -123,10 +142,13 @@ pub enum Target {
         relation: RelationSpec,
         delivery_log: Option<RelationSpec>,
         hlc_checkpoint: Option<QualifiedName>,
+        /// The relay registry (`outbox.registry`); its pauses live beside it.
+        registry: Option<QualifiedName>,
     },
     Mongo {
         collection: CollectionName,
         hlc_checkpoint: Option<CollectionName>,
+        registry: Option<CollectionName>,
     },
 }
 
@@ -161,6 +183,8 @@ pub struct RelayConfig {
     pub prepared_statements: bool,
     /// Wake-up on commit besides polling (`LISTEN`/`NOTIFY`, or a MongoDB change stream).
     pub wake: crate::model::Wake,
+    /// How often a relay writes its registry row.
+    pub heartbeat: Duration,
     /// PostgreSQL: where to `LISTEN` (a direct or session-pooled URL) when the database URL
     /// goes through a transaction pooler.
     pub wake_url: Option<DatabaseUrl>,
@@ -302,10 +326,25 @@ impl Config {
                     .as_deref()
                     .map(|t| QualifiedName::parse("hlc checkpoint", t))
                     .transpose()?;
+                let registry = match registry_setting(f.registry.as_deref()) {
+                    RegistrySetting::Off => None,
+                    RegistrySetting::Named(t) => Some(QualifiedName::parse("registry", t)?),
+                    // a per-tenant relation has no one table to name it after
+                    RegistrySetting::Default if relation.is_per_tenant() => None,
+                    RegistrySetting::Default => Some(
+                        relation
+                            .resolve(None)?
+                            .sibling("registry", REGISTRY_SUFFIX)?,
+                    ),
+                };
+                if let Some(r) = &registry {
+                    r.sibling("registry pauses", PAUSES_SUFFIX)?;
+                }
                 Target::Postgres {
                     relation,
                     delivery_log,
                     hlc_checkpoint,
+                    registry,
                 }
             }
             Backend::Mongo => {
@@ -327,9 +366,20 @@ impl Config {
                     .as_deref()
                     .map(|t| CollectionName::parse("hlc checkpoint", t))
                     .transpose()?;
+                let registry = match registry_setting(f.registry.as_deref()) {
+                    RegistrySetting::Off => None,
+                    RegistrySetting::Named(t) => Some(CollectionName::parse("registry", t)?),
+                    RegistrySetting::Default => {
+                        Some(collection.sibling("registry", REGISTRY_SUFFIX)?)
+                    }
+                };
+                if let Some(r) = &registry {
+                    r.sibling("registry pauses", PAUSES_SUFFIX)?;
+                }
                 Target::Mongo {
                     collection,
                     hlc_checkpoint,
+                    registry,
                 }
             }
         };
@@ -356,6 +406,7 @@ impl Config {
             key_order: pick(o.key_order, || None, r.key_order).unwrap_or(KeyOrder::BestEffort),
             prepared_statements: r.prepared_statements.unwrap_or(false),
             wake: r.wake.unwrap_or_default(),
+            heartbeat: r.heartbeat.map_or(secs(5), |d| d.0),
             wake_url: r
                 .wake_url
                 .as_deref()
@@ -458,6 +509,12 @@ impl Config {
                 )));
             }
         }
+        if r.heartbeat < Duration::from_millis(100) {
+            return Err(invalid(format!(
+                "relay.heartbeat ({}) must be at least 100ms",
+                Dur(r.heartbeat)
+            )));
+        }
         if !(0.0..1.0).contains(&r.jitter) {
             return Err(invalid(format!(
                 "relay.jitter {} must be at least 0 and below 1",
@@ -524,6 +581,19 @@ impl Config {
             ));
         }
         Ok(self.configured_tenants())
+    }
+
+    /// Why there is no relay registry (when the target names none): a one-line error naming
+    /// `outbox.registry`.
+    pub fn no_registry(&self) -> ConfigError {
+        match &self.outbox.target {
+            Target::Postgres { relation, .. } if relation.is_per_tenant() => invalid(
+                "the relation is per tenant ({tenant}): name the relay registry's table under outbox.registry (schema.table)",
+            ),
+            _ => invalid(
+                "outbox.registry is off: set it (or remove `registry: off`) to register relays and pause routes",
+            ),
+        }
     }
 
     /// The configured tenant ids, each as `Some` (what per-tenant code iterates over).

@@ -6,6 +6,7 @@
 pub mod doctor;
 pub mod emit;
 pub mod failure_groups;
+pub mod fleet;
 pub mod inspect;
 pub mod migrate;
 pub mod partitions;

@@ -275,6 +275,9 @@ pub struct RouteRow {
     pub oldest_ripe_age_seconds: Option<f64>,
     /// From the relays' metrics, when given.
     pub delivered_per_second: Option<f64>,
+    /// The route is paused (`outboxctl route pause`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused: Option<crate::fleet::Pause>,
 }
 
 /// One refresh.
@@ -295,6 +298,8 @@ pub struct Snapshot {
     /// The groups were made from the first failed rows only.
     pub groups_sampled: bool,
     pub relays: Vec<RelayView>,
+    /// The relays registered (`outbox.registry`), when there is a registry.
+    pub registered: Vec<crate::fleet::RelayRecord>,
 }
 
 impl Snapshot {
@@ -317,6 +322,8 @@ pub struct Source<'a> {
     /// The last table statistics and relay readings, for rates.
     last_activity: Option<(Instant, Activity)>,
     last_relays: HashMap<String, (Instant, RelayView)>,
+    /// The relay registry, when the configuration has one and its table answers.
+    registry: Option<crate::store::registry::Registry>,
 }
 
 impl<'a> Source<'a> {
@@ -338,6 +345,7 @@ impl<'a> Source<'a> {
             .timeout(Duration::from_millis(800))
             .build()
             .map_err(|e| Error::Runtime(format!("an HTTP client: {e}")))?;
+        let registry = Backend::of(config, connect_timeout).registry().await.ok();
         Ok(Self {
             config,
             outboxes,
@@ -345,6 +353,7 @@ impl<'a> Source<'a> {
             http,
             last_activity: None,
             last_relays: HashMap::new(),
+            registry,
         })
     }
 
@@ -418,6 +427,7 @@ impl<'a> Source<'a> {
                     glance,
                     oldest_ripe_age_seconds: age,
                     delivered_per_second: None,
+                    paused: None,
                 });
             }
             let rows = ops
@@ -460,6 +470,18 @@ impl<'a> Source<'a> {
                 *delivered_total.get_or_insert(0.0) += sum;
             }
         }
+        // the registry is extra: a missing table or a failed read shows no relays, no pauses
+        let (registered, pauses) = match &mut self.registry {
+            Some(reg) => (
+                reg.relays().await.unwrap_or_default(),
+                reg.pauses(false).await.unwrap_or_default(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        let pauses = crate::fleet::PauseSet(pauses.into_iter().map(|p| p.pause).collect());
+        for r in &mut routes {
+            r.paused = pauses.find(&r.glance.route, r.glance.tenant).cloned();
+        }
         let consume = self.config.outbox.storage == crate::model::Storage::Consume;
         Ok(Snapshot {
             outbox: self.config.outbox.target.to_string(),
@@ -473,6 +495,7 @@ impl<'a> Source<'a> {
             groups: group(&failed_rows),
             groups_sampled: sampled,
             relays,
+            registered,
         })
     }
 

@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::fleet::FleetView;
+use super::heartbeat::{HeartbeatTask, Identity, Registered};
 use super::{Lane, PassReport, Relay, RelayEvents, RelaySettings, RouteStats, Shutdown};
 use crate::Error;
 use crate::config::{Config, Route};
@@ -120,13 +122,19 @@ impl AnyRelay {
     pub fn settings(&self) -> &RelaySettings {
         each!(self, r => &r.settings)
     }
+
+    /// The pauses in force and what the heartbeat reports.
+    pub fn fleet(&self) -> Arc<FleetView> {
+        each!(self, r => r.fleet.clone())
+    }
 }
 
-/// A relay put together, and whether any route publishes to stdout (then stdout carries
-/// messages only).
+/// A relay put together, whether any route publishes to stdout (then stdout carries
+/// messages only), and its heartbeat into the relay registry (when it registered).
 pub struct Assembled {
     pub relay: AnyRelay,
     pub to_stdout: bool,
+    pub heartbeat: Option<HeartbeatTask>,
 }
 
 /// Plans every route's destination (before the database or any destination is contacted),
@@ -172,6 +180,18 @@ pub async fn assemble_on(
         vec![None]
     };
     let settings = RelaySettings::from_config(config);
+    // Registered before the first pass, so the pauses in force hold from it.
+    let fleet = Arc::new(FleetView::default());
+    let registered = match backend {
+        Backend::Memory(_) => None,
+        _ => {
+            let identity = Identity::here(
+                routes.iter().map(|(r, _)| r.clone()).collect(),
+                tenants.iter().flatten().copied().collect(),
+            );
+            Registered::register(backend, config, identity, fleet.clone(), warn).await
+        }
+    };
     let lanes = LaneBuild {
         config,
         routes: &routes,
@@ -182,30 +202,35 @@ pub async fn assemble_on(
     // answer, stops the relay before any broker is contacted. Then one store per lane.
     let relay = match backend {
         Backend::Postgres(pg) => {
-            let opts = pg.store_options();
+            let mut opts = pg.store_options();
+            opts.pauses = registered.as_ref().and_then(Registered::claim_pauses);
             let first = pg.relay_store(opts.clone()).await?;
             let mut stores = vec![first];
             let lanes = lanes.build(planned, warn).await?;
             while stores.len() < lanes.len() {
                 stores.push(pg.relay_store(opts.clone()).await?);
             }
-            AnyRelay::Postgres(relay_of(stores, lanes, settings))
+            AnyRelay::Postgres(relay_of(stores, lanes, settings, fleet))
         }
         Backend::Mongo(mongo) => {
             refuse_table_sinks(&routes)?;
             let first = mongo.relay_store().await?;
             let lanes = lanes.build(planned, warn).await?;
             let stores = (0..lanes.len()).map(|_| first.fork()).collect();
-            AnyRelay::Mongo(relay_of(stores, lanes, settings))
+            AnyRelay::Mongo(relay_of(stores, lanes, settings, fleet))
         }
         Backend::Memory(outbox) => {
             refuse_table_sinks(&routes)?;
             let lanes = lanes.build(planned, warn).await?;
             let stores = (0..lanes.len()).map(|_| outbox.store()).collect();
-            AnyRelay::Memory(relay_of(stores, lanes, settings))
+            AnyRelay::Memory(relay_of(stores, lanes, settings, fleet))
         }
     };
-    Ok(Assembled { relay, to_stdout })
+    Ok(Assembled {
+        relay,
+        to_stdout,
+        heartbeat: registered.map(Registered::spawn),
+    })
 }
 
 /// A `postgres-table` destination inserts in the outbox's own PostgreSQL database: refused on
@@ -240,6 +265,7 @@ fn relay_of<S: RelayStore>(
     stores: Vec<S>,
     lanes: Vec<LaneRoutes>,
     settings: RelaySettings,
+    fleet: Arc<FleetView>,
 ) -> Relay<S> {
     Relay {
         lanes: stores
@@ -254,6 +280,7 @@ fn relay_of<S: RelayStore>(
             })
             .collect(),
         settings,
+        fleet,
     }
 }
 

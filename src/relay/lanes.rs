@@ -19,6 +19,7 @@ use tokio::sync::watch;
 
 use super::backoff;
 use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout, run_pass};
+use super::fleet::FleetView;
 use super::lag::LagHistogram;
 use crate::destination::{Publisher, Sink};
 use crate::store::{PassTarget, RelayStore};
@@ -53,6 +54,9 @@ pub struct RouteStats {
     /// The route's destination was away: why (its rows stayed pending, no attempt counted).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub destination_down: Option<String>,
+    /// The route is paused (`outboxctl route pause`): nothing was claimed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused: Option<crate::fleet::Pause>,
 }
 
 impl RouteStats {
@@ -253,6 +257,7 @@ impl<S: RelayStore> Lane<S> {
     async fn drain_once(
         &mut self,
         settings: &RelaySettings,
+        fleet: &FleetView,
         max_passes: Option<u64>,
         on_pass: &mut impl FnMut(&PassTarget, &PassReport),
     ) -> Vec<RouteStats> {
@@ -261,13 +266,18 @@ impl<S: RelayStore> Lane<S> {
         for (target, sink) in &self.routes {
             let started = Instant::now();
             let mut stats = RouteStats::new(target);
+            stats.paused = fleet.paused(target);
             while down.is_none() {
+                let Ok(ticket) = fleet.before_pass(target) else {
+                    break;
+                };
                 let options = PassOptions {
                     reclaim: stats.passes == 0,
                     stop_publishing_at: None,
                     dead_letter: self.dead_letters.get(&target.route).cloned(),
                 };
                 let report = run_pass(&mut self.store, target, sink, settings, options).await;
+                fleet.after_pass(target, ticket, &report);
                 stats.add(&report);
                 on_pass(target, &report);
                 down.clone_from(&report.down);
@@ -327,6 +337,7 @@ impl<S: RelayStore> Lane<S> {
     async fn run_loop(
         &mut self,
         settings: &RelaySettings,
+        fleet: &FleetView,
         shutdown: &Shutdown,
         events: &dyn RelayEvents,
         lanes: &crate::wake::Wakers,
@@ -418,6 +429,10 @@ impl<S: RelayStore> Lane<S> {
                         if shutdown.is_stopped() {
                             break;
                         }
+                        // a paused route claims nothing from its next pass on
+                        let Ok(ticket) = fleet.before_pass(target) else {
+                            break;
+                        };
                         let options = PassOptions {
                             reclaim: n == 0,
                             stop_publishing_at: None,
@@ -433,6 +448,7 @@ impl<S: RelayStore> Lane<S> {
                         let Some(report) = pass_unless_cut(&mut self.store, pass, cut).await else {
                             return totals;
                         };
+                        fleet.after_pass(target, ticket, &report);
                         stats.add(&report);
                         totals[idx].add(&report);
                         events.pass(target, &report);
@@ -501,7 +517,7 @@ impl<S: RelayStore> Lane<S> {
             }
         }
         if settings.drain_on_shutdown && down.is_none() && database_away.is_none() {
-            let drained = self.shutdown_drain(settings, shutdown, events).await;
+            let drained = self.shutdown_drain(settings, fleet, shutdown, events).await;
             for (t, d) in totals.iter_mut().zip(drained) {
                 t.merge(&d);
             }
@@ -515,6 +531,7 @@ impl<S: RelayStore> Lane<S> {
     async fn shutdown_drain(
         &mut self,
         settings: &RelaySettings,
+        fleet: &FleetView,
         shutdown: &Shutdown,
         events: &dyn RelayEvents,
     ) -> Vec<RouteStats> {
@@ -531,6 +548,9 @@ impl<S: RelayStore> Lane<S> {
                 if now >= end || down {
                     break;
                 }
+                let Ok(ticket) = fleet.before_pass(target) else {
+                    break;
+                };
                 let stop = now + (end - now).mul_f64(0.8);
                 let options = PassOptions {
                     reclaim: false,
@@ -548,6 +568,7 @@ impl<S: RelayStore> Lane<S> {
                     out.push(stats);
                     return out;
                 };
+                fleet.after_pass(target, ticket, &report);
                 stats.add(&report);
                 events.pass(target, &report);
                 down = report.down.is_some();
@@ -592,6 +613,8 @@ async fn pass_unless_cut<S: RelayStore>(
 pub struct Relay<S> {
     pub lanes: Vec<Lane<S>>,
     pub settings: RelaySettings,
+    /// The pauses in force and what the heartbeat reports.
+    pub fleet: Arc<FleetView>,
 }
 
 impl<S: RelayStore> Relay<S> {
@@ -606,6 +629,7 @@ impl<S: RelayStore> Relay<S> {
                 wake: Arc::default(),
             }],
             settings,
+            fleet: Arc::default(),
         }
     }
 
@@ -642,7 +666,7 @@ impl<S: RelayStore> Relay<S> {
         let mut all = Vec::new();
         for lane in &mut self.lanes {
             all.extend(
-                lane.drain_once(&self.settings, max_passes, &mut on_pass)
+                lane.drain_once(&self.settings, &self.fleet, max_passes, &mut on_pass)
                     .await,
             );
         }
@@ -659,10 +683,11 @@ impl<S: RelayStore> Relay<S> {
         let started = Instant::now();
         let wakers = self.wakers();
         let settings = &self.settings;
+        let fleet = &*self.fleet;
         let lanes = self
             .lanes
             .iter_mut()
-            .map(|lane| lane.run_loop(settings, shutdown, events, &wakers));
+            .map(|lane| lane.run_loop(settings, fleet, shutdown, events, &wakers));
         let mut totals: Vec<RouteStats> = join_all(lanes).await.into_iter().flatten().collect();
         for t in &mut totals {
             t.finish(started.elapsed());

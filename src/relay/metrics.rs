@@ -52,6 +52,10 @@ struct Inner {
     wakes: BTreeMap<String, u64>,
     /// Why the database is away (`None`: it answers).
     database_away: Option<String>,
+    /// Each route served (and tenant), paused or not (`outboxctl route pause`).
+    paused: BTreeMap<(String, String), bool>,
+    /// Heartbeats into the relay registry that failed.
+    heartbeat_failures: u64,
 }
 
 pub struct Metrics {
@@ -129,6 +133,24 @@ impl Metrics {
             inner.latency_sum += s;
             inner.latency_count += 1;
         }
+    }
+
+    /// Which routes served are paused, and the registry's heartbeat failures so far.
+    pub fn fleet(&self, paused: &[(PassTarget, bool)], heartbeat_failures: u64) {
+        let mut inner = self.inner.lock().expect("not poisoned");
+        inner.paused = paused
+            .iter()
+            .map(|(t, p)| {
+                (
+                    (
+                        t.route.clone(),
+                        t.tenant.map(|t| t.to_string()).unwrap_or_default(),
+                    ),
+                    *p,
+                )
+            })
+            .collect();
+        inner.heartbeat_failures = heartbeat_failures;
     }
 
     /// A wake-up for `route` was heard.
@@ -268,6 +290,24 @@ impl Metrics {
                 r.backoff_seconds
             );
         }
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_route_paused Whether the route is paused (outboxctl route pause): 1 while it claims nothing.\n# TYPE outboxctl_route_paused gauge"
+        );
+        for ((route, tenant), paused) in &inner.paused {
+            let _ = writeln!(
+                out,
+                "outboxctl_route_paused{{route=\"{}\",tenant=\"{}\"}} {}",
+                label(route),
+                label(tenant),
+                u8::from(*paused)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP outboxctl_heartbeat_failures_total Heartbeats into the relay registry that failed (a failed heartbeat never fails a pass).\n# TYPE outboxctl_heartbeat_failures_total counter\noutboxctl_heartbeat_failures_total {}",
+            inner.heartbeat_failures
+        );
         let _ = writeln!(
             out,
             "# HELP outboxctl_database_up Whether the relay's database answers (0: away; every route waits, without failure backoff, until it answers a probe).\n# TYPE outboxctl_database_up gauge\noutboxctl_database_up {}",

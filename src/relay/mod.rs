@@ -5,6 +5,8 @@ pub mod assemble;
 pub mod backoff;
 pub mod endpoint;
 pub mod engine;
+pub mod fleet;
+pub mod heartbeat;
 pub mod lag;
 pub mod lanes;
 pub mod metrics;

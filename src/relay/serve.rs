@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use super::assemble::AnyRelay;
 use super::endpoint::{self, Endpoint, Limits, StoreGauges};
+use super::fleet::FleetView;
+use super::heartbeat::HeartbeatTask;
 use super::metrics::Metrics;
 use super::{PassReport, RelayEvents, RouteStats, Shutdown};
 use crate::Error;
@@ -33,6 +35,7 @@ pub struct LoopOptions {
 /// A looping relay set up, ready to run.
 pub struct Serving {
     relay: AnyRelay,
+    heartbeat: Option<HeartbeatTask>,
     metrics: Arc<Metrics>,
     wake: Option<crate::store::wake::Listener>,
     storage: crate::model::Storage,
@@ -44,6 +47,7 @@ pub async fn start(
     config: &Config,
     connect_timeout: Duration,
     relay: AnyRelay,
+    heartbeat: Option<HeartbeatTask>,
     options: &LoopOptions,
     warn: &mut dyn FnMut(&str),
 ) -> Result<Serving, Error> {
@@ -66,6 +70,7 @@ pub async fn start(
             },
         };
         let bound = endpoint::spawn(addr, endpoint).await?;
+        relay.fleet().set_metrics_addr(bound.to_string());
         tracing::info!("serving /metrics, /healthz and /readyz on http://{bound}");
     }
     let wake = start_wake(
@@ -78,6 +83,7 @@ pub async fn start(
     .await?;
     Ok(Serving {
         relay,
+        heartbeat,
         metrics,
         wake,
         storage: config.outbox.storage,
@@ -88,17 +94,18 @@ impl Serving {
     /// Every lane ticks until `shutdown`, then drains; the totals per route.
     pub async fn run(mut self, shutdown: &Shutdown) -> Vec<RouteStats> {
         tracing::info!(routes = self.relay.targets().len(), destinations = self.relay.destinations().len(), storage = %self.storage, "relay started");
-        let stats = self
-            .relay
-            .run_loop(
-                shutdown,
-                &LoopEvents {
-                    metrics: &self.metrics,
-                },
-            )
-            .await;
+        let events = LoopEvents {
+            metrics: &self.metrics,
+            fleet: self.relay.fleet(),
+            targets: self.relay.targets(),
+        };
+        events.fleet_gauges();
+        let stats = self.relay.run_loop(shutdown, &events).await;
         if let Some(task) = self.wake {
             task.abort();
+        }
+        if let Some(heartbeat) = self.heartbeat {
+            heartbeat.stop(HEARTBEAT_STOP_WITHIN).await;
         }
         tracing::info!("relay stopped after draining");
         stats
@@ -122,9 +129,26 @@ async fn start_wake(
         .await
 }
 
+/// How long a stopping relay waits for the registry to take its last heartbeat.
+pub const HEARTBEAT_STOP_WITHIN: Duration = Duration::from_secs(2);
+
 /// What the looping relay reports: metrics, and a log line per tick that did something.
 struct LoopEvents<'a> {
     metrics: &'a Metrics,
+    fleet: Arc<FleetView>,
+    targets: Vec<PassTarget>,
+}
+
+impl LoopEvents<'_> {
+    /// `outboxctl_route_paused` and the heartbeat failures, as the heartbeat last read them.
+    fn fleet_gauges(&self) {
+        let paused: Vec<(PassTarget, bool)> = self
+            .targets
+            .iter()
+            .map(|t| (t.clone(), self.fleet.paused(t).is_some()))
+            .collect();
+        self.metrics.fleet(&paused, self.fleet.heartbeat_failures());
+    }
 }
 
 impl RelayEvents for LoopEvents<'_> {
@@ -136,6 +160,7 @@ impl RelayEvents for LoopEvents<'_> {
     }
 
     fn tick(&self, stats: &[RouteStats]) {
+        self.fleet_gauges();
         for s in stats
             .iter()
             .filter(|s| s.claimed > 0 || s.failed_passes > 0 || s.reclaimed > 0)

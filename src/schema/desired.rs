@@ -213,6 +213,8 @@ pub struct PgSchema {
     pub queue_autovacuum: bool,
     pub checkpoint: Option<QualifiedName>,
     pub delivery_log: Option<QualifiedName>,
+    /// The relay registry (`outbox.registry`); its pauses table is named after it.
+    pub registry: Option<QualifiedName>,
     /// Tables of `postgres-table:` destinations configured for the relay.
     pub sinks: Vec<QualifiedName>,
 }
@@ -224,6 +226,7 @@ impl PgSchema {
             relation,
             delivery_log,
             hlc_checkpoint,
+            registry,
         } = &config.outbox.target
         else {
             return Err(crate::Error::Runtime(
@@ -283,6 +286,7 @@ impl PgSchema {
                 queue_autovacuum: config.outbox.autovacuum == crate::vacuum::Autovacuum::Queue,
                 checkpoint,
                 delivery_log,
+                registry: registry.clone().filter(|_| first),
             };
             schema
                 .check_names()
@@ -298,6 +302,7 @@ impl PgSchema {
         for sink in &self.sinks {
             sink_replay_idx(sink)?;
         }
+        self.registry_names().transpose()?;
         self.wake_trigger()?;
         if let Some(log) = &self.delivery_log {
             log.name.with_suffix("delivery log index", "_event_idx")?;
@@ -495,6 +500,25 @@ impl PgSchema {
         ))
     }
 
+    /// The registry, its pauses table and the index of pauses in force.
+    pub fn registry_names(&self) -> Option<Result<RegistryNames, NameError>> {
+        let registry = self.registry.as_ref()?;
+        Some(RegistryNames::of(registry))
+    }
+
+    /// The registry and its pauses table (with the index of pauses in force).
+    pub fn registry_statements(&self) -> Option<Vec<Statement>> {
+        let n = self.registry_names()?.expect("checked in from_config");
+        Some(render::render(
+            render::REGISTRY_SQL,
+            &[
+                ("registry", (&n.registry).into()),
+                ("pauses", (&n.pauses).into()),
+                ("pauses_active_idx", (&n.active_idx).into()),
+            ],
+        ))
+    }
+
     pub fn log_names(&self) -> Option<(QualifiedName, Ident, QualifiedName)> {
         let log = self.delivery_log.as_ref()?;
         let event_idx = log
@@ -581,7 +605,30 @@ impl PgSchema {
         for sink in &self.sinks {
             sections.push(render::join(&self.sink_statements(sink)));
         }
+        if let Some(stmts) = self.registry_statements() {
+            sections.push(render::join(&stmts));
+        }
         sections.join("\n")
+    }
+}
+
+/// The relay registry's objects, named after its table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryNames {
+    pub registry: QualifiedName,
+    pub pauses: QualifiedName,
+    pub active_idx: Ident,
+}
+
+impl RegistryNames {
+    pub fn of(registry: &QualifiedName) -> Result<Self, NameError> {
+        let pauses = registry.sibling("registry pauses", crate::config::PAUSES_SUFFIX)?;
+        let active_idx = pauses.name.with_suffix("pauses index", "_active_idx")?;
+        Ok(Self {
+            registry: registry.clone(),
+            pauses,
+            active_idx,
+        })
     }
 }
 
@@ -599,6 +646,8 @@ pub struct MongoSchema {
     pub outbox: CollectionName,
     pub indexes: Vec<MongoIndexSpec>,
     pub checkpoint: Option<CollectionName>,
+    /// The relay registry (`outbox.registry`); its pauses collection is named after it.
+    pub registry: Option<CollectionName>,
 }
 
 impl MongoSchema {
@@ -606,6 +655,7 @@ impl MongoSchema {
         let Target::Mongo {
             collection,
             hlc_checkpoint,
+            registry,
         } = &config.outbox.target
         else {
             return Err(crate::Error::Runtime(
@@ -636,7 +686,19 @@ impl MongoSchema {
             outbox: collection.clone(),
             indexes,
             checkpoint,
+            registry: registry.clone(),
         })
+    }
+
+    /// The registry's collection and its pauses', when there is a registry.
+    pub fn registry_collections(&self) -> Vec<CollectionName> {
+        let Some(r) = &self.registry else {
+            return vec![];
+        };
+        let pauses = r
+            .sibling("registry pauses", crate::config::PAUSES_SUFFIX)
+            .expect("checked when the configuration was read");
+        vec![r.clone(), pauses]
     }
 
     pub fn use_db(&self) -> Statement {
@@ -657,6 +719,13 @@ impl MongoSchema {
             self.outbox
         ))];
         stmts.extend(self.indexes.iter().map(|s| self.create_index(s)));
+        stmts.extend(self.registry_collections().iter().map(|c| {
+            Statement::new(format!(
+                "db.getSiblingDB({}).createCollection({});",
+                render::js_string(&c.db),
+                render::js_string(&c.collection)
+            ))
+        }));
         let mut out = render::join_js(&stmts);
         if let Some(c) = &self.checkpoint {
             out.push_str(&format!(

@@ -26,13 +26,27 @@ pub async fn introspect(
     client: &mongodb::Client,
     want: &MongoSchema,
 ) -> Result<MongoCatalog, mongodb::error::Error> {
+    let mut registry_collections = Vec::new();
+    for c in want.registry_collections() {
+        let found = client
+            .database(&c.db)
+            .list_collection_names()
+            .filter(mongodb::bson::doc! { "name": &c.collection })
+            .await?;
+        if !found.is_empty() {
+            registry_collections.push(c.to_string());
+        }
+    }
     let db = client.database(&want.outbox.db);
     let names = db
         .list_collection_names()
         .filter(mongodb::bson::doc! { "name": &want.outbox.collection })
         .await?;
     if names.is_empty() {
-        return Ok(MongoCatalog::default());
+        return Ok(MongoCatalog {
+            registry_collections,
+            ..MongoCatalog::default()
+        });
     }
     let coll = db.collection::<Document>(&want.outbox.collection);
     let models: Vec<IndexModel> = coll.list_indexes().await?.try_collect().await?;
@@ -55,6 +69,7 @@ pub async fn introspect(
     Ok(MongoCatalog {
         collection_exists: true,
         indexes,
+        registry_collections,
     })
 }
 
@@ -66,7 +81,15 @@ pub async fn apply_step(
     let db = client.database(&want.outbox.db);
     let fail = |e: mongodb::error::Error| Error::mongo(format!("{} failed", step.summary), e);
     match &step.mongo_index {
-        None => match db.create_collection(&want.outbox.collection).await {
+        None => match match &step.mongo_collection {
+            Some(c) => {
+                client
+                    .database(&c.db)
+                    .create_collection(&c.collection)
+                    .await
+            }
+            None => db.create_collection(&want.outbox.collection).await,
+        } {
             Ok(()) => Ok(()),
             Err(e) if matches!(*e.kind, mongodb::error::ErrorKind::Command(ref c) if c.code == NAMESPACE_EXISTS) => {
                 Ok(())

@@ -99,6 +99,9 @@ pub struct Step {
     /// For MongoDB index steps, the index to create.
     #[serde(skip)]
     pub mongo_index: Option<MongoIndexSpec>,
+    /// For MongoDB collection steps, the collection to create (`None`: the outbox's).
+    #[serde(skip)]
+    pub mongo_collection: Option<crate::target::CollectionName>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -124,6 +127,7 @@ impl MigrationPlan {
             kind,
             statements,
             mongo_index: None,
+            mongo_collection: None,
         });
     }
 
@@ -176,6 +180,7 @@ pub fn plan_postgres(want: &PgSchema, have: &PgCatalog) -> MigrationPlan {
     schemas.extend(want.checkpoint.iter().map(|c| &c.schema));
     schemas.extend(want.delivery_log.iter().map(|l| &l.schema));
     schemas.extend(want.sinks.iter().map(|l| &l.schema));
+    schemas.extend(want.registry.iter().map(|l| &l.schema));
     schemas.sort();
     schemas.dedup();
     for schema in schemas {
@@ -192,6 +197,7 @@ pub fn plan_postgres(want: &PgSchema, have: &PgCatalog) -> MigrationPlan {
     plan_outbox(want, have, &mut plan);
     plan_checkpoint(want, have, &mut plan);
     plan_delivery_log(want, have, &mut plan);
+    plan_registry(want, have, &mut plan);
     for sink in &want.sinks {
         match have.tables.get(sink) {
             None => plan.step(
@@ -459,6 +465,29 @@ fn plan_checkpoint(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) 
     }
 }
 
+/// The relay registry and its pauses table, each created when missing (a table made by an
+/// earlier version is left as it is).
+fn plan_registry(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
+    let Some(Ok(names)) = want.registry_names() else {
+        return;
+    };
+    let stmts = want.registry_statements().expect("registry wanted");
+    if !have.tables.contains_key(&names.registry) {
+        plan.step(
+            format!("create relay registry {}", names.registry.plain()),
+            StepKind::Transaction,
+            stmts[..1].to_vec(),
+        );
+    }
+    if !have.tables.contains_key(&names.pauses) {
+        plan.step(
+            format!("create route pauses {}", names.pauses.plain()),
+            StepKind::Transaction,
+            stmts[1..].to_vec(),
+        );
+    }
+}
+
 fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
     let Some((log, event_idx, default)) = want.log_names() else {
         return;
@@ -562,6 +591,8 @@ pub struct MongoIndexFacts {
 pub struct MongoCatalog {
     pub collection_exists: bool,
     pub indexes: Vec<MongoIndexFacts>,
+    /// Of the registry's collections, those that exist (`db.collection`).
+    pub registry_collections: Vec<String>,
 }
 
 pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
@@ -575,7 +606,23 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
                 super::render::js_string(&want.outbox.collection)
             ))],
             mongo_index: None,
+            mongo_collection: None,
         });
+    }
+    for c in want.registry_collections() {
+        if !have.registry_collections.contains(&c.to_string()) {
+            plan.steps.push(Step {
+                summary: format!("create collection {c}"),
+                kind: StepKind::Mongo,
+                statements: vec![Statement::new(format!(
+                    "db.getSiblingDB({}).createCollection({})",
+                    super::render::js_string(&c.db),
+                    super::render::js_string(&c.collection)
+                ))],
+                mongo_index: None,
+                mongo_collection: Some(c),
+            });
+        }
     }
     for spec in &want.indexes {
         let keys: Vec<(String, i64)> = spec
@@ -605,6 +652,7 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
                 kind: StepKind::Mongo,
                 statements: vec![want.create_index(spec)],
                 mongo_index: Some(spec.clone()),
+                mongo_collection: None,
             }),
         }
     }

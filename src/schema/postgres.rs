@@ -126,6 +126,10 @@ pub async fn introspect(
     let mut relations = vec![want.outbox.clone()];
     relations.extend(want.checkpoint.iter().cloned());
     relations.extend(want.sinks.iter().cloned());
+    if let Some(Ok(names)) = want.registry_names() {
+        relations.push(names.registry);
+        relations.push(names.pauses);
+    }
     if let Some((log, _, default)) = want.log_names() {
         relations.push(log);
         relations.push(default);

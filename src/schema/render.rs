@@ -17,6 +17,7 @@ pub const KEY_ORDER_SQL: &str = include_str!("../../templates/postgres/key_order
 pub const CHECKPOINT_SQL: &str = include_str!("../../templates/postgres/hlc_checkpoint.sql");
 pub const DELIVERY_LOG_SQL: &str = include_str!("../../templates/postgres/delivery_log.sql");
 pub const SINK_SQL: &str = include_str!("../../templates/postgres/sink.sql");
+pub const REGISTRY_SQL: &str = include_str!("../../templates/postgres/registry.sql");
 pub const REPLAY_SQL: &str = include_str!("../../templates/postgres/replay.sql");
 pub const WAKE_SQL: &str = include_str!("../../templates/postgres/wake.sql");
 

@@ -61,6 +61,7 @@ impl<'a> Backend<'a> {
                 relation,
                 delivery_log,
                 hlc_checkpoint,
+                ..
             } => Backend::Postgres(Postgres {
                 config,
                 connect_timeout,
@@ -71,6 +72,7 @@ impl<'a> Backend<'a> {
             Target::Mongo {
                 collection,
                 hlc_checkpoint,
+                ..
             } => Backend::Mongo(Mongo {
                 config,
                 connect_timeout,
@@ -86,6 +88,48 @@ impl<'a> Backend<'a> {
             Backend::Postgres(pg) => Ok(pg),
             Backend::Mongo(_) | Backend::Memory(_) => Err(Error::Runtime(
                 "this command serves PostgreSQL outboxes only (storage moves, delivery-log partitions and their checks are PostgreSQL's)".into(),
+            )),
+        }
+    }
+
+    /// The relay registry (not connected yet on PostgreSQL), or why the configuration has
+    /// none (exit 2).
+    pub async fn registry(&self) -> Result<super::registry::Registry, Error> {
+        use super::registry::Registry;
+        match self {
+            Backend::Postgres(pg) => {
+                let Target::Postgres {
+                    registry: Some(r), ..
+                } = &pg.config.outbox.target
+                else {
+                    return Err(pg.config.no_registry().into());
+                };
+                Ok(Registry::Postgres {
+                    registry: super::postgres::registry::PgRegistry {
+                        names: crate::schema::desired::RegistryNames::of(r)?,
+                    },
+                    url: pg.config.require_url()?.clone(),
+                    timeout: pg.connect_timeout,
+                    conn: None,
+                })
+            }
+            Backend::Mongo(m) => {
+                let Target::Mongo {
+                    registry: Some(r), ..
+                } = &m.config.outbox.target
+                else {
+                    return Err(m.config.no_registry().into());
+                };
+                let pauses = r.sibling("registry pauses", crate::config::PAUSES_SUFFIX)?;
+                let client = m.connect().await?;
+                Ok(Registry::Mongo {
+                    registry: super::mongo::registry::MongoRegistry::new(&client, r, &pauses),
+                    name: r.to_string(),
+                    beats: 0,
+                })
+            }
+            Backend::Memory(_) => Err(Error::NotConfigured(
+                "the memory store keeps no relay registry",
             )),
         }
     }

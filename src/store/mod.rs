@@ -10,6 +10,7 @@ pub mod memory;
 pub mod mongo;
 pub mod ops;
 pub mod postgres;
+pub mod registry;
 pub mod replay;
 pub mod wake;
 

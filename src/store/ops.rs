@@ -31,6 +31,9 @@ pub struct RouteSummary {
     /// Keys strict order holds back (read by the relay's metrics endpoint in strict mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocked_keys: Option<i64>,
+    /// The route is paused (`outboxctl route pause`), as the relay registry says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused: Option<crate::fleet::Pause>,
 }
 
 /// One row as `inspect pending|failed` shows it.

@@ -172,6 +172,7 @@ async fn the_story_holds_on_postgres() {
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: false,
+        pauses: None,
     };
     let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
     let mut a = PgStore::connect(&url, Duration::from_secs(5), opts.clone())

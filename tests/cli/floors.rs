@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A module may import only from floors below its own.
 const FLOORS: &[&[&str]] = &[
     // pure types and rules
-    &["dburl", "duration", "exit_code", "hlc", "vacuum"],
+    &["dburl", "duration", "exit_code", "fleet", "hlc", "vacuum"],
     &["model", "target"],
     // a destination URL (its `postgres-table:` names a table)
     &["desturl"],

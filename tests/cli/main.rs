@@ -19,6 +19,7 @@ mod ecosystem;
 mod endpoint;
 mod errors;
 mod failures;
+mod fleet;
 mod floors;
 mod help_text;
 mod metrics;

@@ -125,6 +125,7 @@ impl Backend {
             pass_statement_timeout: Duration::from_secs(2),
             pass_deadline: Duration::from_secs(5),
             prepared_statements: false,
+            pauses: None,
         };
         Self::Pg { schema, opts }
     }

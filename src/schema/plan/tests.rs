@@ -14,6 +14,7 @@ fn schema(storage: Storage, hlc: bool) -> PgSchema {
         checkpoint: None,
         delivery_log: None,
         sinks: vec![],
+        registry: None,
     }
 }
 
@@ -185,6 +186,7 @@ fn mongo_plan_adds_missing_and_reports_conflicting() {
         outbox: crate::target::CollectionName::parse("c", "app.outbox").unwrap(),
         indexes: crate::schema::render::mongo_outbox_indexes(),
         checkpoint: None,
+        registry: None,
     };
     let plan = plan_mongo(&want, &MongoCatalog::default());
     assert_eq!(plan.steps.len(), 6, "collection + 5 indexes");
@@ -196,6 +198,7 @@ fn mongo_plan_adds_missing_and_reports_conflicting() {
             unique: false,
             sparse: false,
         }],
+        registry_collections: vec![],
     };
     let plan = plan_mongo(&want, &have);
     assert_eq!(plan.steps.len(), 4);

@@ -76,6 +76,7 @@ impl OpsStore for MemoryStore {
             delivered_last_hour: None,
             delivered_last_day: None,
             blocked_keys: None,
+            paused: None,
         })
     }
 

@@ -6,6 +6,7 @@
 
 pub mod diagnostics;
 pub mod ops;
+pub mod registry;
 pub mod replay;
 mod stage;
 pub mod wake;

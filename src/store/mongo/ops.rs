@@ -281,6 +281,7 @@ impl OpsStore for MongoOps {
             delivered_last_hour: None,
             delivered_last_day: None,
             blocked_keys: None,
+            paused: None,
         })
     }
 

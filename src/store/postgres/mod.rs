@@ -6,6 +6,7 @@ pub mod diagnostics;
 pub mod ops;
 pub mod partitions;
 pub mod pass;
+pub mod registry;
 pub mod replay;
 mod rows;
 pub mod sql;
@@ -40,6 +41,9 @@ pub struct PgStoreOptions {
     /// ones in a transaction each: for direct connections and pgbouncer 1.21+ (see
     /// [`crate::db::pg`]).
     pub prepared_statements: bool,
+    /// The route pauses table (`outbox.registry`'s): the claim takes nothing of a paused
+    /// route, so a pause holds from the next pass without a statement of its own.
+    pub pauses: Option<crate::target::QualifiedName>,
 }
 
 impl PgStoreOptions {
@@ -60,6 +64,7 @@ impl PgStoreOptions {
             pass_statement_timeout: config.relay.pass_statement_timeout,
             pass_deadline: config.relay.pass_deadline,
             prepared_statements: config.relay.prepared_statements,
+            pauses: None,
         }
     }
 }

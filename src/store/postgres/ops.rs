@@ -334,6 +334,7 @@ impl OpsStore for PgOps<'_> {
             delivered_last_hour: None,
             delivered_last_day: None,
             blocked_keys: None,
+            paused: None,
         };
         if let Some(log) = &self.log {
             let sql = format!(

@@ -65,6 +65,23 @@ pub fn blocking_rows(alias: &str) -> String {
     )
 }
 
+/// The claim's check of the route pauses table (`outbox.registry`): empty without one. An
+/// uncorrelated `NOT EXISTS`, so PostgreSQL evaluates it once per statement (a one-time filter
+/// over the pauses in force, by their index) and a paused route's claim reads no row.
+fn not_paused(opts: &PgStoreOptions) -> String {
+    let Some(pauses) = &opts.pauses else {
+        return String::new();
+    };
+    let tenant = if opts.tenant_aware {
+        "(p.tenant_id IS NULL OR p.tenant_id = $4)"
+    } else {
+        "p.tenant_id IS NULL"
+    };
+    format!(
+        " AND NOT EXISTS (SELECT 1 FROM {pauses} p WHERE p.route = $1 AND p.resumed_at IS NULL AND {tenant})"
+    )
+}
+
 /// How many candidate rows locked by other relays a strict claim steps over before it stops
 /// short (consume storage holds a pass's locks to its end).
 const STRICT_LOCKED_SLACK: u32 = 5_000;
@@ -203,16 +220,17 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     // ripe and fresh rows add up to at most `$2`: their union needs no limit but the one that
     // tells the planner so.
     let outer = index_order.replace("c.", "cand.");
+    let paused = not_paused(opts);
     let ctes = format!(
         "WITH {blockers},
 ripe AS (
     SELECT {ripe_cols} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}{paused}
      ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
 fresh AS (
     SELECT {fresh_cols} FROM (
         SELECT c.id, c.available_at, c.created_at{hlc_col} FROM {table} c
-         WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}
+         WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}{paused}
          ORDER BY {index_order} LIMIT $2 + {STRICT_LOCKED_SLACK}) cand
       JOIN {table} t ON t.id = cand.id AND t.status = 'pending' AND t.available_at IS NULL
      ORDER BY {outer} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE OF t SKIP LOCKED),
@@ -252,15 +270,16 @@ fn best_effort_claim(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     } else {
         ("c.created_at, c.id", "c.available_at, c.created_at")
     };
+    let paused = not_paused(opts);
     let ranges = |cols: &str| {
         format!(
             "WITH ripe AS (
     SELECT {cols} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{paused}
      ORDER BY {ripe_order} LIMIT $2 FOR UPDATE SKIP LOCKED),
 fresh AS (
     SELECT {cols} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{paused}
      ORDER BY {fresh_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED)"
         )
     };

@@ -67,6 +67,7 @@ async fn explain_claim(
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: false,
+        pauses: None,
     };
     let sql = outboxctl::store::postgres::claim_sql(
         &outboxctl::target::QualifiedName::parse("r", t).unwrap(),

@@ -179,6 +179,7 @@ async fn a_pass_inside_the_callers_transaction_is_a_savepoint() {
         pass_statement_timeout: Duration::from_millis(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: false,
+        pauses: None,
     };
     let mut caller = crate::common::pg().await;
     for commit in [false, true] {

@@ -104,6 +104,7 @@ fn store_options(schema: &PgSchema, storage: Storage, key_order: KeyOrder) -> Pg
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: false,
+        pauses: None,
     }
 }
 

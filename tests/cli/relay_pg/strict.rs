@@ -258,6 +258,7 @@ async fn strict_key_order_with_hlc_decides_earlier_by_the_claim_order() {
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: false,
+        pauses: None,
     };
     for storage in [Storage::Retain, Storage::Consume] {
         opts.storage = storage;

@@ -1,0 +1,210 @@
+//! The fleet as an operator sees it: which relays work the outbox (`inspect relays`), and
+//! pausing and resuming a route everywhere (`route pause|resume|list`). Pauses are read by
+//! every outboxctl relay, looping or `--once`, by its next pass (PostgreSQL: the claim reads
+//! them; MongoDB: the heartbeat does, within `relay.heartbeat`). forze's relays do not read
+//! them. No terminal code.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::Error;
+use crate::config::{Config, ConfigError};
+use crate::fleet::{Pause, RelayRecord};
+use crate::store::backend::Backend;
+use crate::store::registry::{self, Registry};
+
+/// Every relay registered, its state judged by the server.
+pub async fn relays(config: &Config, connect_timeout: Duration) -> Result<Vec<RelayRecord>, Error> {
+    open(config, connect_timeout).await?.relays().await
+}
+
+/// The registry, or why there is none.
+async fn open(config: &Config, connect_timeout: Duration) -> Result<Registry, Error> {
+    config.require_url()?;
+    Backend::of(config, connect_timeout).registry().await
+}
+
+/// A route (and tenant) to pause or resume, checked against the configuration.
+#[derive(Debug, Clone)]
+pub struct RouteRef {
+    pub route: String,
+    pub tenant: Option<Uuid>,
+}
+
+impl RouteRef {
+    /// `--tenant` only on a tenant-aware outbox; a route name is never empty.
+    pub fn checked(config: &Config, route: &str, tenant: Option<Uuid>) -> Result<Self, Error> {
+        let route = route.trim();
+        if route.is_empty() {
+            return Err(ConfigError::Invalid(
+                "the route name is empty: name the route to pause or resume".into(),
+            )
+            .into());
+        }
+        if tenant.is_some() && !config.outbox.tenant_aware {
+            return Err(ConfigError::Invalid(
+                "--tenant needs outbox.tenant_aware: true (this outbox's routes are paused for every tenant: drop --tenant)".into(),
+            )
+            .into());
+        }
+        Ok(Self {
+            route: route.to_owned(),
+            tenant,
+        })
+    }
+}
+
+/// What `route pause` did.
+#[derive(Debug, Serialize)]
+pub struct Paused {
+    /// The pause in force.
+    pub pause: Pause,
+    /// It was paused already (nothing changed).
+    pub already: bool,
+    /// No live relay serves the route (for that tenant): the pause waits for one.
+    pub unserved: bool,
+}
+
+/// Pauses a route everywhere.
+pub async fn pause(
+    config: &Config,
+    connect_timeout: Duration,
+    target: &RouteRef,
+    reason: &str,
+) -> Result<Paused, Error> {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(ConfigError::Invalid(
+            "--reason is empty: say why the route is paused (the next on-call reads it)".into(),
+        )
+        .into());
+    }
+    let mut registry = open(config, connect_timeout).await?;
+    let made = registry
+        .pause(&target.route, target.tenant, reason, &registry::os_actor())
+        .await?;
+    let unserved = !registry
+        .relays()
+        .await?
+        .iter()
+        .any(|r| r.serves(&target.route, target.tenant));
+    let (pause, already) = match made {
+        Ok(p) => (p, false),
+        Err(p) => (p, true),
+    };
+    Ok(Paused {
+        pause,
+        already,
+        unserved,
+    })
+}
+
+/// Resumes a route; `None` when it was not paused.
+pub async fn resume(
+    config: &Config,
+    connect_timeout: Duration,
+    target: &RouteRef,
+) -> Result<Option<Pause>, Error> {
+    let mut registry = open(config, connect_timeout).await?;
+    registry
+        .resume(&target.route, target.tenant, &registry::os_actor())
+        .await
+}
+
+/// A route's line in `route list`: paused or active, or (history) one pause or resume.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RouteState {
+    pub route: String,
+    pub tenant: Option<Uuid>,
+    /// `paused` or `active`; in the history, `paused` or `resumed`.
+    pub state: &'static str,
+    pub reason: Option<String>,
+    pub by: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+}
+
+/// Every route configured or served by a live relay, paused or active; or (`history`) every
+/// pause and resume, oldest first.
+pub async fn list(
+    config: &Config,
+    connect_timeout: Duration,
+    history: bool,
+) -> Result<Vec<RouteState>, Error> {
+    let mut registry = open(config, connect_timeout).await?;
+    let pauses = registry.pauses(history).await?;
+    if history {
+        let mut out = Vec::new();
+        for p in pauses {
+            out.push(RouteState {
+                route: p.pause.route.clone(),
+                tenant: p.pause.tenant,
+                state: "paused",
+                reason: Some(p.pause.reason.clone()),
+                by: Some(p.pause.by.clone()),
+                since: Some(p.pause.since),
+            });
+            if let Some(at) = p.resumed_at {
+                out.push(RouteState {
+                    route: p.pause.route,
+                    tenant: p.pause.tenant,
+                    state: "resumed",
+                    reason: None,
+                    by: p.resumed_by,
+                    since: Some(at),
+                });
+            }
+        }
+        out.sort_by_key(|s| s.since);
+        return Ok(out);
+    }
+    let relays = registry.relays().await?;
+    let mut names: BTreeSet<String> = config.relay.routes.keys().cloned().collect();
+    for r in relays
+        .iter()
+        .filter(|r| r.state == crate::fleet::RelayState::Live)
+    {
+        names.extend(r.routes.iter().cloned());
+    }
+    let mut out: Vec<RouteState> = pauses
+        .iter()
+        .map(|p| RouteState {
+            route: p.pause.route.clone(),
+            tenant: p.pause.tenant,
+            state: "paused",
+            reason: Some(p.pause.reason.clone()),
+            by: Some(p.pause.by.clone()),
+            since: Some(p.pause.since),
+        })
+        .collect();
+    for name in names {
+        if !out.iter().any(|s| s.route == name && s.tenant.is_none()) {
+            out.push(RouteState {
+                route: name,
+                tenant: None,
+                state: "active",
+                reason: None,
+                by: None,
+                since: None,
+            });
+        }
+    }
+    out.sort_by(|a, b| (&a.route, a.tenant).cmp(&(&b.route, b.tenant)));
+    Ok(out)
+}
+
+/// The pauses in force, for `inspect` and `top`: none when the configuration has no registry
+/// or the database has no registry table yet.
+pub async fn pauses_if_any(config: &Config, connect_timeout: Duration) -> Vec<Pause> {
+    let Ok(mut registry) = open(config, connect_timeout).await else {
+        return Vec::new();
+    };
+    registry
+        .pauses(false)
+        .await
+        .map(|ps| ps.into_iter().map(|p| p.pause).collect())
+        .unwrap_or_default()
+}

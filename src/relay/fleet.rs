@@ -1,0 +1,264 @@
+//! What a relay shares with its fleet, between its lanes and its heartbeat: the pauses in force
+//! (lanes skip a paused route before each pass) and what the heartbeat reports (rows published,
+//! the last pass, the last error, the delivery lag since the previous heartbeat).
+//!
+//! `last_pass_at` means: a pass finished, and every pass since honours the pauses made before
+//! it. Where the claim itself reads the pauses (PostgreSQL), that is the pass's end. Where only
+//! the heartbeat reads them (MongoDB), a pass counts no later than the moment the heartbeat
+//! that read its pauses was sent, so an operator who waits for every relay's `last_pass_at` to
+//! pass a pause's `since` knows nothing of the route is published afterwards.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::PassReport;
+use super::lag::LagHistogram;
+use crate::fleet::{Pause, PauseSet};
+use crate::store::PassTarget;
+
+/// The pauses as last read, and what the heartbeat reports.
+#[derive(Default)]
+pub struct FleetView {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    pauses: PauseSet,
+    /// When the heartbeat that read `pauses` was sent; `None` while the claim reads the pauses
+    /// itself (or nothing was read).
+    read_sent: Option<Instant>,
+    /// The pauses are checked by the claim statement too.
+    claim_checks: bool,
+    last_pass: Option<Instant>,
+    published: u64,
+    lag: LagHistogram,
+    errors: HashMap<PassTarget, String>,
+    metrics_addr: Option<String>,
+    heartbeat_failures: u64,
+}
+
+impl Inner {
+    /// A pass under `ticket` ends now: it counts no later than its pauses' read.
+    fn count_pass(&mut self, ticket: Ticket) {
+        let finished = Instant::now();
+        let counted = ticket.read_sent.map_or(finished, |s| s.min(finished));
+        self.last_pass = Some(self.last_pass.map_or(counted, |l| l.max(counted)));
+    }
+}
+
+/// A pass allowed to start: what [`FleetView::after_pass`] needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Ticket {
+    read_sent: Option<Instant>,
+}
+
+/// What a heartbeat reports, taken from the view (the lag window restarts).
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub last_pass_ago: Option<Duration>,
+    pub published: u64,
+    pub last_error: Option<String>,
+    pub lag_p99_ms: Option<f64>,
+    pub metrics_addr: Option<String>,
+}
+
+impl FleetView {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The claim statement reads the pauses (PostgreSQL with the pauses table).
+    pub fn claim_checks_pauses(&self) {
+        self.lock().claim_checks = true;
+    }
+
+    /// The pauses a heartbeat sent at `sent` read back; the pauses that changed (paused, resumed).
+    pub fn apply(&self, pauses: PauseSet, sent: Instant) -> (Vec<Pause>, Vec<Pause>) {
+        let mut inner = self.lock();
+        let paused = pauses
+            .0
+            .iter()
+            .filter(|p| !inner.pauses.0.contains(p))
+            .cloned()
+            .collect();
+        let resumed = inner
+            .pauses
+            .0
+            .iter()
+            .filter(|p| !pauses.0.contains(p))
+            .cloned()
+            .collect();
+        inner.pauses = pauses;
+        inner.read_sent = Some(sent);
+        (paused, resumed)
+    }
+
+    /// The pause holding `target`, if any; else the ticket of a pass that may start. A pass
+    /// skipped for a pause counts as a pass in `last_pass_at`: the relay is up to date with
+    /// the pauses then.
+    pub fn before_pass(&self, target: &PassTarget) -> Result<Ticket, Pause> {
+        let mut inner = self.lock();
+        let ticket = Ticket {
+            read_sent: if inner.claim_checks {
+                None
+            } else {
+                inner.read_sent
+            },
+        };
+        match inner.pauses.find(&target.route, target.tenant).cloned() {
+            Some(p) => {
+                inner.count_pass(ticket);
+                Err(p)
+            }
+            None => Ok(ticket),
+        }
+    }
+
+    /// Whether `target` is paused now.
+    pub fn paused(&self, target: &PassTarget) -> Option<Pause> {
+        self.lock()
+            .pauses
+            .find(&target.route, target.tenant)
+            .cloned()
+    }
+
+    /// A pass allowed by `ticket` ended with `report`.
+    pub fn after_pass(&self, target: &PassTarget, ticket: Ticket, report: &PassReport) {
+        let mut inner = self.lock();
+        inner.count_pass(ticket);
+        inner.published += report.published as u64;
+        for &s in &report.lag_seconds {
+            inner.lag.record(s);
+        }
+        match (&report.error, report.committed) {
+            (Some(e), false) => {
+                inner.errors.insert(target.clone(), e.clone());
+            }
+            _ => {
+                inner.errors.remove(target);
+            }
+        }
+    }
+
+    /// Where `/metrics` is served, for the registry.
+    pub fn set_metrics_addr(&self, addr: String) {
+        self.lock().metrics_addr = Some(addr);
+    }
+
+    /// A heartbeat failed (it never fails a pass): counted for `/metrics`.
+    pub fn heartbeat_failed(&self) {
+        self.lock().heartbeat_failures += 1;
+    }
+
+    pub fn heartbeat_failures(&self) -> u64 {
+        self.lock().heartbeat_failures
+    }
+
+    /// The pauses in force as last read.
+    pub fn pauses(&self) -> PauseSet {
+        self.lock().pauses.clone()
+    }
+
+    /// What the next heartbeat reports; the lag window starts again.
+    pub fn report(&self) -> Report {
+        let mut inner = self.lock();
+        let lag = std::mem::take(&mut inner.lag);
+        let mut errors: Vec<(&PassTarget, &String)> = inner.errors.iter().collect();
+        errors.sort_by(|a, b| a.0.route.cmp(&b.0.route));
+        Report {
+            last_pass_ago: inner.last_pass.map(|l| l.elapsed()),
+            published: inner.published,
+            last_error: errors.first().map(|(t, e)| format!("{t}: {e}")),
+            lag_p99_ms: lag.quantile(0.99).map(|s| (s * 1e4).round() / 10.0),
+            metrics_addr: inner.metrics_addr.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Utc;
+
+    fn target(route: &str) -> PassTarget {
+        PassTarget {
+            route: route.into(),
+            tenant: None,
+        }
+    }
+
+    fn pause(route: &str) -> Pause {
+        Pause {
+            route: route.into(),
+            tenant: None,
+            reason: "consumer broken".into(),
+            by: "ops@h".into(),
+            since: Utc::now(),
+        }
+    }
+
+    fn committed(published: usize) -> PassReport {
+        PassReport {
+            committed: true,
+            published,
+            ..PassReport::default()
+        }
+    }
+
+    #[test]
+    fn a_paused_route_gets_no_ticket_until_resumed() {
+        let view = FleetView::default();
+        let (paused, _) = view.apply(PauseSet(vec![pause("orders")]), Instant::now());
+        assert_eq!(paused.len(), 1);
+        assert!(view.before_pass(&target("orders")).is_err());
+        assert!(view.before_pass(&target("billing")).is_ok());
+        let (_, resumed) = view.apply(PauseSet::default(), Instant::now());
+        assert_eq!(resumed.len(), 1);
+        assert!(view.before_pass(&target("orders")).is_ok());
+    }
+
+    #[test]
+    fn without_the_claims_check_a_pass_counts_no_later_than_its_pauses_read() {
+        let view = FleetView::default();
+        let sent = Instant::now();
+        view.apply(PauseSet::default(), sent);
+        let ticket = view.before_pass(&target("orders")).unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        view.after_pass(&target("orders"), ticket, &committed(3));
+        let r = view.report();
+        assert!(r.last_pass_ago.unwrap() >= sent.elapsed() - Duration::from_millis(1));
+        assert_eq!(r.published, 3);
+    }
+
+    #[test]
+    fn with_the_claims_check_a_pass_counts_when_it_ends() {
+        let view = FleetView::default();
+        view.claim_checks_pauses();
+        view.apply(PauseSet::default(), Instant::now());
+        std::thread::sleep(Duration::from_millis(30));
+        let ticket = view.before_pass(&target("orders")).unwrap();
+        view.after_pass(&target("orders"), ticket, &committed(1));
+        assert!(view.report().last_pass_ago.unwrap() < Duration::from_millis(25));
+    }
+
+    #[test]
+    fn a_failed_pass_is_the_last_error_until_its_route_commits() {
+        let view = FleetView::default();
+        let t = target("orders");
+        let failed = PassReport {
+            error: Some("broker said no".into()),
+            ..PassReport::default()
+        };
+        view.after_pass(&t, view.before_pass(&t).unwrap(), &failed);
+        assert_eq!(
+            view.report().last_error.as_deref(),
+            Some("orders: broker said no")
+        );
+        view.after_pass(&t, view.before_pass(&t).unwrap(), &committed(1));
+        assert_eq!(view.report().last_error, None);
+    }
+}

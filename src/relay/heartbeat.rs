@@ -1,0 +1,229 @@
+//! The relay's heartbeat into the registry (`outbox.registry`): registered before the first
+//! pass (so pauses in force are known from the start), then every `relay.heartbeat` on a task
+//! of its own, with its own connection, reading the pauses back into the [`FleetView`] the
+//! lanes consult. A failed heartbeat is logged and counted, never a pass's failure; a database
+//! without the registry's table runs the relay as before, and says once how to add it. On
+//! stop: a last heartbeat, then the row is marked stopped.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use super::fleet::FleetView;
+use crate::config::Config;
+use crate::fleet::{Heartbeat, Pause};
+use crate::store::backend::Backend;
+use crate::store::registry::{self, Registry};
+
+/// Who this relay is, as its row says.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub id: String,
+    pub host: String,
+    pub pid: u32,
+    pub routes: Vec<String>,
+    pub tenants: Vec<Uuid>,
+}
+
+impl Identity {
+    /// This process serving `routes` for `tenants`.
+    pub fn here(routes: Vec<String>, tenants: Vec<Uuid>) -> Self {
+        let host = registry::host_name();
+        let pid = std::process::id();
+        let tag: u32 = rand::random();
+        Self {
+            id: format!("{host}-{pid}-{:06x}", tag & 0xff_ffff),
+            host,
+            pid,
+            routes,
+            tenants,
+        }
+    }
+}
+
+/// A relay registered: its registry, ready for [`Registered::spawn`].
+pub struct Registered {
+    registry: Registry,
+    /// The first heartbeat read the pauses table: the claim may read it too.
+    table_seen: bool,
+    identity: Identity,
+    interval: Duration,
+    fleet: Arc<FleetView>,
+}
+
+fn describe(p: &Pause) -> String {
+    let tenant = p
+        .tenant
+        .map(|t| format!(" for tenant {t}"))
+        .unwrap_or_default();
+    format!(
+        "route {}{tenant} paused by {} since {}: {}",
+        p.route,
+        p.by,
+        p.since.format("%Y-%m-%dT%H:%M:%SZ"),
+        p.reason
+    )
+}
+
+impl Registered {
+    /// Registers the relay (its first heartbeat), or says through `warn` why it runs without
+    /// a registry: `None` then. `Some` even when that heartbeat failed for another reason
+    /// (the next one may succeed). The pauses read go into `fleet`; `claim_checks` says
+    /// whether the claim will read them too (the caller then passes [`Self::pauses_table`]
+    /// to its stores).
+    pub async fn register(
+        backend: &Backend<'_>,
+        config: &Config,
+        identity: Identity,
+        fleet: Arc<FleetView>,
+        warn: &mut dyn FnMut(&str),
+    ) -> Option<Self> {
+        let registry = match backend.registry().await {
+            Ok(r) => r,
+            Err(crate::Error::Config(e)) => {
+                if !registry_is_off(config) {
+                    warn(&format!("this relay does not register: {e}"));
+                }
+                return None;
+            }
+            Err(e) => {
+                warn(&format!(
+                    "this relay does not register (its routes run all the same): {e}"
+                ));
+                return None;
+            }
+        };
+        let mut me = Self {
+            registry,
+            table_seen: false,
+            identity,
+            interval: config.relay.heartbeat,
+            fleet,
+        };
+        match me.beat().await {
+            Ok((paused, _)) => {
+                me.table_seen = true;
+                if me.registry.pauses_table().is_some() {
+                    me.fleet.claim_checks_pauses();
+                }
+                for p in paused {
+                    warn(&format!(
+                        "{}: it claims nothing until resumed",
+                        describe(&p)
+                    ));
+                }
+                Some(me)
+            }
+            Err(e) if Registry::is_missing(&e) => {
+                warn(&format!(
+                    "the relay registry {} does not exist, so this relay does not register and reads no route pauses: run `outboxctl migrate` to add it",
+                    me.registry.name()
+                ));
+                None
+            }
+            Err(e) => {
+                me.fleet.heartbeat_failed();
+                warn(&format!(
+                    "the first heartbeat failed (the relay runs all the same and tries again every {}): {e}",
+                    crate::duration::Dur(me.interval)
+                ));
+                Some(me)
+            }
+        }
+    }
+
+    /// The pauses table the claim should read (PostgreSQL): only when the first heartbeat
+    /// read it, so a claim never names a table that is missing.
+    pub fn claim_pauses(&self) -> Option<crate::target::QualifiedName> {
+        self.registry.pauses_table().filter(|_| self.table_seen)
+    }
+
+    /// One heartbeat: the row written, the pauses read into the view; the pauses that began
+    /// and ended since the last one.
+    async fn beat(&mut self) -> Result<(Vec<Pause>, Vec<Pause>), crate::Error> {
+        let report = self.fleet.report();
+        let hb = Heartbeat {
+            id: self.identity.id.clone(),
+            host: self.identity.host.clone(),
+            pid: self.identity.pid,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            routes: self.identity.routes.clone(),
+            tenants: self.identity.tenants.clone(),
+            last_pass_ago: report.last_pass_ago,
+            last_error: report.last_error,
+            published: report.published,
+            lag_p99_ms: report.lag_p99_ms,
+            metrics_addr: report.metrics_addr,
+            interval: self.interval,
+        };
+        let sent = Instant::now();
+        let answer = self.registry.beat(&hb).await?;
+        Ok(self.fleet.apply(answer.pauses, sent))
+    }
+
+    /// Heartbeats every interval until [`HeartbeatTask::stop`].
+    pub fn spawn(mut self) -> HeartbeatTask {
+        let (tx, mut rx) = watch::channel(false);
+        let handle = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = tokio::time::sleep(self.interval) => {}
+                    _ = rx.changed() => break,
+                }
+                match self.beat().await {
+                    Ok((paused, resumed)) => {
+                        for p in paused {
+                            tracing::warn!("{}: it claims nothing until resumed", describe(&p));
+                        }
+                        for p in resumed {
+                            tracing::info!(route = %p.route, "route resumed: it claims again");
+                        }
+                    }
+                    Err(e) => {
+                        self.fleet.heartbeat_failed();
+                        tracing::warn!(
+                            "heartbeat into the relay registry failed (passes go on): {e}"
+                        );
+                    }
+                }
+            }
+            // the last word: final figures, then stopped
+            let last = self.beat().await.map(drop);
+            if let Err(e) = last.and(self.registry.stop(&self.identity.id).await) {
+                tracing::warn!("could not mark this relay stopped in the registry: {e}");
+            }
+        });
+        HeartbeatTask { stop: tx, handle }
+    }
+}
+
+fn registry_is_off(config: &Config) -> bool {
+    matches!(
+        &config.outbox.target,
+        crate::config::Target::Postgres { relation, registry: None, .. } if !relation.is_per_tenant()
+    ) || matches!(
+        &config.outbox.target,
+        crate::config::Target::Mongo { registry: None, .. }
+    )
+}
+
+/// The heartbeat running.
+pub struct HeartbeatTask {
+    stop: watch::Sender<bool>,
+    handle: tokio::task::JoinHandle<()>,
+}
+
+impl HeartbeatTask {
+    /// A last heartbeat and the row marked stopped (bounded by `within`).
+    pub async fn stop(self, within: Duration) {
+        let _ = self.stop.send(true);
+        if tokio::time::timeout(within, self.handle).await.is_err() {
+            tracing::warn!(
+                "the relay registry did not answer in {}: this relay's row will show stale, then be pruned",
+                crate::duration::Dur(within)
+            );
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! The fleet on real servers: the relay registry (relays in separate processes listed, one
+//! killed with SIGKILL shown stale, one stopped shown stopped), pausing and resuming a route
+//! while relays loop, `--once` on a paused route, behind pgbouncer, and on MongoDB.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::{
+    ERROR, KillOnDrop, MongoDb, OK, PgSchema, config_file, eventually, lines, migrate, ob,
+    out_file, stage,
+};
+
+fn line_count(path: &Path) -> usize {
+    std::fs::read(path)
+        .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+        .unwrap_or(0)
+}
+
+/// Fast heartbeats and ticks, so staleness and pauses show within a second or two.
+const FAST: &str = "relay:\n  interval: 50ms\n  heartbeat: 200ms\n";
+
+fn relays(schema: &PgSchema, cfg: &str) -> Vec<Value> {
+    let r = ob(["inspect", "relays", "--format", "json"])
+        .pg(&schema.rel("outbox"))
+        .config(cfg)
+        .code(OK);
+    r.json().as_array().expect("a list").clone()
+}
+
+fn relay_loop(schema: &PgSchema, cfg: &str, to: &Path, extra: &[&str]) -> KillOnDrop {
+    ob(["relay", "--loop", "--route", "orders"])
+        .pg(&schema.rel("outbox"))
+        .config(cfg)
+        .args(["--to", &format!("file:{}", to.display())])
+        .args(extra)
+        .spawn(None)
+}
+
+fn by_pid(list: &[Value], pid: u32) -> Option<Value> {
+    list.iter().find(|r| r["pid"] == pid).cloned()
+}
+
+#[tokio::test]
+async fn relays_in_separate_processes_are_listed_a_killed_one_goes_stale_a_stopped_one_says_so() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let cfg = config_file(test, FAST);
+    let to = out_file(test);
+    let killed = relay_loop(&schema, &cfg, &to, &[]);
+    let mut stopped = relay_loop(&schema, &cfg, &to, &[]);
+    let (k, s) = (killed.pid(), stopped.pid());
+    eventually(
+        Duration::from_secs(30),
+        "both relays live, each after a pass",
+        async || {
+            let list = relays(&schema, &cfg);
+            match (by_pid(&list, k), by_pid(&list, s)) {
+                (Some(a), Some(b))
+                    if a["state"] == "live"
+                        && b["state"] == "live"
+                        && !a["last_pass_at"].is_null()
+                        && !b["last_pass_at"].is_null() =>
+                {
+                    Ok(())
+                }
+                _ => Err(format!("{list:?}")),
+            }
+        },
+    )
+    .await;
+    let row = by_pid(&relays(&schema, &cfg), k).unwrap();
+    assert_eq!(row["routes"], serde_json::json!(["orders"]));
+    assert_eq!(row["version"], env!("CARGO_PKG_VERSION"));
+    assert!(!row["host"].as_str().unwrap().is_empty());
+    for field in [
+        "id",
+        "tenants",
+        "started_at",
+        "last_seen",
+        "published",
+        "lag_p99_ms",
+        "metrics_addr",
+        "last_error",
+    ] {
+        assert!(row.get(field).is_some(), "{field} missing from {row}");
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &k.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    eventually(
+        Duration::from_secs(30),
+        "the killed relay stale, the other live",
+        async || {
+            let list = relays(&schema, &cfg);
+            match (by_pid(&list, k), by_pid(&list, s)) {
+                (Some(a), Some(b)) if a["state"] == "stale" && b["state"] == "live" => Ok(()),
+                _ => Err(format!("{list:?}")),
+            }
+        },
+    )
+    .await;
+    drop(killed);
+    let exit = stopped.terminate_within(Duration::from_secs(20)).await;
+    assert!(exit.is_some_and(|e| e.success()), "{exit:?}");
+    let row = by_pid(&relays(&schema, &cfg), s).unwrap();
+    assert_eq!(row["state"], "stopped", "{row}");
+}
+
+#[tokio::test]
+async fn a_pause_holds_every_looping_relay_from_its_next_pass_and_a_resume_releases_it() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    let cfg = config_file(test, FAST);
+    let to = out_file(test);
+    let storage = ["--storage", "consume"];
+    let mut first = relay_loop(
+        &schema,
+        &cfg,
+        &to,
+        &[&storage[..], &["--metrics-addr", "127.0.0.1:0"]].concat(),
+    );
+    let mut second = relay_loop(&schema, &cfg, &to, &storage);
+    stage(&mut conn, &t, "orders", 100, Some(5)).await;
+    crate::common::wait_until(Duration::from_secs(30), "100 rows delivered", || {
+        line_count(&to) == 100
+    })
+    .await;
+
+    let paused = ob([
+        "route",
+        "pause",
+        "orders",
+        "--reason",
+        "consumer broken",
+        "--format",
+        "json",
+    ])
+    .pg(&t)
+    .config(&cfg)
+    .code(OK)
+    .json();
+    assert_eq!(paused["already"], false);
+    assert_eq!(paused["unserved"], false, "two live relays serve orders");
+    let since =
+        chrono::DateTime::parse_from_rfc3339(paused["pause"]["since"].as_str().unwrap()).unwrap();
+    // every relay's row shows a pass finished after the pause
+    let after = |since: chrono::DateTime<chrono::FixedOffset>| {
+        let (schema, cfg) = (&schema, &cfg);
+        async move || {
+            let list = relays(schema, cfg);
+            let live: Vec<&Value> = list.iter().filter(|r| r["state"] == "live").collect();
+            let past = live.iter().all(|r| {
+                r["last_pass_at"]
+                    .as_str()
+                    .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+                    .is_some_and(|p| p > since)
+            });
+            if live.len() == 2 && past {
+                Ok(())
+            } else {
+                Err(format!("{list:?}"))
+            }
+        }
+    };
+    eventually(
+        Duration::from_secs(30),
+        "both relays past the pause",
+        after(since),
+    )
+    .await;
+    stage(&mut conn, &t, "orders", 50, Some(5)).await;
+    let staged: chrono::DateTime<chrono::Utc> = sqlx::query_scalar("SELECT now()")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    eventually(
+        Duration::from_secs(30),
+        "both relays past the staging",
+        after(staged.into()),
+    )
+    .await;
+    assert_eq!(
+        line_count(&to),
+        100,
+        "nothing of a paused route is published"
+    );
+    let pending: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {t} WHERE status = 'pending'"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(pending, 50);
+
+    // the first relay's metrics say so; /readyz stays ready
+    let addr = by_pid(&relays(&schema, &cfg), first.pid()).unwrap()["metrics_addr"]
+        .as_str()
+        .expect("the relay registers its metrics address")
+        .to_owned();
+    let http = reqwest::Client::new();
+    eventually(
+        Duration::from_secs(10),
+        "outboxctl_route_paused at 1",
+        async || {
+            let text = http
+                .get(format!("http://{addr}/metrics"))
+                .send()
+                .await
+                .map_err(|e| e.to_string())?
+                .text()
+                .await
+                .map_err(|e| e.to_string())?;
+            if text.contains("outboxctl_route_paused{route=\"orders\",tenant=\"\"} 1") {
+                Ok(())
+            } else {
+                Err(text)
+            }
+        },
+    )
+    .await;
+    let ready = http
+        .get(format!("http://{addr}/readyz"))
+        .send()
+        .await
+        .unwrap();
+    assert!(ready.status().is_success(), "{ready:?}");
+    let list = ob(["route", "list", "--format", "json"])
+        .pg(&t)
+        .config(&cfg)
+        .code(OK)
+        .json();
+    let orders = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["route"] == "orders")
+        .unwrap();
+    assert_eq!(orders["state"], "paused");
+    assert_eq!(orders["reason"], "consumer broken");
+    assert!(
+        orders["by"].as_str().unwrap().contains(" as postgres"),
+        "{orders}"
+    );
+
+    ob(["route", "resume", "orders"])
+        .pg(&t)
+        .config(&cfg)
+        .code(OK);
+    crate::common::wait_until(Duration::from_secs(30), "the held rows delivered", || {
+        line_count(&to) == 150
+    })
+    .await;
+    for r in [&mut first, &mut second] {
+        assert!(
+            r.terminate_within(Duration::from_secs(20))
+                .await
+                .is_some_and(|e| e.success())
+        );
+    }
+    let history = ob(["route", "list", "--history", "--format", "json"])
+        .pg(&t)
+        .config(&cfg)
+        .code(OK)
+        .json();
+    let states: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["paused", "resumed"]);
+    let ids: std::collections::HashSet<String> = lines(&to)
+        .iter()
+        .map(|l| l["event_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), 150, "every event once");
+}
+
+#[tokio::test]
+async fn relay_once_on_a_paused_route_says_so_and_exits_0() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 5, None).await;
+    stage(&mut conn, &t, "billing", 3, None).await;
+    let first = ob(["route", "pause", "orders", "--reason", "bad deploy"])
+        .pg(&t)
+        .code(OK);
+    assert!(
+        first.stderr.contains("no live relay serves route orders"),
+        "{first:?}"
+    );
+    let again = ob(["route", "pause", "orders", "--reason", "other"])
+        .pg(&t)
+        .code(OK);
+    assert!(
+        again.stdout.contains("paused already") && again.stdout.contains("bad deploy"),
+        "{again:?}"
+    );
+    let to = out_file(test);
+    let r = ob([
+        "relay", "--once", "--format", "json", "--route", "orders", "--route", "billing",
+    ])
+    .pg(&t)
+    .args(["--to", &format!("file:{}", to.display())])
+    .code(OK);
+    assert!(
+        r.stderr.contains("route orders paused by") && r.stderr.contains("bad deploy"),
+        "{r:?}"
+    );
+    let stats = r.json();
+    let orders = stats
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["route"] == "orders")
+        .unwrap();
+    assert_eq!(orders["claimed"], 0);
+    assert_eq!(orders["paused"]["reason"], "bad deploy");
+    assert_eq!(line_count(&to), 3, "billing relayed, orders held");
+    let summary = ob(["inspect", "--format", "json"]).pg(&t).code(OK).json();
+    let held = summary
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["route"] == "orders")
+        .unwrap();
+    assert_eq!(held["paused"]["reason"], "bad deploy", "{held}");
+    let resumed = ob(["route", "resume", "orders"]).pg(&t).code(OK);
+    assert!(resumed.stdout.contains("resumed"), "{resumed:?}");
+    let not = ob(["route", "resume", "orders"]).pg(&t).code(OK);
+    assert!(not.stdout.contains("was not paused"), "{not:?}");
+    ob(["relay", "--once", "--route", "orders"])
+        .pg(&t)
+        .args(["--to", &format!("file:{}", to.display())])
+        .code(OK);
+    assert_eq!(line_count(&to), 8);
+}
+
+#[tokio::test]
+async fn route_commands_refuse_bad_input_and_change_nothing() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let r = ob([
+        "route",
+        "pause",
+        "orders",
+        "--tenant",
+        "6d1f1b3e-8f3b-4c7a-9a53-2f0f6f1c2a11",
+        "--reason",
+        "x",
+    ])
+    .pg(&t)
+    .code(ERROR);
+    assert!(
+        r.stderr.contains("--tenant needs outbox.tenant_aware"),
+        "{r:?}"
+    );
+    let r = ob(["route", "pause", "orders", "--reason", "  "])
+        .pg(&t)
+        .code(ERROR);
+    assert!(r.stderr.contains("--reason is empty"), "{r:?}");
+    let off = config_file(test, "outbox:\n  registry: off\n");
+    let r = ob(["route", "list"]).pg(&t).config(&off).code(ERROR);
+    assert!(r.stderr.contains("outbox.registry is off"), "{r:?}");
+    let list = ob(["route", "list", "--history", "--format", "json"])
+        .pg(&t)
+        .code(OK)
+        .json();
+    assert_eq!(list, serde_json::json!([]), "nothing was paused");
+}
+
+#[tokio::test]
+async fn a_relay_on_a_database_without_the_registry_runs_and_says_once_how_to_add_it() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let off = config_file(test, "outbox:\n  registry: off\n");
+    let r = ob(["migrate", "-q", "--yes"])
+        .pg(&schema.rel("outbox"))
+        .config(&off)
+        .code(OK);
+    assert!(!r.stdout.contains("registry"), "{r:?}");
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 4, None).await;
+    let to = out_file(test);
+    let r = ob(["relay", "--once", "--route", "orders"])
+        .pg(&t)
+        .args(["--to", &format!("file:{}", to.display())])
+        .code(OK);
+    assert_eq!(
+        r.stderr
+            .matches("run `outboxctl migrate` to add it")
+            .count(),
+        1,
+        "{r:?}"
+    );
+    assert_eq!(line_count(&to), 4);
+}
+
+#[tokio::test]
+async fn pause_and_registry_work_behind_pgbouncer() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 6, None).await;
+    let bouncer = crate::pgbouncer::PgBouncer::start(test, "transaction").await;
+    let via = |args: &[&str]| ob(args).args(["--database-url", &bouncer.url, "--relation", &t]);
+    via(&["route", "pause", "orders", "--reason", "pooler test"]).code(OK);
+    let to = out_file(test);
+    let dest = format!("file:{}", to.display());
+    let r = via(&["relay", "--once", "--route", "orders", "--to", &dest]).code(OK);
+    assert!(r.stderr.contains("pooler test"), "{r:?}");
+    assert_eq!(line_count(&to), 0);
+    via(&["route", "resume", "orders"]).code(OK);
+    via(&["relay", "--once", "--route", "orders", "--to", &dest]).code(OK);
+    assert_eq!(line_count(&to), 6);
+    let list = via(&["inspect", "relays", "--format", "json"])
+        .code(OK)
+        .json();
+    let states: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["stopped", "stopped"], "{list}");
+}
+
+#[tokio::test]
+async fn registry_and_pause_on_mongodb() {
+    let test = test_name!();
+    let db = MongoDb::new(test).await;
+    let coll = format!("{}.outbox", db.name);
+    let r = ob(["migrate", "--yes"]).mongo(&coll).code(OK);
+    assert!(
+        r.stdout
+            .contains(&format!("create collection {}.outbox_relays", db.name)),
+        "{r:?}"
+    );
+    ob([
+        "emit",
+        "-q",
+        "--route",
+        "orders",
+        "--type",
+        "t",
+        "--payload",
+        "{}",
+        "--count",
+        "5",
+    ])
+    .mongo(&coll)
+    .code(OK);
+    ob(["route", "pause", "orders", "--reason", "mongo pause"])
+        .mongo(&coll)
+        .code(OK);
+    let to = out_file(test);
+    let dest = format!("file:{}", to.display());
+    let r = ob(["relay", "--once", "--route", "orders", "--to", &dest])
+        .mongo(&coll)
+        .code(OK);
+    assert!(r.stderr.contains("mongo pause"), "{r:?}");
+    assert_eq!(line_count(&to), 0);
+    let list = ob(["route", "list", "--format", "json"])
+        .mongo(&coll)
+        .code(OK)
+        .json();
+    assert_eq!(list[0]["state"], "paused", "{list}");
+    ob(["route", "resume", "orders"]).mongo(&coll).code(OK);
+    ob(["relay", "--once", "--route", "orders", "--to", &dest])
+        .mongo(&coll)
+        .code(OK);
+    assert_eq!(line_count(&to), 5);
+    let relays = ob(["inspect", "relays", "--format", "json"])
+        .mongo(&coll)
+        .code(OK)
+        .json();
+    let relays = relays.as_array().unwrap();
+    assert_eq!(relays.len(), 2, "{relays:?}");
+    assert!(
+        relays
+            .iter()
+            .all(|r| r["state"] == "stopped" && r["pid"].as_u64().unwrap() > 0)
+    );
+    assert!(
+        relays
+            .iter()
+            .any(|r| r["published"] == 5 && !r["last_pass_at"].is_null())
+    );
+    let history = ob(["route", "list", "--history", "--format", "json"])
+        .mongo(&coll)
+        .code(OK)
+        .json();
+    assert_eq!(history.as_array().unwrap().len(), 2, "{history}");
+}
