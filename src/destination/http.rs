@@ -1,6 +1,7 @@
 //! HTTP webhooks: one POST per event whose body is the JSON message (the same object as a
 //! stdout line), with the envelope headers as HTTP headers, `Idempotency-Key` = event id, and
-//! an optional HMAC-SHA256 signature of the body. With `batch: N`, up to N events in flight
+//! with `secret_env` a signature ([`webhook_sign`](super::webhook_sign): Standard Webhooks or
+//! outboxctl's own), signed again on every attempt. With `batch: N`, up to N events in flight
 //! go in one POST as a JSON array; the response decides for the whole batch. 2xx is delivered;
 //! a connection that cannot be made and 502/503/504 mean the receiver is away (no attempt
 //! counts; the relay probes it with a TCP connect); 408, 429, 500 and timeouts are retried;
@@ -10,14 +11,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, oneshot};
 
+use super::webhook_sign::{Scheme, Signer, SigningError, hex};
 use super::{DestinationError, PublishError, Publisher};
 use crate::model::Message;
 
-pub const SIGNATURE_HEADER: &str = "X-Outboxctl-Signature";
+pub use super::webhook_sign::{SIGNATURE_HEADER, signature};
 /// On a batched request: how many events the array holds.
 pub const BATCH_HEADER: &str = "X-Outboxctl-Batch-Size";
 
@@ -30,23 +31,12 @@ pub struct Http {
 /// A batched message and where its batch's outcome goes.
 type Waiting = (Arc<Message>, oneshot::Sender<Result<(), PublishError>>);
 
-/// What a POST needs: the client, the URL and the signing secret.
+/// What a POST needs: the client, the URL and the signing keys.
 struct Post {
     client: reqwest::Client,
     url: String,
-    secret: Option<Vec<u8>>,
+    signer: Option<Signer>,
     timeout: Duration,
-}
-
-/// `sha256=<hex>` of the body under the secret.
-pub fn signature(secret: &[u8], body: &[u8]) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
-    mac.update(body);
-    format!("sha256={}", hex(&mac.finalize().into_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The `Idempotency-Key` of a batch: the hex SHA-256 of its event ids' 16-byte forms,
@@ -66,7 +56,7 @@ impl Http {
     pub fn new(
         url: &str,
         timeout: Duration,
-        secret: Option<Vec<u8>>,
+        signer: Option<Signer>,
         batch: Option<usize>,
     ) -> Result<Self, DestinationError> {
         let client = reqwest::Client::builder()
@@ -79,7 +69,7 @@ impl Http {
         let post = Arc::new(Post {
             client,
             url: url.to_owned(),
-            secret,
+            signer,
             timeout,
         });
         let batcher = batch.map(|max| {
@@ -126,17 +116,15 @@ fn excerpt(body: &str) -> String {
 impl Post {
     /// One event: the message object as the body, its headers as HTTP headers.
     async fn one(&self, message: &Message) -> Result<(), PublishError> {
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("Idempotency-Key", message.event_id.to_string());
+        let id = message.event_id.to_string();
+        let mut req = self.client.post(&self.url).header("Idempotency-Key", &id);
         for (k, v) in &message.headers {
             req = req.header(*k, v.as_str());
         }
         req = req
             .header("forze_type", message.event_type.as_str())
             .header("forze_key", message.key.as_str());
-        self.send(req, message.to_json()).await
+        self.send(req, &id, message.to_json()).await
     }
 
     /// Several events: a JSON array of message objects (each with its own headers).
@@ -149,18 +137,28 @@ impl Post {
             body.push_str(&m.to_json());
         }
         body.push(']');
+        let id = batch_key(messages);
         let req = self
             .client
             .post(&self.url)
-            .header("Idempotency-Key", batch_key(messages))
+            .header("Idempotency-Key", &id)
             .header(BATCH_HEADER, messages.len());
-        self.send(req, body).await
+        self.send(req, &id, body).await
     }
 
-    async fn send(&self, req: reqwest::RequestBuilder, body: String) -> Result<(), PublishError> {
+    /// Sends one attempt: `id` is the message id the signature names (the `Idempotency-Key`),
+    /// the timestamp this attempt's.
+    async fn send(
+        &self,
+        req: reqwest::RequestBuilder,
+        id: &str,
+        body: String,
+    ) -> Result<(), PublishError> {
         let mut req = req.header("Content-Type", "application/json");
-        if let Some(secret) = &self.secret {
-            req = req.header(SIGNATURE_HEADER, signature(secret, body.as_bytes()));
+        if let Some(signer) = &self.signer {
+            for (name, value) in signer.headers(id, unix_now(), body.as_bytes()) {
+                req = req.header(name, value);
+            }
         }
         let resp = req.body(body).send().await.map_err(|e| {
             if e.is_timeout() {
@@ -185,6 +183,13 @@ impl Post {
             Err(PublishError::permanent(error))
         }
     }
+}
+
+/// Now in Unix seconds (a clock before 1970 signs 0, which any receiver refuses as too old).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 impl Publisher for Http {
@@ -230,39 +235,89 @@ impl Publisher for Http {
 }
 
 /// The route options an `http(s)://` destination takes.
-pub const OPTIONS: &[&str] = &["timeout", "secret_env", "batch"];
+pub const OPTIONS: &[&str] = &["timeout", "secret_env", "signature", "batch"];
 
-/// A route's webhook options, checked (no I/O; the signing secret is read from the
-/// environment now, so a missing one stops the relay at start).
+/// A route's webhook options, checked (no I/O; the signing secrets are read from the
+/// environment and decoded now, so a missing or malformed one stops the relay at start).
+/// Errors name their key: `relay.routes.R.signature` for the signing, `relay.routes.R.to`
+/// for the rest.
 pub fn plan(
+    route: &str,
     url: String,
     dest: &crate::config::Route,
 ) -> Result<super::RouteSpec, DestinationError> {
+    let to = |e: DestinationError| e.for_key(format!("relay.routes.{route}.to"));
+    let signing = |e: SigningError| {
+        DestinationError::from(e).for_key(format!("relay.routes.{route}.signature"))
+    };
     if dest.batch == Some(0) {
-        return Err(DestinationError::invalid("batch must be at least 1"));
+        return Err(to(DestinationError::invalid("batch must be at least 1")));
     }
-    let secret = match &dest.secret_env {
+    let scheme = dest
+        .signature
+        .as_deref()
+        .map(Scheme::parse)
+        .transpose()
+        .map_err(signing)?;
+    let signer = match &dest.secret_env {
+        None if scheme.is_some() => return Err(signing(SigningError::NoSecret)),
         None => None,
-        Some(var) => Some(
-            std::env::var(var)
+        Some(var) => {
+            let secrets = std::env::var(var)
                 .ok()
-                .filter(|v| !v.is_empty())
+                .filter(|v| !v.trim().is_empty())
                 .ok_or_else(|| {
-                    DestinationError::invalid(format!("secret_env names {var}, which is not set"))
-                })?
-                .into_bytes(),
-        ),
+                    to(DestinationError::invalid(format!(
+                        "secret_env names {var}, which is not set"
+                    )))
+                })?;
+            Some(Signer::new(var, &secrets, scheme).map_err(signing)?)
+        }
     };
     Ok(super::RouteSpec::Http {
         url,
         timeout: dest.timeout.map_or(Duration::from_secs(10), |d| d.0),
-        secret,
+        signer,
         batch: dest.batch.map(|b| b as usize),
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::config::Route;
+    use crate::destination::{DestinationUrl, plan};
+
+    #[test]
+    fn a_signing_option_that_cannot_work_is_refused_naming_its_key() {
+        let route = |signature: &str| Route {
+            signature: Some(signature.into()),
+            ..Route::new(DestinationUrl::parse("http://127.0.0.1:1/hook").unwrap())
+        };
+        let e = plan("hooks", &route("sha1")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"relay.routes.hooks.signature: unknown value "sha1": use standard, outboxctl or both"#
+        );
+        let e = plan("hooks", &route("standard")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "relay.routes.hooks.signature: needs secret_env, the variable that holds the signing secret"
+        );
+        let e = plan(
+            "hooks",
+            &Route {
+                signature: Some("standard".into()),
+                ..Route::new(DestinationUrl::Stdout)
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("relay.routes.hooks.signature does not apply to a stdout destination"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn signature_is_hmac_sha256_hex() {
         // RFC 4231 test case 2

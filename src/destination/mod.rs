@@ -11,6 +11,7 @@ pub mod lines;
 pub mod naming;
 pub mod nats;
 pub mod redis;
+pub mod webhook_sign;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -157,7 +158,7 @@ fn only(
     dest: &Route,
     allowed: &[&str],
 ) -> Result<(), DestinationError> {
-    let given: [(&str, bool); 14] = [
+    let given: [(&str, bool); 15] = [
         ("channel", dest.channel.is_some()),
         ("mode", dest.mode.is_some()),
         ("maxlen", dest.maxlen.is_some()),
@@ -171,6 +172,7 @@ fn only(
         ("partitions", dest.partitions.is_some()),
         ("timeout", dest.timeout.is_some()),
         ("secret_env", dest.secret_env.is_some()),
+        ("signature", dest.signature.is_some()),
         ("batch", dest.batch.is_some()),
     ];
     for (key, set) in given {
@@ -215,7 +217,7 @@ pub enum RouteSpec {
     Http {
         url: String,
         timeout: std::time::Duration,
-        secret: Option<Vec<u8>>,
+        signer: Option<webhook_sign::Signer>,
         batch: Option<usize>,
     },
     Kafka {
@@ -280,7 +282,7 @@ pub fn plan(route: &str, dest: &Route) -> Result<(RouteSpec, Vec<String>), Desti
         }
         DestinationUrl::Http(url) => {
             only(route, "http", dest, http::OPTIONS)?;
-            http::plan(url, dest).map_err(err)?
+            http::plan(route, url, dest)?
         }
         DestinationUrl::Kafka(url) => {
             only(route, "kafka", dest, kafka::OPTIONS)?;
@@ -424,10 +426,10 @@ pub async fn connect(
         RouteSpec::Http {
             url,
             timeout,
-            secret,
+            signer,
             batch,
         } => Sink::Publisher(Arc::new(
-            http::Http::new(&url, timeout, secret, batch).map_err(err)?,
+            http::Http::new(&url, timeout, signer, batch).map_err(err)?,
         )),
         RouteSpec::Kafka { url, topic, create } => {
             let (publisher, check) =

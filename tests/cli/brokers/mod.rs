@@ -16,6 +16,7 @@ use crate::common::{
 mod amqp_http;
 mod options;
 mod redis_nats;
+mod webhook_signing;
 
 /// The headers string of forze-wire.md §1.5, byte for byte (275 bytes).
 const WIRE_HEADERS: &str = r#"{"forze_correlation_id":"0190c4e2-8a6c-7e4a-9b1e-000000000001","forze_event_id":"0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e","forze_hlc":"001764583200000.00003","forze_occurred_at":"2026-12-01T10:00:00+00:00","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}"#;
