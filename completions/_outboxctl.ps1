@@ -739,6 +739,8 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
         }
         'outboxctl;doctor' {
             [CompletionResult]::new('--max-pending-age', '--max-pending-age', [CompletionResultType]::ParameterName, 'Fail when the oldest pending row is older than this')
+            [CompletionResult]::new('--max-xmin-age', '--max-xmin-age', [CompletionResultType]::ParameterName, 'Warn when a transaction holding the xmin horizon is older than this; fail past 12 times it (PostgreSQL)')
+            [CompletionResult]::new('--max-xmin-xids', '--max-xmin-xids', [CompletionResultType]::ParameterName, 'Warn when a replication slot or walsender holds the xmin horizon back more transaction ids than this; fail past 12 times it (PostgreSQL)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')

@@ -697,6 +697,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         }
         &'outboxctl;doctor'= {
             cand --max-pending-age 'Fail when the oldest pending row is older than this'
+            cand --max-xmin-age 'Warn when a transaction holding the xmin horizon is older than this; fail past 12 times it (PostgreSQL)'
+            cand --max-xmin-xids 'Warn when a replication slot or walsender holds the xmin horizon back more transaction ids than this; fail past 12 times it (PostgreSQL)'
             cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
             cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
             cand --format 'Output format for data on stdout'

@@ -632,6 +632,8 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from help" -f -a "show" -d 'The checkpoint rows, the max, and its distance from the wall clock'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l max-pending-age -d 'Fail when the oldest pending row is older than this' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l max-xmin-age -d 'Warn when a transaction holding the xmin horizon is older than this; fail past 12 times it (PostgreSQL)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l max-xmin-xids -d 'Warn when a replication slot or walsender holds the xmin horizon back more transaction ids than this; fail past 12 times it (PostgreSQL)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'

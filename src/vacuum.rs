@@ -135,6 +135,17 @@ fn ago(at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
     }
 }
 
+/// `app.outbox has 12 dead rows, last autovacuum 3 min ago`: what `doctor` shows beside what
+/// holds the xmin horizon (the rows vacuum cannot clear while it is held).
+pub fn dead_rows_and_autovacuum(h: &TableHealth, now: DateTime<Utc>) -> String {
+    format!(
+        "{} has {} dead rows, last autovacuum {}",
+        h.table,
+        h.dead_rows,
+        ago(h.last_autovacuum, now)
+    )
+}
+
 /// What `doctor` says: the table's rows, size and vacuums; autovacuum off; dead rows outrunning
 /// vacuum; a table bloated for its live rows; and its autovacuum settings.
 pub fn assess(h: &TableHealth, now: DateTime<Utc>) -> Vec<Finding> {
@@ -301,6 +312,19 @@ mod tests {
             "{f:?}"
         );
         assert!(f.last().unwrap().detail.contains("has the queue settings"));
+    }
+
+    #[test]
+    fn beside_the_xmin_horizon_go_the_dead_rows_and_the_last_autovacuum() {
+        let now = Utc::now();
+        let mut h = health();
+        h.dead_rows = 4_200;
+        assert_eq!(
+            dead_rows_and_autovacuum(&h, now),
+            "app.outbox has 4200 dead rows, last autovacuum never"
+        );
+        h.last_autovacuum = Some(now - chrono::Duration::minutes(3));
+        assert!(dead_rows_and_autovacuum(&h, now).ends_with("last autovacuum 3 min ago"));
     }
 
     #[test]

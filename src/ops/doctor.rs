@@ -2,7 +2,10 @@
 //! [`DoctorReport`]. The drain timeout, each route's destination (checked as the relay does at
 //! start, changing nothing), transactions and a pooler, then per outbox table its claim index
 //! and the claim's plan, stale, failed and old pending rows, the HLC mark, vacuum and the
-//! delivery log's partitions. The command prints the report; nothing here does.
+//! delivery log's partitions; then what holds the xmin horizon ([`xmin`]). The command prints
+//! the report; nothing here does.
+
+pub mod xmin;
 
 use std::time::Duration;
 
@@ -20,7 +23,7 @@ use crate::store::postgres::PgStoreOptions;
 use crate::{Error, db};
 
 /// How a check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Ok,
@@ -35,6 +38,9 @@ pub struct Check {
     pub name: &'static str,
     pub level: Level,
     pub detail: String,
+    /// What holds the xmin horizon, on that check's warn and fail lines (absent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holder: Option<xmin::Holder>,
 }
 
 /// Every check, in the order they ran.
@@ -54,6 +60,7 @@ impl DoctorReport {
             name,
             level,
             detail: detail.into(),
+            holder: None,
         });
     }
 }
@@ -65,6 +72,8 @@ pub struct DoctorOptions {
     pub max_pending_age: Duration,
     /// How long to wait for the database to answer a connection.
     pub connect_timeout: Duration,
+    /// What may hold the xmin horizon before it warns (past 12 times: fails).
+    pub xmin: xmin::XminLimits,
 }
 
 /// Runs every check for the configured outbox. An error means doctor could not run (no
@@ -109,13 +118,34 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
             "no pooler seen (the server listens on the port dialled)",
         ),
     }
+    let mut tables: Vec<crate::vacuum::TableHealth> = Vec::new();
     for t in &targets {
-        pg_table_checks(&pg, options, &mut conn, t, now, &mut report).await?;
+        let health = pg_table_checks(&pg, options, &mut conn, t, now, &mut report).await?;
+        if let Some(h) = health.filter(|h| tables.iter().all(|t| t.table != h.table)) {
+            tables.push(h);
+        }
+    }
+    use crate::store::postgres::diagnostics;
+    match diagnostics::xmin_holders(&mut conn).await {
+        Ok(holders) => {
+            report
+                .checks
+                .extend(xmin::assess(&holders, options.xmin, &tables, Utc::now()))
+        }
+        Err(e) => report.add(
+            xmin::CHECK,
+            Level::Warn,
+            format!(
+                "cannot read what holds the xmin horizon: {}",
+                db::pg_message(&e)
+            ),
+        ),
     }
     Ok(report)
 }
 
-/// One PostgreSQL outbox table: claim index and plan, rows, vacuum, the delivery log.
+/// One PostgreSQL outbox table: claim index and plan, rows, vacuum, the delivery log. Returns
+/// the table's statistics when they could be read.
 async fn pg_table_checks(
     pg: &backend::Postgres<'_>,
     options: DoctorOptions,
@@ -123,7 +153,7 @@ async fn pg_table_checks(
     t: &PgTarget,
     now: DateTime<Utc>,
     report: &mut DoctorReport,
-) -> Result<(), Error> {
+) -> Result<Option<crate::vacuum::TableHealth>, Error> {
     let config = pg.config;
     let name = t.table.plain();
     let facts = crate::schema::postgres::table_facts(conn, &t.table)
@@ -135,7 +165,7 @@ async fn pg_table_checks(
             Level::Fail,
             format!("{name} does not exist; run outboxctl migrate"),
         );
-        return Ok(());
+        return Ok(None);
     };
     let claim_def = claim_index_def();
     if facts
@@ -214,7 +244,7 @@ async fn pg_table_checks(
         ),
     }
     row_checks(&mut ops, &name, t.tenant, options.max_pending_age, report).await?;
-    match diagnostics::table_health(conn, &t.table).await {
+    let health = match diagnostics::table_health(conn, &t.table).await {
         Ok(health) => {
             for f in crate::vacuum::assess(&health, now) {
                 let level = match f.severity {
@@ -223,17 +253,21 @@ async fn pg_table_checks(
                 };
                 report.add(f.check, level, f.detail);
             }
+            Some(health)
         }
-        Err(e) => report.add(
-            "queue table",
-            Level::Warn,
-            format!("cannot read {name}'s statistics: {}", db::pg_message(&e)),
-        ),
-    }
+        Err(e) => {
+            report.add(
+                "queue table",
+                Level::Warn,
+                format!("cannot read {name}'s statistics: {}", db::pg_message(&e)),
+            );
+            None
+        }
+    };
     if let Some(log) = &t.log {
         delivery_log_checks(config, conn, log, now, report).await?;
     }
-    Ok(())
+    Ok(health)
 }
 
 /// What follows `USING` in `pg_get_indexdef` for the claim index.

@@ -15,6 +15,7 @@ mod brokers_kafka;
 mod contract;
 mod database_outage;
 mod docs;
+mod doctor_xmin;
 mod ecosystem;
 mod endpoint;
 mod errors;

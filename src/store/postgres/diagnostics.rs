@@ -1,5 +1,7 @@
-//! What `doctor` asks PostgreSQL about the claim: its plan (any sequential scan of the outbox)
-//! and the table's estimated size. The command judges; this runs the SQL.
+//! What `doctor` asks PostgreSQL: the claim's plan (any sequential scan of the outbox) and the
+//! table's estimated size, the table's statistics, and what holds the xmin horizon (backends,
+//! prepared transactions, replication slots, walsenders). Catalog reads only, so they work
+//! behind a pooler. The command judges; this runs the SQL.
 
 use chrono::{DateTime, Utc};
 use sqlx::postgres::PgConnection;
@@ -98,4 +100,173 @@ pub async fn table_health(
         vacuum_scale_factor: r.try_get("scale_factor")?,
         vacuum_threshold: r.try_get("threshold")?,
     })
+}
+
+/// A backend of this database whose transaction holds the xmin horizon.
+#[derive(Debug, Clone, PartialEq)]
+pub struct XminBackend {
+    pub pid: i32,
+    pub application_name: String,
+    /// `host:port`, or `None` over a Unix socket.
+    pub client: Option<String>,
+    pub role: Option<String>,
+    pub state: String,
+    /// Since its transaction began.
+    pub age_seconds: f64,
+    /// Since its state last changed (how long it has been idle in transaction).
+    pub state_seconds: Option<f64>,
+    /// How far back it holds the horizon, in transaction ids.
+    pub xids: Option<i64>,
+}
+
+/// A prepared transaction of this database (it holds the horizon until committed or rolled back).
+#[derive(Debug, Clone, PartialEq)]
+pub struct XminPrepared {
+    pub gid: String,
+    pub owner: String,
+    pub age_seconds: f64,
+    pub xids: Option<i64>,
+}
+
+/// A replication slot holding `xmin` or `catalog_xmin` (any database's: slots hold them all).
+#[derive(Debug, Clone, PartialEq)]
+pub struct XminSlot {
+    pub name: String,
+    /// `physical` or `logical`.
+    pub kind: String,
+    pub active: bool,
+    /// The walsender using it, when active.
+    pub active_pid: Option<i32>,
+    pub xmin_xids: Option<i64>,
+    pub catalog_xmin_xids: Option<i64>,
+}
+
+/// A walsender whose standby's `hot_standby_feedback` (without a slot) holds the horizon.
+#[derive(Debug, Clone, PartialEq)]
+pub struct XminWalsender {
+    pub pid: i32,
+    pub application_name: String,
+    pub client: Option<String>,
+    pub state: String,
+    pub xids: Option<i64>,
+}
+
+/// What holds the xmin horizon, as far as the current role can see.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct XminHolders {
+    /// The current role, quoted as an identifier (for a `GRANT`).
+    pub role: String,
+    /// Superuser or `pg_read_all_stats` (which `pg_monitor` grants): other roles' backends show
+    /// their transaction start and xmin.
+    pub sees_all: bool,
+    /// Backends of this database whose details the role cannot see.
+    pub hidden_backends: i64,
+    pub backends: Vec<XminBackend>,
+    pub prepared: Vec<XminPrepared>,
+    pub slots: Vec<XminSlot>,
+    pub walsenders: Vec<XminWalsender>,
+}
+
+const XMIN_ROLE_SQL: &str = "\
+SELECT quote_ident(current_user) AS role, pg_has_role('pg_read_all_stats', 'USAGE') AS sees_all,
+       (SELECT count(*) FROM pg_stat_activity a
+         WHERE a.datname = current_database() AND a.usesysid IS NOT NULL
+           AND NOT pg_has_role(a.usesysid, 'USAGE')
+           AND NOT pg_has_role('pg_read_all_stats', 'USAGE'))::bigint AS hidden";
+
+// Walsenders are read from pg_stat_replication; autovacuum workers do not hold the horizon
+// (vacuum's own snapshot is ignored by the others'). Other databases' backends do not hold
+// this database's tables back. The statement excludes its own backend: behind a transaction
+// pooler the backend changes from one statement to the next.
+const XMIN_BACKENDS_SQL: &str = "\
+SELECT pid, coalesce(application_name, '') AS application_name,
+       CASE family(client_addr) WHEN 6 THEN '[' || host(client_addr) || ']'
+            ELSE host(client_addr) END || ':' || client_port AS client, usename::text AS role,
+       coalesce(state, '') AS state,
+       extract(epoch FROM clock_timestamp() - xact_start)::float8 AS age_seconds,
+       extract(epoch FROM clock_timestamp() - state_change)::float8 AS state_seconds,
+       greatest(age(backend_xid), age(backend_xmin))::bigint AS xids
+  FROM pg_stat_activity
+ WHERE datname = current_database() AND pid <> pg_backend_pid()
+   AND (backend_xmin IS NOT NULL OR backend_xid IS NOT NULL) AND xact_start IS NOT NULL
+   AND backend_type NOT IN ('walsender', 'autovacuum worker')
+ ORDER BY xact_start, pid";
+
+const XMIN_PREPARED_SQL: &str = "\
+SELECT gid, owner::text AS owner,
+       extract(epoch FROM clock_timestamp() - prepared)::float8 AS age_seconds,
+       age(transaction)::bigint AS xids
+  FROM pg_prepared_xacts
+ WHERE database = current_database()
+ ORDER BY prepared, gid";
+
+const XMIN_SLOTS_SQL: &str = "\
+SELECT slot_name::text AS name, slot_type AS kind, active, active_pid,
+       age(xmin)::bigint AS xmin_xids, age(catalog_xmin)::bigint AS catalog_xmin_xids
+  FROM pg_replication_slots
+ WHERE xmin IS NOT NULL OR catalog_xmin IS NOT NULL
+ ORDER BY slot_name";
+
+const XMIN_WALSENDERS_SQL: &str = "\
+SELECT pid, coalesce(application_name, '') AS application_name,
+       CASE family(client_addr) WHEN 6 THEN '[' || host(client_addr) || ']'
+            ELSE host(client_addr) END || ':' || client_port AS client, coalesce(state, '') AS state,
+       age(backend_xmin)::bigint AS xids
+  FROM pg_stat_replication
+ WHERE backend_xmin IS NOT NULL
+ ORDER BY pid";
+
+/// What holds the xmin horizon: backends of this database in a transaction, its prepared
+/// transactions, replication slots and walsenders, and whether the role sees other roles'
+/// backends. Catalog reads only, one statement each: it works behind a pooler.
+pub async fn xmin_holders(conn: &mut PgConnection) -> Result<XminHolders, sqlx::Error> {
+    use crate::db::pg::query;
+    use sqlx::Row;
+    let r = query(XMIN_ROLE_SQL).fetch_one(&mut *conn).await?;
+    let mut out = XminHolders {
+        role: r.try_get("role")?,
+        sees_all: r.try_get("sees_all")?,
+        hidden_backends: r.try_get("hidden")?,
+        ..XminHolders::default()
+    };
+    for r in query(XMIN_BACKENDS_SQL).fetch_all(&mut *conn).await? {
+        out.backends.push(XminBackend {
+            pid: r.try_get("pid")?,
+            application_name: r.try_get("application_name")?,
+            client: r.try_get("client")?,
+            role: r.try_get("role")?,
+            state: r.try_get("state")?,
+            age_seconds: r.try_get("age_seconds")?,
+            state_seconds: r.try_get("state_seconds")?,
+            xids: r.try_get("xids")?,
+        });
+    }
+    for r in query(XMIN_PREPARED_SQL).fetch_all(&mut *conn).await? {
+        out.prepared.push(XminPrepared {
+            gid: r.try_get("gid")?,
+            owner: r.try_get("owner")?,
+            age_seconds: r.try_get("age_seconds")?,
+            xids: r.try_get("xids")?,
+        });
+    }
+    for r in query(XMIN_SLOTS_SQL).fetch_all(&mut *conn).await? {
+        out.slots.push(XminSlot {
+            name: r.try_get("name")?,
+            kind: r.try_get("kind")?,
+            active: r.try_get("active")?,
+            active_pid: r.try_get("active_pid")?,
+            xmin_xids: r.try_get("xmin_xids")?,
+            catalog_xmin_xids: r.try_get("catalog_xmin_xids")?,
+        });
+    }
+    for r in query(XMIN_WALSENDERS_SQL).fetch_all(&mut *conn).await? {
+        out.walsenders.push(XminWalsender {
+            pid: r.try_get("pid")?,
+            application_name: r.try_get("application_name")?,
+            client: r.try_get("client")?,
+            state: r.try_get("state")?,
+            xids: r.try_get("xids")?,
+        });
+    }
+    Ok(out)
 }
