@@ -56,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)')
             [CompletionResult]::new('storage', 'storage', [CompletionResultType]::ParameterValue, 'Retain → consume storage, step by step')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Relay events to their destinations, once or in a loop')
+            [CompletionResult]::new('route', 'route', [CompletionResultType]::ParameterValue, 'Pause and resume a route on every relay; list routes and their pauses')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Publish delivered events again, selected and in order, to a destination (--to)')
             [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live view of the outbox and its relays (one snapshot in a pipe)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)')
@@ -370,6 +371,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first; with --group, grouped by their error')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
+            [CompletionResult]::new('relays', 'relays', [CompletionResultType]::ParameterValue, 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -503,6 +505,35 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'outboxctl;inspect;relays' {
+            [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Only this route')
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only this tenant (tenant-aware outboxes)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines on stderr as text or JSON (filter with RUST_LOG)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Give up connecting after this long')
+            [CompletionResult]::new('--relation', '--relation', [CompletionResultType]::ParameterName, 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]')
+            [CompletionResult]::new('--storage', '--storage', [CompletionResultType]::ParameterName, 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]')
+            [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
+            [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
+            [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never colour output (also NO_COLOR)')
+            [CompletionResult]::new('--hlc-ordering', '--hlc-ordering', [CompletionResultType]::ParameterName, 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]')
+            [CompletionResult]::new('--propagate-trace', '--propagate-trace', [CompletionResultType]::ParameterName, 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'outboxctl;inspect;event' {
             [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Only this route')
             [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only this tenant (tenant-aware outboxes)')
@@ -537,6 +568,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first; with --group, grouped by their error')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
+            [CompletionResult]::new('relays', 'relays', [CompletionResultType]::ParameterValue, 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -551,6 +583,9 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;inspect;help;blocked' {
+            break
+        }
+        'outboxctl;inspect;help;relays' {
             break
         }
         'outboxctl;inspect;help;event' {
@@ -909,6 +944,141 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'outboxctl;route' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines on stderr as text or JSON (filter with RUST_LOG)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Give up connecting after this long')
+            [CompletionResult]::new('--relation', '--relation', [CompletionResultType]::ParameterName, 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]')
+            [CompletionResult]::new('--storage', '--storage', [CompletionResultType]::ParameterName, 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]')
+            [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
+            [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
+            [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never colour output (also NO_COLOR)')
+            [CompletionResult]::new('--hlc-ordering', '--hlc-ordering', [CompletionResultType]::ParameterName, 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]')
+            [CompletionResult]::new('--propagate-trace', '--propagate-trace', [CompletionResultType]::ParameterName, 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Claim a paused route again')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Routes configured or served, paused or active; with --history every pause and resume')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'outboxctl;route;pause' {
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'Only this tenant''s rows (tenant-aware outboxes)')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why (shown by route list, inspect, top and the relays'' logs)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines on stderr as text or JSON (filter with RUST_LOG)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Give up connecting after this long')
+            [CompletionResult]::new('--relation', '--relation', [CompletionResultType]::ParameterName, 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]')
+            [CompletionResult]::new('--storage', '--storage', [CompletionResultType]::ParameterName, 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]')
+            [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
+            [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
+            [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never colour output (also NO_COLOR)')
+            [CompletionResult]::new('--hlc-ordering', '--hlc-ordering', [CompletionResultType]::ParameterName, 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]')
+            [CompletionResult]::new('--propagate-trace', '--propagate-trace', [CompletionResultType]::ParameterName, 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'outboxctl;route;resume' {
+            [CompletionResult]::new('--tenant', '--tenant', [CompletionResultType]::ParameterName, 'The pause of this tenant (tenant-aware outboxes)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines on stderr as text or JSON (filter with RUST_LOG)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Give up connecting after this long')
+            [CompletionResult]::new('--relation', '--relation', [CompletionResultType]::ParameterName, 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]')
+            [CompletionResult]::new('--storage', '--storage', [CompletionResultType]::ParameterName, 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]')
+            [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
+            [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
+            [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never colour output (also NO_COLOR)')
+            [CompletionResult]::new('--hlc-ordering', '--hlc-ordering', [CompletionResultType]::ParameterName, 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]')
+            [CompletionResult]::new('--propagate-trace', '--propagate-trace', [CompletionResultType]::ParameterName, 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'outboxctl;route;list' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
+            [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Log lines on stderr as text or JSON (filter with RUST_LOG)')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'Give up connecting after this long')
+            [CompletionResult]::new('--relation', '--relation', [CompletionResultType]::ParameterName, 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]')
+            [CompletionResult]::new('--storage', '--storage', [CompletionResultType]::ParameterName, 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]')
+            [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
+            [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
+            [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay [default: best-effort]')
+            [CompletionResult]::new('--history', '--history', [CompletionResultType]::ParameterName, 'Every pause and resume ever made, oldest first')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success but data')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never colour output (also NO_COLOR)')
+            [CompletionResult]::new('--hlc-ordering', '--hlc-ordering', [CompletionResultType]::ParameterName, 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]')
+            [CompletionResult]::new('--propagate-trace', '--propagate-trace', [CompletionResultType]::ParameterName, 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'outboxctl;route;help' {
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Claim a paused route again')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Routes configured or served, paused or active; with --history every pause and resume')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'outboxctl;route;help;pause' {
+            break
+        }
+        'outboxctl;route;help;resume' {
+            break
+        }
+        'outboxctl;route;help;list' {
+            break
+        }
+        'outboxctl;route;help;help' {
+            break
+        }
         'outboxctl;replay' {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Where to publish: any destination the relay takes (stdout, file:PATH, nats://, amqp://, redis://, kafka://, http(s)://); required unless --dry-run')
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Where delivered events are read: the outbox''s published rows (default), postgres-table:SCHEMA.TABLE or file:PATH')
@@ -1082,6 +1252,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)')
             [CompletionResult]::new('storage', 'storage', [CompletionResultType]::ParameterValue, 'Retain → consume storage, step by step')
             [CompletionResult]::new('relay', 'relay', [CompletionResultType]::ParameterValue, 'Relay events to their destinations, once or in a loop')
+            [CompletionResult]::new('route', 'route', [CompletionResultType]::ParameterValue, 'Pause and resume a route on every relay; list routes and their pauses')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Publish delivered events again, selected and in order, to a destination (--to)')
             [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live view of the outbox and its relays (one snapshot in a pipe)')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)')
@@ -1124,6 +1295,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('pending', 'pending', [CompletionResultType]::ParameterValue, 'Pending rows, oldest first')
             [CompletionResult]::new('failed', 'failed', [CompletionResultType]::ParameterValue, 'Failed (parked) rows, oldest first; with --group, grouped by their error')
             [CompletionResult]::new('blocked', 'blocked', [CompletionResultType]::ParameterValue, 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first')
+            [CompletionResult]::new('relays', 'relays', [CompletionResultType]::ParameterValue, 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error')
             [CompletionResult]::new('event', 'event', [CompletionResultType]::ParameterValue, 'Where an event is: its outbox row, or its delivery-log records')
             break
         }
@@ -1137,6 +1309,9 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;help;inspect;blocked' {
+            break
+        }
+        'outboxctl;help;inspect;relays' {
             break
         }
         'outboxctl;help;inspect;event' {
@@ -1173,6 +1348,21 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;help;relay' {
+            break
+        }
+        'outboxctl;help;route' {
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Claim a paused route again')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Routes configured or served, paused or active; with --history every pause and resume')
+            break
+        }
+        'outboxctl;help;route;pause' {
+            break
+        }
+        'outboxctl;help;route;resume' {
+            break
+        }
+        'outboxctl;help;route;list' {
             break
         }
         'outboxctl;help;replay' {

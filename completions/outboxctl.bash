@@ -58,6 +58,9 @@ _outboxctl() {
             outboxctl,requeue)
                 cmd="outboxctl__subcmd__requeue"
                 ;;
+            outboxctl,route)
+                cmd="outboxctl__subcmd__route"
+                ;;
             outboxctl,schema)
                 cmd="outboxctl__subcmd__schema"
                 ;;
@@ -109,6 +112,9 @@ _outboxctl() {
             outboxctl__subcmd__help,requeue)
                 cmd="outboxctl__subcmd__help__subcmd__requeue"
                 ;;
+            outboxctl__subcmd__help,route)
+                cmd="outboxctl__subcmd__help__subcmd__route"
+                ;;
             outboxctl__subcmd__help,schema)
                 cmd="outboxctl__subcmd__help__subcmd__schema"
                 ;;
@@ -133,6 +139,9 @@ _outboxctl() {
             outboxctl__subcmd__help__subcmd__inspect,pending)
                 cmd="outboxctl__subcmd__help__subcmd__inspect__subcmd__pending"
                 ;;
+            outboxctl__subcmd__help__subcmd__inspect,relays)
+                cmd="outboxctl__subcmd__help__subcmd__inspect__subcmd__relays"
+                ;;
             outboxctl__subcmd__help__subcmd__inspect,summary)
                 cmd="outboxctl__subcmd__help__subcmd__inspect__subcmd__summary"
                 ;;
@@ -147,6 +156,15 @@ _outboxctl() {
                 ;;
             outboxctl__subcmd__help__subcmd__partitions,list)
                 cmd="outboxctl__subcmd__help__subcmd__partitions__subcmd__list"
+                ;;
+            outboxctl__subcmd__help__subcmd__route,list)
+                cmd="outboxctl__subcmd__help__subcmd__route__subcmd__list"
+                ;;
+            outboxctl__subcmd__help__subcmd__route,pause)
+                cmd="outboxctl__subcmd__help__subcmd__route__subcmd__pause"
+                ;;
+            outboxctl__subcmd__help__subcmd__route,resume)
+                cmd="outboxctl__subcmd__help__subcmd__route__subcmd__resume"
                 ;;
             outboxctl__subcmd__help__subcmd__schema,print)
                 cmd="outboxctl__subcmd__help__subcmd__schema__subcmd__print"
@@ -184,6 +202,9 @@ _outboxctl() {
             outboxctl__subcmd__inspect,pending)
                 cmd="outboxctl__subcmd__inspect__subcmd__pending"
                 ;;
+            outboxctl__subcmd__inspect,relays)
+                cmd="outboxctl__subcmd__inspect__subcmd__relays"
+                ;;
             outboxctl__subcmd__inspect,summary)
                 cmd="outboxctl__subcmd__inspect__subcmd__summary"
                 ;;
@@ -201,6 +222,9 @@ _outboxctl() {
                 ;;
             outboxctl__subcmd__inspect__subcmd__help,pending)
                 cmd="outboxctl__subcmd__inspect__subcmd__help__subcmd__pending"
+                ;;
+            outboxctl__subcmd__inspect__subcmd__help,relays)
+                cmd="outboxctl__subcmd__inspect__subcmd__help__subcmd__relays"
                 ;;
             outboxctl__subcmd__inspect__subcmd__help,summary)
                 cmd="outboxctl__subcmd__inspect__subcmd__help__subcmd__summary"
@@ -234,6 +258,30 @@ _outboxctl() {
                 ;;
             outboxctl__subcmd__partitions__subcmd__help,list)
                 cmd="outboxctl__subcmd__partitions__subcmd__help__subcmd__list"
+                ;;
+            outboxctl__subcmd__route,help)
+                cmd="outboxctl__subcmd__route__subcmd__help"
+                ;;
+            outboxctl__subcmd__route,list)
+                cmd="outboxctl__subcmd__route__subcmd__list"
+                ;;
+            outboxctl__subcmd__route,pause)
+                cmd="outboxctl__subcmd__route__subcmd__pause"
+                ;;
+            outboxctl__subcmd__route,resume)
+                cmd="outboxctl__subcmd__route__subcmd__resume"
+                ;;
+            outboxctl__subcmd__route__subcmd__help,help)
+                cmd="outboxctl__subcmd__route__subcmd__help__subcmd__help"
+                ;;
+            outboxctl__subcmd__route__subcmd__help,list)
+                cmd="outboxctl__subcmd__route__subcmd__help__subcmd__list"
+                ;;
+            outboxctl__subcmd__route__subcmd__help,pause)
+                cmd="outboxctl__subcmd__route__subcmd__help__subcmd__pause"
+                ;;
+            outboxctl__subcmd__route__subcmd__help,resume)
+                cmd="outboxctl__subcmd__route__subcmd__help__subcmd__resume"
                 ;;
             outboxctl__subcmd__schema,help)
                 cmd="outboxctl__subcmd__schema__subcmd__help"
@@ -272,7 +320,7 @@ _outboxctl() {
 
     case "${cmd}" in
         outboxctl)
-            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help"
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -650,7 +698,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__help)
-            opts="schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help"
+            opts="schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -776,7 +824,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__help__subcmd__inspect)
-            opts="summary pending failed blocked event"
+            opts="summary pending failed blocked relays event"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -832,6 +880,20 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__help__subcmd__inspect__subcmd__pending)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__help__subcmd__inspect__subcmd__relays)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -988,6 +1050,62 @@ _outboxctl() {
         outboxctl__subcmd__help__subcmd__requeue)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__help__subcmd__route)
+            opts="pause resume list"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__help__subcmd__route__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__help__subcmd__route__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__help__subcmd__route__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1312,7 +1430,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect)
-            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version summary pending failed blocked event help"
+            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version summary pending failed blocked relays event help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1600,7 +1718,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__inspect__subcmd__help)
-            opts="summary pending failed blocked event help"
+            opts="summary pending failed blocked relays event help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1683,6 +1801,20 @@ _outboxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        outboxctl__subcmd__inspect__subcmd__help__subcmd__relays)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         outboxctl__subcmd__inspect__subcmd__help__subcmd__summary)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1724,6 +1856,72 @@ _outboxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --route)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --storage)
+                    COMPREPLY=($(compgen -W "retain consume" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-order)
+                    COMPREPLY=($(compgen -W "best-effort strict" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__inspect__subcmd__relays)
+            opts="-y -v -q -h -V --route --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --route)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2685,6 +2883,320 @@ _outboxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        outboxctl__subcmd__route)
+            opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version pause resume list help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --storage)
+                    COMPREPLY=($(compgen -W "retain consume" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-order)
+                    COMPREPLY=($(compgen -W "best-effort strict" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__route__subcmd__help)
+            opts="pause resume list help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__route__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__route__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__route__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__route__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__route__subcmd__list)
+            opts="-y -v -q -h -V --history --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --storage)
+                    COMPREPLY=($(compgen -W "retain consume" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-order)
+                    COMPREPLY=($(compgen -W "best-effort strict" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__route__subcmd__pause)
+            opts="-y -v -q -h -V --tenant --reason --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --storage)
+                    COMPREPLY=($(compgen -W "retain consume" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-order)
+                    COMPREPLY=($(compgen -W "best-effort strict" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        outboxctl__subcmd__route__subcmd__resume)
+            opts="-y -v -q -h -V --tenant --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tenant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --database-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --collection)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --storage)
+                    COMPREPLY=($(compgen -W "retain consume" -- "${cur}"))
+                    return 0
+                    ;;
+                --delivery-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hlc-checkpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-order)
+                    COMPREPLY=($(compgen -W "best-effort strict" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         outboxctl__subcmd__schema)
             opts="-y -v -q -h -V --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version print help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2797,7 +3309,7 @@ _outboxctl() {
                     return 0
                     ;;
                 --with)
-                    COMPREPLY=($(compgen -W "hlc traceparent checkpoint delivery-log replay wake all" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "hlc traceparent checkpoint delivery-log replay wake registry all" -- "${cur}"))
                     return 0
                     ;;
                 --config)

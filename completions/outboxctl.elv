@@ -53,6 +53,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand doctor 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
             cand storage 'Retain → consume storage, step by step'
             cand relay 'Relay events to their destinations, once or in a loop'
+            cand route 'Pause and resume a route on every relay; list routes and their pauses'
             cand replay 'Publish delivered events again, selected and in order, to a destination (--to)'
             cand top 'A live view of the outbox and its relays (one snapshot in a pipe)'
             cand init 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
@@ -349,6 +350,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand pending 'Pending rows, oldest first'
             cand failed 'Failed (parked) rows, oldest first; with --group, grouped by their error'
             cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
+            cand relays 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -477,6 +479,34 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'outboxctl;inspect;relays'= {
+            cand --route 'Only this route'
+            cand --tenant 'Only this tenant (tenant-aware outboxes)'
+            cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
+            cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
+            cand --format 'Output format for data on stdout'
+            cand --log-format 'Log lines on stderr as text or JSON (filter with RUST_LOG)'
+            cand --connect-timeout 'Give up connecting after this long'
+            cand --relation 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]'
+            cand --collection 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]'
+            cand --storage 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]'
+            cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
+            cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
+            cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand -v 'More detail on stderr (repeat for more)'
+            cand --verbose 'More detail on stderr (repeat for more)'
+            cand -q 'Print nothing on success but data'
+            cand --quiet 'Print nothing on success but data'
+            cand --no-color 'Never colour output (also NO_COLOR)'
+            cand --hlc-ordering 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+            cand --propagate-trace 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'outboxctl;inspect;event'= {
             cand --route 'Only this route'
             cand --tenant 'Only this tenant (tenant-aware outboxes)'
@@ -510,6 +540,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand pending 'Pending rows, oldest first'
             cand failed 'Failed (parked) rows, oldest first; with --group, grouped by their error'
             cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
+            cand relays 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -520,6 +551,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;inspect;help;failed'= {
         }
         &'outboxctl;inspect;help;blocked'= {
+        }
+        &'outboxctl;inspect;help;relays'= {
         }
         &'outboxctl;inspect;help;event'= {
         }
@@ -858,6 +891,132 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'outboxctl;route'= {
+            cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
+            cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
+            cand --format 'Output format for data on stdout'
+            cand --log-format 'Log lines on stderr as text or JSON (filter with RUST_LOG)'
+            cand --connect-timeout 'Give up connecting after this long'
+            cand --relation 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]'
+            cand --collection 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]'
+            cand --storage 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]'
+            cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
+            cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
+            cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand -v 'More detail on stderr (repeat for more)'
+            cand --verbose 'More detail on stderr (repeat for more)'
+            cand -q 'Print nothing on success but data'
+            cand --quiet 'Print nothing on success but data'
+            cand --no-color 'Never colour output (also NO_COLOR)'
+            cand --hlc-ordering 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+            cand --propagate-trace 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand pause 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+            cand resume 'Claim a paused route again'
+            cand list 'Routes configured or served, paused or active; with --history every pause and resume'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'outboxctl;route;pause'= {
+            cand --tenant 'Only this tenant''s rows (tenant-aware outboxes)'
+            cand --reason 'Why (shown by route list, inspect, top and the relays'' logs)'
+            cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
+            cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
+            cand --format 'Output format for data on stdout'
+            cand --log-format 'Log lines on stderr as text or JSON (filter with RUST_LOG)'
+            cand --connect-timeout 'Give up connecting after this long'
+            cand --relation 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]'
+            cand --collection 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]'
+            cand --storage 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]'
+            cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
+            cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
+            cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand -v 'More detail on stderr (repeat for more)'
+            cand --verbose 'More detail on stderr (repeat for more)'
+            cand -q 'Print nothing on success but data'
+            cand --quiet 'Print nothing on success but data'
+            cand --no-color 'Never colour output (also NO_COLOR)'
+            cand --hlc-ordering 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+            cand --propagate-trace 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'outboxctl;route;resume'= {
+            cand --tenant 'The pause of this tenant (tenant-aware outboxes)'
+            cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
+            cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
+            cand --format 'Output format for data on stdout'
+            cand --log-format 'Log lines on stderr as text or JSON (filter with RUST_LOG)'
+            cand --connect-timeout 'Give up connecting after this long'
+            cand --relation 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]'
+            cand --collection 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]'
+            cand --storage 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]'
+            cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
+            cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
+            cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand -v 'More detail on stderr (repeat for more)'
+            cand --verbose 'More detail on stderr (repeat for more)'
+            cand -q 'Print nothing on success but data'
+            cand --quiet 'Print nothing on success but data'
+            cand --no-color 'Never colour output (also NO_COLOR)'
+            cand --hlc-ordering 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+            cand --propagate-trace 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'outboxctl;route;list'= {
+            cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
+            cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
+            cand --format 'Output format for data on stdout'
+            cand --log-format 'Log lines on stderr as text or JSON (filter with RUST_LOG)'
+            cand --connect-timeout 'Give up connecting after this long'
+            cand --relation 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]'
+            cand --collection 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]'
+            cand --storage 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]'
+            cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
+            cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
+            cand --key-order 'Per-key ordering of the relay [default: best-effort]'
+            cand --history 'Every pause and resume ever made, oldest first'
+            cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+            cand -v 'More detail on stderr (repeat for more)'
+            cand --verbose 'More detail on stderr (repeat for more)'
+            cand -q 'Print nothing on success but data'
+            cand --quiet 'Print nothing on success but data'
+            cand --no-color 'Never colour output (also NO_COLOR)'
+            cand --hlc-ordering 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+            cand --propagate-trace 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'outboxctl;route;help'= {
+            cand pause 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+            cand resume 'Claim a paused route again'
+            cand list 'Routes configured or served, paused or active; with --history every pause and resume'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'outboxctl;route;help;pause'= {
+        }
+        &'outboxctl;route;help;resume'= {
+        }
+        &'outboxctl;route;help;list'= {
+        }
+        &'outboxctl;route;help;help'= {
+        }
         &'outboxctl;replay'= {
             cand --to 'Where to publish: any destination the relay takes (stdout, file:PATH, nats://, amqp://, redis://, kafka://, http(s)://); required unless --dry-run'
             cand --from 'Where delivered events are read: the outbox''s published rows (default), postgres-table:SCHEMA.TABLE or file:PATH'
@@ -1026,6 +1185,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand doctor 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
             cand storage 'Retain → consume storage, step by step'
             cand relay 'Relay events to their destinations, once or in a loop'
+            cand route 'Pause and resume a route on every relay; list routes and their pauses'
             cand replay 'Publish delivered events again, selected and in order, to a destination (--to)'
             cand top 'A live view of the outbox and its relays (one snapshot in a pipe)'
             cand init 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
@@ -1059,6 +1219,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand pending 'Pending rows, oldest first'
             cand failed 'Failed (parked) rows, oldest first; with --group, grouped by their error'
             cand blocked 'Keys strict order holds back: each key''s parked, in-flight or retrying head row and how many rows wait behind it, most first'
+            cand relays 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error'
             cand event 'Where an event is: its outbox row, or its delivery-log records'
         }
         &'outboxctl;help;inspect;summary'= {
@@ -1068,6 +1229,8 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;help;inspect;failed'= {
         }
         &'outboxctl;help;inspect;blocked'= {
+        }
+        &'outboxctl;help;inspect;relays'= {
         }
         &'outboxctl;help;inspect;event'= {
         }
@@ -1093,6 +1256,17 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;help;storage;to-consume'= {
         }
         &'outboxctl;help;relay'= {
+        }
+        &'outboxctl;help;route'= {
+            cand pause 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+            cand resume 'Claim a paused route again'
+            cand list 'Routes configured or served, paused or active; with --history every pause and resume'
+        }
+        &'outboxctl;help;route;pause'= {
+        }
+        &'outboxctl;help;route;resume'= {
+        }
+        &'outboxctl;help;route;list'= {
         }
         &'outboxctl;help;replay'= {
         }

@@ -59,6 +59,7 @@ complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "hlc" -d 'The HL
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "doctor" -d 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "storage" -d 'Retain → consume storage, step by step'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
+complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "route" -d 'Pause and resume a route on every relay; list routes and their pauses'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "replay" -d 'Publish delivered events again, selected and in order, to a destination (--to)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "top" -d 'A live view of the outbox and its relays (one snapshot in a pipe)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
@@ -99,6 +100,7 @@ checkpoint\t''
 delivery-log\t''
 replay\t''
 wake\t''
+registry\t'outboxctl\'s relay registry and route pauses (migrate adds them by outbox.registry)'
 all\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
@@ -296,38 +298,39 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from help" -f -a "drop-expired" -d 'Drop day partitions whose upper bound is at or before today - N (destructive)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from help" -f -a "check" -d 'Exit 1 when the default partition holds rows, days ahead are missing, or there are gaps'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l route -d 'Only this route' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l route -d 'Only this route' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
 json\t'One JSON document'
 jsonl\t'One JSON object per line'"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
 json\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l connect-timeout -d 'Give up connecting after this long' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
 consume\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s q -l quiet -d 'Print nothing on success but data'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l no-color -d 'Never colour output (also NO_COLOR)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -s V -l version -d 'Print version'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "pending" -d 'Pending rows, oldest first'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "failed" -d 'Failed (parked) rows, oldest first; with --group, grouped by their error'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked event help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -f -a "summary" -d 'Per route: pending (ripe, scheduled), processing (stale), failed, ages, attempts, deliveries'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -f -a "pending" -d 'Pending rows, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -f -a "failed" -d 'Failed (parked) rows, oldest first; with --group, grouped by their error'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -f -a "relays" -d 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l route -d 'Only this route' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
@@ -445,6 +448,32 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l route -d 'Only this route' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+json\t'One JSON document'
+jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+consume\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l route -d 'Only this route' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l tenant -d 'Only this tenant (tenant-aware outboxes)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
@@ -475,6 +504,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Pending rows, oldest first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "failed" -d 'Failed (parked) rows, oldest first; with --group, grouped by their error'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "relays" -d 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l id -d 'Row ids (repeatable, or comma-separated)' -r
@@ -776,6 +806,114 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l hlc-orderi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+json\t'One JSON document'
+jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+consume\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -f -a "pause" -d 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -f -a "resume" -d 'Claim a paused route again'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -f -a "list" -d 'Routes configured or served, paused or active; with --history every pause and resume'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l tenant -d 'Only this tenant\'s rows (tenant-aware outboxes)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l reason -d 'Why (shown by route list, inspect, top and the relays\' logs)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+json\t'One JSON document'
+jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+consume\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l tenant -d 'The pause of this tenant (tenant-aware outboxes)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+json\t'One JSON document'
+jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+consume\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
+json\t'One JSON document'
+jsonl\t'One JSON object per line'"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l log-format -d 'Log lines on stderr as text or JSON (filter with RUST_LOG)' -r -f -a "text\t''
+json\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l connect-timeout -d 'Give up connecting after this long' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l relation -d 'PostgreSQL outbox table, schema.table [env: OUTBOXCTL_RELATION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l collection -d 'MongoDB outbox collection, db.collection [env: OUTBOXCTL_COLLECTION] [default: app.outbox]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l storage -d 'Storage mode [env: OUTBOXCTL_STORAGE] [default: retain]' -r -f -a "retain\t''
+consume\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l history -d 'Every pause and resume ever made, oldest first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More detail on stderr (repeat for more)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing on success but data'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l no-color -d 'Never colour output (also NO_COLOR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l hlc-ordering -d 'Claim in Hybrid Logical Clock order (adds the hlc column) [env: OUTBOXCTL_HLC_ORDERING]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Claim a paused route again'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from help" -f -a "list" -d 'Routes configured or served, paused or active; with --history every pause and resume'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l to -d 'Where to publish: any destination the relay takes (stdout, file:PATH, nats://, amqp://, redis://, kafka://, http(s)://); required unless --dry-run' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l from -d 'Where delivered events are read: the outbox\'s published rows (default), postgres-table:SCHEMA.TABLE or file:PATH' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l channel -d 'Subject, queue, stream or topic for every route [default: the route\'s name]' -r
@@ -922,23 +1060,24 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l hlc-ordering
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s V -l version -d 'Print version'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "schema" -d 'Print the schema (DDL or mongosh script) for the configured outbox'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "migrate" -d 'Bring the database to the configured schema (only ever adds)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "partitions" -d 'Manage the delivery log\'s daily partitions (PostgreSQL)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "inspect" -d 'What is pending, processing, failed; rows; where an event is'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "requeue" -d 'Return failed rows to pending (by --id, or by filter with --all)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "discard" -d 'Delete failed rows an operator gave up on (by --id, or by filter with --all)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "emit" -d 'Stage an event (or --count N of them)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "hlc" -d 'The HLC checkpoint'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "doctor" -d 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "storage" -d 'Retain → consume storage, step by step'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "replay" -d 'Publish delivered events again, selected and in order, to a destination (--to)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "top" -d 'A live view of the outbox and its relays (one snapshot in a pipe)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "completions" -d 'Print the shell completion script'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "man" -d 'Print the man page (or write one per command with --out DIR)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay replay top init completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "schema" -d 'Print the schema (DDL or mongosh script) for the configured outbox'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "migrate" -d 'Bring the database to the configured schema (only ever adds)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "partitions" -d 'Manage the delivery log\'s daily partitions (PostgreSQL)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "inspect" -d 'What is pending, processing, failed; rows; where an event is'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "requeue" -d 'Return failed rows to pending (by --id, or by filter with --all)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "discard" -d 'Delete failed rows an operator gave up on (by --id, or by filter with --all)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "emit" -d 'Stage an event (or --count N of them)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "hlc" -d 'The HLC checkpoint'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "doctor" -d 'Check what the specification warns about: ok / warn / fail (exit 1 on a fail)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "storage" -d 'Retain → consume storage, step by step'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "relay" -d 'Relay events to their destinations, once or in a loop'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "route" -d 'Pause and resume a route on every relay; list routes and their pauses'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "replay" -d 'Publish delivered events again, selected and in order, to a destination (--to)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "top" -d 'A live view of the outbox and its relays (one snapshot in a pipe)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "init" -d 'Write a commented outboxctl.yaml (asks on a terminal; flags for scripts)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "completions" -d 'Print the shell completion script'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "man" -d 'Print the man page (or write one per command with --out DIR)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from schema" -f -a "print" -d 'Print the schema, ready to paste into a migration file'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from partitions" -f -a "list" -d 'Every partition with its bounds (from the catalog), size and flags'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from partitions" -f -a "add-ahead" -d 'Attach a partition for each missing UTC day from today to today + N'
@@ -948,7 +1087,11 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_see
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "pending" -d 'Pending rows, oldest first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "failed" -d 'Failed (parked) rows, oldest first; with --group, grouped by their error'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "blocked" -d 'Keys strict order holds back: each key\'s parked, in-flight or retrying head row and how many rows wait behind it, most first'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "relays" -d 'The relays registered (outbox.registry): where each runs, its routes, live, stale or stopped, its last pass and error'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from inspect" -f -a "event" -d 'Where an event is: its outbox row, or its delivery-log records'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from hlc" -f -a "show" -d 'The checkpoint rows, the max, and its distance from the wall clock'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from storage" -f -a "status" -d 'Where the table stands: columns, processing and published rows, the next step'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from storage" -f -a "to-consume" -d 'Walk the retain → consume steps (the next one, or --step N)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from route" -f -a "pause" -d 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from route" -f -a "resume" -d 'Claim a paused route again'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and __fish_seen_subcommand_from route" -f -a "list" -d 'Routes configured or served, paused or active; with --history every pause and resume'

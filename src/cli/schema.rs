@@ -33,6 +33,8 @@ pub enum Part {
     DeliveryLog,
     Replay,
     Wake,
+    /// outboxctl's relay registry and route pauses (migrate adds them by outbox.registry)
+    Registry,
     All,
 }
 
@@ -55,11 +57,11 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
                 ctx.out
                     .note("-- note: the delivery log is for storage: consume");
             }
-            schemas
-                .iter()
-                .map(PgSchema::print)
-                .collect::<Vec<_>>()
-                .join("\n")
+            let mut parts: Vec<String> = schemas.iter().map(PgSchema::print).collect();
+            if args.with.contains(&Part::Registry) {
+                parts.extend(schemas.iter().filter_map(PgSchema::print_registry));
+            }
+            parts.join("\n")
         }
         Backend::Mongo => {
             if args.with.contains(&Part::DeliveryLog) {
@@ -68,7 +70,15 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
                 )
                 .into());
             }
-            MongoSchema::from_config(&ctx.config, extras)?.print()
+            let schema = MongoSchema::from_config(&ctx.config, extras)?;
+            let mut text = schema.print();
+            if let Some(r) = schema
+                .print_registry()
+                .filter(|_| args.with.contains(&Part::Registry))
+            {
+                text.push_str(&r);
+            }
+            text
         }
     };
     if ctx.out.is_json() {

@@ -180,18 +180,13 @@ pub async fn assemble_on(
         vec![None]
     };
     let settings = RelaySettings::from_config(config);
-    // Registered before the first pass, so the pauses in force hold from it.
+    // Registered before the first pass (after the database proved it holds a transaction),
+    // so the pauses in force hold from it.
     let fleet = Arc::new(FleetView::default());
-    let registered = match backend {
-        Backend::Memory(_) => None,
-        _ => {
-            let identity = Identity::here(
-                routes.iter().map(|(r, _)| r.clone()).collect(),
-                tenants.iter().flatten().copied().collect(),
-            );
-            Registered::register(backend, config, identity, fleet.clone(), warn).await
-        }
-    };
+    let identity = Identity::here(
+        routes.iter().map(|(r, _)| r.clone()).collect(),
+        tenants.iter().flatten().copied().collect(),
+    );
     let lanes = LaneBuild {
         config,
         routes: &routes,
@@ -200,11 +195,14 @@ pub async fn assemble_on(
     };
     // The database first: a pooler that cannot hold a transaction, or a server that does not
     // answer, stops the relay before any broker is contacted. Then one store per lane.
+    let mut registered: Option<Registered> = None;
     let relay = match backend {
         Backend::Postgres(pg) => {
             let mut opts = pg.store_options();
+            let mut first = pg.relay_store(opts.clone()).await?;
+            registered = Registered::register(backend, config, identity, fleet.clone(), warn).await;
             opts.pauses = registered.as_ref().and_then(Registered::claim_pauses);
-            let first = pg.relay_store(opts.clone()).await?;
+            first.read_pauses(opts.pauses.clone());
             let mut stores = vec![first];
             let lanes = lanes.build(planned, warn).await?;
             while stores.len() < lanes.len() {
@@ -215,6 +213,7 @@ pub async fn assemble_on(
         Backend::Mongo(mongo) => {
             refuse_table_sinks(&routes)?;
             let first = mongo.relay_store().await?;
+            registered = Registered::register(backend, config, identity, fleet.clone(), warn).await;
             let lanes = lanes.build(planned, warn).await?;
             let stores = (0..lanes.len()).map(|_| first.fork()).collect();
             AnyRelay::Mongo(relay_of(stores, lanes, settings, fleet))

@@ -506,6 +506,12 @@ impl PgSchema {
         Some(RegistryNames::of(registry))
     }
 
+    /// The relay registry's DDL, as `schema print --with registry` appends it (outboxctl's own
+    /// tables, not the specification's: `print` leaves them out).
+    pub fn print_registry(&self) -> Option<String> {
+        self.registry_statements().map(|s| render::join(&s))
+    }
+
     /// The registry and its pauses table (with the index of pauses in force).
     pub fn registry_statements(&self) -> Option<Vec<Statement>> {
         let n = self.registry_names()?.expect("checked in from_config");
@@ -605,9 +611,6 @@ impl PgSchema {
         for sink in &self.sinks {
             sections.push(render::join(&self.sink_statements(sink)));
         }
-        if let Some(stmts) = self.registry_statements() {
-            sections.push(render::join(&stmts));
-        }
         sections.join("\n")
     }
 }
@@ -690,6 +693,27 @@ impl MongoSchema {
         })
     }
 
+    /// The relay registry's collections, as `schema print --with registry` appends them.
+    pub fn print_registry(&self) -> Option<String> {
+        let stmts: Vec<Statement> = self
+            .registry_collections()
+            .iter()
+            .map(|c| {
+                Statement::new(format!(
+                    "db.getSiblingDB({}).createCollection({});",
+                    render::js_string(&c.db),
+                    render::js_string(&c.collection)
+                ))
+            })
+            .collect();
+        (!stmts.is_empty()).then(|| {
+            format!(
+                "// outboxctl's relay registry and route pauses\n{}",
+                render::join_js(&stmts)
+            )
+        })
+    }
+
     /// The registry's collection and its pauses', when there is a registry.
     pub fn registry_collections(&self) -> Vec<CollectionName> {
         let Some(r) = &self.registry else {
@@ -719,13 +743,6 @@ impl MongoSchema {
             self.outbox
         ))];
         stmts.extend(self.indexes.iter().map(|s| self.create_index(s)));
-        stmts.extend(self.registry_collections().iter().map(|c| {
-            Statement::new(format!(
-                "db.getSiblingDB({}).createCollection({});",
-                render::js_string(&c.db),
-                render::js_string(&c.collection)
-            ))
-        }));
         let mut out = render::join_js(&stmts);
         if let Some(c) = &self.checkpoint {
             out.push_str(&format!(

@@ -504,3 +504,72 @@ async fn registry_and_pause_on_mongodb() {
         .json();
     assert_eq!(history.as_array().unwrap().len(), 2, "{history}");
 }
+
+/// The claim itself reads the pauses (the relay's next pass holds, whatever its heartbeat has
+/// seen): in every claim shape, a paused route's claim takes nothing, another route's claim is
+/// untouched, and the claim takes the rows again once resumed.
+#[tokio::test]
+async fn every_claim_shape_takes_nothing_of_a_paused_route() {
+    use outboxctl::model::{KeyOrder, Storage};
+    use outboxctl::store::postgres::{PgStore, PgStoreOptions};
+    use outboxctl::store::{PassTarget, RelayStore};
+    use outboxctl::target::{QualifiedName, RelationSpec};
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &["--hlc-ordering", "--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 5, Some(2)).await;
+    stage(&mut conn, &t, "billing", 3, None).await;
+    let pauses = schema.rel("outbox_relays_pauses");
+    let url = outboxctl::dburl::DatabaseUrl::parse(&crate::common::pg_url()).unwrap();
+    for storage in [Storage::Retain, Storage::Consume] {
+        for key_order in [KeyOrder::BestEffort, KeyOrder::Strict] {
+            for hlc in [false, true] {
+                let shape = format!("{storage:?} {key_order:?} hlc {hlc}");
+                let opts = PgStoreOptions {
+                    relation: RelationSpec::parse("relation", &t).unwrap(),
+                    delivery_log: None,
+                    storage,
+                    hlc_ordering: hlc,
+                    propagate_trace: false,
+                    tenant_aware: false,
+                    key_order,
+                    pass_statement_timeout: Duration::from_secs(1),
+                    pass_deadline: Duration::from_secs(5),
+                    prepared_statements: false,
+                    pauses: Some(QualifiedName::parse("pauses", &pauses).unwrap()),
+                };
+                let mut store = PgStore::connect(&url, Duration::from_secs(5), opts)
+                    .await
+                    .unwrap();
+                let mut claim = async |route: &str| {
+                    let target = PassTarget {
+                        route: route.into(),
+                        tenant: None,
+                    };
+                    store.begin_pass(&target).await.unwrap();
+                    let n = store
+                        .claim(&target, 100, chrono::Utc::now())
+                        .await
+                        .unwrap()
+                        .rows
+                        .len();
+                    // nothing changes: retain's claimed rows go back to pending
+                    store.rollback_pass().await;
+                    sqlx::query(&format!("UPDATE {t} SET status = 'pending', processing_at = NULL WHERE status = 'processing'"))
+                        .execute(&mut conn)
+                        .await
+                        .unwrap();
+                    n
+                };
+                ob(["route", "pause", "orders", "--reason", "claim test"])
+                    .pg(&t)
+                    .code(OK);
+                assert_eq!(claim("orders").await, 0, "{shape}: paused, yet claimed");
+                assert!(claim("billing").await > 0, "{shape}: another route held");
+                ob(["route", "resume", "orders"]).pg(&t).code(OK);
+                assert!(claim("orders").await > 0, "{shape}: resumed, yet held");
+            }
+        }
+    }
+}

@@ -143,6 +143,12 @@ impl<'a> PgStore<'a> {
         &self.opts
     }
 
+    /// The route pauses table the claim reads from now on (`None`: none).
+    pub fn read_pauses(&mut self, pauses: Option<crate::target::QualifiedName>) {
+        self.opts.pauses = pauses;
+        self.sql.clear();
+    }
+
     /// The store's own connection, opened (again) when there is none or it was lost.
     async fn client(&mut self) -> Result<&mut PgClient, StoreError> {
         let Conn::Owned {
