@@ -275,14 +275,15 @@ pub fn options(schema: &str, mode: Mode, prepared: bool) -> PgStoreOptions {
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: prepared,
-        // migrate adds the registry: the claim reads its pauses, as a relay's does
-        pauses: Some(
+        // migrate adds the registry: the claim reads its pauses, as a relay's does (unless
+        // OUTBOXCTL_BENCH_PAUSES=off, to measure what that check costs)
+        pauses: (std::env::var("OUTBOXCTL_BENCH_PAUSES").as_deref() != Ok("off")).then(|| {
             outboxctl::target::QualifiedName::parse(
                 "pauses",
                 &format!("{schema}.outbox_relays_pauses"),
             )
-            .unwrap(),
-        ),
+            .unwrap()
+        }),
     }
 }
 

@@ -127,6 +127,19 @@ pub struct RouteState {
     pub since: Option<DateTime<Utc>>,
 }
 
+impl RouteState {
+    fn paused(p: &Pause) -> Self {
+        Self {
+            route: p.route.clone(),
+            tenant: p.tenant,
+            state: "paused",
+            reason: Some(p.reason.clone()),
+            by: Some(p.by.clone()),
+            since: Some(p.since),
+        }
+    }
+}
+
 /// Every route configured or served by a live relay, paused or active; or (`history`) every
 /// pause and resume, oldest first.
 pub async fn list(
@@ -139,14 +152,7 @@ pub async fn list(
     if history {
         let mut out = Vec::new();
         for p in pauses {
-            out.push(RouteState {
-                route: p.pause.route.clone(),
-                tenant: p.pause.tenant,
-                state: "paused",
-                reason: Some(p.pause.reason.clone()),
-                by: Some(p.pause.by.clone()),
-                since: Some(p.pause.since),
-            });
+            out.push(RouteState::paused(&p.pause));
             if let Some(at) = p.resumed_at {
                 out.push(RouteState {
                     route: p.pause.route,
@@ -171,14 +177,7 @@ pub async fn list(
     }
     let mut out: Vec<RouteState> = pauses
         .iter()
-        .map(|p| RouteState {
-            route: p.pause.route.clone(),
-            tenant: p.pause.tenant,
-            state: "paused",
-            reason: Some(p.pause.reason.clone()),
-            by: Some(p.pause.by.clone()),
-            since: Some(p.pause.since),
-        })
+        .map(|p| RouteState::paused(&p.pause))
         .collect();
     for name in names {
         if !out.iter().any(|s| s.route == name && s.tenant.is_none()) {

@@ -573,3 +573,51 @@ async fn every_claim_shape_takes_nothing_of_a_paused_route() {
         }
     }
 }
+
+#[tokio::test]
+async fn any_relay_prunes_rows_stopped_or_stale_for_a_day_and_keeps_the_rest() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let reg = schema.rel("outbox_relays");
+    for (id, seen, stopped) in [
+        ("gone-stale", "2 days", false),
+        ("gone-stopped", "25 hours", true),
+        ("kept-stopped", "1 hour", true),
+    ] {
+        sqlx::query(&format!(
+            "INSERT INTO {reg} (id, host, pid, version, routes, tenants, started_at, last_seen,
+                                published, heartbeat_ms, stopped_at)
+             VALUES ($1, 'h', 1, 'v', ARRAY['orders'], '{{}}', now() - interval '3 days',
+                     now() - $2::interval, 0, 5000, CASE WHEN $3 THEN now() - $2::interval END)"
+        ))
+        .bind(id)
+        .bind(seen)
+        .bind(stopped)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    ob([
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--to",
+        "file:/dev/null",
+    ])
+    .pg(&t)
+    .code(OK);
+    let ids: Vec<String> = sqlx::query_scalar(&format!("SELECT id FROM {reg} ORDER BY id"))
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(
+        ids.len(),
+        2,
+        "the relay's own row and the recent one: {ids:?}"
+    );
+    assert!(ids.iter().any(|i| i == "kept-stopped"), "{ids:?}");
+    assert!(!ids.iter().any(|i| i.starts_with("gone")), "{ids:?}");
+}

@@ -123,10 +123,10 @@ impl MongoRegistry {
                 .await
                 .map_err(fail)?;
         }
-        let pauses = self.active(doc! {}).await?;
+        let pauses = self.find_pauses(doc! { "active": true }).await?;
         Ok(BeatAnswer {
             server_now,
-            pauses: PauseSet(pauses),
+            pauses: PauseSet(pauses.iter().map(pause_of).collect()),
         })
     }
 
@@ -187,40 +187,29 @@ impl MongoRegistry {
             .collect())
     }
 
-    async fn active(&self, filter: Document) -> Result<Vec<Pause>, Error> {
+    /// The pause documents `filter` selects, oldest first.
+    async fn find_pauses(&self, filter: Document) -> Result<Vec<Document>, Error> {
         let fail = |e| Error::mongo("reading the route pauses", e);
-        let mut f = filter;
-        f.insert("active", true);
-        let docs: Vec<Document> = self
-            .pauses
-            .find(f)
-            .sort(doc! { "paused_at": 1 })
-            .await
-            .map_err(fail)?
-            .try_collect()
-            .await
-            .map_err(fail)?;
-        Ok(docs.iter().map(pause_of).collect())
-    }
-
-    /// The pauses in force, or (`history`) every pause ever made, oldest first.
-    pub async fn pauses(&self, history: bool) -> Result<Vec<PauseRecord>, Error> {
-        let fail = |e| Error::mongo("reading the route pauses", e);
-        let filter = if history {
-            doc! {}
-        } else {
-            doc! { "active": true }
-        };
-        let docs: Vec<Document> = self
-            .pauses
+        self.pauses
             .find(filter)
             .sort(doc! { "paused_at": 1, "route": 1 })
             .await
             .map_err(fail)?
             .try_collect()
             .await
-            .map_err(fail)?;
-        Ok(docs
+            .map_err(fail)
+    }
+
+    /// The pauses in force, or (`history`) every pause ever made, oldest first.
+    pub async fn pauses(&self, history: bool) -> Result<Vec<PauseRecord>, Error> {
+        let filter = if history {
+            doc! {}
+        } else {
+            doc! { "active": true }
+        };
+        Ok(self
+            .find_pauses(filter)
+            .await?
             .iter()
             .map(|d| PauseRecord {
                 pause: pause_of(d),
