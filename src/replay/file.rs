@@ -11,7 +11,7 @@ use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
-use super::{Cursor, Item, ReplaySource, Selection, ordered_headers};
+use super::{Cursor, Item, ReplayError, ReplaySource, Selection, ordered_headers};
 use crate::Error;
 use crate::model::Message;
 
@@ -80,11 +80,9 @@ pub struct FileSource {
 impl FileSource {
     /// Opens the archive after `after` (a line cursor).
     pub fn open(path: &Path, selection: Selection, after: Option<&Cursor>) -> Result<Self, Error> {
-        let file = File::open(path).map_err(|e| {
-            Error::Runtime(format!(
-                "--from file:{}: cannot open it: {e}",
-                path.display()
-            ))
+        let file = File::open(path).map_err(|source| ReplayError::Archive {
+            what: format!("--from file:{}: cannot open it", path.display()),
+            source,
         })?;
         let mut this = Self {
             path: path.to_owned(),
@@ -104,10 +102,11 @@ impl FileSource {
                 }
             }
             Some(other) => {
-                return Err(Error::Runtime(format!(
-                    "--after is a cursor of {}, not of a file: archive",
-                    other.source_kind()
-                )));
+                return Err(ReplayError::CursorKind {
+                    found: other.source_kind(),
+                    expected: "a file: archive",
+                }
+                .into());
             }
         }
         Ok(this)
@@ -119,7 +118,10 @@ impl FileSource {
         let n = self
             .reader
             .read_until(b'\n', buf)
-            .map_err(|e| Error::Runtime(format!("reading {}: {e}", self.path.display())))?;
+            .map_err(|source| ReplayError::Archive {
+                what: format!("reading {}", self.path.display()),
+                source,
+            })?;
         if n == 0 || buf.last() != Some(&b'\n') {
             return Ok(0);
         }
@@ -137,18 +139,16 @@ impl ReplaySource for FileSource {
             if self.read(&mut buf)? == 0 {
                 break;
             }
-            let text = std::str::from_utf8(&buf).map_err(|e| {
-                Error::Runtime(format!("{}:{}: {e}", self.path.display(), self.line))
-            })?;
+            let at = || format!("{}:{}", self.path.display(), self.line);
+            let text = std::str::from_utf8(&buf).map_err(|e| ReplayError::record(at(), e))?;
             if text.trim().is_empty() {
                 continue;
             }
             let message = parse_line(text.trim_end()).map_err(|e| {
-                Error::Runtime(format!(
-                    "{}:{}: not a line the file: destination writes: {e}",
-                    self.path.display(),
-                    self.line
-                ))
+                ReplayError::record(
+                    at(),
+                    format!("not a line the file: destination writes: {e}"),
+                )
             })?;
             if self.selection.matches(&message, None) {
                 page.push(Item {

@@ -5,6 +5,7 @@
 //! changed. No terminal code here: the command in `cli/replay.rs` prints.
 
 pub mod cursor;
+pub mod error;
 pub mod file;
 pub mod request;
 
@@ -18,6 +19,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 pub use cursor::Cursor;
+pub use error::ReplayError;
 
 use crate::Error;
 use crate::destination::{self, DestinationError, DestinationUrl, Publisher, Sink};
@@ -298,9 +300,10 @@ impl Destinations {
         };
         let (spec, _) = destination::plan(route, &file).map_err(|e| as_flag(e, route, "--to"))?;
         if matches!(spec, destination::RouteSpec::Table(_)) {
-            return Err(Error::Runtime(
-                "--to postgres-table: is not a replay destination: it keeps each event id once, so every replayed event would be dropped; use file:, stdout, a broker or http(s)://".into(),
-            ));
+            return Err(ReplayError::Selection(
+                "--to postgres-table: is not a replay destination: it keeps each event id once, so every replayed event would be dropped; use file:, stdout, a broker or http(s)://",
+            )
+            .into());
         }
         Ok(spec)
     }
@@ -377,7 +380,11 @@ impl Stopped {
                     reason: format!("{reason}; {resume}"),
                 })
             }
-            e => Error::Runtime(format!("{e}; {resume}")),
+            e => ReplayError::Stopped {
+                error: e.to_string(),
+                resume: resume.to_owned(),
+            }
+            .into(),
         }
     }
 }
@@ -435,7 +442,11 @@ pub async fn run(
         }
         for p in unique {
             if let Err(e) = p.flush().await {
-                return Err(stop(tally, Error::Runtime(format!("{}: {e}", to.shown()))));
+                let e = ReplayError::Publish {
+                    what: format!("flushing {}", to.shown()),
+                    reason: e.to_string(),
+                };
+                return Err(stop(tally, e.into()));
             }
         }
         for item in &page[..done] {
@@ -486,10 +497,10 @@ async fn publish_page(
 ) -> Result<(), (usize, Error)> {
     let failed = |i: usize, e: destination::PublishError| {
         let m = &page[i].message;
-        Error::Runtime(format!(
-            "publishing event {} of route {}: {e}",
-            m.event_id, m.route
-        ))
+        Error::from(ReplayError::Publish {
+            what: format!("publishing event {} of route {}", m.event_id, m.route),
+            reason: e.to_string(),
+        })
     };
     if serial {
         for (i, item) in page.iter().enumerate() {

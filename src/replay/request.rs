@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
-use super::{Cursor, Selection};
+use super::{Cursor, ReplayError, Selection};
 use crate::Error;
 use crate::config::Config;
 use crate::destination::DestinationUrl;
@@ -36,11 +36,17 @@ impl Origin {
             Ok(DestinationUrl::PostgresTable(table)) => Ok(Origin::Table(table)),
             Ok(DestinationUrl::File(path)) => Ok(Origin::File(path)),
             Err(e) if text.trim_start().starts_with("postgres-table:") => {
-                Err(Error::Runtime(format!("--from: {e}")))
+                Err(ReplayError::From {
+                    text: text.to_owned(),
+                    reason: e.to_string(),
+                }
+                .into())
             }
-            _ => Err(Error::Runtime(format!(
-                "--from {text:?}: use postgres-table:SCHEMA.TABLE or file:PATH (without --from: the outbox's published rows)"
-            ))),
+            _ => Err(ReplayError::From {
+                text: text.to_owned(),
+                reason: "use postgres-table:SCHEMA.TABLE or file:PATH (without --from: the outbox's published rows)".into(),
+            }
+            .into()),
         }
     }
 
@@ -92,11 +98,11 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
         .transpose()
         .map_err(Error::Runtime)?;
     if let Some(c) = after.as_ref().filter(|c| c.source_kind() != origin.kind()) {
-        return Err(Error::Runtime(format!(
-            "--after is a cursor of {}, not of {}",
-            c.source_kind(),
-            origin.kind()
-        )));
+        return Err(ReplayError::CursorKind {
+            found: c.source_kind(),
+            expected: origin.kind(),
+        }
+        .into());
     }
     if origin == Origin::Published && config.outbox.storage == Storage::Consume {
         return Ok(Prepared::NothingKept);
@@ -106,25 +112,26 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
     if selection.routes.is_empty() && !file {
         selection.routes = config.relay.routes.keys().cloned().collect();
         if selection.routes.is_empty() {
-            return Err(Error::Runtime(
-                "no routes to replay: pass --route ROUTE (repeatable) or configure relay.routes"
-                    .into(),
-            ));
+            return Err(ReplayError::Selection(
+                "no routes to replay: pass --route ROUTE (repeatable) or configure relay.routes",
+            )
+            .into());
         }
     }
     if file && (selection.since.is_some() || selection.until.is_some()) {
-        return Err(Error::Runtime(
-            "--since/--until select by delivery time, which a file: archive does not keep; select by --hlc-from/--hlc-to, --event-id, --key or --type".into(),
-        ));
+        return Err(ReplayError::Selection(
+            "--since/--until select by delivery time, which a file: archive does not keep; select by --hlc-from/--hlc-to, --event-id, --key or --type",
+        )
+        .into());
     }
     if origin == Origin::Published
         && (selection.hlc_from.is_some() || selection.hlc_to.is_some())
         && !config.outbox.hlc_ordering
     {
-        return Err(Error::Runtime(
-            "--hlc-from/--hlc-to need outbox.hlc_ordering: true (the rows have no hlc otherwise)"
-                .into(),
-        ));
+        return Err(ReplayError::Selection(
+            "--hlc-from/--hlc-to need outbox.hlc_ordering: true (the rows have no hlc otherwise)",
+        )
+        .into());
     }
     Ok(Prepared::Replay(Box::new(Plan {
         origin,
@@ -194,7 +201,7 @@ mod tests {
         let e = Origin::parse(Some("postgres-table:a.b.c"))
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("--from: "), "{e}");
+        assert!(e.starts_with("--from \"postgres-table:a.b.c\": "), "{e}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::postgres::replay::{Lane, PgPublished, PgTable};
 use crate::Error;
 use crate::replay::file::FileSource;
 use crate::replay::request::{Origin, Plan};
-use crate::replay::{Item, ReplaySource};
+use crate::replay::{Item, ReplayError, ReplaySource};
 use crate::target::QualifiedName;
 
 /// Any of the sources, opened.
@@ -45,9 +45,10 @@ impl Backend<'_> {
             (Origin::Table(table), Backend::Postgres(pg)) => Ok(Source::Table(
                 PgTable::open(pg.connect().await?, table.clone(), selection, after).await?,
             )),
-            (Origin::Table(_), Backend::Mongo(_)) => Err(Error::Runtime(
-                "--from postgres-table: reads a table in the configured PostgreSQL database; this configuration names MongoDB".into(),
-            )),
+            (Origin::Table(_), Backend::Mongo(_)) => Err(ReplayError::Selection(
+                "--from postgres-table: reads a table in the configured PostgreSQL database; this configuration names MongoDB",
+            )
+            .into()),
             (Origin::Published, Backend::Postgres(pg)) => {
                 let per_tenant = pg.relation.is_per_tenant();
                 let mut tables: Vec<(Option<Uuid>, QualifiedName)> = Vec::new();
@@ -82,9 +83,10 @@ impl Backend<'_> {
                     MongoPublished::open(&client, opts, selection, after).await?,
                 ))
             }
-            (Origin::Published | Origin::Table(_), Backend::Memory(_)) => Err(Error::Runtime(
-                "the outbox in memory keeps no source to replay from: replay from a file: archive (--from file:PATH)".into(),
-            )),
+            (Origin::Published | Origin::Table(_), Backend::Memory(_)) => Err(ReplayError::Selection(
+                "the outbox in memory keeps no source to replay from: replay from a file: archive (--from file:PATH)",
+            )
+            .into()),
         }
     }
 }

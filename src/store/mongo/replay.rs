@@ -11,7 +11,7 @@ use mongodb::options::FindOptions;
 use super::{MongoStoreOptions, Position, bson_date, claim_sort, collect, date_field, decode};
 use crate::Error;
 use crate::model::Message;
-use crate::replay::{Cursor, Item, ReplaySource, Selection};
+use crate::replay::{Cursor, Item, ReplayError, ReplaySource, Selection};
 
 pub struct MongoPublished {
     coll: mongodb::Collection<Document>,
@@ -79,18 +79,15 @@ impl MongoPublished {
                     .routes
                     .iter()
                     .position(|r| r == route)
-                    .ok_or_else(|| {
-                        Error::Runtime(format!(
-                            "--after stands in route {route:?}, which this replay does not select"
-                        ))
-                    })?;
+                    .ok_or_else(|| ReplayError::cursor_route(route, None))?;
                 this.pos = Some(Position::at(*hlc, *created_at, *id));
             }
             Some(other) => {
-                return Err(Error::Runtime(format!(
-                    "--after is a cursor of {}, not of the outbox's published documents",
-                    other.source_kind()
-                )));
+                return Err(ReplayError::CursorKind {
+                    found: other.source_kind(),
+                    expected: "the outbox's published documents",
+                }
+                .into());
             }
         }
         Ok(this)
@@ -158,11 +155,10 @@ impl ReplaySource for MongoPublished {
             let mut page = Vec::with_capacity(docs.len());
             for d in &docs {
                 let bad = |e: String| {
-                    Error::Runtime(format!(
-                        "document {:?} of {}: {e}",
-                        d.get("_id"),
-                        self.opts.collection
-                    ))
+                    ReplayError::record(
+                        format!("document {:?} of {}", d.get("_id"), self.opts.collection),
+                        e,
+                    )
                 };
                 let row = decode(d, &self.opts).map_err(bad)?;
                 let message = Message::from_row(&row).map_err(|e| bad(e.to_string()))?;

@@ -14,7 +14,9 @@ use super::rows::decode_sqlx as decode_row;
 use super::{PgStoreOptions, columns};
 use crate::Error;
 use crate::model::Message;
-use crate::replay::{Cursor, Item, ReplaySource, Selection, broker_key, ordered_headers};
+use crate::replay::{
+    Cursor, Item, ReplayError, ReplaySource, Selection, broker_key, ordered_headers,
+};
 use crate::target::QualifiedName;
 
 /// A value bound to a numbered parameter.
@@ -201,12 +203,7 @@ impl PgPublished {
                     .iter()
                     .position(|l| l.tenant == *tenant && l.route == *route)
                 else {
-                    return Err(Error::Runtime(format!(
-                        "--after stands in route {route:?}{}, which this replay does not select",
-                        tenant
-                            .map(|t| format!(" of tenant {t}"))
-                            .unwrap_or_default()
-                    )));
+                    return Err(ReplayError::cursor_route(route, *tenant).into());
                 };
                 this.lane = lane;
                 this.null_hlc = this.opts.hlc_ordering && hlc.is_none();
@@ -217,10 +214,11 @@ impl PgPublished {
                 });
             }
             Some(other) => {
-                return Err(Error::Runtime(format!(
-                    "--after is a cursor of {}, not of the outbox's published rows",
-                    other.source_kind()
-                )));
+                return Err(ReplayError::CursorKind {
+                    found: other.source_kind(),
+                    expected: "the outbox's published rows",
+                }
+                .into());
             }
         }
         Ok(this)
@@ -291,11 +289,10 @@ impl PgPublished {
             let row = decode_row(r, &self.opts).map_err(|e| Error::pg(what.clone(), e))?;
             let published_at: Option<DateTime<Utc>> = r.get("published_at");
             let message = Message::from_row(&row).map_err(|e| {
-                Error::Runtime(format!(
-                    "row {} of {}: its payload is not JSON ({e})",
-                    row.id,
-                    lane.table.plain()
-                ))
+                ReplayError::record(
+                    format!("row {} of {}", row.id, lane.table.plain()),
+                    format!("its payload is not JSON ({e})"),
+                )
             })?;
             self.pos = Some(RowPos {
                 hlc: row.hlc,
@@ -384,18 +381,19 @@ impl PgTable {
                 published_at,
                 event_id,
             }) => {
-                this.route = this.routes.iter().position(|r| r == route).ok_or_else(|| {
-                    Error::Runtime(format!(
-                        "--after stands in route {route:?}, which this replay does not select"
-                    ))
-                })?;
+                this.route = this
+                    .routes
+                    .iter()
+                    .position(|r| r == route)
+                    .ok_or_else(|| ReplayError::cursor_route(route, None))?;
                 this.pos = Some((*published_at, *event_id));
             }
             Some(other) => {
-                return Err(Error::Runtime(format!(
-                    "--after is a cursor of {}, not of a postgres-table destination",
-                    other.source_kind()
-                )));
+                return Err(ReplayError::CursorKind {
+                    found: other.source_kind(),
+                    expected: "a postgres-table destination",
+                }
+                .into());
             }
         }
         Ok(this)
@@ -415,7 +413,7 @@ impl PgTable {
         let enc = |h: i64| {
             crate::hlc::HlcTimestamp::unpack(h)
                 .map(|t| t.encode())
-                .map_err(|e| Error::Runtime(format!("--hlc-from/--hlc-to: {e}")))
+                .map_err(|e| ReplayError::record("--hlc-from/--hlc-to", e))
         };
         if let Some(h) = s.hlc_from {
             let p = w.bind(Val::Text(enc(h)?));
@@ -440,7 +438,7 @@ impl PgTable {
             let event_id: Uuid = r.get("event_id");
             let published_at: DateTime<Utc> = r.get("published_at");
             let message = self.message(r).map_err(|e| {
-                Error::Runtime(format!("event {event_id} in {}: {e}", self.table.plain()))
+                ReplayError::record(format!("event {event_id} in {}", self.table.plain()), e)
             })?;
             self.pos = Some((published_at, event_id));
             page.push(Item {
