@@ -25,18 +25,20 @@ pub fn delivery_log<'b, 'c>(
 ) -> Result<(&'b Postgres<'c>, QualifiedName), Error> {
     let pg = match backend {
         Backend::Postgres(pg) => pg,
-        Backend::Mongo(_) | Backend::Memory(_) => return Err(Error::Runtime(
-            "the delivery log is PostgreSQL-only: MongoDB keeps retain storage, which has no delivery log".into(),
-        )),
+        Backend::Mongo(_) | Backend::Memory(_) => {
+            return Err(Error::NotConfigured(
+                "the delivery log is PostgreSQL-only: MongoDB keeps retain storage, which has no delivery log",
+            ));
+        }
     };
     match pg.delivery_log {
-        None => Err(Error::Runtime(
-            "no delivery log configured: set outbox.delivery_log (or pass --delivery-log SCHEMA.TABLE)".into(),
+        None => Err(Error::NotConfigured(
+            "no delivery log configured: set outbox.delivery_log (or pass --delivery-log SCHEMA.TABLE)",
         )),
-        Some(log) if log.is_per_tenant() => Err(Error::Runtime(
-            "a per-tenant delivery log ({tenant}) is not supported by partitions yet; name one log".into(),
+        Some(log) if log.is_per_tenant() => Err(Error::NotConfigured(
+            "a per-tenant delivery log ({tenant}) is not supported by partitions yet; name one log",
         )),
-        Some(log) => Ok((pg, log.resolve(None).map_err(|e| Error::Runtime(e.to_string()))?)),
+        Some(log) => Ok((pg, log.resolve(None)?)),
     }
 }
 
@@ -303,8 +305,7 @@ impl DeliveryLog {
         policy: LockPolicy,
         mut on_day: impl FnMut(&DayOutcome),
     ) -> Result<AddAheadReport, Error> {
-        let plan = partitions::plan_add_ahead(&self.log, self.today, days, &self.facts.bounds())
-            .map_err(|e| Error::Runtime(e.to_string()))?;
+        let plan = partitions::plan_add_ahead(&self.log, self.today, days, &self.facts.bounds())?;
         let mut out = Vec::new();
         for action in plan {
             let r = match &action {
@@ -443,8 +444,7 @@ impl DeliveryLog {
             return Ok(());
         };
         for day in partitions::days_between(first, last) {
-            let conflict = partitions::plan_add_ahead(&self.log, day, 0, &self.facts.bounds())
-                .map_err(|e| Error::Runtime(e.to_string()))?
+            let conflict = partitions::plan_add_ahead(&self.log, day, 0, &self.facts.bounds())?
                 .into_iter()
                 .any(|a| !matches!(a, DayAction::Add { .. }));
             if conflict || !lp::default_has_rows_on(&mut self.conn, &default, day).await? {

@@ -46,8 +46,8 @@ pub fn route_destinations(
         routes.to_vec()
     };
     if names.is_empty() {
-        return Err(Error::Runtime(
-            "no routes to relay: pass --route NAME (with --to URL, default stdout) or configure relay.routes".into(),
+        return Err(Error::NotConfigured(
+            "no routes to relay: pass --route NAME (with --to URL, default stdout) or configure relay.routes",
         ));
     }
     names
@@ -171,8 +171,8 @@ pub async fn assemble_on(
         .any(|(_, d)| d.to.url() == Some(&DestinationUrl::Stdout));
     let tenants: Vec<Option<uuid::Uuid>> = if config.outbox.tenant_aware {
         if config.outbox.tenants.is_empty() {
-            return Err(Error::Runtime(
-                "outbox.tenant_aware is on: list the tenants to relay under outbox.tenants".into(),
+            return Err(Error::NotConfigured(
+                "outbox.tenant_aware is on: list the tenants to relay under outbox.tenants",
             ));
         }
         config.configured_tenants()
@@ -239,8 +239,8 @@ fn refuse_table_sinks(routes: &[(String, Route)]) -> Result<(), Error> {
         .iter()
         .any(|(_, d)| matches!(d.to.url(), Some(DestinationUrl::PostgresTable(_))))
     {
-        return Err(Error::Runtime(
-            "postgres-table destinations need the outbox on PostgreSQL".into(),
+        return Err(Error::NotConfigured(
+            "postgres-table destinations need the outbox on PostgreSQL",
         ));
     }
     Ok(())

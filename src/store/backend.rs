@@ -86,8 +86,8 @@ impl<'a> Backend<'a> {
     pub fn postgres(&self) -> Result<&Postgres<'a>, Error> {
         match self {
             Backend::Postgres(pg) => Ok(pg),
-            Backend::Mongo(_) | Backend::Memory(_) => Err(Error::Runtime(
-                "this command serves PostgreSQL outboxes only (storage moves, delivery-log partitions and their checks are PostgreSQL's)".into(),
+            Backend::Mongo(_) | Backend::Memory(_) => Err(Error::NotConfigured(
+                "this command serves PostgreSQL outboxes only (storage moves, delivery-log partitions and their checks are PostgreSQL's)",
             )),
         }
     }

@@ -44,14 +44,8 @@ impl Postgres<'_> {
         let mut missing = Vec::new();
         let mut conn = self.connect().await?;
         for tenant in config.relation_tenants()? {
-            let table = self
-                .relation
-                .resolve(tenant)
-                .map_err(|e| Error::Runtime(e.to_string()))?;
-            let trigger = table
-                .name
-                .with_suffix("wake trigger", "_wake")
-                .map_err(|e| Error::Runtime(e.to_string()))?;
+            let table = self.relation.resolve(tenant)?;
+            let trigger = table.name.with_suffix("wake trigger", "_wake")?;
             if !super::postgres::wake::has_trigger(&mut conn, &table, trigger.name()).await? {
                 missing.push(table.plain());
             }
