@@ -334,6 +334,16 @@ async fn relay_once_on_a_paused_route_says_so_and_exits_0() {
         .find(|s| s["route"] == "orders")
         .unwrap();
     assert_eq!(held["paused"]["reason"], "bad deploy", "{held}");
+    // top (one snapshot in a pipe) shows the relay that ran and the paused route
+    let top = ob(["top"]).pg(&t).code(OK);
+    assert!(
+        top.stdout.contains("route orders PAUSED by") && top.stdout.contains("bad deploy"),
+        "{top:?}"
+    );
+    assert!(
+        top.stdout.contains(" stopped on ") && top.stdout.contains("orders (paused)"),
+        "{top:?}"
+    );
     let resumed = ob(["route", "resume", "orders"]).pg(&t).code(OK);
     assert!(resumed.stdout.contains("resumed"), "{resumed:?}");
     let not = ob(["route", "resume", "orders"]).pg(&t).code(OK);
