@@ -33,6 +33,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A table, column or index the command needs is not in the database (the message says
+    /// which, and what adds it).
+    #[error("{0}")]
+    SchemaMissing(String),
     /// Something the command needs is not configured (the message says which setting).
     #[error("{0}")]
     NotConfigured(&'static str),
@@ -138,6 +142,7 @@ impl ExitStatus for Error {
             | Error::Area(_)
             | Error::Io { .. }
             | Error::NotConfigured(_)
+            | Error::SchemaMissing(_)
             | Error::Destination(_)
             | Error::Runtime(_) => exit_code::ERROR,
             Error::LockBusy(_) => exit_code::LOCK_BUSY,

@@ -161,7 +161,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
             .with_initial_text(&a.database_url)
             .interact_text()
             .map_err(ask_error)?;
-        let parsed = DatabaseUrl::parse(&url).map_err(|e| Error::Runtime(e.to_string()))?;
+        let parsed = DatabaseUrl::parse(&url).map_err(crate::config::ConfigError::from)?;
         a.backend = parsed.backend();
         a.database_url = url;
         let default_outbox = if a.backend == c.backend {
@@ -236,7 +236,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
         &|_| None,
     )?;
     std::fs::write(&args.path, &text)
-        .map_err(|e| Error::Runtime(format!("writing {}: {e}", args.path.display())))?;
+        .map_err(|e| Error::io(format!("writing {}", args.path.display()), e))?;
     ctx.out.note(&format!("wrote {}", args.path.display()));
     if interactive {
         let url = config.require_url()?.clone();

@@ -65,8 +65,8 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
         }
         Backend::Mongo => {
             if args.with.contains(&Part::DeliveryLog) {
-                return Err(crate::Error::Runtime(
-                    "the delivery log is PostgreSQL-only: MongoDB keeps retain storage".into(),
+                return Err(crate::Error::NotConfigured(
+                    "the delivery log is PostgreSQL-only: MongoDB keeps retain storage",
                 )
                 .into());
             }

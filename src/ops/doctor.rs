@@ -187,8 +187,7 @@ async fn pg_table_checks(
             ),
         );
     }
-    let relation = crate::target::RelationSpec::parse("relation", &name)
-        .map_err(|e| Error::Runtime(e.to_string()))?;
+    let relation = crate::target::RelationSpec::parse("relation", &name)?;
     // the plan of the claim alone: no delivery log, no traceparent column needed
     let opts = PgStoreOptions {
         propagate_trace: false,

@@ -71,7 +71,7 @@ impl<'a> StorageMove<'a> {
             .map(|t| (t.tenant, t.table))
             .collect();
         if tables.is_empty() {
-            return Err(Error::Runtime("no outbox configured".into()));
+            return Err(Error::NotConfigured("no outbox configured"));
         }
         let conn = pg.connect().await?;
         Ok(StorageMove {
@@ -142,7 +142,12 @@ async fn status(
     let facts = crate::schema::postgres::table_facts(conn, table)
         .await
         .map_err(|e| Error::pg(format!("reading {}", table.plain()), e))?
-        .ok_or_else(|| Error::Runtime(format!("outbox table {} does not exist", table.plain())))?;
+        .ok_or_else(|| {
+            Error::SchemaMissing(format!(
+                "outbox table {} does not exist; create it with `outboxctl migrate`",
+                table.plain()
+            ))
+        })?;
     let has_processing_at = facts.column("processing_at").is_some();
     let has_published_at = facts.column("published_at").is_some();
     let indexes: Vec<String> = facts

@@ -335,9 +335,10 @@ impl<'a> Source<'a> {
     ) -> Result<Self, Error> {
         for url in &relays {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(Error::Runtime(format!(
+                return Err(crate::config::ConfigError::Invalid(format!(
                     "--relay {url:?}: give the relay's metrics endpoint as http://HOST:PORT (its --metrics-addr)"
-                )));
+                ))
+                .into());
             }
         }
         let outboxes = Backend::of(config, connect_timeout).outboxes(None).await?;

@@ -229,8 +229,8 @@ impl PgSchema {
             registry,
         } = &config.outbox.target
         else {
-            return Err(crate::Error::Runtime(
-                "the configured backend is MongoDB, not PostgreSQL".into(),
+            return Err(crate::Error::NotConfigured(
+                "the configured backend is MongoDB, not PostgreSQL",
             ));
         };
         let tenants: Vec<Option<Uuid>> = config.relation_tenants()?;
@@ -661,8 +661,8 @@ impl MongoSchema {
             registry,
         } = &config.outbox.target
         else {
-            return Err(crate::Error::Runtime(
-                "the configured backend is PostgreSQL, not MongoDB".into(),
+            return Err(crate::Error::NotConfigured(
+                "the configured backend is PostgreSQL, not MongoDB",
             ));
         };
         let mut indexes = render::mongo_outbox_indexes();

@@ -47,7 +47,7 @@ impl<'c> PgOps<'c> {
             .await
             .map_err(|e| Error::pg("reading the outbox table", e))?
             .ok_or_else(|| {
-                Error::Runtime(format!(
+                Error::SchemaMissing(format!(
                     "outbox table {} does not exist; create it with `outboxctl migrate`",
                     table.plain()
                 ))
@@ -525,13 +525,13 @@ impl OpsStore for PgOps<'_> {
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
         if self.hlc_ordering && !self.columns.hlc {
-            return Err(Error::Runtime(format!(
+            return Err(Error::SchemaMissing(format!(
                 "{} has no hlc column; run `outboxctl migrate --hlc-ordering`",
                 self.table.plain()
             )));
         }
         if self.propagate_trace && !self.columns.traceparent {
-            return Err(Error::Runtime(format!(
+            return Err(Error::SchemaMissing(format!(
                 "{} has no traceparent column; run `outboxctl migrate --propagate-trace`",
                 self.table.plain()
             )));

@@ -66,14 +66,14 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
     .await
     .map_err(|e| Error::pg("reading the delivery log", e))?;
     let Some(row) = row else {
-        return Err(Error::Runtime(format!(
+        return Err(Error::SchemaMissing(format!(
             "delivery log {} does not exist; create it with `outboxctl migrate`",
             log.plain()
         )));
     };
     let key: Option<String> = row.get("key");
     if key.as_deref() != Some("RANGE (published_at)") {
-        return Err(Error::Runtime(format!(
+        return Err(Error::SchemaMissing(format!(
             "relation {} is not partitioned by RANGE (published_at), so it is not a delivery log outboxctl can maintain",
             log.plain()
         )));
