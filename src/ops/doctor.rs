@@ -5,6 +5,7 @@
 //! delivery log's partitions; then what holds the xmin horizon ([`xmin`]). The command prints
 //! the report; nothing here does.
 
+pub mod fleet;
 pub mod xmin;
 
 use std::time::Duration;
@@ -86,6 +87,7 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
             drain_check(config, &mut report);
             destination_checks(config, &mut report).await;
             mongo_checks(&mongo, options, &mut report).await?;
+            fleet::checks(config, options.connect_timeout, &mut report).await;
             return Ok(report);
         }
         // nothing to check on a store in memory
@@ -141,6 +143,7 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
             ),
         ),
     }
+    fleet::checks(config, options.connect_timeout, &mut report).await;
     Ok(report)
 }
 

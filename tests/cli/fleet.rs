@@ -104,6 +104,39 @@ async fn relays_in_separate_processes_are_listed_a_killed_one_goes_stale_a_stopp
         },
     )
     .await;
+    // doctor names the stale relay, and a paused route
+    ob(["route", "pause", "orders", "--reason", "doctor test"])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .code(OK);
+    let doctor = ob(["doctor", "--format", "json"])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .run();
+    let checks = doctor.json();
+    let find = |name: &str| {
+        checks["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} check: {checks}"))
+    };
+    let check = find("relays");
+    assert_eq!(check["level"], "warn", "{check}");
+    assert!(
+        check["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("pid {k} ")),
+        "{check}"
+    );
+    let paused = find("paused routes");
+    assert!(
+        paused["detail"].as_str().unwrap().contains("doctor test"),
+        "{paused}"
+    );
     drop(killed);
     let exit = stopped.terminate_within(Duration::from_secs(20)).await;
     assert!(exit.is_some_and(|e| e.success()), "{exit:?}");
