@@ -1,8 +1,9 @@
 //! OpenTelemetry traces across the outbox hop, read by an OTLP/HTTP receiver of the test's own
 //! that decodes the protobuf: a pass span as the root of one `send` span per mark chunk, the
 //! messaging attributes, a link per message to the `traceparent` it was staged with; replay's
-//! publishes likewise; nothing without an endpoint or when the environment turns tracing off;
-//! a collector that is away changes neither the exit code nor, much, the time to exit.
+//! publishes likewise; nothing without an endpoint, when the environment turns tracing off or
+//! when the sampler keeps nothing; a collector that is away changes neither the exit code nor,
+//! much, the time to exit.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -359,10 +360,12 @@ async fn nothing_is_exported_unless_the_environment_turns_tracing_on() {
     migrate(&schema, &["--propagate-trace"]).await;
     let t = schema.rel("outbox");
     let collector = Collector::start();
-    let off: [&[(&str, &str)]; 3] = [
+    let off: [&[(&str, &str)]; 4] = [
         &[],
         &[("OTEL_SDK_DISABLED", "true")],
         &[("OTEL_TRACES_EXPORTER", "none")],
+        // on, but the sampler the SDK reads keeps nothing
+        &[("OTEL_TRACES_SAMPLER", "always_off")],
     ];
     for vars in off {
         stage(&mut conn, &t, "orders", 5, None).await;
@@ -375,7 +378,7 @@ async fn nothing_is_exported_unless_the_environment_turns_tracing_on() {
         }
         run.code(OK);
         let seen = collector.take();
-        assert!(seen.paths.is_empty(), "{vars:?}: {:?}", seen.paths);
+        assert!(seen.spans.is_empty(), "{vars:?}: {:?}", seen.spans);
     }
     // the traces endpoint alone turns it on
     stage(&mut conn, &t, "orders", 5, None).await;
