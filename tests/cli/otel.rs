@@ -528,3 +528,57 @@ async fn a_batching_webhook_makes_a_send_span_per_post_failed_with_its_error_typ
     assert_eq!(failed, 1, "the POST answered 500");
     assert_eq!(links(&sends), staged);
 }
+
+#[tokio::test]
+async fn a_table_destination_is_a_postgresql_send_failed_with_database_when_its_insert_fails() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &["--propagate-trace"]).await;
+    let t = schema.rel("outbox");
+    let sink = schema.rel("sink");
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {sink} (event_id UUID PRIMARY KEY, outbox_route TEXT NOT NULL, event_type TEXT NOT NULL, ordering_key TEXT,
+            tenant_id UUID, payload JSONB NOT NULL, headers JSONB NOT NULL, published_at TIMESTAMPTZ NOT NULL)"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let staged = traceparents(&mut conn, &t).await;
+    let collector = Collector::start();
+    let relay = || {
+        ob(["relay", "--once", "--propagate-trace", "--route", "orders"])
+            .args(["--to", &format!("postgres-table:{sink}")])
+            .pg(&t)
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint)
+    };
+    relay().code(OK);
+    let seen = collector.take();
+    let (roots, sends) = split(&seen.spans);
+    assert_eq!((roots.len(), sends.len()), (1, 1), "{:?}", seen.spans);
+    assert_eq!(sends[0].name, format!("send {sink}"));
+    assert_eq!(
+        text(sends[0], "messaging.system").as_deref(),
+        Some("postgresql")
+    );
+    assert_eq!(int(sends[0], "messaging.batch.message_count"), Some(3));
+    assert_eq!(links(&sends), staged);
+
+    // an insert that fails: the send is failed with `database`, the pass rolled back
+    sqlx::raw_sql(&format!(
+        "ALTER TABLE {sink} ADD CHECK (event_type = 'never') NOT VALID"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    stage(&mut conn, &t, "orders", 2, None).await;
+    relay().code(crate::common::CHECK_FAILED);
+    let seen = collector.take();
+    let (roots, sends) = split(&seen.spans);
+    assert_eq!((roots.len(), sends.len()), (1, 1), "{:?}", seen.spans);
+    assert_eq!(text(sends[0], "error.type").as_deref(), Some("database"));
+    assert_eq!(
+        roots[0].status.as_ref().map(|s| s.code),
+        Some(opentelemetry_proto::tonic::trace::v1::status::StatusCode::Error as i32)
+    );
+}
