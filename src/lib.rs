@@ -21,6 +21,7 @@ pub mod replay;
 pub mod schema;
 pub mod store;
 pub mod target;
+pub mod telemetry;
 pub mod vacuum;
 pub mod wake;
 

@@ -104,6 +104,11 @@ where
         }
     };
     init_logging(&cli.global);
+    // the commands that send: their spans go out if the OTEL_* environment asks for them
+    let traced = matches!(&cli.command, Command::Relay(_) | Command::Replay(_));
+    if traced {
+        crate::telemetry::init();
+    }
     let handles_signals = matches!(&cli.command, Command::Relay(r) if r.mode.run_loop);
     let code = runtime.block_on(async {
         if handles_signals {
@@ -130,6 +135,10 @@ where
         }
     });
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    if traced {
+        // bounded: a collector that is away neither delays the exit much nor changes its code
+        crate::telemetry::shutdown();
+    }
     exit_code::to_process(code)
 }
 

@@ -248,6 +248,20 @@ impl Publisher for Amqp {
         self.opts.tenant_aware && self.opts.exchange.is_none()
     }
 
+    /// The exchange when one is named, else the queue (a tenant-aware one before its tenant
+    /// prefix): the default exchange routes by queue name.
+    fn messaging(&self) -> crate::telemetry::SendTo<'_> {
+        let name: std::borrow::Cow<'_, str> = match &self.opts.exchange {
+            Some(exchange) => exchange.as_str().into(),
+            None => naming::rabbitmq_queue(&self.opts.channel, &self.opts.namespace, false, None)
+                .map_or_else(|_| self.opts.channel.as_str().into(), Into::into),
+        };
+        crate::telemetry::SendTo {
+            system: "rabbitmq",
+            name,
+        }
+    }
+
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
         let (url, opts, slot) = (self.url.clone(), self.opts.clone(), self.slot.clone());
         Box::pin(async move {

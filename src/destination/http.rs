@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::webhook_sign::{Scheme, Signer, SigningError, hex};
 use super::{DestinationError, PublishError, Publisher};
 use crate::model::Message;
+use crate::telemetry;
 
 pub use super::webhook_sign::{SIGNATURE_HEADER, signature};
 /// On a batched request: how many events the array holds.
@@ -28,8 +29,12 @@ pub struct Http {
     batcher: Option<mpsc::UnboundedSender<Waiting>>,
 }
 
-/// A batched message and where its batch's outcome goes.
-type Waiting = (Arc<Message>, oneshot::Sender<Result<(), PublishError>>);
+/// A batched message, where its batch's outcome goes, and the span it was published under.
+type Waiting = (
+    Arc<Message>,
+    oneshot::Sender<Result<(), PublishError>>,
+    telemetry::Parent,
+);
 
 /// What a POST needs: the client, the URL and the signing keys.
 struct Post {
@@ -37,6 +42,22 @@ struct Post {
     url: String,
     signer: Option<Signer>,
     timeout: Duration,
+    /// The URL as traces name it: no credentials, query or fragment.
+    traced_as: String,
+}
+
+/// A webhook URL without what may be secret in it (credentials, query, fragment).
+fn traced_as(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.set_fragment(None);
+            u.to_string()
+        }
+        Err(_) => crate::dburl::mask(url),
+    }
 }
 
 /// The `Idempotency-Key` of a batch: the hex SHA-256 of its event ids' 16-byte forms,
@@ -71,6 +92,7 @@ impl Http {
             url: url.to_owned(),
             signer,
             timeout,
+            traced_as: traced_as(url),
         });
         let batcher = batch.map(|max| {
             let (tx, rx) = mpsc::unbounded_channel();
@@ -96,8 +118,22 @@ async fn batch_loop(post: Arc<Post>, mut rx: mpsc::UnboundedReceiver<Waiting>, m
         }
         let post = post.clone();
         tokio::spawn(async move {
-            let (messages, replies): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
+            // the batch is traced under the span its first message was published in
+            let parent = batch[0].2.clone();
+            let began = parent.is_some().then(std::time::SystemTime::now);
+            let (messages, replies): (Vec<_>, Vec<_>) =
+                batch.into_iter().map(|(m, r, _)| (m, r)).unzip();
             let result = post.batch(&messages).await;
+            if let Some(began) = began {
+                let error = result.as_ref().err();
+                telemetry::record_send(
+                    &parent,
+                    &post.messaging(),
+                    began,
+                    messages.iter().map(|m| &**m),
+                    error.map(|e| (e.kind.error_type(), e.message.as_str())),
+                );
+            }
             for reply in replies {
                 let _ = reply.send(result.clone());
             }
@@ -114,6 +150,13 @@ fn excerpt(body: &str) -> String {
 }
 
 impl Post {
+    fn messaging(&self) -> telemetry::SendTo<'_> {
+        telemetry::SendTo {
+            system: "http",
+            name: self.traced_as.as_str().into(),
+        }
+    }
+
     /// One event: the message object as the body, its headers as HTTP headers.
     async fn one(&self, message: &Message) -> Result<(), PublishError> {
         let id = message.event_id.to_string();
@@ -197,6 +240,16 @@ impl Publisher for Http {
         self.post.timeout
     }
 
+    fn messaging(&self) -> telemetry::SendTo<'_> {
+        self.post.messaging()
+    }
+
+    /// Batched, a POST is the send: one span per POST, under the span its first message was
+    /// published in.
+    fn traces_sends(&self) -> bool {
+        self.batcher.is_some()
+    }
+
     /// A `HEAD` request to the webhook URL (publishing nothing): any answer but 502/503/504
     /// means the receiver is back. A TCP connect alone would not tell a stalled receiver.
     fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
@@ -222,7 +275,7 @@ impl Publisher for Http {
             }
             Some(tx) => {
                 let (reply, outcome) = oneshot::channel();
-                let sent = tx.send((message, reply));
+                let sent = tx.send((message, reply, telemetry::Parent::current()));
                 Box::pin(async move {
                     sent.map_err(|_| PublishError::transient("the webhook batcher stopped"))?;
                     outcome

@@ -492,6 +492,13 @@ impl Publisher for Kafka {
         self.ack_timeout
     }
 
+    fn messaging(&self) -> crate::telemetry::SendTo<'_> {
+        crate::telemetry::SendTo {
+            system: "kafka",
+            name: (&*self.topic).into(),
+        }
+    }
+
     /// A metadata request for the topic from a new producer (a fresh connection: a stalled
     /// broker does not answer it), creating the topic with `create_topic` when it is still
     /// missing. When the brokers answer, that producer (connected, and so already asking for

@@ -16,6 +16,7 @@ use futures_util::future::BoxFuture;
 
 use super::{DestinationError, PublishError, Publisher};
 use crate::model::Message;
+use crate::telemetry::SendTo;
 
 /// One stdout shared by every route that writes there.
 pub type StdoutShared = Arc<Mutex<()>>;
@@ -37,6 +38,8 @@ const MIN_FREE: u64 = 64 * 1024;
 pub struct Lines {
     target: Arc<Target>,
     pending: Arc<Mutex<Vec<u8>>>,
+    /// How traces name it: `stdout`, or the file's path.
+    name: String,
 }
 
 impl Lines {
@@ -44,6 +47,7 @@ impl Lines {
         Self {
             target: Arc::new(Target::Stdout(lock)),
             pending: Arc::default(),
+            name: "stdout".into(),
         }
     }
 
@@ -58,6 +62,7 @@ impl Lines {
                 needed: AtomicU64::new(0),
             }),
             pending: Arc::default(),
+            name: path.display().to_string(),
         })
     }
 }
@@ -96,6 +101,17 @@ impl Publisher for Lines {
 
     fn serial(&self) -> bool {
         true
+    }
+
+    fn messaging(&self) -> SendTo<'_> {
+        let system = match &*self.target {
+            Target::Stdout(_) => "stdout",
+            Target::File { .. } => "file",
+        };
+        SendTo {
+            system,
+            name: self.name.as_str().into(),
+        }
     }
 
     fn default_timeout(&self) -> std::time::Duration {

@@ -22,6 +22,7 @@ use thiserror::Error;
 use crate::config::Route;
 use crate::model::Message;
 use crate::target::QualifiedName;
+use crate::telemetry::SendTo;
 
 pub use crate::desturl::DestinationUrl;
 pub use error::{Cause, DestinationError};
@@ -86,6 +87,18 @@ impl PublishError {
     }
 }
 
+impl Refusal {
+    /// The `error.type` of a send span that met this refusal.
+    pub fn error_type(self) -> &'static str {
+        match self {
+            Refusal::Transient => "transient",
+            Refusal::TimedOut => "timeout",
+            Refusal::Permanent => "refused",
+            Refusal::Away => "unavailable",
+        }
+    }
+}
+
 pub trait Publisher: Send + Sync {
     /// Publishes one message; many may be in flight at once (never two of one key).
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>>;
@@ -119,6 +132,19 @@ pub trait Publisher: Send + Sync {
     fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         Box::pin(async { Ok(()) })
     }
+    /// How traces name the destination: `messaging.system` and `messaging.destination.name`
+    /// (every destination kind names itself; the default is for test doubles).
+    fn messaging(&self) -> SendTo<'_> {
+        SendTo {
+            system: "outboxctl",
+            name: "test".into(),
+        }
+    }
+    /// Whether the publisher records its own send spans (a batching webhook: one per POST),
+    /// so that the relay and replay record none per chunk for it.
+    fn traces_sends(&self) -> bool {
+        false
+    }
 }
 
 /// A route's destination.
@@ -127,6 +153,14 @@ pub enum Sink {
     Publisher(Arc<dyn Publisher>),
     /// `postgres-table:SCHEMA.TABLE`: inserted inside the pass's transaction.
     Table(QualifiedName),
+}
+
+/// How traces name a `postgres-table` destination.
+pub fn table_messaging(table: &QualifiedName) -> SendTo<'static> {
+    SendTo {
+        system: "postgresql",
+        name: table.plain().into(),
+    }
 }
 
 /// What the relay settings mean for destinations.

@@ -201,6 +201,13 @@ fn connected(client: &async_nats::Client) -> bool {
 }
 
 impl Publisher for Nats {
+    fn messaging(&self) -> crate::telemetry::SendTo<'_> {
+        crate::telemetry::SendTo {
+            system: "nats",
+            name: self.subject.as_str().into(),
+        }
+    }
+
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
         let (conn, subject) = (self.conn.clone(), self.subject.clone());
         Box::pin(async move {

@@ -171,6 +171,14 @@ impl Publisher for Redis {
         self.tenant_aware && self.mode == Mode::Stream
     }
 
+    /// The channel or stream key as configured (a tenant-aware one before its tenant prefix).
+    fn messaging(&self) -> crate::telemetry::SendTo<'_> {
+        crate::telemetry::SendTo {
+            system: "redis",
+            name: self.channel.as_str().into(),
+        }
+    }
+
     fn probe(&self) -> BoxFuture<'static, Result<Option<String>, DestinationError>> {
         let key = (self.mode == Mode::Stream && !self.tenant_aware).then(|| self.channel.clone());
         Box::pin(Self::check(self.client.clone(), key))

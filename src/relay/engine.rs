@@ -11,6 +11,7 @@ use chrono::Utc;
 use futures_util::future::join_all;
 use rand::Rng;
 use serde::Serialize;
+use tracing::Instrument;
 
 use super::backoff::{self, RetryDecision};
 use crate::config::Config;
@@ -18,6 +19,7 @@ use crate::destination::{PublishError, Publisher, Refusal, Sink};
 use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow};
 use crate::store::{PassTarget, RelayStore, StoreError};
+use crate::telemetry::Root;
 
 /// Marks go in chunks of this many ids; in retain storage it is also the most rows ever
 /// published but not yet marked.
@@ -123,6 +125,13 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// What a pass carries besides its report: whether to probe the destination after the
+/// commit, and the pass's trace.
+struct Flow {
+    probe_after: bool,
+    trace: Root,
+}
+
 #[derive(Debug, Clone)]
 enum Outcome {
     NotReached,
@@ -141,7 +150,12 @@ pub async fn run_pass<S: RelayStore>(
     options: PassOptions,
 ) -> PassReport {
     let mut report = PassReport::default();
-    let mut probe_after = false;
+    let mut flow = Flow {
+        probe_after: false,
+        trace: trace::begin(),
+    };
+    // log lines of the pass carry its trace and span ids (while tracing)
+    let log = flow.trace.log_span();
     let result = pass_body(
         store,
         target,
@@ -149,11 +163,12 @@ pub async fn run_pass<S: RelayStore>(
         settings,
         options,
         &mut report,
-        &mut probe_after,
+        &mut flow,
     )
+    .instrument(log.clone())
     .await;
     let failed = match result {
-        Ok(()) => store.commit_pass().await.err(),
+        Ok(()) => store.commit_pass().instrument(log.clone()).await.err(),
         Err(e) => Some(e),
     };
     match failed {
@@ -172,9 +187,10 @@ pub async fn run_pass<S: RelayStore>(
         report.retried = 0;
         report.failed = 0;
     }
-    if let (true, None, Sink::Publisher(p)) = (probe_after, &report.down, sink) {
+    if let (true, None, Sink::Publisher(p)) = (flow.probe_after, &report.down, sink) {
         report.down = probe(p.as_ref(), probe_timeout(settings, p.as_ref())).await;
     }
+    trace::end(flow.trace, &report, target, &log);
     report
 }
 
@@ -209,7 +225,7 @@ async fn pass_body<S: RelayStore>(
     settings: &RelaySettings,
     options: PassOptions,
     report: &mut PassReport,
-    probe_after: &mut bool,
+    flow: &mut Flow,
 ) -> Result<(), StoreError> {
     store.begin_pass(target).await?;
     let began = Instant::now();
@@ -237,6 +253,7 @@ async fn pass_body<S: RelayStore>(
     report.claimed = rows.len() + claimed.parked;
     report.failed += claimed.parked;
     report.short = claimed.candidates < settings.max_claim_rows as usize;
+    trace::claimed(&mut flow.trace, target, report);
 
     let mut outcomes: Vec<Outcome> = vec![Outcome::NotReached; rows.len()];
     let messages: Vec<Option<Arc<Message>>> = rows
@@ -275,9 +292,19 @@ async fn pass_body<S: RelayStore>(
                     .iter()
                     .map(|&i| messages[i].as_deref().expect("built"))
                     .collect();
-                if !msgs.is_empty() {
-                    store.insert_sink(table, &msgs, Utc::now()).await?;
+                let began = flow.trace.now();
+                let inserted = if msgs.is_empty() {
+                    Ok(0)
+                } else {
+                    store.insert_sink(table, &msgs, Utc::now()).await
+                };
+                if let Some(began) = began {
+                    let error = inserted.as_ref().err().map(ToString::to_string);
+                    let error = error.as_deref().map(|e| ("database", e));
+                    let to = crate::destination::table_messaging(table);
+                    flow.trace.send(&to, began, msgs.iter().copied(), error);
                 }
+                inserted?;
                 let at = Utc::now();
                 for &i in &chunk {
                     outcomes[i] = Outcome::Published;
@@ -285,7 +312,8 @@ async fn pass_body<S: RelayStore>(
                 }
             }
             Sink::Publisher(publisher) => {
-                let results = publish_chunk(ChunkJob {
+                let began = flow.trace.now();
+                let job = ChunkJob {
                     publisher,
                     rows: &rows,
                     messages: &messages,
@@ -294,8 +322,8 @@ async fn pass_body<S: RelayStore>(
                     deadline,
                     strict,
                     blocked: &blocked_keys,
-                })
-                .await;
+                };
+                let results = flow.trace.attach(publish_chunk(job)).await;
                 let mut any_published = false;
                 let mut timed_out = false;
                 for (i, outcome, seconds) in results {
@@ -333,6 +361,10 @@ async fn pass_body<S: RelayStore>(
                         }
                     }
                 }
+                if let Some(began) = began.filter(|_| !publisher.traces_sends()) {
+                    let to = publisher.messaging();
+                    trace::chunk_sends(&flow.trace, &to, began, &chunk, &messages, &outcomes);
+                }
                 if strict {
                     // a row not reached (no publish starts after a timeout or the destination
                     // going away) holds its key back like a failed one: a later chunk must
@@ -354,7 +386,7 @@ async fn pass_body<S: RelayStore>(
                         limit = limit.min(d.saturating_duration_since(Instant::now()));
                     }
                     if limit.is_zero() {
-                        *probe_after = true;
+                        flow.probe_after = true;
                     } else {
                         report.down = probe(publisher.as_ref(), limit).await;
                     }
@@ -652,6 +684,9 @@ async fn finish_marks<S: RelayStore>(
     }
     Ok(())
 }
+
+#[path = "engine_trace.rs"]
+mod trace;
 
 #[cfg(test)]
 #[path = "engine_tests.rs"]

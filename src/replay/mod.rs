@@ -8,6 +8,7 @@ pub mod cursor;
 pub mod error;
 pub mod file;
 pub mod request;
+mod trace;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures_util::StreamExt;
 use serde::Serialize;
+use tracing::Instrument;
 use uuid::Uuid;
 
 pub use cursor::Cursor;
@@ -25,6 +27,7 @@ use crate::Error;
 use crate::destination::{self, DestinationError, DestinationUrl, Publisher, Sink};
 use crate::hlc::HlcTimestamp;
 use crate::model::Message;
+use crate::telemetry::{KeyValue, Root};
 
 /// Rows read per page: memory stays bounded by this many messages.
 pub const PAGE: u32 = 500;
@@ -423,12 +426,26 @@ pub async fn run(
             }
         }
         let serial = pace.rate.is_some() || publishers.iter().any(|p| p.serial());
-        let outcome = publish_page(&page, &publishers, serial, pace.retries, |n| {
-            pace.rate.map(|rate| {
-                started + Duration::from_secs_f64((tally.count + n as u64) as f64 / rate)
-            })
-        })
-        .await;
+        let mut trace = Root::begin("replay page");
+        if trace.is_on() {
+            trace.start(vec![KeyValue::new(
+                "outboxctl.replay.events",
+                page.len() as i64,
+            )]);
+        }
+        let began = trace.now();
+        let outcome = trace.attach(publish_page(
+            &page,
+            &publishers,
+            serial,
+            pace.retries,
+            |n| {
+                pace.rate.map(|rate| {
+                    started + Duration::from_secs_f64((tally.count + n as u64) as f64 / rate)
+                })
+            },
+        ));
+        let outcome = outcome.instrument(trace.log_span()).await;
         let done = match outcome {
             Ok(()) => page.len(),
             Err((done, _)) => done,
@@ -440,20 +457,41 @@ pub async fn run(
                 unique.push(p);
             }
         }
+        let mut flushed = Ok(());
         for p in unique {
             if let Err(e) = p.flush().await {
-                let e = ReplayError::Publish {
-                    what: format!("flushing {}", to.shown()),
-                    reason: e.to_string(),
-                };
-                return Err(stop(tally, e.into()));
+                flushed = Err((p, e));
+                break;
             }
+        }
+        if let Some(began) = began {
+            let sent = trace::PageOutcome {
+                done,
+                failed: outcome.as_ref().err().map(|(_, e)| e),
+                flush: flushed.as_ref().err().map(|(p, e)| (*p, e)),
+            };
+            trace::page_sends(&trace, began, &page, &publishers, &sent);
+        }
+        let failure = match (&flushed, &outcome) {
+            (Err((_, e)), _) => Some(Error::from(ReplayError::Publish {
+                what: format!("flushing {}", to.shown()),
+                reason: e.to_string(),
+            })),
+            (_, Err((i, e))) => Some(page_failure(&page, *i, e)),
+            _ => None,
+        };
+        trace.end(
+            vec![KeyValue::new("outboxctl.replay.sent", done as i64)],
+            failure.as_ref().map(ToString::to_string).as_deref(),
+        );
+        if flushed.is_err() {
+            return Err(stop(tally, failure.expect("a failed flush")));
         }
         for item in &page[..done] {
             tally.add(item);
         }
         progress(&tally);
-        if let Err((_, e)) = outcome {
+        if let Some(e) = failure {
             return Err(stop(tally, e));
         }
     }
@@ -487,6 +525,15 @@ async fn publish(
     }
 }
 
+/// Why event `i` of a page was not replayed.
+fn page_failure(page: &[Item], i: usize, e: &destination::PublishError) -> Error {
+    let m = &page[i].message;
+    Error::from(ReplayError::Publish {
+        what: format!("publishing event {} of route {}", m.event_id, m.route),
+        reason: e.to_string(),
+    })
+}
+
 /// Publishes one page; `Err((n, error))` when the first `n` went out and the next did not.
 async fn publish_page(
     page: &[Item],
@@ -494,21 +541,14 @@ async fn publish_page(
     serial: bool,
     retries: u32,
     due: impl Fn(usize) -> Option<tokio::time::Instant>,
-) -> Result<(), (usize, Error)> {
-    let failed = |i: usize, e: destination::PublishError| {
-        let m = &page[i].message;
-        Error::from(ReplayError::Publish {
-            what: format!("publishing event {} of route {}", m.event_id, m.route),
-            reason: e.to_string(),
-        })
-    };
+) -> Result<(), (usize, destination::PublishError)> {
     if serial {
         for (i, item) in page.iter().enumerate() {
             if let Some(at) = due(i) {
                 tokio::time::sleep_until(at).await;
             }
             if let Err(e) = publish(&publishers[i], &item.message, retries).await {
-                return Err((i, failed(i, e)));
+                return Err((i, e));
             }
         }
         return Ok(());
@@ -540,7 +580,7 @@ async fn publish_page(
         .await;
     match results.into_iter().min_by_key(|(i, _)| *i) {
         None => Ok(()),
-        Some((i, e)) => Err((i, failed(i, e))),
+        Some(first) => Err(first),
     }
 }
 

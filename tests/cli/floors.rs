@@ -12,6 +12,8 @@ const FLOORS: &[&[&str]] = &[
     &["model", "target"],
     // a destination URL (its `postgres-table:` names a table)
     &["desturl"],
+    // OpenTelemetry: whether tracing is on, and the spans of what is sent
+    &["telemetry"],
     // configuration: file + environment + flags → one resolved Config
     &["config"],
     // drivers' connections and the fault type classifying their errors

@@ -28,6 +28,7 @@ mod migrate_mongo;
 mod migrate_pg;
 mod mongo_relay;
 mod ops_pg;
+mod otel;
 mod outages;
 mod own_postgres;
 mod partitions_pg;

@@ -152,12 +152,12 @@ impl std::fmt::Debug for Run {
     }
 }
 
-/// The built binary with a clean environment: no inherited OUTBOXCTL_* or DATABASE_URL,
-/// NO_COLOR set, run in an empty directory so no stray outboxctl.yaml is read.
+/// The built binary with a clean environment: no inherited OUTBOXCTL_*, OTEL_* or
+/// DATABASE_URL, NO_COLOR set, run in an empty directory so no stray outboxctl.yaml is read.
 fn outboxctl() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_outboxctl"));
     for (k, _) in std::env::vars() {
-        if k.starts_with("OUTBOXCTL_") || k == "DATABASE_URL" {
+        if k.starts_with("OUTBOXCTL_") || k.starts_with("OTEL_") || k == "DATABASE_URL" {
             cmd.env_remove(k);
         }
     }
