@@ -36,6 +36,13 @@ pub struct Heartbeat {
     pub interval: Duration,
 }
 
+/// What a heartbeat reads back: the server's time and the pauses in force.
+#[derive(Debug, Clone)]
+pub struct BeatAnswer {
+    pub server_now: DateTime<Utc>,
+    pub pauses: PauseSet,
+}
+
 /// A relay as `inspect relays` shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

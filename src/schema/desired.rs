@@ -500,31 +500,6 @@ impl PgSchema {
         ))
     }
 
-    /// The registry, its pauses table and the index of pauses in force.
-    pub fn registry_names(&self) -> Option<Result<RegistryNames, NameError>> {
-        let registry = self.registry.as_ref()?;
-        Some(RegistryNames::of(registry))
-    }
-
-    /// The relay registry's DDL, as `schema print --with registry` appends it (outboxctl's own
-    /// tables, not the specification's: `print` leaves them out).
-    pub fn print_registry(&self) -> Option<String> {
-        self.registry_statements().map(|s| render::join(&s))
-    }
-
-    /// The registry and its pauses table (with the index of pauses in force).
-    pub fn registry_statements(&self) -> Option<Vec<Statement>> {
-        let n = self.registry_names()?.expect("checked in from_config");
-        Some(render::render(
-            render::REGISTRY_SQL,
-            &[
-                ("registry", (&n.registry).into()),
-                ("pauses", (&n.pauses).into()),
-                ("pauses_active_idx", (&n.active_idx).into()),
-            ],
-        ))
-    }
-
     pub fn log_names(&self) -> Option<(QualifiedName, Ident, QualifiedName)> {
         let log = self.delivery_log.as_ref()?;
         let event_idx = log
@@ -615,26 +590,6 @@ impl PgSchema {
     }
 }
 
-/// The relay registry's objects, named after its table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegistryNames {
-    pub registry: QualifiedName,
-    pub pauses: QualifiedName,
-    pub active_idx: Ident,
-}
-
-impl RegistryNames {
-    pub fn of(registry: &QualifiedName) -> Result<Self, NameError> {
-        let pauses = registry.sibling("registry pauses", crate::config::PAUSES_SUFFIX)?;
-        let active_idx = pauses.name.with_suffix("pauses index", "_active_idx")?;
-        Ok(Self {
-            registry: registry.clone(),
-            pauses,
-            active_idx,
-        })
-    }
-}
-
 /// The index `replay --from postgres-table:` pages a destination table through.
 pub fn sink_replay_idx(sink: &QualifiedName) -> Result<Ident, NameError> {
     sink.name.with_suffix("replay index", "_replay_idx")
@@ -691,38 +646,6 @@ impl MongoSchema {
             checkpoint,
             registry: registry.clone(),
         })
-    }
-
-    /// The relay registry's collections, as `schema print --with registry` appends them.
-    pub fn print_registry(&self) -> Option<String> {
-        let stmts: Vec<Statement> = self
-            .registry_collections()
-            .iter()
-            .map(|c| {
-                Statement::new(format!(
-                    "db.getSiblingDB({}).createCollection({});",
-                    render::js_string(&c.db),
-                    render::js_string(&c.collection)
-                ))
-            })
-            .collect();
-        (!stmts.is_empty()).then(|| {
-            format!(
-                "// outboxctl's relay registry and route pauses\n{}",
-                render::join_js(&stmts)
-            )
-        })
-    }
-
-    /// The registry's collection and its pauses', when there is a registry.
-    pub fn registry_collections(&self) -> Vec<CollectionName> {
-        let Some(r) = &self.registry else {
-            return vec![];
-        };
-        let pauses = r
-            .sibling("registry pauses", crate::config::PAUSES_SUFFIX)
-            .expect("checked when the configuration was read");
-        vec![r.clone(), pauses]
     }
 
     pub fn use_db(&self) -> Statement {

@@ -8,6 +8,7 @@ pub mod mongo;
 pub mod partitions;
 pub mod plan;
 pub mod postgres;
+pub mod registry;
 pub mod render;
 
 pub use desired::{MongoSchema, PgSchema};

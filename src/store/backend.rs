@@ -106,7 +106,7 @@ impl<'a> Backend<'a> {
                 };
                 Ok(Registry::Postgres {
                     registry: super::postgres::registry::PgRegistry {
-                        names: crate::schema::desired::RegistryNames::of(r)?,
+                        names: crate::schema::registry::RegistryNames::of(r)?,
                     },
                     url: pg.config.require_url()?.clone(),
                     timeout: pg.connect_timeout,

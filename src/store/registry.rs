@@ -5,22 +5,14 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::mongo::registry::MongoRegistry;
 use super::postgres::registry::PgRegistry;
 use crate::Error;
 use crate::dburl::DatabaseUrl;
-use crate::fleet::{Heartbeat, Pause, PauseRecord, PauseSet, RelayRecord};
+use crate::fleet::{BeatAnswer, Heartbeat, Pause, PauseRecord, RelayRecord};
 use crate::target::QualifiedName;
-
-/// What a heartbeat reads back: the server's time and the pauses in force.
-#[derive(Debug, Clone)]
-pub struct BeatAnswer {
-    pub server_now: DateTime<Utc>,
-    pub pauses: PauseSet,
-}
 
 /// MongoDB prunes on every this many heartbeats (a statement of its own there).
 const MONGO_PRUNE_EVERY: u64 = 12;

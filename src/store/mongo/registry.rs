@@ -13,10 +13,9 @@ use uuid::Uuid;
 
 use crate::Error;
 use crate::fleet::{
-    Heartbeat, MISSED_BEATS_STALE, PRUNE_AFTER, Pause, PauseRecord, PauseSet, RelayRecord,
-    RelayState,
+    BeatAnswer, Heartbeat, MISSED_BEATS_STALE, PRUNE_AFTER, Pause, PauseRecord, PauseSet,
+    RelayRecord, RelayState,
 };
-use crate::store::registry::BeatAnswer;
 use crate::target::CollectionName;
 
 /// The registry's collections.

@@ -11,11 +11,10 @@ use uuid::Uuid;
 use crate::Error;
 use crate::db::pg::query;
 use crate::fleet::{
-    Heartbeat, MISSED_BEATS_STALE, PRUNE_AFTER, Pause, PauseRecord, PauseSet, RelayRecord,
-    RelayState,
+    BeatAnswer, Heartbeat, MISSED_BEATS_STALE, PRUNE_AFTER, Pause, PauseRecord, PauseSet,
+    RelayRecord, RelayState,
 };
-use crate::schema::desired::RegistryNames;
-use crate::store::registry::BeatAnswer;
+use crate::schema::registry::RegistryNames;
 
 /// The registry's statements over one connection.
 pub struct PgRegistry {
