@@ -969,7 +969,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay within one relay.heartbeat (a pass in flight finishes); its rows stay pending')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Claim a paused route again')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Routes configured or served, paused or active; with --history every pause and resume')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1061,7 +1061,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;route;help' {
-            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay within one relay.heartbeat (a pass in flight finishes); its rows stay pending')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Claim a paused route again')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Routes configured or served, paused or active; with --history every pause and resume')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1351,7 +1351,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;help;route' {
-            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending')
+            [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop claiming a route on every outboxctl relay within one relay.heartbeat (a pass in flight finishes); its rows stay pending')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Claim a paused route again')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Routes configured or served, paused or active; with --history every pause and resume')
             break

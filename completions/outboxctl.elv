@@ -916,7 +916,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand pause 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+            cand pause 'Stop claiming a route on every outboxctl relay within one relay.heartbeat (a pass in flight finishes); its rows stay pending'
             cand resume 'Claim a paused route again'
             cand list 'Routes configured or served, paused or active; with --history every pause and resume'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -1004,7 +1004,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --version 'Print version'
         }
         &'outboxctl;route;help'= {
-            cand pause 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+            cand pause 'Stop claiming a route on every outboxctl relay within one relay.heartbeat (a pass in flight finishes); its rows stay pending'
             cand resume 'Claim a paused route again'
             cand list 'Routes configured or served, paused or active; with --history every pause and resume'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -1258,7 +1258,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;help;relay'= {
         }
         &'outboxctl;help;route'= {
-            cand pause 'Stop claiming a route on every outboxctl relay from its next pass (a pass in flight finishes); its rows stay pending'
+            cand pause 'Stop claiming a route on every outboxctl relay within one relay.heartbeat (a pass in flight finishes); its rows stay pending'
             cand resume 'Claim a paused route again'
             cand list 'Routes configured or served, paused or active; with --history every pause and resume'
         }

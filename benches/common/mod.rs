@@ -275,9 +275,15 @@ pub fn options(schema: &str, mode: Mode, prepared: bool) -> PgStoreOptions {
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: prepared,
-        // migrate adds the registry: the claim reads its pauses, as a relay's does (unless
-        // OUTBOXCTL_BENCH_PAUSES=off, to measure what that check costs)
-        pauses: (std::env::var("OUTBOXCTL_BENCH_PAUSES").as_deref() != Ok("off")).then(|| {
+        // migrate adds the registry: with named statements the claim reads its pauses, as a
+        // relay's does (OUTBOXCTL_BENCH_PAUSES=off leaves it out, =on puts it in the default
+        // statements too, to measure what that check costs)
+        pauses: match std::env::var("OUTBOXCTL_BENCH_PAUSES").as_deref() {
+            Ok("off") => false,
+            Ok("on") => true,
+            _ => prepared,
+        }
+        .then(|| {
             outboxctl::target::QualifiedName::parse(
                 "pauses",
                 &format!("{schema}.outbox_relays_pauses"),

@@ -12,8 +12,8 @@ use crate::ops::fleet::{self, RouteRef, RouteState};
 
 #[derive(Debug, Subcommand)]
 pub enum RouteCommand {
-    /// Stop claiming a route on every outboxctl relay from its next pass (a pass in flight
-    /// finishes); its rows stay pending
+    /// Stop claiming a route on every outboxctl relay within one relay.heartbeat (a pass in
+    /// flight finishes); its rows stay pending
     Pause {
         /// The route
         route: String,
@@ -66,7 +66,7 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<u8> {
                 ));
             } else {
                 ctx.out.data(&format!(
-                    "route {route} paused: every outboxctl relay stops claiming it by its next pass (`outboxctl route resume {route}` to undo)"
+                    "route {route} paused: every outboxctl relay stops claiming it within relay.heartbeat (`outboxctl route resume {route}` to undo)"
                 ));
             }
         }

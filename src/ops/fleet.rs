@@ -1,8 +1,8 @@
 //! The fleet as an operator sees it: which relays work the outbox (`inspect relays`), and
 //! pausing and resuming a route everywhere (`route pause|resume|list`). Pauses are read by
-//! every outboxctl relay, looping or `--once`, by its next pass (PostgreSQL: the claim reads
-//! them; MongoDB: the heartbeat does, within `relay.heartbeat`). forze's relays do not read
-//! them. No terminal code.
+//! every outboxctl relay, looping or `--once`, with its heartbeat, so a pause holds within
+//! `relay.heartbeat` (PostgreSQL with named statements: from the next pass, as the claim reads
+//! them too). forze's relays do not read them. No terminal code.
 
 use std::collections::BTreeSet;
 use std::time::Duration;

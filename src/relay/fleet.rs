@@ -3,7 +3,8 @@
 //! the last pass, the last error, the delivery lag since the previous heartbeat).
 //!
 //! `last_pass_at` means: a pass finished, and every pass since honours the pauses made before
-//! it. Where the claim itself reads the pauses (PostgreSQL), that is the pass's end. Where only
+//! it. Where the claim itself reads the pauses (PostgreSQL with named statements), that is the
+//! pass's end. Where only
 //! the heartbeat reads them (MongoDB), a pass counts no later than the moment the heartbeat
 //! that read its pauses was sent, so an operator who waits for every relay's `last_pass_at` to
 //! pass a pause's `since` knows nothing of the route is published afterwards.

@@ -105,9 +105,6 @@ impl Registered {
         match me.beat().await {
             Ok((paused, _)) => {
                 me.table_seen = true;
-                if me.registry.pauses_table().is_some() {
-                    me.fleet.claim_checks_pauses();
-                }
                 for p in paused {
                     warn(&format!(
                         "{}: it claims nothing until resumed",
@@ -134,8 +131,8 @@ impl Registered {
         }
     }
 
-    /// The pauses table the claim should read (PostgreSQL): only when the first heartbeat
-    /// read it, so a claim never names a table that is missing.
+    /// The pauses table a claim may read (PostgreSQL): only when the first heartbeat read it,
+    /// so a claim never names a table that is missing.
     pub fn claim_pauses(&self) -> Option<crate::target::QualifiedName> {
         self.registry.pauses_table().filter(|_| self.table_seen)
     }
