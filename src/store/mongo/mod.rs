@@ -90,7 +90,7 @@ pub fn claim_sort(hlc: bool) -> Document {
     }
 }
 
-fn uuid_field(d: &Document, key: &str) -> Result<Option<Uuid>, String> {
+pub(super) fn uuid_field(d: &Document, key: &str) -> Result<Option<Uuid>, String> {
     match d.get(key) {
         None | Some(Bson::Null) => Ok(None),
         Some(Bson::String(s)) => Uuid::parse_str(s)
@@ -103,7 +103,7 @@ fn uuid_field(d: &Document, key: &str) -> Result<Option<Uuid>, String> {
     }
 }
 
-fn date_field(d: &Document, key: &str) -> Result<Option<DateTime<Utc>>, String> {
+pub(super) fn date_field(d: &Document, key: &str) -> Result<Option<DateTime<Utc>>, String> {
     match d.get(key) {
         None | Some(Bson::Null) => Ok(None),
         Some(Bson::DateTime(t)) => Ok(DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis())),
@@ -111,7 +111,7 @@ fn date_field(d: &Document, key: &str) -> Result<Option<DateTime<Utc>>, String> 
     }
 }
 
-fn str_field(d: &Document, key: &str) -> Option<String> {
+pub(super) fn str_field(d: &Document, key: &str) -> Option<String> {
     d.get_str(key).ok().map(str::to_owned)
 }
 

@@ -11,6 +11,7 @@ use mongodb::options::ReturnDocument;
 use mongodb::{Client, Collection};
 use uuid::Uuid;
 
+use super::{date_field, str_field, uuid_field};
 use crate::Error;
 use crate::fleet::{
     BeatAnswer, Heartbeat, MISSED_BEATS_STALE, PRUNE_AFTER, Pause, PauseRecord, PauseSet,
@@ -27,13 +28,7 @@ pub struct MongoRegistry {
 }
 
 fn date(d: &Document, key: &str) -> Option<DateTime<Utc>> {
-    d.get_datetime(key)
-        .ok()
-        .and_then(|t| DateTime::<Utc>::from_timestamp_millis(t.timestamp_millis()))
-}
-
-fn text(d: &Document, key: &str) -> Option<String> {
-    d.get_str(key).ok().map(str::to_owned)
+    date_field(d, key).ok().flatten()
 }
 
 fn number(d: &Document, key: &str) -> Option<f64> {
@@ -46,17 +41,15 @@ fn number(d: &Document, key: &str) -> Option<f64> {
 }
 
 fn tenant_of(d: &Document) -> Option<Uuid> {
-    d.get_str("tenant_id")
-        .ok()
-        .and_then(|t| Uuid::parse_str(t).ok())
+    uuid_field(d, "tenant_id").ok().flatten()
 }
 
 fn pause_of(d: &Document) -> Pause {
     Pause {
-        route: text(d, "route").unwrap_or_default(),
+        route: str_field(d, "route").unwrap_or_default(),
         tenant: tenant_of(d),
-        reason: text(d, "reason").unwrap_or_default(),
-        by: text(d, "paused_by").unwrap_or_default(),
+        reason: str_field(d, "reason").unwrap_or_default(),
+        by: str_field(d, "paused_by").unwrap_or_default(),
         since: date(d, "paused_at").unwrap_or_default(),
     }
 }
@@ -163,25 +156,25 @@ impl MongoRegistry {
         Ok(docs
             .iter()
             .map(|d| RelayRecord {
-                id: text(d, "_id").unwrap_or_default(),
-                host: text(d, "host").unwrap_or_default(),
+                id: str_field(d, "_id").unwrap_or_default(),
+                host: str_field(d, "host").unwrap_or_default(),
                 pid: number(d, "pid").map_or(0, |p| p as u32),
-                version: text(d, "version").unwrap_or_default(),
+                version: str_field(d, "version").unwrap_or_default(),
                 routes: strings(d, "routes"),
                 tenants: strings(d, "tenants")
                     .iter()
                     .filter_map(|t| Uuid::parse_str(t).ok())
                     .collect(),
-                state: text(d, "state")
+                state: str_field(d, "state")
                     .and_then(|s| RelayState::parse(&s))
                     .unwrap_or(RelayState::Stale),
                 started_at: date(d, "started_at").unwrap_or_default(),
                 last_seen: date(d, "last_seen").unwrap_or_default(),
                 last_pass_at: date(d, "last_pass_at"),
-                last_error: text(d, "last_error"),
+                last_error: str_field(d, "last_error"),
                 published: number(d, "published").map_or(0, |p| p as u64),
                 lag_p99_ms: number(d, "lag_p99_ms"),
-                metrics_addr: text(d, "metrics_addr"),
+                metrics_addr: str_field(d, "metrics_addr"),
             })
             .collect())
     }
@@ -213,7 +206,7 @@ impl MongoRegistry {
             .map(|d| PauseRecord {
                 pause: pause_of(d),
                 resumed_at: date(d, "resumed_at"),
-                resumed_by: text(d, "resumed_by"),
+                resumed_by: str_field(d, "resumed_by"),
             })
             .collect())
     }
