@@ -124,9 +124,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
             let mut all = inspector.summaries().await?;
             let pauses = crate::ops::fleet::pauses_if_any(&ctx.config, ctx.connect_timeout).await;
             for s in &mut all {
-                s.paused = crate::fleet::PauseSet(pauses.clone())
-                    .find(&s.route, s.tenant)
-                    .cloned();
+                s.paused = pauses.find(&s.route, s.tenant).cloned();
             }
             print_summary(ctx, &all, inspector.now);
         }

@@ -586,13 +586,25 @@ impl Config {
     /// Why there is no relay registry (when the target names none): a one-line error naming
     /// `outbox.registry`.
     pub fn no_registry(&self) -> ConfigError {
-        match &self.outbox.target {
-            Target::Postgres { relation, .. } if relation.is_per_tenant() => invalid(
-                "the relation is per tenant ({tenant}): name the relay registry's table under outbox.registry (schema.table)",
-            ),
-            _ => invalid(
+        if self.registry_off() {
+            invalid(
                 "outbox.registry is off: set it (or remove `registry: off`) to register relays and pause routes",
-            ),
+            )
+        } else {
+            invalid(
+                "the relation is per tenant ({tenant}): name the relay registry's table under outbox.registry (schema.table)",
+            )
+        }
+    }
+
+    /// The configuration turned the registry off (`registry: off`), rather than lacking a
+    /// name for it (a per-tenant relation gives none by default).
+    pub fn registry_off(&self) -> bool {
+        match &self.outbox.target {
+            Target::Postgres {
+                registry, relation, ..
+            } => registry.is_none() && !relation.is_per_tenant(),
+            Target::Mongo { registry, .. } => registry.is_none(),
         }
     }
 

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::Error;
 use crate::config::{Config, ConfigError};
-use crate::fleet::{Pause, RelayRecord};
+use crate::fleet::{Pause, PauseSet, RelayRecord};
 use crate::store::backend::Backend;
 use crate::store::registry::{self, Registry};
 
@@ -197,13 +197,15 @@ pub async fn list(
 
 /// The pauses in force, for `inspect` and `top`: none when the configuration has no registry
 /// or the database has no registry table yet.
-pub async fn pauses_if_any(config: &Config, connect_timeout: Duration) -> Vec<Pause> {
+pub async fn pauses_if_any(config: &Config, connect_timeout: Duration) -> PauseSet {
     let Ok(mut registry) = open(config, connect_timeout).await else {
-        return Vec::new();
+        return PauseSet::default();
     };
-    registry
-        .pauses(false)
-        .await
-        .map(|ps| ps.into_iter().map(|p| p.pause).collect())
-        .unwrap_or_default()
+    PauseSet(
+        registry
+            .pauses(false)
+            .await
+            .map(|ps| ps.into_iter().map(|p| p.pause).collect())
+            .unwrap_or_default(),
+    )
 }

@@ -83,7 +83,7 @@ impl Registered {
         let registry = match backend.registry().await {
             Ok(r) => r,
             Err(crate::Error::Config(e)) => {
-                if !registry_is_off(config) {
+                if !config.registry_off() {
                     warn(&format!("this relay does not register: {e}"));
                 }
                 return None;
@@ -194,16 +194,6 @@ impl Registered {
         });
         HeartbeatTask { stop: tx, handle }
     }
-}
-
-fn registry_is_off(config: &Config) -> bool {
-    matches!(
-        &config.outbox.target,
-        crate::config::Target::Postgres { relation, registry: None, .. } if !relation.is_per_tenant()
-    ) || matches!(
-        &config.outbox.target,
-        crate::config::Target::Mongo { registry: None, .. }
-    )
 }
 
 /// The heartbeat running.
