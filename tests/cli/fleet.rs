@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common::{
-    ERROR, KillOnDrop, MongoDb, OK, PgSchema, config_file, eventually, lines, migrate, ob,
-    out_file, stage,
+    ERROR, KillOnDrop, MongoDb, OK, PgSchema, RELAY_TO_NOWHERE, config_file, emit_events,
+    eventually, lines, migrate, ob, out_file, stage,
 };
 
 fn line_count(path: &Path) -> usize {
@@ -491,20 +491,7 @@ async fn registry_and_pause_on_mongodb() {
             .contains(&format!("create collection {}.outbox_relays", db.name)),
         "{r:?}"
     );
-    ob([
-        "emit",
-        "-q",
-        "--route",
-        "orders",
-        "--type",
-        "t",
-        "--payload",
-        "{}",
-        "--count",
-        "5",
-    ])
-    .mongo(&coll)
-    .code(OK);
+    emit_events("orders", 5, "{}").mongo(&coll).code(OK);
     ob(["route", "pause", "orders", "--reason", "mongo pause"])
         .mongo(&coll)
         .code(OK);
@@ -642,16 +629,7 @@ async fn any_relay_prunes_rows_stopped_or_stale_for_a_day_and_keeps_the_rest() {
         .await
         .unwrap();
     }
-    ob([
-        "relay",
-        "--once",
-        "--route",
-        "orders",
-        "--to",
-        "file:/dev/null",
-    ])
-    .pg(&t)
-    .code(OK);
+    ob(RELAY_TO_NOWHERE).pg(&t).code(OK);
     let ids: Vec<String> = sqlx::query_scalar(&format!("SELECT id FROM {reg} ORDER BY id"))
         .fetch_all(&mut conn)
         .await
