@@ -50,9 +50,22 @@ pub enum Error {
     /// route needs.
     #[error(transparent)]
     Destination(#[from] crate::destination::DestinationError),
-    /// Anything else at run time, in outboxctl's own words.
+    /// The request cannot be carried out as given: nothing selected, a tenant that is not
+    /// configured, a store used outside its contract (the message says what to change).
     #[error("{0}")]
-    Runtime(String),
+    Usage(String),
+    /// The server, or a pooler in front of it, cannot do what the command needs (a standalone
+    /// MongoDB has no transactions; a pooler in statement mode refuses one).
+    #[error("{0}")]
+    Unsupported(String),
+    /// A stored row or document outboxctl cannot read, or a payload it cannot store as is:
+    /// what it was and why, with the parser's error as the source when there is one.
+    #[error("{what}{}", .source.as_ref().map(|s| format!(": {s}")).unwrap_or_default())]
+    Data {
+        what: String,
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
 }
 
 impl Error {
@@ -70,6 +83,17 @@ impl Error {
             what: what.into(),
             source,
         })
+    }
+
+    /// `what` (a stored document, a payload) cannot be read or stored because of `source`.
+    pub fn data(
+        what: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Error::Data {
+            what: what.into(),
+            source: Some(source.into()),
+        }
     }
 
     /// `what` failed on MongoDB because of `source`.
@@ -144,7 +168,9 @@ impl ExitStatus for Error {
             | Error::NotConfigured(_)
             | Error::SchemaMissing(_)
             | Error::Destination(_)
-            | Error::Runtime(_) => exit_code::ERROR,
+            | Error::Usage(_)
+            | Error::Unsupported(_)
+            | Error::Data { .. } => exit_code::ERROR,
             Error::LockBusy(_) => exit_code::LOCK_BUSY,
             Error::Refused(_) => exit_code::REFUSED,
             Error::CheckFailed(_) => exit_code::CHECK_FAILED,
@@ -192,6 +218,6 @@ mod tests {
             Error::pg("", lost()).to_string(),
             "error communicating with database: connection reset by peer"
         );
-        assert_eq!(Error::Runtime("ours".into()).exit_code(), exit_code::ERROR);
+        assert_eq!(Error::Usage("ours".into()).exit_code(), exit_code::ERROR);
     }
 }

@@ -64,7 +64,7 @@ pub async fn delivered(
         } else {
             ""
         };
-        return Err(Error::Runtime(format!("{reason}{hint}")));
+        return Err(Error::Usage(format!("{reason}{hint}")));
     }
     let mut outboxes = backend.outboxes(tenant).await?;
     let mut events = Vec::new();

@@ -77,13 +77,13 @@ impl Selection {
             } else {
                 "pass --id ID…, --group ID… or filters with --all"
             };
-            return Err(Error::Runtime(format!(
+            return Err(Error::Usage(format!(
                 "nothing selected to {}: {hint}",
                 action.verb()
             )));
         }
         if !self.ids.is_empty() && self.filtered() {
-            return Err(Error::Runtime(
+            return Err(Error::Usage(
                 "--id cannot be combined with filters; use one or the other".into(),
             ));
         }

@@ -345,7 +345,7 @@ impl<'a> Source<'a> {
         let http = reqwest::Client::builder()
             .timeout(Duration::from_millis(800))
             .build()
-            .map_err(|e| Error::Runtime(format!("an HTTP client: {e}")))?;
+            .map_err(|e| Error::io("building an HTTP client", std::io::Error::other(e)))?;
         let registry = Backend::of(config, connect_timeout).registry().await.ok();
         Ok(Self {
             config,

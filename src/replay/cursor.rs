@@ -60,11 +60,11 @@ impl Cursor {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, super::ReplayError> {
         let bad = || {
-            format!(
+            super::ReplayError::Value(format!(
                 "--after {text:?} is not a cursor printed by outboxctl replay (copy it from a replay's summary)"
-            )
+            ))
         };
         let parts: Vec<&str> = text.trim().split('.').collect();
         let micros = |s: &str| {
@@ -172,7 +172,7 @@ mod tests {
     fn a_wrong_cursor_is_refused_by_name() {
         for text in ["", "r1.x", "f1.-3", "t1.zz.1.x", "r2.-.6f.-.1.x"] {
             let e = Cursor::parse(text).unwrap_err();
-            assert!(e.starts_with("--after "), "{e}");
+            assert!(e.to_string().starts_with("--after "), "{e}");
         }
     }
 }

@@ -35,6 +35,10 @@ pub enum ReplayError {
     /// Replay stopped on an error: what it was, and how to resume.
     #[error("{error}; {resume}")]
     Stopped { error: String, resume: String },
+    /// A value replay cannot read: a flag's (`--since`, `--hlc-from`, `--rate`, `--after`) or a
+    /// stored message's header; the text says which, and what it should look like.
+    #[error("{0}")]
+    Value(String),
     /// A message could not be published (or flushed) to the replay's destination.
     #[error("{what}: {reason}")]
     Publish { what: String, reason: String },

@@ -53,8 +53,9 @@ impl<'de> Deserialize<'de> for Pairs {
 }
 
 /// The message a line holds, exactly as it was written.
-pub fn parse_line(text: &str) -> Result<Message, String> {
-    let line: StoredLine = serde_json::from_str(text).map_err(|e| e.to_string())?;
+fn parse_line(text: &str) -> Result<Message, ReplayError> {
+    let line: StoredLine =
+        serde_json::from_str(text).map_err(|e| ReplayError::Value(e.to_string()))?;
     let ordering_key = (line.key != line.event_id.to_string()).then(|| line.key.clone());
     Ok(Message {
         id: line.id,

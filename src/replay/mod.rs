@@ -118,11 +118,13 @@ pub const HEADER_ORDER: &[&str] = &[
 /// is refused (the stored message is not one outboxctl delivered).
 pub fn ordered_headers(
     pairs: Vec<(String, String)>,
-) -> Result<Vec<(&'static str, String)>, String> {
+) -> Result<Vec<(&'static str, String)>, ReplayError> {
     let mut out: Vec<(usize, &'static str, String)> = Vec::with_capacity(pairs.len());
     for (name, value) in pairs {
         let Some(i) = HEADER_ORDER.iter().position(|h| *h == name) else {
-            return Err(format!("header {name:?} is not one the relay writes"));
+            return Err(ReplayError::Value(format!(
+                "header {name:?} is not one the relay writes"
+            )));
         };
         out.push((i, HEADER_ORDER[i], value));
     }
@@ -611,7 +613,7 @@ mod tests {
             ]
         );
         let e = ordered_headers(vec![("x-other".into(), "1".into())]).unwrap_err();
-        assert!(e.contains("x-other"), "{e}");
+        assert!(e.to_string().contains("x-other"), "{e}");
     }
 
     #[test]

@@ -91,12 +91,7 @@ pub enum Prepared {
 /// Checks a request against the configuration.
 pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
     let origin = Origin::parse(request.from.as_deref())?;
-    let after = request
-        .after
-        .as_deref()
-        .map(Cursor::parse)
-        .transpose()
-        .map_err(Error::Runtime)?;
+    let after = request.after.as_deref().map(Cursor::parse).transpose()?;
     if let Some(c) = after.as_ref().filter(|c| c.source_kind() != origin.kind()) {
         return Err(ReplayError::CursorKind {
             found: c.source_kind(),
@@ -140,39 +135,50 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
     })))
 }
 
+fn value(text: String) -> ReplayError {
+    ReplayError::Value(text)
+}
+
 /// A time: RFC 3339, or a duration ago such as `2h`.
-pub fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
+pub fn parse_time(text: &str) -> Result<DateTime<Utc>, ReplayError> {
     if let Ok(t) = DateTime::parse_from_rfc3339(text) {
         return Ok(t.with_timezone(&Utc));
     }
-    let ago = humantime::parse_duration(text)
-        .map_err(|_| format!("{text:?} is neither an RFC 3339 time nor a duration such as 2h"))?;
+    let ago = humantime::parse_duration(text).map_err(|_| {
+        value(format!(
+            "{text:?} is neither an RFC 3339 time nor a duration such as 2h"
+        ))
+    })?;
     chrono::Duration::from_std(ago)
         .ok()
         .and_then(|d| Utc::now().checked_sub_signed(d))
-        .ok_or_else(|| format!("{text:?} is too far back"))
+        .ok_or_else(|| value(format!("{text:?} is too far back")))
 }
 
 /// An HLC, packed: the `forze_hlc` header's form, or packed already.
-pub fn parse_hlc(text: &str) -> Result<i64, String> {
+pub fn parse_hlc(text: &str) -> Result<i64, ReplayError> {
     if let Ok(packed) = text.parse::<i64>() {
         return HlcTimestamp::unpack(packed)
             .map(|_| packed)
-            .map_err(|e| e.to_string());
+            .map_err(|e| value(e.to_string()));
     }
     HlcTimestamp::parse(text)
         .map(HlcTimestamp::pack)
-        .map_err(|_| format!("{text:?} is not an HLC (e.g. 001764583200000.00003, or packed)"))
+        .map_err(|_| {
+            value(format!(
+                "{text:?} is not an HLC (e.g. 001764583200000.00003, or packed)"
+            ))
+        })
 }
 
 /// Events per second, positive (`/s` may follow).
-pub fn parse_rate(text: &str) -> Result<f64, String> {
+pub fn parse_rate(text: &str) -> Result<f64, ReplayError> {
     let text = text.strip_suffix("/s").unwrap_or(text);
     match text.parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-        _ => Err(format!(
+        _ => Err(value(format!(
             "{text:?} is not a positive rate (events per second)"
-        )),
+        ))),
     }
 }
 
@@ -206,7 +212,7 @@ mod tests {
 
     #[test]
     fn rates_are_positive() {
-        assert_eq!(parse_rate("50/s"), Ok(50.0));
+        assert_eq!(parse_rate("50/s").unwrap(), 50.0);
         assert!(parse_rate("0").is_err() && parse_rate("inf").is_err());
     }
 }

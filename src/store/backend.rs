@@ -201,7 +201,7 @@ impl Postgres<'_> {
         if let Some(t) = only_tenant {
             tenants.retain(|x| *x == Some(t));
             if tenants.is_empty() {
-                return Err(Error::Runtime(format!(
+                return Err(Error::Usage(format!(
                     "tenant {t} is not listed under outbox.tenants"
                 )));
             }

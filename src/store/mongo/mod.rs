@@ -123,7 +123,17 @@ pub fn payload_json(d: &Document) -> String {
     }
 }
 
-pub fn decode(d: &Document, opts: &MongoStoreOptions) -> Result<OutboxRow, String> {
+/// A document that is not an outbox row as the specification lays one out: which field, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DecodeError(String);
+
+/// The outbox row a document holds.
+pub fn decode(d: &Document, opts: &MongoStoreOptions) -> Result<OutboxRow, DecodeError> {
+    fields(d, opts).map_err(DecodeError)
+}
+
+fn fields(d: &Document, opts: &MongoStoreOptions) -> Result<OutboxRow, String> {
     let req = |r: Option<Uuid>, k: &str| r.ok_or_else(|| format!("{k} is missing"));
     Ok(OutboxRow {
         id: req(uuid_field(d, "id")?, "id")?,

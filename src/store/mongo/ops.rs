@@ -53,7 +53,7 @@ impl MongoOps {
 
     fn view(&self, d: &Document) -> Result<RowView, Error> {
         let row = decode(d, &self.opts)
-            .map_err(|e| Error::Runtime(format!("a document in {}: {e}", self.opts.collection)))?;
+            .map_err(|e| Error::data(format!("a document in {}", self.opts.collection), e))?;
         Ok(RowView {
             id: row.id,
             event_id: row.event_id,
@@ -164,7 +164,8 @@ impl OpsStore for MongoOps {
                 continue;
             };
             let head = self.view(doc)?;
-            let row = decode(doc, &self.opts).map_err(Error::Runtime)?;
+            let row = decode(doc, &self.opts)
+                .map_err(|e| Error::data(format!("a document in {}", self.opts.collection), e))?;
             let mut behind = super::Position::of(&row).after(self.opts.hlc_ordering);
             behind.insert("outbox_route", &head.route);
             behind.insert(

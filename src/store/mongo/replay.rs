@@ -160,7 +160,7 @@ impl ReplaySource for MongoPublished {
                         e,
                     )
                 };
-                let row = decode(d, &self.opts).map_err(bad)?;
+                let row = decode(d, &self.opts).map_err(|e| bad(e.to_string()))?;
                 let message = Message::from_row(&row).map_err(|e| bad(e.to_string()))?;
                 self.pos = Some(Position::of(&row));
                 page.push(Item {

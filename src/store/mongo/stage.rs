@@ -42,7 +42,7 @@ impl MongoOps {
                 .await
                 .map_err(|e| Error::mongo("staging", e))?;
             if hello.get_str("setName").is_err() && hello.get_str("msg") != Ok("isdbgrid") {
-                return Err(Error::Runtime(
+                return Err(Error::Unsupported(
                     "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
                 ));
             }
@@ -113,7 +113,7 @@ impl MongoOps {
                     if e.to_string()
                         .contains("Transaction numbers are only allowed") =>
                 {
-                    return Err(Error::Runtime(
+                    return Err(Error::Unsupported(
                         "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
                     ));
                 }
@@ -128,8 +128,8 @@ impl MongoOps {
         now: DateTime<Utc>,
         hlc: Option<HlcTimestamp>,
     ) -> Result<Document, Error> {
-        let payload: serde_json::Value = serde_json::from_str(&e.payload)
-            .map_err(|x| Error::Runtime(format!("payload: {x}")))?;
+        let payload: serde_json::Value =
+            serde_json::from_str(&e.payload).map_err(|x| Error::data("payload", x))?;
         let payload = json_to_bson(&payload)?;
         let opt = |u: Option<Uuid>| u.map_or(Bson::Null, |u| Bson::String(u.to_string()));
         let mut d = doc! {
@@ -205,9 +205,12 @@ pub fn json_to_bson(v: &serde_json::Value) -> Result<Bson, Error> {
             }) {
                 Bson::Double(f)
             } else {
-                return Err(Error::Runtime(format!(
-                    "payload number {n} cannot be stored exactly in MongoDB; send it as a string"
-                )));
+                return Err(Error::Data {
+                    what: format!(
+                        "payload number {n} cannot be stored exactly in MongoDB; send it as a string"
+                    ),
+                    source: None,
+                });
             }
         }
         Value::String(s) => Bson::String(s.clone()),

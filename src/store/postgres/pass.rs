@@ -96,7 +96,7 @@ impl<'a> PgStore<'a> {
         // a pooler in statement mode refuses a transaction (and closes the client)
         for sql in ["BEGIN", "COMMIT"] {
             if let Err(e) = client.simple(sql).await {
-                return Err(crate::Error::Runtime(
+                return Err(crate::Error::Unsupported(
                     url.scrub(&crate::db::pgclient::message(&e)),
                 ));
             }
@@ -125,7 +125,7 @@ impl<'a> PgStore<'a> {
     ) -> Result<PgStore<'a>, crate::Error> {
         use sqlx::Connection;
         if !conn.is_in_transaction() {
-            return Err(crate::Error::Runtime(
+            return Err(crate::Error::Usage(
                 "PgStore::in_transaction needs a connection with a transaction open through sqlx (Connection::begin)".into(),
             ));
         }

@@ -217,7 +217,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
         }
         let existing = self.active(conn, route, tenant).await?;
         existing.map(Err).ok_or_else(|| {
-            Error::Runtime(format!(
+            Error::LockBusy(format!(
                 "route {route} was paused and resumed while pausing it: run the command again"
             ))
         })

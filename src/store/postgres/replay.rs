@@ -456,13 +456,13 @@ impl PgTable {
 
     /// The message as the relay delivered it into the table (JSONB reorders header keys; the
     /// relay's order is restored).
-    fn message(&self, r: &sqlx::postgres::PgRow) -> Result<Message, String> {
+    fn message(&self, r: &sqlx::postgres::PgRow) -> Result<Message, ReplayError> {
         let event_id: Uuid = r.get("event_id");
         let ordering_key: Option<String> = r.get("ordering_key");
         let payload: String = r.get("payload");
         let headers: String = r.get("headers");
-        let pairs: crate::replay::file::Pairs =
-            serde_json::from_str(&headers).map_err(|e| format!("headers: {e}"))?;
+        let pairs: crate::replay::file::Pairs = serde_json::from_str(&headers)
+            .map_err(|e| ReplayError::Value(format!("headers: {e}")))?;
         Ok(Message {
             id: Uuid::nil(),
             event_id,
@@ -472,7 +472,7 @@ impl PgTable {
             ordering_key,
             tenant_id: r.get("tenant_id"),
             payload: serde_json::value::RawValue::from_string(crate::model::compact_json(&payload))
-                .map_err(|e| format!("payload: {e}"))?,
+                .map_err(|e| ReplayError::Value(format!("payload: {e}")))?,
             headers: ordered_headers(pairs.0)?,
         })
     }
