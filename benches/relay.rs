@@ -20,7 +20,8 @@
 //! the relay to `file:/dev/null` as it ships (pooler-safe defaults), the relay with
 //! `prepared_statements: true`, and, as a diagnostic only, a loop of the relay's own statements
 //! through its store with nothing published. Then: the relay through a pgbouncer in transaction
-//! pooling against the same relay direct; consume on a tie group (every row one `created_at`)
+//! pooling against the same relay direct; the relay as `relay --once` assembles it, with the
+//! relay registry and a heartbeat every 100 ms against `outbox.registry: off`; consume on a tie group (every row one `created_at`)
 //! against distinct rows; the built binary as a child (`relay --once` to `file:/dev/null`), its
 //! CPU seconds and peak RSS per 100,000 events from `wait4`, beside `OUTBOXCTL_BENCH_OTHER_BIN`
 //! (older builds, comma-separated) when given; and pgbench's figure for the limit when pgbench is installed.
@@ -179,6 +180,72 @@ async fn relay(mode: Mode, db: &DatabaseUrl, prepared: bool) -> (usize, Duration
     (stats[0].published as usize, started.elapsed())
 }
 
+/// `OUTBOXCTL_BENCH_HEARTBEAT`: the registry side's `relay.heartbeat` (default 100ms, the floor).
+fn heartbeat_interval() -> String {
+    std::env::var("OUTBOXCTL_BENCH_HEARTBEAT").unwrap_or_else(|_| "100ms".into())
+}
+
+/// The relay as `relay --once` assembles it from its configuration, to `file:/dev/null`, with
+/// the relay registry migrate adds heartbeating every [`heartbeat_interval`], or with
+/// `outbox.registry: off`; `prepared`: named statements (the claim then reads the pauses too).
+/// Timed from the first pass (the registration is part of assembling).
+async fn assembled(mode: Mode, prepared: bool, registry: bool) -> (usize, Duration) {
+    let mut yaml = format!(
+        "database_url: {url}\noutbox:\n  relation: {SCHEMA}.outbox\n  storage: {storage}\n  hlc_ordering: {hlc}\n",
+        url = url(false).expose(),
+        storage = match mode.storage() {
+            Storage::Consume => "consume",
+            Storage::Retain => "retain",
+        },
+        hlc = mode.hlc(),
+    );
+    if mode == Mode::ConsumeLog {
+        yaml += &format!("  delivery_log: {SCHEMA}.outbox_delivered\n");
+    }
+    if !registry {
+        yaml += "  registry: off\n";
+    }
+    yaml += &format!(
+        "relay:\n  reclaim_stale_after: null\n  heartbeat: {heartbeat}\n  prepared_statements: {prepared}\n  key_order: {}\n",
+        if mode == Mode::Strict {
+            "strict"
+        } else {
+            "best-effort"
+        },
+        heartbeat = heartbeat_interval(),
+    );
+    let file = outboxctl::config::FileConfig::parse("bench.yaml", &yaml).unwrap();
+    let config =
+        outboxctl::config::Config::resolve(file, None, &Default::default(), &|_| None).unwrap();
+    let request = outboxctl::relay::assemble::RelayRequest {
+        routes: vec![ROUTE.into()],
+        to: Some("file:/dev/null".into()),
+        looping: false,
+    };
+    let mut warnings = Vec::new();
+    let mut a = outboxctl::relay::assemble::assemble(
+        &config,
+        Duration::from_secs(10),
+        &request,
+        &mut |w| warnings.push(w.to_owned()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        a.heartbeat.is_some(),
+        registry,
+        "registered: {registry}; warnings: {warnings:?}"
+    );
+    let started = Instant::now();
+    let stats = a.relay.drain_once(None, |_, _| {}).await;
+    let elapsed = started.elapsed();
+    assert_eq!(stats[0].failed_passes, 0, "{:?}", stats[0].last_error);
+    if let Some(h) = a.heartbeat {
+        h.stop(Duration::from_secs(2)).await;
+    }
+    (stats[0].published as usize, elapsed)
+}
+
 /// A built binary as an operator runs it: `relay --once` to `file:/dev/null`, as a child;
 /// events, wall time, CPU seconds (user + system) and peak RSS in MiB, from `wait4`.
 #[expect(
@@ -285,9 +352,19 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-const ROUNDS: usize = 3;
+/// Rounds per comparison: `OUTBOXCTL_BENCH_ROUNDS` (default 3).
+fn round_count() -> usize {
+    std::env::var("OUTBOXCTL_BENCH_ROUNDS")
+        .map_or(3, |v| v.parse().expect("OUTBOXCTL_BENCH_ROUNDS: a number"))
+}
 
-/// Runs each side on a freshly staged table, interleaved, `ROUNDS` times; the median of each.
+/// Whether a part after the main table runs: `OUTBOXCTL_BENCH_PARTS` (comma-separated, of
+/// `pgbouncer`, `registry`, `ties`, `binary`, `pgbench`; default all).
+fn part(name: &str) -> bool {
+    std::env::var("OUTBOXCTL_BENCH_PARTS").map_or(true, |v| v.split(',').any(|p| p.trim() == name))
+}
+
+/// Runs each side on a freshly staged table, interleaved, [`round_count`] times; the median of each.
 async fn rounds<F>(
     conn: &mut PgConnection,
     mode: Mode,
@@ -299,7 +376,7 @@ where
     F: AsyncFnMut(usize) -> (usize, Duration),
 {
     let mut all: Vec<Vec<f64>> = vec![Vec::new(); sides];
-    for _ in 0..ROUNDS {
+    for _ in 0..round_count() {
         for (side, rates) in all.iter_mut().enumerate() {
             stage(conn, SCHEMA, mode, n).await;
             let (count, d) = run(side).await;
@@ -324,7 +401,8 @@ async fn main() {
     bench_role(&mut conn).await;
     let direct = url(false);
     println!(
-        "relay against the physical limit (claim-delete shape, named statements, one connection); median of {ROUNDS} interleaved rounds; synchronous_commit off"
+        "relay against the physical limit (claim-delete shape, named statements, one connection); median of {} interleaved rounds; synchronous_commit off",
+        round_count()
     );
     println!(
         "{:<28} {:>8} {:>11} {:>11} {:>6} {:>11} {:>6} {:>11} {:>11}",
@@ -373,100 +451,140 @@ async fn main() {
     let n = sizes[0];
 
     // through pgbouncer (transaction pooling): the relay as it ships, pooled and direct
-    let bouncer = Bouncer::start();
-    println!();
-    println!("through pgbouncer 1.18, transaction pooling (N = {n}): the relay as it ships");
-    println!(
-        "{:<28} {:>14} {:>14} {:>7}",
-        "mode", "direct ev/s", "pooled ev/s", "ratio"
-    );
-    for mode in [Mode::Consume, Mode::Retain] {
-        let r = rounds(&mut conn, mode, n, 2, async |side| match side {
-            0 => relay(mode, &direct, false).await,
-            _ => relay(mode, &bouncer.url, false).await,
-        })
-        .await;
+    if part("pgbouncer") {
+        let bouncer = Bouncer::start();
+        println!();
+        println!("through pgbouncer 1.18, transaction pooling (N = {n}): the relay as it ships");
         println!(
-            "{:<28} {:>14.0} {:>14.0} {:>7.2}",
-            mode.name(),
-            r[0],
-            r[1],
-            r[1] / r[0]
+            "{:<28} {:>14} {:>14} {:>7}",
+            "mode", "direct ev/s", "pooled ev/s", "ratio"
         );
-    }
-    drop(bouncer);
-
-    // a tie group: every row one created_at, against distinct rows
-    let ties_n = 50_000.min(sizes[sizes.len() - 1]);
-    let mut distinct = Vec::new();
-    let mut tied = Vec::new();
-    for _ in 0..ROUNDS {
-        stage(&mut conn, SCHEMA, Mode::Consume, ties_n).await;
-        distinct.push(rate(relay(Mode::Consume, &direct, false).await));
-        stage(&mut conn, SCHEMA, Mode::ConsumeTies, ties_n).await;
-        tied.push(rate(relay(Mode::ConsumeTies, &direct, false).await));
-    }
-    let (distinct, tied) = (median(distinct), median(tied));
-    println!();
-    println!(
-        "consume, N = {ties_n}: one created_at {tied:.0} ev/s, distinct {distinct:.0} ev/s, ratio {:.2}",
-        tied / distinct
-    );
-
-    // the built binary as a child: CPU and memory per 100,000 events
-    println!();
-    println!(
-        "the binary (relay --once to file:/dev/null, N = {n}): ev/s, CPU seconds and peak RSS per 100,000 events; median of {ROUNDS}"
-    );
-    let mut bins = vec![(
-        "this build".to_owned(),
-        env!("CARGO_BIN_EXE_outboxctl").to_owned(),
-    )];
-    if let Ok(others) = std::env::var("OUTBOXCTL_BENCH_OTHER_BIN") {
-        bins.extend(
-            others
-                .split(',')
-                .map(|b| (b.trim().to_owned(), b.trim().to_owned())),
-        );
-    }
-    for mode in [Mode::Consume, Mode::Retain] {
-        let mut per_bin: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = vec![Default::default(); bins.len()];
-        for _ in 0..ROUNDS {
-            for (i, (_, bin)) in bins.iter().enumerate() {
-                stage(&mut conn, SCHEMA, mode, n).await;
-                let (count, d, cpu, rss) = binary(bin, mode);
-                assert_eq!(count, n, "{bin}");
-                per_bin[i].0.push(rate((count, d)));
-                per_bin[i].1.push(cpu * 100_000.0 / n as f64);
-                per_bin[i].2.push(rss);
-            }
-        }
-        for ((name, _), (r, cpu, rss)) in bins.iter().zip(per_bin) {
+        for mode in [Mode::Consume, Mode::Retain] {
+            let r = rounds(&mut conn, mode, n, 2, async |side| match side {
+                0 => relay(mode, &direct, false).await,
+                _ => relay(mode, &bouncer.url, false).await,
+            })
+            .await;
             println!(
-                "{:<28} {:<40} {:>9.0} ev/s {:>6.2} CPU s {:>6.1} MiB",
+                "{:<28} {:>14.0} {:>14.0} {:>7.2}",
                 mode.name(),
-                name,
-                median(r),
-                median(cpu),
-                median(rss)
+                r[0],
+                r[1],
+                r[1] / r[0]
+            );
+        }
+        drop(bouncer);
+    }
+
+    // the relay registry: a relay heartbeating (every 100 ms) against one with the registry off
+    if part("registry") {
+        println!();
+        println!(
+            "with the relay registry (relay.heartbeat {}) against outbox.registry: off (N = {n}), assembled as relay --once",
+            heartbeat_interval()
+        );
+        println!(
+            "{:<28} {:>10} {:>10} {:>6} {:>14} {:>14} {:>6}",
+            "mode", "off ev/s", "on ev/s", "ratio", "prepared off", "prepared on", "ratio"
+        );
+        for mode in [Mode::Consume, Mode::Retain] {
+            let r = rounds(&mut conn, mode, n, 4, async |side| {
+                assembled(mode, side >= 2, side % 2 == 1).await
+            })
+            .await;
+            println!(
+                "{:<28} {:>10.0} {:>10.0} {:>6.2} {:>14.0} {:>14.0} {:>6.2}",
+                mode.name(),
+                r[0],
+                r[1],
+                r[1] / r[0],
+                r[2],
+                r[3],
+                r[3] / r[2]
             );
         }
     }
 
-    // pgbench's own figure for the limit, on the same staged table
-    println!();
-    for storage in [Storage::Consume, Storage::Retain] {
-        let mode = if storage == Storage::Consume {
-            Mode::Consume
-        } else {
-            Mode::Retain
-        };
-        stage(&mut conn, SCHEMA, mode, n).await;
-        match pgbench(storage, n) {
-            Some(r) => println!("pgbench, claim-delete shape, {}: {r:.0} ev/s", mode.name()),
-            None => println!("pgbench not installed: no pgbench figure"),
+    // a tie group: every row one created_at, against distinct rows
+    if part("ties") {
+        let ties_n = 50_000.min(sizes[sizes.len() - 1]);
+        let mut distinct = Vec::new();
+        let mut tied = Vec::new();
+        for _ in 0..round_count() {
+            stage(&mut conn, SCHEMA, Mode::Consume, ties_n).await;
+            distinct.push(rate(relay(Mode::Consume, &direct, false).await));
+            stage(&mut conn, SCHEMA, Mode::ConsumeTies, ties_n).await;
+            tied.push(rate(relay(Mode::ConsumeTies, &direct, false).await));
+        }
+        let (distinct, tied) = (median(distinct), median(tied));
+        println!();
+        println!(
+            "consume, N = {ties_n}: one created_at {tied:.0} ev/s, distinct {distinct:.0} ev/s, ratio {:.2}",
+            tied / distinct
+        );
+    }
+
+    // the built binary as a child: CPU and memory per 100,000 events
+    if part("binary") {
+        println!();
+        println!(
+            "the binary (relay --once to file:/dev/null, N = {n}): ev/s, CPU seconds and peak RSS per 100,000 events; median of {}",
+            round_count()
+        );
+        let mut bins = vec![(
+            "this build".to_owned(),
+            env!("CARGO_BIN_EXE_outboxctl").to_owned(),
+        )];
+        if let Ok(others) = std::env::var("OUTBOXCTL_BENCH_OTHER_BIN") {
+            bins.extend(
+                others
+                    .split(',')
+                    .map(|b| (b.trim().to_owned(), b.trim().to_owned())),
+            );
+        }
+        for mode in [Mode::Consume, Mode::Retain] {
+            let mut per_bin: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+                vec![Default::default(); bins.len()];
+            for _ in 0..round_count() {
+                for (i, (_, bin)) in bins.iter().enumerate() {
+                    stage(&mut conn, SCHEMA, mode, n).await;
+                    let (count, d, cpu, rss) = binary(bin, mode);
+                    assert_eq!(count, n, "{bin}");
+                    per_bin[i].0.push(rate((count, d)));
+                    per_bin[i].1.push(cpu * 100_000.0 / n as f64);
+                    per_bin[i].2.push(rss);
+                }
+            }
+            for ((name, _), (r, cpu, rss)) in bins.iter().zip(per_bin) {
+                println!(
+                    "{:<28} {:<40} {:>9.0} ev/s {:>6.2} CPU s {:>6.1} MiB",
+                    mode.name(),
+                    name,
+                    median(r),
+                    median(cpu),
+                    median(rss)
+                );
+            }
         }
     }
+
+    // pgbench's own figure for the limit, on the same staged table
+    if part("pgbench") {
+        println!();
+        for storage in [Storage::Consume, Storage::Retain] {
+            let mode = if storage == Storage::Consume {
+                Mode::Consume
+            } else {
+                Mode::Retain
+            };
+            stage(&mut conn, SCHEMA, mode, n).await;
+            match pgbench(storage, n) {
+                Some(r) => println!("pgbench, claim-delete shape, {}: {r:.0} ev/s", mode.name()),
+                None => println!("pgbench not installed: no pgbench figure"),
+            }
+        }
+    }
+
     sqlx::raw_sql(&format!("DROP SCHEMA IF EXISTS {SCHEMA} CASCADE"))
         .execute(&mut conn)
         .await
