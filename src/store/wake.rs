@@ -11,6 +11,12 @@ use crate::wake::Wakers;
 /// A listener running, until aborted.
 pub type Listener = tokio::task::JoinHandle<()>;
 
+/// Why a wake-up listener cannot start here (the relay then polls): what was tried, and why
+/// not, in one line.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NoListener(pub String);
+
 impl Backend<'_> {
     /// Starts the listener that wakes lanes when rows are staged (`on_wake` hears the route
     /// first), or says through `warn` why the relay polls only (every `relay.interval`, which
@@ -65,7 +71,7 @@ impl Postgres<'_> {
             return Ok(polls(
                 warn,
                 polling,
-                "the database URL goes through a pooler (the server listens on another port than the one dialled) and LISTEN needs a session of its own; set relay.wake_url to a direct or session-pooled URL",
+                &NoListener("the database URL goes through a pooler (the server listens on another port than the one dialled) and LISTEN needs a session of its own; set relay.wake_url to a direct or session-pooled URL".into()),
             ));
         }
         let url = config.relay.wake_url.as_ref().unwrap_or(main);
@@ -109,7 +115,11 @@ impl Mongo<'_> {
 }
 
 /// Says why this run polls only: no listener.
-fn polls(warn: &mut dyn FnMut(&str), polling: crate::duration::Dur, why: &str) -> Option<Listener> {
+fn polls(
+    warn: &mut dyn FnMut(&str),
+    polling: crate::duration::Dur,
+    why: &NoListener,
+) -> Option<Listener> {
     warn(&format!(
         "relay.wake: notify is off for this run, polling every {polling}: {why}"
     ));

@@ -35,19 +35,22 @@ async fn open(
 pub async fn listen(
     client: &mongodb::Client,
     collection: &crate::target::CollectionName,
-) -> Result<mongodb::Collection<Document>, String> {
+) -> Result<mongodb::Collection<Document>, crate::store::wake::NoListener> {
+    use crate::store::wake::NoListener;
     let coll = client
         .database(&collection.db)
         .collection::<Document>(&collection.collection);
     match open(&coll, None).await {
         Ok(_) => Ok(coll),
         Err(e) if matches!(*e.kind, mongodb::error::ErrorKind::Command(ref c) if c.code == NOT_A_REPLICA_SET) => {
-            Err("change streams need a replica set (this server is standalone)".into())
+            Err(NoListener(
+                "change streams need a replica set (this server is standalone)".into(),
+            ))
         }
-        Err(e) => Err(format!(
+        Err(e) => Err(NoListener(format!(
             "cannot open a change stream on {collection}: {}",
             crate::db::first_line(&e.to_string())
-        )),
+        ))),
     }
 }
 

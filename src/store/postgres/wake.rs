@@ -23,6 +23,17 @@ pub async fn listen(
     notify_url: &DatabaseUrl,
     channels: &[String],
     timeout: Duration,
+) -> Result<PgListener, crate::store::wake::NoListener> {
+    try_listen(url, notify_url, channels, timeout)
+        .await
+        .map_err(crate::store::wake::NoListener)
+}
+
+async fn try_listen(
+    url: &DatabaseUrl,
+    notify_url: &DatabaseUrl,
+    channels: &[String],
+    timeout: Duration,
 ) -> Result<PgListener, String> {
     let options = crate::db::pg_options(url).map_err(|e| e.to_string())?;
     // a pool that cannot connect only says it timed out: one direct connection first says why
