@@ -10,6 +10,8 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use serde_json::Value;
+
+use crate::common::fixture::{Fixture, insert};
 use sqlx::postgres::PgConnectOptions;
 
 use crate::common::{
@@ -269,14 +271,11 @@ async fn every_command_works_through_transaction_pooling() {
     assert!(r.stdout.contains("published_at"), "{r:?}");
 
     // failed rows: listed, requeued (dry run first), parked again, discarded
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, last_error)
-         SELECT gen_random_uuid(), 'orders', gen_random_uuid(), 'order.placed', now(), '{{}}', 'failed', now(), 4, 'boom'
-           FROM generate_series(1, 3)"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    let boom = Fixture::failed("orders")
+        .event_type("order.placed")
+        .attempts(4)
+        .error("boom");
+    insert(&mut conn, &t, &[boom.clone(), boom.clone(), boom]).await;
     let failed = json(&ok(ob(&cfg, &["inspect", "failed", "--format", "json"])));
     assert_eq!(failed.as_array().unwrap().len(), 3, "{failed}");
     let r = ok(ob(

@@ -391,26 +391,36 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     // 6 rows of a 503 (other addresses, durations), 3 of a refusal, 2 retrying 503s, 1 pending
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
-         SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN 'a' ELSE 'b' END, gen_random_uuid(), 'order.placed', now(), '{{}}',
-                'failed', now() - (g || ' minutes')::interval, 5, now(),
-                'HTTP 503 from 10.0.0.' || g || ':8080 after ' || g || '.5s'
-           FROM generate_series(1, 6) g;
-         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
-         SELECT gen_random_uuid(), 'a', gen_random_uuid(), 'order.cancelled', now(), '{{}}',
-                'failed', now(), 1, now(), 'order ' || gen_random_uuid() || ' refused: ''no stock'''
-           FROM generate_series(1, 3) g;
-         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at, last_error)
-         SELECT gen_random_uuid(), 'a', gen_random_uuid(), 'order.placed', now(), '{{}}',
-                'pending', now(), 2, now() + interval '1 minute', 'HTTP 502 from 10.0.0.9:8080 after 0.1s (+3 more)'
-           FROM generate_series(1, 2) g;
-         INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at)
-         VALUES (gen_random_uuid(), 'a', gen_random_uuid(), 'order.placed', now(), '{{}}', 'pending', now());"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    use crate::common::fixture::{Fixture, insert};
+    let mut rows: Vec<Fixture> = (1..=6)
+        .map(|g| {
+            Fixture::failed(if g % 2 == 0 { "a" } else { "b" })
+                .event_type("order.placed")
+                .created_ago(f64::from(g) * 60.0)
+                .attempts(5)
+                .due_in(0.0)
+                .error(&format!("HTTP 503 from 10.0.0.{g}:8080 after {g}.5s"))
+        })
+        .collect();
+    rows.extend((0..3).map(|_| {
+        Fixture::failed("a")
+            .event_type("order.cancelled")
+            .attempts(1)
+            .due_in(0.0)
+            .error(&format!(
+                "order {} refused: 'no stock'",
+                uuid::Uuid::new_v4()
+            ))
+    }));
+    rows.extend((0..2).map(|_| {
+        Fixture::pending("a")
+            .event_type("order.placed")
+            .attempts(2)
+            .due_in(60.0)
+            .error("HTTP 502 from 10.0.0.9:8080 after 0.1s (+3 more)")
+    }));
+    rows.push(Fixture::pending("a").event_type("order.placed"));
+    insert(&mut conn, &t, &rows).await;
     let http = outboxctl::ops::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
     let refused = outboxctl::ops::failure_groups::fingerprint(
         "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
