@@ -10,10 +10,9 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use serde_json::Value;
-
-use crate::common::fixture::{Fixture, insert};
 use sqlx::postgres::PgConnectOptions;
 
+use crate::common::fixture::{Fixture, insert};
 use crate::common::{
     CHECK_FAILED, ERROR, KillOnDrop, OK, PgSchema, config_file, count, lines, out_file, pg_url,
     wait_none,
