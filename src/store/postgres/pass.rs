@@ -18,7 +18,7 @@ use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
 use super::rows::{decode_fast, decode_sqlx, millis_ceil, sort_claim_order};
-use super::sql::{JIT_OFF_SQL, PASS_TIMEOUTS_SQL};
+use super::sql::{PASS_TIMEOUTS_SQL, RETAIN_BEGIN};
 use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
@@ -233,20 +233,14 @@ impl<'a> PgStore<'a> {
         }
     }
 
-    /// What a transaction of the store's sets first: under consume the pass's timeouts (and
-    /// JIT off), under retain (a claim's own transaction) JIT off.
-    fn opening(&self) -> Step {
+    /// How a transaction of the store's opens: `BEGIN` and the statement that sets what it
+    /// needs first; under consume the pass's timeouts (and JIT off), under retain (a claim's
+    /// own transaction) nothing more, as [`RETAIN_BEGIN`] turns JIT off itself.
+    fn opening(&self) -> (&'static str, Option<Step>) {
         if self.opts.storage == Storage::Retain {
-            return Step {
-                stmt: Stmt {
-                    sql: JIT_OFF_SQL.into(),
-                    values: Vec::new(),
-                    rows: true,
-                },
-                name: "turning JIT off",
-            };
+            return (RETAIN_BEGIN, None);
         }
-        self.timeouts()
+        ("BEGIN", Some(self.timeouts()))
     }
 
     /// The pass's timeouts, as a statement.
@@ -287,13 +281,17 @@ impl<'a> PgStore<'a> {
             return Ok(out);
         }
         let opening = self.pass == Pass::Opening;
-        let mut all = Vec::with_capacity(steps.len() + 1);
-        if opening {
-            all.push(self.opening());
-        }
+        let (begin, set_first) = if opening {
+            let (begin, step) = self.opening();
+            (Some(begin), step)
+        } else {
+            (None, None)
+        };
+        let settings = usize::from(set_first.is_some());
+        let mut all = Vec::with_capacity(steps.len() + settings);
+        all.extend(set_first);
         all.extend(steps);
         let stmts: Vec<&Stmt> = all.iter().map(|s| &s.stmt).collect();
-        let begin = opening.then_some("BEGIN");
         let end = commit.then_some("COMMIT");
         let client = match self.client().await {
             Ok(c) => c,
@@ -326,10 +324,8 @@ impl<'a> PgStore<'a> {
         match first {
             Some(e) => Err(self.note(e)),
             None => {
-                if opening {
-                    // the timeouts' answer is nobody's business
-                    answers.remove(0);
-                }
+                // the settings' answer is nobody's business
+                answers.drain(..settings);
                 Ok(answers)
             }
         }

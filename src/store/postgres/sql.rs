@@ -368,7 +368,7 @@ SELECT id, outbox_route, event_id, tenant_id, $2 FROM consumed"
 /// and lock, `$2` idle in transaction, in ms) unless the server already has a stricter
 /// (smaller, non-zero) one for this session, read here, inside the pass: behind a transaction
 /// pooler the session a pass runs on is not the one the relay connected to. JIT compilation is
-/// turned off for the pass too (see [`JIT_OFF_SQL`]). The session's
+/// turned off for the pass too (see [`RETAIN_BEGIN`]). The session's
 /// values come from `current_setting` (as `SHOW` prints them: `0`, `1500ms`, `2min`, which
 /// read as intervals), not from `pg_settings`, whose view builds every setting of the server
 /// (about a millisecond a pass, as much as the rest of a pass of 100 rows).
@@ -379,8 +379,10 @@ SELECT set_config(w.name, (CASE WHEN s.ms > 0 AND s.ms < w.want THEN s.ms ELSE w
        LATERAL (SELECT (extract(epoch FROM current_setting(w.name)::interval) * 1000)::bigint AS ms) s
 UNION ALL SELECT set_config('jit', 'off', true)";
 
-/// A retain claim's own transaction turns JIT compilation off, as a consume pass does with its
-/// timeouts: the claim's cost estimate grows with the table (a strict claim passed the default
-/// `jit_above_cost` at 200,000 rows), and compiling it took about 45 ms for a statement that
-/// runs in one or two.
-pub const JIT_OFF_SQL: &str = "SELECT set_config('jit', 'off', true)";
+/// How a retain claim's own transaction opens: JIT compilation off, as a consume pass turns it
+/// off with its timeouts (the claim's cost estimate grows with the table: a strict claim passed
+/// the default `jit_above_cost` at 200,000 rows, and compiling it took about 45 ms for a
+/// statement that runs in one or two). One simple query with no values, so the server neither
+/// plans nor answers a statement for it; `SET LOCAL` ends with the transaction, so a pooler's
+/// next client never sees it.
+pub const RETAIN_BEGIN: &str = "BEGIN; SET LOCAL jit = off";
