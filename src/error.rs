@@ -108,6 +108,9 @@ impl Error {
     pub fn sqlstate(&self) -> Option<String> {
         match self {
             Error::Db(DbError::Postgres { source, .. }) => crate::db::pg_code(source),
+            Error::Db(DbError::PgClient { source, .. }) => {
+                source.as_db_error().map(|d| d.code().code().to_owned())
+            }
             _ => None,
         }
     }

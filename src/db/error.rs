@@ -26,6 +26,14 @@ pub enum DbError {
         #[source]
         source: sqlx::Error,
     },
+    /// A statement on the relay's own PostgreSQL client (tokio-postgres: the hot path and the
+    /// heartbeat) failed: what outboxctl was doing, and the driver's error.
+    #[error("{}", joined(what, super::pgclient::message(source)))]
+    PgClient {
+        what: String,
+        #[source]
+        source: std::sync::Arc<tokio_postgres::Error>,
+    },
     /// A MongoDB command failed: what outboxctl was doing, and the driver's error.
     #[error("{}", joined(what, super::first_line(&source.to_string())))]
     Mongo {
@@ -42,6 +50,7 @@ impl DbError {
             DbError::Connect { .. } => Fault::Unreachable,
             DbError::Unusable { .. } | DbError::BadUrl { .. } | DbError::Tls(_) => Fault::Statement,
             DbError::Postgres { source, .. } => Fault::of_sqlx(source),
+            DbError::PgClient { source, .. } => Fault::of_tokio_postgres(source),
             DbError::Mongo { source, .. } => Fault::of_mongo(source),
         }
     }

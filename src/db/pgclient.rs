@@ -38,6 +38,8 @@ pub enum Value {
     Uuids(Vec<Uuid>),
     OptUuids(Vec<Option<Uuid>>),
     Texts(Vec<Option<String>>),
+    OptText(Option<String>),
+    Float8(Option<f64>),
 }
 
 impl Value {
@@ -51,6 +53,8 @@ impl Value {
             Value::Uuids(v) => (v, Type::UUID_ARRAY),
             Value::OptUuids(v) => (v, Type::UUID_ARRAY),
             Value::Texts(v) => (v, Type::TEXT_ARRAY),
+            Value::OptText(v) => (v, Type::TEXT),
+            Value::Float8(v) => (v, Type::FLOAT8),
         }
     }
 
@@ -65,6 +69,8 @@ impl Value {
             Value::Uuids(v) => q.bind(v),
             Value::OptUuids(v) => q.bind(v),
             Value::Texts(v) => q.bind(v),
+            Value::OptText(v) => q.bind(v),
+            Value::Float8(v) => q.bind(v),
         }
     }
 }

@@ -111,6 +111,7 @@ impl<'a> Backend<'a> {
                     url: pg.config.require_url()?.clone(),
                     timeout: pg.connect_timeout,
                     conn: None,
+                    client: None,
                 })
             }
             Backend::Mongo(m) => {

@@ -10,6 +10,7 @@ use uuid::Uuid;
 use super::mongo::registry::MongoRegistry;
 use super::postgres::registry::PgRegistry;
 use crate::Error;
+use crate::db::pgclient::PgClient;
 use crate::dburl::DatabaseUrl;
 use crate::fleet::{BeatAnswer, Heartbeat, Pause, PauseRecord, RelayRecord};
 use crate::target::QualifiedName;
@@ -23,7 +24,10 @@ pub enum Registry {
         registry: PgRegistry,
         url: DatabaseUrl,
         timeout: Duration,
+        /// For the commands (`route`, `inspect relays`).
         conn: Option<sqlx::PgConnection>,
+        /// For the heartbeat: the relay's one-batch client (one round trip a beat).
+        client: Option<Box<PgClient>>,
     },
     Mongo {
         registry: MongoRegistry,
@@ -42,6 +46,7 @@ macro_rules! on_backend {
                 url,
                 timeout,
                 conn,
+                ..
             } => {
                 if conn.is_none() {
                     *conn = Some(crate::db::connect_pg(url, *timeout).await?);
@@ -89,12 +94,40 @@ impl Registry {
         }
         let prune =
             matches!(self, Registry::Mongo { beats, .. } if *beats % MONGO_PRUNE_EVERY == 1);
-        on_backend!(self, pg, conn => pg.beat(conn, hb), m => m.beat(hb, prune))
+        match self {
+            Registry::Postgres {
+                registry,
+                url,
+                timeout,
+                client,
+                ..
+            } => {
+                let c = heartbeat_client(client, url, *timeout).await?;
+                let out = registry.beat(c, hb).await;
+                if out.is_err() {
+                    *client = None;
+                }
+                out
+            }
+            Registry::Mongo { registry, .. } => registry.beat(hb, prune).await,
+        }
     }
 
     /// Marks the relay stopped.
     pub async fn stop(&mut self, id: &str) -> Result<(), Error> {
-        on_backend!(self, pg, conn => pg.stop(conn, id), m => m.stop(id))
+        match self {
+            Registry::Postgres {
+                registry,
+                url,
+                timeout,
+                client,
+                ..
+            } => {
+                let c = heartbeat_client(client, url, *timeout).await?;
+                registry.stop(c, id).await
+            }
+            Registry::Mongo { registry, .. } => registry.stop(id).await,
+        }
     }
 
     /// Every relay registered, its state judged by the server.
@@ -129,6 +162,18 @@ impl Registry {
         on_backend!(self, pg, conn => pg.resume(conn, route, tenant, by),
             m => m.resume(route, tenant, by))
     }
+}
+
+/// The heartbeat's client, connected (again) when there is none or it was closed.
+async fn heartbeat_client<'c>(
+    client: &'c mut Option<Box<PgClient>>,
+    url: &DatabaseUrl,
+    timeout: Duration,
+) -> Result<&'c mut PgClient, Error> {
+    if client.as_ref().is_none_or(|c| c.is_closed()) {
+        *client = Some(Box::new(PgClient::connect(url, timeout, false).await?));
+    }
+    Ok(client.as_mut().expect("connected above"))
 }
 
 /// This machine's host name (`unknown` when it cannot be read).

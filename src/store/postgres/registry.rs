@@ -1,4 +1,5 @@
-//! The relay registry and route pauses on PostgreSQL. A heartbeat is one statement: it prunes
+//! The relay registry and route pauses on PostgreSQL. A heartbeat is one statement, sent on the
+//! relay's one-batch client ([`PgClient`]: one round trip, no transaction around it): it prunes
 //! rows stopped or stale for a day, upserts the relay's row with `last_seen = now()`, and reads
 //! the pauses in force with the server's time, so a relay learns of a pause without another
 //! round trip. Staleness is judged by the server in the read ([`relays`]); the relay sends how
@@ -8,8 +9,12 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
+use std::sync::Arc;
+
 use crate::Error;
+use crate::db::DbError;
 use crate::db::pg::query;
+use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::fleet::{
     BeatAnswer, Heartbeat, MISSED_BEATS_STALE, PRUNE_AFTER, Pause, PauseRecord, PauseSet,
     RelayRecord, RelayState,
@@ -42,8 +47,9 @@ fn pause_of(row: &sqlx::postgres::PgRow) -> Result<Pause, sqlx::Error> {
 }
 
 impl PgRegistry {
-    /// One heartbeat (see the module's notes).
-    pub async fn beat(&self, conn: &mut PgConnection, hb: &Heartbeat) -> Result<BeatAnswer, Error> {
+    /// One heartbeat (see the module's notes), on the relay's own client: the statement and its
+    /// values go out as one batch, one round trip, pooler-safe without a transaction around it.
+    pub async fn beat(&self, client: &mut PgClient, hb: &Heartbeat) -> Result<BeatAnswer, Error> {
         let n = &self.names;
         let sql = format!(
             "WITH pruned AS (
@@ -67,52 +73,80 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
             reg = n.registry,
             pauses = n.pauses,
         );
-        let rows = query(&sql)
-            .bind(&hb.id)
-            .bind(&hb.host)
-            .bind(i32::try_from(hb.pid).unwrap_or(i32::MAX))
-            .bind(&hb.version)
-            .bind(&hb.routes)
-            .bind(&hb.tenants)
-            .bind(hb.last_pass_ago.map(|d| d.as_secs_f64()))
-            .bind(&hb.last_error)
-            .bind(i64::try_from(hb.published).unwrap_or(i64::MAX))
-            .bind(hb.lag_p99_ms)
-            .bind(&hb.metrics_addr)
-            .bind(i64::try_from(hb.interval.as_millis()).unwrap_or(i64::MAX))
-            .bind(PRUNE_AFTER.as_secs_f64())
-            .fetch_all(conn)
-            .await
-            .map_err(|e| Error::pg(what(n, "heartbeat into"), e))?;
+        let stmt = Stmt {
+            sql: sql.into(),
+            values: vec![
+                Value::Text(hb.id.clone()),
+                Value::Text(hb.host.clone()),
+                Value::Int4(i32::try_from(hb.pid).unwrap_or(i32::MAX)),
+                Value::Text(hb.version.clone()),
+                Value::Texts(hb.routes.iter().cloned().map(Some).collect()),
+                Value::Uuids(hb.tenants.clone()),
+                Value::Float8(hb.last_pass_ago.map(|d| d.as_secs_f64())),
+                Value::OptText(hb.last_error.clone()),
+                Value::Int8(i64::try_from(hb.published).unwrap_or(i64::MAX)),
+                Value::Float8(hb.lag_p99_ms),
+                Value::OptText(hb.metrics_addr.clone()),
+                Value::Int8(i64::try_from(hb.interval.as_millis()).unwrap_or(i64::MAX)),
+                Value::Float8(Some(PRUNE_AFTER.as_secs_f64())),
+            ],
+            rows: true,
+        };
+        let fail = |doing: &str, e: Arc<tokio_postgres::Error>| {
+            Error::Db(DbError::PgClient {
+                what: what(n, doing),
+                source: e,
+            })
+        };
+        let rows = match client.run(&stmt).await {
+            Ok(Reply::Rows(rows)) => rows,
+            Ok(Reply::Count(_)) => Vec::new(),
+            Err(e) => return Err(fail("heartbeat into", e)),
+        };
         let mut answer = BeatAnswer {
             server_now: Utc::now(),
             pauses: PauseSet::default(),
         };
         for row in &rows {
-            let read = || -> Result<(DateTime<Utc>, Option<Pause>), sqlx::Error> {
+            let read = || -> Result<(DateTime<Utc>, Option<Pause>), tokio_postgres::Error> {
                 let now = row.try_get("server_now")?;
                 let route: Option<String> = row.try_get("route")?;
-                Ok((now, route.map(|_| pause_of(row)).transpose()?))
+                let pause = match route {
+                    Some(route) => Some(Pause {
+                        route,
+                        tenant: row.try_get("tenant_id")?,
+                        reason: row.try_get("reason")?,
+                        by: row.try_get("paused_by")?,
+                        since: row.try_get("paused_at")?,
+                    }),
+                    None => None,
+                };
+                Ok((now, pause))
             };
-            let (now, pause) = read().map_err(|e| Error::pg(what(n, "reading"), e))?;
+            let (now, pause) = read().map_err(|e| fail("reading", Arc::new(e)))?;
             answer.server_now = now;
             answer.pauses.0.extend(pause);
         }
         Ok(answer)
     }
 
-    /// Marks the relay's row stopped.
-    pub async fn stop(&self, conn: &mut PgConnection, id: &str) -> Result<(), Error> {
-        let sql = format!(
-            "UPDATE {} SET stopped_at = now(), last_seen = now() WHERE id = $1",
-            self.names.registry
-        );
-        query(&sql)
-            .bind(id)
-            .execute(conn)
-            .await
-            .map(drop)
-            .map_err(|e| Error::pg(what(&self.names, "stopping a relay in"), e))
+    /// Marks the relay's row stopped (the heartbeat's last word, on its client).
+    pub async fn stop(&self, client: &mut PgClient, id: &str) -> Result<(), Error> {
+        let stmt = Stmt {
+            sql: format!(
+                "UPDATE {} SET stopped_at = now(), last_seen = now() WHERE id = $1",
+                self.names.registry
+            )
+            .into(),
+            values: vec![Value::Text(id.to_owned())],
+            rows: false,
+        };
+        client.run(&stmt).await.map(drop).map_err(|e| {
+            Error::Db(DbError::PgClient {
+                what: what(&self.names, "stopping a relay in"),
+                source: e,
+            })
+        })
     }
 
     /// Every relay registered, its state judged by the server.
