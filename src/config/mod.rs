@@ -223,7 +223,7 @@ impl Config {
 
     /// Merges one parsed file with the environment and the flags, then validates.
     /// One configuration from its layers: flags (`o`) over the environment over the file over
-    /// the defaults, each value taken from the first layer that sets it ([`pick`]).
+    /// the defaults, each value taken from the first layer that sets it (`pick`).
     pub fn resolve(
         file: FileConfig,
         source: Option<PathBuf>,

@@ -70,9 +70,8 @@ fn describe(p: &Pause) -> String {
 impl Registered {
     /// Registers the relay (its first heartbeat), or says through `warn` why it runs without
     /// a registry: `None` then. `Some` even when that heartbeat failed for another reason
-    /// (the next one may succeed). The pauses read go into `fleet`; `claim_checks` says
-    /// whether the claim will read them too (the caller then passes [`Self::pauses_table`]
-    /// to its stores).
+    /// (the next one may succeed). The pauses read go into `fleet`; [`Self::claim_pauses`]
+    /// names the table the claim may read them from too (the caller passes it to its stores).
     pub async fn register(
         backend: &Backend<'_>,
         config: &Config,

@@ -395,7 +395,7 @@ impl Stopped {
 }
 
 /// Publishes what the source yields, page by page, in order: one key's messages one after
-/// another, up to [`KEYS_IN_FLIGHT`] keys at once (one message at a time with a rate or a
+/// another, up to `KEYS_IN_FLIGHT` keys at once (one message at a time with a rate or a
 /// serial destination). A page is flushed before its events count as replayed; the first
 /// failure stops the replay at the last event that went out with all before it.
 pub async fn run(

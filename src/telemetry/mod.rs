@@ -3,7 +3,7 @@
 //! `send` span per mark chunk (or webhook batch), linked to each message's stored
 //! `traceparent`, which itself is forwarded unchanged (outboxctl never injects its own).
 //!
-//! Tracing is configured by the standard `OTEL_*` environment only ([`setup`]); while it is
+//! Tracing is configured by the standard `OTEL_*` environment only (`setup`); while it is
 //! off, every helper here costs one atomic load and allocates nothing, since the relay's
 //! throughput must not notice it. No other module names an OpenTelemetry SDK type.
 

@@ -144,7 +144,7 @@ impl MemoryOutbox {
     }
 }
 
-/// One connection to a [`MemoryOutbox`]: a [`RelayStore`] and an [`OpsStore`].
+/// One connection to a [`MemoryOutbox`]: a [`RelayStore`] and an [`OpsStore`](crate::store::ops::OpsStore).
 #[derive(Debug)]
 pub struct MemoryStore {
     outbox: MemoryOutbox,

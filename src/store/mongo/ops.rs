@@ -1,7 +1,7 @@
 //! [`OpsStore`] on MongoDB, through the recommended indexes: routes by `distinct` on
 //! `outbox_route`, counts and lists by `{outbox_route, status, …}`, events by
 //! `{outbox_route, event_id}`, row ids by the unique `id` index `migrate` adds. Staging is in
-//! [`super::stage`].
+//! `super::stage`.
 
 use std::collections::BTreeMap;
 

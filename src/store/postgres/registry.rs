@@ -2,7 +2,7 @@
 //! relay's one-batch client ([`PgClient`]: one round trip, no transaction around it): it prunes
 //! rows stopped or stale for a day, upserts the relay's row with `last_seen = now()`, and reads
 //! the pauses in force with the server's time, so a relay learns of a pause without another
-//! round trip. Staleness is judged by the server in the read ([`relays`]); the relay sends how
+//! round trip. Staleness is judged by the server in the read ([`PgRegistry::relays`]); the relay sends how
 //! long ago its last pass finished, never a timestamp of its own clock.
 
 use chrono::{DateTime, Utc};

@@ -107,7 +107,7 @@ const STRICT_LOCKED_SLACK: u32 = 5_000;
 /// (a row whose key has an earlier row pending outside the claim is held back).
 ///
 /// Best-effort order (the default, with or without HLC) needs no more than those two ranges:
-/// [`best_effort_claim`]. Strict order adds the hold-back below.
+/// `best_effort_claim`. Strict order adds the hold-back below.
 pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     if opts.key_order != KeyOrder::Strict {
         return best_effort_claim(table, opts);
