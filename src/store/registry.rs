@@ -37,7 +37,8 @@ pub enum Registry {
 }
 
 /// The same call on either backend; a PostgreSQL connection that failed is dropped, so the
-/// next call connects again.
+/// next call connects again (the commands' sqlx connection, or with `heartbeat` the
+/// heartbeat's client).
 macro_rules! on_backend {
     ($self:ident, $pg:ident, $conn:ident => $pg_call:expr, $mongo:ident => $mongo_call:expr) => {
         match $self {
@@ -55,6 +56,28 @@ macro_rules! on_backend {
                 let out = $pg_call.await;
                 if out.is_err() {
                     *conn = None;
+                }
+                out
+            }
+            Registry::Mongo {
+                registry: $mongo, ..
+            } => $mongo_call.await,
+        }
+    };
+    // the heartbeat's calls: on its one-batch client instead of the commands' connection
+    (heartbeat $self:ident, $pg:ident, $client:ident => $pg_call:expr, $mongo:ident => $mongo_call:expr) => {
+        match $self {
+            Registry::Postgres {
+                registry: $pg,
+                url,
+                timeout,
+                client,
+                ..
+            } => {
+                let $client = heartbeat_client(client, url, *timeout).await?;
+                let out = $pg_call.await;
+                if out.is_err() {
+                    *client = None;
                 }
                 out
             }
@@ -94,40 +117,12 @@ impl Registry {
         }
         let prune =
             matches!(self, Registry::Mongo { beats, .. } if *beats % MONGO_PRUNE_EVERY == 1);
-        match self {
-            Registry::Postgres {
-                registry,
-                url,
-                timeout,
-                client,
-                ..
-            } => {
-                let c = heartbeat_client(client, url, *timeout).await?;
-                let out = registry.beat(c, hb).await;
-                if out.is_err() {
-                    *client = None;
-                }
-                out
-            }
-            Registry::Mongo { registry, .. } => registry.beat(hb, prune).await,
-        }
+        on_backend!(heartbeat self, pg, c => pg.beat(c, hb), m => m.beat(hb, prune))
     }
 
     /// Marks the relay stopped.
     pub async fn stop(&mut self, id: &str) -> Result<(), Error> {
-        match self {
-            Registry::Postgres {
-                registry,
-                url,
-                timeout,
-                client,
-                ..
-            } => {
-                let c = heartbeat_client(client, url, *timeout).await?;
-                registry.stop(c, id).await
-            }
-            Registry::Mongo { registry, .. } => registry.stop(id).await,
-        }
+        on_backend!(heartbeat self, pg, c => pg.stop(c, id), m => m.stop(id))
     }
 
     /// Every relay registered, its state judged by the server.

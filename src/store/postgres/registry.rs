@@ -36,14 +36,22 @@ fn what(names: &RegistryNames, doing: &str) -> String {
 /// The active-pause row's columns, as [`pause_of`] reads them.
 const PAUSE_COLUMNS: &str = "p.route, p.tenant_id, p.reason, p.paused_by, p.paused_at";
 
+/// A pause from a row with [`PAUSE_COLUMNS`], of either driver (both rows read by column
+/// name with `try_get`): the commands' sqlx rows, the heartbeat's tokio-postgres ones.
+macro_rules! read_pause {
+    ($row:expr) => {
+        Pause {
+            route: $row.try_get("route")?,
+            tenant: $row.try_get("tenant_id")?,
+            reason: $row.try_get("reason")?,
+            by: $row.try_get("paused_by")?,
+            since: $row.try_get("paused_at")?,
+        }
+    };
+}
+
 fn pause_of(row: &sqlx::postgres::PgRow) -> Result<Pause, sqlx::Error> {
-    Ok(Pause {
-        route: row.try_get("route")?,
-        tenant: row.try_get("tenant_id")?,
-        reason: row.try_get("reason")?,
-        by: row.try_get("paused_by")?,
-        since: row.try_get("paused_at")?,
-    })
+    Ok(read_pause!(row))
 }
 
 impl PgRegistry {
@@ -112,13 +120,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
                 let now = row.try_get("server_now")?;
                 let route: Option<String> = row.try_get("route")?;
                 let pause = match route {
-                    Some(route) => Some(Pause {
-                        route,
-                        tenant: row.try_get("tenant_id")?,
-                        reason: row.try_get("reason")?,
-                        by: row.try_get("paused_by")?,
-                        since: row.try_get("paused_at")?,
-                    }),
+                    Some(_) => Some(read_pause!(row)),
                     None => None,
                 };
                 Ok((now, pause))
