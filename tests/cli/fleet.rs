@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common::{
-    ERROR, KillOnDrop, MongoDb, OK, PgSchema, RELAY_TO_NOWHERE, config_file, emit_events,
-    eventually, lines, migrate, ob, out_file, stage,
+    ERROR, KillOnDrop, MongoDb, OK, PgSchema, RELAY_TO_NOWHERE, config_file, doctor_check,
+    emit_events, eventually, lines, migrate, ob, out_file, stage,
 };
 
 fn line_count(path: &Path) -> usize {
@@ -114,16 +114,7 @@ async fn relays_in_separate_processes_are_listed_a_killed_one_goes_stale_a_stopp
         .config(&cfg)
         .run();
     let checks = doctor.json();
-    let find = |name: &str| {
-        checks["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["check"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("no {name} check: {checks}"))
-    };
-    let check = find("relays");
+    let check = doctor_check(&checks, "relays");
     assert_eq!(check["level"], "warn", "{check}");
     assert!(
         check["detail"]
@@ -132,7 +123,7 @@ async fn relays_in_separate_processes_are_listed_a_killed_one_goes_stale_a_stopp
             .contains(&format!("pid {k} ")),
         "{check}"
     );
-    let paused = find("paused routes");
+    let paused = doctor_check(&checks, "paused routes");
     assert!(
         paused["detail"].as_str().unwrap().contains("doctor test"),
         "{paused}"

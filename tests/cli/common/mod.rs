@@ -121,6 +121,18 @@ impl Run {
     }
 }
 
+/// The check named `name` in a `doctor --format json` report (fails with the report when it
+/// has none).
+#[track_caller]
+pub fn doctor_check<'r>(report: &'r serde_json::Value, name: &str) -> &'r serde_json::Value {
+    report["checks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no checks in {report}"))
+        .iter()
+        .find(|c| c["check"] == name)
+        .unwrap_or_else(|| panic!("no {name} check: {report}"))
+}
+
 impl Run {
     /// Standard output as one JSON document.
     #[track_caller]

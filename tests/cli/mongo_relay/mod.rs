@@ -9,8 +9,8 @@ use mongodb::bson::{Bson, Document, doc};
 use serde_json::Value;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, MongoDb, OK, Ob, RELAY_TO_NOWHERE, group_counts, lines, mongo_url, ob,
-    out_file,
+    CHECK_FAILED, ERROR, MongoDb, OK, Ob, RELAY_TO_NOWHERE, doctor_check, group_counts, lines,
+    mongo_url, ob, out_file,
 };
 use crate::common::{OwnMongod, own_mongod, wait_until};
 

@@ -115,15 +115,7 @@ async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
     let r = cmd(&db, &["doctor", "--format", "json"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    let level = |name: &str| {
-        v["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["check"] == name)
-            .unwrap()["level"]
-            .clone()
-    };
+    let level = |name: &str| doctor_check(&v, name)["level"].clone();
     assert_eq!(level("claim index"), "fail");
     assert_eq!(level("failed rows"), "warn");
     assert_eq!(level("transactions"), "ok");

@@ -4,8 +4,8 @@ use serde_json::Value;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, RELAY_TO_NOWHERE, count, group_counts,
-    lines, migrate, ob, out_file, pg_url, stage,
+    CHECK_FAILED, ERROR, LOCK_BUSY, OK, PgSchema, REFUSED, RELAY_TO_NOWHERE, count, doctor_check,
+    group_counts, lines, migrate, ob, out_file, pg_url, stage,
 };
 
 mod change;

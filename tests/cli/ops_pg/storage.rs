@@ -126,15 +126,7 @@ async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     let r = cmd(&schema, &["--format", "json"], &["doctor"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let v = json(&r);
-    let level = |name: &str| {
-        v["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["check"] == name)
-            .unwrap()["level"]
-            .clone()
-    };
+    let level = |name: &str| doctor_check(&v, name)["level"].clone();
     assert_eq!(level("claim index"), "fail");
     assert_eq!(level("failed rows"), "warn");
     assert_eq!(level("oldest pending"), "fail");
