@@ -101,6 +101,27 @@ impl RelayRecord {
             && self.routes.iter().any(|r| r == route)
             && tenant.is_none_or(|t| self.tenants.is_empty() || self.tenants.contains(&t))
     }
+
+    /// The relay in one line: id, state, host and pid, routes, its last pass (as of `now`),
+    /// what it published and its last error.
+    pub fn summary(&self, now: DateTime<Utc>) -> String {
+        let last_pass = self.last_pass_at.map_or("no pass yet".into(), |t| {
+            format!("last pass {} ago", crate::duration::age(now - t))
+        });
+        let mut line = format!(
+            "{} {} on {} pid {} ({}): {last_pass}, {} published",
+            self.id,
+            self.state.as_str(),
+            self.host,
+            self.pid,
+            self.routes.join(","),
+            self.published
+        );
+        if let Some(e) = &self.last_error {
+            line.push_str(&format!(", last error: {e}"));
+        }
+        line
+    }
 }
 
 /// A route paused (for every tenant, or for one).
@@ -112,6 +133,14 @@ pub struct Pause {
     /// Who paused it: the OS user@host and the database role.
     pub by: String,
     pub since: DateTime<Utc>,
+}
+
+/// "by WHO since WHEN: REASON".
+impl std::fmt::Display for Pause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let since = self.since.format("%Y-%m-%d %H:%M:%SZ");
+        write!(f, "by {} since {since}: {}", self.by, self.reason)
+    }
 }
 
 /// A pause as history keeps it: when it ended, and who ended it.

@@ -11,7 +11,7 @@ use dialoguer::{Confirm, Input, MultiSelect, Select};
 
 use super::Ctx;
 use crate::Error;
-use crate::config::Target;
+use crate::config::template::Answers;
 use crate::dburl::{Backend, DatabaseUrl};
 use crate::exit_code;
 use crate::model::Storage;
@@ -33,88 +33,6 @@ pub struct InitArgs {
     pub to: Option<String>,
 }
 
-/// What goes into the file.
-#[derive(Debug, Clone)]
-pub struct Answers {
-    pub database_url: String,
-    pub backend: Backend,
-    pub outbox: String,
-    pub storage: Storage,
-    pub hlc_ordering: bool,
-    pub propagate_trace: bool,
-    pub delivery_log: Option<String>,
-    pub hlc_checkpoint: Option<String>,
-    pub route: Option<(String, String)>,
-}
-
-fn yaml_str(s: &str) -> String {
-    serde_json::to_string(s).expect("strings serialise")
-}
-
-/// The file's text: every key commented, the chosen values set.
-pub fn render(a: &Answers) -> String {
-    let mut out = String::from(
-        "# outboxctl configuration (written by `outboxctl init`). See README.md for every key.\n",
-    );
-    out.push_str("# Precedence: flag > environment (OUTBOXCTL_*) > this file > default.\n");
-    out.push_str(&format!(
-        "database_url: {}   # or set OUTBOXCTL_DATABASE_URL and drop this line\n\n",
-        yaml_str(&a.database_url)
-    ));
-    out.push_str("outbox:\n");
-    match a.backend {
-        Backend::Postgres => {
-            out.push_str(&format!(
-                "  relation: {}        # schema.table\n",
-                yaml_str(&a.outbox)
-            ));
-            out.push_str(&format!(
-                "  storage: {}                 # retain | consume\n",
-                a.storage
-            ));
-        }
-        Backend::Mongo => {
-            out.push_str(&format!(
-                "  collection: {}      # db.collection\n",
-                yaml_str(&a.outbox)
-            ));
-            out.push_str("  storage: retain                 # MongoDB keeps retain storage\n");
-        }
-    }
-    out.push_str(&format!(
-        "  hlc_ordering: {}            # claim in Hybrid Logical Clock order\n",
-        a.hlc_ordering
-    ));
-    out.push_str(&format!(
-        "  propagate_trace: {}         # store and forward W3C traceparent\n",
-        a.propagate_trace
-    ));
-    match &a.delivery_log {
-        Some(l) => out.push_str(&format!(
-            "  delivery_log: {}   # consume storage: what went out, partitioned by day\n",
-            yaml_str(l)
-        )),
-        None => out.push_str("  # delivery_log: app.outbox_delivered   # consume storage only\n"),
-    }
-    match &a.hlc_checkpoint {
-        Some(c) => out.push_str(&format!("  hlc_checkpoint: {}\n", yaml_str(c))),
-        None => out.push_str("  # hlc_checkpoint: app.hlc_checkpoint\n"),
-    }
-    out.push_str("  # tenant_aware: false\n  # tenants: []\n");
-    if a.storage == crate::model::Storage::Consume {
-        out.push_str("  # autovacuum: queue        # migrate gives the table autovacuum settings for a queue\n");
-    }
-    out.push_str("\nrelay:\n");
-    match &a.route {
-        Some((name, to)) => out.push_str(&format!("  routes:\n    {}:\n      to: {}\n      # channel: {name}\n", yaml_str(name), yaml_str(to))),
-        None => out.push_str("  routes: {}\n  #   orders:\n  #     to: \"nats://127.0.0.1:4222\"\n  #     channel: orders.events\n"),
-    }
-    out.push_str(
-        "  # interval: 1s\n  # max_claim_rows: 100\n  # pass_deadline: 5s\n  # pass_statement_timeout: 1s\n  # reclaim_stale_after: 5m   # null turns reclaim off\n  # max_attempts: 5\n  # retry_base_delay: 1s\n  # retry_max_backoff: 5m\n  # shutdown_drain_timeout: 5s\n  # key_order: best-effort     # or strict\n  # prepared_statements: false # true: named statements (direct connections, pgbouncer 1.21+)\n\npartitions:\n  # ahead_days: 7\n  # keep_days: 30\n  # lock_timeout: 200ms\n",
-    );
-    out
-}
-
 fn ask_error(e: dialoguer::Error) -> Error {
     Error::Refused(format!("no answer: {e}"))
 }
@@ -129,32 +47,9 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
     }
     let c = &ctx.config;
     let interactive = !ctx.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let mut a = Answers {
-        database_url: c.database_url.as_ref().map_or_else(
-            || "postgres://postgres@127.0.0.1:5432/postgres".to_owned(),
-            |u| u.expose().to_owned(),
-        ),
-        backend: c.backend,
-        outbox: match &c.outbox.target {
-            Target::Postgres { relation, .. } => relation.template(),
-            Target::Mongo { collection, .. } => collection.to_string(),
-        },
-        storage: c.outbox.storage,
-        hlc_ordering: c.outbox.hlc_ordering,
-        propagate_trace: c.outbox.propagate_trace,
-        delivery_log: match &c.outbox.target {
-            Target::Postgres { delivery_log, .. } => delivery_log.as_ref().map(|l| l.template()),
-            Target::Mongo { .. } => None,
-        },
-        hlc_checkpoint: match &c.outbox.target {
-            Target::Postgres { hlc_checkpoint, .. } => hlc_checkpoint.as_ref().map(|q| q.plain()),
-            Target::Mongo { hlc_checkpoint, .. } => hlc_checkpoint.as_ref().map(|q| q.to_string()),
-        },
-        route: args
-            .route
-            .clone()
-            .map(|r| (r, args.to.clone().unwrap_or_else(|| "stdout".into()))),
-    };
+    let route =
+        (args.route.clone()).map(|r| (r, args.to.clone().unwrap_or_else(|| "stdout".into())));
+    let mut a = Answers::of(c, route);
     if interactive {
         let url: String = Input::new()
             .with_prompt("database URL")
@@ -206,12 +101,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
         let has = |name: &str| chosen.iter().any(|&i| items[i] == name);
         a.hlc_ordering = has("hlc_ordering");
         a.propagate_trace = has("propagate_trace");
-        let base = a
-            .outbox
-            .rsplit_once('.')
-            .map_or("app".to_owned(), |(s, _)| s.to_owned());
-        a.hlc_checkpoint = has("hlc_checkpoint").then(|| format!("{base}.hlc_checkpoint"));
-        a.delivery_log = has("delivery_log").then(|| format!("{}_delivered", a.outbox));
+        a.name_optional_tables(has("hlc_checkpoint"), has("delivery_log"));
         let route: String = Input::new()
             .with_prompt("a first route to relay (empty: none)")
             .allow_empty(true)
@@ -226,17 +116,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
             a.route = Some((route.trim().to_owned(), to));
         }
     }
-    let text = render(&a);
-    // What we write must load: check it the way every command will read it.
-    let file = crate::config::FileConfig::parse(&args.path.display().to_string(), &text)?;
-    let config = crate::config::Config::resolve(
-        file,
-        Some(args.path.clone()),
-        &Default::default(),
-        &|_| None,
-    )?;
-    std::fs::write(&args.path, &text)
-        .map_err(|e| Error::io(format!("writing {}", args.path.display()), e))?;
+    let config = a.write(&args.path)?;
     ctx.out.note(&format!("wrote {}", args.path.display()));
     if interactive {
         let url = config.require_url()?.clone();

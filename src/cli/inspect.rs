@@ -3,13 +3,10 @@
 use std::io::IsTerminal;
 
 use clap::{Args, Subcommand};
-use serde::Serialize;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::Format;
-use super::output::table;
-use crate::duration::Dur;
+use crate::duration::{Dur, age};
 use crate::exit_code;
 use crate::ops::failure_groups::FailureGroup;
 use crate::ops::inspect::{EventReport, Inspector, Page, RowNarrowing};
@@ -151,124 +148,68 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
     Ok(exit_code::OK)
 }
 
-/// A list as JSON or JSON lines; `false` when the format is a table.
-pub(super) fn print_json_list<T: Serialize>(ctx: &Ctx, items: &[T]) -> bool {
-    match ctx.out.format {
-        Format::Json => ctx.out.json(&items),
-        Format::Jsonl => items
-            .iter()
-            .for_each(|i| ctx.out.data(&serde_json::to_string(i).expect("serialises"))),
-        Format::Table => return false,
-    }
-    true
-}
-
 fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) {
-    if print_json_list(ctx, all) {
-        return;
-    }
-    if all.is_empty() {
-        ctx.out.note("the outbox has no rows");
-        return;
-    }
     let tenants = all.iter().any(|s| s.tenant.is_some());
     let logs = all.iter().any(|s| s.delivered_last_day.is_some());
-    let mut t = table();
-    let mut header = vec!["route"];
-    if tenants {
-        header.push("tenant");
-    }
-    header.extend([
-        "ripe",
-        "scheduled",
-        "processing",
-        "stale",
-        "failed",
-        "oldest pending",
-        "next retry",
-        "attempts",
-    ]);
-    if logs {
-        header.extend(["delivered 1h", "delivered 24h"]);
-    }
-    t.set_header(header);
-    for s in all {
+    let header = format!(
+        "route{}ripe,scheduled,processing,stale,failed,oldest pending,next retry,attempts{}",
+        if tenants { ",tenant," } else { "," },
+        if logs {
+            ",delivered 1h,delivered 24h"
+        } else {
+            ""
+        }
+    );
+    let dash = |n: Option<i64>| n.map_or("-".into(), |n| n.to_string());
+    let Some(t) = ctx.out.list(all, "the outbox has no rows", &header, |s| {
         let mut row = vec![s.route.clone()];
         if tenants {
             row.push(s.tenant.map(|t| t.to_string()).unwrap_or_default());
         }
+        let attempts = s.attempts.iter().filter(|(a, _)| **a > 0);
         row.extend([
             s.pending_ripe.to_string(),
             s.pending_scheduled.to_string(),
             s.processing.to_string(),
-            s.processing_stale.map_or("-".into(), |n| n.to_string()),
+            dash(s.processing_stale),
             s.failed.to_string(),
-            s.oldest_pending
-                .map_or("-".into(), |t| crate::duration::age(now - t)),
-            s.next_retry.map_or("-".into(), |t| {
-                format!("in {}", crate::duration::age(t - now))
-            }),
-            s.attempts
-                .iter()
-                .filter(|(a, _)| **a > 0)
+            s.oldest_pending.map_or("-".into(), |t| age(now - t)),
+            s.next_retry
+                .map_or("-".into(), |t| format!("in {}", age(t - now))),
+            attempts
                 .map(|(a, n)| format!("{a}×{n}"))
                 .collect::<Vec<_>>()
                 .join(" "),
         ]);
         if logs {
-            row.push(s.delivered_last_hour.map_or("-".into(), |n| n.to_string()));
-            row.push(s.delivered_last_day.map_or("-".into(), |n| n.to_string()));
+            row.extend([dash(s.delivered_last_hour), dash(s.delivered_last_day)]);
         }
-        t.add_row(row);
-    }
+        row
+    }) else {
+        return;
+    };
     let mut out = t.to_string();
     for s in all {
         if let Some(p) = &s.paused {
-            out.push_str(&format!(
-                "\n{}{}: PAUSED by {} since {}: {}",
-                s.route,
-                s.tenant.map(|t| format!(" ({t})")).unwrap_or_default(),
-                p.by,
-                p.since.format("%Y-%m-%d %H:%M:%SZ"),
-                p.reason
-            ));
+            let tenant = s.tenant.map(|t| format!(" ({t})")).unwrap_or_default();
+            out.push_str(&format!("\n{}{tenant}: PAUSED {p}", s.route));
         }
     }
     ctx.out.data(&out);
 }
 
 fn print_relays(ctx: &Ctx, relays: &[crate::fleet::RelayRecord]) {
-    if print_json_list(ctx, relays) {
-        return;
-    }
-    if relays.is_empty() {
-        ctx.out.note("no relay has registered (relays register when they start, once `outboxctl migrate` has added the registry)");
-        return;
-    }
+    let empty = "no relay has registered (relays register when they start, once `outboxctl migrate` has added the registry)";
+    let header = "id,state,host,pid,version,routes,last seen,last pass,published,lag p99 ms,metrics,last error";
     let now = chrono::Utc::now();
-    let ago = |t: chrono::DateTime<chrono::Utc>| format!("{} ago", crate::duration::age(now - t));
-    let mut t = table();
-    t.set_header([
-        "id",
-        "state",
-        "host",
-        "pid",
-        "version",
-        "routes",
-        "last seen",
-        "last pass",
-        "published",
-        "lag p99 ms",
-        "metrics",
-        "last error",
-    ]);
+    let ago = |t: chrono::DateTime<chrono::Utc>| format!("{} ago", age(now - t));
     let short = std::io::stdout().is_terminal();
-    for r in relays {
+    let table = ctx.out.list(relays, empty, header, |r| {
         let mut routes = r.routes.join(",");
         if !r.tenants.is_empty() {
             routes.push_str(&format!(" ×{} tenants", r.tenants.len()));
         }
-        t.add_row([
+        vec![
             r.id.clone(),
             r.state.as_str().to_owned(),
             r.host.clone(),
@@ -281,9 +222,11 @@ fn print_relays(ctx: &Ctx, relays: &[crate::fleet::RelayRecord]) {
             r.lag_p99_ms.map(|v| format!("{v:.1}")).unwrap_or_default(),
             r.metrics_addr.clone().unwrap_or_default(),
             error_cell(r.last_error.as_deref(), short),
-        ]);
+        ]
+    });
+    if let Some(t) = table {
+        ctx.out.data(&t.to_string());
     }
-    ctx.out.data(&t.to_string());
 }
 
 /// An error as a cell: whole in a pipe, on a terminal one line of 60 characters at most.
@@ -302,27 +245,10 @@ fn error_cell(text: Option<&str>, short: bool) -> String {
 }
 
 fn print_blocked(ctx: &Ctx, keys: &[BlockedKey]) {
-    if print_json_list(ctx, keys) {
-        return;
-    }
-    if keys.is_empty() {
-        ctx.out.note("no key is held back");
-        return;
-    }
     let short = std::io::stdout().is_terminal();
-    let mut t = table();
-    t.set_header([
-        "route",
-        "tenant",
-        "key",
-        "waiting",
-        "head id",
-        "head status",
-        "attempts",
-        "last error",
-    ]);
-    for k in keys {
-        t.add_row([
+    let header = "route,tenant,key,waiting,head id,head status,attempts,last error";
+    let table = ctx.out.list(keys, "no key is held back", header, |k| {
+        vec![
             k.route.clone(),
             k.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
             k.ordering_key.clone(),
@@ -331,33 +257,23 @@ fn print_blocked(ctx: &Ctx, keys: &[BlockedKey]) {
             k.head.status.clone(),
             k.head.attempts.to_string(),
             error_cell(k.head.last_error.as_deref(), short),
-        ]);
+        ]
+    });
+    if let Some(t) = table {
+        ctx.out.data(&t.to_string());
+        ctx.out.note("a parked head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered");
     }
-    ctx.out.data(&t.to_string());
-    ctx.out.note("a parked head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered");
 }
 
 fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
-    if print_json_list(ctx, groups) {
-        return;
-    }
-    if groups.is_empty() {
-        ctx.out.note("no failed rows");
-        return;
-    }
     let short = std::io::stdout().is_terminal();
     let spread = |m: &std::collections::BTreeMap<String, i64>| {
-        m.iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        let each: Vec<String> = m.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        each.join(", ")
     };
-    let mut t = table();
-    t.set_header([
-        "group", "rows", "routes", "types", "attempts", "first", "last", "error",
-    ]);
-    for g in groups {
-        t.add_row([
+    let header = "group,rows,routes,types,attempts,first,last,error";
+    let table = ctx.out.list(groups, "no failed rows", header, |g| {
+        vec![
             g.id.clone(),
             g.count.to_string(),
             spread(&g.routes),
@@ -367,42 +283,27 @@ fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
             } else {
                 format!("{}-{}", g.attempts_min, g.attempts_max)
             },
-            g.first_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-            g.last_created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            g.first_created_at.format(SECONDS).to_string(),
+            g.last_created_at.format(SECONDS).to_string(),
             error_cell(Some(&g.sample_error), short),
-        ]);
+        ]
+    });
+    if let Some(t) = table {
+        ctx.out.data(&t.to_string());
+        ctx.out.note(&format!(
+            "{} group(s); act on one with requeue --group ID or discard --group ID",
+            groups.len()
+        ));
     }
-    ctx.out.data(&t.to_string());
-    ctx.out.note(&format!(
-        "{} group(s); act on one with requeue --group ID or discard --group ID",
-        groups.len()
-    ));
 }
 
+const SECONDS: &str = "%Y-%m-%d %H:%M:%S";
+
 pub fn print_rows(ctx: &Ctx, rows: &[RowView]) {
-    if print_json_list(ctx, rows) {
-        return;
-    }
-    if rows.is_empty() {
-        ctx.out.note("no rows");
-        return;
-    }
     let short = std::io::stdout().is_terminal();
-    let mut t = table();
-    t.set_header([
-        "id",
-        "event id",
-        "route",
-        "type",
-        "tenant",
-        "key",
-        "attempts",
-        "available at",
-        "created at",
-        "last error",
-    ]);
-    for r in rows {
-        t.add_row([
+    let header = "id,event id,route,type,tenant,key,attempts,available at,created at,last error";
+    let table = ctx.out.list(rows, "no rows", header, |r| {
+        vec![
             r.id.to_string(),
             r.event_id.to_string(),
             r.route.clone(),
@@ -410,69 +311,25 @@ pub fn print_rows(ctx: &Ctx, rows: &[RowView]) {
             r.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
             r.ordering_key.clone().unwrap_or_default(),
             r.attempts.to_string(),
-            r.available_at
-                .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-                .unwrap_or_default(),
-            r.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            (r.available_at.map(|t| t.format(SECONDS).to_string())).unwrap_or_default(),
+            r.created_at.format(SECONDS).to_string(),
             error_cell(r.last_error.as_deref(), short),
-        ]);
-    }
+        ]
+    });
+    let Some(t) = table else {
+        return;
+    };
     ctx.out.data(&t.to_string());
     if rows.len() > 1 || short {
-        ctx.out.note(&format!(
-            "next page: --after {}",
-            rows.last().expect("not empty").id
-        ));
+        let last = rows.last().expect("not empty").id;
+        ctx.out.note(&format!("next page: --after {last}"));
     }
 }
 
 fn print_event(ctx: &Ctx, report: &EventReport) {
     if ctx.out.is_json() {
         ctx.out.json(report);
-        return;
+    } else {
+        ctx.out.data(&report.to_string());
     }
-    let (rows, event_id) = (&report.rows, report.event_id);
-    let log_configured = report.deliveries.is_some();
-    let deliveries = report.deliveries.as_deref().unwrap_or_default();
-    let mut lines = Vec::new();
-    for r in rows {
-        let what = match r.status.as_str() {
-            "published" => "published (retain storage keeps the row)".to_owned(),
-            "failed" => format!(
-                "parked as failed after {} attempt(s): {}",
-                r.attempts,
-                r.last_error.as_deref().unwrap_or("")
-            ),
-            "pending" if r.available_at.is_some_and(|a| a > chrono::Utc::now()) => {
-                format!(
-                    "pending, retry {} scheduled for {}",
-                    r.attempts,
-                    r.available_at
-                        .expect("checked")
-                        .format("%Y-%m-%d %H:%M:%S UTC")
-                )
-            }
-            other => other.to_owned(),
-        };
-        lines.push(format!("outbox row {} on route {}: {what}", r.id, r.route));
-    }
-    for d in deliveries {
-        lines.push(format!(
-            "delivered on route {} at {} (outbox row {})",
-            d.route,
-            d.published_at.format("%Y-%m-%d %H:%M:%S%.3f UTC"),
-            d.id
-        ));
-    }
-    if rows.is_empty() && deliveries.is_empty() {
-        lines.push(format!("event {event_id} is not in the outbox"));
-        if log_configured {
-            lines.push("and the delivery log has no record of it. A missing log row does not prove the event was not delivered: a pass that published and then rolled back logs nothing, and days past retention are dropped.".into());
-        } else {
-            lines.push("(no delivery log is configured: under consume storage a delivered event leaves no trace)".into());
-        }
-    } else if rows.is_empty() && log_configured {
-        lines.push("its outbox row is gone: each log record proves a committed delivery".into());
-    }
-    ctx.out.data(&lines.join("\n"));
 }

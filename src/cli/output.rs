@@ -53,6 +53,34 @@ impl Output {
         self.data(&text);
     }
 
+    /// A list as the format asks: a JSON array, one JSON object per line, or a table with the
+    /// comma-separated `header` and a row of `cells` per item, returned for the caller to print
+    /// with what follows it (`None` after noting `empty` when there are no items).
+    pub fn list<T: Serialize>(
+        &self,
+        items: &[T],
+        empty: &str,
+        header: &str,
+        cells: impl Fn(&T) -> Vec<String>,
+    ) -> Option<Table> {
+        match self.format {
+            Format::Json => self.json(&items),
+            Format::Jsonl => items
+                .iter()
+                .for_each(|i| self.data(&serde_json::to_string(i).expect("serialises"))),
+            Format::Table if items.is_empty() => self.note(empty),
+            Format::Table => {
+                let mut t = table();
+                t.set_header(header.split(','));
+                items.iter().for_each(|i| {
+                    t.add_row(cells(i));
+                });
+                return Some(t);
+            }
+        }
+        None
+    }
+
     pub fn is_json(&self) -> bool {
         matches!(self.format, Format::Json | Format::Jsonl)
     }

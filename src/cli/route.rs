@@ -6,7 +6,6 @@ use clap::Subcommand;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::output::table;
 use crate::exit_code;
 use crate::ops::fleet::{self, RouteRef, RouteState};
 
@@ -58,12 +57,9 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<u8> {
             if ctx.out.is_json() {
                 ctx.out.json(&done);
             } else if done.already {
-                ctx.out.data(&format!(
-                    "route {route} was paused already, by {} since {}: {}",
-                    done.pause.by,
-                    done.pause.since.format("%Y-%m-%d %H:%M:%SZ"),
-                    done.pause.reason
-                ));
+                let p = &done.pause;
+                ctx.out
+                    .data(&format!("route {route} was paused already, {p}"));
             } else {
                 ctx.out.data(&format!(
                     "route {route} paused: every outboxctl relay stops claiming it within relay.heartbeat (`outboxctl route resume {route}` to undo)"
@@ -78,10 +74,7 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<u8> {
                     .json(&serde_json::json!({ "resumed": ended.is_some(), "pause": ended }));
             } else if let Some(p) = ended {
                 ctx.out.data(&format!(
-                    "route {route} resumed (paused by {} since {}: {}); relays claim it again within relay.heartbeat",
-                    p.by,
-                    p.since.format("%Y-%m-%d %H:%M:%SZ"),
-                    p.reason
+                    "route {route} resumed (paused {p}); relays claim it again within relay.heartbeat"
                 ));
             } else {
                 ctx.out
@@ -97,27 +90,20 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<u8> {
 }
 
 fn print_routes(ctx: &Ctx, rows: &[RouteState]) {
-    if super::inspect::print_json_list(ctx, rows) {
-        return;
+    let empty = "no routes: none configured, none served by a live relay, none ever paused";
+    let table = ctx
+        .out
+        .list(rows, empty, "route,tenant,state,since,by,reason", |r| {
+            vec![
+                r.route.clone(),
+                r.tenant.map(|t| t.to_string()).unwrap_or_default(),
+                r.state.to_owned(),
+                (r.since.map(|s| s.format("%Y-%m-%d %H:%M:%SZ").to_string())).unwrap_or_default(),
+                r.by.clone().unwrap_or_default(),
+                r.reason.clone().unwrap_or_default(),
+            ]
+        });
+    if let Some(t) = table {
+        ctx.out.data(&t.to_string());
     }
-    if rows.is_empty() {
-        ctx.out
-            .note("no routes: none configured, none served by a live relay, none ever paused");
-        return;
-    }
-    let mut t = table();
-    t.set_header(["route", "tenant", "state", "since", "by", "reason"]);
-    for r in rows {
-        t.add_row([
-            r.route.clone(),
-            r.tenant.map(|t| t.to_string()).unwrap_or_default(),
-            r.state.to_owned(),
-            r.since
-                .map(|s| s.format("%Y-%m-%d %H:%M:%SZ").to_string())
-                .unwrap_or_default(),
-            r.by.clone().unwrap_or_default(),
-            r.reason.clone().unwrap_or_default(),
-        ]);
-    }
-    ctx.out.data(&t.to_string());
 }

@@ -62,35 +62,8 @@ fn print_statuses(ctx: &Ctx, all: &[StorageStatus]) {
         }
         return;
     }
-    let text: Vec<String> = all.iter().map(status_text).collect();
+    let text: Vec<String> = all.iter().map(StorageStatus::to_string).collect();
     ctx.out.data(&text.join("\n\n"));
-}
-
-fn status_text(s: &StorageStatus) -> String {
-    let yn = |b: bool| if b { "present" } else { "dropped" };
-    let capped = if s.published_capped { "+" } else { "" };
-    let reclaim = if s.reclaim_on { "on" } else { "off" };
-    let mut lines = vec![format!("table:            {}", s.table)];
-    lines.extend(s.tenant.map(|t| format!("tenant:           {t}")));
-    lines.extend([
-        format!("configured:       storage: {}", s.configured_storage),
-        format!("processing_at:    {}", yn(s.has_processing_at)),
-        format!("published_at:     {}", yn(s.has_published_at)),
-        format!("processing rows:  {}", s.processing),
-        format!("published rows:   {}{capped}", s.published),
-        format!("reclaim:          {reclaim}"),
-    ]);
-    if !s.indexes_on_dropped_columns.is_empty() {
-        let indexes = s.indexes_on_dropped_columns.join(", ");
-        lines.push(format!("indexes on them:  {indexes}"));
-    }
-    lines.push(match s.next_step {
-        None => "next step:        none: the table is consume-only".into(),
-        Some(2) => "next step:        2 (after step 1: relays on storage: consume with reclaim on) — wait for the table to empty of processing and published rows".into(),
-        Some(n) => format!("next step:        {n} — drop processing_at and published_at"),
-    });
-    lines.extend(s.blockers.iter().map(|b| format!("blocked:          {b}")));
-    lines.join("\n")
 }
 
 pub async fn run(ctx: &Ctx, cmd: StorageCommand) -> anyhow::Result<u8> {

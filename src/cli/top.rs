@@ -19,7 +19,7 @@ use super::Ctx;
 use crate::Error;
 use crate::exit_code;
 use crate::ops::failure_groups::FailureGroup;
-use crate::ops::top::{self as view, GROUP_SAMPLE, RelayView, RouteRow, Snapshot, Source};
+use crate::ops::top::{self as view, GROUP_SAMPLE, RouteRow, Snapshot, Source};
 use crate::store::ops::RowView;
 
 #[derive(Debug, Args)]
@@ -49,10 +49,6 @@ pub async fn run(ctx: &Ctx, args: TopArgs) -> anyhow::Result<u8> {
     Ok(live(&args, source).await?)
 }
 
-fn opt_rate(r: Option<f64>) -> String {
-    r.map_or("—".into(), |r| format!("{r:.0}/s"))
-}
-
 fn route_cells(r: &RouteRow, tenant_col: bool) -> Vec<String> {
     let g = &r.glance;
     let mut cells = vec![if r.paused.is_some() {
@@ -70,7 +66,7 @@ fn route_cells(r: &RouteRow, tenant_col: bool) -> Vec<String> {
         g.stale.map_or("—".into(), view::count),
         view::count(g.failed),
         r.oldest_ripe_age_seconds.map_or("—".into(), view::age),
-        opt_rate(r.delivered_per_second),
+        view::per_second(r.delivered_per_second),
     ]);
     cells
 }
@@ -94,62 +90,6 @@ fn header(tenant_col: bool) -> Vec<&'static str> {
     h
 }
 
-fn relay_line(r: &RelayView) -> String {
-    if let Some(e) = &r.error {
-        return format!("{}  DOWN  {e}", r.url);
-    }
-    let ms = |v: Option<f64>| v.map_or("—".into(), |v| format!("{v:.1}ms"));
-    let down: Vec<String> = r
-        .destinations
-        .iter()
-        .filter(|(_, up, _)| !up)
-        .map(|(d, _, why)| format!("{d} down: {}", why.as_deref().unwrap_or("?")))
-        .collect();
-    let database = match &r.database {
-        Some((false, why)) => format!(
-            "  DATABASE AWAY: {}",
-            why.as_deref().unwrap_or("no reason given")
-        ),
-        _ => String::new(),
-    };
-    format!(
-        "{}  up{database}  publish p50 {} p99 {}  lag p50 {} p99 {}  destinations {} ({})",
-        r.url,
-        ms(r.publish_p50_ms),
-        ms(r.publish_p99_ms),
-        ms(r.lag_p50_ms),
-        ms(r.lag_p99_ms),
-        r.destinations.len(),
-        if down.is_empty() {
-            "all up".into()
-        } else {
-            down.join("; ")
-        }
-    )
-}
-
-fn group_line(g: &FailureGroup) -> String {
-    let routes: Vec<String> = g.routes.iter().map(|(r, n)| format!("{r}:{n}")).collect();
-    format!(
-        "{}  {:>6}  {}  {}",
-        g.id,
-        view::thousands(g.count),
-        routes.join(","),
-        g.sample_error.lines().next().unwrap_or_default()
-    )
-}
-
-fn headline(s: &Snapshot) -> String {
-    format!(
-        "outboxctl top — {} ({} storage)  staged {}  delivered {}  refreshed in {:.0} ms",
-        s.outbox,
-        s.storage,
-        opt_rate(s.staged_per_second),
-        opt_rate(s.delivered_per_second),
-        s.refresh_ms
-    )
-}
-
 /// One snapshot, for a pipe, cron or a script.
 fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
     if ctx.out.is_json() {
@@ -162,7 +102,7 @@ fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
     for r in &s.routes {
         table.add_row(route_cells(r, tenant_col));
     }
-    let mut out = format!("{}\n{table}\n", headline(s));
+    let mut out = format!("{}\n{table}\n", s.headline());
     if !s.groups.is_empty() {
         out.push_str(&format!(
             "\nfailure groups{}:\n",
@@ -173,44 +113,21 @@ fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
             }
         ));
         for g in s.groups.iter().take(5) {
-            out.push_str(&format!("  {}\n", group_line(g)));
+            out.push_str(&format!("  {}\n", view::group_line(g)));
         }
     }
     for r in &s.relays {
-        out.push_str(&format!("relay {}\n", relay_line(r)));
+        out.push_str(&format!("relay {}\n", r.line()));
     }
     for r in &s.registered {
-        out.push_str(&format!("relay {}\n", registered_line(r, s.at)));
+        out.push_str(&format!("relay {}\n", r.summary(s.at)));
     }
     for r in &s.routes {
         if let Some(p) = &r.paused {
-            out.push_str(&format!(
-                "route {} PAUSED by {}: {}\n",
-                r.glance.route, p.by, p.reason
-            ));
+            out.push_str(&format!("route {} PAUSED {p}\n", r.glance.route));
         }
     }
     ctx.out.data(&out);
-}
-
-/// A registered relay in one line: id, state, host and pid, its last pass and output.
-fn registered_line(r: &crate::fleet::RelayRecord, now: chrono::DateTime<chrono::Utc>) -> String {
-    let last_pass = r.last_pass_at.map_or("no pass yet".into(), |t| {
-        format!("last pass {} ago", crate::duration::age(now - t))
-    });
-    let mut line = format!(
-        "{} {} on {} pid {} ({}): {last_pass}, {} published",
-        r.id,
-        r.state.as_str(),
-        r.host,
-        r.pid,
-        r.routes.join(","),
-        r.published
-    );
-    if let Some(e) = &r.last_error {
-        line.push_str(&format!(", last error: {e}"));
-    }
-    line
 }
 
 /// Where the keys go.
@@ -438,7 +355,7 @@ fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
         Constraint::Length(1),
     ])
     .areas(f.area());
-    f.render_widget(Paragraph::new(headline(&screen.snap)).bold(), head);
+    f.render_widget(Paragraph::new(screen.snap.headline()).bold(), head);
 
     if let Some((route, rows)) = &screen.detail {
         let lines: Vec<Row> = rows
@@ -501,7 +418,7 @@ fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
             .iter()
             .enumerate()
             .map(|(i, g)| {
-                let line = Line::from(group_line(g));
+                let line = Line::from(view::group_line(g));
                 if focus == Focus::Groups && i == picked {
                     line.reversed()
                 } else {
@@ -522,14 +439,14 @@ fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
             .snap
             .relays
             .iter()
-            .map(|r| Line::from(relay_line(r)))
+            .map(|r| Line::from(r.line()))
             .collect();
         lines.extend(
             screen
                 .snap
                 .registered
                 .iter()
-                .map(|r| Line::from(registered_line(r, screen.snap.at))),
+                .map(|r| Line::from(r.summary(screen.snap.at))),
         );
         lines.extend(screen.snap.routes.iter().filter_map(|r| {
             r.paused
@@ -559,27 +476,4 @@ fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
         "q quit  ↑↓/j/k move  Enter rows  / filter  Tab groups  r requeue group".into()
     };
     f.render_widget(Paragraph::new(footer).reversed(), foot);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_relays_line_says_when_its_database_is_away() {
-        let mut r = RelayView {
-            url: "http://r:9464".into(),
-            database: Some((true, None)),
-            ..Default::default()
-        };
-        assert!(!relay_line(&r).contains("DATABASE"), "{}", relay_line(&r));
-        r.database = Some((false, Some("reconnecting: connection refused".into())));
-        assert!(
-            relay_line(&r).starts_with(
-                "http://r:9464  up  DATABASE AWAY: reconnecting: connection refused  publish"
-            ),
-            "{}",
-            relay_line(&r)
-        );
-    }
 }

@@ -8,6 +8,7 @@
 mod env;
 mod file;
 mod route;
+pub mod template;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -58,6 +59,11 @@ pub enum ConfigError {
     },
     #[error("config file {path}: {message}")]
     Parse { path: String, message: String },
+    #[error("writing {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Name(#[from] NameError),
     #[error(transparent)]

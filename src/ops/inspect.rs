@@ -213,6 +213,58 @@ pub struct EventReport {
     pub rows: Vec<RowView>,
 }
 
+/// Where the event is, in sentences: each outbox row and what its status means, each delivery
+/// the log proves, or why nothing was found.
+impl std::fmt::Display for EventReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (rows, event_id) = (&self.rows, self.event_id);
+        let log_configured = self.deliveries.is_some();
+        let deliveries = self.deliveries.as_deref().unwrap_or_default();
+        let mut lines = Vec::new();
+        for r in rows {
+            let what = match r.status.as_str() {
+                "published" => "published (retain storage keeps the row)".to_owned(),
+                "failed" => format!(
+                    "parked as failed after {} attempt(s): {}",
+                    r.attempts,
+                    r.last_error.as_deref().unwrap_or("")
+                ),
+                "pending" if r.available_at.is_some_and(|a| a > chrono::Utc::now()) => {
+                    format!(
+                        "pending, retry {} scheduled for {}",
+                        r.attempts,
+                        r.available_at
+                            .expect("checked")
+                            .format("%Y-%m-%d %H:%M:%S UTC")
+                    )
+                }
+                other => other.to_owned(),
+            };
+            lines.push(format!("outbox row {} on route {}: {what}", r.id, r.route));
+        }
+        for d in deliveries {
+            lines.push(format!(
+                "delivered on route {} at {} (outbox row {})",
+                d.route,
+                d.published_at.format("%Y-%m-%d %H:%M:%S%.3f UTC"),
+                d.id
+            ));
+        }
+        if rows.is_empty() && deliveries.is_empty() {
+            lines.push(format!("event {event_id} is not in the outbox"));
+            if log_configured {
+                lines.push("and the delivery log has no record of it. A missing log row does not prove the event was not delivered: a pass that published and then rolled back logs nothing, and days past retention are dropped.".into());
+            } else {
+                lines.push("(no delivery log is configured: under consume storage a delivered event leaves no trace)".into());
+            }
+        } else if rows.is_empty() && log_configured {
+            lines
+                .push("its outbox row is gone: each log record proves a committed delivery".into());
+        }
+        f.write_str(&lines.join("\n"))
+    }
+}
+
 impl EventReport {
     /// One report from each target's answer.
     pub fn merge(event_id: Uuid, found: Vec<EventLocation>) -> Self {

@@ -49,6 +49,40 @@ pub struct StorageStatus {
     pub blockers: Vec<String>,
 }
 
+/// The status as people read it: a line per fact, the next step, and what blocks it.
+impl std::fmt::Display for StorageStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let yn = |b: bool| if b { "present" } else { "dropped" };
+        let capped = if self.published_capped { "+" } else { "" };
+        let reclaim = if self.reclaim_on { "on" } else { "off" };
+        let mut lines = vec![format!("table:            {}", self.table)];
+        lines.extend(self.tenant.map(|t| format!("tenant:           {t}")));
+        lines.extend([
+            format!("configured:       storage: {}", self.configured_storage),
+            format!("processing_at:    {}", yn(self.has_processing_at)),
+            format!("published_at:     {}", yn(self.has_published_at)),
+            format!("processing rows:  {}", self.processing),
+            format!("published rows:   {}{capped}", self.published),
+            format!("reclaim:          {reclaim}"),
+        ]);
+        if !self.indexes_on_dropped_columns.is_empty() {
+            let indexes = self.indexes_on_dropped_columns.join(", ");
+            lines.push(format!("indexes on them:  {indexes}"));
+        }
+        lines.push(match self.next_step {
+            None => "next step:        none: the table is consume-only".into(),
+            Some(2) => "next step:        2 (after step 1: relays on storage: consume with reclaim on) — wait for the table to empty of processing and published rows".into(),
+            Some(n) => format!("next step:        {n} — drop processing_at and published_at"),
+        });
+        lines.extend(
+            self.blockers
+                .iter()
+                .map(|b| format!("blocked:          {b}")),
+        );
+        f.write_str(&lines.join("\n"))
+    }
+}
+
 /// One outbox table: the tenant it serves (per-tenant relations) and its name.
 pub type Table = (Option<uuid::Uuid>, QualifiedName);
 

@@ -62,6 +62,23 @@ pub fn age(seconds: f64) -> String {
     }
 }
 
+/// A rate as people read it: `120/s`, `—` when unknown.
+pub fn per_second(r: Option<f64>) -> String {
+    r.map_or("—".into(), |r| format!("{r:.0}/s"))
+}
+
+/// A failure group in one line: its id, rows, routes and its error's first line.
+pub fn group_line(g: &FailureGroup) -> String {
+    let routes: Vec<String> = g.routes.iter().map(|(r, n)| format!("{r}:{n}")).collect();
+    format!(
+        "{}  {:>6}  {}  {}",
+        g.id,
+        thousands(g.count),
+        routes.join(","),
+        g.sample_error.lines().next().unwrap_or_default()
+    )
+}
+
 /// Per second, from two readings of a counter `seconds` apart (`None` on the first reading, or
 /// when the counter went back: a restart or a statistics reset).
 pub fn rate(before: Option<f64>, now: f64, seconds: f64) -> Option<f64> {
@@ -210,6 +227,43 @@ pub struct RelayView {
 }
 
 impl RelayView {
+    /// The relay in one line: up or down, its database, publish and lag quantiles, and its
+    /// destinations.
+    pub fn line(&self) -> String {
+        let r = self;
+        if let Some(e) = &r.error {
+            return format!("{}  DOWN  {e}", r.url);
+        }
+        let ms = |v: Option<f64>| v.map_or("—".into(), |v| format!("{v:.1}ms"));
+        let down: Vec<String> = r
+            .destinations
+            .iter()
+            .filter(|(_, up, _)| !up)
+            .map(|(d, _, why)| format!("{d} down: {}", why.as_deref().unwrap_or("?")))
+            .collect();
+        let database = match &r.database {
+            Some((false, why)) => format!(
+                "  DATABASE AWAY: {}",
+                why.as_deref().unwrap_or("no reason given")
+            ),
+            _ => String::new(),
+        };
+        format!(
+            "{}  up{database}  publish p50 {} p99 {}  lag p50 {} p99 {}  destinations {} ({})",
+            r.url,
+            ms(r.publish_p50_ms),
+            ms(r.publish_p99_ms),
+            ms(r.lag_p50_ms),
+            ms(r.lag_p99_ms),
+            r.destinations.len(),
+            if down.is_empty() {
+                "all up".into()
+            } else {
+                down.join("; ")
+            }
+        )
+    }
+
     /// Reads a relay's metrics text (`before`: the last reading, for rates `seconds` ago).
     pub fn read(url: &str, text: &str, before: Option<&RelayView>, seconds: f64) -> Self {
         let samples = parse_metrics(text);
@@ -303,6 +357,19 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The first line: the outbox, its storage, what is staged and delivered per second, how
+    /// long the refresh took.
+    pub fn headline(&self) -> String {
+        format!(
+            "outboxctl top — {} ({} storage)  staged {}  delivered {}  refreshed in {:.0} ms",
+            self.outbox,
+            self.storage,
+            per_second(self.staged_per_second),
+            per_second(self.delivered_per_second),
+            self.refresh_ms
+        )
+    }
+
     /// The failure groups with rows on `route` (all of them without one).
     pub fn groups_on(&self, route: Option<&str>) -> Vec<&FailureGroup> {
         self.groups
@@ -600,5 +667,23 @@ outboxctl_database_away_info{reason="reconnecting: connection refused"} 1
             Some((false, Some("reconnecting: connection refused".into())))
         );
         assert_eq!(histogram_quantile(0.5, &[]), None);
+    }
+
+    #[test]
+    fn a_relays_line_says_when_its_database_is_away() {
+        let mut r = RelayView {
+            url: "http://r:9464".into(),
+            database: Some((true, None)),
+            ..Default::default()
+        };
+        assert!(!r.line().contains("DATABASE"), "{}", r.line());
+        r.database = Some((false, Some("reconnecting: connection refused".into())));
+        assert!(
+            r.line().starts_with(
+                "http://r:9464  up  DATABASE AWAY: reconnecting: connection refused  publish"
+            ),
+            "{}",
+            r.line()
+        );
     }
 }

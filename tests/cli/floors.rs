@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 /// Lowest first. A module may import only from floors below its own.
 const FLOORS: &[&[&str]] = &[
-    // pure types and rules
-    &["dburl", "duration", "exit_code", "fleet", "hlc", "vacuum"],
+    // pure types and rules (durations and ages first: the others print them)
+    &["duration"],
+    &["dburl", "exit_code", "fleet", "hlc", "vacuum"],
     &["model", "target"],
     // a destination URL (its `postgres-table:` names a table)
     &["desturl"],
