@@ -119,9 +119,9 @@ impl Error {
 /// An error chain on one line, as `error:` prints it: each cause after a `: `, except a cause
 /// whose text the line already holds (a typed error shows its driver's message itself and
 /// also carries the driver's error as its source).
-pub fn one_line(error: &anyhow::Error) -> String {
+pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
     let mut line = String::new();
-    for cause in error.chain() {
+    for cause in chain(error) {
         let text = cause.to_string();
         let first = text.lines().next().unwrap_or_default();
         if line.contains(first) {
@@ -135,10 +135,17 @@ pub fn one_line(error: &anyhow::Error) -> String {
     line
 }
 
+/// An error and its sources, outermost first.
+fn chain<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(error), |e| e.source())
+}
+
 /// The exit code for an error chain: the first cause that knows its code (a library error, or
 /// a driver error through its [`Fault`]), else [`exit_code::ERROR`].
-pub fn exit_code_of(error: &anyhow::Error) -> u8 {
-    for cause in error.chain() {
+pub fn exit_code_of(error: &(dyn std::error::Error + 'static)) -> u8 {
+    for cause in chain(error) {
         if let Some(e) = cause.downcast_ref::<Error>() {
             return e.exit_code();
         }
@@ -198,10 +205,10 @@ mod tests {
         let e = anyhow::Error::from(Error::pg("requeueing", lost()))
             .context("requeue on public.outbox");
         assert_eq!(
-            one_line(&e),
+            one_line(e.as_ref()),
             "requeue on public.outbox: requeueing: error communicating with database: connection reset by peer"
         );
-        assert_eq!(exit_code_of(&e), exit_code::CONNECT);
+        assert_eq!(exit_code_of(e.as_ref()), exit_code::CONNECT);
         let inner = e
             .downcast_ref::<Error>()
             .expect("the typed error is in the chain");

@@ -115,8 +115,8 @@ where
             return match dispatch(cli).await {
                 Ok(code) => code,
                 Err(e) => {
-                    eprintln!("error: {}", scrub(crate::error::one_line(&e)));
-                    crate::error::exit_code_of(&e)
+                    eprintln!("error: {}", scrub(crate::error::one_line(e.as_ref())));
+                    crate::error::exit_code_of(e.as_ref())
                 }
             };
         }
@@ -124,8 +124,8 @@ where
             result = dispatch(cli) => match result {
                 Ok(code) => code,
                 Err(e) => {
-                    eprintln!("error: {}", scrub(crate::error::one_line(&e)));
-                    crate::error::exit_code_of(&e)
+                    eprintln!("error: {}", scrub(crate::error::one_line(e.as_ref())));
+                    crate::error::exit_code_of(e.as_ref())
                 }
             },
             _ = tokio::signal::ctrl_c() => {

@@ -18,9 +18,8 @@ use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 use super::Ctx;
 use crate::Error;
 use crate::exit_code;
-use crate::ops::failure_groups::FailureGroup;
+use crate::ops::browse::{Browser, Focus, Key};
 use crate::ops::top::{self as view, GROUP_SAMPLE, RouteRow, Snapshot, Source};
-use crate::store::ops::RowView;
 
 #[derive(Debug, Args)]
 pub struct TopArgs {
@@ -130,40 +129,6 @@ fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
     ctx.out.data(&out);
 }
 
-/// Where the keys go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Focus {
-    Routes,
-    Groups,
-}
-
-/// The live view's state between refreshes.
-struct Screen {
-    snap: Snapshot,
-    routes: TableState,
-    group: usize,
-    focus: Focus,
-    filter: Option<String>,
-    /// Text typed after `/`, not applied yet.
-    typing: Option<String>,
-    /// A route's rows (Enter).
-    detail: Option<(String, Vec<RowView>)>,
-    /// A group waiting for y/n before its rows are requeued.
-    confirm: Option<(String, i64)>,
-    message: Option<String>,
-}
-
-impl Screen {
-    fn selected_route(&self) -> Option<&RouteRow> {
-        self.routes.selected().and_then(|i| self.snap.routes.get(i))
-    }
-
-    fn visible_groups(&self) -> Vec<&FailureGroup> {
-        let route = self.selected_route().map(|r| r.glance.route.as_str());
-        self.snap.groups_on(route)
-    }
-}
-
 /// Terminal input, read on a thread of its own.
 fn spawn_keys() -> (
     tokio::sync::mpsc::UnboundedReceiver<Event>,
@@ -190,18 +155,7 @@ fn spawn_keys() -> (
 }
 
 async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<u8, Error> {
-    let snap = source.snapshot(args.filter.as_deref()).await?;
-    let mut screen = Screen {
-        snap,
-        routes: TableState::default().with_selected(Some(0)),
-        group: 0,
-        focus: Focus::Routes,
-        filter: args.filter.clone(),
-        typing: None,
-        detail: None,
-        confirm: None,
-        message: None,
-    };
+    let mut screen = Browser::open(&mut source, args.filter.clone()).await?;
     // restores the terminal on every exit, a panic included (ratatui's hook)
     let mut terminal = ratatui::init();
     let (mut keys, stop) = spawn_keys();
@@ -210,26 +164,15 @@ async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<u8, Error> {
     let outcome: Result<(), Error> = async {
         loop {
             terminal
-                .draw(|f| draw(f, &mut screen))
+                .draw(|f| draw(f, &screen))
                 .map_err(|e| Error::io("drawing the screen", e))?;
             tokio::select! {
-                _ = tick.tick() => {
-                    match source.snapshot(screen.filter.as_deref()).await {
-                        Ok(s) => {
-                            screen.snap = s;
-                            let n = screen.snap.routes.len();
-                            if screen.routes.selected().is_none_or(|i| i >= n) {
-                                screen.routes.select((n > 0).then_some(0));
-                            }
-                        }
-                        Err(e) => screen.message = Some(format!("refresh failed: {}", crate::error::one_line(&anyhow::Error::from(e)))),
-                    }
-                }
+                _ = tick.tick() => screen.refresh(&mut source).await,
                 key = keys.recv() => {
-                    let Some(Event::Key(k)) = key else {
-                        if key.is_none() {
-                            return Ok(());
-                        }
+                    let Some(event) = key else {
+                        return Ok(());
+                    };
+                    let Event::Key(k) = event else {
                         continue;
                     };
                     if k.kind != KeyEventKind::Press {
@@ -238,7 +181,10 @@ async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<u8, Error> {
                     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
                         return Ok(());
                     }
-                    if handle_key(&mut source, &mut screen, k.code).await? {
+                    let Some(key) = key_of(k.code) else {
+                        continue;
+                    };
+                    if screen.on(&mut source, key).await? {
                         return Ok(());
                     }
                 }
@@ -251,103 +197,21 @@ async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<u8, Error> {
     outcome.map(|()| exit_code::OK)
 }
 
-/// One key; `true` quits.
-async fn handle_key(
-    source: &mut Source<'_>,
-    screen: &mut Screen,
-    code: KeyCode,
-) -> Result<bool, Error> {
-    if let Some(text) = &mut screen.typing {
-        match code {
-            KeyCode::Enter => {
-                screen.filter = Some(std::mem::take(text)).filter(|t| !t.is_empty());
-                screen.typing = None;
-                screen.snap = source.snapshot(screen.filter.as_deref()).await?;
-                screen
-                    .routes
-                    .select((!screen.snap.routes.is_empty()).then_some(0));
-            }
-            KeyCode::Esc => screen.typing = None,
-            KeyCode::Backspace => {
-                text.pop();
-            }
-            KeyCode::Char(c) => text.push(c),
-            _ => {}
-        }
-        return Ok(false);
-    }
-    if let Some((id, _)) = screen.confirm.take() {
-        if code == KeyCode::Char('y') {
-            let n = source.requeue_group(&id).await?;
-            screen.message = Some(format!("requeued {n} row(s) of group {id}"));
-            screen.snap = source.snapshot(screen.filter.as_deref()).await?;
-        } else {
-            screen.message = Some("requeue cancelled; nothing changed".into());
-        }
-        return Ok(false);
-    }
-    if screen.detail.is_some() {
-        if matches!(code, KeyCode::Esc | KeyCode::Enter | KeyCode::Backspace) {
-            screen.detail = None;
-        } else if code == KeyCode::Char('q') {
-            return Ok(true);
-        }
-        return Ok(false);
-    }
-    let n = screen.snap.routes.len();
-    match code {
-        KeyCode::Char('q') | KeyCode::Esc => return Ok(true),
-        KeyCode::Down | KeyCode::Char('j') => match screen.focus {
-            Focus::Routes if n > 0 => {
-                let i = screen.routes.selected().map_or(0, |i| (i + 1).min(n - 1));
-                screen.routes.select(Some(i));
-            }
-            Focus::Groups => {
-                let g = screen.visible_groups().len();
-                screen.group = (screen.group + 1).min(g.saturating_sub(1));
-            }
-            _ => {}
-        },
-        KeyCode::Up | KeyCode::Char('k') => match screen.focus {
-            Focus::Routes => {
-                let i = screen.routes.selected().map_or(0, |i| i.saturating_sub(1));
-                screen.routes.select(Some(i));
-            }
-            Focus::Groups => screen.group = screen.group.saturating_sub(1),
-        },
-        KeyCode::Tab => {
-            screen.focus = match screen.focus {
-                Focus::Routes => Focus::Groups,
-                Focus::Groups => Focus::Routes,
-            };
-            screen.group = 0;
-        }
-        KeyCode::Enter => {
-            if let Some(r) = screen.selected_route().cloned() {
-                let rows = source.rows(&r).await?;
-                screen.detail = Some((r.glance.route.clone(), rows));
-            }
-        }
-        KeyCode::Char('/') => screen.typing = Some(String::new()),
-        KeyCode::Char('r') => {
-            let picked = screen
-                .visible_groups()
-                .get(screen.group)
-                .map(|g| (g.id.clone(), g.count));
-            match (screen.focus, picked) {
-                (Focus::Groups, Some(g)) => screen.confirm = Some(g),
-                _ => {
-                    screen.message =
-                        Some("Tab to the failure groups, pick one with j/k, then r".into());
-                }
-            }
-        }
-        _ => {}
-    }
-    Ok(false)
+/// A key the view knows.
+fn key_of(code: KeyCode) -> Option<Key> {
+    Some(match code {
+        KeyCode::Char(c) => Key::Char(c),
+        KeyCode::Enter => Key::Enter,
+        KeyCode::Esc => Key::Esc,
+        KeyCode::Backspace => Key::Backspace,
+        KeyCode::Up => Key::Up,
+        KeyCode::Down => Key::Down,
+        KeyCode::Tab => Key::Tab,
+        _ => return None,
+    })
 }
 
-fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
+fn draw(f: &mut ratatui::Frame, screen: &Browser) {
     let [head, body, lower, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(5),
@@ -406,7 +270,8 @@ fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
             .header(Row::new(header(tenant_col)).bold())
             .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
             .block(Block::bordered().title(title));
-        f.render_stateful_widget(table, body, &mut screen.routes);
+        let mut selected = TableState::default().with_selected(screen.selected);
+        f.render_stateful_widget(table, body, &mut selected);
 
         let [groups, relays] =
             Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
@@ -466,14 +331,6 @@ fn draw(f: &mut ratatui::Frame, screen: &mut Screen) {
         );
     }
 
-    let footer = if let Some(t) = &screen.typing {
-        format!("filter routes: {t}▏ (Enter apply, Esc cancel)")
-    } else if let Some((id, n)) = &screen.confirm {
-        format!("requeue the {n} failed row(s) of group {id}? y/N")
-    } else if let Some(m) = &screen.message {
-        format!("{m}   — q quit")
-    } else {
-        "q quit  ↑↓/j/k move  Enter rows  / filter  Tab groups  r requeue group".into()
-    };
+    let footer = screen.footer();
     f.render_widget(Paragraph::new(footer).reversed(), foot);
 }

@@ -3,6 +3,7 @@
 //! requeue and discard, the storage move, top's snapshot. No terminal, no tables, no clap: the
 //! command line renders what these return.
 
+pub mod browse;
 pub mod doctor;
 pub mod emit;
 pub mod failure_groups;

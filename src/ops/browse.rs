@@ -1,0 +1,187 @@
+//! The live view of `outboxctl top` as state and keys: which route is selected, where the keys
+//! go (routes or failure groups), a filter being typed, a route's rows, a group waiting for y/n
+//! before it is requeued, and the last message. The command reads the terminal, turns its keys
+//! into [`Key`]s and draws a [`Browser`]; what each key does, and what it reads or requeues
+//! through the [`Source`], is here, with no terminal.
+
+use crate::Error;
+use crate::ops::failure_groups::FailureGroup;
+use crate::ops::top::{RouteRow, Snapshot, Source};
+use crate::store::ops::RowView;
+
+/// The keys the view knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    Enter,
+    Esc,
+    Backspace,
+    Up,
+    Down,
+    Tab,
+}
+
+/// Where the arrow keys go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Routes,
+    Groups,
+}
+
+/// The live view's state between refreshes.
+pub struct Browser {
+    pub snap: Snapshot,
+    /// The selected route's index in `snap.routes`.
+    pub selected: Option<usize>,
+    /// The picked group's index among [`Browser::visible_groups`].
+    pub group: usize,
+    pub focus: Focus,
+    pub filter: Option<String>,
+    /// Text typed after `/`, not applied yet.
+    pub typing: Option<String>,
+    /// A route's rows (Enter).
+    pub detail: Option<(String, Vec<RowView>)>,
+    /// A group waiting for y/n before its rows are requeued: its id and rows.
+    pub confirm: Option<(String, i64)>,
+    pub message: Option<String>,
+}
+
+impl Browser {
+    /// The first snapshot, the first route selected.
+    pub async fn open(source: &mut Source<'_>, filter: Option<String>) -> Result<Self, Error> {
+        let snap = source.snapshot(filter.as_deref()).await?;
+        Ok(Browser {
+            snap,
+            selected: Some(0),
+            group: 0,
+            focus: Focus::Routes,
+            filter,
+            typing: None,
+            detail: None,
+            confirm: None,
+            message: None,
+        })
+    }
+
+    pub fn selected_route(&self) -> Option<&RouteRow> {
+        self.selected.and_then(|i| self.snap.routes.get(i))
+    }
+
+    /// The failure groups with rows on the selected route.
+    pub fn visible_groups(&self) -> Vec<&FailureGroup> {
+        let route = self.selected_route().map(|r| r.glance.route.as_str());
+        self.snap.groups_on(route)
+    }
+
+    /// A new snapshot, keeping the selection where it still points at a route; a failed
+    /// refresh keeps the last one and says why.
+    pub async fn refresh(&mut self, source: &mut Source<'_>) {
+        match source.snapshot(self.filter.as_deref()).await {
+            Ok(s) => {
+                self.snap = s;
+                let n = self.snap.routes.len();
+                if self.selected.is_none_or(|i| i >= n) {
+                    self.selected = (n > 0).then_some(0);
+                }
+            }
+            Err(e) => {
+                let why = crate::error::one_line(&e);
+                self.message = Some(format!("refresh failed: {why}"));
+            }
+        }
+    }
+
+    /// One key; `true` quits.
+    pub async fn on(&mut self, source: &mut Source<'_>, key: Key) -> Result<bool, Error> {
+        if let Some(text) = &mut self.typing {
+            match key {
+                Key::Enter => {
+                    self.filter = Some(std::mem::take(text)).filter(|t| !t.is_empty());
+                    self.typing = None;
+                    self.snap = source.snapshot(self.filter.as_deref()).await?;
+                    self.selected = (!self.snap.routes.is_empty()).then_some(0);
+                }
+                Key::Esc => self.typing = None,
+                Key::Backspace => {
+                    text.pop();
+                }
+                Key::Char(c) => text.push(c),
+                _ => {}
+            }
+            return Ok(false);
+        }
+        if let Some((id, _)) = self.confirm.take() {
+            if key == Key::Char('y') {
+                let n = source.requeue_group(&id).await?;
+                self.message = Some(format!("requeued {n} row(s) of group {id}"));
+                self.snap = source.snapshot(self.filter.as_deref()).await?;
+            } else {
+                self.message = Some("requeue cancelled; nothing changed".into());
+            }
+            return Ok(false);
+        }
+        if self.detail.is_some() {
+            if matches!(key, Key::Esc | Key::Enter | Key::Backspace) {
+                self.detail = None;
+            }
+            return Ok(key == Key::Char('q'));
+        }
+        let n = self.snap.routes.len();
+        match (key, self.focus) {
+            (Key::Char('q') | Key::Esc, _) => return Ok(true),
+            (Key::Down | Key::Char('j'), Focus::Routes) if n > 0 => {
+                self.selected = Some(self.selected.map_or(0, |i| (i + 1).min(n - 1)));
+            }
+            (Key::Down | Key::Char('j'), Focus::Groups) => {
+                let last = self.visible_groups().len().saturating_sub(1);
+                self.group = (self.group + 1).min(last);
+            }
+            (Key::Up | Key::Char('k'), Focus::Routes) => {
+                self.selected = Some(self.selected.map_or(0, |i| i.saturating_sub(1)));
+            }
+            (Key::Up | Key::Char('k'), Focus::Groups) => self.group = self.group.saturating_sub(1),
+            (Key::Tab, focus) => {
+                self.focus = match focus {
+                    Focus::Routes => Focus::Groups,
+                    Focus::Groups => Focus::Routes,
+                };
+                self.group = 0;
+            }
+            (Key::Enter, _) => {
+                if let Some(r) = self.selected_route().cloned() {
+                    let rows = source.rows(&r).await?;
+                    self.detail = Some((r.glance.route.clone(), rows));
+                }
+            }
+            (Key::Char('/'), _) => self.typing = Some(String::new()),
+            (Key::Char('r'), focus) => {
+                let picked = self
+                    .visible_groups()
+                    .get(self.group)
+                    .map(|g| (g.id.clone(), g.count));
+                match (focus, picked) {
+                    (Focus::Groups, Some(g)) => self.confirm = Some(g),
+                    _ => {
+                        let how = "Tab to the failure groups, pick one with j/k, then r";
+                        self.message = Some(how.into());
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    /// The bottom line: what is being typed or asked, the last message, else the keys.
+    pub fn footer(&self) -> String {
+        if let Some(t) = &self.typing {
+            format!("filter routes: {t}▏ (Enter apply, Esc cancel)")
+        } else if let Some((id, n)) = &self.confirm {
+            format!("requeue the {n} failed row(s) of group {id}? y/N")
+        } else if let Some(m) = &self.message {
+            format!("{m}   — q quit")
+        } else {
+            "q quit  ↑↓/j/k move  Enter rows  / filter  Tab groups  r requeue group".into()
+        }
+    }
+}
