@@ -205,7 +205,7 @@ fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
         }
         for s in stats.iter() {
             if let Some(p) = &s.paused {
-                out.push_str(&format!("\n{}: nothing claimed: paused {p}", s.route));
+                out.push_str(&format!("\n{}: nothing claimed, paused {p}", s.route));
             }
         }
         for s in stats.iter().filter(|s| s.destination_down.is_some()) {
