@@ -15,7 +15,6 @@ use crate::config::template::Answers;
 use crate::dburl::{Backend, DatabaseUrl};
 use crate::exit_code;
 use crate::model::Storage;
-use crate::store::backend::Conn;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -125,14 +124,8 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
             config,
             ..ctx.clone()
         };
-        let reachable = match written.backend().connect().await {
-            // a pooler that cannot hold a transaction is told now, not at the first relay
-            Ok(Conn::Pg(mut conn)) => crate::db::pg::check_transactions(&mut conn)
-                .await
-                .map_err(crate::Error::from),
-            Ok(Conn::Mongo(_) | Conn::Memory(_)) => Ok(()),
-            Err(e) => Err(e),
-        };
+        // a pooler that cannot hold a transaction is told now, not at the first relay
+        let reachable = written.backend().check().await;
         match reachable {
             Ok(()) => {
                 ctx.out.note(&format!("connected to {url}"));

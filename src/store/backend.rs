@@ -144,6 +144,15 @@ impl<'a> Backend<'a> {
         })
     }
 
+    /// Connects once and, on PostgreSQL, checks that the connection holds a transaction (a
+    /// pooler in statement mode cannot), so that a bad URL or pooler is told before any work.
+    pub async fn check(&self) -> Result<(), Error> {
+        match self.connect().await? {
+            Conn::Pg(mut conn) => Ok(crate::db::pg::check_transactions(&mut conn).await?),
+            Conn::Mongo(_) | Conn::Memory(_) => Ok(()),
+        }
+    }
+
     /// The outboxes to operate on (only `only_tenant`'s when given), with one connection to
     /// them. Each target carries the tenant whose rows it reads (the tenant rule): on a
     /// tenant-aware outbox its own tenant, or the one asked for; otherwise the one asked for.
