@@ -141,3 +141,50 @@ impl Answers {
 fn yaml_str(s: &str) -> String {
     serde_json::to_string(s).expect("strings serialise")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolved(file: FileConfig) -> Config {
+        Config::resolve(file, None, &Default::default(), &|_| None).expect("the text resolves")
+    }
+
+    fn loaded(a: &Answers) -> Config {
+        resolved(FileConfig::parse("outboxctl.yaml", &a.render()).expect("the text parses"))
+    }
+
+    #[test]
+    fn what_init_writes_loads_back_as_answered() {
+        let mut a = Answers::of(
+            &loaded(&Answers::of(&resolved(FileConfig::default()), None)),
+            None,
+        );
+        a.storage = Storage::Consume;
+        a.hlc_ordering = true;
+        a.name_optional_tables(true, true);
+        a.route = Some(("orders".into(), "nats://127.0.0.1:4222".into()));
+        let c = loaded(&a);
+        assert_eq!(c.outbox.storage, Storage::Consume);
+        assert!(c.outbox.hlc_ordering && !c.outbox.propagate_trace);
+        let back = Answers::of(&c, None);
+        assert_eq!(back.delivery_log.as_deref(), Some("app.outbox_delivered"));
+        assert_eq!(back.hlc_checkpoint.as_deref(), Some("app.hlc_checkpoint"));
+        assert_eq!(c.relay.routes.keys().collect::<Vec<_>>(), ["orders"]);
+    }
+
+    #[test]
+    fn a_mongodb_file_names_a_collection_and_keeps_retain_storage() {
+        let mut a = Answers::of(&resolved(FileConfig::default()), None);
+        a.database_url = "mongodb://127.0.0.1:27017/?replicaSet=rs0".into();
+        a.backend = Backend::Mongo;
+        a.outbox = "shop.outbox".into();
+        let text = a.render();
+        assert!(text.contains("collection: \"shop.outbox\"") && !text.contains("relation:"));
+        let c = loaded(&a);
+        assert_eq!(
+            (c.backend, c.outbox.storage),
+            (Backend::Mongo, Storage::Retain)
+        );
+    }
+}
