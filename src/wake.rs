@@ -7,6 +7,12 @@ use std::sync::Mutex;
 
 use tokio::sync::Notify;
 
+/// Why a wake-up listener cannot start here (the relay then polls): what was tried, and why
+/// not, in one line. The backends' listeners say it; the backend switch passes it on.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NoListener(pub String);
+
 /// One lane's wake-up: which routes were named since its last tick.
 #[derive(Debug, Default)]
 pub struct WakeSignal {

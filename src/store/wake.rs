@@ -6,16 +6,10 @@
 
 use super::backend::{Backend, Mongo, Postgres};
 use crate::Error;
-use crate::wake::Wakers;
+use crate::wake::{NoListener, Wakers};
 
 /// A listener running, until aborted.
 pub type Listener = tokio::task::JoinHandle<()>;
-
-/// Why a wake-up listener cannot start here (the relay then polls): what was tried, and why
-/// not, in one line.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct NoListener(pub String);
 
 impl Backend<'_> {
     /// Starts the listener that wakes lanes when rows are staged (`on_wake` hears the route

@@ -35,8 +35,8 @@ async fn open(
 pub async fn listen(
     client: &mongodb::Client,
     collection: &crate::target::CollectionName,
-) -> Result<mongodb::Collection<Document>, crate::store::wake::NoListener> {
-    use crate::store::wake::NoListener;
+) -> Result<mongodb::Collection<Document>, crate::wake::NoListener> {
+    use crate::wake::NoListener;
     let coll = client
         .database(&collection.db)
         .collection::<Document>(&collection.collection);

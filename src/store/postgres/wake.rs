@@ -23,10 +23,10 @@ pub async fn listen(
     notify_url: &DatabaseUrl,
     channels: &[String],
     timeout: Duration,
-) -> Result<PgListener, crate::store::wake::NoListener> {
+) -> Result<PgListener, crate::wake::NoListener> {
     try_listen(url, notify_url, channels, timeout)
         .await
-        .map_err(crate::store::wake::NoListener)
+        .map_err(crate::wake::NoListener)
 }
 
 async fn try_listen(
