@@ -187,9 +187,18 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
                   AND {earlier_blocker})"
     );
     // ... and after locking: no earlier row of the key may be left pending outside this claim
-    // (locked by another relay, or beyond the limit).
+    // (locked by another relay, or beyond the limit). That can only be when a range skipped a
+    // row: no ripe retry is due at all (locked or not: a plain read sees through locks) and the
+    // rows never retried were taken without a gap (each one's place among the candidates, `rn`,
+    // runs 1..n). Then the whole claim is in order and the check per row is not made (a
+    // one-time condition, tried first); otherwise it is.
+    let dtenant = tenant.replace("c.", "d.");
+    let in_order = format!(
+        "(NOT EXISTS (SELECT 1 FROM {table} d WHERE d.outbox_route = $1 AND d.status = 'pending' AND d.available_at <= $3{dtenant})
+              AND (SELECT count(*) = coalesce(max(rn), 0) FROM fresh))"
+    );
     let kept = format!(
-        "NULLIF(r.ordering_key, '') IS NULL OR NOT EXISTS (
+        "NULLIF(r.ordering_key, '') IS NULL OR {in_order} OR NOT EXISTS (
                 SELECT 1 FROM {table} e
                  WHERE e.outbox_route = $1 AND e.ordering_key = r.ordering_key
                    AND e.tenant_id IS NOT DISTINCT FROM r.tenant_id
@@ -210,6 +219,11 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
             ),
         ),
     };
+    // a ripe row has no place among the fresh candidates
+    let (ripe_cols, fresh_cols) = (
+        format!("{ripe_cols}, NULL::bigint AS rn"),
+        format!("{fresh_cols}, cand.rn"),
+    );
     // The rows behind the kept ones step over a stuck key's rows in claim order, judged from
     // the index alone (the strict claim index carries the key: an index-only scan, no heap
     // fetch per stepped-over row); only the rows kept are locked, fetched by id: the candidates
@@ -229,7 +243,8 @@ ripe AS (
      ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
 fresh AS (
     SELECT {fresh_cols} FROM (
-        SELECT c.id, c.available_at, c.created_at{hlc_col} FROM {table} c
+        SELECT c.id, c.available_at, c.created_at{hlc_col}, row_number() OVER (ORDER BY {index_order}) AS rn
+          FROM {table} c
          WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at IS NULL{tenant}{held_back}{paused}
          ORDER BY {index_order} LIMIT $2 + {STRICT_LOCKED_SLACK}) cand
       JOIN {table} t ON t.id = cand.id AND t.status = 'pending' AND t.available_at IS NULL

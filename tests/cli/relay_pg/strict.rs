@@ -334,3 +334,52 @@ async fn strict_key_order_holds_back_rows_a_timeout_left_unreached() {
     );
     assert_eq!((report.retried, report.untouched), (1, 39), "{report:?}");
 }
+
+/// Strict order with another relay holding a key's earlier row (its claim's lock, the row still
+/// pending): the claim steps over the locked row and must then hold back the key's later rows,
+/// whether the locked row is never retried (a gap among the candidates) or a due retry (the
+/// ripe range, where the claim sees no gap of its own). Other keys flow.
+#[tokio::test]
+async fn strict_key_order_holds_back_a_key_whose_earlier_row_another_relay_holds() {
+    use sqlx::Connection;
+    for storage in [Storage::Retain, Storage::Consume] {
+        for ripe in [false, true] {
+            let name = format!("relay_strict_locked_{storage}_{ripe}");
+            let (schema, mut conn) = PgSchema::new(&name).await;
+            let storage_flag = storage.to_string();
+            migrate(
+                &schema,
+                &["--key-order", "strict", "--storage", &storage_flag],
+            )
+            .await;
+            let t = schema.rel("outbox");
+            stage(&mut conn, &t, "orders", 12, Some(3)).await; // k1: 1,4,7,10
+            if ripe {
+                let retry = format!(
+                    "UPDATE {t} SET available_at = now() - interval '1 minute', attempts = 1 WHERE (payload->>'n')::int = 1"
+                );
+                sqlx::raw_sql(&retry).execute(&mut conn).await.unwrap();
+            }
+            // the other relay: a transaction holding row 1 as its claim would
+            let mut other = sqlx::PgConnection::connect(&pg_url()).await.unwrap();
+            let hold =
+                format!("BEGIN; SELECT id FROM {t} WHERE (payload->>'n')::int = 1 FOR UPDATE");
+            sqlx::raw_sql(&hold).execute(&mut other).await.unwrap();
+            let mut s = store(&schema, storage, KeyOrder::Strict).await;
+            s.begin_pass(&target()).await.unwrap();
+            let claimed = s.claim(&target(), 100, chrono::Utc::now()).await.unwrap();
+            let n = |payload: &str| {
+                serde_json::from_str::<serde_json::Value>(payload).unwrap()["n"].as_i64()
+            };
+            let mut got: Vec<i64> = claimed.rows.iter().filter_map(|r| n(&r.payload)).collect();
+            got.sort();
+            let want = [2, 3, 5, 6, 8, 9, 11, 12];
+            assert_eq!(
+                got, want,
+                "{storage}, ripe {ripe}: k1's rows wait behind row 1"
+            );
+            s.rollback_pass().await;
+            sqlx::raw_sql("ROLLBACK").execute(&mut other).await.unwrap();
+        }
+    }
+}
