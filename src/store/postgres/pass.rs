@@ -9,6 +9,7 @@
 //! published). Inside a caller's sqlx transaction a pass is a savepoint and its statements run
 //! one by one, as the caller's driver sends them.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +19,9 @@ use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
 use super::rows::{decode_fast, decode_sqlx, millis_ceil, sort_claim_order};
-use super::sql::{PASS_TIMEOUTS_SQL, RETAIN_BEGIN};
+use super::sql::{
+    PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SESSION_LIMITS_SQL, SessionLimits, consume_begin,
+};
 use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
@@ -75,6 +78,9 @@ pub struct PgStore<'a> {
     /// The backend of an owned, direct connection (not through a pooler), for
     /// `pg_cancel_backend` when a pass is abandoned.
     backend: Option<i32>,
+    /// The owned connection's session limits, read when it opened (`None`: not read; a
+    /// consume pass then reads them itself).
+    session: Option<SessionLimits>,
 }
 
 impl<'a> PgStore<'a> {
@@ -101,9 +107,10 @@ impl<'a> PgStore<'a> {
                 ));
             }
         }
-        let backend = direct_backend_pid(&mut client, url).await;
+        let (backend, session) = greet(&mut client, url).await;
         Ok(PgStore {
             backend,
+            session,
             conn: Conn::Owned {
                 url: url.clone(),
                 connect_timeout,
@@ -136,6 +143,7 @@ impl<'a> PgStore<'a> {
             pass: Pass::Closed,
             queued: Vec::new(),
             backend: None,
+            session: None,
         })
     }
 
@@ -182,7 +190,7 @@ impl<'a> PgStore<'a> {
                     },
                     fault: crate::db::fault::Fault::Unreachable,
                 })?;
-            self.backend = direct_backend_pid(&mut c, url).await;
+            (self.backend, self.session) = greet(&mut c, url).await;
             *client = Some(Box::new(c));
         }
         Ok(client.as_mut().expect("just connected"))
@@ -233,20 +241,33 @@ impl<'a> PgStore<'a> {
         }
     }
 
-    /// How a transaction of the store's opens: `BEGIN` and the statement that sets what it
-    /// needs first; under consume the pass's timeouts (and JIT off), under retain (a claim's
-    /// own transaction) nothing more, as [`RETAIN_BEGIN`] turns JIT off itself.
-    fn opening(&self) -> (&'static str, Option<Step>) {
+    /// How a transaction of the store's opens: `BEGIN` and what it needs set first. Under
+    /// retain (a claim's own transaction) [`RETAIN_BEGIN`]; under consume the pass's timeouts
+    /// and JIT off, in the same simple query when the session's limits were read at connect
+    /// ([`consume_begin`]), else as a statement after `BEGIN`.
+    fn opening(&self) -> (Cow<'static, str>, Option<Step>) {
         if self.opts.storage == Storage::Retain {
-            return (RETAIN_BEGIN, None);
+            return (RETAIN_BEGIN.into(), None);
         }
-        ("BEGIN", Some(self.timeouts()))
+        match self.session {
+            Some(session) => {
+                let (statement, idle) = self.pass_limits();
+                (consume_begin(session, statement, idle).into(), None)
+            }
+            None => ("BEGIN".into(), Some(self.timeouts())),
+        }
+    }
+
+    /// The pass's statement (and lock) limit and its idle-in-transaction limit, in ms.
+    fn pass_limits(&self) -> (i64, i64) {
+        let statement = millis_ceil(self.opts.pass_statement_timeout) as i64;
+        let idle = millis_ceil(self.opts.pass_deadline + self.opts.pass_statement_timeout) as i64;
+        (statement, idle)
     }
 
     /// The pass's timeouts, as a statement.
     fn timeouts(&self) -> Step {
-        let statement = millis_ceil(self.opts.pass_statement_timeout) as i64;
-        let idle = millis_ceil(self.opts.pass_deadline + self.opts.pass_statement_timeout) as i64;
+        let (statement, idle) = self.pass_limits();
         Step {
             stmt: Stmt {
                 sql: PASS_TIMEOUTS_SQL.into(),
@@ -297,7 +318,7 @@ impl<'a> PgStore<'a> {
             Ok(c) => c,
             Err(e) => return Err(self.note(e)),
         };
-        let sent = client.pipeline(begin, &stmts, end).await;
+        let sent = client.pipeline(begin.as_deref(), &stmts, end).await;
         let mut first: Option<StoreError> = None;
         let mut fail = |e: StoreError| {
             first.get_or_insert(e);
@@ -390,20 +411,38 @@ impl<'a> PgStore<'a> {
 /// The backend pid of a direct connection, which `pg_cancel_backend` may target; `None` behind
 /// a pooler (the server listens on another port than the one dialled), where the backend
 /// changes from one transaction to the next.
-async fn direct_backend_pid(client: &mut PgClient, url: &DatabaseUrl) -> Option<i32> {
+/// What a new connection is asked once, in one statement: the server process behind it when
+/// it is direct (its port is the one dialled; `None` behind a pooler), what `pg_cancel_backend`
+/// targets, and the session's limits. Either is `None` when it cannot be read.
+async fn greet(client: &mut PgClient, url: &DatabaseUrl) -> (Option<i32>, Option<SessionLimits>) {
     let stmt = Stmt {
-        sql: "SELECT inet_server_port(), pg_backend_pid()".into(),
+        sql: format!(
+            "SELECT inet_server_port(), pg_backend_pid(), l.* FROM ({}) l",
+            SESSION_LIMITS_SQL
+        )
+        .into(),
         values: Vec::new(),
         rows: true,
     };
     let Ok(Reply::Rows(rows)) = client.run(&stmt).await else {
-        return None;
+        return (None, None);
     };
-    let row = rows.first()?;
-    let port: Option<i32> = row.try_get(0).ok()?;
-    let pid: i32 = row.try_get(1).ok()?;
+    let Some(row) = rows.first() else {
+        return (None, None);
+    };
+    let port: Option<i32> = row.try_get(0).ok().flatten();
+    let pid: Option<i32> = row.try_get(1).ok();
     let dialled = crate::db::pg::dialled_port(url).map(i32::from);
-    (port.is_some() && port == dialled).then_some(pid)
+    let backend = pid.filter(|_| port.is_some() && port == dialled);
+    let limit = |i: usize| row.try_get::<_, i64>(i).ok();
+    let session = (|| {
+        Some(SessionLimits {
+            statement_ms: limit(2)?,
+            lock_ms: limit(3)?,
+            idle_ms: limit(4)?,
+        })
+    })();
+    (backend, session)
 }
 
 impl RelayStore for PgStore<'_> {

@@ -379,14 +379,42 @@ SELECT id, outbox_route, event_id, tenant_id, $2 FROM consumed"
     }
 }
 
-/// The pass's timeouts, set for its transaction only. Each limit is the pass's (`$1` statement
-/// and lock, `$2` idle in transaction, in ms) unless the server already has a stricter
-/// (smaller, non-zero) one for this session, read here, inside the pass: behind a transaction
-/// pooler the session a pass runs on is not the one the relay connected to. JIT compilation is
-/// turned off for the pass too (see [`RETAIN_BEGIN`]). The session's
-/// values come from `current_setting` (as `SHOW` prints them: `0`, `1500ms`, `2min`, which
-/// read as intervals), not from `pg_settings`, whose view builds every setting of the server
-/// (about a millisecond a pass, as much as the rest of a pass of 100 rows).
+/// The limits a session starts with, in ms (0: none), read once when the relay's connection
+/// opens. Behind a transaction pooler a pass may run on another server session than the one
+/// read, but a pool's sessions (one database and role) start from the same settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    pub statement_ms: i64,
+    pub lock_ms: i64,
+    pub idle_ms: i64,
+}
+
+/// What reads [`SessionLimits`]: each setting as `SHOW` prints it (`0`, `1500ms`, `2min`) read
+/// as an interval, from `current_setting`, not from `pg_settings` (a view that builds every
+/// setting of the server).
+pub const SESSION_LIMITS_SQL: &str = "\
+SELECT (extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::bigint,
+       (extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint,
+       (extract(epoch FROM current_setting('idle_in_transaction_session_timeout')::interval) * 1000)::bigint";
+
+/// How a consume pass opens, as one simple query: `BEGIN`, then the pass's timeouts for its
+/// transaction only (`SET LOCAL`). Each limit is the pass's (`statement_ms` for statements and
+/// locks, `idle_ms` idle in transaction) unless the session already has a stricter (smaller,
+/// non-zero) one; JIT compilation is turned off too (see [`RETAIN_BEGIN`]). A simple query with
+/// no values: the server neither plans nor answers a statement for it.
+pub fn consume_begin(session: SessionLimits, statement_ms: i64, idle_ms: i64) -> String {
+    let stricter = |have: i64, want: i64| if have > 0 && have < want { have } else { want };
+    format!(
+        "BEGIN; SET LOCAL statement_timeout = '{}ms'; SET LOCAL lock_timeout = '{}ms'; \
+         SET LOCAL idle_in_transaction_session_timeout = '{}ms'; SET LOCAL jit = off",
+        stricter(session.statement_ms, statement_ms),
+        stricter(session.lock_ms, statement_ms),
+        stricter(session.idle_ms, idle_ms),
+    )
+}
+
+/// The pass's timeouts as a statement, read and set inside the pass: what a pass sends when
+/// its session's limits could not be read at connect ([`consume_begin`] otherwise).
 pub const PASS_TIMEOUTS_SQL: &str = "\
 SELECT set_config(w.name, (CASE WHEN s.ms > 0 AND s.ms < w.want THEN s.ms ELSE w.want END)::text || 'ms', true)
   FROM (VALUES ('statement_timeout', $1::bigint), ('lock_timeout', $1::bigint),
@@ -401,3 +429,33 @@ UNION ALL SELECT set_config('jit', 'off', true)";
 /// plans nor answers a statement for it; `SET LOCAL` ends with the transaction, so a pooler's
 /// next client never sees it.
 pub const RETAIN_BEGIN: &str = "BEGIN; SET LOCAL jit = off";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pass_opens_with_its_limits_unless_the_session_has_stricter_ones() {
+        let none = SessionLimits {
+            statement_ms: 0,
+            lock_ms: 0,
+            idle_ms: 0,
+        };
+        assert_eq!(
+            consume_begin(none, 1000, 6000),
+            "BEGIN; SET LOCAL statement_timeout = '1000ms'; SET LOCAL lock_timeout = '1000ms'; SET LOCAL idle_in_transaction_session_timeout = '6000ms'; SET LOCAL jit = off"
+        );
+        let strict = SessionLimits {
+            statement_ms: 100,
+            lock_ms: 5000,
+            idle_ms: 2000,
+        };
+        let begin = consume_begin(strict, 1000, 6000);
+        assert!(begin.contains("statement_timeout = '100ms'"), "{begin}");
+        assert!(begin.contains("lock_timeout = '1000ms'"), "{begin}");
+        assert!(
+            begin.contains("idle_in_transaction_session_timeout = '2000ms'"),
+            "{begin}"
+        );
+    }
+}
