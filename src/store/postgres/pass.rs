@@ -408,12 +408,10 @@ impl<'a> PgStore<'a> {
     }
 }
 
-/// The backend pid of a direct connection, which `pg_cancel_backend` may target; `None` behind
-/// a pooler (the server listens on another port than the one dialled), where the backend
-/// changes from one transaction to the next.
-/// What a new connection is asked once, in one statement: the server process behind it when
-/// it is direct (its port is the one dialled; `None` behind a pooler), what `pg_cancel_backend`
-/// targets, and the session's limits. Either is `None` when it cannot be read.
+/// What a new connection is asked once, in one statement: the server process behind it when it
+/// is direct, which `pg_cancel_backend` may target (`None` behind a pooler: the server listens
+/// on another port than the one dialled, and the backend changes from one transaction to the
+/// next), and the session's limits. Either is `None` when it cannot be read.
 async fn greet(client: &mut PgClient, url: &DatabaseUrl) -> (Option<i32>, Option<SessionLimits>) {
     let stmt = Stmt {
         sql: format!(

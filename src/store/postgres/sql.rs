@@ -187,11 +187,11 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
                   AND {earlier_blocker})"
     );
     // ... and after locking: no earlier row of the key may be left pending outside this claim
-    // (locked by another relay, or beyond the limit). That can only be when a range skipped a
-    // row: no ripe retry is due at all (locked or not: a plain read sees through locks) and the
-    // rows never retried were taken without a gap (each one's place among the candidates, `rn`,
-    // runs 1..n). Then the whole claim is in order and the check per row is not made (a
-    // one-time condition, tried first); otherwise it is.
+    // (locked by another relay, or beyond the limit). A row is left out only where a range
+    // skipped one. When no ripe retry is due at all (locked or not: a plain read sees through
+    // locks) and the rows never retried were taken without a gap (each one's place among the
+    // candidates, `rn`, runs 1..n), none was, and the check per row is not made (a one-time
+    // condition, tried first); otherwise it is.
     let dtenant = tenant.replace("c.", "d.");
     let in_order = format!(
         "(NOT EXISTS (SELECT 1 FROM {table} d WHERE d.outbox_route = $1 AND d.status = 'pending' AND d.available_at <= $3{dtenant})
