@@ -85,6 +85,17 @@ impl Error {
         })
     }
 
+    /// A statement on the relay's own PostgreSQL client failed while doing `what`.
+    pub fn pg_client(
+        what: impl Into<String>,
+        source: std::sync::Arc<tokio_postgres::Error>,
+    ) -> Self {
+        Error::Db(DbError::PgClient {
+            what: what.into(),
+            source,
+        })
+    }
+
     /// `what` (a stored document, a payload) cannot be read or stored because of `source`.
     pub fn data(
         what: impl Into<String>,

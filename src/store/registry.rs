@@ -41,43 +41,25 @@ pub enum Registry {
 /// heartbeat's client).
 macro_rules! on_backend {
     ($self:ident, $pg:ident, $conn:ident => $pg_call:expr, $mongo:ident => $mongo_call:expr) => {
-        match $self {
-            Registry::Postgres {
-                registry: $pg,
-                url,
-                timeout,
-                conn,
-                ..
-            } => {
-                if conn.is_none() {
-                    *conn = Some(crate::db::connect_pg(url, *timeout).await?);
-                }
-                let $conn = conn.as_mut().expect("connected above");
-                let out = $pg_call.await;
-                if out.is_err() {
-                    *conn = None;
-                }
-                out
-            }
-            Registry::Mongo {
-                registry: $mongo, ..
-            } => $mongo_call.await,
-        }
+        on_backend!(@on $self, conn, command_conn, $pg, $conn => $pg_call, $mongo => $mongo_call)
     };
     // the heartbeat's calls: on its one-batch client instead of the commands' connection
     (heartbeat $self:ident, $pg:ident, $client:ident => $pg_call:expr, $mongo:ident => $mongo_call:expr) => {
+        on_backend!(@on $self, client, heartbeat_client, $pg, $client => $pg_call, $mongo => $mongo_call)
+    };
+    (@on $self:ident, $slot:ident, $open:ident, $pg:ident, $c:ident => $pg_call:expr, $mongo:ident => $mongo_call:expr) => {
         match $self {
             Registry::Postgres {
                 registry: $pg,
                 url,
                 timeout,
-                client,
+                $slot,
                 ..
             } => {
-                let $client = heartbeat_client(client, url, *timeout).await?;
+                let $c = $open($slot, url, *timeout).await?;
                 let out = $pg_call.await;
                 if out.is_err() {
-                    *client = None;
+                    *$slot = None;
                 }
                 out
             }
@@ -157,6 +139,18 @@ impl Registry {
         on_backend!(self, pg, conn => pg.resume(conn, route, tenant, by),
             m => m.resume(route, tenant, by))
     }
+}
+
+/// The commands' connection, opened when there is none.
+async fn command_conn<'c>(
+    conn: &'c mut Option<sqlx::PgConnection>,
+    url: &DatabaseUrl,
+    timeout: Duration,
+) -> Result<&'c mut sqlx::PgConnection, Error> {
+    if conn.is_none() {
+        *conn = Some(crate::db::connect_pg(url, timeout).await?);
+    }
+    Ok(conn.as_mut().expect("connected above"))
 }
 
 /// The heartbeat's client, connected (again) when there is none or it was closed.

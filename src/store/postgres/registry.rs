@@ -12,7 +12,6 @@ use uuid::Uuid;
 use std::sync::Arc;
 
 use crate::Error;
-use crate::db::DbError;
 use crate::db::pg::query;
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::fleet::{
@@ -100,12 +99,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
             ],
             rows: true,
         };
-        let fail = |doing: &str, e: Arc<tokio_postgres::Error>| {
-            Error::Db(DbError::PgClient {
-                what: what(n, doing),
-                source: e,
-            })
-        };
+        let fail = |doing: &str, e| Error::pg_client(what(n, doing), e);
         let rows = match client.run(&stmt).await {
             Ok(Reply::Rows(rows)) => rows,
             Ok(Reply::Count(_)) => Vec::new(),
@@ -143,12 +137,11 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
             values: vec![Value::Text(id.to_owned())],
             rows: false,
         };
-        client.run(&stmt).await.map(drop).map_err(|e| {
-            Error::Db(DbError::PgClient {
-                what: what(&self.names, "stopping a relay in"),
-                source: e,
-            })
-        })
+        client
+            .run(&stmt)
+            .await
+            .map(drop)
+            .map_err(|e| Error::pg_client(what(&self.names, "stopping a relay in"), e))
     }
 
     /// Every relay registered, its state judged by the server.
