@@ -1,6 +1,7 @@
 //! The crate's floors: every `crate::` path between top-level modules of `src/` goes down a
 //! floor, never sideways into a circle or back up. A new top-level module must be given its
-//! floor here. Hermetic: reads the source, needs no server.
+//! floor here. And no file of `src/` or `tests/` grows past 700 lines. Hermetic: reads the
+//! source, needs no server.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -133,6 +134,30 @@ fn imports_only_go_down_the_floors() {
         wrong.is_empty(),
         "imports that go sideways or up a floor (see FLOORS in tests/cli/floors.rs and ../shared/DESIGN.md):\n{}",
         wrong.join("\n")
+    );
+}
+
+/// The longest a file of `src/` or `tests/` may grow: past it, a file holds more than one
+/// thing and is split by what it does.
+const MOST_LINES: usize = 700;
+
+#[test]
+fn no_source_or_test_file_is_over_700_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    rust_files(&root.join("tests"), &mut files);
+    assert!(files.len() > 50, "the walk found too few files: {files:?}");
+    let long: Vec<String> = files
+        .iter()
+        .map(|f| (f, std::fs::read_to_string(f).unwrap().lines().count()))
+        .filter(|(_, n)| *n > MOST_LINES)
+        .map(|(f, n)| format!("{} has {n} lines", f.strip_prefix(root).unwrap().display()))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these files by what they do (at most {MOST_LINES} lines each):\n{}",
+        long.join("\n")
     );
 }
 

@@ -9,6 +9,7 @@ pub mod pass;
 pub mod registry;
 pub mod replay;
 mod rows;
+pub mod session;
 pub mod sql;
 pub mod stage;
 pub mod wake;
@@ -17,8 +18,9 @@ use std::time::Duration;
 
 pub use pass::PgStore;
 pub use rows::{millis_ceil, sort_claim_order};
+pub use session::PASS_TIMEOUTS_SQL;
 pub(crate) use sql::columns;
-pub use sql::{PASS_TIMEOUTS_SQL, PgSql, blocking_rows, claim_sql};
+pub use sql::{PgSql, blocking_rows, claim_sql};
 
 use crate::model::{KeyOrder, Storage};
 use crate::target::RelationSpec;

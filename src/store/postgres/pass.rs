@@ -18,10 +18,8 @@ use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
-use super::rows::{decode_fast, decode_sqlx, millis_ceil, sort_claim_order};
-use super::sql::{
-    PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SESSION_LIMITS_SQL, SessionLimits, consume_begin,
-};
+use super::rows::{claimed, decode_fast, decode_sqlx, millis_ceil, sort_claim_order};
+use super::session::{PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet};
 use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
@@ -408,41 +406,6 @@ impl<'a> PgStore<'a> {
     }
 }
 
-/// What a new connection is asked once, in one statement: the server process behind it when it
-/// is direct, which `pg_cancel_backend` may target (`None` behind a pooler: the server listens
-/// on another port than the one dialled, and the backend changes from one transaction to the
-/// next), and the session's limits. Either is `None` when it cannot be read.
-async fn greet(client: &mut PgClient, url: &DatabaseUrl) -> (Option<i32>, Option<SessionLimits>) {
-    let stmt = Stmt {
-        sql: format!(
-            "SELECT inet_server_port(), pg_backend_pid(), l.* FROM ({}) l",
-            SESSION_LIMITS_SQL
-        )
-        .into(),
-        values: Vec::new(),
-        rows: true,
-    };
-    let Ok(Reply::Rows(rows)) = client.run(&stmt).await else {
-        return (None, None);
-    };
-    let Some(row) = rows.first() else {
-        return (None, None);
-    };
-    let port: Option<i32> = row.try_get(0).ok().flatten();
-    let pid: Option<i32> = row.try_get(1).ok();
-    let dialled = crate::db::pg::dialled_port(url).map(i32::from);
-    let backend = pid.filter(|_| port.is_some() && port == dialled);
-    let limit = |i: usize| row.try_get::<_, i64>(i).ok();
-    let session = (|| {
-        Some(SessionLimits {
-            statement_ms: limit(2)?,
-            lock_ms: limit(3)?,
-            idle_ms: limit(4)?,
-        })
-    })();
-    (backend, session)
-}
-
 impl RelayStore for PgStore<'_> {
     async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError> {
         use sqlx::TransactionManager;
@@ -520,39 +483,14 @@ impl RelayStore for PgStore<'_> {
             } else {
                 self.one(step).await?
             };
-        let reading = |e: String| StoreError::other("reading claimed rows", e);
+        let counts = sql.claim_counts;
         let (mut rows, candidates) = match answer {
             Answer::Fast(Reply::Rows(rows)) => {
-                let candidates: i64 = match (sql.claim_counts, rows.first()) {
-                    (true, Some(r)) => r
-                        .try_get("candidates")
-                        .map_err(|e| reading(e.to_string()))?,
-                    _ => rows.len() as i64,
-                };
-                let out = rows
-                    .iter()
-                    .map(|r| decode_fast(r, &self.opts))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| reading(e.to_string()))?;
-                (out, candidates)
+                claimed(&rows, counts, |r| decode_fast(r, &self.opts))
             }
-            Answer::Rows(rows) => {
-                use sqlx::Row;
-                let candidates: i64 = match (sql.claim_counts, rows.first()) {
-                    (true, Some(r)) => r
-                        .try_get("candidates")
-                        .map_err(|e| reading(e.to_string()))?,
-                    _ => rows.len() as i64,
-                };
-                let out = rows
-                    .iter()
-                    .map(|r| decode_sqlx(r, &self.opts))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| reading(e.to_string()))?;
-                (out, candidates)
-            }
-            _ => (Vec::new(), 0),
-        };
+            Answer::Rows(rows) => claimed(&rows, counts, |r| decode_sqlx(r, &self.opts)),
+            _ => Ok((Vec::new(), 0)),
+        }?;
         sort_claim_order(&mut rows, self.opts.hlc_ordering);
         Ok(Claimed {
             candidates: (candidates as usize).max(rows.len()),

@@ -7,6 +7,7 @@ use sqlx::postgres::PgRow;
 
 use super::PgStoreOptions;
 use crate::model::OutboxRow;
+use crate::store::StoreError;
 
 /// Rounds up to whole milliseconds, never to 0.
 pub fn millis_ceil(d: Duration) -> u64 {
@@ -65,6 +66,46 @@ pub(super) fn decode_fast(
 pub(crate) fn decode_sqlx(r: &PgRow, opts: &PgStoreOptions) -> Result<OutboxRow, sqlx::Error> {
     use sqlx::Row;
     Ok(outbox_row!(r, opts))
+}
+
+/// A claim's rows from either driver: decoded, and how many candidates the claim saw (its
+/// `candidates` column when `counts`, else the rows' number).
+pub(super) fn claimed<R: ClaimRow, E: std::fmt::Display>(
+    rows: &[R],
+    counts: bool,
+    decode: impl Fn(&R) -> Result<OutboxRow, E>,
+) -> Result<(Vec<OutboxRow>, i64), StoreError> {
+    let reading =
+        |e: &dyn std::fmt::Display| StoreError::other("reading claimed rows", e.to_string());
+    let candidates = match (counts, rows.first()) {
+        (true, Some(r)) => r.candidates().map_err(|e| reading(&e))?,
+        _ => rows.len() as i64,
+    };
+    let rows = rows
+        .iter()
+        .map(|r| decode(r).map_err(|e| reading(&e)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((rows, candidates))
+}
+
+/// A row of either driver, as far as a claim's count goes.
+pub(super) trait ClaimRow {
+    type Error: std::fmt::Display;
+    fn candidates(&self) -> Result<i64, Self::Error>;
+}
+
+impl ClaimRow for tokio_postgres::Row {
+    type Error = tokio_postgres::Error;
+    fn candidates(&self) -> Result<i64, Self::Error> {
+        self.try_get("candidates")
+    }
+}
+
+impl ClaimRow for PgRow {
+    type Error = sqlx::Error;
+    fn candidates(&self) -> Result<i64, Self::Error> {
+        sqlx::Row::try_get(self, "candidates")
+    }
 }
 
 #[cfg(test)]

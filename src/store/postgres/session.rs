@@ -1,0 +1,125 @@
+//! How the relay store's connection and transactions open: what a new connection is asked once
+//! ([`greet`]: its backend and the session's limits), and the opening of a consume pass (`BEGIN`
+//! with its timeouts) or of a retain claim's own transaction (`BEGIN` with JIT off).
+
+use crate::db::pgclient::{PgClient, Reply, Stmt};
+use crate::dburl::DatabaseUrl;
+
+/// The limits a session starts with, in ms (0: none), read once when the relay's connection
+/// opens. Behind a transaction pooler a pass may run on another server session than the one
+/// read, but a pool's sessions (one database and role) start from the same settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    pub statement_ms: i64,
+    pub lock_ms: i64,
+    pub idle_ms: i64,
+}
+
+/// What reads [`SessionLimits`]: each setting as `SHOW` prints it (`0`, `1500ms`, `2min`) read
+/// as an interval, from `current_setting`, not from `pg_settings` (a view that builds every
+/// setting of the server).
+pub const SESSION_LIMITS_SQL: &str = "\
+SELECT (extract(epoch FROM current_setting('statement_timeout')::interval) * 1000)::bigint,
+       (extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::bigint,
+       (extract(epoch FROM current_setting('idle_in_transaction_session_timeout')::interval) * 1000)::bigint";
+
+/// How a consume pass opens, as one simple query: `BEGIN`, then the pass's timeouts for its
+/// transaction only (`SET LOCAL`). Each limit is the pass's (`statement_ms` for statements and
+/// locks, `idle_ms` idle in transaction) unless the session already has a stricter (smaller,
+/// non-zero) one; JIT compilation is turned off too (see [`RETAIN_BEGIN`]). A simple query with
+/// no values: the server neither plans nor answers a statement for it.
+pub fn consume_begin(session: SessionLimits, statement_ms: i64, idle_ms: i64) -> String {
+    let stricter = |have: i64, want: i64| if have > 0 && have < want { have } else { want };
+    format!(
+        "BEGIN; SET LOCAL statement_timeout = '{}ms'; SET LOCAL lock_timeout = '{}ms'; \
+         SET LOCAL idle_in_transaction_session_timeout = '{}ms'; SET LOCAL jit = off",
+        stricter(session.statement_ms, statement_ms),
+        stricter(session.lock_ms, statement_ms),
+        stricter(session.idle_ms, idle_ms),
+    )
+}
+
+/// The pass's timeouts as a statement, read and set inside the pass: what a pass sends when
+/// its session's limits could not be read at connect ([`consume_begin`] otherwise).
+pub const PASS_TIMEOUTS_SQL: &str = "\
+SELECT set_config(w.name, (CASE WHEN s.ms > 0 AND s.ms < w.want THEN s.ms ELSE w.want END)::text || 'ms', true)
+  FROM (VALUES ('statement_timeout', $1::bigint), ('lock_timeout', $1::bigint),
+               ('idle_in_transaction_session_timeout', $2::bigint)) w(name, want),
+       LATERAL (SELECT (extract(epoch FROM current_setting(w.name)::interval) * 1000)::bigint AS ms) s
+UNION ALL SELECT set_config('jit', 'off', true)";
+
+/// How a retain claim's own transaction opens: JIT compilation off, as a consume pass turns it
+/// off with its timeouts (the claim's cost estimate grows with the table: a strict claim passed
+/// the default `jit_above_cost` at 200,000 rows, and compiling it took about 45 ms for a
+/// statement that runs in one or two). One simple query with no values, so the server neither
+/// plans nor answers a statement for it; `SET LOCAL` ends with the transaction, so a pooler's
+/// next client never sees it.
+pub const RETAIN_BEGIN: &str = "BEGIN; SET LOCAL jit = off";
+
+/// What a new connection is asked once, in one statement: the server process behind it when it
+/// is direct, which `pg_cancel_backend` may target (`None` behind a pooler: the server listens
+/// on another port than the one dialled, and the backend changes from one transaction to the
+/// next), and the session's limits. Either is `None` when it cannot be read.
+pub(super) async fn greet(
+    client: &mut PgClient,
+    url: &DatabaseUrl,
+) -> (Option<i32>, Option<SessionLimits>) {
+    let stmt = Stmt {
+        sql: format!(
+            "SELECT inet_server_port(), pg_backend_pid(), l.* FROM ({}) l",
+            SESSION_LIMITS_SQL
+        )
+        .into(),
+        values: Vec::new(),
+        rows: true,
+    };
+    let Ok(Reply::Rows(rows)) = client.run(&stmt).await else {
+        return (None, None);
+    };
+    let Some(row) = rows.first() else {
+        return (None, None);
+    };
+    let port: Option<i32> = row.try_get(0).ok().flatten();
+    let pid: Option<i32> = row.try_get(1).ok();
+    let dialled = crate::db::pg::dialled_port(url).map(i32::from);
+    let backend = pid.filter(|_| port.is_some() && port == dialled);
+    let limit = |i: usize| row.try_get::<_, i64>(i).ok();
+    let session = (|| {
+        Some(SessionLimits {
+            statement_ms: limit(2)?,
+            lock_ms: limit(3)?,
+            idle_ms: limit(4)?,
+        })
+    })();
+    (backend, session)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pass_opens_with_its_limits_unless_the_session_has_stricter_ones() {
+        let none = SessionLimits {
+            statement_ms: 0,
+            lock_ms: 0,
+            idle_ms: 0,
+        };
+        assert_eq!(
+            consume_begin(none, 1000, 6000),
+            "BEGIN; SET LOCAL statement_timeout = '1000ms'; SET LOCAL lock_timeout = '1000ms'; SET LOCAL idle_in_transaction_session_timeout = '6000ms'; SET LOCAL jit = off"
+        );
+        let strict = SessionLimits {
+            statement_ms: 100,
+            lock_ms: 5000,
+            idle_ms: 2000,
+        };
+        let begin = consume_begin(strict, 1000, 6000);
+        assert!(begin.contains("statement_timeout = '100ms'"), "{begin}");
+        assert!(begin.contains("lock_timeout = '1000ms'"), "{begin}");
+        assert!(
+            begin.contains("idle_in_transaction_session_timeout = '2000ms'"),
+            "{begin}"
+        );
+    }
+}
