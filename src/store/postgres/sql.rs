@@ -61,8 +61,20 @@ pub(crate) fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
 /// and `inspect blocked`.
 pub fn blocking_rows(alias: &str) -> String {
     format!(
-        "{alias}.ordering_key <> '' AND ({alias}.status IN ('processing', 'failed') OR ({alias}.status = 'pending' AND {alias}.available_at > $3))"
+        "{alias}.ordering_key <> '' AND ({alias}.status IN ('processing', 'failed') OR ({alias}.status = 'pending' AND {alias}.available_at IS NOT NULL AND {alias}.available_at > $3))"
     )
+}
+
+/// A pending row whose retry is due (`$3` is now). `available_at IS NOT NULL` changes no result
+/// (`<=` is false on NULL) but gives PostgreSQL an estimate it can make without knowing `$3`:
+/// the column's share of NULLs, large since retries are rare. So a named statement's generic
+/// plan (`prepared_statements: true`) reads the claim index's range as a custom plan does, and
+/// PostgreSQL keeps that plan instead of planning every execution. Without it the range is
+/// estimated at a third of the table, and the generic plan seq-scans and sorts (about 25 ms
+/// against 1 ms for a strict claim on 20,000 rows); [`blocking_rows`] says the same of the
+/// retries not yet due.
+fn due(alias: &str) -> String {
+    format!("{alias}.available_at IS NOT NULL AND {alias}.available_at <= $3")
 }
 
 /// The claim's check of the route pauses table (`outbox.registry`): empty without one. An
@@ -194,8 +206,9 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     // condition, tried first); otherwise it is.
     let dtenant = tenant.replace("c.", "d.");
     let in_order = format!(
-        "(NOT EXISTS (SELECT 1 FROM {table} d WHERE d.outbox_route = $1 AND d.status = 'pending' AND d.available_at <= $3{dtenant})
-              AND (SELECT count(*) = coalesce(max(rn), 0) FROM fresh))"
+        "(NOT EXISTS (SELECT 1 FROM {table} d WHERE d.outbox_route = $1 AND d.status = 'pending' AND {}{dtenant})
+              AND (SELECT count(*) = coalesce(max(rn), 0) FROM fresh))",
+        due("d")
     );
     let kept = format!(
         "NULLIF(r.ordering_key, '') IS NULL OR {in_order} OR NOT EXISTS (
@@ -235,11 +248,12 @@ pub fn claim_sql(table: &QualifiedName, opts: &PgStoreOptions) -> String {
     // tells the planner so.
     let outer = index_order.replace("c.", "cand.");
     let paused = not_paused(opts);
+    let due = due("c");
     let ctes = format!(
         "WITH {blockers},
 ripe AS (
     SELECT {ripe_cols} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{held_back}{paused}
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND {due}{tenant}{held_back}{paused}
      ORDER BY {order} LIMIT $2 FOR UPDATE SKIP LOCKED),
 fresh AS (
     SELECT {fresh_cols} FROM (
@@ -255,7 +269,7 @@ ranked AS (SELECT * FROM ripe UNION ALL SELECT * FROM fresh LIMIT $2)"
         Storage::Retain => format!(
             "{ctes},
 picked AS (SELECT r.id FROM ranked r WHERE {kept})
-UPDATE {table} t SET status = 'processing', processing_at = $3 FROM picked WHERE t.id = picked.id
+UPDATE {table} t SET status = 'processing', processing_at = $3 WHERE t.id = ANY (ARRAY(SELECT id FROM picked))
 RETURNING {}, (SELECT count(*) FROM ranked) AS candidates",
             columns(opts, "t.")
         ),
@@ -286,11 +300,12 @@ fn best_effort_claim(table: &QualifiedName, opts: &PgStoreOptions) -> String {
         ("c.created_at, c.id", "c.available_at, c.created_at")
     };
     let paused = not_paused(opts);
+    let due = due("c");
     let ranges = |cols: &str| {
         format!(
             "WITH ripe AS (
     SELECT {cols} FROM {table} c
-     WHERE c.outbox_route = $1 AND c.status = 'pending' AND c.available_at <= $3{tenant}{paused}
+     WHERE c.outbox_route = $1 AND c.status = 'pending' AND {due}{tenant}{paused}
      ORDER BY {ripe_order} LIMIT $2 FOR UPDATE SKIP LOCKED),
 fresh AS (
     SELECT {cols} FROM {table} c
@@ -298,6 +313,10 @@ fresh AS (
      ORDER BY {fresh_order} LIMIT $2 - (SELECT count(*) FROM ripe) FOR UPDATE SKIP LOCKED)"
         )
     };
+    // Retain updates the claimed rows by `id = ANY (ARRAY(…))`, a probe of the primary key
+    // whatever the ranges are estimated at. A join would be estimated from `LIMIT $2`, which a
+    // generic plan (named statements) takes for a tenth of the ranges: it hash-joined the whole
+    // table (6 ms against 1.5 ms on 20,000 rows), so PostgreSQL planned every execution anew.
     match opts.storage {
         Storage::Consume => format!(
             "{}\nSELECT * FROM ripe UNION ALL SELECT * FROM fresh",
@@ -306,7 +325,7 @@ fresh AS (
         Storage::Retain => format!(
             "{}
 UPDATE {table} t SET status = 'processing', processing_at = $3
-  FROM (SELECT id FROM ripe UNION ALL SELECT id FROM fresh LIMIT $2) p WHERE t.id = p.id
+ WHERE t.id = ANY (ARRAY(SELECT id FROM ripe UNION ALL SELECT id FROM fresh LIMIT $2))
 RETURNING {}",
             ranges("c.id"),
             columns(opts, "t.")
