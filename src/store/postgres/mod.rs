@@ -9,7 +9,7 @@ pub mod pass;
 pub mod registry;
 pub mod replay;
 mod rows;
-pub mod session;
+mod session;
 pub mod sql;
 pub mod stage;
 pub mod wake;

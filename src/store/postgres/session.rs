@@ -1,5 +1,5 @@
 //! How the relay store's connection and transactions open: what a new connection is asked once
-//! ([`greet`]: its backend and the session's limits), and the opening of a consume pass (`BEGIN`
+//! (`greet`: its backend and the session's limits), and the opening of a consume pass (`BEGIN`
 //! with its timeouts) or of a retain claim's own transaction (`BEGIN` with JIT off).
 
 use crate::db::pgclient::{PgClient, Reply, Stmt};
@@ -40,7 +40,7 @@ pub fn consume_begin(session: SessionLimits, statement_ms: i64, idle_ms: i64) ->
 }
 
 /// The pass's timeouts as a statement, read and set inside the pass: what a pass sends when
-/// its session's limits could not be read at connect ([`consume_begin`] otherwise).
+/// its session's limits could not be read at connect (`consume_begin` otherwise).
 pub const PASS_TIMEOUTS_SQL: &str = "\
 SELECT set_config(w.name, (CASE WHEN s.ms > 0 AND s.ms < w.want THEN s.ms ELSE w.want END)::text || 'ms', true)
   FROM (VALUES ('statement_timeout', $1::bigint), ('lock_timeout', $1::bigint),
