@@ -56,7 +56,7 @@ async fn explain_claim(
     hlc: bool,
     key_order: KeyOrder,
 ) -> Value {
-    let sql = claim_text(t, storage, hlc, key_order);
+    let sql = claim_text(t, storage, hlc, key_order, None);
     sqlx::raw_sql("BEGIN").execute(&mut *conn).await.unwrap();
     let plan = sqlx::query_scalar(&format!(
         "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) {sql}"
@@ -71,20 +71,27 @@ async fn explain_claim(
     plan
 }
 
-/// The claim's text for an outbox that is not tenant-aware and has no pauses table.
-fn claim_text(t: &str, storage: Storage, hlc: bool, key_order: KeyOrder) -> String {
+/// The claim's text; `pauses`: tenant-aware (`$4` the tenant) and reading that pauses table,
+/// else neither.
+fn claim_text(
+    t: &str,
+    storage: Storage,
+    hlc: bool,
+    key_order: KeyOrder,
+    pauses: Option<&str>,
+) -> String {
     let opts = PgStoreOptions {
         relation: RelationSpec::parse("relation", t).unwrap(),
         delivery_log: None,
         storage,
         hlc_ordering: hlc,
         propagate_trace: false,
-        tenant_aware: false,
+        tenant_aware: pauses.is_some(),
         key_order,
         pass_statement_timeout: Duration::from_secs(1),
         pass_deadline: Duration::from_secs(5),
         prepared_statements: false,
-        pauses: None,
+        pauses: pauses.map(|p| outboxctl::target::QualifiedName::parse("pauses", p).unwrap()),
     };
     outboxctl::store::postgres::claim_sql(
         &outboxctl::target::QualifiedName::parse("r", t).unwrap(),
@@ -96,7 +103,8 @@ fn claim_text(t: &str, storage: Storage, hlc: bool, key_order: KeyOrder) -> Stri
 /// route's, limit's and time's values, once it costs no more than the custom plans: that plan
 /// must read the claim index as a custom plan does, never the whole table (a sequential scan,
 /// or a hash join over it, was the generic plan before due retries said `IS NOT NULL` and
-/// retain updated by `id = ANY (ARRAY(…))`: 6–25 ms a claim instead of 1–2).
+/// retain updated by `id = ANY (ARRAY(…))`: 6–25 ms a claim instead of 1–2). Each shape
+/// plain, and tenant-aware reading the route pauses table.
 #[tokio::test]
 async fn a_claims_generic_plan_reads_the_index_not_the_table() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
@@ -106,41 +114,55 @@ async fn a_claims_generic_plan_reads_the_index_not_the_table() {
     sqlx::raw_sql(&format!(
         "UPDATE {t} SET available_at = now() + interval '1 hour', attempts = 1 WHERE (payload->>'n')::int % 400 = 0;
          UPDATE {t} SET available_at = now() - interval '1 minute', attempts = 1 WHERE (payload->>'n')::int % 997 = 0;
+         UPDATE {t} SET tenant_id = '00000000-0000-0000-0000-0000000000a1' WHERE (payload->>'n')::int % 2 = 0;
          ANALYZE {t};"
     ))
     .execute(&mut conn)
     .await
     .unwrap();
-    for storage in [Storage::Retain, Storage::Consume] {
-        for hlc in [false, true] {
-            for key_order in [KeyOrder::BestEffort, KeyOrder::Strict] {
-                let sql = claim_text(&t, storage, hlc, key_order);
-                sqlx::raw_sql(&format!(
-                    "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan;
-                     PREPARE generic_claim(text, bigint, timestamptz) AS {sql}"
-                ))
+    let pauses = schema.rel("outbox_relays_pauses");
+    let shapes = [Storage::Retain, Storage::Consume]
+        .into_iter()
+        .flat_map(|storage| {
+            [false, true].into_iter().flat_map(move |hlc| {
+                [KeyOrder::BestEffort, KeyOrder::Strict]
+                    .into_iter()
+                    .map(move |key_order| (storage, hlc, key_order))
+            })
+        });
+    for (storage, hlc, key_order) in shapes {
+        for pauses in [None, Some(pauses.as_str())] {
+            let sql = claim_text(&t, storage, hlc, key_order, pauses);
+            let (types, tenant) = match pauses {
+                None => ("", ""),
+                Some(_) => (", uuid", ", '00000000-0000-0000-0000-0000000000a1'"),
+            };
+            sqlx::raw_sql(&format!(
+                "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan;
+                 PREPARE generic_claim(text, bigint, timestamptz{types}) AS {sql}"
+            ))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+            let plan: Value = sqlx::query_scalar(&format!(
+                "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) EXECUTE generic_claim('orders', 100, now(){tenant})"
+            ))
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+            sqlx::raw_sql("ROLLBACK; DEALLOCATE generic_claim")
                 .execute(&mut conn)
                 .await
                 .unwrap();
-                let plan: Value = sqlx::query_scalar(
-                    "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) EXECUTE generic_claim('orders', 100, now())",
-                )
-                .fetch_one(&mut conn)
-                .await
-                .unwrap();
-                sqlx::raw_sql("ROLLBACK; DEALLOCATE generic_claim")
-                    .execute(&mut conn)
-                    .await
-                    .unwrap();
-                let mut scans = Vec::new();
-                collect_scans(&plan[0]["Plan"], &mut scans);
-                let read: f64 = scans.iter().map(|s| s.2).sum();
-                let case = format!("{storage}, hlc={hlc}, {key_order:?}");
-                assert!(
-                    scans.iter().all(|(node, _, _)| node != "Seq Scan") && read < 2_000.0,
-                    "{case}: the generic plan read {read} rows: {scans:?}"
-                );
-            }
+            let mut scans = Vec::new();
+            collect_scans(&plan[0]["Plan"], &mut scans);
+            let read: f64 = scans.iter().map(|s| s.2).sum();
+            let case =
+                format!("{storage}, hlc={hlc}, {key_order:?}, tenant and pauses: {pauses:?}");
+            assert!(
+                scans.iter().all(|(node, _, _)| node != "Seq Scan") && read < 2_000.0,
+                "{case}: the generic plan read {read} rows: {scans:?}"
+            );
         }
     }
 }
