@@ -8,7 +8,6 @@ use clap_complete::Shell;
 
 use super::{Cli, Ctx};
 use crate::Error;
-use crate::exit_code;
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
@@ -43,10 +42,10 @@ pub fn file_name(shell: Shell) -> &'static str {
     }
 }
 
-pub fn completions(ctx: &Ctx, args: CompletionsArgs) -> anyhow::Result<u8> {
+pub fn completions(ctx: &Ctx, args: CompletionsArgs) -> anyhow::Result<()> {
     ctx.out
         .data(&String::from_utf8_lossy(&completion_script(args.shell)));
-    Ok(exit_code::OK)
+    Ok(())
 }
 
 fn render(cmd: clap::Command) -> Result<Vec<u8>, Error> {
@@ -57,11 +56,11 @@ fn render(cmd: clap::Command) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
-pub fn man(ctx: &Ctx, args: ManArgs) -> anyhow::Result<u8> {
+pub fn man(ctx: &Ctx, args: ManArgs) -> anyhow::Result<()> {
     let cmd = Cli::command();
     let Some(dir) = args.out else {
         ctx.out.data(&String::from_utf8_lossy(&render(cmd)?));
-        return Ok(exit_code::OK);
+        return Ok(());
     };
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
@@ -76,5 +75,5 @@ pub fn man(ctx: &Ctx, args: ManArgs) -> anyhow::Result<u8> {
             .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
         ctx.out.data(&format!("wrote {}", path.display()));
     }
-    Ok(exit_code::OK)
+    Ok(())
 }

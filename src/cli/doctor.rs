@@ -5,7 +5,6 @@ use clap::Args;
 
 use super::Ctx;
 use crate::duration::Dur;
-use crate::exit_code;
 use crate::ops::doctor::{self, DoctorOptions, DoctorReport, Level};
 
 #[derive(Debug, Args)]
@@ -24,7 +23,7 @@ pub struct DoctorArgs {
     pub max_xmin_xids: u64,
 }
 
-pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
     let options = DoctorOptions {
         max_pending_age: args.max_pending_age.0,
         connect_timeout: ctx.connect_timeout,
@@ -49,7 +48,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<u8> {
         ))
         .into());
     }
-    Ok(exit_code::OK)
+    Ok(())
 }
 
 /// Prints the checks.

@@ -7,7 +7,6 @@ use clap::Args;
 use uuid::Uuid;
 
 use super::Ctx;
-use crate::exit_code;
 use crate::ops::emit::{self, Emit, EmitError, EmitReport};
 
 #[derive(Debug, Args)]
@@ -64,7 +63,7 @@ fn read_payload(arg: &str) -> Result<String, EmitError> {
     emit::payload(&text)
 }
 
-pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<()> {
     let mut request = Emit {
         route: args.route,
         event_type: args.event_type,
@@ -90,7 +89,7 @@ pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<u8> {
         .await?;
     bar.finish_and_clear();
     print(ctx, &request.route, &report);
-    Ok(exit_code::OK)
+    Ok(())
 }
 
 fn print(ctx: &Ctx, route: &str, r: &EmitReport) {

@@ -5,7 +5,6 @@ use clap::Subcommand;
 
 use super::Ctx;
 use crate::Error;
-use crate::exit_code;
 use crate::hlc::MAX_DRIFT_MS;
 use crate::store::ops::OpsStore;
 
@@ -15,7 +14,7 @@ pub enum HlcCommand {
     Show,
 }
 
-pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<()> {
     let mut outboxes = ctx.backend().outboxes(None).await?;
     if outboxes.is_empty() {
         return Err(Error::NotConfigured("no outbox configured").into());
@@ -34,12 +33,12 @@ pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
             "ahead_of_wall_clock_ms": ahead_ms,
             "too_far_ahead": ahead_ms.is_some_and(|a| a > MAX_DRIFT_MS as i64),
         }));
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     if rows.is_empty() {
         ctx.out
             .note("the checkpoint has no marks yet (created on the first stamped flush)");
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     let mut t = super::output::table();
     t.set_header(["node key", "hlc (packed)", "physical (UTC)", "logical"]);
@@ -72,5 +71,5 @@ pub async fn run(ctx: &Ctx, _cmd: HlcCommand) -> anyhow::Result<u8> {
             ctx.out.warn("the mark is more than 5 minutes ahead of the wall clock: every new stamp will carry it forward");
         }
     }
-    Ok(exit_code::OK)
+    Ok(())
 }

@@ -13,7 +13,6 @@ use super::Ctx;
 use crate::Error;
 use crate::config::template::Answers;
 use crate::dburl::{Backend, DatabaseUrl};
-use crate::exit_code;
 use crate::model::Storage;
 
 #[derive(Debug, Args)]
@@ -36,7 +35,7 @@ fn ask_error(e: dialoguer::Error) -> Error {
     Error::Refused(format!("no answer: {e}"))
 }
 
-pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
     if args.path.exists() && !args.force {
         return Err(Error::Refused(format!(
             "{} exists; pass --force to overwrite it",
@@ -142,5 +141,5 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<u8> {
             Err(e) => ctx.out.warn(&format!("could not connect: {e}")),
         }
     }
-    Ok(exit_code::OK)
+    Ok(())
 }

@@ -7,7 +7,6 @@ use uuid::Uuid;
 
 use super::Ctx;
 use crate::duration::{Dur, age};
-use crate::exit_code;
 use crate::ops::failure_groups::FailureGroup;
 use crate::ops::inspect::{EventReport, Inspector, Page, RowNarrowing};
 use crate::store::ops::{BlockedKey, ListStatus, RouteSummary, RowView};
@@ -107,12 +106,12 @@ impl From<&ListArgs> for Page {
     }
 }
 
-pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<()> {
     let command = args.command.take().unwrap_or(InspectCommand::Summary);
     if let InspectCommand::Relays = command {
         let relays = crate::ops::fleet::relays(&ctx.config, ctx.connect_timeout).await?;
         print_relays(ctx, &relays);
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     let mut inspector =
         Inspector::open(&ctx.config, ctx.connect_timeout, args.route, args.tenant).await?;
@@ -145,7 +144,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<u8> {
         InspectCommand::Event { event_id } => print_event(ctx, &inspector.event(event_id).await?),
         InspectCommand::Relays => unreachable!("served above"),
     }
-    Ok(exit_code::OK)
+    Ok(())
 }
 
 fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) {

@@ -10,7 +10,6 @@ use serde::Serialize;
 use super::Ctx;
 use crate::dburl::Backend;
 use crate::duration::Dur;
-use crate::exit_code;
 use crate::ops::migrate::Migration;
 use crate::schema::plan::{self, MigrationPlan, Problem};
 use crate::schema::postgres::LockPolicy;
@@ -56,7 +55,7 @@ struct MigrateReport<'a> {
     problems: &'a [Problem],
 }
 
-pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
     let apply = !(args.dry_run || args.check);
     let mut migration = Migration::plan(
         &ctx.config,
@@ -142,7 +141,7 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<u8> {
 
 /// A failed check (exit 1) when `--check` found steps missing or the plan holds problems
 /// migrate cannot fix; they are printed already, the error line sums them up.
-fn verdict(target: &str, missing: usize, problems: usize) -> anyhow::Result<u8> {
+fn verdict(target: &str, missing: usize, problems: usize) -> anyhow::Result<()> {
     let mut found = Vec::new();
     if missing > 0 {
         found.push(format!("{missing} step(s) missing"));
@@ -151,7 +150,7 @@ fn verdict(target: &str, missing: usize, problems: usize) -> anyhow::Result<u8> 
         found.push(format!("{problems} problem(s) migrate cannot fix"));
     }
     if found.is_empty() {
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     Err(crate::Error::CheckFailed(format!("schema of {target}: {}", found.join(", "))).into())
 }

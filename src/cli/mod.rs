@@ -112,22 +112,10 @@ where
     let handles_signals = matches!(&cli.command, Command::Relay(r) if r.mode.run_loop);
     let code = runtime.block_on(async {
         if handles_signals {
-            return match dispatch(cli).await {
-                Ok(code) => code,
-                Err(e) => {
-                    eprintln!("error: {}", scrub(crate::error::one_line(e.as_ref())));
-                    crate::error::exit_code_of(e.as_ref())
-                }
-            };
+            return exit_code_of(dispatch(cli).await);
         }
         tokio::select! {
-            result = dispatch(cli) => match result {
-                Ok(code) => code,
-                Err(e) => {
-                    eprintln!("error: {}", scrub(crate::error::one_line(e.as_ref())));
-                    crate::error::exit_code_of(e.as_ref())
-                }
-            },
+            result = dispatch(cli) => exit_code_of(result),
             _ = tokio::signal::ctrl_c() => {
                 eprintln!("interrupted");
                 exit_code::INTERRUPTED
@@ -140,6 +128,18 @@ where
         crate::telemetry::shutdown();
     }
     exit_code::to_process(code)
+}
+
+/// The one place a command's outcome becomes an exit code: a failure is printed on one line
+/// (secrets scrubbed) and its type picks the code.
+fn exit_code_of(result: anyhow::Result<()>) -> u8 {
+    match result {
+        Ok(()) => exit_code::OK,
+        Err(e) => {
+            eprintln!("error: {}", scrub(crate::error::one_line(e.as_ref())));
+            crate::error::exit_code_of(e.as_ref())
+        }
+    }
 }
 
 /// Logs go to stderr: `RUST_LOG` if set, else info (warn with `-q`, debug with `-v`).
@@ -182,7 +182,7 @@ fn overrides(global: &GlobalArgs, target: &TargetArgs, backend: Option<Backend>)
     }
 }
 
-async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+async fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let Cli {
         global,
         target,

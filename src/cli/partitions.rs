@@ -5,7 +5,6 @@ use clap::{Args, Subcommand};
 
 use super::Ctx;
 use crate::duration::Dur;
-use crate::exit_code;
 use crate::ops::partitions::{self as ops, DayResult, DeliveryLog};
 use crate::schema::partitions::{Bound, DayAction};
 use crate::schema::postgres::LockPolicy;
@@ -71,7 +70,7 @@ impl LockArgs {
     }
 }
 
-pub async fn run(ctx: &Ctx, cmd: PartitionsCommand) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, cmd: PartitionsCommand) -> anyhow::Result<()> {
     let mut log = ops::open(&ctx.config, ctx.connect_timeout).await?;
     match cmd {
         PartitionsCommand::List => list(ctx, &mut log).await,
@@ -81,11 +80,11 @@ pub async fn run(ctx: &Ctx, cmd: PartitionsCommand) -> anyhow::Result<u8> {
     }
 }
 
-async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<u8> {
+async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<()> {
     let listing = log.list(ctx.config.partitions.ahead_days).await?;
     if ctx.out.is_json() {
         ctx.out.json(&listing);
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     let mut table = super::output::table();
     table.set_header([
@@ -117,7 +116,7 @@ async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<u8> {
         text.push_str(&format!("\n{note}"));
     }
     ctx.out.data(&text);
-    Ok(exit_code::OK)
+    Ok(())
 }
 
 fn human_bytes(b: i64) -> String {
@@ -129,7 +128,7 @@ fn human_bytes(b: i64) -> String {
     }
 }
 
-async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> anyhow::Result<u8> {
+async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> anyhow::Result<()> {
     let days = args.days.unwrap_or(ctx.config.partitions.ahead_days);
     let bar = ctx
         .out
@@ -164,14 +163,17 @@ async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> any
             ));
         }
     }
-    Ok(if problems > 0 {
-        exit_code::CHECK_FAILED
-    } else {
-        exit_code::OK
-    })
+    if problems > 0 {
+        return Err(crate::Error::CheckFailed(format!(
+            "partitions add-ahead: {problems} day(s) of {} skipped or in conflict (see above)",
+            report.log
+        ))
+        .into());
+    }
+    Ok(())
 }
 
-async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyhow::Result<u8> {
+async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyhow::Result<()> {
     let keep = args.keep_days.unwrap_or(ctx.config.partitions.keep_days);
     let plan = log.plan_drop(keep);
     let cutoff = plan.cutoff.format("%Y-%m-%d");
@@ -184,7 +186,7 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
                 plan.log
             ));
         }
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     if args.dry_run {
         if ctx.out.is_json() {
@@ -194,7 +196,7 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
                 ctx.out.data(&statement);
             }
         }
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     let names = &plan.would_drop;
     super::confirm::confirm(
@@ -224,14 +226,18 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
                 .data(&format!("gave up: {}: {}", g.partition, g.reason));
         }
     }
-    Ok(if report.gave_up.is_empty() {
-        exit_code::OK
-    } else {
-        exit_code::LOCK_BUSY
-    })
+    if !report.gave_up.is_empty() {
+        return Err(crate::Error::LockBusy(format!(
+            "partitions drop-expired: gave up on {} partition(s) of {}, their locks stayed busy",
+            report.gave_up.len(),
+            plan.log
+        ))
+        .into());
+    }
+    Ok(())
 }
 
-async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Result<u8> {
+async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Result<()> {
     let min_ahead = args.min_ahead.unwrap_or(ctx.config.partitions.ahead_days);
     let fix = args.fix.then(|| args.lock.policy(ctx));
     let report = log
@@ -255,9 +261,13 @@ async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Re
             ctx.out.data(&format!("problem: {}: {f}", report.log));
         }
     }
-    Ok(if report.ok {
-        exit_code::OK
-    } else {
-        exit_code::CHECK_FAILED
-    })
+    if !report.ok {
+        return Err(crate::Error::CheckFailed(format!(
+            "partitions check: {} problem(s) in {}",
+            report.findings.len(),
+            report.log
+        ))
+        .into());
+    }
+    Ok(())
 }

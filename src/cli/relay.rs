@@ -70,7 +70,7 @@ impl RelayArgs {
     }
 }
 
-pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     let mut warn = |w: &str| ctx.out.warn(w);
     let Assembled {
         mut relay,
@@ -94,14 +94,19 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
             heartbeat.stop(serve::HEARTBEAT_STOP_WITHIN).await;
         }
         print_summary(ctx, &stats, to_stdout);
-        let ok = stats
-            .iter()
-            .all(|s| s.failed_passes == 0 && s.failed == 0 && s.destination_down.is_none());
-        return Ok(if ok {
-            exit_code::OK
-        } else {
-            exit_code::CHECK_FAILED
-        });
+        let mut troubled: Vec<&str> = (stats.iter())
+            .filter(|s| s.failed_passes > 0 || s.failed > 0 || s.destination_down.is_some())
+            .map(|s| s.route.as_str())
+            .collect();
+        troubled.dedup();
+        if !troubled.is_empty() {
+            return Err(crate::Error::CheckFailed(format!(
+                "relay --once: failed rows, failed passes or a destination down on {} (see the summary)",
+                troubled.join(", ")
+            ))
+            .into());
+        }
+        return Ok(());
     }
     let options = args.loop_options();
     let serving = serve::start(
@@ -122,7 +127,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<u8> {
     } else {
         print_summary(ctx, &stats, true);
     }
-    Ok(exit_code::OK)
+    Ok(())
 }
 
 /// SIGTERM or SIGINT starts the drain; a second one exits at once with 130.

@@ -9,7 +9,6 @@ use uuid::Uuid;
 
 use super::Ctx;
 use super::confirm::confirm;
-use crate::exit_code;
 use crate::model::rfc3339;
 use crate::ops::replay as ops;
 use crate::replay::request::{Prepared, Request, parse_hlc, parse_rate, parse_time};
@@ -96,7 +95,7 @@ impl ReplayArgs {
     }
 }
 
-pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
     let plan = match replay::request::prepare(&ctx.config, args.request())? {
         Prepared::Replay(plan) => plan,
         Prepared::NothingKept => return nothing_kept(ctx, &args).await,
@@ -123,14 +122,14 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
     };
     let Some(to) = to.as_mut().filter(|_| !args.dry_run) else {
         report(ctx, &counted.unwrap_or_default(), None, started, None, true);
-        return Ok(exit_code::OK);
+        return Ok(());
     };
     if let Some(tally) = &counted {
         if tally.count == 0 {
             ctx.out
                 .note("nothing to replay: no delivered event matches");
             report(ctx, tally, Some(to.shown()), started, None, false);
-            return Ok(exit_code::OK);
+            return Ok(());
         }
         if tally.count > CONFIRM_ABOVE {
             let (n, routes, shown) = (tally.count, tally.per_route(), to.shown());
@@ -149,7 +148,7 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<u8> {
     match outcome {
         Ok(tally) => {
             report(ctx, &tally, Some(to.shown()), started, None, false);
-            Ok(exit_code::OK)
+            Ok(())
         }
         Err(stopped) => {
             let resume = stopped.resume(args.after.as_deref());
@@ -229,12 +228,12 @@ fn report(
 
 /// Consume storage: delivered rows are gone. Says what keeps events instead; with
 /// `--event-id … --dry-run`, looks them up in the delivery log to prove delivery.
-async fn nothing_kept(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<u8> {
+async fn nothing_kept(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<()> {
     let (ids, tenant) = (&args.event_ids, args.tenant);
     let proof = ops::delivered(&ctx.config, ctx.connect_timeout, tenant, ids, args.dry_run).await?;
     if ctx.out.is_json() {
         ctx.out.json(&proof);
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     let mut table = super::output::table();
     table.set_header(vec!["event", "route", "row id", "delivered at"]);
@@ -255,5 +254,5 @@ async fn nothing_kept(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<u8> {
     }
     ctx.out.data(&table.to_string());
     ctx.out.note(&proof.reason);
-    Ok(exit_code::OK)
+    Ok(())
 }

@@ -6,7 +6,6 @@ use uuid::Uuid;
 
 use super::Ctx;
 use super::inspect::FilterArgs;
-use crate::exit_code;
 pub use crate::ops::requeue::Action;
 use crate::ops::requeue::{FailedRows, FailedRowsReport, Selection};
 
@@ -58,7 +57,7 @@ impl From<&FailedRowsArgs> for Selection {
     }
 }
 
-pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Result<()> {
     let (rows, picked) =
         FailedRows::select(&ctx.config, ctx.connect_timeout, &(&args).into(), action).await?;
     for group in picked.empty_groups() {
@@ -68,7 +67,7 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
     }
     if args.dry_run || picked.ids.is_empty() {
         report(ctx, &picked.plan(action));
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     let what = match action {
         Action::Requeue => format!(
@@ -94,7 +93,7 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
         ))
         .into());
     }
-    Ok(exit_code::OK)
+    Ok(())
 }
 
 fn report(ctx: &Ctx, r: &FailedRowsReport) {

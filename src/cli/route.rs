@@ -6,7 +6,6 @@ use clap::Subcommand;
 use uuid::Uuid;
 
 use super::Ctx;
-use crate::exit_code;
 use crate::ops::fleet::{self, RouteRef, RouteState};
 
 #[derive(Debug, Subcommand)]
@@ -39,7 +38,7 @@ pub enum RouteCommand {
     },
 }
 
-pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<()> {
     match cmd {
         RouteCommand::Pause {
             route,
@@ -86,7 +85,7 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<u8> {
             print_routes(ctx, &rows);
         }
     }
-    Ok(exit_code::OK)
+    Ok(())
 }
 
 fn print_routes(ctx: &Ctx, rows: &[RouteState]) {

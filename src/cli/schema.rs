@@ -5,7 +5,6 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::Ctx;
 use crate::dburl::Backend;
-use crate::exit_code;
 use crate::schema::desired::Extras;
 use crate::schema::{MongoSchema, PgSchema};
 
@@ -38,7 +37,7 @@ pub enum Part {
     All,
 }
 
-pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
+pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<()> {
     let SchemaCommand::Print(args) = cmd;
     let has = |p: Part| args.with.contains(&p) || args.with.contains(&Part::All);
     let extras = Extras {
@@ -87,5 +86,5 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<u8> {
     } else {
         ctx.out.data(&text);
     }
-    Ok(exit_code::OK)
+    Ok(())
 }

@@ -7,7 +7,6 @@ use clap::{Args, Subcommand};
 use super::Ctx;
 use crate::Error;
 use crate::duration::Dur;
-use crate::exit_code;
 use crate::ops::storage::{self, DropOptions, StorageMove, StorageStatus, WaitOutcome};
 
 #[derive(Debug, Subcommand)]
@@ -66,12 +65,12 @@ fn print_statuses(ctx: &Ctx, all: &[StorageStatus]) {
     ctx.out.data(&text.join("\n\n"));
 }
 
-pub async fn run(ctx: &Ctx, cmd: StorageCommand) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, cmd: StorageCommand) -> anyhow::Result<()> {
     let mut outbox = StorageMove::open(&ctx.config, ctx.connect_timeout).await?;
     match cmd {
         StorageCommand::Status => {
             print_statuses(ctx, &outbox.statuses(false).await?);
-            Ok(exit_code::OK)
+            Ok(())
         }
         StorageCommand::ToConsume(args) => to_consume(ctx, &mut outbox, args).await,
     }
@@ -81,14 +80,14 @@ async fn to_consume(
     ctx: &Ctx,
     outbox: &mut StorageMove<'_>,
     args: ToConsumeArgs,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<()> {
     let all = outbox.statuses(args.reclaim_disabled).await?;
     let names = all.iter().map(|s| s.table.as_str()).collect::<Vec<_>>();
     let names = names.join(", ");
     let Some(step) = storage::step_to_run(args.step, &all) else {
         ctx.out
             .note(&format!("{names}: already consume-only: nothing to do"));
-        return Ok(exit_code::OK);
+        return Ok(());
     };
     match step {
         1 => {
@@ -103,7 +102,7 @@ async fn to_consume(
             )?;
             ctx.out
                 .note("step 1 confirmed; next: outboxctl storage to-consume --step 2");
-            Ok(exit_code::OK)
+            Ok(())
         }
         2 => {
             let bar = ctx
@@ -119,7 +118,7 @@ async fn to_consume(
             bar.finish_and_clear();
             let WaitOutcome::NotDone(all) = outcome else {
                 ctx.out.note("step 2 done: no processing and no published rows; next: turn reclaim off in every relay, then --step 3 --reclaim-disabled");
-                return Ok(exit_code::OK);
+                return Ok(());
             };
             print_statuses(ctx, &all);
             let blocked = storage::blockers(&all).join("; ");
@@ -134,11 +133,11 @@ async fn step3(
     outbox: &mut StorageMove<'_>,
     all: &[StorageStatus],
     args: &ToConsumeArgs,
-) -> anyhow::Result<u8> {
+) -> anyhow::Result<()> {
     let plan = outbox.drop_plan(all);
     if plan.drops.is_empty() {
         ctx.out.note("already consume-only: nothing to drop");
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     let blocked = plan.blocked.join("; ");
     if args.dry_run {
@@ -147,7 +146,7 @@ async fn step3(
             ctx.out
                 .warn(&format!("step 3 would be refused now: {blocked}"));
         }
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     if !blocked.is_empty() {
         return Err(Error::Refused(format!("step 3 refused: {blocked}")).into());
@@ -165,5 +164,5 @@ async fn step3(
     }
     ctx.out
         .note("the table is consume-only; retire the retention job");
-    Ok(exit_code::OK)
+    Ok(())
 }

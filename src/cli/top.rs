@@ -17,7 +17,6 @@ use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 
 use super::Ctx;
 use crate::Error;
-use crate::exit_code;
 use crate::ops::browse::{Browser, Focus, Key};
 use crate::ops::top::{self as view, GROUP_SAMPLE, RouteRow, Snapshot, Source};
 
@@ -37,13 +36,13 @@ pub struct TopArgs {
     pub once: bool,
 }
 
-pub async fn run(ctx: &Ctx, args: TopArgs) -> anyhow::Result<u8> {
+pub async fn run(ctx: &Ctx, args: TopArgs) -> anyhow::Result<()> {
     let mut source = Source::open(&ctx.config, ctx.connect_timeout, args.relays.clone()).await?;
     let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     if args.once || !terminal || ctx.out.is_json() {
         let snap = source.one(args.filter.as_deref(), args.interval.0).await?;
         print_snapshot(ctx, &snap);
-        return Ok(exit_code::OK);
+        return Ok(());
     }
     Ok(live(&args, source).await?)
 }
@@ -154,7 +153,7 @@ fn spawn_keys() -> (
     (rx, stop)
 }
 
-async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<u8, Error> {
+async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<(), Error> {
     let mut screen = Browser::open(&mut source, args.filter.clone()).await?;
     // restores the terminal on every exit, a panic included (ratatui's hook)
     let mut terminal = ratatui::init();
@@ -194,7 +193,7 @@ async fn live(args: &TopArgs, mut source: Source<'_>) -> Result<u8, Error> {
     .await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     ratatui::restore();
-    outcome.map(|()| exit_code::OK)
+    outcome
 }
 
 /// A key the view knows.

@@ -121,6 +121,12 @@ async fn kafka_away_is_no_attempt_then_delivers_and_refusal_parks() {
     assert!(out.stderr.contains("Kafka is unreachable"), "{out:?}");
     assert_eq!(out.code, CHECK_FAILED, "a destination down: {out:?}");
     assert!(out.stdout.contains("destination down"), "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "error: relay --once: failed rows, failed passes or a destination down on orders"
+        ),
+        "one line sums it up: {out:?}"
+    );
     crate::common::assert_no_attempts(&mut conn, &t).await;
 
     // back: the same rows go out; a record over the producer's 1 MB limit is parked at once

@@ -267,6 +267,11 @@ async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
     );
     assert_eq!(d.code, LOCK_BUSY, "{d:?}");
     assert!(d.stdout.contains("gave up: ancient"), "{d:?}");
+    assert!(
+        d.stderr
+            .contains("error: partitions drop-expired: gave up on 1 partition(s)"),
+        "one line sums it up: {d:?}"
+    );
     sqlx::raw_sql("ROLLBACK")
         .execute(&mut reader)
         .await
@@ -332,6 +337,11 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
         r.stdout.contains("default partition holds 3 row(s)"),
         "{r:?}"
     );
+    assert!(
+        r.stderr
+            .contains("error: partitions check: 1 problem(s) in"),
+        "one line sums it up: {r:?}"
+    );
     // add-ahead does not attach a day blindly over rows in the default
     let r = parts(&schema, &log, &["check", "--fix", "--format", "json"]);
     assert_eq!(r.code, OK, "{r:?}");
@@ -376,6 +386,11 @@ async fn add_ahead_does_not_attach_a_day_whose_rows_sit_in_the_default() {
     assert!(
         r.stdout.contains(&format!("skipped: {d}")) && r.stdout.contains("check --fix"),
         "{r:?}"
+    );
+    assert!(
+        r.stderr
+            .contains("error: partitions add-ahead: 1 day(s) of"),
+        "one line sums it up: {r:?}"
     );
     assert!(
         r.stdout.contains("added:"),
