@@ -7,19 +7,26 @@ use std::fmt;
 
 use thiserror::Error;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     Postgres,
     Mongo,
 }
 
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Backend {
+    /// Its name in output and in `schema print --backend`.
+    pub fn as_str(self) -> &'static str {
+        match self {
             Backend::Postgres => "postgres",
             Backend::Mongo => "mongo",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -335,21 +335,26 @@ mod tests {
 }
 
 /// Where delivered rows go: kept as `published` (retain) or deleted in the pass (consume).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Storage {
     Retain,
     Consume,
 }
 
-impl std::fmt::Display for Storage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+impl Storage {
+    /// The configuration's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
             Storage::Retain => "retain",
             Storage::Consume => "consume",
-        })
+        }
+    }
+}
+
+impl std::fmt::Display for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -364,11 +369,21 @@ pub enum Wake {
     Notify,
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::ValueEnum,
-)]
+/// Per-key ordering of the relay: best-effort (the default) or strict (a key's rows go one
+/// after another, held back behind an earlier row in flight, waiting for a retry or parked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum KeyOrder {
     BestEffort,
     Strict,
+}
+
+impl KeyOrder {
+    /// The configuration's word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyOrder::BestEffort => "best-effort",
+            KeyOrder::Strict => "strict",
+        }
+    }
 }

@@ -19,6 +19,7 @@ mod route;
 mod schema;
 mod storage;
 mod top;
+mod values;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;

@@ -137,6 +137,112 @@ fn imports_only_go_down_the_floors() {
     );
 }
 
+/// What only the command line may use: argument parsing, `anyhow`, tables, progress bars,
+/// prompts and the terminal (`../shared/DESIGN.md`: the library has none of them).
+const COMMAND_LINE_ONLY: &[&str] = &[
+    "clap",
+    "anyhow",
+    "comfy_table",
+    "indicatif",
+    "dialoguer",
+    "ratatui",
+    "crossterm",
+];
+
+/// A file's code outside its unit test modules (`#[cfg(test)] mod … { … }`, skipped by their
+/// braces), without comments.
+fn code_outside_tests(source: &str) -> String {
+    let mut code = String::new();
+    let mut lines = source.lines().peekable();
+    let mut depth = 0i32; // inside a test module while > 0
+    while let Some(line) = lines.next() {
+        let text = line.split("//").next().unwrap_or_default();
+        let next = lines.peek().map(|l| l.trim()).unwrap_or_default();
+        if depth == 0
+            && line.trim() == "#[cfg(test)]"
+            && next.starts_with("mod ")
+            && next.ends_with('{')
+        {
+            let opening = lines.next().unwrap_or_default();
+            depth += braces(opening);
+            continue;
+        }
+        if depth > 0 {
+            depth += braces(text);
+            continue;
+        }
+        code.push_str(text);
+        code.push('\n');
+    }
+    code
+}
+
+/// `{` minus `}` on a line of code.
+fn braces(text: &str) -> i32 {
+    text.chars()
+        .map(|c| match c {
+            '{' => 1,
+            '}' => -1,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The crates of [`COMMAND_LINE_ONLY`] a piece of code names as a path or a `use`.
+fn command_line_crates(code: &str) -> Vec<&'static str> {
+    COMMAND_LINE_ONLY
+        .iter()
+        .copied()
+        .filter(|krate| {
+            code.match_indices(krate).any(|(at, _)| {
+                let before = code[..at].chars().next_back().unwrap_or(' ');
+                let after = &code[at + krate.len()..];
+                !(before.is_alphanumeric() || before == '_' || before == ':')
+                    && (after.starts_with("::") || after.starts_with('!'))
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn the_library_names_no_command_line_crate() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let cli = src().join("cli");
+    let mut wrong = Vec::new();
+    for file in files.iter().filter(|f| !f.starts_with(&cli)) {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        if name == "main.rs" || name.ends_with("tests.rs") {
+            continue; // the binary's entry; a module's unit tests
+        }
+        let code = code_outside_tests(&std::fs::read_to_string(file).unwrap());
+        for krate in command_line_crates(&code) {
+            wrong.push(format!(
+                "{} uses {krate}",
+                file.strip_prefix(src()).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the library has no clap, anyhow, tables, progress, prompts or terminal: move this into src/cli/ (or map it there):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_command_line_crate_scan_sees_paths_and_macros_and_skips_tests_and_comments() {
+    let source = "use clap::ValueEnum;\nfn f() -> anyhow::Result<()> { anyhow!(\"x\") }\n// ratatui::init()\nlet my_clap::x;\n#[cfg(test)]\nmod tests {\n    use indicatif::ProgressBar;\n}\n";
+    assert_eq!(
+        command_line_crates(&code_outside_tests(source)),
+        ["clap", "anyhow"]
+    );
+    assert!(command_line_crates("derive(serde::Serialize, clap::ValueEnum)").contains(&"clap"));
+    assert!(
+        command_line_crates(&code_outside_tests("let ratatui_like = 1; // clap::X")).is_empty()
+    );
+}
+
 /// The longest a file of `src/` or `tests/` may grow: past it, a file holds more than one
 /// thing and is split by what it does.
 const MOST_LINES: usize = 700;
