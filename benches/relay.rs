@@ -16,7 +16,9 @@
 //! relay must still take due retries, keep retain's 32-id mark chunks and each pass's timeouts.
 //! Each ratio is the relay ÷ the claim-delete shape of the same storage on the same staged table.
 //!
-//! For each N and mode the sides run interleaved, three rounds, and the median counts: the limit,
+//! For each N and mode the sides run interleaved, three rounds, and the median counts (the
+//! lowest and highest ratio within a single round printed beside it, so a figure near a target
+//! shows how far the next run may land from it): the limit,
 //! the relay to `file:/dev/null` as it ships (pooler-safe defaults), the relay with
 //! `prepared_statements: true`, and, as a diagnostic only, a loop of the relay's own statements
 //! through its store with nothing published. Then: the relay through a pgbouncer in transaction
@@ -364,14 +366,30 @@ fn part(name: &str) -> bool {
     std::env::var("OUTBOXCTL_BENCH_PARTS").map_or(true, |v| v.split(',').any(|p| p.trim() == name))
 }
 
-/// Runs each side on a freshly staged table, interleaved, [`round_count`] times; the median of each.
+/// The lowest and highest of the per-round ratios `top[i] / bottom[i]` (each round runs both
+/// sides on the same staged rows, one after the other): how far one median ratio may be from
+/// the next run's.
+fn spread(top: &[f64], bottom: &[f64]) -> String {
+    let ratios: Vec<f64> = top.iter().zip(bottom).map(|(t, b)| t / b).collect();
+    let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{lo:.2}–{hi:.2}")
+}
+
+/// The median of each side's rounds.
+fn medians(all: &[Vec<f64>]) -> Vec<f64> {
+    all.iter().cloned().map(median).collect()
+}
+
+/// Runs each side on a freshly staged table, interleaved, [`round_count`] times; each side's
+/// rate in each round.
 async fn rounds<F>(
     conn: &mut PgConnection,
     mode: Mode,
     n: usize,
     sides: usize,
     mut run: F,
-) -> Vec<f64>
+) -> Vec<Vec<f64>>
 where
     F: AsyncFnMut(usize) -> (usize, Duration),
 {
@@ -389,7 +407,7 @@ where
             rates.push(rate((count, d)));
         }
     }
-    all.into_iter().map(median).collect()
+    all
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -404,15 +422,18 @@ async fn main() {
         "relay against the physical limit (claim-delete shape, named statements, one connection); median of {} interleaved rounds; synchronous_commit off",
         round_count()
     );
+    println!("(ratio: of the medians; rounds: the lowest and highest ratio within one round)");
     println!(
-        "{:<28} {:>8} {:>11} {:>11} {:>6} {:>11} {:>6} {:>11} {:>11}",
+        "{:<28} {:>8} {:>11} {:>11} {:>6} {:>11} {:>11} {:>6} {:>11} {:>11} {:>11}",
         "mode",
         "N",
         "limit ev/s",
         "relay ev/s",
         "ratio",
+        "rounds",
         "prepared",
         "ratio",
+        "rounds",
         "1-stmt",
         "own stmts"
     );
@@ -420,7 +441,7 @@ async fn main() {
         for mode in modes() {
             let storage = mode.storage();
             let consume = storage == Storage::Consume;
-            let r = rounds(&mut conn, mode, n, 5, async |side| match side {
+            let all = rounds(&mut conn, mode, n, 5, async |side| match side {
                 0 => limit(storage).await,
                 1 => relay(mode, &direct, false).await,
                 2 => relay(mode, &direct, true).await,
@@ -429,20 +450,23 @@ async fn main() {
                 _ => own_statements(mode).await,
             })
             .await;
+            let r = medians(&all);
             let one = if consume {
                 format!("{:.0}", r[3])
             } else {
                 "—".into()
             };
             println!(
-                "{:<28} {:>8} {:>11.0} {:>11.0} {:>6.2} {:>11.0} {:>6.2} {:>11} {:>11.0}",
+                "{:<28} {:>8} {:>11.0} {:>11.0} {:>6.2} {:>11} {:>11.0} {:>6.2} {:>11} {:>11} {:>11.0}",
                 mode.name(),
                 n,
                 r[0],
                 r[1],
                 r[1] / r[0],
+                spread(&all[1], &all[0]),
                 r[2],
                 r[2] / r[0],
+                spread(&all[2], &all[0]),
                 one,
                 r[4]
             );
@@ -456,21 +480,23 @@ async fn main() {
         println!();
         println!("through pgbouncer 1.18, transaction pooling (N = {n}): the relay as it ships");
         println!(
-            "{:<28} {:>14} {:>14} {:>7}",
-            "mode", "direct ev/s", "pooled ev/s", "ratio"
+            "{:<28} {:>14} {:>14} {:>7} {:>11}",
+            "mode", "direct ev/s", "pooled ev/s", "ratio", "rounds"
         );
         for mode in [Mode::Consume, Mode::Retain] {
-            let r = rounds(&mut conn, mode, n, 2, async |side| match side {
+            let all = rounds(&mut conn, mode, n, 2, async |side| match side {
                 0 => relay(mode, &direct, false).await,
                 _ => relay(mode, &bouncer.url, false).await,
             })
             .await;
+            let r = medians(&all);
             println!(
-                "{:<28} {:>14.0} {:>14.0} {:>7.2}",
+                "{:<28} {:>14.0} {:>14.0} {:>7.2} {:>11}",
                 mode.name(),
                 r[0],
                 r[1],
-                r[1] / r[0]
+                r[1] / r[0],
+                spread(&all[1], &all[0])
             );
         }
         drop(bouncer);
@@ -488,10 +514,12 @@ async fn main() {
             "mode", "off ev/s", "on ev/s", "ratio", "prepared off", "prepared on", "ratio"
         );
         for mode in [Mode::Consume, Mode::Retain] {
-            let r = rounds(&mut conn, mode, n, 4, async |side| {
-                assembled(mode, side >= 2, side % 2 == 1).await
-            })
-            .await;
+            let r = medians(
+                &rounds(&mut conn, mode, n, 4, async |side| {
+                    assembled(mode, side >= 2, side % 2 == 1).await
+                })
+                .await,
+            );
             println!(
                 "{:<28} {:>10.0} {:>10.0} {:>6.2} {:>14.0} {:>14.0} {:>6.2}",
                 mode.name(),
