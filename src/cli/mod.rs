@@ -225,6 +225,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         quiet: global.quiet,
         verbose: global.verbose,
         color,
+        data_on_stderr: false,
     };
     let ctx = Ctx {
         config,

@@ -24,11 +24,29 @@ pub struct Output {
     pub quiet: bool,
     pub verbose: u8,
     pub color: bool,
+    /// Data goes to stderr: stdout carries something else (events relayed or replayed to
+    /// `stdout`). See [`Output::on_stderr`].
+    pub data_on_stderr: bool,
 }
 
 impl Output {
+    /// The same output with its data on stderr, for a command whose stdout carries the events
+    /// it sends: a report there is a message, so `-q` hides it, unless JSON was asked for.
+    pub fn on_stderr(self) -> Self {
+        Self {
+            data_on_stderr: true,
+            ..self
+        }
+    }
+
     /// Writes data to stdout. A closed pipe (`outboxctl … | head`) exits 0 at once.
     pub fn data(&self, text: &str) {
+        if self.data_on_stderr {
+            if !self.quiet || self.is_json() {
+                eprintln!("{}", text.trim_end_matches('\n'));
+            }
+            return;
+        }
         let mut out = std::io::stdout().lock();
         let result = out.write_all(text.as_bytes()).and_then(|()| {
             if text.ends_with('\n') {

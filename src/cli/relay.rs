@@ -154,79 +154,51 @@ fn spawn_signal_handler(shutdown: Shutdown) {
 }
 
 fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
-    let text = if ctx.out.is_json() {
-        match ctx.out.format {
-            crate::cli::Format::Jsonl => stats
-                .iter()
-                .map(|s| serde_json::to_string(s).expect("serialises"))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => serde_json::to_string_pretty(stats).expect("serialises"),
-        }
+    let out = if to_stderr {
+        ctx.out.on_stderr()
     } else {
-        let mut table = super::output::table();
-        let tenant_col = stats.iter().any(|s| s.tenant.is_some());
-        let mut header = vec!["route"];
-        if tenant_col {
-            header.push("tenant");
-        }
-        header.extend([
-            "claimed",
-            "published",
-            "retried",
-            "failed",
-            "failed passes",
-            "seconds",
-            "events/s",
-            "lag p50 ms",
-            "lag p99 ms",
-        ]);
-        table.set_header(header);
-        for s in stats {
-            let mut row = vec![s.route.clone()];
-            if tenant_col {
-                row.push(s.tenant.map(|t| t.to_string()).unwrap_or_default());
-            }
-            row.extend([
-                s.claimed.to_string(),
-                s.published.to_string(),
-                s.retried.to_string(),
-                s.failed.to_string(),
-                s.failed_passes.to_string(),
-                format!("{:.2}", s.seconds),
-                format!("{:.0}", s.events_per_second),
-                s.lag_p50_ms.map(|v| format!("{v:.1}")).unwrap_or_default(),
-                s.lag_p99_ms.map(|v| format!("{v:.1}")).unwrap_or_default(),
-            ]);
-            table.add_row(row);
-        }
-        let mut out = table.to_string();
-        for s in stats.iter().filter(|s| s.last_error.is_some()) {
-            out.push_str(&format!(
-                "\n{}: last failed pass: {}",
-                s.route,
-                s.last_error.as_deref().unwrap_or_default()
-            ));
-        }
-        for s in stats.iter() {
-            if let Some(p) = &s.paused {
-                out.push_str(&format!("\n{}: nothing claimed, paused {p}", s.route));
-            }
-        }
-        for s in stats.iter().filter(|s| s.destination_down.is_some()) {
-            out.push_str(&format!(
-                "\n{}: destination down, nothing attempted (rows stay pending): {}",
-                s.route,
-                s.destination_down.as_deref().unwrap_or_default()
-            ));
-        }
-        out
+        ctx.out
     };
-    if to_stderr {
-        if !ctx.out.quiet || ctx.out.is_json() {
-            eprintln!("{text}");
+    let tenants = stats.iter().any(|s| s.tenant.is_some());
+    let header = format!(
+        "route{}claimed,published,retried,failed,failed passes,seconds,events/s,lag p50 ms,lag p99 ms",
+        if tenants { ",tenant," } else { "," }
+    );
+    let ms = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_default();
+    let Some(table) = out.list(stats, "no routes relayed", &header, |s| {
+        let mut row = vec![s.route.clone()];
+        if tenants {
+            row.push(s.tenant.map(|t| t.to_string()).unwrap_or_default());
         }
-    } else {
-        ctx.out.data(&text);
+        row.extend([
+            s.claimed.to_string(),
+            s.published.to_string(),
+            s.retried.to_string(),
+            s.failed.to_string(),
+            s.failed_passes.to_string(),
+            format!("{:.2}", s.seconds),
+            format!("{:.0}", s.events_per_second),
+            ms(s.lag_p50_ms),
+            ms(s.lag_p99_ms),
+        ]);
+        row
+    }) else {
+        return;
+    };
+    let mut text = table.to_string();
+    for s in stats {
+        if let Some(e) = &s.last_error {
+            text.push_str(&format!("\n{}: last failed pass: {e}", s.route));
+        }
+        if let Some(p) = &s.paused {
+            text.push_str(&format!("\n{}: nothing claimed, paused {p}", s.route));
+        }
+        if let Some(down) = &s.destination_down {
+            text.push_str(&format!(
+                "\n{}: destination down, nothing attempted (rows stay pending): {down}",
+                s.route
+            ));
+        }
     }
+    out.data(&text);
 }

@@ -176,20 +176,12 @@ fn report(
 ) {
     let elapsed = started.elapsed();
     // replayed messages own stdout when they go there: the report goes to stderr
-    let data = |text: &str| {
-        if matches!(to.as_deref(), Some("stdout" | "-")) {
-            eprintln!("{text}");
-        } else {
-            ctx.out.data(text);
-        }
+    let out = match to.as_deref() {
+        Some("stdout" | "-") => ctx.out.on_stderr(),
+        _ => ctx.out,
     };
-    if ctx.out.is_json() {
-        let summary = tally.summary(dry_run, to.clone(), elapsed, stopped);
-        let text = match ctx.out.format {
-            super::output::Format::Jsonl => serde_json::to_string(&summary),
-            _ => serde_json::to_string_pretty(&summary),
-        };
-        data(&text.expect("reports serialise"));
+    if out.is_json() {
+        out.json(&tally.summary(dry_run, to.clone(), elapsed, stopped));
         return;
     }
     let edge = |e: &Option<replay::Edge>| e.as_ref().map_or(String::new(), |e| e.to_string());
@@ -205,7 +197,7 @@ fn report(
         table.add_row(row);
     }
     if !tally.routes.is_empty() {
-        data(&table.to_string());
+        out.data(&table.to_string());
     }
     let rate = tally.count as f64 / elapsed.as_secs_f64().max(1e-3);
     let what = if dry_run {

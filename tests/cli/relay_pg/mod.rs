@@ -122,3 +122,31 @@ fn target() -> PassTarget {
         tenant: None,
     }
 }
+
+/// With the events on stdout, the summary is a message on stderr: `-q` hides it, unless JSON
+/// was asked for.
+#[tokio::test]
+async fn to_stdout_the_summary_is_a_message_on_stderr() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let runs: [(i64, &[&str]); 3] = [(3, &["-q"]), (2, &["-q", "--format", "json"]), (1, &[])];
+    for (n, flags) in runs {
+        stage(&mut conn, &t, "orders", n, None).await;
+        let r = relay_once(&schema, "stdout", flags);
+        assert_eq!(r.code, OK, "{r:?}");
+        assert_eq!(r.stdout.lines().count() as i64, n, "the events only: {r:?}");
+        match flags {
+            ["-q"] => assert!(r.stderr.is_empty(), "{flags:?}: {r:?}"),
+            ["-q", ..] => {
+                let summary: Value = serde_json::from_str(&r.stderr).expect("JSON on stderr");
+                assert_eq!(summary[0]["published"], n, "{r:?}");
+            }
+            _ => assert!(
+                r.stderr.contains("claimed") && r.stderr.contains("orders"),
+                "{r:?}"
+            ),
+        }
+    }
+}
