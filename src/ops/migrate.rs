@@ -11,10 +11,13 @@ use crate::Error;
 use crate::config::{Config, Target};
 use crate::dburl::Backend as Kind;
 use crate::schema::desired::Extras;
-use crate::schema::plan::{self, MigrationPlan, Step};
+use crate::schema::plan::{self, MigrationPlan, Step, StepKind};
 use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
+use crate::schema::render::Statement;
 use crate::schema::{MongoSchema, PgSchema, mongo};
 use crate::store::backend::Backend;
+use crate::store::postgres::PgStoreOptions;
+use crate::store::postgres::sql::claim_function;
 
 /// Where the plan is applied.
 enum SchemaIo {
@@ -67,6 +70,9 @@ impl Migration {
                         config.partitions.ahead_days,
                     );
                     plan.extend(one);
+                }
+                if let Some(step) = claim_function_step(config, &mut conn).await? {
+                    plan.steps.push(step);
                 }
                 Ok(Self {
                     target,
@@ -124,4 +130,46 @@ impl Migration {
         }
         Ok(())
     }
+}
+
+/// Strict order's claim function (`store::postgres::sql::claim_function`), when the
+/// configuration asks for strict order on one table (not one per tenant) and the database has
+/// no function of that name: the name carries a hash of the whole text, so one that exists is
+/// the same. Built as the relay claims with its default settings (the route pauses are read by
+/// the heartbeat, not the claim); a relay whose claim differs sends its SQL instead.
+async fn claim_function_step(
+    config: &Config,
+    conn: &mut PgConnection,
+) -> Result<Option<Step>, Error> {
+    let Target::Postgres {
+        relation,
+        delivery_log,
+        ..
+    } = &config.outbox.target
+    else {
+        return Ok(None);
+    };
+    if relation.is_per_tenant() {
+        return Ok(None);
+    }
+    let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
+    let Some(f) = claim_function(&relation.resolve(None)?, &opts) else {
+        return Ok(None);
+    };
+    let exists: bool = crate::db::pg::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+          WHERE n.nspname = $1 AND p.proname = $2)",
+    )
+    .bind(f.name.schema.name())
+    .bind(f.name.name.name())
+    .fetch_one(conn)
+    .await
+    .map_err(|e| Error::pg("reading the catalog", e))?;
+    Ok((!exists).then(|| Step {
+        summary: format!("create strict order's claim function {}", f.name.plain()),
+        kind: StepKind::Transaction,
+        statements: vec![Statement::new(f.ddl)],
+        mongo_index: None,
+        mongo_collection: None,
+    }))
 }

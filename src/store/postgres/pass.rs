@@ -10,7 +10,7 @@
 //! one by one, as the caller's driver sends them.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,7 +19,9 @@ use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
 use super::rows::{claimed, decode_fast, decode_sqlx, millis_ceil, sort_claim_order};
-use super::session::{PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet};
+use super::session::{
+    PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, claim_functions, consume_begin, greet,
+};
 use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
@@ -79,6 +81,8 @@ pub struct PgStore<'a> {
     /// The owned connection's session limits, read when it opened (`None`: not read; a
     /// consume pass then reads them itself).
     session: Option<SessionLimits>,
+    /// The claim functions of the table that exist, read when the connection opens.
+    functions: HashSet<String>,
 }
 
 impl<'a> PgStore<'a> {
@@ -106,9 +110,11 @@ impl<'a> PgStore<'a> {
             }
         }
         let (backend, session) = greet(&mut client, url).await;
+        let functions = claim_functions(&mut client, &opts).await;
         Ok(PgStore {
             backend,
             session,
+            functions,
             conn: Conn::Owned {
                 url: url.clone(),
                 connect_timeout,
@@ -142,6 +148,7 @@ impl<'a> PgStore<'a> {
             queued: Vec::new(),
             backend: None,
             session: None,
+            functions: HashSet::new(),
         })
     }
 
@@ -189,6 +196,12 @@ impl<'a> PgStore<'a> {
                     fault: crate::db::fault::Fault::Unreachable,
                 })?;
             (self.backend, self.session) = greet(&mut c, url).await;
+            let functions = claim_functions(&mut c, &self.opts).await;
+            if functions != self.functions {
+                // `migrate` added (or replaced) a claim function meanwhile
+                self.functions = functions;
+                self.sql.clear();
+            }
             *client = Some(Box::new(c));
         }
         Ok(client.as_mut().expect("just connected"))
@@ -209,9 +222,20 @@ impl<'a> PgStore<'a> {
             .map(|l| l.resolve(tenant))
             .transpose()
             .map_err(bad)?;
-        let sql = Arc::new(PgSql::new(&table, log.as_ref(), &self.opts));
+        let sql = PgSql::new(&table, log.as_ref(), &self.opts).calling(
+            &table,
+            &self.opts,
+            &self.functions,
+        );
+        let sql = Arc::new(sql);
         self.sql.insert(tenant, sql.clone());
         Ok(sql)
+    }
+
+    /// Whether the claim goes out as a call of its function ([`claim_function`]) rather than as
+    /// its SQL.
+    pub fn claims_by_function(&mut self, tenant: Option<Uuid>) -> Result<bool, StoreError> {
+        Ok(self.sql_for(tenant)?.claim_by_function)
     }
 
     /// Marks the connection lost (so the next pass reconnects) when an error says so.

@@ -2,8 +2,13 @@
 //! (`greet`: its backend and the session's limits), and the opening of a consume pass (`BEGIN`
 //! with its timeouts) or of a retain claim's own transaction (`BEGIN` with JIT off).
 
-use crate::db::pgclient::{PgClient, Reply, Stmt};
+use std::collections::HashSet;
+
+use super::PgStoreOptions;
+use super::sql::CLAIM_FUNCTION_INFIX;
+use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
+use crate::model::KeyOrder;
 
 /// The limits a session starts with, in ms (0: none), read once when the relay's connection
 /// opens. Behind a transaction pooler a pass may run on another server session than the one
@@ -92,6 +97,35 @@ pub(super) async fn greet(
         })
     })();
     (backend, session)
+}
+
+/// The claim functions of the store's table that exist and that the relay's role may execute
+/// (`super::sql::claim_function`: strict order, a table not per tenant), read when the
+/// connection opens; empty otherwise, or when they cannot be read (the claim is then sent as
+/// SQL).
+pub(super) async fn claim_functions(
+    client: &mut PgClient,
+    opts: &PgStoreOptions,
+) -> HashSet<String> {
+    let table = match opts.relation.resolve(None) {
+        Ok(t) if opts.key_order == KeyOrder::Strict && !opts.relation.is_per_tenant() => t,
+        _ => return HashSet::new(),
+    };
+    let stmt = Stmt {
+        sql: "SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+              WHERE n.nspname = $1 AND starts_with(p.proname::text, $2) \
+              AND has_function_privilege(p.oid, 'EXECUTE')"
+            .into(),
+        values: vec![
+            Value::Text(table.schema.name().to_owned()),
+            Value::Text(format!("{}{CLAIM_FUNCTION_INFIX}", table.name.name())),
+        ],
+        rows: true,
+    };
+    match client.run(&stmt).await {
+        Ok(Reply::Rows(rows)) => rows.iter().filter_map(|r| r.try_get(0).ok()).collect(),
+        _ => HashSet::new(),
+    }
 }
 
 #[cfg(test)]

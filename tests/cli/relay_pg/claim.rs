@@ -378,3 +378,64 @@ async fn strict_claim_steps_over_a_stuck_keys_backlog_cheaply() {
         "a full batch of the other keys"
     );
 }
+
+/// Strict order's claim goes out as a call of its PL/pgSQL function once `migrate` has added it
+/// (planned once per server connection, even behind a transaction pooler), and as its SQL
+/// before: the same rows in the same order either way.
+#[tokio::test]
+async fn the_strict_claim_calls_its_function_once_migrate_adds_it_and_sends_its_sql_before() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 30, Some(3)).await;
+    let claim = async |s: &mut PgStore<'static>| {
+        s.begin_pass(&target()).await.unwrap();
+        let c = s.claim(&target(), 10, chrono::Utc::now()).await.unwrap();
+        s.rollback_pass().await;
+        c.rows.iter().map(|r| r.id).collect::<Vec<_>>()
+    };
+    let mut before = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+    assert!(!before.claims_by_function(None).unwrap());
+    let sent_as_sql = claim(&mut before).await;
+    assert_eq!(sent_as_sql.len(), 10);
+    let strict = ["--storage", "consume", "--key-order", "strict"];
+    let r = ob(["migrate", "--check"]).args(strict).pg(&t).run();
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(
+        r.stdout
+            .contains("missing: create strict order's claim function"),
+        "{r:?}"
+    );
+    migrate(&schema, &strict).await;
+    ob(["migrate", "--check"]).args(strict).pg(&t).code(OK);
+    let mut after = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+    assert!(after.claims_by_function(None).unwrap());
+    assert_eq!(claim(&mut after).await, sent_as_sql);
+    // a relay whose claim is another (retain here) finds no function of its own: its SQL goes
+    let mut retain = store(&schema, Storage::Retain, KeyOrder::Strict).await;
+    assert!(!retain.claims_by_function(None).unwrap());
+    // and so does a role that may not execute it
+    let role = format!("{}_relay", schema.name);
+    sqlx::raw_sql(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN;
+         GRANT USAGE ON SCHEMA {s} TO {role}; GRANT SELECT, UPDATE, DELETE ON {t} TO {role};
+         REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
+        s = schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let url = pg_url().replacen("postgres@", &format!("{role}@"), 1);
+    let url = outboxctl::dburl::DatabaseUrl::parse(&url).unwrap();
+    let opts = store_options(&schema, Storage::Consume, KeyOrder::Strict);
+    let mut limited = PgStore::connect(&url, Duration::from_secs(5), opts)
+        .await
+        .unwrap();
+    assert!(!limited.claims_by_function(None).unwrap());
+    assert_eq!(claim(&mut limited).await, sent_as_sql);
+    drop(limited);
+    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}

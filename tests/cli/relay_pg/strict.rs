@@ -20,6 +20,10 @@ async fn strict_key_order_holds_back_a_failed_key_in_the_pass_and_the_claim() {
                 .then(|| PublishError::transient("nope"))
         });
         let mut s = store(&schema, storage, KeyOrder::Strict).await;
+        assert!(
+            s.claims_by_function(None).unwrap(),
+            "migrate added the claim's function"
+        );
         let report = run_pass(
             &mut s,
             &target(),
