@@ -399,9 +399,11 @@ async fn run_one(backend: &Backend, seed: u64, events: usize) {
                         let opts = opts.clone();
                         tokio::task::spawn_local(async move {
                             let db = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
-                            let store = PgStore::connect(&db, Duration::from_secs(5), opts)
+                            let mut store = PgStore::connect(&db, Duration::from_secs(5), opts)
                                 .await
                                 .unwrap();
+                            // migrate added the claim's function: the soak runs through it
+                            assert!(store.claims_by_function(None).unwrap());
                             engine(store, sink, settings, stop).await
                         })
                     }
