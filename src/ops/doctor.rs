@@ -245,6 +245,7 @@ async fn pg_table_checks(
             format!("cannot plan the claim on {name}: {}", db::pg_message(&e)),
         ),
     }
+    claim_function_check(config, &mut *ops.conn, &t.table, report).await;
     row_checks(&mut ops, &name, t.tenant, options.max_pending_age, report).await?;
     let health = match diagnostics::table_health(conn, &t.table).await {
         Ok(health) => {
@@ -270,6 +271,55 @@ async fn pg_table_checks(
         delivery_log_checks(config, conn, log, now, report).await?;
     }
     Ok(health)
+}
+
+/// Strict order's claim function (`store::postgres::sql::claim_function`): there and
+/// executable, or the relay's claim is parsed and planned on every pass (a warning, not a fault:
+/// the relay then sends the claim's SQL).
+async fn claim_function_check(
+    config: &Config,
+    conn: &mut sqlx::PgConnection,
+    table: &crate::target::QualifiedName,
+    report: &mut DoctorReport,
+) {
+    let crate::config::Target::Postgres { relation, .. } = &config.outbox.target else {
+        return;
+    };
+    let opts = PgStoreOptions::from_config(config, relation.clone(), None);
+    let function = crate::store::postgres::sql::claim_function(table, &opts);
+    let Some(f) = function.filter(|_| !relation.is_per_tenant()) else {
+        return;
+    };
+    use crate::store::postgres::diagnostics::claim_function_executable;
+    let (level, detail) = match claim_function_executable(conn, &f.name).await {
+        Ok(Some(true)) => (
+            Level::Ok,
+            format!(
+                "the strict claim is a call of {}: planned once per connection",
+                f.name.plain()
+            ),
+        ),
+        Ok(Some(false)) => (
+            Level::Warn,
+            format!(
+                "this role may not execute {}: the strict claim is planned on every pass; GRANT EXECUTE ON FUNCTION {} TO the relay's role",
+                f.name.plain(),
+                f.name
+            ),
+        ),
+        Ok(None) => (
+            Level::Warn,
+            format!(
+                "no {} for this version and these settings: the strict claim is planned on every pass; run outboxctl migrate",
+                f.name.plain()
+            ),
+        ),
+        Err(e) => (
+            Level::Warn,
+            format!("cannot read the claim function: {}", db::pg_message(&e)),
+        ),
+    };
+    report.add("claim function", level, detail);
 }
 
 /// What follows `USING` in `pg_get_indexdef` for the claim index.

@@ -156,15 +156,10 @@ async fn claim_function_step(
     let Some(f) = claim_function(&relation.resolve(None)?, &opts) else {
         return Ok(None);
     };
-    let exists: bool = crate::db::pg::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
-          WHERE n.nspname = $1 AND p.proname = $2)",
-    )
-    .bind(f.name.schema.name())
-    .bind(f.name.name.name())
-    .fetch_one(conn)
-    .await
-    .map_err(|e| Error::pg("reading the catalog", e))?;
+    let exists = crate::store::postgres::diagnostics::claim_function_executable(conn, &f.name)
+        .await
+        .map_err(|e| Error::pg("reading the catalog", e))?
+        .is_some();
     Ok((!exists).then(|| Step {
         summary: format!("create strict order's claim function {}", f.name.plain()),
         kind: StepKind::Transaction,

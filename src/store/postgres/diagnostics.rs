@@ -10,6 +10,22 @@ use uuid::Uuid;
 use super::{PgStoreOptions, claim_sql};
 use crate::target::QualifiedName;
 
+/// Whether the claim function `name` ([`super::sql::claim_function`]) exists (`None`: it does
+/// not) and the session's role may execute it. `migrate` and `doctor` ask.
+pub async fn claim_function_executable(
+    conn: &mut PgConnection,
+    name: &QualifiedName,
+) -> Result<Option<bool>, sqlx::Error> {
+    crate::db::pg::query_scalar(
+        "SELECT has_function_privilege(p.oid, 'EXECUTE') FROM pg_proc p \
+         JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = $2",
+    )
+    .bind(name.schema.name())
+    .bind(name.name.name())
+    .fetch_optional(conn)
+    .await
+}
+
 /// The claim's plan, as far as `doctor` cares.
 #[derive(Debug, Clone, Copy)]
 pub struct ClaimPlan {

@@ -132,6 +132,34 @@ async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     assert_eq!(level("oldest pending"), "fail");
 }
 
+/// Strict order's claim without its function works but is planned on every pass: doctor warns
+/// until `migrate` adds it, then says it is there.
+#[tokio::test]
+async fn doctor_warns_while_the_strict_claim_has_no_function() {
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let strict = ["--format", "json", "--key-order", "strict"];
+    let check = || {
+        let v = json(&cmd(&schema, &strict, &["doctor"]));
+        let c = doctor_check(&v, "claim function");
+        (
+            c["level"].clone(),
+            c["detail"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    let (level, detail) = check();
+    assert_eq!(level, "warn", "{detail}");
+    assert!(detail.contains("run outboxctl migrate"), "{detail}");
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let (level, detail) = check();
+    assert_eq!(level, "ok", "{detail}");
+    assert!(detail.contains("planned once per connection"), "{detail}");
+    // best-effort order has no claim function to look for
+    let v = json(&cmd(&schema, &["--format", "json"], &["doctor"]));
+    let checks = v["checks"].as_array().unwrap();
+    assert!(!checks.iter().any(|c| c["name"] == "claim function"), "{v}");
+}
+
 /// With a per-tenant relation every configured tenant's table is checked: a processing row in
 /// the second tenant's table refuses step 3 for all (naming that table), and nothing is dropped.
 #[tokio::test]
