@@ -245,7 +245,7 @@ async fn pg_table_checks(
             format!("cannot plan the claim on {name}: {}", db::pg_message(&e)),
         ),
     }
-    claim_function_check(config, &mut *ops.conn, &t.table, report).await;
+    claim_function_check(pg, &mut *ops.conn, report).await;
     row_checks(&mut ops, &name, t.tenant, options.max_pending_age, report).await?;
     let health = match diagnostics::table_health(conn, &t.table).await {
         Ok(health) => {
@@ -277,17 +277,11 @@ async fn pg_table_checks(
 /// executable, or the relay's claim is parsed and planned on every pass (a warning, not a fault:
 /// the relay then sends the claim's SQL).
 async fn claim_function_check(
-    config: &Config,
+    pg: &backend::Postgres<'_>,
     conn: &mut sqlx::PgConnection,
-    table: &crate::target::QualifiedName,
     report: &mut DoctorReport,
 ) {
-    let crate::config::Target::Postgres { relation, .. } = &config.outbox.target else {
-        return;
-    };
-    let opts = PgStoreOptions::from_config(config, relation.clone(), None);
-    let function = crate::store::postgres::sql::claim_function(table, &opts);
-    let Some(f) = function.filter(|_| !relation.is_per_tenant()) else {
+    let Some(f) = crate::store::postgres::sql::claim_function(&pg.store_options()) else {
         return;
     };
     use crate::store::postgres::diagnostics::claim_function_executable;

@@ -16,7 +16,6 @@ use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
 use crate::schema::render::Statement;
 use crate::schema::{MongoSchema, PgSchema, mongo};
 use crate::store::backend::Backend;
-use crate::store::postgres::PgStoreOptions;
 use crate::store::postgres::sql::claim_function;
 
 /// Where the plan is applied.
@@ -71,7 +70,7 @@ impl Migration {
                     );
                     plan.extend(one);
                 }
-                if let Some(step) = claim_function_step(config, &mut conn).await? {
+                if let Some(step) = claim_function_step(&p, &mut conn).await? {
                     plan.steps.push(step);
                 }
                 Ok(Self {
@@ -132,28 +131,16 @@ impl Migration {
     }
 }
 
-/// Strict order's claim function (`store::postgres::sql::claim_function`), when the
-/// configuration asks for strict order on one table (not one per tenant) and the database has
-/// no function of that name: the name carries a hash of the whole text, so one that exists is
-/// the same. Built as the relay claims with its default settings (the route pauses are read by
-/// the heartbeat, not the claim); a relay whose claim differs sends its SQL instead.
+/// Strict order's claim function (`store::postgres::sql::claim_function`), when the relay's
+/// claim goes through one and the database has no function of that name: the name carries a
+/// hash of the whole text, so one that exists is the same. Built from the relay's store options
+/// (the route pauses are read by the heartbeat, not the claim, unless `prepared_statements`);
+/// a relay whose claim differs sends its SQL instead.
 async fn claim_function_step(
-    config: &Config,
+    pg: &crate::store::backend::Postgres<'_>,
     conn: &mut PgConnection,
 ) -> Result<Option<Step>, Error> {
-    let Target::Postgres {
-        relation,
-        delivery_log,
-        ..
-    } = &config.outbox.target
-    else {
-        return Ok(None);
-    };
-    if relation.is_per_tenant() {
-        return Ok(None);
-    }
-    let opts = PgStoreOptions::from_config(config, relation.clone(), delivery_log.clone());
-    let Some(f) = claim_function(&relation.resolve(None)?, &opts) else {
+    let Some(f) = claim_function(&pg.store_options()) else {
         return Ok(None);
     };
     let exists = crate::store::postgres::diagnostics::claim_function_executable(conn, &f.name)

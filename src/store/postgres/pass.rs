@@ -19,9 +19,7 @@ use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
 use super::rows::{claimed, decode_fast, decode_sqlx, millis_ceil, sort_claim_order};
-use super::session::{
-    PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, claim_functions, consume_begin, greet,
-};
+use super::session::{PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet};
 use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
@@ -109,12 +107,11 @@ impl<'a> PgStore<'a> {
                 ));
             }
         }
-        let (backend, session) = greet(&mut client, url).await;
-        let functions = claim_functions(&mut client, &opts).await;
+        let greeting = greet(&mut client, url, &opts).await;
         Ok(PgStore {
-            backend,
-            session,
-            functions,
+            backend: greeting.backend,
+            session: greeting.session,
+            functions: greeting.functions,
             conn: Conn::Owned {
                 url: url.clone(),
                 connect_timeout,
@@ -195,11 +192,11 @@ impl<'a> PgStore<'a> {
                     },
                     fault: crate::db::fault::Fault::Unreachable,
                 })?;
-            (self.backend, self.session) = greet(&mut c, url).await;
-            let functions = claim_functions(&mut c, &self.opts).await;
-            if functions != self.functions {
+            let greeting = greet(&mut c, url, &self.opts).await;
+            (self.backend, self.session) = (greeting.backend, greeting.session);
+            if greeting.functions != self.functions {
                 // `migrate` added (or replaced) a claim function meanwhile
-                self.functions = functions;
+                self.functions = greeting.functions;
                 self.sql.clear();
             }
             *client = Some(Box::new(c));

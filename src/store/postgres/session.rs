@@ -1,14 +1,13 @@
 //! How the relay store's connection and transactions open: what a new connection is asked once
-//! (`greet`: its backend and the session's limits), and the opening of a consume pass (`BEGIN`
+//! (`greet`: its backend, the session's limits and the claim functions it may call), and the opening of a consume pass (`BEGIN`
 //! with its timeouts) or of a retain claim's own transaction (`BEGIN` with JIT off).
 
 use std::collections::HashSet;
 
 use super::PgStoreOptions;
-use super::sql::CLAIM_FUNCTION_INFIX;
+use super::sql::{CLAIM_FUNCTION_INFIX, claim_function_table};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
-use crate::model::KeyOrder;
 
 /// The limits a session starts with, in ms (0: none), read once when the relay's connection
 /// opens. Behind a transaction pooler a pass may run on another server session than the one
@@ -61,33 +60,57 @@ UNION ALL SELECT set_config('jit', 'off', true)";
 /// next client never sees it.
 pub const RETAIN_BEGIN: &str = "BEGIN; SET LOCAL jit = off";
 
-/// What a new connection is asked once, in one statement: the server process behind it when it
-/// is direct, which `pg_cancel_backend` may target (`None` behind a pooler: the server listens
-/// on another port than the one dialled, and the backend changes from one transaction to the
-/// next), and the session's limits. Either is `None` when it cannot be read.
+/// What a new connection is asked once, in one statement ([`greet`]).
+#[derive(Debug, Default)]
+pub(super) struct Greeting {
+    /// The server process behind the connection when it is direct, which `pg_cancel_backend`
+    /// may target (`None` behind a pooler: the server listens on another port than the one
+    /// dialled, and the backend changes from one transaction to the next).
+    pub backend: Option<i32>,
+    /// The session's limits.
+    pub session: Option<SessionLimits>,
+    /// The claim functions of the store's table that exist and that the relay's role may
+    /// execute (`super::sql::claim_function`; none unless its claim goes through one).
+    pub functions: HashSet<String>,
+}
+
+/// Asks a new connection what [`Greeting`] holds, in one statement. Each part is `None` (or
+/// empty) when it cannot be read: the claim is then sent as SQL, the pass's limits as a
+/// statement of their own.
 pub(super) async fn greet(
     client: &mut PgClient,
     url: &DatabaseUrl,
-) -> (Option<i32>, Option<SessionLimits>) {
+    opts: &PgStoreOptions,
+) -> Greeting {
+    // the functions' schema and name prefix; NULL (none found) when the claim is sent as SQL
+    let (schema, prefix) = match claim_function_table(opts) {
+        Some(t) => (
+            Some(t.schema.name().to_owned()),
+            Some(format!("{}{CLAIM_FUNCTION_INFIX}", t.name.name())),
+        ),
+        None => (None, None),
+    };
     let stmt = Stmt {
         sql: format!(
-            "SELECT inet_server_port(), pg_backend_pid(), l.* FROM ({}) l",
-            SESSION_LIMITS_SQL
+            "SELECT inet_server_port(), pg_backend_pid(), l.*,
+       ARRAY(SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+              WHERE n.nspname = $1 AND substr(p.proname::text, 1, length($2)) = $2
+                AND has_function_privilege(p.oid, 'EXECUTE'))
+  FROM ({SESSION_LIMITS_SQL}) l"
         )
         .into(),
-        values: Vec::new(),
+        values: vec![Value::OptText(schema), Value::OptText(prefix)],
         rows: true,
     };
     let Ok(Reply::Rows(rows)) = client.run(&stmt).await else {
-        return (None, None);
+        return Greeting::default();
     };
     let Some(row) = rows.first() else {
-        return (None, None);
+        return Greeting::default();
     };
     let port: Option<i32> = row.try_get(0).ok().flatten();
     let pid: Option<i32> = row.try_get(1).ok();
     let dialled = crate::db::pg::dialled_port(url).map(i32::from);
-    let backend = pid.filter(|_| port.is_some() && port == dialled);
     let limit = |i: usize| row.try_get::<_, i64>(i).ok();
     let session = (|| {
         Some(SessionLimits {
@@ -96,35 +119,11 @@ pub(super) async fn greet(
             idle_ms: limit(4)?,
         })
     })();
-    (backend, session)
-}
-
-/// The claim functions of the store's table that exist and that the relay's role may execute
-/// (`super::sql::claim_function`: strict order, a table not per tenant), read when the
-/// connection opens; empty otherwise, or when they cannot be read (the claim is then sent as
-/// SQL).
-pub(super) async fn claim_functions(
-    client: &mut PgClient,
-    opts: &PgStoreOptions,
-) -> HashSet<String> {
-    let table = match opts.relation.resolve(None) {
-        Ok(t) if opts.key_order == KeyOrder::Strict && !opts.relation.is_per_tenant() => t,
-        _ => return HashSet::new(),
-    };
-    let stmt = Stmt {
-        sql: "SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
-              WHERE n.nspname = $1 AND starts_with(p.proname::text, $2) \
-              AND has_function_privilege(p.oid, 'EXECUTE')"
-            .into(),
-        values: vec![
-            Value::Text(table.schema.name().to_owned()),
-            Value::Text(format!("{}{CLAIM_FUNCTION_INFIX}", table.name.name())),
-        ],
-        rows: true,
-    };
-    match client.run(&stmt).await {
-        Ok(Reply::Rows(rows)) => rows.iter().filter_map(|r| r.try_get(0).ok()).collect(),
-        _ => HashSet::new(),
+    let functions: Vec<String> = row.try_get(5).unwrap_or_default();
+    Greeting {
+        backend: pid.filter(|_| port.is_some() && port == dialled),
+        session,
+        functions: functions.into_iter().collect(),
     }
 }
 

@@ -31,31 +31,41 @@ pub struct PgSql {
     pub release: Option<Arc<str>>,
 }
 
-pub(crate) fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
-    let mut cols: Vec<String> = [
-        "id",
-        "outbox_route",
-        "event_id",
-        "event_type",
-        "tenant_id",
-        "execution_id",
-        "correlation_id",
-        "causation_id",
-        "occurred_at",
-        "attempts",
-        "ordering_key",
-        "created_at",
-    ]
-    .iter()
-    .map(|c| format!("{prefix}{c}"))
-    .collect();
-    cols.push(format!("{prefix}payload::text AS payload"));
+/// The columns a claim returns, each with its type as the claim returns it (`payload` as text):
+/// what [`columns`] selects and a claim function ([`claim_function`]) declares.
+fn claim_columns(opts: &PgStoreOptions) -> Vec<(&'static str, &'static str)> {
+    let mut cols = vec![
+        ("id", "uuid"),
+        ("outbox_route", "text"),
+        ("event_id", "uuid"),
+        ("event_type", "text"),
+        ("tenant_id", "uuid"),
+        ("execution_id", "uuid"),
+        ("correlation_id", "uuid"),
+        ("causation_id", "uuid"),
+        ("occurred_at", "timestamp with time zone"),
+        ("attempts", "integer"),
+        ("ordering_key", "text"),
+        ("created_at", "timestamp with time zone"),
+        ("payload", "text"),
+    ];
     if opts.hlc_ordering {
-        cols.push(format!("{prefix}hlc"));
+        cols.push(("hlc", "bigint"));
     }
     if opts.propagate_trace {
-        cols.push(format!("{prefix}traceparent"));
+        cols.push(("traceparent", "text"));
     }
+    cols
+}
+
+pub(crate) fn columns(opts: &PgStoreOptions, prefix: &str) -> String {
+    let cols: Vec<String> = claim_columns(opts)
+        .iter()
+        .map(|(c, _)| match *c {
+            "payload" => format!("{prefix}payload::text AS payload"),
+            c => format!("{prefix}{c}"),
+        })
+        .collect();
     cols.join(", ")
 }
 
@@ -303,54 +313,49 @@ pub struct ClaimFunction {
 /// What a claim function's name adds to its table's name, before the hash.
 pub const CLAIM_FUNCTION_INFIX: &str = "_claim_";
 
-/// The claim function for a relation's claim ([`ClaimFunction`]); `None` unless strict order,
-/// or when the table's name leaves no room for the function's.
-pub fn claim_function(table: &QualifiedName, opts: &PgStoreOptions) -> Option<ClaimFunction> {
-    use sha2::Digest;
-    if opts.key_order != KeyOrder::Strict {
+/// The table whose claim goes through a function: strict order on one table (a table per
+/// tenant gets none). `None` otherwise.
+pub(super) fn claim_function_table(opts: &PgStoreOptions) -> Option<QualifiedName> {
+    if opts.key_order != KeyOrder::Strict || opts.relation.is_per_tenant() {
         return None;
     }
+    opts.relation.resolve(None).ok()
+}
+
+/// The claim function a relay with these options calls ([`ClaimFunction`]); `None` when its
+/// claim goes as SQL ([`claim_function_table`]), or when the table's name leaves no room for
+/// the function's.
+pub fn claim_function(opts: &PgStoreOptions) -> Option<ClaimFunction> {
+    let table = claim_function_table(opts)?;
+    function_of(&table, opts, &claim_sql(&table, opts))
+}
+
+/// The function whose body is `claim`, the claim of `table` under `opts`.
+fn function_of(table: &QualifiedName, opts: &PgStoreOptions, claim: &str) -> Option<ClaimFunction> {
+    use sha2::Digest;
     let mut args = vec!["text", "bigint", "timestamp with time zone"];
     if opts.tenant_aware {
         args.push("uuid");
     }
-    // the claim's columns (as `columns` selects them) and its own
-    let mut returns = vec![
-        "id uuid",
-        "outbox_route text",
-        "event_id uuid",
-        "event_type text",
-        "tenant_id uuid",
-        "execution_id uuid",
-        "correlation_id uuid",
-        "causation_id uuid",
-        "occurred_at timestamp with time zone",
-        "attempts integer",
-        "ordering_key text",
-        "created_at timestamp with time zone",
-        "payload text",
-    ];
-    if opts.hlc_ordering {
-        returns.push("hlc bigint");
-    }
-    if opts.propagate_trace {
-        returns.push("traceparent text");
-    }
+    // the claim's columns and its own
+    let mut returns: Vec<String> = claim_columns(opts)
+        .iter()
+        .map(|(c, t)| format!("{c} {t}"))
+        .collect();
     if opts.storage == Storage::Consume {
-        returns.push("rn bigint");
+        returns.push("rn bigint".into());
     }
-    returns.push("candidates bigint");
+    returns.push("candidates bigint".into());
     // `use_column`: the claim's unqualified names (`rn`) are its columns, not the outputs
     let text = format!(
         "({}) RETURNS TABLE ({}) LANGUAGE plpgsql AS $outboxctl$
 #variable_conflict use_column
 BEGIN
-RETURN QUERY {};
+RETURN QUERY {claim};
 END
 $outboxctl$",
         args.join(", "),
         returns.join(", "),
-        claim_sql(table, opts)
     );
     let hash = sha2::Sha256::digest(text.as_bytes());
     let suffix = format!(
@@ -424,14 +429,18 @@ RETURNING {}",
 
 impl PgSql {
     /// The same statements, with the claim sent as a call of its function
-    /// ([`claim_function`]) when it is among the `functions` the database has.
+    /// ([`claim_function`]) when it is among the `functions` the database has. `self` is as
+    /// [`PgSql::new`] made it for `table`: its claim is the function's body.
     pub fn calling(
         mut self,
         table: &QualifiedName,
         opts: &PgStoreOptions,
         functions: &HashSet<String>,
     ) -> Self {
-        match claim_function(table, opts) {
+        if claim_function_table(opts).is_none() {
+            return self;
+        }
+        match function_of(table, opts, &self.claim) {
             Some(f) if functions.contains(f.name.name.name()) => {
                 self.claim = f.call.into();
                 self.claim_by_function = true;
