@@ -323,8 +323,8 @@ pub(super) fn claim_function_table(opts: &PgStoreOptions) -> Option<QualifiedNam
 }
 
 /// The claim function a relay with these options calls ([`ClaimFunction`]); `None` when its
-/// claim goes as SQL ([`claim_function_table`]), or when the table's name leaves no room for
-/// the function's.
+/// claim goes as SQL (only strict order on one table has a function: `claim_function_table`),
+/// or when the table's name leaves no room for the function's.
 pub fn claim_function(opts: &PgStoreOptions) -> Option<ClaimFunction> {
     let table = claim_function_table(opts)?;
     function_of(&table, opts, &claim_sql(&table, opts))
