@@ -34,21 +34,7 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
     };
     let report = doctor::run(&ctx.config, options).await?;
     print(ctx, &report);
-    let failing: Vec<&str> = report
-        .checks
-        .iter()
-        .filter(|c| c.level == Level::Fail)
-        .map(|c| c.name)
-        .collect();
-    if !failing.is_empty() {
-        return Err(crate::Error::CheckFailed(format!(
-            "doctor: {} check(s) failed: {}",
-            failing.len(),
-            failing.join(", ")
-        ))
-        .into());
-    }
-    Ok(())
+    Ok(report.verdict()?)
 }
 
 /// Prints the checks.

@@ -5,13 +5,11 @@
 use std::time::Duration;
 
 use clap::Args;
-use serde::Serialize;
 
 use super::Ctx;
-use crate::dburl::Backend;
 use crate::duration::Dur;
 use crate::ops::migrate::Migration;
-use crate::schema::plan::{self, MigrationPlan, Problem};
+use crate::schema::plan::Problem;
 use crate::schema::postgres::LockPolicy;
 
 #[derive(Debug, Args)]
@@ -46,15 +44,6 @@ impl MigrateArgs {
     }
 }
 
-#[derive(Debug, Serialize)]
-struct MigrateReport<'a> {
-    status: &'static str,
-    backend: Backend,
-    target: String,
-    steps: &'a [plan::Step],
-    problems: &'a [Problem],
-}
-
 pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
     let apply = !(args.dry_run || args.check);
     let mut migration = Migration::plan(
@@ -65,41 +54,21 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
     .await?;
     let target = migration.target.clone();
     let comment = migration.comment();
-
-    let report = |status: &'static str, plan: &MigrationPlan| {
-        if ctx.out.is_json() {
-            ctx.out.json(&MigrateReport {
-                status,
-                backend: ctx.config.backend,
-                target: target.clone(),
-                steps: &plan.steps,
-                problems: &plan.problems,
-            });
-        }
-    };
-
     if !apply {
         let plan = &migration.plan;
-        let status = if plan.is_up_to_date() {
-            "up_to_date"
-        } else {
-            "pending"
-        };
-        report(status, plan);
-        if !ctx.out.is_json() {
-            if plan.is_up_to_date() {
-                ctx.out.note(&format!("schema of {target} is up to date"));
-            } else if args.check {
-                for step in &plan.steps {
-                    ctx.out.data(&format!("missing: {}", step.summary));
-                }
-                print_problems(ctx, &plan.problems);
-            } else {
-                ctx.out.data(&plan.script(comment));
+        if ctx.out.is_json() {
+            ctx.out.json(&migration.report(false));
+        } else if plan.is_up_to_date() {
+            ctx.out.note(&format!("schema of {target} is up to date"));
+        } else if args.check {
+            for step in &plan.steps {
+                ctx.out.data(&format!("missing: {}", step.summary));
             }
+            print_problems(ctx, &plan.problems);
+        } else {
+            ctx.out.data(&plan.script(comment));
         }
-        let missing = if args.check { plan.steps.len() } else { 0 };
-        return verdict(&target.to_string(), missing, plan.problems.len());
+        return Ok(migration.verdict(args.check)?);
     }
 
     let policy = LockPolicy {
@@ -122,37 +91,15 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
         .await?;
     bar.finish_and_clear();
     let plan = &migration.plan;
-    report(
-        if plan.steps.is_empty() {
-            "up_to_date"
-        } else {
-            "applied"
-        },
-        plan,
-    );
-    if !ctx.out.is_json() {
+    if ctx.out.is_json() {
+        ctx.out.json(&migration.report(true));
+    } else {
         if plan.steps.is_empty() && plan.problems.is_empty() {
             ctx.out.note(&format!("schema of {target} is up to date"));
         }
         print_problems(ctx, &plan.problems);
     }
-    verdict(&target.to_string(), 0, plan.problems.len())
-}
-
-/// A failed check (exit 1) when `--check` found steps missing or the plan holds problems
-/// migrate cannot fix; they are printed already, the error line sums them up.
-fn verdict(target: &str, missing: usize, problems: usize) -> anyhow::Result<()> {
-    let mut found = Vec::new();
-    if missing > 0 {
-        found.push(format!("{missing} step(s) missing"));
-    }
-    if problems > 0 {
-        found.push(format!("{problems} problem(s) migrate cannot fix"));
-    }
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(crate::Error::CheckFailed(format!("schema of {target}: {}", found.join(", "))).into())
+    Ok(migration.verdict(false)?)
 }
 
 fn print_problems(ctx: &Ctx, problems: &[Problem]) {

@@ -163,14 +163,7 @@ async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> any
             ));
         }
     }
-    if problems > 0 {
-        return Err(crate::Error::CheckFailed(format!(
-            "partitions add-ahead: {problems} day(s) of {} skipped or in conflict (see above)",
-            report.log
-        ))
-        .into());
-    }
-    Ok(())
+    Ok(report.verdict()?)
 }
 
 async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyhow::Result<()> {
@@ -226,15 +219,7 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
                 .data(&format!("gave up: {}: {}", g.partition, g.reason));
         }
     }
-    if !report.gave_up.is_empty() {
-        return Err(crate::Error::LockBusy(format!(
-            "partitions drop-expired: gave up on {} partition(s) of {}, their locks stayed busy",
-            report.gave_up.len(),
-            plan.log
-        ))
-        .into());
-    }
-    Ok(())
+    Ok(report.verdict()?)
 }
 
 async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Result<()> {
@@ -261,13 +246,5 @@ async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Re
             ctx.out.data(&format!("problem: {}: {f}", report.log));
         }
     }
-    if !report.ok {
-        return Err(crate::Error::CheckFailed(format!(
-            "partitions check: {} problem(s) in {}",
-            report.findings.len(),
-            report.log
-        ))
-        .into());
-    }
-    Ok(())
+    Ok(report.verdict()?)
 }

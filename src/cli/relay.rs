@@ -72,42 +72,26 @@ impl RelayArgs {
 
 pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     let mut warn = |w: &str| ctx.out.warn(w);
-    let Assembled {
-        mut relay,
-        to_stdout,
-        heartbeat,
-    } = assemble(&ctx.config, ctx.connect_timeout, &args.request(), &mut warn).await?;
+    let assembled = assemble(&ctx.config, ctx.connect_timeout, &args.request(), &mut warn).await?;
     if args.mode.once {
+        let to_stdout = assembled.to_stdout;
         let bar = ctx.out.progress(None, "relaying");
         let mut published = 0u64;
-        let stats = relay
-            .drain_once(args.max_passes, |target, report| {
-                published += report.published as u64;
-                bar.set_message(format!("{target}: {published} published"));
-                if let Some(e) = &report.error {
-                    bar.suspend(|| tracing::warn!(route = %target, "pass failed: {e}"));
-                }
-            })
-            .await;
+        let stats = serve::once(assembled, args.max_passes, |target, report| {
+            published += report.published as u64;
+            bar.set_message(format!("{target}: {published} published"));
+            if let Some(e) = &report.error {
+                bar.suspend(|| tracing::warn!(route = %target, "pass failed: {e}"));
+            }
+        })
+        .await;
         bar.finish_and_clear();
-        if let Some(heartbeat) = heartbeat {
-            heartbeat.stop(serve::HEARTBEAT_STOP_WITHIN).await;
-        }
         print_summary(ctx, &stats, to_stdout);
-        let mut troubled: Vec<&str> = (stats.iter())
-            .filter(|s| s.failed_passes > 0 || s.failed > 0 || s.destination_down.is_some())
-            .map(|s| s.route.as_str())
-            .collect();
-        troubled.dedup();
-        if !troubled.is_empty() {
-            return Err(crate::Error::CheckFailed(format!(
-                "relay --once: failed rows, failed passes or a destination down on {} (see the summary)",
-                troubled.join(", ")
-            ))
-            .into());
-        }
-        return Ok(());
+        return Ok(serve::once_verdict(&stats)?);
     }
+    let Assembled {
+        relay, heartbeat, ..
+    } = assembled;
     let options = args.loop_options();
     let serving = serve::start(
         &ctx.config,

@@ -69,31 +69,14 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
         report(ctx, &picked.plan(action));
         return Ok(());
     }
-    let what = match action {
-        Action::Requeue => format!(
-            "requeue {} failed row(s) (attempts reset to 0, due now)",
-            picked.ids.len()
-        ),
-        Action::Discard => format!(
-            "delete {} failed row(s) from the outbox for good",
-            picked.ids.len()
-        ),
-    };
-    super::confirm::confirm(ctx.yes, &what)?;
+    super::confirm::confirm(ctx.yes, &action.question(picked.ids.len()))?;
     let bar = ctx
         .out
         .progress(Some(picked.ids.len() as u64), action.verb());
     let done = rows.apply(&picked, action, |n| bar.inc(n)).await?;
     bar.finish_and_clear();
     report(ctx, &done);
-    if !done.not_failed.is_empty() {
-        return Err(crate::Error::CheckFailed(format!(
-            "{} of the given row(s) were not failed rows and were left as they are",
-            done.not_failed.len()
-        ))
-        .into());
-    }
-    Ok(())
+    Ok(done.verdict()?)
 }
 
 fn report(ctx: &Ctx, r: &FailedRowsReport) {

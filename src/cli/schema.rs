@@ -6,7 +6,6 @@ use clap::{Args, Subcommand, ValueEnum};
 use super::Ctx;
 use crate::dburl::Backend;
 use crate::schema::desired::Extras;
-use crate::schema::{MongoSchema, PgSchema};
 
 #[derive(Debug, Subcommand)]
 pub enum SchemaCommand {
@@ -49,37 +48,14 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<()> {
         replay: args.with.contains(&Part::Replay),
         wake: args.with.contains(&Part::Wake),
     };
-    let text = match ctx.config.backend {
-        Backend::Postgres => {
-            let schemas = PgSchema::from_config(&ctx.config, extras)?;
-            if extras.delivery_log && ctx.config.outbox.storage != crate::model::Storage::Consume {
-                ctx.out
-                    .note("-- note: the delivery log is for storage: consume");
-            }
-            let mut parts: Vec<String> = schemas.iter().map(PgSchema::print).collect();
-            if args.with.contains(&Part::Registry) {
-                parts.extend(schemas.iter().filter_map(PgSchema::print_registry));
-            }
-            parts.join("\n")
-        }
-        Backend::Mongo => {
-            if args.with.contains(&Part::DeliveryLog) {
-                return Err(crate::Error::NotConfigured(
-                    "the delivery log is PostgreSQL-only: MongoDB keeps retain storage",
-                )
-                .into());
-            }
-            let schema = MongoSchema::from_config(&ctx.config, extras)?;
-            let mut text = schema.print();
-            if let Some(r) = schema
-                .print_registry()
-                .filter(|_| args.with.contains(&Part::Registry))
-            {
-                text.push_str(&r);
-            }
-            text
-        }
-    };
+    if ctx.config.backend == Backend::Mongo && args.with.contains(&Part::DeliveryLog) {
+        return Err(crate::Error::NotConfigured(
+            "the delivery log is PostgreSQL-only: MongoDB keeps retain storage",
+        )
+        .into());
+    }
+    let registry = args.with.contains(&Part::Registry);
+    let text = crate::schema::script(&ctx.config, extras, registry, &mut |n| ctx.out.note(n))?;
     if ctx.out.is_json() {
         ctx.out
             .json(&serde_json::json!({ "backend": ctx.config.backend, "script": text }));

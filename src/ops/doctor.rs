@@ -56,6 +56,22 @@ impl DoctorReport {
         self.checks.iter().any(|c| c.level == Level::Fail)
     }
 
+    /// A failed check naming the checks that failed (each printed already).
+    pub fn verdict(&self) -> Result<(), Error> {
+        let failing: Vec<&str> = (self.checks.iter())
+            .filter(|c| c.level == Level::Fail)
+            .map(|c| c.name)
+            .collect();
+        if failing.is_empty() {
+            return Ok(());
+        }
+        Err(Error::CheckFailed(format!(
+            "doctor: {} check(s) failed: {}",
+            failing.len(),
+            failing.join(", ")
+        )))
+    }
+
     fn add(&mut self, name: &'static str, level: Level, detail: impl Into<String>) {
         self.checks.push(Check {
             name,

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use serde::Serialize;
 use sqlx::PgConnection;
 
 use crate::Error;
@@ -22,6 +23,17 @@ use crate::store::postgres::sql::claim_function;
 enum SchemaIo {
     Postgres(PgConnection),
     Mongo(mongodb::Client, MongoSchema),
+}
+
+/// `migrate --format json`: what the run found, or did.
+#[derive(Debug, Serialize)]
+pub struct MigrationReport<'a> {
+    /// `up_to_date`, `pending` (found, not applied) or `applied`.
+    pub status: &'static str,
+    pub backend: Kind,
+    pub target: &'a str,
+    pub steps: &'a [Step],
+    pub problems: &'a [plan::Problem],
 }
 
 /// A migration planned against the live database, ready to apply.
@@ -102,6 +114,47 @@ impl Migration {
     }
 
     /// The comment marker of the plan's script (`--` for SQL, `//` for mongosh).
+    /// The report of a run that `applied` its plan, or only read it.
+    pub fn report(&self, applied: bool) -> MigrationReport<'_> {
+        let status = match (
+            applied,
+            self.plan.is_up_to_date(),
+            self.plan.steps.is_empty(),
+        ) {
+            (false, true, _) | (true, _, true) => "up_to_date",
+            (false, false, _) => "pending",
+            (true, _, false) => "applied",
+        };
+        MigrationReport {
+            status,
+            backend: self.backend,
+            target: &self.target,
+            steps: &self.plan.steps,
+            problems: &self.plan.problems,
+        }
+    }
+
+    /// A failed check when the plan holds problems migrate cannot fix, or (`check`: nothing
+    /// was applied) steps are missing; each is printed already, the error sums them up.
+    pub fn verdict(&self, check: bool) -> Result<(), Error> {
+        let (missing, problems) = (self.plan.steps.len(), self.plan.problems.len());
+        let mut found = Vec::new();
+        if check && missing > 0 {
+            found.push(format!("{missing} step(s) missing"));
+        }
+        if problems > 0 {
+            found.push(format!("{problems} problem(s) migrate cannot fix"));
+        }
+        if found.is_empty() {
+            return Ok(());
+        }
+        Err(Error::CheckFailed(format!(
+            "schema of {}: {}",
+            self.target,
+            found.join(", ")
+        )))
+    }
+
     pub fn comment(&self) -> &'static str {
         match self.backend {
             Kind::Postgres => "--",

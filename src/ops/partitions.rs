@@ -178,6 +178,17 @@ impl AddAheadReport {
             .filter(|r| matches!(r.result, DayResult::Skipped | DayResult::Conflict))
             .count()
     }
+
+    /// A failed check when a day was skipped or in conflict (each printed already).
+    pub fn verdict(&self) -> Result<(), Error> {
+        match self.problems() {
+            0 => Ok(()),
+            n => Err(Error::CheckFailed(format!(
+                "partitions add-ahead: {n} day(s) of {} skipped or in conflict (see above)",
+                self.log
+            ))),
+        }
+    }
 }
 
 /// Why a day was not added.
@@ -230,6 +241,19 @@ pub struct DropReport {
     pub gave_up: Vec<GaveUp>,
 }
 
+impl DropReport {
+    /// Lock busy when `drop-expired` gave up on a partition.
+    pub fn verdict(&self) -> Result<(), Error> {
+        match self.gave_up.len() {
+            0 => Ok(()),
+            n => Err(Error::LockBusy(format!(
+                "partitions drop-expired: gave up on {n} partition(s) of {}, their locks stayed busy",
+                self.log
+            ))),
+        }
+    }
+}
+
 /// One change `check --fix` made.
 #[derive(Debug, Clone)]
 pub enum FixStep {
@@ -275,6 +299,20 @@ pub struct CheckReport {
     pub findings: Vec<Finding>,
     pub moved: Vec<Moved>,
     pub days_attached_from_today: u32,
+}
+
+impl CheckReport {
+    /// A failed check when anything is wrong.
+    pub fn verdict(&self) -> Result<(), Error> {
+        if self.ok {
+            return Ok(());
+        }
+        Err(Error::CheckFailed(format!(
+            "partitions check: {} problem(s) in {}",
+            self.findings.len(),
+            self.log
+        )))
+    }
 }
 
 impl DeliveryLog {

@@ -46,6 +46,16 @@ impl Action {
             Action::Discard => "discarded",
         }
     }
+
+    /// What acting on `n` rows does, as a confirmation asks it.
+    pub fn question(self, n: usize) -> String {
+        match self {
+            Action::Requeue => {
+                format!("requeue {n} failed row(s) (attempts reset to 0, due now)")
+            }
+            Action::Discard => format!("delete {n} failed row(s) from the outbox for good"),
+        }
+    }
 }
 
 /// Which failed rows: given ids, every row of some failure groups, or (with `all`) every row
@@ -139,6 +149,18 @@ pub struct FailedRowsReport {
     /// With groups: each group's rows as selected now.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub groups: BTreeMap<String, usize>,
+}
+
+impl FailedRowsReport {
+    /// A failed check when some ids given were not failed rows (they were left as they are).
+    pub fn verdict(&self) -> Result<(), Error> {
+        match self.not_failed.len() {
+            0 => Ok(()),
+            n => Err(Error::CheckFailed(format!(
+                "{n} of the given row(s) were not failed rows and were left as they are"
+            ))),
+        }
+    }
 }
 
 /// Selects the failed rows `sel` names over `outboxes`.

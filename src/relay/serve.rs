@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::assemble::AnyRelay;
+use super::assemble::{AnyRelay, Assembled};
 use super::endpoint::{self, Endpoint, Limits, StoreGauges};
 use super::fleet::FleetView;
 use super::heartbeat::HeartbeatTask;
@@ -131,6 +131,42 @@ async fn start_wake(
 
 /// How long a stopping relay waits for the registry to take its last heartbeat.
 pub const HEARTBEAT_STOP_WITHIN: Duration = Duration::from_secs(2);
+
+/// `relay --once`: drains every route (at most `max_passes` passes each; `on_pass` sees each
+/// pass), then stops the heartbeat of the registry, if any.
+pub async fn once(
+    assembled: Assembled,
+    max_passes: Option<u64>,
+    on_pass: impl FnMut(&PassTarget, &PassReport),
+) -> Vec<RouteStats> {
+    let Assembled {
+        mut relay,
+        heartbeat,
+        ..
+    } = assembled;
+    let stats = relay.drain_once(max_passes, on_pass).await;
+    if let Some(heartbeat) = heartbeat {
+        heartbeat.stop(HEARTBEAT_STOP_WITHIN).await;
+    }
+    stats
+}
+
+/// A drain's outcome as a check: failed when a route had failed rows, failed passes or its
+/// destination down (each route named once; the summary says which and why).
+pub fn once_verdict(stats: &[RouteStats]) -> Result<(), Error> {
+    let mut troubled: Vec<&str> = (stats.iter())
+        .filter(|s| s.failed_passes > 0 || s.failed > 0 || s.destination_down.is_some())
+        .map(|s| s.route.as_str())
+        .collect();
+    troubled.dedup();
+    if troubled.is_empty() {
+        return Ok(());
+    }
+    Err(Error::CheckFailed(format!(
+        "relay --once: failed rows, failed passes or a destination down on {} (see the summary)",
+        troubled.join(", ")
+    )))
+}
 
 /// What the looping relay reports: metrics, and a log line per tick that did something.
 struct LoopEvents<'a> {

@@ -14,3 +14,34 @@ pub mod render;
 pub use desired::{MongoSchema, PgSchema};
 pub use plan::{MigrationPlan, Problem, Step, StepKind};
 pub use render::{Sql, Statement};
+
+/// `schema print`'s text for the configured backend: the DDL (each table's, with the registry's
+/// when asked) or the mongosh script (MongoDB has no delivery log). `notes` hears what a reader should know about it.
+pub fn script(
+    config: &crate::config::Config,
+    extras: desired::Extras,
+    registry: bool,
+    notes: &mut dyn FnMut(&str),
+) -> Result<String, crate::Error> {
+    match config.backend {
+        crate::dburl::Backend::Postgres => {
+            let schemas = PgSchema::from_config(config, extras)?;
+            if extras.delivery_log && config.outbox.storage != crate::model::Storage::Consume {
+                notes("-- note: the delivery log is for storage: consume");
+            }
+            let mut parts: Vec<String> = schemas.iter().map(PgSchema::print).collect();
+            if registry {
+                parts.extend(schemas.iter().filter_map(PgSchema::print_registry));
+            }
+            Ok(parts.join("\n"))
+        }
+        crate::dburl::Backend::Mongo => {
+            let schema = MongoSchema::from_config(config, extras)?;
+            let mut text = schema.print();
+            if let Some(r) = schema.print_registry().filter(|_| registry) {
+                text.push_str(&r);
+            }
+            Ok(text)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! `outboxctl hlc show`'s reading: the HLC checkpoint's marks, their maximum, and how far that
+//! maximum is ahead of the wall clock (a mark far in the future pins every new stamp there).
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::Error;
+use crate::config::Config;
+use crate::hlc::MAX_DRIFT_MS;
+use crate::store::backend::Backend;
+use crate::store::ops::{CheckpointRow, OpsStore};
+
+/// The checkpoint as read now.
+#[derive(Debug, Serialize)]
+pub struct CheckpointReport {
+    pub rows: Vec<CheckpointRow>,
+    pub max: Option<CheckpointRow>,
+    /// How far the maximum's physical time is ahead of the wall clock (negative: behind).
+    pub ahead_of_wall_clock_ms: Option<i64>,
+    /// Ahead by more than [`MAX_DRIFT_MS`]: every new stamp carries the mark forward.
+    pub too_far_ahead: bool,
+}
+
+/// Reads the configured outbox's HLC checkpoint.
+pub async fn checkpoint(
+    config: &Config,
+    connect_timeout: Duration,
+) -> Result<CheckpointReport, Error> {
+    let mut outboxes = Backend::of(config, connect_timeout).outboxes(None).await?;
+    if outboxes.is_empty() {
+        return Err(Error::NotConfigured("no outbox configured"));
+    }
+    let mut ops = outboxes.open(0).await?;
+    let rows = ops.checkpoints().await?.ok_or(Error::NotConfigured(
+        "no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)",
+    ))?;
+    let now = chrono::Utc::now();
+    let max = rows.iter().max_by_key(|r| r.hlc).cloned();
+    let ahead = max.as_ref().map(|m| (m.physical - now).num_milliseconds());
+    Ok(CheckpointReport {
+        too_far_ahead: ahead.is_some_and(|a| a > MAX_DRIFT_MS as i64),
+        ahead_of_wall_clock_ms: ahead,
+        max,
+        rows,
+    })
+}
