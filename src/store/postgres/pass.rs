@@ -18,13 +18,15 @@ use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
-use super::rows::{claimed, decode_fast, decode_sqlx, millis_ceil, sort_claim_order};
-use super::session::{PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet};
+use super::rows::{claimed, decode_fast, decode_sqlx, sort_claim_order};
+use super::session::{
+    PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet, pass_limits,
+};
 use super::{PgSql, PgStoreOptions};
+use crate::db::fault::Fault;
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
-use crate::model::Message;
-use crate::model::Storage;
+use crate::model::{Message, Storage};
 use crate::store::{Claimed, PassTarget, RelayStore, StoreError};
 use crate::target::QualifiedName;
 
@@ -252,12 +254,35 @@ impl<'a> PgStore<'a> {
         self.queued.clear();
     }
 
-    fn tenant_param(&self, target: &PassTarget) -> Option<Uuid> {
-        if self.opts.tenant_aware {
-            target.tenant
-        } else {
-            None
+    /// Sends the claim: under retain on the store's own connection in a transaction of its own
+    /// (`BEGIN`, JIT off, the claim, `COMMIT`: one round trip), else as the pass's statement.
+    async fn send_claim(&mut self, sql: &PgSql, values: Vec<Value>) -> Result<Answer, StoreError> {
+        let step = Self::step(&sql.claim, values, true, "claiming");
+        if self.opts.storage == Storage::Retain && matches!(self.conn, Conn::Owned { .. }) {
+            self.pass = Pass::Opening;
+            let answers = self.send(vec![step], true).await;
+            self.pass = Pass::Closed;
+            return Ok(answers?.pop().expect("one answer"));
         }
+        self.one(step).await
+    }
+
+    /// A claim through its function failed with the database up: the function was dropped, its
+    /// EXECUTE revoked, or it no longer fits the table. The claim's SQL (the function's body)
+    /// goes instead, from this pass until the next connection reads the functions again; a
+    /// consume pass's transaction, which the failure aborted, opens again.
+    async fn claim_by_sql(&mut self, e: &StoreError) {
+        tracing::warn!("the claim through its function failed, its SQL goes instead: {e}");
+        self.functions.clear();
+        self.sql.clear();
+        if self.opts.storage == Storage::Consume {
+            self.rollback_pass().await;
+            self.pass = Pass::Opening;
+        }
+    }
+
+    fn tenant_param(&self, target: &PassTarget) -> Option<Uuid> {
+        target.tenant.filter(|_| self.opts.tenant_aware)
     }
 
     /// How a transaction of the store's opens: `BEGIN` and what it needs set first. Under
@@ -270,23 +295,16 @@ impl<'a> PgStore<'a> {
         }
         match self.session {
             Some(session) => {
-                let (statement, idle) = self.pass_limits();
+                let (statement, idle) = pass_limits(&self.opts);
                 (consume_begin(session, statement, idle).into(), None)
             }
             None => ("BEGIN".into(), Some(self.timeouts())),
         }
     }
 
-    /// The pass's statement (and lock) limit and its idle-in-transaction limit, in ms.
-    fn pass_limits(&self) -> (i64, i64) {
-        let statement = millis_ceil(self.opts.pass_statement_timeout) as i64;
-        let idle = millis_ceil(self.opts.pass_deadline + self.opts.pass_statement_timeout) as i64;
-        (statement, idle)
-    }
-
     /// The pass's timeouts, as a statement.
     fn timeouts(&self) -> Step {
-        let (statement, idle) = self.pass_limits();
+        let (statement, idle) = pass_limits(&self.opts);
         Step {
             stmt: Stmt {
                 sql: PASS_TIMEOUTS_SQL.into(),
@@ -464,15 +482,8 @@ impl RelayStore for PgStore<'_> {
         if let Some(t) = self.tenant_param(target) {
             values.push(Value::Uuid(Some(t)));
         }
-        match self
-            .one(Self::step(
-                &sql.reclaim,
-                values,
-                false,
-                "reclaiming stale rows",
-            ))
-            .await?
-        {
+        let step = Self::step(&sql.reclaim, values, false, "reclaiming stale rows");
+        match self.one(step).await? {
             Answer::Fast(Reply::Count(n)) | Answer::Count(n) => Ok(n),
             _ => Ok(0),
         }
@@ -493,17 +504,15 @@ impl RelayStore for PgStore<'_> {
         if let Some(t) = self.tenant_param(target) {
             values.push(Value::Uuid(Some(t)));
         }
-        let step = Self::step(&sql.claim, values, true, "claiming");
-        let answer =
-            if self.opts.storage == Storage::Retain && matches!(self.conn, Conn::Owned { .. }) {
-                // in a transaction of its own, one round trip: BEGIN, JIT off, the claim, COMMIT
-                self.pass = Pass::Opening;
-                let answers = self.send(vec![step], true).await;
-                self.pass = Pass::Closed;
-                answers?.pop().expect("one answer")
-            } else {
-                self.one(step).await?
-            };
+        let again = sql.claim_by_function.then(|| values.clone());
+        let answer = match (self.send_claim(&sql, values).await, again) {
+            (Err(e), Some(values)) if e.fault == Fault::Statement => {
+                self.claim_by_sql(&e).await;
+                let sql = self.sql_for(target.tenant)?;
+                self.send_claim(&sql, values).await?
+            }
+            (answer, _) => answer?,
+        };
         let counts = sql.claim_counts;
         let (mut rows, candidates) = match answer {
             Answer::Fast(Reply::Rows(rows)) => {

@@ -43,6 +43,13 @@ pub fn consume_begin(session: SessionLimits, statement_ms: i64, idle_ms: i64) ->
     )
 }
 
+/// A pass's statement (and lock) limit and its idle-in-transaction limit, in ms.
+pub(super) fn pass_limits(opts: &super::PgStoreOptions) -> (i64, i64) {
+    let statement = super::rows::millis_ceil(opts.pass_statement_timeout) as i64;
+    let idle = super::rows::millis_ceil(opts.pass_deadline + opts.pass_statement_timeout) as i64;
+    (statement, idle)
+}
+
 /// The pass's timeouts as a statement, read and set inside the pass: what a pass sends when
 /// its session's limits could not be read at connect (`consume_begin` otherwise).
 pub const PASS_TIMEOUTS_SQL: &str = "\

@@ -439,3 +439,62 @@ async fn the_strict_claim_calls_its_function_once_migrate_adds_it_and_sends_its_
         .await
         .unwrap();
 }
+
+/// A claim function dropped (or no longer executable) under a running relay: the failed call
+/// gives way to the claim's SQL in the same pass, so the relay goes on without a restart.
+#[tokio::test]
+async fn a_claim_whose_function_went_away_sends_its_sql_in_the_same_pass() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let t = schema.rel("outbox");
+    for storage in [Storage::Retain, Storage::Consume] {
+        let word = if storage == Storage::Consume {
+            "consume"
+        } else {
+            "retain"
+        };
+        migrate(&schema, &["--storage", word, "--key-order", "strict"]).await;
+        sqlx::raw_sql(&format!("DELETE FROM {t}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        stage(&mut conn, &t, "orders", 30, Some(3)).await;
+        let mut relay = store(&schema, storage, KeyOrder::Strict).await;
+        assert!(relay.claims_by_function(None).unwrap(), "{word}");
+        let functions: Vec<String> = sqlx::query_scalar(
+            "SELECT p.oid::regprocedure::text FROM pg_proc p
+              WHERE p.pronamespace = $1::regnamespace AND p.proname LIKE 'outbox\\_claim\\_%'",
+        )
+        .bind(&schema.name)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        assert!(
+            !functions.is_empty(),
+            "{word}: migrate made no claim function"
+        );
+        sqlx::raw_sql(&format!("DROP FUNCTION {}", functions.join(", ")))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        relay.begin_pass(&target()).await.unwrap();
+        let claimed = relay
+            .claim(&target(), 10, chrono::Utc::now())
+            .await
+            .unwrap_or_else(|e| panic!("{word}: the claim failed with its function gone: {e}"));
+        assert_eq!(claimed.rows.len(), 10, "{word}");
+        let ids: Vec<uuid::Uuid> = claimed.rows.iter().map(|r| r.id).collect();
+        relay
+            .mark_published(&target(), &ids, chrono::Utc::now())
+            .await
+            .unwrap();
+        relay.commit_pass().await.unwrap();
+        assert!(!relay.claims_by_function(None).unwrap(), "{word}");
+        let left: i64 = sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM {t} WHERE status = 'pending'"
+        ))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!(left, 20, "{word}: the pass delivered its 10 rows");
+    }
+}
