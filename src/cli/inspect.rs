@@ -117,11 +117,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<()> {
         Inspector::open(&ctx.config, ctx.connect_timeout, args.route, args.tenant).await?;
     match command {
         InspectCommand::Summary => {
-            let mut all = inspector.summaries().await?;
-            let pauses = crate::ops::fleet::pauses_if_any(&ctx.config, ctx.connect_timeout).await;
-            for s in &mut all {
-                s.paused = pauses.find(&s.route, s.tenant).cloned();
-            }
+            let all = inspector.summaries().await?;
             print_summary(ctx, &all, inspector.now);
         }
         InspectCommand::Pending(l) => {

@@ -96,6 +96,9 @@ pub async fn error_rows(
 /// and a tenant when given; `now` is the moment every answer is computed for.
 pub struct Inspector {
     outboxes: Outboxes,
+    /// Where the route pauses are read (the relay registry, when configured).
+    config: Config,
+    connect_timeout: Duration,
     route: Option<String>,
     tenant: Option<Uuid>,
     pub now: DateTime<Utc>,
@@ -115,15 +118,19 @@ impl Inspector {
             .await?;
         Ok(Self {
             outboxes,
+            config: config.clone(),
+            connect_timeout,
             route,
             tenant,
             now: Utc::now(),
         })
     }
 
-    /// Per route (and tenant): counts, ages, attempts and deliveries.
+    /// Per route (and tenant): counts, ages, attempts and deliveries, and the pause that holds
+    /// it (read from the relay registry when there is one).
     pub async fn summaries(&mut self) -> Result<Vec<RouteSummary>, Error> {
         let mut all = Vec::new();
+        let pauses = crate::ops::fleet::pauses_if_any(&self.config, self.connect_timeout).await;
         for i in 0..self.outboxes.len() {
             let tenant = self.outboxes.target(i).tenant();
             let mut ops = self.outboxes.open(i).await?;
@@ -132,7 +139,9 @@ impl Inspector {
                 None => ops.routes().await?,
             };
             for route in routes {
-                all.push(ops.summary(&route, tenant, self.now).await?);
+                let mut summary = ops.summary(&route, tenant, self.now).await?;
+                summary.paused = pauses.find(&route, summary.tenant).cloned();
+                all.push(summary);
             }
         }
         Ok(all)
