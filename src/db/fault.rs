@@ -18,6 +18,10 @@ pub enum Fault {
     LockBusy,
     /// The statement was cancelled (`statement_timeout`, `pg_cancel_backend`).
     Canceled,
+    /// The statement does not fit the database's definitions: an object or column it names is
+    /// missing, its role lacks a privilege, a type changed (SQLSTATE class 42, and 0A000 for a
+    /// cached plan whose result changed).
+    Definition,
     /// Anything else: the statement failed with the database up.
     Statement,
 }
@@ -45,6 +49,7 @@ impl Fault {
             // connection exceptions, operator intervention (admin shutdown, crash shutdown,
             // cannot connect now, idle session timeout) and the idle-in-transaction timeout
             c if c.starts_with("08") || c.starts_with("57P") || c == "25P03" => Fault::Lost,
+            c if c.starts_with("42") || c == "0A000" => Fault::Definition,
             _ => Fault::Statement,
         }
     }
@@ -135,6 +140,17 @@ mod tests {
         assert_eq!(Fault::of_sqlstate("57014"), Fault::Canceled);
         assert_eq!(Fault::of_sqlstate("28P01"), Fault::Auth);
         assert_eq!(Fault::of_sqlstate("23514"), Fault::Statement);
+        assert_eq!(Fault::of_sqlstate("40P01"), Fault::Statement, "deadlock");
+        assert_eq!(
+            Fault::of_sqlstate("42883"),
+            Fault::Definition,
+            "no such function"
+        );
+        assert_eq!(
+            Fault::of_sqlstate("42501"),
+            Fault::Definition,
+            "no privilege"
+        );
         assert!(Fault::Lost.is_away() && Fault::Unreachable.is_away());
         assert!(!Fault::Canceled.is_away());
     }

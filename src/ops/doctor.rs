@@ -297,31 +297,46 @@ async fn claim_function_check(
     conn: &mut sqlx::PgConnection,
     report: &mut DoctorReport,
 ) {
-    let Some(f) = crate::store::postgres::sql::claim_function(&pg.store_options()) else {
+    let opts = pg.store_options();
+    let Some(f) = crate::store::postgres::sql::claim_function(&opts) else {
         return;
     };
-    use crate::store::postgres::diagnostics::claim_function_executable;
-    let (level, detail) = match claim_function_executable(conn, &f.name).await {
-        Ok(Some(true)) => (
+    let registry = matches!(
+        &pg.config.outbox.target,
+        crate::config::Target::Postgres {
+            registry: Some(_),
+            ..
+        }
+    );
+    if opts.prepared_statements && registry {
+        // the relay's claim then reads the route pauses: another text, sent named
+        let detail = "with prepared_statements and the registry the strict claim is a named statement that reads the route pauses: planned once per connection, no function needed";
+        return report.add("claim function", Level::Ok, detail);
+    }
+    use crate::store::postgres::diagnostics::{FunctionState, claim_function_state};
+    let name = f.name.plain();
+    let (level, detail) = match claim_function_state(conn, &f).await {
+        Ok(FunctionState::Trusted { executable: true }) => (
             Level::Ok,
-            format!(
-                "the strict claim is a call of {}: planned once per connection",
-                f.name.plain()
-            ),
+            format!("the strict claim is a call of {name}: planned once per connection"),
         ),
-        Ok(Some(false)) => (
+        Ok(FunctionState::Trusted { executable: false }) => (
             Level::Warn,
             format!(
-                "this role may not execute {}: the strict claim is planned on every pass; GRANT EXECUTE ON FUNCTION {} TO the relay's role",
-                f.name.plain(),
+                "this role may not execute {name}: the strict claim is planned on every pass; GRANT EXECUTE ON FUNCTION {} TO the relay's role",
                 f.name
             ),
         ),
-        Ok(None) => (
+        Ok(FunctionState::Untrusted) => (
             Level::Warn,
             format!(
-                "no {} for this version and these settings: the strict claim is planned on every pass; run outboxctl migrate",
-                f.name.plain()
+                "{name} is not outboxctl's as written (its body, owner or settings differ), so the relay does not call it: run outboxctl migrate as the table's owner to make it again"
+            ),
+        ),
+        Ok(FunctionState::Missing) => (
+            Level::Warn,
+            format!(
+                "no {name} for this version and these settings: the strict claim is planned on every pass; run outboxctl migrate"
             ),
         ),
         Err(e) => (

@@ -185,25 +185,40 @@ impl Migration {
 }
 
 /// Strict order's claim function (`store::postgres::sql::claim_function`), when the relay's
-/// claim goes through one and the database has no function of that name: the name carries a
-/// hash of the whole text, so one that exists is the same. Built from the relay's store options
-/// (the route pauses are read by the heartbeat, not the claim, unless `prepared_statements`);
-/// a relay whose claim differs sends its SQL instead.
+/// claim goes through one and the database has none the relay would call: the name carries a
+/// hash of the whole text, so outboxctl's own of that name is the same; one that is not
+/// outboxctl's as written (another body, owner or settings) is dropped and made again (the
+/// drop fails, and says why, when migrate's role may not drop it). Built from the relay's store options (the
+/// route pauses are read by the heartbeat, not the claim, unless `prepared_statements`); a
+/// relay whose claim differs sends its SQL instead.
 async fn claim_function_step(
     pg: &crate::store::backend::Postgres<'_>,
     conn: &mut PgConnection,
 ) -> Result<Option<Step>, Error> {
+    use crate::store::postgres::diagnostics::{FunctionState, claim_function_state};
     let Some(f) = claim_function(&pg.store_options()) else {
         return Ok(None);
     };
-    let exists = crate::store::postgres::diagnostics::claim_function_executable(conn, &f.name)
+    let state = claim_function_state(conn, &f)
         .await
-        .map_err(|e| Error::pg("reading the catalog", e))?
-        .is_some();
-    Ok((!exists).then(|| Step {
-        summary: format!("create strict order's claim function {}", f.name.plain()),
+        .map_err(|e| Error::pg("reading the catalog", e))?;
+    let (verb, mut statements) = match state {
+        FunctionState::Trusted { .. } => return Ok(None),
+        FunctionState::Missing => ("create", Vec::new()),
+        // dropped first: `CREATE OR REPLACE` would keep its owner
+        FunctionState::Untrusted => (
+            "replace a function that is not outboxctl's as",
+            vec![Statement::new(format!(
+                "DROP FUNCTION {}({})",
+                f.name, f.arguments
+            ))],
+        ),
+    };
+    statements.push(Statement::new(f.ddl));
+    Ok(Some(Step {
+        summary: format!("{verb} strict order's claim function {}", f.name.plain()),
         kind: StepKind::Transaction,
-        statements: vec![Statement::new(f.ddl)],
+        statements,
         mongo_index: None,
         mongo_collection: None,
     }))

@@ -4,26 +4,47 @@
 //! behind a pooler. The command judges; this runs the SQL.
 
 use chrono::{DateTime, Utc};
+use sqlx::Row;
 use sqlx::postgres::PgConnection;
 use uuid::Uuid;
 
+use super::sql::ClaimFunction;
 use super::{PgStoreOptions, claim_sql};
 use crate::target::QualifiedName;
 
-/// Whether the claim function `name` ([`super::sql::claim_function`]) exists (`None`: it does
-/// not) and the session's role may execute it. `migrate` and `doctor` ask.
-pub async fn claim_function_executable(
+/// What the catalog holds of a claim function ([`ClaimFunction`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionState {
+    Missing,
+    /// A function of its name and arguments that is not outboxctl's as written
+    /// ([`ClaimFunction::catalog_conditions`]): a relay does not call it.
+    Untrusted,
+    /// Outboxctl's, and whether the session's role may execute it.
+    Trusted {
+        executable: bool,
+    },
+}
+
+/// Where `f` stands in the catalog. `migrate` and `doctor` ask.
+pub async fn claim_function_state(
     conn: &mut PgConnection,
-    name: &QualifiedName,
-) -> Result<Option<bool>, sqlx::Error> {
-    crate::db::pg::query_scalar(
-        "SELECT has_function_privilege(p.oid, 'EXECUTE') FROM pg_proc p \
-         JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = $2",
-    )
-    .bind(name.schema.name())
-    .bind(name.name.name())
-    .fetch_optional(conn)
-    .await
+    f: &ClaimFunction,
+) -> Result<FunctionState, sqlx::Error> {
+    let (found, trusted) = ClaimFunction::catalog_conditions(1);
+    let sql = format!(
+        "SELECT COALESCE({trusted}, false), has_function_privilege(p.oid, 'EXECUTE') FROM pg_proc p WHERE {found}"
+    );
+    let mut q = crate::db::pg::query(&sql);
+    for v in f.catalog_values() {
+        q = q.bind(v);
+    }
+    let Some(row) = q.fetch_optional(conn).await? else {
+        return Ok(FunctionState::Missing);
+    };
+    Ok(match (row.try_get(0)?, row.try_get(1)?) {
+        (false, _) => FunctionState::Untrusted,
+        (true, executable) => FunctionState::Trusted { executable },
+    })
 }
 
 /// The claim's plan, as far as `doctor` cares.

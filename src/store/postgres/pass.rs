@@ -267,10 +267,10 @@ impl<'a> PgStore<'a> {
         self.one(step).await
     }
 
-    /// A claim through its function failed with the database up: the function was dropped, its
-    /// EXECUTE revoked, or it no longer fits the table. The claim's SQL (the function's body)
-    /// goes instead, from this pass until the next connection reads the functions again; a
-    /// consume pass's transaction, which the failure aborted, opens again.
+    /// A claim through its function failed as not fitting the database (a dropped function,
+    /// EXECUTE revoked, a changed table): the claim's SQL goes instead, from this pass until the
+    /// next connection reads the functions again. A consume pass's aborted transaction opens
+    /// again, without the pass's reclaim (the next tick's reclaim repeats it).
     async fn claim_by_sql(&mut self, e: &StoreError) {
         tracing::warn!("the claim through its function failed, its SQL goes instead: {e}");
         self.functions.clear();
@@ -506,7 +506,7 @@ impl RelayStore for PgStore<'_> {
         }
         let again = sql.claim_by_function.then(|| values.clone());
         let answer = match (self.send_claim(&sql, values).await, again) {
-            (Err(e), Some(values)) if e.fault == Fault::Statement => {
+            (Err(e), Some(values)) if e.fault == Fault::Definition => {
                 self.claim_by_sql(&e).await;
                 let sql = self.sql_for(target.tenant)?;
                 self.send_claim(&sql, values).await?

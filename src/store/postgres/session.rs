@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::PgStoreOptions;
-use super::sql::{CLAIM_FUNCTION_INFIX, claim_function_table};
+use super::sql::{ClaimFunction, claim_function};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
 
@@ -76,8 +76,9 @@ pub(super) struct Greeting {
     pub backend: Option<i32>,
     /// The session's limits.
     pub session: Option<SessionLimits>,
-    /// The claim functions of the store's table that exist and that the relay's role may
-    /// execute (`super::sql::claim_function`; none unless its claim goes through one).
+    /// The store's claim function (`super::sql::claim_function`; none unless its claim goes
+    /// through one) when it exists as outboxctl writes it (`ClaimFunction::catalog_conditions`)
+    /// and the relay's role may execute it.
     pub functions: HashSet<String>,
 }
 
@@ -89,24 +90,21 @@ pub(super) async fn greet(
     url: &DatabaseUrl,
     opts: &PgStoreOptions,
 ) -> Greeting {
-    // the functions' schema and name prefix; NULL (none found) when the claim is sent as SQL
-    let (schema, prefix) = match claim_function_table(opts) {
-        Some(t) => (
-            Some(t.schema.name().to_owned()),
-            Some(format!("{}{CLAIM_FUNCTION_INFIX}", t.name.name())),
-        ),
-        None => (None, None),
+    // the claim function's catalog values; NULL (none found) when the claim is sent as SQL
+    let values: Vec<Value> = match claim_function(opts) {
+        Some(f) => f.catalog_values().map(|v| Value::OptText(Some(v))).into(),
+        None => vec![Value::OptText(None); 5],
     };
+    let (found, trusted) = ClaimFunction::catalog_conditions(1);
     let stmt = Stmt {
         sql: format!(
             "SELECT inet_server_port(), pg_backend_pid(), l.*,
-       ARRAY(SELECT p.proname::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-              WHERE n.nspname = $1 AND substr(p.proname::text, 1, length($2)) = $2
-                AND has_function_privilege(p.oid, 'EXECUTE'))
+       ARRAY(SELECT p.proname::text FROM pg_proc p
+              WHERE {found} AND {trusted} AND has_function_privilege(p.oid, 'EXECUTE'))
   FROM ({SESSION_LIMITS_SQL}) l"
         )
         .into(),
-        values: vec![Value::OptText(schema), Value::OptText(prefix)],
+        values,
         rows: true,
     };
     let Ok(Reply::Rows(rows)) = client.run(&stmt).await else {

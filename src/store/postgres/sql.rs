@@ -308,6 +308,48 @@ pub struct ClaimFunction {
     pub ddl: String,
     /// The call the relay sends instead of the claim, with the claim's parameters.
     pub call: String,
+    /// Its arguments as `pg_get_function_identity_arguments` prints them.
+    pub arguments: String,
+    /// Its body as the catalog keeps it (`pg_proc.prosrc`).
+    pub body: String,
+    /// The table it claims from.
+    pub table: QualifiedName,
+}
+
+impl ClaimFunction {
+    /// The condition on `pg_proc p` that finds this function (its schema, name and arguments)
+    /// and, second, the one that trusts it: its body as written here, the caller's rights, no
+    /// settings of its own, and an owner that is a superuser, the table's owner or a member of
+    /// that role. A name alone is not trusted: it is predictable, and a role that may create
+    /// functions in the schema could make one first. `$first` onwards are
+    /// [`ClaimFunction::catalog_values`].
+    pub fn catalog_conditions(first: usize) -> (String, String) {
+        let [schema, name, arguments, body, table] =
+            std::array::from_fn(|i| format!("${}", first + i));
+        (
+            format!(
+                "p.pronamespace = (SELECT n.oid FROM pg_namespace n WHERE n.nspname = {schema}) \
+                 AND p.proname = {name} AND pg_get_function_identity_arguments(p.oid) = {arguments}"
+            ),
+            format!(
+                "p.prosrc = {body} AND NOT p.prosecdef AND p.proconfig IS NULL \
+                 AND ((SELECT r.rolsuper FROM pg_roles r WHERE r.oid = p.proowner) \
+                      OR (SELECT pg_has_role(p.proowner, c.relowner, 'MEMBER') FROM pg_class c \
+                           WHERE c.relnamespace = p.pronamespace AND c.relname = {table}))"
+            ),
+        )
+    }
+
+    /// The values [`ClaimFunction::catalog_conditions`] bind, in order.
+    pub fn catalog_values(&self) -> [String; 5] {
+        [
+            self.name.schema.name().to_owned(),
+            self.name.name.name().to_owned(),
+            self.arguments.clone(),
+            self.body.clone(),
+            self.table.name.name().to_owned(),
+        ]
+    }
 }
 
 /// What a claim function's name adds to its table's name, before the hash.
@@ -347,14 +389,15 @@ fn function_of(table: &QualifiedName, opts: &PgStoreOptions, claim: &str) -> Opt
     }
     returns.push("candidates bigint".into());
     // `use_column`: the claim's unqualified names (`rn`) are its columns, not the outputs
+    let body = format!("\n#variable_conflict use_column\nBEGIN\nRETURN QUERY {claim};\nEND\n");
+    // a dollar quote that no name in the body can close
+    let mut tag = "$outboxctl$".to_owned();
+    while body.contains(&tag) {
+        tag.insert(tag.len() - 1, '_');
+    }
+    let arguments = args.join(", ");
     let text = format!(
-        "({}) RETURNS TABLE ({}) LANGUAGE plpgsql AS $outboxctl$
-#variable_conflict use_column
-BEGIN
-RETURN QUERY {claim};
-END
-$outboxctl$",
-        args.join(", "),
+        "({arguments}) RETURNS TABLE ({}) LANGUAGE plpgsql AS {tag}{body}{tag}",
         returns.join(", "),
     );
     let hash = sha2::Sha256::digest(text.as_bytes());
@@ -371,6 +414,9 @@ $outboxctl$",
         ddl: format!("CREATE OR REPLACE FUNCTION {name}{text}"),
         call: format!("SELECT * FROM {name}({})", params.join(", ")),
         name,
+        arguments,
+        body,
+        table: table.clone(),
     })
 }
 
@@ -517,5 +563,48 @@ SELECT id, outbox_route, event_id, tenant_id, $2 FROM consumed"
                 release: None,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::target::RelationSpec;
+
+    fn strict(relation: &str) -> PgStoreOptions {
+        PgStoreOptions {
+            relation: RelationSpec::parse("relation", relation).unwrap(),
+            delivery_log: None,
+            storage: Storage::Consume,
+            hlc_ordering: false,
+            propagate_trace: false,
+            tenant_aware: false,
+            key_order: KeyOrder::Strict,
+            pass_statement_timeout: Duration::from_secs(1),
+            pass_deadline: Duration::from_secs(5),
+            prepared_statements: false,
+            pauses: None,
+        }
+    }
+
+    #[test]
+    fn a_claim_functions_body_is_quoted_with_a_tag_no_name_in_it_can_close() {
+        let plain = claim_function(&strict("app.outbox")).unwrap();
+        assert!(
+            plain
+                .ddl
+                .ends_with(&format!("$outboxctl${}$outboxctl$", plain.body))
+        );
+        let f = claim_function(&strict(r#"app."a$outboxctl$b""#)).unwrap();
+        assert!(f.body.contains("$outboxctl$"), "{}", f.body);
+        let tag = "$outboxctl_$";
+        assert!(
+            f.ddl.ends_with(&format!("{tag}{}{tag}", f.body)),
+            "{}",
+            f.ddl
+        );
+        assert_eq!(f.ddl.matches(tag).count(), 2, "{}", f.ddl);
     }
 }

@@ -498,3 +498,97 @@ async fn a_claim_whose_function_went_away_sends_its_sql_in_the_same_pass() {
         assert_eq!(left, 20, "{word}: the pass delivered its 10 rows");
     }
 }
+
+/// A function is not called by its name alone: one made first by another role, or edited by
+/// hand, is not outboxctl's as written, so the relay sends the claim's SQL, `doctor` warns,
+/// `migrate --check` fails and `migrate` makes it again.
+#[tokio::test]
+async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let strict = ["--storage", "consume", "--key-order", "strict"];
+    let t = schema.rel("outbox");
+    migrate(&schema, &["--storage", "consume"]).await;
+    let opts = store_options(&schema, Storage::Consume, KeyOrder::Strict);
+    let f = outboxctl::store::postgres::sql::claim_function(&opts).unwrap();
+    let role = format!("{}_other", schema.name);
+    // another role, allowed to create in the schema, makes the function first, body and all
+    sqlx::raw_sql(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role};
+         GRANT USAGE, CREATE ON SCHEMA {s} TO {role}; GRANT SELECT, UPDATE, DELETE ON {t} TO {role};
+         SET ROLE {role}; {ddl}; RESET ROLE;",
+        s = schema.name,
+        ddl = f.ddl
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let doctor_says = || {
+        let r = ob(["doctor", "--format", "json"]).args(strict).pg(&t).run();
+        let v: serde_json::Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+        let check = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == "claim function")
+            .cloned();
+        check.unwrap_or_else(|| panic!("no claim function check: {v}"))
+    };
+    let untrusted = |what: &str| {
+        let c = doctor_says();
+        assert_eq!(c["level"], "warn", "{what}: {c}");
+        assert!(
+            c["detail"]
+                .as_str()
+                .unwrap()
+                .contains("not outboxctl's as written"),
+            "{what}: {c}"
+        );
+        let r = ob(["migrate", "--check"]).args(strict).pg(&t).run();
+        assert_eq!(r.code, CHECK_FAILED, "{what}: {r:?}");
+        assert!(
+            r.stdout
+                .contains("missing: replace a function that is not outboxctl's"),
+            "{what}: {r:?}"
+        );
+    };
+    assert!(
+        !store(&schema, Storage::Consume, KeyOrder::Strict)
+            .await
+            .claims_by_function(None)
+            .unwrap()
+    );
+    untrusted("owned by another role");
+    migrate(&schema, &strict).await;
+    assert!(
+        store(&schema, Storage::Consume, KeyOrder::Strict)
+            .await
+            .claims_by_function(None)
+            .unwrap()
+    );
+    assert_eq!(doctor_says()["level"], "ok");
+    // edited by hand: the same name and arguments, another body
+    let edited = f
+        .ddl
+        .replacen("RETURN QUERY", "PERFORM 1;\nRETURN QUERY", 1);
+    assert_ne!(edited, f.ddl);
+    sqlx::raw_sql(&edited).execute(&mut conn).await.unwrap();
+    assert!(
+        !store(&schema, Storage::Consume, KeyOrder::Strict)
+            .await
+            .claims_by_function(None)
+            .unwrap()
+    );
+    untrusted("edited by hand");
+    migrate(&schema, &strict).await;
+    assert!(
+        store(&schema, Storage::Consume, KeyOrder::Strict)
+            .await
+            .claims_by_function(None)
+            .unwrap()
+    );
+    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}
