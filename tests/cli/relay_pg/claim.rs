@@ -522,6 +522,10 @@ async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
     .execute(&mut conn)
     .await
     .unwrap();
+    let by_function = async || {
+        let mut relay = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+        relay.claims_by_function(None).unwrap()
+    };
     let doctor_says = || {
         let r = ob(["doctor", "--format", "json"]).args(strict).pg(&t).run();
         let v: serde_json::Value =
@@ -552,20 +556,10 @@ async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
             "{what}: {r:?}"
         );
     };
-    assert!(
-        !store(&schema, Storage::Consume, KeyOrder::Strict)
-            .await
-            .claims_by_function(None)
-            .unwrap()
-    );
+    assert!(!by_function().await);
     untrusted("owned by another role");
     migrate(&schema, &strict).await;
-    assert!(
-        store(&schema, Storage::Consume, KeyOrder::Strict)
-            .await
-            .claims_by_function(None)
-            .unwrap()
-    );
+    assert!(by_function().await);
     assert_eq!(doctor_says()["level"], "ok");
     // edited by hand: the same name and arguments, another body
     let edited = f
@@ -573,20 +567,10 @@ async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
         .replacen("RETURN QUERY", "PERFORM 1;\nRETURN QUERY", 1);
     assert_ne!(edited, f.ddl);
     sqlx::raw_sql(&edited).execute(&mut conn).await.unwrap();
-    assert!(
-        !store(&schema, Storage::Consume, KeyOrder::Strict)
-            .await
-            .claims_by_function(None)
-            .unwrap()
-    );
+    assert!(!by_function().await);
     untrusted("edited by hand");
     migrate(&schema, &strict).await;
-    assert!(
-        store(&schema, Storage::Consume, KeyOrder::Strict)
-            .await
-            .claims_by_function(None)
-            .unwrap()
-    );
+    assert!(by_function().await);
     sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
         .execute(&mut conn)
         .await
