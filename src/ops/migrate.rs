@@ -113,7 +113,6 @@ impl Migration {
         }
     }
 
-    /// The comment marker of the plan's script (`--` for SQL, `//` for mongosh).
     /// The report of a run that `applied` its plan, or only read it.
     pub fn report(&self, applied: bool) -> MigrationReport<'_> {
         let status = match (
@@ -155,6 +154,7 @@ impl Migration {
         )))
     }
 
+    /// The comment marker of the plan's script (`--` for SQL, `//` for mongosh).
     pub fn comment(&self) -> &'static str {
         match self.backend {
             Kind::Postgres => "--",
@@ -207,7 +207,7 @@ async fn claim_function_step(
         FunctionState::Missing => ("create", Vec::new()),
         // dropped first: `CREATE OR REPLACE` would keep its owner
         FunctionState::Untrusted => (
-            "replace a function that is not outboxctl's as",
+            "replace a function not outboxctl's with",
             vec![Statement::new(format!(
                 "DROP FUNCTION {}({})",
                 f.name, f.arguments

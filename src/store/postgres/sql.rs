@@ -318,8 +318,8 @@ pub struct ClaimFunction {
 
 impl ClaimFunction {
     /// The condition on `pg_proc p` that finds this function (its schema, name and arguments)
-    /// and, second, the one that trusts it: its body as written here, the caller's rights, no
-    /// settings of its own, and an owner that is a superuser, the table's owner or a member of
+    /// and, second, the one that trusts it: its body as written here in PL/pgSQL, the caller's
+    /// rights, no settings of its own, and an owner that is a superuser, the table's owner or a member of
     /// that role. A name alone is not trusted: it is predictable, and a role that may create
     /// functions in the schema could make one first. `$first` onwards are
     /// [`ClaimFunction::catalog_values`].
@@ -333,6 +333,7 @@ impl ClaimFunction {
             ),
             format!(
                 "p.prosrc = {body} AND NOT p.prosecdef AND p.proconfig IS NULL \
+                 AND p.prolang = (SELECT l.oid FROM pg_language l WHERE l.lanname = 'plpgsql') \
                  AND ((SELECT r.rolsuper FROM pg_roles r WHERE r.oid = p.proowner) \
                       OR (SELECT pg_has_role(p.proowner, c.relowner, 'MEMBER') FROM pg_class c \
                            WHERE c.relnamespace = p.pronamespace AND c.relname = {table}))"

@@ -157,7 +157,11 @@ async fn doctor_warns_while_the_strict_claim_has_no_function() {
     // best-effort order has no claim function to look for
     let v = json(&cmd(&schema, &["--format", "json"], &["doctor"]));
     let checks = v["checks"].as_array().unwrap();
-    assert!(!checks.iter().any(|c| c["name"] == "claim function"), "{v}");
+    assert!(
+        !checks.iter().any(|c| c["check"] == "claim function"),
+        "{v}"
+    );
+    assert!(checks.iter().any(|c| c["check"] == "claim index"), "{v}");
 }
 
 /// With a per-tenant relation every configured tenant's table is checked: a processing row in

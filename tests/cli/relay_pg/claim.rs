@@ -530,13 +530,7 @@ async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
         let r = ob(["doctor", "--format", "json"]).args(strict).pg(&t).run();
         let v: serde_json::Value =
             serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
-        let check = v["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["check"] == "claim function")
-            .cloned();
-        check.unwrap_or_else(|| panic!("no claim function check: {v}"))
+        crate::common::doctor_check(&v, "claim function").clone()
     };
     let untrusted = |what: &str| {
         let c = doctor_says();
@@ -551,8 +545,9 @@ async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
         let r = ob(["migrate", "--check"]).args(strict).pg(&t).run();
         assert_eq!(r.code, CHECK_FAILED, "{what}: {r:?}");
         assert!(
-            r.stdout
-                .contains("missing: replace a function that is not outboxctl's"),
+            r.stdout.contains(
+                "missing: replace a function not outboxctl's with strict order's claim function"
+            ),
             "{what}: {r:?}"
         );
     };
