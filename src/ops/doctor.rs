@@ -5,6 +5,7 @@
 //! delivery log's partitions; then what holds the xmin horizon ([`xmin`]). The command prints
 //! the report; nothing here does.
 
+mod claim_function;
 pub mod fleet;
 pub mod xmin;
 
@@ -261,7 +262,7 @@ async fn pg_table_checks(
             format!("cannot plan the claim on {name}: {}", db::pg_message(&e)),
         ),
     }
-    claim_function_check(pg, &mut *ops.conn, report).await;
+    claim_function::check(pg, &mut *ops.conn, report).await;
     row_checks(&mut ops, &name, t.tenant, options.max_pending_age, report).await?;
     let health = match diagnostics::table_health(conn, &t.table).await {
         Ok(health) => {
@@ -287,64 +288,6 @@ async fn pg_table_checks(
         delivery_log_checks(config, conn, log, now, report).await?;
     }
     Ok(health)
-}
-
-/// Strict order's claim function (`store::postgres::sql::claim_function`): there and
-/// executable, or the relay's claim is parsed and planned on every pass (a warning, not a fault:
-/// the relay then sends the claim's SQL).
-async fn claim_function_check(
-    pg: &backend::Postgres<'_>,
-    conn: &mut sqlx::PgConnection,
-    report: &mut DoctorReport,
-) {
-    let opts = pg.store_options();
-    let Some(f) = crate::store::postgres::sql::claim_function(&opts) else {
-        return;
-    };
-    let registry = matches!(
-        &pg.config.outbox.target,
-        crate::config::Target::Postgres {
-            registry: Some(_),
-            ..
-        }
-    );
-    if opts.prepared_statements && registry {
-        // the relay's claim then reads the route pauses: another text, sent named
-        let detail = "with prepared_statements and the registry the strict claim is a named statement that reads the route pauses: planned once per connection, no function needed";
-        return report.add("claim function", Level::Ok, detail);
-    }
-    use crate::store::postgres::diagnostics::{FunctionState, claim_function_state};
-    let name = f.name.plain();
-    let (level, detail) = match claim_function_state(conn, &f).await {
-        Ok(FunctionState::Trusted { executable: true }) => (
-            Level::Ok,
-            format!("the strict claim is a call of {name}: planned once per connection"),
-        ),
-        Ok(FunctionState::Trusted { executable: false }) => (
-            Level::Warn,
-            format!(
-                "this role may not execute {name}: the strict claim is planned on every pass; GRANT EXECUTE ON FUNCTION {} TO the relay's role",
-                f.name
-            ),
-        ),
-        Ok(FunctionState::Untrusted) => (
-            Level::Warn,
-            format!(
-                "{name} is not outboxctl's as written (its body, owner or settings differ), so the relay does not call it: run outboxctl migrate as the table's owner to make it again"
-            ),
-        ),
-        Ok(FunctionState::Missing) => (
-            Level::Warn,
-            format!(
-                "no {name} for this version and these settings: the strict claim is planned on every pass; run outboxctl migrate"
-            ),
-        ),
-        Err(e) => (
-            Level::Warn,
-            format!("cannot read the claim function: {}", db::pg_message(&e)),
-        ),
-    };
-    report.add("claim function", level, detail);
 }
 
 /// What follows `USING` in `pg_get_indexdef` for the claim index.
