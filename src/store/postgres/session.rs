@@ -82,6 +82,43 @@ pub(super) struct Greeting {
     pub functions: HashSet<String>,
 }
 
+/// How often a store whose claim could go through a function but goes as SQL asks the catalog
+/// again ([`read_functions`]), so that a function `migrate` adds reaches a running relay.
+pub(super) const FUNCTIONS_REREAD: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The store's claim function, if the relay may call it, as an array expression of its name
+/// (`Greeting::functions`), with its values: NULL, and so none found, when the claim goes as SQL.
+fn functions_sql(opts: &PgStoreOptions) -> (String, Vec<Value>) {
+    let values: Vec<Value> = match claim_function(opts) {
+        Some(f) => f.catalog_values().map(|v| Value::OptText(Some(v))).into(),
+        None => vec![Value::OptText(None); 5],
+    };
+    let (found, trusted) = ClaimFunction::catalog_conditions(1);
+    let sql = format!(
+        "ARRAY(SELECT p.proname::text FROM pg_proc p
+              WHERE {found} AND {trusted} AND has_function_privilege(p.oid, 'EXECUTE'))"
+    );
+    (sql, values)
+}
+
+/// Asks the catalog again for the store's claim function (`None`: the question failed).
+pub(super) async fn read_functions(
+    client: &mut PgClient,
+    opts: &PgStoreOptions,
+) -> Option<HashSet<String>> {
+    let (functions, values) = functions_sql(opts);
+    let stmt = Stmt {
+        sql: format!("SELECT {functions}").into(),
+        values,
+        rows: true,
+    };
+    let Ok(Reply::Rows(rows)) = client.run(&stmt).await else {
+        return None;
+    };
+    let names: Vec<String> = rows.first()?.try_get(0).ok()?;
+    Some(names.into_iter().collect())
+}
+
 /// Asks a new connection what [`Greeting`] holds, in one statement. Each part is `None` (or
 /// empty) when it cannot be read: the claim is then sent as SQL, the pass's limits as a
 /// statement of their own.
@@ -90,18 +127,10 @@ pub(super) async fn greet(
     url: &DatabaseUrl,
     opts: &PgStoreOptions,
 ) -> Greeting {
-    // the claim function's catalog values; NULL (none found) when the claim is sent as SQL
-    let values: Vec<Value> = match claim_function(opts) {
-        Some(f) => f.catalog_values().map(|v| Value::OptText(Some(v))).into(),
-        None => vec![Value::OptText(None); 5],
-    };
-    let (found, trusted) = ClaimFunction::catalog_conditions(1);
+    let (functions, values) = functions_sql(opts);
     let stmt = Stmt {
         sql: format!(
-            "SELECT inet_server_port(), pg_backend_pid(), l.*,
-       ARRAY(SELECT p.proname::text FROM pg_proc p
-              WHERE {found} AND {trusted} AND has_function_privilege(p.oid, 'EXECUTE'))
-  FROM ({SESSION_LIMITS_SQL}) l"
+            "SELECT inet_server_port(), pg_backend_pid(), l.*, {functions} FROM ({SESSION_LIMITS_SQL}) l"
         )
         .into(),
         values,

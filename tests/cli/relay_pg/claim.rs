@@ -571,3 +571,31 @@ async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
         .await
         .unwrap();
 }
+
+/// A relay that started before `migrate` added its claim function takes it up between passes,
+/// without a reconnect, and claims the same rows through it.
+#[tokio::test]
+async fn a_running_relay_takes_up_the_claim_function_migrate_adds() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 30, Some(3)).await;
+    let mut relay = store(&schema, Storage::Consume, KeyOrder::Strict)
+        .await
+        .reread_functions_every(Duration::ZERO);
+    let mut claim = async || {
+        relay.begin_pass(&target()).await.unwrap();
+        let c = relay
+            .claim(&target(), 10, chrono::Utc::now())
+            .await
+            .unwrap();
+        relay.rollback_pass().await;
+        let ids: Vec<uuid::Uuid> = c.rows.iter().map(|r| r.id).collect();
+        (ids, relay.claims_by_function(None).unwrap())
+    };
+    let (before, by_function) = claim().await;
+    assert!(!by_function);
+    migrate(&schema, &["--storage", "consume", "--key-order", "strict"]).await;
+    let (after, by_function) = claim().await;
+    assert!(by_function, "the relay did not take up the function");
+    assert_eq!(after, before);
+}

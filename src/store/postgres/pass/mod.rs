@@ -7,28 +7,29 @@
 //! inserts) wait and go out with its `COMMIT`: a pass is two round trips plus its publishes. Under
 //! retain every statement commits on its own, at once (a mark must stand before the next chunk is
 //! published). Inside a caller's sqlx transaction a pass is a savepoint and its statements run
-//! one by one, as the caller's driver sends them.
+//! one by one, as the caller's driver sends them. This file holds the store and how it sends;
+//! `relay_store.rs` the pass's primitives.
+
+mod relay_store;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
-use super::rows::{claimed, decode_fast, decode_sqlx, sort_claim_order};
 use super::session::{
-    PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet, pass_limits,
+    FUNCTIONS_REREAD, PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet,
+    pass_limits, read_functions,
 };
+use super::sql::claim_function;
 use super::{PgSql, PgStoreOptions};
-use crate::db::fault::Fault;
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
-use crate::model::{Message, Storage};
-use crate::store::{Claimed, PassTarget, RelayStore, StoreError};
-use crate::target::QualifiedName;
+use crate::model::Storage;
+use crate::store::{PassTarget, RelayStore, StoreError};
 
 /// Where the store's connection comes from.
 enum Conn<'a> {
@@ -83,6 +84,8 @@ pub struct PgStore<'a> {
     session: Option<SessionLimits>,
     /// The claim functions of the table that exist, read when the connection opens.
     functions: HashSet<String>,
+    /// When `functions` was read, and how often it is read again while the claim goes as SQL.
+    functions_read: (Instant, Duration),
 }
 
 impl<'a> PgStore<'a> {
@@ -114,6 +117,7 @@ impl<'a> PgStore<'a> {
             backend: greeting.backend,
             session: greeting.session,
             functions: greeting.functions,
+            functions_read: (Instant::now(), FUNCTIONS_REREAD),
             conn: Conn::Owned {
                 url: url.clone(),
                 connect_timeout,
@@ -148,6 +152,7 @@ impl<'a> PgStore<'a> {
             backend: None,
             session: None,
             functions: HashSet::new(),
+            functions_read: (Instant::now(), FUNCTIONS_REREAD),
         })
     }
 
@@ -196,6 +201,7 @@ impl<'a> PgStore<'a> {
                 })?;
             let greeting = greet(&mut c, url, &self.opts).await;
             (self.backend, self.session) = (greeting.backend, greeting.session);
+            self.functions_read.0 = Instant::now();
             if greeting.functions != self.functions {
                 // `migrate` added (or replaced) a claim function meanwhile
                 self.functions = greeting.functions;
@@ -232,9 +238,44 @@ impl<'a> PgStore<'a> {
     }
 
     /// Whether the claim goes out as a call of its function
-    /// ([`claim_function`](super::sql::claim_function)) rather than as its SQL.
+    /// ([`claim_function`]) rather than as its SQL.
     pub fn claims_by_function(&mut self, tenant: Option<Uuid>) -> Result<bool, StoreError> {
         Ok(self.sql_for(tenant)?.claim_by_function)
+    }
+
+    /// How often the catalog is asked again for the claim function while the claim goes as SQL
+    /// (default a minute): between passes, one short statement.
+    pub fn reread_functions_every(mut self, every: Duration) -> Self {
+        self.functions_read.1 = every;
+        self
+    }
+
+    /// Asks the catalog again, between passes, for the claim function of a claim that could go
+    /// through one but goes as SQL: a function `migrate` added meanwhile reaches a running relay
+    /// without a reconnect.
+    async fn reread_functions(&mut self, tenant: Option<Uuid>) {
+        let (read, every) = self.functions_read;
+        if read.elapsed() < every || self.pass != Pass::Closed {
+            return;
+        }
+        self.functions_read.0 = Instant::now();
+        let by_sql = self.sql_for(tenant).is_ok_and(|s| !s.claim_by_function);
+        let Conn::Owned {
+            client: Some(c), ..
+        } = &mut self.conn
+        else {
+            return;
+        };
+        if !by_sql || claim_function(&self.opts).is_none() {
+            return;
+        }
+        match read_functions(c, &self.opts).await {
+            Some(functions) if functions != self.functions => {
+                self.functions = functions;
+                self.sql.clear();
+            }
+            _ => {}
+        }
     }
 
     /// Marks the connection lost (so the next pass reconnects) when an error says so.
@@ -269,8 +310,9 @@ impl<'a> PgStore<'a> {
 
     /// A claim through its function failed as not fitting the database (a dropped function,
     /// EXECUTE revoked, a changed table): the claim's SQL goes instead, from this pass until the
-    /// next connection reads the functions again. A consume pass's aborted transaction opens
-    /// again, without the pass's reclaim (the next tick's reclaim repeats it).
+    /// functions are read again (at the next connection, or between passes once a minute). A
+    /// consume pass's aborted transaction opens again, without the pass's reclaim (the next
+    /// tick's reclaim repeats it).
     async fn claim_by_sql(&mut self, e: &StoreError) {
         tracing::warn!("the claim through its function failed, its SQL goes instead: {e}");
         self.functions.clear();
@@ -442,259 +484,5 @@ impl<'a> PgStore<'a> {
             },
             name,
         }
-    }
-}
-
-impl RelayStore for PgStore<'_> {
-    async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError> {
-        use sqlx::TransactionManager;
-        use sqlx::postgres::PgTransactionManager;
-        self.sql_for(target.tenant)?;
-        self.queued.clear();
-        if self.opts.storage == Storage::Retain {
-            return Ok(());
-        }
-        match &mut self.conn {
-            Conn::Owned { .. } => {
-                // BEGIN and the timeouts go out with the pass's first statement. From then on
-                // the pass is open, so a failure of any later statement rolls it back.
-                self.pass = Pass::Opening;
-                Ok(())
-            }
-            Conn::InTransaction(conn) => {
-                // a savepoint inside the caller's transaction; no timeouts
-                PgTransactionManager::begin(conn, None)
-                    .await
-                    .map_err(|e| StoreError::pg("opening the pass", &e))?;
-                self.pass = Pass::Open;
-                Ok(())
-            }
-        }
-    }
-
-    async fn reclaim(
-        &mut self,
-        target: &PassTarget,
-        older_than: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        let sql = self.sql_for(target.tenant)?;
-        let mut values = vec![Value::Text(target.route.clone()), Value::Time(older_than)];
-        if let Some(t) = self.tenant_param(target) {
-            values.push(Value::Uuid(Some(t)));
-        }
-        let step = Self::step(&sql.reclaim, values, false, "reclaiming stale rows");
-        match self.one(step).await? {
-            Answer::Fast(Reply::Count(n)) | Answer::Count(n) => Ok(n),
-            _ => Ok(0),
-        }
-    }
-
-    async fn claim(
-        &mut self,
-        target: &PassTarget,
-        limit: u32,
-        now: DateTime<Utc>,
-    ) -> Result<Claimed, StoreError> {
-        let sql = self.sql_for(target.tenant)?;
-        let mut values = vec![
-            Value::Text(target.route.clone()),
-            Value::Int8(i64::from(limit)),
-            Value::Time(now),
-        ];
-        if let Some(t) = self.tenant_param(target) {
-            values.push(Value::Uuid(Some(t)));
-        }
-        let again = sql.claim_by_function.then(|| values.clone());
-        let answer = match (self.send_claim(&sql, values).await, again) {
-            (Err(e), Some(values)) if e.fault == Fault::Definition => {
-                self.claim_by_sql(&e).await;
-                let sql = self.sql_for(target.tenant)?;
-                self.send_claim(&sql, values).await?
-            }
-            (answer, _) => answer?,
-        };
-        let counts = sql.claim_counts;
-        let (mut rows, candidates) = match answer {
-            Answer::Fast(Reply::Rows(rows)) => {
-                claimed(&rows, counts, |r| decode_fast(r, &self.opts))
-            }
-            Answer::Rows(rows) => claimed(&rows, counts, |r| decode_sqlx(r, &self.opts)),
-            _ => Ok((Vec::new(), 0)),
-        }?;
-        sort_claim_order(&mut rows, self.opts.hlc_ordering);
-        Ok(Claimed {
-            candidates: (candidates as usize).max(rows.len()),
-            rows,
-            parked: 0,
-        })
-    }
-
-    async fn mark_published(
-        &mut self,
-        target: &PassTarget,
-        ids: &[Uuid],
-        at: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        let sql = self.sql_for(target.tenant)?;
-        let mut values = vec![Value::Uuids(ids.to_vec())];
-        if sql.published_takes_time {
-            values.push(Value::Time(at));
-        }
-        let step = Self::step(&sql.published, values, false, sql.published_step);
-        self.write(step, true).await
-    }
-
-    async fn mark_retry(
-        &mut self,
-        target: &PassTarget,
-        ids: &[Uuid],
-        attempts: i32,
-        available_at: DateTime<Utc>,
-        error: &str,
-    ) -> Result<u64, StoreError> {
-        let sql = self.sql_for(target.tenant)?;
-        let values = vec![
-            Value::Uuids(ids.to_vec()),
-            Value::Int4(attempts),
-            Value::Time(available_at),
-            Value::Text(error.to_owned()),
-        ];
-        let step = Self::step(&sql.retry, values, false, "scheduling retries");
-        self.write(step, false).await
-    }
-
-    async fn mark_failed(
-        &mut self,
-        target: &PassTarget,
-        ids: &[Uuid],
-        error: &str,
-    ) -> Result<u64, StoreError> {
-        let sql = self.sql_for(target.tenant)?;
-        let values = vec![Value::Uuids(ids.to_vec()), Value::Text(error.to_owned())];
-        let step = Self::step(&sql.failed, values, false, "parking failed rows");
-        self.write(step, false).await
-    }
-
-    async fn release(&mut self, target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
-        let sql = self.sql_for(target.tenant)?;
-        let Some(release) = sql.release.as_ref().filter(|_| !ids.is_empty()) else {
-            return Ok(0);
-        };
-        let step = Self::step(
-            release,
-            vec![Value::Uuids(ids.to_vec())],
-            false,
-            "releasing rows",
-        );
-        self.write(step, false).await
-    }
-
-    async fn insert_sink(
-        &mut self,
-        table: &QualifiedName,
-        messages: &[&Message],
-        at: DateTime<Utc>,
-    ) -> Result<u64, StoreError> {
-        let sql: Arc<str> = format!(
-            "INSERT INTO {table} (event_id, outbox_route, event_type, ordering_key, tenant_id, payload, headers, published_at)
-SELECT e, r, t, k, tn, p::jsonb, h::jsonb, $8
-  FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS m(e, r, t, k, tn, p, h)
-ON CONFLICT (event_id) DO NOTHING"
-        )
-        .into();
-        let texts = |f: &dyn Fn(&Message) -> Option<String>| {
-            Value::Texts(messages.iter().map(|m| f(m)).collect())
-        };
-        let values = vec![
-            Value::Uuids(messages.iter().map(|m| m.event_id).collect()),
-            texts(&|m| Some(m.route.clone())),
-            texts(&|m| Some(m.event_type.clone())),
-            texts(&|m| m.ordering_key.clone()),
-            Value::OptUuids(messages.iter().map(|m| m.tenant_id).collect()),
-            texts(&|m| Some(m.payload.get().to_owned())),
-            texts(&|m| Some(m.headers_json())),
-            Value::Time(at),
-        ];
-        let step = Self::step(&sql, values, false, "inserting into the destination table");
-        self.write(step, false).await?;
-        Ok(messages.len() as u64)
-    }
-
-    async fn commit_pass(&mut self) -> Result<(), StoreError> {
-        use sqlx::TransactionManager;
-        use sqlx::postgres::PgTransactionManager;
-        if self.opts.storage == Storage::Retain || self.pass == Pass::Closed {
-            return Ok(());
-        }
-        match &mut self.conn {
-            Conn::InTransaction(conn) => {
-                self.pass = Pass::Closed;
-                PgTransactionManager::commit(conn)
-                    .await
-                    .map_err(|e| StoreError::pg("committing the pass", &e))
-            }
-            Conn::Owned { .. } if self.pass == Pass::Opening && self.queued.is_empty() => {
-                // nothing was sent: nothing to commit
-                self.pass = Pass::Closed;
-                Ok(())
-            }
-            Conn::Owned { .. } => {
-                let steps = std::mem::take(&mut self.queued);
-                self.send(steps, true).await.map(drop)
-            }
-        }
-    }
-
-    async fn rollback_pass(&mut self) {
-        use sqlx::TransactionManager;
-        use sqlx::postgres::PgTransactionManager;
-        self.queued.clear();
-        let was = std::mem::replace(&mut self.pass, Pass::Closed);
-        if self.opts.storage == Storage::Retain || was != Pass::Open {
-            return;
-        }
-        let failed = match &mut self.conn {
-            Conn::InTransaction(conn) => PgTransactionManager::rollback(conn).await.is_err(),
-            Conn::Owned {
-                client: Some(c), ..
-            } => c.simple("ROLLBACK").await.is_err(),
-            Conn::Owned { client: None, .. } => false,
-        };
-        if failed {
-            // A connection that cannot roll back cannot be trusted for the next pass.
-            self.drop_connection();
-        }
-    }
-
-    async fn abandon(&mut self) {
-        if let (
-            Conn::Owned {
-                url,
-                connect_timeout,
-                client: Some(_),
-            },
-            Some(pid),
-        ) = (&self.conn, self.backend)
-        {
-            crate::db::pg::cancel_backend(url, *connect_timeout, pid).await;
-        }
-        // Behind a pooler the connection is only dropped: the pooler closes its server link.
-        self.drop_connection();
-    }
-
-    async fn probe(&mut self) -> Result<(), StoreError> {
-        if !matches!(self.conn, Conn::Owned { .. }) {
-            return Ok(());
-        }
-        let step = Step {
-            stmt: Stmt {
-                sql: "SELECT 1".into(),
-                values: Vec::new(),
-                rows: true,
-            },
-            name: "probing the database",
-        };
-        self.pass = Pass::Closed;
-        self.one(step).await.map(drop)
     }
 }

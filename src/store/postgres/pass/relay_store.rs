@@ -1,0 +1,270 @@
+//! The relay's pass on PostgreSQL: [`RelayStore`] for [`PgStore`], each primitive one statement
+//! (or none, under consume, until the pass's `COMMIT`) sent as the store's connection sends it.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::super::rows::{claimed, decode_fast, decode_sqlx, sort_claim_order};
+use super::{Answer, Conn, Pass, PgStore, Step};
+use crate::db::fault::Fault;
+use crate::db::pgclient::{Reply, Stmt, Value};
+use crate::model::{Message, Storage};
+use crate::store::{Claimed, PassTarget, RelayStore, StoreError};
+use crate::target::QualifiedName;
+
+impl RelayStore for PgStore<'_> {
+    async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError> {
+        use sqlx::TransactionManager;
+        use sqlx::postgres::PgTransactionManager;
+        self.reread_functions(target.tenant).await;
+        self.sql_for(target.tenant)?;
+        self.queued.clear();
+        if self.opts.storage == Storage::Retain {
+            return Ok(());
+        }
+        match &mut self.conn {
+            Conn::Owned { .. } => {
+                // BEGIN and the timeouts go out with the pass's first statement. From then on
+                // the pass is open, so a failure of any later statement rolls it back.
+                self.pass = Pass::Opening;
+                Ok(())
+            }
+            Conn::InTransaction(conn) => {
+                // a savepoint inside the caller's transaction; no timeouts
+                PgTransactionManager::begin(conn, None)
+                    .await
+                    .map_err(|e| StoreError::pg("opening the pass", &e))?;
+                self.pass = Pass::Open;
+                Ok(())
+            }
+        }
+    }
+
+    async fn reclaim(
+        &mut self,
+        target: &PassTarget,
+        older_than: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let mut values = vec![Value::Text(target.route.clone()), Value::Time(older_than)];
+        if let Some(t) = self.tenant_param(target) {
+            values.push(Value::Uuid(Some(t)));
+        }
+        let step = Self::step(&sql.reclaim, values, false, "reclaiming stale rows");
+        match self.one(step).await? {
+            Answer::Fast(Reply::Count(n)) | Answer::Count(n) => Ok(n),
+            _ => Ok(0),
+        }
+    }
+
+    async fn claim(
+        &mut self,
+        target: &PassTarget,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> Result<Claimed, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let mut values = vec![
+            Value::Text(target.route.clone()),
+            Value::Int8(i64::from(limit)),
+            Value::Time(now),
+        ];
+        if let Some(t) = self.tenant_param(target) {
+            values.push(Value::Uuid(Some(t)));
+        }
+        let again = sql.claim_by_function.then(|| values.clone());
+        let answer = match (self.send_claim(&sql, values).await, again) {
+            (Err(e), Some(values)) if e.fault == Fault::Definition => {
+                self.claim_by_sql(&e).await;
+                let sql = self.sql_for(target.tenant)?;
+                self.send_claim(&sql, values).await?
+            }
+            (answer, _) => answer?,
+        };
+        let counts = sql.claim_counts;
+        let (mut rows, candidates) = match answer {
+            Answer::Fast(Reply::Rows(rows)) => {
+                claimed(&rows, counts, |r| decode_fast(r, &self.opts))
+            }
+            Answer::Rows(rows) => claimed(&rows, counts, |r| decode_sqlx(r, &self.opts)),
+            _ => Ok((Vec::new(), 0)),
+        }?;
+        sort_claim_order(&mut rows, self.opts.hlc_ordering);
+        Ok(Claimed {
+            candidates: (candidates as usize).max(rows.len()),
+            rows,
+            parked: 0,
+        })
+    }
+
+    async fn mark_published(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let mut values = vec![Value::Uuids(ids.to_vec())];
+        if sql.published_takes_time {
+            values.push(Value::Time(at));
+        }
+        let step = Self::step(&sql.published, values, false, sql.published_step);
+        self.write(step, true).await
+    }
+
+    async fn mark_retry(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        attempts: i32,
+        available_at: DateTime<Utc>,
+        error: &str,
+    ) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let values = vec![
+            Value::Uuids(ids.to_vec()),
+            Value::Int4(attempts),
+            Value::Time(available_at),
+            Value::Text(error.to_owned()),
+        ];
+        let step = Self::step(&sql.retry, values, false, "scheduling retries");
+        self.write(step, false).await
+    }
+
+    async fn mark_failed(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        error: &str,
+    ) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let values = vec![Value::Uuids(ids.to_vec()), Value::Text(error.to_owned())];
+        let step = Self::step(&sql.failed, values, false, "parking failed rows");
+        self.write(step, false).await
+    }
+
+    async fn release(&mut self, target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
+        let sql = self.sql_for(target.tenant)?;
+        let Some(release) = sql.release.as_ref().filter(|_| !ids.is_empty()) else {
+            return Ok(0);
+        };
+        let step = Self::step(
+            release,
+            vec![Value::Uuids(ids.to_vec())],
+            false,
+            "releasing rows",
+        );
+        self.write(step, false).await
+    }
+
+    async fn insert_sink(
+        &mut self,
+        table: &QualifiedName,
+        messages: &[&Message],
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let sql: Arc<str> = format!(
+            "INSERT INTO {table} (event_id, outbox_route, event_type, ordering_key, tenant_id, payload, headers, published_at)
+SELECT e, r, t, k, tn, p::jsonb, h::jsonb, $8
+  FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS m(e, r, t, k, tn, p, h)
+ON CONFLICT (event_id) DO NOTHING"
+        )
+        .into();
+        let texts = |f: &dyn Fn(&Message) -> Option<String>| {
+            Value::Texts(messages.iter().map(|m| f(m)).collect())
+        };
+        let values = vec![
+            Value::Uuids(messages.iter().map(|m| m.event_id).collect()),
+            texts(&|m| Some(m.route.clone())),
+            texts(&|m| Some(m.event_type.clone())),
+            texts(&|m| m.ordering_key.clone()),
+            Value::OptUuids(messages.iter().map(|m| m.tenant_id).collect()),
+            texts(&|m| Some(m.payload.get().to_owned())),
+            texts(&|m| Some(m.headers_json())),
+            Value::Time(at),
+        ];
+        let step = Self::step(&sql, values, false, "inserting into the destination table");
+        self.write(step, false).await?;
+        Ok(messages.len() as u64)
+    }
+
+    async fn commit_pass(&mut self) -> Result<(), StoreError> {
+        use sqlx::TransactionManager;
+        use sqlx::postgres::PgTransactionManager;
+        if self.opts.storage == Storage::Retain || self.pass == Pass::Closed {
+            return Ok(());
+        }
+        match &mut self.conn {
+            Conn::InTransaction(conn) => {
+                self.pass = Pass::Closed;
+                PgTransactionManager::commit(conn)
+                    .await
+                    .map_err(|e| StoreError::pg("committing the pass", &e))
+            }
+            Conn::Owned { .. } if self.pass == Pass::Opening && self.queued.is_empty() => {
+                // nothing was sent: nothing to commit
+                self.pass = Pass::Closed;
+                Ok(())
+            }
+            Conn::Owned { .. } => {
+                let steps = std::mem::take(&mut self.queued);
+                self.send(steps, true).await.map(drop)
+            }
+        }
+    }
+
+    async fn rollback_pass(&mut self) {
+        use sqlx::TransactionManager;
+        use sqlx::postgres::PgTransactionManager;
+        self.queued.clear();
+        let was = std::mem::replace(&mut self.pass, Pass::Closed);
+        if self.opts.storage == Storage::Retain || was != Pass::Open {
+            return;
+        }
+        let failed = match &mut self.conn {
+            Conn::InTransaction(conn) => PgTransactionManager::rollback(conn).await.is_err(),
+            Conn::Owned {
+                client: Some(c), ..
+            } => c.simple("ROLLBACK").await.is_err(),
+            Conn::Owned { client: None, .. } => false,
+        };
+        if failed {
+            // A connection that cannot roll back cannot be trusted for the next pass.
+            self.drop_connection();
+        }
+    }
+
+    async fn abandon(&mut self) {
+        if let (
+            Conn::Owned {
+                url,
+                connect_timeout,
+                client: Some(_),
+            },
+            Some(pid),
+        ) = (&self.conn, self.backend)
+        {
+            crate::db::pg::cancel_backend(url, *connect_timeout, pid).await;
+        }
+        // Behind a pooler the connection is only dropped: the pooler closes its server link.
+        self.drop_connection();
+    }
+
+    async fn probe(&mut self) -> Result<(), StoreError> {
+        if !matches!(self.conn, Conn::Owned { .. }) {
+            return Ok(());
+        }
+        let step = Step {
+            stmt: Stmt {
+                sql: "SELECT 1".into(),
+                values: Vec::new(),
+                rows: true,
+            },
+            name: "probing the database",
+        };
+        self.pass = Pass::Closed;
+        self.one(step).await.map(drop)
+    }
+}
