@@ -594,8 +594,23 @@ async fn a_running_relay_takes_up_the_claim_function_migrate_adds() {
     };
     let (before, by_function) = claim().await;
     assert!(!by_function);
+    assert_eq!(before.len(), 10);
     migrate(&schema, &["--storage", "consume", "--key-order", "strict"]).await;
     let (after, by_function) = claim().await;
     assert!(by_function, "the relay did not take up the function");
     assert_eq!(after, before);
+    // by default it asks once a minute: a store just opened before migrate waits
+    drop(relay);
+    let (schema, mut conn) = PgSchema::new(&format!("{}_waits", test_name!())).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 30, Some(3)).await;
+    let mut waiting = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+    migrate(&schema, &["--storage", "consume", "--key-order", "strict"]).await;
+    waiting.begin_pass(&target()).await.unwrap();
+    waiting
+        .claim(&target(), 10, chrono::Utc::now())
+        .await
+        .unwrap();
+    waiting.rollback_pass().await;
+    assert!(!waiting.claims_by_function(None).unwrap());
 }

@@ -82,7 +82,8 @@ pub struct PgStore<'a> {
     /// The owned connection's session limits, read when it opened (`None`: not read; a
     /// consume pass then reads them itself).
     session: Option<SessionLimits>,
-    /// The claim functions of the table that exist, read when the connection opens.
+    /// The claim functions of the table that exist, read when the connection opens and again
+    /// between passes while the claim goes as SQL (`FUNCTIONS_REREAD`).
     functions: HashSet<String>,
     /// When `functions` was read, and how often it is read again while the claim goes as SQL.
     functions_read: (Instant, Duration),
