@@ -460,22 +460,13 @@ async fn a_claim_whose_function_went_away_sends_its_sql_in_the_same_pass() {
         stage(&mut conn, &t, "orders", 30, Some(3)).await;
         let mut relay = store(&schema, storage, KeyOrder::Strict).await;
         assert!(relay.claims_by_function(None).unwrap(), "{word}");
-        let functions: Vec<String> = sqlx::query_scalar(
-            "SELECT p.oid::regprocedure::text FROM pg_proc p
-              WHERE p.pronamespace = $1::regnamespace AND p.proname LIKE 'outbox\\_claim\\_%'",
-        )
-        .bind(&schema.name)
-        .fetch_all(&mut conn)
-        .await
-        .unwrap();
-        assert!(
-            !functions.is_empty(),
-            "{word}: migrate made no claim function"
-        );
-        sqlx::raw_sql(&format!("DROP FUNCTION {}", functions.join(", ")))
+        // the relay's own function, as the library names it
+        let opts = store_options(&schema, storage, KeyOrder::Strict);
+        let f = outboxctl::store::postgres::sql::claim_function(&opts).unwrap();
+        sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
             .execute(&mut conn)
             .await
-            .unwrap();
+            .unwrap_or_else(|e| panic!("{word}: dropping {}: {e}", f.name));
         relay.begin_pass(&target()).await.unwrap();
         let claimed = relay
             .claim(&target(), 10, chrono::Utc::now())
