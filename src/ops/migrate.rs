@@ -12,7 +12,7 @@ use crate::Error;
 use crate::config::{Config, Target};
 use crate::dburl::Backend as Kind;
 use crate::schema::desired::Extras;
-use crate::schema::plan::{self, MigrationPlan, Step, StepKind};
+use crate::schema::plan::{self, MigrationPlan, Problem, Step, StepKind};
 use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
 use crate::schema::render::Statement;
 use crate::schema::{MongoSchema, PgSchema, mongo};
@@ -82,8 +82,10 @@ impl Migration {
                     );
                     plan.extend(one);
                 }
-                if let Some(step) = claim_function_step(&p, &mut conn).await? {
-                    plan.steps.push(step);
+                match claim_function_step(&p, &mut conn).await? {
+                    Some(Ok(step)) => plan.steps.push(step),
+                    Some(Err(problem)) => plan.problems.push(problem),
+                    None => {}
                 }
                 Ok(Self {
                     target,
@@ -190,18 +192,38 @@ impl Migration {
 /// outboxctl's as written (another body, owner or settings) is dropped and made again (the
 /// drop fails, and says why, when migrate's role may not drop it). Built from the relay's store options (the
 /// route pauses are read by the heartbeat, not the claim, unless `prepared_statements`); a
-/// relay whose claim differs sends its SQL instead.
+/// relay whose claim differs sends its SQL instead. A problem instead of a step when the
+/// function migrate's role would make is not one the relay trusts (that role is neither a
+/// superuser nor a member of the table's owner): making it would change nothing, every time.
 async fn claim_function_step(
     pg: &crate::store::backend::Postgres<'_>,
     conn: &mut PgConnection,
-) -> Result<Option<Step>, Error> {
-    use crate::store::postgres::diagnostics::{FunctionState, claim_function_state};
+) -> Result<Option<Result<Step, Problem>>, Error> {
+    use crate::store::postgres::diagnostics::{
+        FunctionState, claim_function_state, untrusted_maker,
+    };
     let Some(f) = claim_function(&pg.store_options()) else {
         return Ok(None);
     };
-    let state = claim_function_state(conn, &f)
-        .await
-        .map_err(|e| Error::pg("reading the catalog", e))?;
+    let catalog = |e| Error::pg("reading the catalog", e);
+    let state = claim_function_state(conn, &f).await.map_err(catalog)?;
+    if let FunctionState::Trusted { .. } = state {
+        return Ok(None);
+    }
+    if let Some((role, owner)) = untrusted_maker(conn, &f).await.map_err(catalog)? {
+        return Ok(Some(Err(Problem {
+            object: f.name.plain(),
+            message: format!(
+                "strict order's claim function is {}: migrate's role {role} is neither a superuser nor a member of {owner}, the owner of {}, so a relay would not call one it made; run `outboxctl migrate` as {owner} (until then the strict claim goes as SQL, slower)",
+                if state == FunctionState::Missing {
+                    "missing"
+                } else {
+                    "not outboxctl's as written"
+                },
+                f.table.plain()
+            ),
+        })));
+    }
     let (verb, mut statements) = match state {
         FunctionState::Trusted { .. } => return Ok(None),
         FunctionState::Missing => ("create", Vec::new()),
@@ -215,11 +237,11 @@ async fn claim_function_step(
         ),
     };
     statements.push(Statement::new(f.ddl));
-    Ok(Some(Step {
+    Ok(Some(Ok(Step {
         summary: format!("{verb} strict order's claim function {}", f.name.plain()),
         kind: StepKind::Transaction,
         statements,
         mongo_index: None,
         mongo_collection: None,
-    }))
+    })))
 }

@@ -47,6 +47,26 @@ pub async fn claim_function_state(
     })
 }
 
+/// Why a claim function `migrate` made now would not be trusted
+/// ([`ClaimFunction::catalog_conditions`]): its owner would be the session's role, and that role
+/// is neither a superuser nor a member of the table's owner. `None` when it would be trusted
+/// (or the table does not exist yet: migrate makes it, and owns it).
+pub async fn untrusted_maker(
+    conn: &mut PgConnection,
+    f: &ClaimFunction,
+) -> Result<Option<(String, String)>, sqlx::Error> {
+    let row = crate::db::pg::query(
+        "SELECT current_user::text, c.relowner::regrole::text FROM pg_class c \
+         WHERE c.oid = to_regclass($1) \
+         AND NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) \
+         AND NOT pg_has_role(current_user, c.relowner, 'MEMBER')",
+    )
+    .bind(f.table.to_string())
+    .fetch_optional(conn)
+    .await?;
+    row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).transpose()
+}
+
 /// The claim's plan, as far as `doctor` cares.
 #[derive(Debug, Clone, Copy)]
 pub struct ClaimPlan {

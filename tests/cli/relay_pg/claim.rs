@@ -605,3 +605,64 @@ async fn a_running_relay_takes_up_the_claim_function_migrate_adds() {
     waiting.rollback_pass().await;
     assert!(!waiting.claims_by_function(None).unwrap());
 }
+
+/// `migrate` run by a role that is neither a superuser nor a member of the table's owner does
+/// not make the claim function (the relay would not trust one it owned, so every migrate would
+/// make it again): it names the problem, exits 1 and makes nothing; the owner's migrate makes it.
+#[tokio::test]
+async fn migrate_by_a_role_whose_function_would_not_be_trusted_names_the_problem() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let strict = ["--storage", "consume", "--key-order", "strict"];
+    let t = schema.rel("outbox");
+    // the strict indexes are the owner's to make; only the function is left for the role
+    migrate(&schema, &strict).await;
+    let opts = store_options(&schema, Storage::Consume, KeyOrder::Strict);
+    let f = outboxctl::store::postgres::sql::claim_function(&opts).unwrap();
+    sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let role = format!("{}_mig", schema.name);
+    sqlx::raw_sql(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN;
+         GRANT USAGE, CREATE ON SCHEMA {s} TO {role}; GRANT SELECT ON {t} TO {role}",
+        s = schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let url = pg_url().replacen("postgres@", &format!("{role}@"), 1);
+    let functions = async |conn: &mut sqlx::PgConnection| -> i64 {
+        sqlx::query_scalar("SELECT count(*) FROM pg_proc WHERE pronamespace = $1::regnamespace")
+            .bind(&schema.name)
+            .fetch_one(conn)
+            .await
+            .unwrap()
+    };
+    for args in [&["migrate"][..], &["migrate", "--check"]] {
+        let r = ob(args)
+            .args(strict)
+            .args(["--database-url", &url, "--relation", &t])
+            .run();
+        assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+        assert!(
+            r.stdout.contains(&format!(
+                "strict order's claim function is missing: migrate's role {role} is neither a superuser nor a member of postgres"
+            )),
+            "{r:?}"
+        );
+        assert!(
+            r.stderr.contains("1 problem(s) migrate cannot fix"),
+            "{r:?}"
+        );
+        assert_eq!(functions(&mut conn).await, 0, "{args:?} made a function");
+    }
+    migrate(&schema, &strict).await;
+    assert_eq!(functions(&mut conn).await, 1);
+    let mut relay = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+    assert!(relay.claims_by_function(None).unwrap());
+    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}
