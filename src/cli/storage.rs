@@ -5,7 +5,6 @@
 use clap::{Args, Subcommand};
 
 use super::Ctx;
-use crate::Error;
 use crate::duration::Dur;
 use crate::ops::storage::{self, DropOptions, StorageMove, StorageStatus, WaitOutcome};
 
@@ -116,13 +115,11 @@ async fn to_consume(
                 .wait_until_empty(args.reclaim_disabled, all, wait, shown)
                 .await?;
             bar.finish_and_clear();
-            let WaitOutcome::NotDone(all) = outcome else {
-                ctx.out.note("step 2 done: no processing and no published rows; next: turn reclaim off in every relay, then --step 3 --reclaim-disabled");
-                return Ok(());
-            };
-            print_statuses(ctx, &all);
-            let blocked = storage::blockers(&all).join("; ");
-            Err(Error::Refused(format!("step 2 is not done: {blocked}")).into())
+            match &outcome {
+                WaitOutcome::Done => ctx.out.note("step 2 done: no processing and no published rows; next: turn reclaim off in every relay, then --step 3 --reclaim-disabled"),
+                WaitOutcome::NotDone(all) => print_statuses(ctx, all),
+            }
+            Ok(outcome.verdict()?)
         }
         _ => step3(ctx, outbox, &all, &args).await,
     }
@@ -139,18 +136,16 @@ async fn step3(
         ctx.out.note("already consume-only: nothing to drop");
         return Ok(());
     }
-    let blocked = plan.blocked.join("; ");
     if args.dry_run {
         ctx.out.data(&plan.script(args.into()));
-        if !blocked.is_empty() {
+        if !plan.blocked.is_empty() {
+            let blocked = plan.blocked.join("; ");
             ctx.out
                 .warn(&format!("step 3 would be refused now: {blocked}"));
         }
         return Ok(());
     }
-    if !blocked.is_empty() {
-        return Err(Error::Refused(format!("step 3 refused: {blocked}")).into());
-    }
+    plan.verdict()?;
     let question = format!("drop {} (cannot be undone)", plan.what());
     super::confirm::confirm(ctx.yes, &question)?;
     for d in &plan.drops {

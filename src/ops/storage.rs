@@ -276,6 +276,19 @@ pub enum WaitOutcome {
     NotDone(Vec<StorageStatus>),
 }
 
+impl WaitOutcome {
+    /// Step 2 is refused while any table still holds processing or published rows.
+    pub fn verdict(&self) -> Result<(), Error> {
+        match self {
+            WaitOutcome::Done => Ok(()),
+            WaitOutcome::NotDone(all) => Err(Error::Refused(format!(
+                "step 2 is not done: {}",
+                blockers(all).join("; ")
+            ))),
+        }
+    }
+}
+
 /// What step 3 would do: the drops, one per table with a retain column left, and what
 /// refuses it now (empty when it may run).
 pub struct DropPlan {
@@ -323,6 +336,15 @@ impl DropPlan {
             .map(|d| format!("{} from {}", d.columns.join(" and "), d.table.plain()))
             .collect();
         what.join("; ")
+    }
+
+    /// Step 3 is refused while anything blocks it.
+    pub fn verdict(&self) -> Result<(), Error> {
+        if self.blocked.is_empty() {
+            return Ok(());
+        }
+        let blocked = self.blocked.join("; ");
+        Err(Error::Refused(format!("step 3 refused: {blocked}")))
     }
 
     /// The whole of step 3 as SQL, for `--dry-run`.
