@@ -63,10 +63,27 @@ impl std::str::FromStr for Dur {
     }
 }
 
-/// An age or a wait for people, in whole seconds, `1h 2m 3s` style (a negative one reads `0s`).
+/// An age or a wait for people, in its two largest units: `850ms`, `12s`, `4m 5s`, `3h 12m`,
+/// `2d 4h` (a negative one reads `0s`). The one way outboxctl shows an age.
 pub fn age(d: chrono::Duration) -> String {
-    let secs = d.num_seconds().max(0) as u64;
-    humantime::format_duration(Duration::from_secs(secs)).to_string()
+    let ms = d.num_milliseconds().max(0) as u64;
+    let s = ms / 1000;
+    let two = |a: u64, a_unit: &str, b: u64, b_unit: &str| match b {
+        0 => format!("{a}{a_unit}"),
+        b => format!("{a}{a_unit} {b}{b_unit}"),
+    };
+    match s {
+        0 if ms > 0 => format!("{ms}ms"),
+        0..60 => format!("{s}s"),
+        60..3600 => two(s / 60, "m", s % 60, "s"),
+        3600..86400 => two(s / 3600, "h", s % 3600 / 60, "m"),
+        _ => two(s / 86400, "d", s % 86400 / 3600, "h"),
+    }
+}
+
+/// [`age`] of a number of seconds.
+pub fn age_of_seconds(seconds: f64) -> String {
+    age(chrono::Duration::milliseconds((seconds * 1000.0) as i64))
 }
 
 #[cfg(test)]
@@ -74,8 +91,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ages_read_in_whole_seconds() {
-        assert_eq!(age(chrono::Duration::milliseconds(61_500)), "1m 1s");
-        assert_eq!(age(chrono::Duration::seconds(-5)), "0s");
+    fn ages_read_in_their_two_largest_units() {
+        let ms = chrono::Duration::milliseconds;
+        assert_eq!(age(ms(61_500)), "1m 1s");
+        assert_eq!(age(ms(-5_000)), "0s");
+        assert_eq!(age(ms(0)), "0s");
+        assert_eq!(age_of_seconds(0.85), "850ms");
+        assert_eq!(age_of_seconds(12.9), "12s");
+        assert_eq!(age_of_seconds(245.0), "4m 5s");
+        assert_eq!(age_of_seconds(3600.0), "1h");
+        assert_eq!(age_of_seconds(11_525.0), "3h 12m");
+        assert_eq!(age_of_seconds(187_200.0), "2d 4h");
     }
 }

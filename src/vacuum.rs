@@ -121,18 +121,9 @@ fn size(bytes: i64) -> String {
 }
 
 fn ago(at: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
-    match at {
-        None => "never".into(),
-        Some(t) => {
-            let s = (now - t).num_seconds().max(0);
-            match s {
-                s if s < 120 => format!("{s}s ago"),
-                s if s < 7200 => format!("{} min ago", s / 60),
-                s if s < 172_800 => format!("{} h ago", s / 3600),
-                s => format!("{} days ago", s / 86_400),
-            }
-        }
-    }
+    at.map_or("never".into(), |t| {
+        format!("{} ago", crate::duration::age(now - t))
+    })
 }
 
 /// `app.outbox has 12 dead rows, last autovacuum 3 min ago`: what `doctor` shows beside what
@@ -275,7 +266,7 @@ mod tests {
         assert!(f.iter().all(|f| f.severity == Severity::Ok), "{f:?}");
         assert_eq!(
             f[0].detail,
-            "app.outbox: 120 live rows, 0 dead, 200 kB; last vacuum 90s ago (3 autovacuums, 0 manual)"
+            "app.outbox: 120 live rows, 0 dead, 200 kB; last vacuum 1m 30s ago (3 autovacuums, 0 manual)"
         );
         assert!(
             f[1].detail
@@ -324,7 +315,7 @@ mod tests {
             "app.outbox has 4200 dead rows, last autovacuum never"
         );
         h.last_autovacuum = Some(now - chrono::Duration::minutes(3));
-        assert!(dead_rows_and_autovacuum(&h, now).ends_with("last autovacuum 3 min ago"));
+        assert!(dead_rows_and_autovacuum(&h, now).ends_with("last autovacuum 3m ago"));
     }
 
     #[test]

@@ -63,7 +63,8 @@ fn route_cells(r: &RouteRow, tenant_col: bool) -> Vec<String> {
         view::count(g.processing),
         g.stale.map_or("—".into(), view::count),
         view::count(g.failed),
-        r.oldest_ripe_age_seconds.map_or("—".into(), view::age),
+        r.oldest_ripe_age_seconds
+            .map_or("—".into(), crate::duration::age_of_seconds),
         view::per_second(r.delivered_per_second),
     ]);
     cells

@@ -47,21 +47,6 @@ pub fn thousands(n: i64) -> String {
     if n < 0 { format!("-{out}") } else { out }
 }
 
-/// An age for people: `850ms`, `12s`, `4m05s`, `3h12m`, `2d04h`.
-pub fn age(seconds: f64) -> String {
-    let s = seconds.max(0.0);
-    if s < 1.0 {
-        return format!("{}ms", (s * 1000.0) as u64);
-    }
-    let s = s as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
-        3600..86400 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
-        _ => format!("{}d{:02}h", s / 86400, s % 86400 / 3600),
-    }
-}
-
 /// A rate as people read it: `120/s`, `—` when unknown.
 pub fn per_second(r: Option<f64>) -> String {
     r.map_or("—".into(), |r| format!("{r:.0}/s"))
@@ -610,16 +595,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_and_ages_read_as_people_expect() {
+    fn counts_and_rates_read_as_people_expect() {
         assert_eq!(count(9_999), "9,999");
         assert_eq!(count(10_000), "10,000");
         assert_eq!(count(10_001), "10,000+");
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(0), "0");
-        assert_eq!(age(0.85), "850ms");
-        assert_eq!(age(245.0), "4m05s");
-        assert_eq!(age(11_520.0), "3h12m");
-        assert_eq!(age(187_200.0), "2d04h");
         assert_eq!(rate(Some(10.0), 40.0, 2.0), Some(15.0));
         assert_eq!(rate(None, 40.0, 2.0), None);
         assert_eq!(rate(Some(50.0), 40.0, 2.0), None, "a reset is not a rate");

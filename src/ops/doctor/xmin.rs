@@ -111,10 +111,6 @@ fn seconds(s: f64) -> Duration {
     Duration::try_from_secs_f64(s).unwrap_or_default()
 }
 
-fn shown_age(s: f64) -> String {
-    crate::duration::age(chrono::Duration::milliseconds((s * 1000.0) as i64))
-}
-
 fn over_age(level: Level, max: Duration) -> String {
     match level {
         Level::Fail => format!("over {FAIL_FACTOR} × {}", Dur(max)),
@@ -155,10 +151,13 @@ fn backend_what(b: &XminBackend) -> String {
     match b.state_seconds {
         Some(s) if b.state.starts_with("idle") => format!(
             "{state} for {}, its transaction {} old",
-            shown_age(s),
-            shown_age(b.age_seconds)
+            crate::duration::age_of_seconds(s),
+            crate::duration::age_of_seconds(b.age_seconds)
         ),
-        _ => format!("{state}, its transaction {} old", shown_age(b.age_seconds)),
+        _ => format!(
+            "{state}, its transaction {} old",
+            crate::duration::age_of_seconds(b.age_seconds)
+        ),
     }
 }
 
@@ -190,7 +189,7 @@ fn prepared(p: &XminPrepared, limits: XminLimits) -> (Level, String, Holder) {
         "prepared transaction '{}' (owner {}): prepared {} ago ({}): vacuum keeps every row deleted since; COMMIT PREPARED or ROLLBACK PREPARED '{}' ends it",
         p.gid,
         p.owner,
-        shown_age(p.age_seconds),
+        crate::duration::age_of_seconds(p.age_seconds),
         over_age(level, limits.max_age),
         p.gid
     );
@@ -364,7 +363,7 @@ fn nothing_past_the_limits(h: &XminHolders, limits: XminLimits) -> String {
                 format!(
                     "prepared transaction '{}', {} old",
                     p.gid,
-                    shown_age(p.age_seconds)
+                    crate::duration::age_of_seconds(p.age_seconds)
                 ),
             )
         }))
