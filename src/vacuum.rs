@@ -111,7 +111,8 @@ pub const DEAD_PER_LIVE: i64 = 2;
 pub const BLOAT_BYTES_WARN: i64 = 64 << 20;
 pub const BYTES_PER_LIVE_ROW_WARN: i64 = 16 << 10;
 
-fn size(bytes: i64) -> String {
+/// A table's size for people: `812 bytes`, `200 kB`, `48 MB`, `12 GB` (doctor, `partitions list`).
+pub fn size(bytes: i64) -> String {
     match bytes {
         b if b >= 10 << 30 => format!("{} GB", b >> 30),
         b if b >= 10 << 20 => format!("{} MB", b >> 20),

@@ -107,7 +107,7 @@ async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<()> {
             from,
             to,
             p.estimated_rows.to_string(),
-            human_bytes(p.bytes),
+            crate::vacuum::size(p.bytes),
             flags.join(", "),
         ]);
     }
@@ -117,15 +117,6 @@ async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<()> {
     }
     ctx.out.data(&text);
     Ok(())
-}
-
-fn human_bytes(b: i64) -> String {
-    match b {
-        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
-        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        b if b >= 1 << 10 => format!("{:.0} KiB", b as f64 / 1024.0),
-        b => format!("{b} B"),
-    }
 }
 
 async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> anyhow::Result<()> {
