@@ -320,6 +320,7 @@ async fn delivery_log_checks(
         config.partitions.ahead_days,
         &facts.bounds(),
         rows,
+        &facts.unattached_names(),
     );
     if findings.is_empty() {
         report.add(

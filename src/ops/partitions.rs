@@ -330,7 +330,13 @@ impl DeliveryLog {
             default_partition: self.facts.default.as_ref().map(QualifiedName::plain),
             default_has_rows,
             days_attached_from_today: partitions::days_covered_from(self.today, &bounds),
-            findings: partitions::check(self.today, ahead_days + 1, &bounds, Some(0)),
+            findings: partitions::check(
+                self.today,
+                ahead_days + 1,
+                &bounds,
+                Some(0),
+                &self.facts.unattached_names(),
+            ),
             today: self.today,
         })
     }
@@ -372,7 +378,8 @@ impl DeliveryLog {
                     let added = if blocked {
                         lp::Added::DefaultHasRows
                     } else {
-                        lp::add_day(&mut self.conn, &self.log, *day, policy).await?
+                        let create = !self.facts.is_unattached(*day);
+                        lp::add_day(&mut self.conn, &self.log, *day, policy, create).await?
                     };
                     match added {
                         lp::Added::DefaultHasRows => DayOutcome {
@@ -457,7 +464,8 @@ impl DeliveryLog {
             None => None,
         };
         let bounds = self.facts.bounds();
-        let findings = partitions::check(self.today, min_ahead, &bounds, default_rows);
+        let unattached = self.facts.unattached_names();
+        let findings = partitions::check(self.today, min_ahead, &bounds, default_rows, &unattached);
         Ok(CheckReport {
             log: self.log.plain(),
             ok: findings.is_empty(),
@@ -468,7 +476,8 @@ impl DeliveryLog {
     }
 
     /// Moves each day's rows out of the default partition, where no partition overlaps the
-    /// day; reads the partitions again after.
+    /// day, and finishes each move cut short (a day's table left unattached); reads the
+    /// partitions again after.
     async fn move_default_rows(
         &mut self,
         policy: LockPolicy,
@@ -478,14 +487,22 @@ impl DeliveryLog {
         let Some(default) = self.facts.default.clone() else {
             return Ok(());
         };
-        let Some((first, last)) = lp::default_span(&mut self.conn, &default).await? else {
-            return Ok(());
-        };
-        for day in partitions::days_between(first, last) {
+        let mut days: Vec<NaiveDate> = self.facts.unattached.iter().map(|(d, _)| *d).collect();
+        if let Some((first, last)) = lp::default_span(&mut self.conn, &default).await? {
+            for day in partitions::days_between(first, last) {
+                if !days.contains(&day)
+                    && lp::default_has_rows_on(&mut self.conn, &default, day).await?
+                {
+                    days.push(day);
+                }
+            }
+        }
+        days.sort();
+        for day in days {
             let conflict = partitions::plan_add_ahead(&self.log, day, 0, &self.facts.bounds())?
                 .into_iter()
                 .any(|a| !matches!(a, DayAction::Add { .. }));
-            if conflict || !lp::default_has_rows_on(&mut self.conn, &default, day).await? {
+            if conflict {
                 continue;
             }
             let rows =
@@ -507,10 +524,11 @@ impl DeliveryLog {
         policy: LockPolicy,
         on_fix: &mut impl FnMut(&FixStep),
     ) -> Result<(), Error> {
-        for finding in partitions::check(self.today, 0, &self.facts.bounds(), Some(0)) {
+        for finding in partitions::check(self.today, 0, &self.facts.bounds(), Some(0), &[]) {
             if let Finding::Gap { from, to } = finding {
                 for day in partitions::days_between(from, to - chrono::Duration::nanoseconds(1)) {
-                    let added = lp::add_day(&mut self.conn, &self.log, day, policy).await?;
+                    let create = !self.facts.is_unattached(day);
+                    let added = lp::add_day(&mut self.conn, &self.log, day, policy, create).await?;
                     on_fix(&FixStep::Gap {
                         day,
                         added: matches!(added, lp::Added::Attached(_)),

@@ -182,6 +182,11 @@ pub enum Finding {
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     },
+    /// A day's table in the log's schema, by the log's naming, that is not attached: what a
+    /// move out of the default partition leaves when it is cut short before its last step.
+    Unattached {
+        partition: String,
+    },
 }
 
 impl std::fmt::Display for Finding {
@@ -198,6 +203,10 @@ impl std::fmt::Display for Finding {
             Finding::FewDaysAhead { attached, wanted } => write!(
                 f,
                 "only {attached} day(s) from today are attached, fewer than {wanted}; run `outboxctl partitions add-ahead`"
+            ),
+            Finding::Unattached { partition } => write!(
+                f,
+                "{partition} is a day's table that is not attached, so the rows in it are not in the log (a move out of the default partition was cut short); run `outboxctl partitions check --fix`"
             ),
             Finding::Gap { from, to } => write!(
                 f,
@@ -227,14 +236,19 @@ pub fn days_covered_from(today: NaiveDate, existing: &[Partition]) -> u32 {
 }
 
 /// `check`: the default partition is present and empty, at least `min_ahead` days from today
-/// are attached (today and the days after it), and no gap lies between partitions.
+/// are attached (today and the days after it), no gap lies between partitions, and no day's
+/// table (`unattached`, by name) is left unattached.
 pub fn check(
     today: NaiveDate,
     min_ahead: u32,
     existing: &[Partition],
     default_rows: Option<i64>,
+    unattached: &[String],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    out.extend(unattached.iter().map(|p| Finding::Unattached {
+        partition: p.clone(),
+    }));
     match default_rows {
         None => out.push(Finding::NoDefaultPartition),
         Some(rows) if rows > 0 => out.push(Finding::RowsInDefault { rows }),
@@ -460,7 +474,7 @@ mod tests {
             part("e", d(2026, 12, 5), d(2026, 12, 6)),
         ];
         assert_eq!(days_covered_from(today, &existing), 2);
-        let findings = check(today, 3, &existing, Some(4));
+        let findings = check(today, 3, &existing, Some(4), &[]);
         assert_eq!(
             findings,
             vec![
@@ -475,9 +489,16 @@ mod tests {
                 },
             ]
         );
-        assert!(check(today, 2, &existing[..3], Some(0)).is_empty());
+        assert!(check(today, 2, &existing[..3], Some(0), &[]).is_empty());
+        let stranded = ["outbox_delivered_20261201".to_owned()];
         assert_eq!(
-            check(today, 0, &[], None),
+            check(today, 2, &existing[..3], Some(0), &stranded),
+            [Finding::Unattached {
+                partition: stranded[0].clone()
+            }]
+        );
+        assert_eq!(
+            check(today, 0, &[], None, &[]),
             vec![Finding::NoDefaultPartition]
         );
     }

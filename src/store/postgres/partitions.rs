@@ -26,9 +26,22 @@ pub struct PartitionInfo {
 pub struct LogFacts {
     pub partitions: Vec<PartitionInfo>,
     pub default: Option<QualifiedName>,
+    /// Days whose table (`<log>_YYYYMMDD`) exists in the log's schema but is not attached:
+    /// a move out of the default partition cut short leaves one, holding the rows it moved.
+    pub unattached: Vec<(NaiveDate, QualifiedName)>,
 }
 
 impl LogFacts {
+    /// The names of [`LogFacts::unattached`], for [`partitions::check`].
+    pub fn unattached_names(&self) -> Vec<String> {
+        self.unattached.iter().map(|(_, t)| t.plain()).collect()
+    }
+
+    /// Whether `day`'s table exists unattached.
+    pub fn is_unattached(&self, day: NaiveDate) -> bool {
+        self.unattached.iter().any(|(d, _)| *d == day)
+    }
+
     pub fn bounds(&self) -> Vec<Partition> {
         self.partitions
             .iter()
@@ -92,6 +105,7 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
     let mut facts = LogFacts {
         partitions: Vec::new(),
         default: None,
+        unattached: unattached(conn, log, oid).await?,
     };
     for r in rows {
         let name: String = r.get("name");
@@ -108,6 +122,36 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
         });
     }
     Ok(facts)
+}
+
+/// Tables in the log's schema named as one of its days (`<log>_YYYYMMDD`) that are no
+/// partition of anything.
+async fn unattached(
+    conn: &mut PgConnection,
+    log: &QualifiedName,
+    oid: sqlx::postgres::types::Oid,
+) -> Result<Vec<(NaiveDate, QualifiedName)>, Error> {
+    let prefix = format!("{}_", log.name.name());
+    let names: Vec<String> = query_scalar(
+        "SELECT c.relname::text FROM pg_class c
+          WHERE c.relnamespace = (SELECT p.relnamespace FROM pg_class p WHERE p.oid = $1)
+            AND c.relkind = 'r' AND NOT c.relispartition
+            AND left(c.relname, length($2)) = $2 AND length(c.relname) = length($2) + 8
+          ORDER BY 1",
+    )
+    .bind(oid)
+    .bind(&prefix)
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(|e| Error::pg("looking for unattached day tables", e))?;
+    Ok(names
+        .iter()
+        .filter_map(|n| {
+            let day = NaiveDate::parse_from_str(&n[prefix.len()..], "%Y%m%d").ok()?;
+            let table = partitions::day_name(log, day).ok()?;
+            (table.name.name() == n).then_some((day, table))
+        })
+        .collect())
 }
 
 /// Exact number of rows in the default partition.
@@ -160,15 +204,18 @@ pub enum Added {
     DefaultHasRows,
 }
 
-/// Adds one day in its own short transaction.
+/// Adds one day in its own short transaction; `create: false` attaches its table, which
+/// exists unattached ([`LogFacts::unattached`]).
 pub async fn add_day(
     conn: &mut PgConnection,
     log: &QualifiedName,
     day: NaiveDate,
     policy: LockPolicy,
+    create: bool,
 ) -> Result<Added, Error> {
     let sql: Vec<String> = partitions::add_day_statements(log, day)?
         .into_iter()
+        .skip(usize::from(!create))
         .map(|s| s.sql)
         .collect();
     let what = format!("adding the partition for {day}");
