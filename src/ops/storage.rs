@@ -99,11 +99,14 @@ impl<'a> StorageMove<'a> {
     pub async fn open(config: &'a Config, connect_timeout: Duration) -> Result<Self, Error> {
         let backend = Backend::of(config, connect_timeout);
         let pg = backend.postgres()?;
-        let tables: Vec<Table> = pg
-            .targets(None)?
-            .into_iter()
-            .map(|t| (t.tenant, t.table))
-            .collect();
+        let mut tables: Vec<Table> = Vec::new();
+        for t in pg.targets(None)? {
+            match tables.iter_mut().find(|(_, name)| *name == t.table) {
+                // one table that several tenants share: moved once, for them all
+                Some(shared) => shared.0 = None,
+                None => tables.push((t.tenant, t.table)),
+            }
+        }
         if tables.is_empty() {
             return Err(Error::NotConfigured("no outbox configured"));
         }

@@ -256,6 +256,70 @@ async fn storage_checks_every_tenants_table() {
     );
 }
 
+/// One table that several tenants share is one table to move: its status once, step 3 drops
+/// its columns once and exits 0 (it used to try each tenant's "table" and fail on the second).
+#[tokio::test]
+async fn a_table_tenants_share_is_moved_once() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "outbox:\n  relation: {}.outbox\n  tenant_aware: true\n  tenants: [0190c4e2-8a6c-7e4a-9b1e-00000000000a, 0190c4e2-8a6c-7e4a-9b1e-00000000000b]\nrelay:\n  reclaim_stale_after: null\n",
+            schema.name
+        ),
+    );
+    let url = pg_url();
+    let with = |args: &[&str]| {
+        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
+    };
+    assert_eq!(with(&["migrate"]).code, OK);
+    let r = with(&["storage", "status", "--format", "json"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v = json(&r);
+    assert!(v.is_object(), "one status, not one per tenant: {v}");
+    assert_eq!(v["tenant"], Value::Null, "{v}");
+    let r = with(&[
+        "storage",
+        "to-consume",
+        "--step",
+        "3",
+        "--dry-run",
+        "--reclaim-disabled",
+    ]);
+    assert_eq!(
+        r.stdout.matches("DROP COLUMN processing_at").count(),
+        1,
+        "{r:?}"
+    );
+    let step3 = [
+        "storage",
+        "to-consume",
+        "--step",
+        "3",
+        "--yes",
+        "--reclaim-disabled",
+    ];
+    let r = with(&step3);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(
+        r.stdout
+            .matches("dropped: processing_at, published_at")
+            .count(),
+        1,
+        "{r:?}"
+    );
+    let left = count(
+        &mut conn,
+        &format!(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = '{}'::regclass AND attname IN ('processing_at', 'published_at') AND NOT attisdropped",
+            schema.rel("outbox")
+        ),
+    )
+    .await;
+    assert_eq!(left, 0);
+}
+
 /// Step 3 holds an ACCESS EXCLUSIVE lock while it re-checks the table: a re-check slower than
 /// `--check-timeout` gives up (exit 4) and drops nothing, instead of blocking the relays.
 #[tokio::test]
