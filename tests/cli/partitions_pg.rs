@@ -601,6 +601,12 @@ async fn a_fix_cut_short_is_found_and_finished_by_the_next_one() {
     let r = parts(&schema, &log, &fix);
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(in_log(&mut conn).await, 5, "every row is back in the log");
+    let helper = "SELECT count(*) FROM pg_constraint WHERE conname = 'outboxctl_day_bound'";
+    assert_eq!(
+        count(&mut conn, helper).await,
+        0,
+        "the CHECK that spared ATTACH its scan is gone"
+    );
     assert!(
         bounds(&mut conn, &log)
             .await

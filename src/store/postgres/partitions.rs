@@ -319,6 +319,21 @@ pub async fn move_default_day(
         "WITH moved AS (DELETE FROM {default} WHERE published_at >= $1 AND published_at < $2 RETURNING {cols})
          INSERT INTO {part} ({cols}) SELECT {cols} FROM moved"
     );
+    // A CHECK that implies the partition constraint lets ATTACH skip scanning the day's rows
+    // under the default partition's lock: the table is validated here, outside it, where no
+    // relay waits on it. Dropped again once attached.
+    let bound = Ident::new("constraint", "outboxctl_day_bound")?;
+    let (lo, hi) = (
+        partitions::bound_literal(day),
+        partitions::bound_literal(day + Days::new(1)),
+    );
+    sqlx::raw_sql(&format!(
+        "ALTER TABLE {part} DROP CONSTRAINT IF EXISTS {bound}, ADD CONSTRAINT {bound}
+           CHECK (published_at IS NOT NULL AND published_at >= {lo} AND published_at < {hi})"
+    ))
+    .execute(&mut *conn)
+    .await
+    .map_err(|e| Error::pg(&what, e))?;
     use crate::db::retry::{LockRetryError, while_lock_busy};
     let result = while_lock_busy(policy.retries, async || {
         let mut tx = conn.begin().await?;
@@ -333,6 +348,9 @@ pub async fn move_default_day(
             .await?
             .rows_affected();
         sqlx::raw_sql(&stmts[1].sql).execute(&mut *tx).await?;
+        sqlx::raw_sql(&format!("ALTER TABLE {part} DROP CONSTRAINT {bound}"))
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(last)
     })
