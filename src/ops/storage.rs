@@ -187,16 +187,7 @@ async fn status(
         })?;
     let has_processing_at = facts.column("processing_at").is_some();
     let has_published_at = facts.column("published_at").is_some();
-    let indexes: Vec<String> = facts
-        .indexes
-        .iter()
-        .filter(|i| {
-            i.columns
-                .iter()
-                .any(|c| c == "processing_at" || c == "published_at")
-        })
-        .map(|i| i.name.clone())
-        .collect();
+    let indexes = consume_move::indexes_on_retain_columns(conn, table).await?;
     let (processing, published) = consume_move::remaining(conn, table, PUBLISHED_CAP).await?;
     let reclaim_on = config.relay.reclaim_stale_after.is_some() && !reclaim_disabled;
     let mut blockers = Vec::new();

@@ -34,6 +34,27 @@ pub async fn remaining(
     Ok((row.get("processing"), row.get("published")))
 }
 
+/// The indexes that go with the retain columns when step 3 drops them: every index that
+/// depends on `processing_at` or `published_at` (PostgreSQL's own record), so one that names
+/// them only in an expression or its `WHERE` is listed too.
+pub async fn indexes_on_retain_columns(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+) -> Result<Vec<String>, crate::Error> {
+    crate::db::pg::query_scalar(
+        "SELECT DISTINCT i.relname::text FROM pg_depend d
+           JOIN pg_class i ON i.oid = d.objid AND i.relkind IN ('i', 'I')
+           JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+          WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
+            AND d.refobjid = $1::regclass AND a.attname IN ('processing_at', 'published_at')
+          ORDER BY 1",
+    )
+    .bind(table.to_string())
+    .fetch_all(conn)
+    .await
+    .map_err(|e| crate::Error::pg(format!("reading the indexes of {}", table.plain()), e))
+}
+
 /// What step 3 found under its lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dropped {

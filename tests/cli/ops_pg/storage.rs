@@ -10,6 +10,8 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     stage(&mut conn, &t, "orders", 6, None).await;
     sqlx::raw_sql(&format!(
         "CREATE INDEX outbox_processing_idx ON {t} (outbox_route, status, processing_at);
+         CREATE INDEX outbox_unpublished_idx ON {t} (created_at) WHERE published_at IS NULL;
+         CREATE INDEX outbox_age_idx ON {t} ((coalesce(published_at, created_at)));
          UPDATE {t} SET status = 'processing', processing_at = now() WHERE (payload->>'n')::int = 1;
          UPDATE {t} SET status = 'published', published_at = now() WHERE (payload->>'n')::int = 2;"
     ))
@@ -28,7 +30,12 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     );
     assert_eq!(
         v["indexes_on_dropped_columns"],
-        serde_json::json!(["outbox_processing_idx"])
+        serde_json::json!([
+            "outbox_age_idx",
+            "outbox_processing_idx",
+            "outbox_unpublished_idx"
+        ]),
+        "indexes on the columns, in expressions and in predicates"
     );
     let r = cmd(
         &schema,
