@@ -159,7 +159,7 @@ async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> any
 
 async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyhow::Result<()> {
     let keep = args.keep_days.unwrap_or(ctx.config.partitions.keep_days);
-    let plan = log.plan_drop(keep);
+    let plan = log.plan_drop(keep)?;
     let cutoff = plan.cutoff.format("%Y-%m-%d");
     if plan.would_drop.is_empty() {
         if ctx.out.is_json() {
@@ -176,7 +176,7 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
         if ctx.out.is_json() {
             ctx.out.json(&plan);
         } else {
-            for statement in plan.statements()? {
+            for statement in plan.statements() {
                 ctx.out.data(&statement);
             }
         }

@@ -201,16 +201,16 @@ pub struct DropPlan {
     pub log: String,
     pub cutoff: DateTime<Utc>,
     pub would_drop: Vec<String>,
+    /// The tables of `would_drop`, in its order, each in its own schema.
     #[serde(skip)]
-    name: QualifiedName,
+    tables: Vec<QualifiedName>,
 }
 
 impl DropPlan {
     /// The statements dropping would run, one per partition.
-    pub fn statements(&self) -> Result<Vec<String>, Error> {
-        self.would_drop
-            .iter()
-            .map(|n| Ok(format!("DROP TABLE {};", lp::qualified(&self.name, n)?)))
+    pub fn statements(&self) -> Vec<String> {
+        (self.tables.iter())
+            .map(|t| format!("DROP TABLE {t};"))
             .collect()
     }
 
@@ -407,14 +407,23 @@ impl DeliveryLog {
     }
 
     /// The day partitions ending at or before today - `keep_days`, oldest first.
-    pub fn plan_drop(&self, keep_days: u32) -> DropPlan {
+    pub fn plan_drop(&self, keep_days: u32) -> Result<DropPlan, Error> {
         let plan = partitions::plan_drop_expired(self.today, keep_days, &self.facts.bounds());
-        DropPlan {
+        let table = |name: &str| match (self.facts.partitions.iter())
+            .find(|p| p.partition.name == name)
+            .and_then(|p| p.table.clone())
+        {
+            Some(t) => Ok(t),
+            None => lp::qualified(&self.log, name),
+        };
+        Ok(DropPlan {
             log: self.log.plain(),
             cutoff: partitions::day_start(self.today - chrono::Days::new(u64::from(keep_days))),
+            tables: (plan.iter())
+                .map(|p| table(&p.name))
+                .collect::<Result<_, _>>()?,
             would_drop: plan.into_iter().map(|p| p.name).collect(),
-            name: self.log.clone(),
-        }
+        })
     }
 
     /// `partitions drop-expired`: drops what `plan` lists, each in its own short transaction;
@@ -427,9 +436,8 @@ impl DeliveryLog {
         mut on_each: impl FnMut(),
     ) -> Result<DropReport, Error> {
         let mut report = plan.nothing_dropped();
-        for n in &plan.would_drop {
-            let partition = lp::qualified(&self.log, n)?;
-            match lp::drop_partition(&mut self.conn, &partition, policy).await {
+        for (n, partition) in plan.would_drop.iter().zip(&plan.tables) {
+            match lp::drop_partition(&mut self.conn, partition, policy).await {
                 Ok(_) => report.dropped.push(n.clone()),
                 Err(Error::LockBusy(reason)) => report.gave_up.push(GaveUp {
                     partition: n.clone(),

@@ -632,3 +632,57 @@ async fn a_fix_cut_short_is_found_and_finished_by_the_next_one() {
         "{r:?}"
     );
 }
+
+/// A partition can live in another schema than its log: drop-expired drops that table, by its
+/// own schema, never a table of the same name in the log's schema.
+#[tokio::test]
+async fn drop_expired_drops_a_partition_in_its_own_schema() {
+    let (schema, mut conn, log) = log_with("partitions_drop_other_schema").await;
+    let (s, archive) = (&schema.name, format!("{}_archive", schema.name));
+    let d = today() - Days::new(60);
+    sqlx::raw_sql(&format!(
+        "DROP SCHEMA IF EXISTS {archive} CASCADE; CREATE SCHEMA {archive};
+         CREATE TABLE {archive}.old_day (LIKE {log});
+         ALTER TABLE {log} ATTACH PARTITION {archive}.old_day FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00');
+         CREATE TABLE {s}.old_day (note text)",
+        d.format("%Y-%m-%d"),
+        (d + Days::new(1)).format("%Y-%m-%d")
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = parts(
+        &schema,
+        &log,
+        &["drop-expired", "--keep-days", "30", "--dry-run"],
+    );
+    assert!(
+        r.stdout.contains(&format!("DROP TABLE {archive}.old_day;")),
+        "{r:?}"
+    );
+    let r = parts(
+        &schema,
+        &log,
+        &["drop-expired", "--keep-days", "30", "--yes"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let exists = async |conn: &mut PgConnection, t: &str| -> bool {
+        sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
+            .bind(t)
+            .fetch_one(conn)
+            .await
+            .unwrap()
+    };
+    assert!(
+        !exists(&mut conn, &format!("{archive}.old_day")).await,
+        "{r:?}"
+    );
+    assert!(
+        exists(&mut conn, &format!("{s}.old_day")).await,
+        "the log schema's namesake stays: {r:?}"
+    );
+    sqlx::raw_sql(&format!("DROP SCHEMA {archive} CASCADE"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}

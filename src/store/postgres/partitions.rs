@@ -20,6 +20,10 @@ pub struct PartitionInfo {
     pub partition: Partition,
     pub estimated_rows: i64,
     pub bytes: i64,
+    /// Its schema and name as the catalog has them (a partition may live in another schema
+    /// than its log's); `None` for a name outboxctl would not quote.
+    #[serde(skip)]
+    pub table: Option<QualifiedName>,
 }
 
 #[derive(Debug, Clone)]
@@ -110,12 +114,15 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
     for r in rows {
         let name: String = r.get("name");
         let bound = partitions::parse_bound(&r.get::<String, _>("bound"));
-        if bound == Bound::Default {
+        let table = |name: &str| -> Result<QualifiedName, crate::target::NameError> {
             let schema = Ident::new("schema", &r.get::<String, _>("schema"))?;
-            let ident = Ident::new("partition", &name)?;
-            facts.default = Some(QualifiedName::new(schema, ident));
+            Ok(QualifiedName::new(schema, Ident::new("partition", name)?))
+        };
+        if bound == Bound::Default {
+            facts.default = Some(table(&name)?);
         }
         facts.partitions.push(PartitionInfo {
+            table: table(&name).ok(),
             partition: Partition { name, bound },
             estimated_rows: r.get("est"),
             bytes: r.get("bytes"),
