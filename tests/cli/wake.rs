@@ -235,3 +235,59 @@ async fn an_insert_wakes_the_relay_on_mongo_through_a_change_stream() {
     })
     .await;
 }
+
+/// The change stream names each insert's route: the lanes serving it wake, and only them (a
+/// stream that cannot read its events would instead end, reopen and wake every lane).
+#[tokio::test]
+async fn the_mongo_change_stream_names_the_route_of_each_insert() {
+    use outboxctl::wake::{WakeSignal, Wakers};
+    use std::sync::{Arc, Mutex};
+    let db = MongoDb::new(test_name!()).await;
+    let name =
+        outboxctl::target::CollectionName::parse("collection", &format!("{}.outbox", db.name))
+            .unwrap();
+    db.db().create_collection("outbox").await.unwrap();
+    let coll = outboxctl::store::mongo::wake::listen(&db.client, &name)
+        .await
+        .unwrap();
+    let (orders, invoices) = (
+        Arc::new(WakeSignal::default()),
+        Arc::new(WakeSignal::default()),
+    );
+    let wakers = Wakers(vec![
+        (vec!["orders".into()], orders.clone()),
+        (vec!["invoices".into()], invoices.clone()),
+    ]);
+    let heard = Arc::new(Mutex::new(Vec::<String>::new()));
+    let task = tokio::spawn({
+        let heard = heard.clone();
+        outboxctl::store::mongo::wake::run(coll, wakers, move |r| {
+            heard.lock().unwrap().push(r.to_owned())
+        })
+    });
+    // the stream opens in the task: insert until it hears one
+    let outbox = db.db().collection::<mongodb::bson::Document>("outbox");
+    crate::common::eventually(
+        Duration::from_secs(10),
+        "the stream hears an insert",
+        async || {
+            if !heard.lock().unwrap().is_empty() {
+                return Ok(());
+            }
+            outbox
+                .insert_one(mongodb::bson::doc! { "outbox_route": "orders" })
+                .await
+                .map_err(|e| e.to_string())?;
+            Err("nothing heard yet".into())
+        },
+    )
+    .await;
+    assert!(heard.lock().unwrap().iter().all(|r| r == "orders"));
+    assert_eq!(
+        orders.take(),
+        Some(HashSet::from(["orders".to_owned()])),
+        "the route's lane, by name"
+    );
+    assert_eq!(invoices.take(), Some(HashSet::new()), "not the others");
+    task.abort();
+}

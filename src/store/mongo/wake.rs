@@ -22,7 +22,8 @@ async fn open(
 > {
     let pipeline = vec![
         doc! { "$match": { "operationType": "insert" } },
-        doc! { "$project": { "fullDocument.outbox_route": 1 } },
+        // `operationType` stays: the driver cannot read an event without it
+        doc! { "$project": { "operationType": 1, "fullDocument.outbox_route": 1 } },
     ];
     let mut watch = coll.watch().pipeline(pipeline);
     if let Some(token) = resume {
@@ -78,8 +79,13 @@ pub async fn run(coll: mongodb::Collection<Document>, wakers: Wakers, on_wake: i
             wakers.all();
         }
         while let Some(event) = stream.next().await {
-            let Ok(event) = event else {
-                break;
+            let event = match event {
+                Ok(event) => event,
+                Err(e) => {
+                    let e = crate::db::first_line(&e.to_string()).to_owned();
+                    tracing::warn!("the change stream failed: {e}");
+                    break;
+                }
             };
             failures = 0;
             resume = Some(event.id.clone());
