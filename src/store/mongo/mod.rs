@@ -525,7 +525,7 @@ impl RelayStore for MongoStore {
             .limit(i64::from(limit))
             .projection(doc! { "_id": 1 })
             .build();
-        let candidates: Vec<Document> = collect(self.coll.find(f).with_options(find))
+        let candidates: Vec<Document> = collect(self.coll.find(f.clone()).with_options(find))
             .await
             .map_err(|e| err("claiming", e))?;
         let ids: Vec<Bson> = candidates
@@ -536,9 +536,12 @@ impl RelayStore for MongoStore {
             return Ok(Claimed::default());
         }
         let token = Uuid::now_v7().to_string();
+        // the whole filter again: a candidate another relay claimed, failed and scheduled for
+        // a retry meanwhile is pending but not due, and waits for its backoff
+        f.insert("_id", doc! { "$in": &ids });
         self.coll
             .update_many(
-                doc! { "_id": { "$in": &ids }, "status": "pending" },
+                f,
                 doc! { "$set": { "status": "processing", "processing_at": bson_date(now), "claim_token": &token } },
             )
             .await
