@@ -115,6 +115,16 @@ pub(super) fn str_field(d: &Document, key: &str) -> Option<String> {
     d.get_str(key).ok().map(str::to_owned)
 }
 
+/// `attempts`, whatever number type a writer stored it as (0 when absent).
+pub(super) fn attempts_field(d: &Document) -> i32 {
+    match d.get("attempts") {
+        Some(Bson::Int32(i)) => *i,
+        Some(Bson::Int64(i)) => *i as i32,
+        Some(Bson::Double(f)) => *f as i32,
+        _ => 0,
+    }
+}
+
 /// The payload sub-document as JSON text, key order kept.
 pub fn payload_json(d: &Document) -> String {
     match d.get("payload") {
@@ -146,12 +156,7 @@ fn fields(d: &Document, opts: &MongoStoreOptions) -> Result<OutboxRow, String> {
         causation_id: uuid_field(d, "causation_id")?,
         occurred_at: date_field(d, "occurred_at")?.ok_or("occurred_at is missing")?,
         payload: payload_json(d),
-        attempts: match d.get("attempts") {
-            Some(Bson::Int32(i)) => *i,
-            Some(Bson::Int64(i)) => *i as i32,
-            Some(Bson::Double(f)) => *f as i32,
-            _ => 0,
-        },
+        attempts: attempts_field(d),
         ordering_key: str_field(d, "ordering_key"),
         created_at: date_field(d, "created_at")?.ok_or("created_at is missing")?,
         hlc: if opts.hlc_ordering {

@@ -51,25 +51,25 @@ impl MongoOps {
         }
     }
 
-    fn view(&self, d: &Document) -> Result<RowView, Error> {
-        let row = decode(d, &self.opts)
-            .map_err(|e| Error::data(format!("a document in {}", self.opts.collection), e))?;
-        Ok(RowView {
-            id: row.id,
-            event_id: row.event_id,
-            route: row.route,
-            event_type: row.event_type,
-            tenant_id: row.tenant_id,
-            ordering_key: row.ordering_key,
+    /// A document as a row for people, read field by field: one the relay parked because it
+    /// could not be decoded is shown too (what it lacks left blank, its error saying why),
+    /// never failing the listing it is in.
+    fn view(&self, d: &Document) -> RowView {
+        let uuid = |key: &str| super::uuid_field(d, key).ok().flatten();
+        let date = |key: &str| super::date_field(d, key).ok().flatten();
+        RowView {
+            id: uuid("id").unwrap_or_default(),
+            event_id: uuid("event_id").unwrap_or_default(),
+            route: super::str_field(d, "outbox_route").unwrap_or_default(),
+            event_type: super::str_field(d, "event_type").unwrap_or_default(),
+            tenant_id: uuid("tenant_id"),
+            ordering_key: super::str_field(d, "ordering_key"),
             status: d.get_str("status").unwrap_or_default().to_owned(),
-            attempts: row.attempts,
-            available_at: d
-                .get_datetime("available_at")
-                .ok()
-                .and_then(|t| DateTime::from_timestamp_millis(t.timestamp_millis())),
-            created_at: row.created_at,
-            last_error: d.get_str("last_error").ok().map(str::to_owned),
-        })
+            attempts: super::attempts_field(d),
+            available_at: date("available_at"),
+            created_at: date("created_at").unwrap_or_default(),
+            last_error: super::str_field(d, "last_error"),
+        }
     }
 
     async fn count(&self, f: Document) -> Result<i64, Error> {
@@ -163,7 +163,7 @@ impl OpsStore for MongoOps {
             let Ok(doc) = h.get_document("head") else {
                 continue;
             };
-            let head = self.view(doc)?;
+            let head = self.view(doc);
             let row = decode(doc, &self.opts)
                 .map_err(|e| Error::data(format!("a document in {}", self.opts.collection), e))?;
             let mut behind = super::Position::of(&row).after(self.opts.hlc_ordering);
@@ -341,7 +341,7 @@ impl OpsStore for MongoOps {
         let docs: Vec<Document> = super::collect(self.coll.find(q).with_options(opts))
             .await
             .map_err(|e| Error::mongo("listing", e))?;
-        docs.iter().map(|d| self.view(d)).collect()
+        Ok(docs.iter().map(|d| self.view(d)).collect())
     }
 
     async fn error_rows(&mut self, f: &ErrorFilter) -> Result<Vec<RowView>, Error> {
@@ -370,7 +370,7 @@ impl OpsStore for MongoOps {
                 .await
                 .map_err(|e| Error::mongo("reading failed documents", e))?;
             for d in &docs {
-                out.push(self.view(d)?);
+                out.push(self.view(d));
             }
         }
         Ok(out)
@@ -453,10 +453,7 @@ impl OpsStore for MongoOps {
         )
         .await
         .map_err(|e| Error::mongo("finding the event", e))?;
-        let rows = docs
-            .iter()
-            .map(|d| self.view(d))
-            .collect::<Result<_, _>>()?;
+        let rows = docs.iter().map(|d| self.view(d)).collect();
         Ok(EventLocation {
             event_id,
             rows,

@@ -471,4 +471,22 @@ async fn an_undecodable_document_is_parked_and_the_rest_of_its_claim_is_relayed(
             .await
             .is_empty()
     );
+    // the operator sees it, with why, and can act on it
+    let id = poisoned.get_str("id").unwrap();
+    let r = cmd(&db, &["inspect", "failed", "--format", "json"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let listed: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(listed[0]["id"], id, "{listed}");
+    assert!(
+        listed[0]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("undecodable document"),
+        "{listed}"
+    );
+    let r = cmd(&db, &["inspect", "failed", "--group"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let r = cmd(&db, &["discard", "--id", id, "--yes"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(docs(&db, doc! { "status": "failed" }).await.is_empty());
 }
