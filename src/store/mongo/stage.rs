@@ -92,7 +92,7 @@ impl MongoOps {
                     .upsert(true)
                     .session(&mut session)
                     .await?;
-                    session.commit_transaction().await?;
+                    commit(&mut session).await?;
                 }
                 Ok((dup, stamps))
             }
@@ -101,10 +101,7 @@ impl MongoOps {
                 Ok((dup, stamps)) => return Ok(staged(events, &dup, &stamps)),
                 Err(e)
                     if attempt < 10
-                        && (e.contains_label(mongodb::error::TRANSIENT_TRANSACTION_ERROR)
-                            || e.contains_label(
-                                mongodb::error::UNKNOWN_TRANSACTION_COMMIT_RESULT,
-                            )) =>
+                        && e.contains_label(mongodb::error::TRANSIENT_TRANSACTION_ERROR) =>
                 {
                     let _ = session.abort_transaction().await;
                     continue;
@@ -314,4 +311,23 @@ fn staged(events: &[NewEvent], dup: &[bool], stamps: &[HlcTimestamp]) -> Vec<Sta
             hlc: stamps.get(i).map(|s| s.encode()),
         })
         .collect()
+}
+
+/// Commits, trying the commit again (only the commit) while its result is unknown: the
+/// transaction may have committed already, so running it again would find every event it
+/// inserted and report them as duplicates, with stamps other than those stored.
+async fn commit(session: &mut mongodb::ClientSession) -> mongodb::error::Result<()> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match session.commit_transaction().await {
+            Err(e)
+                if attempt < 10
+                    && e.contains_label(mongodb::error::UNKNOWN_TRANSACTION_COMMIT_RESULT) =>
+            {
+                continue;
+            }
+            other => return other,
+        }
+    }
 }

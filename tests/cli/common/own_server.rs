@@ -376,6 +376,9 @@ impl OwnMongod {
             .args([
                 "--wiredTigerCacheSizeGB",
                 "0.25",
+                // failpoints (`configureFailPoint`) for the faults a test makes
+                "--setParameter",
+                "enableTestCommands=1",
                 "--nounixsocket",
                 "--fork",
                 "--logpath",

@@ -349,3 +349,75 @@ async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents(
             .all(|d| d.get_str("last_error").unwrap().starts_with("HTTP 503"))
     );
 }
+
+/// A commit whose result is unknown (the server committed, then answered with a write concern
+/// error) is tried again, the commit alone: the events count as staged, with the stamps they
+/// were stored with, not as duplicates of themselves found by a second run of the transaction.
+#[tokio::test]
+async fn a_commit_of_unknown_result_is_tried_again_alone() {
+    use outboxctl::store::mongo::MongoStoreOptions;
+    use outboxctl::store::mongo::ops::MongoOps;
+    use outboxctl::store::ops::{NewEvent, OpsStore};
+    use outboxctl::target::CollectionName;
+    let own = own_mongod("own_mongod_commit", 29300, false);
+    own.start();
+    own.primary().await;
+    let url = format!("mongodb://127.0.0.1:{}/?directConnection=true", own.port);
+    let client = mongodb::Client::with_uri_str(&url).await.unwrap();
+    let db = client.database("own");
+    for c in ["outbox", "hlc_checkpoint"] {
+        db.create_collection(c).await.unwrap();
+    }
+    // twice: the driver retries a commit once by itself, and meets it again
+    client
+        .database("admin")
+        .run_command(doc! {
+            "configureFailPoint": "failCommand",
+            "mode": { "times": 2 },
+            "data": {
+                "failCommands": ["commitTransaction"],
+                "writeConcernError": { "code": 91, "errmsg": "shutting down (a failpoint)" },
+            },
+        })
+        .await
+        .unwrap();
+    let opts = MongoStoreOptions {
+        collection: CollectionName::new("c", "own", "outbox").unwrap(),
+        hlc_ordering: true,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: outboxctl::model::KeyOrder::BestEffort,
+    };
+    let cp = CollectionName::new("c", "own", "hlc_checkpoint").unwrap();
+    let mut ops = MongoOps::new(client.clone(), opts, Some(cp));
+    let event = NewEvent {
+        id: uuid::Uuid::now_v7(),
+        event_id: uuid::Uuid::now_v7(),
+        route: "orders".into(),
+        event_type: "t".into(),
+        payload: "{}".into(),
+        ordering_key: None,
+        tenant_id: None,
+        correlation_id: None,
+        causation_id: None,
+        execution_id: None,
+        traceparent: None,
+        occurred_at: chrono::Utc::now(),
+    };
+    let staged = ops.stage(&[event], "n").await.unwrap();
+    assert!(
+        staged[0].inserted,
+        "counted as a duplicate of itself: {staged:?}"
+    );
+    let stored = db
+        .collection::<Document>("outbox")
+        .find(doc! {})
+        .await
+        .unwrap()
+        .try_collect::<Vec<_>>()
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    let hlc = outboxctl::hlc::HlcTimestamp::unpack(stored[0].get_i64("hlc").unwrap()).unwrap();
+    assert_eq!(Some(hlc.encode()), staged[0].hlc, "the stamp stored");
+}
