@@ -483,7 +483,9 @@ async fn registry_and_pause_on_mongodb() {
         "{r:?}"
     );
     emit_events("orders", 5, "{}").mongo(&coll).code(OK);
-    ob(["route", "pause", "orders", "--reason", "mongo pause"])
+    // a reason that starts with `$` is stored as written, not read as a field path
+    let reason = "$5 refunds charged twice: mongo pause";
+    ob(["route", "pause", "orders", "--reason", reason])
         .mongo(&coll)
         .code(OK);
     let to = out_file(test);
@@ -491,14 +493,31 @@ async fn registry_and_pause_on_mongodb() {
     let r = ob(["relay", "--once", "--route", "orders", "--to", &dest])
         .mongo(&coll)
         .code(OK);
-    assert!(r.stderr.contains("mongo pause"), "{r:?}");
+    assert!(r.stderr.contains(reason), "{r:?}");
     assert_eq!(line_count(&to), 0);
     let list = ob(["route", "list", "--format", "json"])
         .mongo(&coll)
         .code(OK)
         .json();
     assert_eq!(list[0]["state"], "paused", "{list}");
+    assert_eq!(list[0]["reason"], reason, "{list}");
+    // two pauses made at once can both be in force: one resume ends them both
+    let pauses = db
+        .db()
+        .collection::<mongodb::bson::Document>("outbox_relays_pauses");
+    pauses
+        .insert_one(mongodb::bson::doc! {
+            "route": "orders", "tenant_id": mongodb::bson::Bson::Null, "active": true,
+            "reason": "a second pause", "paused_by": "x", "paused_at": mongodb::bson::DateTime::now(),
+        })
+        .await
+        .unwrap();
     ob(["route", "resume", "orders"]).mongo(&coll).code(OK);
+    let list = ob(["route", "list", "--format", "json"])
+        .mongo(&coll)
+        .code(OK)
+        .json();
+    assert_ne!(list[0]["state"], "paused", "{list}");
     ob(["relay", "--once", "--route", "orders", "--to", &dest])
         .mongo(&coll)
         .code(OK);
@@ -523,7 +542,7 @@ async fn registry_and_pause_on_mongodb() {
         .mongo(&coll)
         .code(OK)
         .json();
-    assert_eq!(history.as_array().unwrap().len(), 2, "{history}");
+    assert_eq!(history.as_array().unwrap().len(), 4, "two pauses, each resumed: {history}");
 }
 
 /// The claim itself reads the pauses (the relay's next pass holds, whatever its heartbeat has

@@ -79,18 +79,18 @@ impl MongoRegistry {
             None => Bson::String("$last_pass_at".into()),
         };
         let set = doc! {
-            "host": &hb.host,
+            "host": literal(&hb.host),
             "pid": i64::from(hb.pid),
-            "version": &hb.version,
-            "routes": &hb.routes,
+            "version": literal(&hb.version),
+            "routes": literal(&hb.routes),
             "tenants": hb.tenants.iter().map(Uuid::to_string).collect::<Vec<_>>(),
             "started_at": { "$ifNull": ["$started_at", "$$NOW"] },
             "last_seen": "$$NOW",
             "last_pass_at": last_pass,
-            "last_error": hb.last_error.as_deref().map_or(Bson::Null, |e| Bson::String(e.into())),
+            "last_error": hb.last_error.as_deref().map_or(Bson::Null, literal),
             "published": i64::try_from(hb.published).unwrap_or(i64::MAX),
             "lag_p99_ms": hb.lag_p99_ms.map_or(Bson::Null, Bson::Double),
-            "metrics_addr": hb.metrics_addr.as_deref().map_or(Bson::Null, |a| Bson::String(a.into())),
+            "metrics_addr": hb.metrics_addr.as_deref().map_or(Bson::Null, literal),
             "heartbeat_ms": i64::try_from(hb.interval.as_millis()).unwrap_or(i64::MAX),
             "stopped_at": Bson::Null,
         };
@@ -252,8 +252,8 @@ impl MongoRegistry {
             .find_one_and_update(
                 filter.clone(),
                 vec![doc! { "$set": {
-                    "reason": { "$ifNull": ["$reason", reason] },
-                    "paused_by": { "$ifNull": ["$paused_by", &by] },
+                    "reason": { "$ifNull": ["$reason", literal(reason)] },
+                    "paused_by": { "$ifNull": ["$paused_by", literal(&by)] },
                     "paused_at": { "$ifNull": ["$paused_at", "$$NOW"] },
                 } }],
             )
@@ -284,17 +284,30 @@ impl MongoRegistry {
     ) -> Result<Option<Pause>, Error> {
         let fail = |e| Error::mongo("resuming a route", e);
         let by = crate::fleet::actor(by, &self.db_role().await);
-        let ended = self
-            .pauses
-            .find_one_and_update(
-                doc! { "route": route, "tenant_id": tenant_bson(tenant), "active": true },
-                vec![doc! { "$set": { "active": false, "resumed_at": "$$NOW", "resumed_by": by } }],
-            )
-            .return_document(ReturnDocument::Before)
+        let active = doc! { "route": route, "tenant_id": tenant_bson(tenant), "active": true };
+        let first = (self.pauses.find_one(active.clone()))
+            .sort(doc! { "paused_at": 1 })
             .await
             .map_err(fail)?;
-        Ok(ended.as_ref().map(pause_of))
+        if first.is_some() {
+            // every pause in force: two pauses made at once can both be in force (nothing
+            // unique keeps them apart), and ending one would leave the route paused
+            self.pauses
+                .update_many(
+                    active,
+                    vec![doc! { "$set": { "active": false, "resumed_at": "$$NOW", "resumed_by": literal(&by) } }],
+                )
+                .await
+                .map_err(fail)?;
+        }
+        Ok(first.as_ref().map(pause_of))
     }
+}
+
+/// A value as itself in an update pipeline, where a string starting with `$` would be read as a
+/// field path (a pause's reason `$5 refunds`, an error text).
+fn literal(value: impl Into<Bson>) -> Bson {
+    Bson::Document(doc! { "$literal": value.into() })
 }
 
 fn strings(d: &Document, key: &str) -> Vec<String> {
