@@ -542,7 +542,11 @@ async fn registry_and_pause_on_mongodb() {
         .mongo(&coll)
         .code(OK)
         .json();
-    assert_eq!(history.as_array().unwrap().len(), 4, "two pauses, each resumed: {history}");
+    assert_eq!(
+        history.as_array().unwrap().len(),
+        4,
+        "two pauses, each resumed: {history}"
+    );
 }
 
 /// The claim itself reads the pauses (the relay's next pass holds, whatever its heartbeat has
