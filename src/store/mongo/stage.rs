@@ -285,10 +285,12 @@ async fn insert_docs(
     match result {
         Ok(_) => Ok(dup),
         Err(e) => match *e.kind {
+            // only duplicates: a write concern error with them still fails the staging
             mongodb::error::ErrorKind::InsertMany(ref f)
-                if f.write_errors
-                    .as_ref()
-                    .is_some_and(|w| w.iter().all(|x| x.code == DUPLICATE_KEY)) =>
+                if f.write_concern_error.is_none()
+                    && f.write_errors
+                        .as_ref()
+                        .is_some_and(|w| w.iter().all(|x| x.code == DUPLICATE_KEY)) =>
             {
                 for w in f.write_errors.as_ref().expect("checked") {
                     dup[w.index] = true;

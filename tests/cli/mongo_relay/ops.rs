@@ -350,11 +350,13 @@ async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents(
     );
 }
 
-/// A commit whose result is unknown (the server committed, then answered with a write concern
-/// error) is tried again, the commit alone: the events count as staged, with the stamps they
-/// were stored with, not as duplicates of themselves found by a second run of the transaction.
+/// Staging's write faults, made by failpoints on a mongod of the test's own. A commit whose
+/// result is unknown (the server committed, then answered with a write concern error) is tried
+/// again, the commit alone: the events count as staged, with the stamps they were stored with,
+/// not as duplicates of themselves found by a second run of the transaction. An insert met by
+/// duplicates and a write concern error fails instead of reporting only the duplicates.
 #[tokio::test]
-async fn a_commit_of_unknown_result_is_tried_again_alone() {
+async fn staging_takes_no_write_concern_fault_for_duplicates() {
     use outboxctl::store::mongo::MongoStoreOptions;
     use outboxctl::store::mongo::ops::MongoOps;
     use outboxctl::store::ops::{NewEvent, OpsStore};
@@ -368,6 +370,19 @@ async fn a_commit_of_unknown_result_is_tried_again_alone() {
     for c in ["outbox", "hlc_checkpoint"] {
         db.create_collection(c).await.unwrap();
     }
+    // the specification's dedupe index: staging an event again meets it
+    let unique = mongodb::IndexModel::builder()
+        .keys(doc! { "outbox_route": 1, "event_id": 1 })
+        .options(
+            mongodb::options::IndexOptions::builder()
+                .unique(true)
+                .build(),
+        )
+        .build();
+    db.collection::<Document>("outbox")
+        .create_index(unique)
+        .await
+        .unwrap();
     // twice: the driver retries a commit once by itself, and meets it again
     client
         .database("admin")
@@ -404,7 +419,7 @@ async fn a_commit_of_unknown_result_is_tried_again_alone() {
         traceparent: None,
         occurred_at: chrono::Utc::now(),
     };
-    let staged = ops.stage(&[event], "n").await.unwrap();
+    let staged = ops.stage(std::slice::from_ref(&event), "n").await.unwrap();
     assert!(
         staged[0].inserted,
         "counted as a duplicate of itself: {staged:?}"
@@ -420,4 +435,42 @@ async fn a_commit_of_unknown_result_is_tried_again_alone() {
     assert_eq!(stored.len(), 1);
     let hlc = outboxctl::hlc::HlcTimestamp::unpack(stored[0].get_i64("hlc").unwrap()).unwrap();
     assert_eq!(Some(hlc.encode()), staged[0].hlc, "the stamp stored");
+    // without a checkpoint: an insert met by duplicates and a write concern error fails, rather
+    // than reporting the duplicates alone as if the rest were safely written
+    client
+        .database("admin")
+        .run_command(doc! {
+            "configureFailPoint": "failCommand",
+            "mode": { "times": 2 },
+            "data": {
+                "failCommands": ["insert"],
+                "writeConcernError": { "code": 91, "errmsg": "shutting down (a failpoint)" },
+            },
+        })
+        .await
+        .unwrap();
+    let opts = MongoStoreOptions {
+        collection: CollectionName::new("c", "own", "outbox").unwrap(),
+        hlc_ordering: false,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: outboxctl::model::KeyOrder::BestEffort,
+    };
+    let mut plain = MongoOps::new(client.clone(), opts, None);
+    let again = NewEvent {
+        id: uuid::Uuid::now_v7(),
+        ..event.clone()
+    };
+    let fresh = NewEvent {
+        id: uuid::Uuid::now_v7(),
+        event_id: uuid::Uuid::now_v7(),
+        ..event.clone()
+    };
+    let staged = plain.stage(&[again, fresh], "n").await;
+    assert!(
+        staged
+            .as_ref()
+            .is_err_and(|e| e.to_string().starts_with("staging")),
+        "{staged:?}"
+    );
 }
