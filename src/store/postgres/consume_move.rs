@@ -85,12 +85,13 @@ pub async fn drop_columns_locked(
 ) -> Result<Dropped, sqlx::Error> {
     let mut tx = conn.begin().await?;
     crate::schema::postgres::set_local_lock_timeout(&mut tx, lock_timeout).await?;
+    sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
+        .execute(&mut *tx)
+        .await?;
+    // from here on, under the lock: the wait for it is lock_timeout's alone
     crate::db::pg::query("SELECT set_config('statement_timeout', $1, true)")
         .bind(format!("{}ms", super::millis_ceil(check_timeout)))
         .execute(&mut tx)
-        .await?;
-    sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
-        .execute(&mut *tx)
         .await?;
     let busy: bool = crate::db::pg::query_scalar(&format!(
         "SELECT EXISTS (SELECT 1 FROM {table} WHERE status IN ('processing', 'published'))"

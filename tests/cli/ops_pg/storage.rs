@@ -358,3 +358,58 @@ async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
     .await;
     assert_eq!(cols, 2, "nothing dropped");
 }
+
+/// Step 3's wait for its lock is bounded by `--lock-timeout` alone: a lock held longer than
+/// `--check-timeout` (a relay's pass) but released within the lock timeout lets it go on, where
+/// the check timeout used to cancel the wait as if the re-check had been slow.
+#[tokio::test]
+async fn step_3_waits_for_its_lock_up_to_the_lock_timeout_not_the_check_timeout() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let mut pass = crate::common::pg().await;
+    sqlx::raw_sql(&format!("BEGIN; LOCK TABLE {t} IN ROW EXCLUSIVE MODE"))
+        .execute(&mut pass)
+        .await
+        .unwrap();
+    let step3 = ob(["storage", "to-consume", "--step", "3"])
+        .pg(&t)
+        .args(["--yes", "--reclaim-disabled"])
+        .args([
+            "--lock-timeout",
+            "20s",
+            "--retries",
+            "0",
+            "--check-timeout",
+            "200ms",
+        ])
+        .run_async();
+    let step3 = tokio::spawn(step3);
+    // held until step 3 has waited on it for longer than its check timeout
+    crate::common::eventually(
+        std::time::Duration::from_secs(20),
+        "step 3 waiting on the lock",
+        async || {
+            let waited: Option<f64> = sqlx::query_scalar(
+                "SELECT extract(epoch FROM now() - query_start)::float8 FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query = $1",
+            )
+            .bind(format!("LOCK TABLE {t} IN ACCESS EXCLUSIVE MODE"))
+            .fetch_optional(&mut conn)
+            .await
+            .map_err(|e| e.to_string())?;
+            match waited {
+                Some(s) if s > 0.5 => Ok(()),
+                other => Err(format!("waited {other:?}")),
+            }
+        },
+    )
+    .await;
+    sqlx::raw_sql("ROLLBACK").execute(&mut pass).await.unwrap();
+    let r = step3.await.unwrap();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stdout.contains("dropped: processing_at, published_at"),
+        "{r:?}"
+    );
+}
