@@ -72,8 +72,7 @@ impl DatabaseUrl {
     /// The password, if the URL carries one (used to scrub driver messages).
     pub fn password(&self) -> Option<&str> {
         let (_, rest) = self.raw.split_once("://")?;
-        let authority = rest.split(['/', '?']).next()?;
-        let userinfo = authority.rsplit_once('@')?.0;
+        let userinfo = &rest[..userinfo_end(rest)?];
         let password = userinfo.split_once(':')?.1;
         (!password.is_empty()).then_some(password)
     }
@@ -87,8 +86,17 @@ impl DatabaseUrl {
     }
 }
 
-/// Masks the password in anything that looks like `scheme://user:password@host…`.
-/// Text that does not parse is masked after the scheme entirely.
+/// Where the user information of what follows `scheme://` ends: the `@` before the host. A
+/// password written with a raw `/`, `?` or `@` (a base64 one, say) still ends there: the last
+/// `@` before the query, else the last `@` of all. `None` without one.
+fn userinfo_end(rest: &str) -> Option<usize> {
+    let before_query = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
+    before_query.rfind('@').or_else(|| rest.rfind('@'))
+}
+
+/// Masks the password in anything that looks like `scheme://user:password@host…` (more than
+/// the password rather than less, when the text is odd). Text that does not parse is masked
+/// after the scheme entirely.
 pub fn mask(raw: &str) -> String {
     let Some((scheme, rest)) = raw.split_once("://") else {
         return if raw.contains('@') {
@@ -97,14 +105,13 @@ pub fn mask(raw: &str) -> String {
             raw.to_owned()
         };
     };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("{scheme}://{user}:****@{host}{tail}"),
-            None => format!("{scheme}://{userinfo}@{host}{tail}"),
-        },
-        None => format!("{scheme}://{authority}{tail}"),
+    let Some(end) = userinfo_end(rest) else {
+        return raw.to_owned();
+    };
+    let (userinfo, host) = (&rest[..end], &rest[end + 1..]);
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:****@{host}"),
+        None => format!("{scheme}://{userinfo}@{host}"),
     }
 }
 
@@ -164,5 +171,19 @@ mod tests {
         assert_eq!(mask("u:pw@host"), "<unparseable URL>");
         // an '@' inside the password still masks all of it
         assert_eq!(mask("postgres://u:p@ss@h/db"), "postgres://u:****@h/db");
+        // so do a raw '/' or '?' in it (a base64 password), and an '@' in the query is not
+        // taken for the host's
+        assert_eq!(mask("kafka://app:Zp/w123@h:1"), "kafka://app:****@h:1");
+        assert_eq!(mask("postgres://u:pa?ss@h/db"), "postgres://u:****@h/db");
+        assert_eq!(
+            mask("postgres://u:p@h/db?application_name=a@b"),
+            "postgres://u:****@h/db?application_name=a@b"
+        );
+        // with no '@' before the query, the last '@' is taken: more than a password is
+        // masked rather than a password with a '?' in it shown
+        assert_eq!(mask("nats://h:4222/?x=a@b"), "nats://h:****@b");
+        let url = DatabaseUrl::parse("postgres://u:pa/ss@127.0.0.1/test").unwrap();
+        assert_eq!(url.password(), Some("pa/ss"));
+        assert!(!url.to_string().contains("pa/ss"));
     }
 }
