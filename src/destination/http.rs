@@ -82,6 +82,8 @@ impl Http {
     ) -> Result<Self, DestinationError> {
         let client = reqwest::Client::builder()
             .timeout(timeout)
+            // a redirected POST comes back a GET without its body: not a delivery
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("outboxctl/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| {
@@ -204,6 +206,8 @@ impl Post {
             }
         }
         let resp = req.body(body).send().await.map_err(|e| {
+            // reqwest names the URL, credentials and all: the row's last_error must not
+            let e = e.without_url();
             if e.is_timeout() {
                 PublishError::timed_out(format!("POST timed out: {e}"))
             } else if e.is_connect() {
@@ -215,6 +219,16 @@ impl Post {
         let status = resp.status();
         if status.is_success() {
             return Ok(());
+        }
+        if status.is_redirection() {
+            // the URL to change, while the rows wait: retried, parked at max_attempts
+            let to = resp.headers().get("location");
+            let to = to.and_then(|l| l.to_str().ok()).map(traced_as);
+            return Err(PublishError::transient(format!(
+                "HTTP {} to {}: redirects are not followed (a POST would arrive as a GET without its body); point the route at the new URL",
+                status.as_u16(),
+                to.as_deref().unwrap_or("an unnamed location")
+            )));
         }
         let text = resp.text().await.unwrap_or_default();
         let error = format!("HTTP {}: {}", status.as_u16(), excerpt(&text));
@@ -256,7 +270,9 @@ impl Publisher for Http {
         let post = self.post.clone();
         Box::pin(async move {
             let resp = post.client.head(&post.url).send().await.map_err(|e| {
-                DestinationError::unreachable(format!("HEAD {}: {e}", post.url)).because(e)
+                let e = e.without_url();
+                let url = traced_as(&post.url);
+                DestinationError::unreachable(format!("HEAD {url}: {e}")).because(e)
             })?;
             match resp.status().as_u16() {
                 status @ 502..=504 => Err(DestinationError::unreachable(format!(

@@ -302,6 +302,8 @@ pub async fn hook(script: Vec<u16>) -> Hook {
                         .map_or(0, |v| v.parse().unwrap());
                     let mut body = vec![0; len];
                     r.read_exact(&mut body).await.unwrap();
+                    let method = line.split(' ').next().unwrap_or_default();
+                    headers.insert(":method".into(), method.to_owned());
                     let status = script.lock().unwrap().pop_front().unwrap_or(200);
                     // the answer, recorded with the request it answers
                     headers.insert(":status".into(), status.to_string());
@@ -313,8 +315,14 @@ pub async fn hook(script: Vec<u16>) -> Hook {
                     } else {
                         "the service said no"
                     };
+                    // a redirect points back at the hook: a client that follows it asks again
+                    let location = if (300..400).contains(&status) {
+                        "location: /hook\r\n"
+                    } else {
+                        ""
+                    };
                     let resp = format!(
-                        "HTTP/1.1 {status} X\r\ncontent-length: {}\r\n\r\n{text}",
+                        "HTTP/1.1 {status} X\r\n{location}content-length: {}\r\n\r\n{text}",
                         text.len()
                     );
                     if w.write_all(resp.as_bytes()).await.is_err() {
