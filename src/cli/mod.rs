@@ -151,7 +151,8 @@ fn init_logging(global: &GlobalArgs) {
         (true, _) => "warn,lapin=off,async_nats=error",
         (false, 0) => "warn,outboxctl=info,lapin=off,async_nats=error",
         (false, 1) => "info,outboxctl=debug,lapin=warn",
-        (false, _) => "debug",
+        // async_nats's debug lines print the server's URL with its password
+        (false, _) => "debug,async_nats=info",
     };
     let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     let ansi = !global.no_color

@@ -306,3 +306,21 @@ async fn nats_away_is_no_attempt_then_delivers_and_create_stream_works() {
     );
     js.delete_stream(&name).await.unwrap();
 }
+
+/// `-vv` shows the drivers' debug lines, but not a NATS URL's password (async_nats prints the
+/// server's address, password and all, at debug).
+#[tokio::test]
+async fn nats_password_stays_out_of_the_most_verbose_logs() {
+    let (schema, _conn, _t) = worked_example_outbox("broker_nats_vv").await;
+    let cfg = crate::common::config_file(
+        "broker_nats_vv",
+        "relay:\n  routes:\n    orders:\n      to: nats://natsuser:Znatspw9@127.0.0.1:1\n",
+    );
+    let out = ob(["relay", "--once", "-vv"])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .run();
+    assert_eq!(out.code, CHECK_FAILED, "destination down: {out:?}");
+    assert!(out.stderr.contains("DEBUG"), "debug lines shown: {out:?}");
+    assert!(!format!("{out:?}").contains("Znatspw9"), "{out:?}");
+}
