@@ -20,7 +20,13 @@ pub enum DurationError {
     },
     #[error("{0:?} must be longer than zero")]
     Zero(String),
+    #[error("{0:?} is longer than outboxctl takes (100 years at most)")]
+    TooLong(String),
 }
+
+/// The longest duration taken: far beyond any timeout or age that means something, and short
+/// enough that no time computed from one (now minus an age, five times a timeout) overflows.
+pub const LONGEST: Duration = Duration::from_secs(100 * 31_557_600); // 100 of humantime's years
 
 impl Dur {
     pub fn parse(text: &str) -> Result<Self, DurationError> {
@@ -32,6 +38,9 @@ impl Dur {
         })?;
         if d.is_zero() {
             return Err(DurationError::Zero(text.to_owned()));
+        }
+        if d > LONGEST {
+            return Err(DurationError::TooLong(text.to_owned()));
         }
         Ok(Dur(d))
     }
@@ -89,6 +98,15 @@ pub fn age_of_seconds(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_are_positive_and_at_most_a_century() {
+        assert!(Dur::parse("0s").is_err());
+        assert_eq!(Dur::parse("100y").unwrap().0, LONGEST);
+        let e = Dur::parse("1000000y").unwrap_err().to_string();
+        assert!(e.contains("100 years at most"), "{e}");
+        assert!(Dur::parse("4000000000000000000s").is_err());
+    }
 
     #[test]
     fn ages_read_in_their_two_largest_units() {

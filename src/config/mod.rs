@@ -543,6 +543,16 @@ impl Config {
                 Dur(r.retry_max_backoff)
             )));
         }
+        // PostgreSQL takes a timeout of at most i32::MAX milliseconds (24.8 days)
+        let pg_max = Duration::from_millis(i32::MAX as u64);
+        if r.pass_deadline + r.pass_statement_timeout > pg_max {
+            return Err(invalid(format!(
+                "relay.pass_deadline ({}) plus relay.pass_statement_timeout ({}) must be at most {} (PostgreSQL's longest timeout)",
+                Dur(r.pass_deadline),
+                Dur(r.pass_statement_timeout),
+                Dur(pg_max)
+            )));
+        }
         if r.drain_on_shutdown && r.shutdown_drain_timeout < r.pass_statement_timeout * 5 {
             return Err(invalid(format!(
                 "relay.shutdown_drain_timeout ({}) must be at least 5 × relay.pass_statement_timeout ({}), so the drain's last pass can commit",

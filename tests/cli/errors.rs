@@ -93,6 +93,35 @@ fn unknown_config_key_names_key_and_line() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Durations past what anything can mean are refused by name, before any I/O, instead of
+/// overflowing into a panic (exit 101) at run time.
+#[test]
+fn absurd_durations_are_refused_with_the_limit() {
+    for (yaml, says) in [
+        (
+            "relay:\n  pass_statement_timeout: 4000000000000000000s\n",
+            "100 years at most",
+        ),
+        (
+            "relay:\n  reclaim_stale_after: 1000000y\n",
+            "100 years at most",
+        ),
+        (
+            "relay:\n  pass_statement_timeout: 30d\n",
+            "PostgreSQL's longest timeout",
+        ),
+    ] {
+        let cfg = crate::common::config_file("absurd_durations", yaml);
+        let r = ob(["schema", "print", "--config", &cfg]).run();
+        assert_eq!(r.code, ERROR, "{yaml}: {r:?}");
+        assert!(r.stderr.contains(says), "{yaml}: {r:?}");
+        assert_eq!(r.stderr.lines().count(), 1, "{r:?}");
+    }
+    let r = ob(["inspect", "pending", "--older-than", "1000000y"]).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("100 years at most"), "{r:?}");
+}
+
 #[test]
 fn injection_in_a_relation_is_refused_before_any_io() {
     let r = ob([
