@@ -79,6 +79,7 @@ impl ReplayArgs {
     fn request(&self) -> Request {
         Request {
             from: self.from.clone(),
+            to: self.to.clone(),
             after: self.after.clone(),
             selection: Selection {
                 routes: self.routes.clone(),
@@ -106,7 +107,7 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
         .map(|url| Destinations::new(url, args.channel.clone(), build))
         .transpose()?;
     let started = std::time::Instant::now();
-    let pace = Pace {
+    let mut pace = Pace {
         rate: args.rate,
         limit: args.limit,
         retries: args.retries,
@@ -125,6 +126,9 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     if let Some(tally) = &counted {
+        // no more goes than was counted (and confirmed): events delivered since wait for
+        // another replay
+        pace.limit = Some(tally.count);
         if tally.count == 0 {
             ctx.out
                 .note("nothing to replay: no delivered event matches");

@@ -405,7 +405,8 @@ pub async fn run(
     mut progress: impl FnMut(&Tally),
 ) -> Result<Tally, Stopped> {
     let mut tally = Tally::default();
-    let started = tokio::time::Instant::now();
+    // with a rate: when the last send started (the next waits 1/rate after it)
+    let mut last_send: Option<tokio::time::Instant> = None;
     let stop = |tally, error| Stopped { tally, error };
     loop {
         let left = pace.limit.map(|l| l.saturating_sub(tally.count));
@@ -441,11 +442,8 @@ pub async fn run(
             &publishers,
             serial,
             pace.retries,
-            |n| {
-                pace.rate.map(|rate| {
-                    started + Duration::from_secs_f64((tally.count + n as u64) as f64 / rate)
-                })
-            },
+            pace.rate
+                .map(|rate| (Duration::from_secs_f64(1.0 / rate), &mut last_send)),
         ));
         let outcome = outcome.instrument(trace.log_span()).await;
         let done = match outcome {
@@ -542,12 +540,17 @@ async fn publish_page(
     publishers: &[Arc<dyn Publisher>],
     serial: bool,
     retries: u32,
-    due: impl Fn(usize) -> Option<tokio::time::Instant>,
+    mut paced: Option<(Duration, &mut Option<tokio::time::Instant>)>,
 ) -> Result<(), (usize, destination::PublishError)> {
     if serial {
         for (i, item) in page.iter().enumerate() {
-            if let Some(at) = due(i) {
-                tokio::time::sleep_until(at).await;
+            // at most the rate: each send starts 1/rate after the one before it, so a stall
+            // (a slow page, a slow broker) is never made up for with a burst
+            if let Some((interval, last)) = paced.as_mut() {
+                if let Some(at) = **last {
+                    tokio::time::sleep_until(at + *interval).await;
+                }
+                **last = Some(tokio::time::Instant::now());
             }
             if let Err(e) = publish(&publishers[i], &item.message, retries).await {
                 return Err((i, e));
@@ -555,12 +558,15 @@ async fn publish_page(
         }
         return Ok(());
     }
-    // One chain per key, in page order; chains run side by side.
+    // One chain per key, in page order; chains run side by side. A broker keys a message by
+    // its key alone, so one key's events go one at a time whatever their tenant, unless each
+    // tenant has a channel of its own (as the relay keys them).
     let mut chains: Vec<Vec<usize>> = Vec::new();
     let mut chain_of: HashMap<(&str, Option<Uuid>, &str), usize> = HashMap::new();
     for (i, item) in page.iter().enumerate() {
         let m = &item.message;
-        let k = (m.route.as_str(), m.tenant_id, m.key.as_str());
+        let tenant = m.tenant_id.filter(|_| publishers[i].channel_per_tenant());
+        let k = (m.route.as_str(), tenant, m.key.as_str());
         let c = *chain_of.entry(k).or_insert_with(|| {
             chains.push(Vec::new());
             chains.len() - 1

@@ -65,6 +65,8 @@ impl Origin {
 pub struct Request {
     /// `--from`.
     pub from: Option<String>,
+    /// `--to`, checked against `--from` only (a replay must not read what it writes).
+    pub to: Option<String>,
     /// `--after`: the cursor an earlier replay printed.
     pub after: Option<String>,
     /// What to replay; no routes: the configured ones (a file: every route it holds).
@@ -88,6 +90,19 @@ pub enum Prepared {
     NothingKept,
 }
 
+/// Whether `to` is the archive or table `origin` reads (paths compared as the filesystem
+/// resolves them, when they exist).
+fn reads_what_it_writes(origin: &Origin, to: Option<&str>) -> bool {
+    let same_file = |a: &std::path::Path, b: &std::path::Path| {
+        a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+    };
+    match (origin, to.map(DestinationUrl::parse)) {
+        (Origin::File(a), Some(Ok(DestinationUrl::File(b)))) => same_file(a, &b),
+        (Origin::Table(a), Some(Ok(DestinationUrl::PostgresTable(b)))) => *a == b,
+        _ => false,
+    }
+}
+
 /// Checks a request against the configuration.
 pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
     let origin = Origin::parse(request.from.as_deref())?;
@@ -101,6 +116,12 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
     }
     if origin == Origin::Published && config.outbox.storage == Storage::Consume {
         return Ok(Prepared::NothingKept);
+    }
+    if reads_what_it_writes(&origin, request.to.as_deref()) {
+        return Err(ReplayError::Selection(
+            "--from and --to are the same archive or table: the replay would read the events it writes, without end; replay to another destination",
+        )
+        .into());
     }
     let mut selection = request.selection;
     let file = matches!(origin, Origin::File(_));

@@ -30,6 +30,15 @@ async fn a_file_archive_replays_to_a_real_broker_selected_by_hlc_and_resumes_by_
     let copy = out_file(&format!("{test}-copy"));
     ob(["replay", "--from", &from, "--to", &file_url(&copy)]).code(OK);
     assert_eq!(read(&copy), read(&archive), "a file replays byte for byte");
+    // into itself: refused before anything is read or written (it would feed on itself)
+    let r = ob(["replay", "--from", &from, "--to", &from, "--yes"]).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("--from and --to are the same"), "{r:?}");
+    assert_eq!(
+        read(&archive).lines().count(),
+        12,
+        "the archive is untouched"
+    );
     let picked = ob(["replay", "--from", &from, "--dry-run", "--format", "json"])
         .args(["--hlc-from", &hlc(3), "--hlc-to", &hlc(5)])
         .code(OK);
