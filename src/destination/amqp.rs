@@ -321,9 +321,8 @@ impl Publisher for Amqp {
                     "RabbitMQ refused the message (basic.nack)",
                 )),
                 Err(e) => {
-                    // The connection or channel is gone: the broker never judged the message.
                     *slot.lock().await = None;
-                    Err(PublishError::away(format!("RabbitMQ: {e}")))
+                    Err(closed(e, message.payload.get().len()))
                 }
             }
         })
@@ -345,6 +344,35 @@ impl Publisher for Amqp {
             *slot.lock().await = Some((conn, channel));
             Ok(())
         })
+    }
+}
+
+/// A publish (of a body of `len` bytes) whose channel closed under it. Closed by the broker
+/// with a soft error, the broker judged a message: one over `max_message_size`
+/// (`PRECONDITION_FAILED - message size N is larger than …`) is this one when N is its size, and
+/// parks at once, while the others in flight on the channel were not judged; another soft error
+/// (an exchange that does not exist, a publish not allowed) refuses every message alike, a
+/// refusal an operator fixes while the rows wait, retried to `max_attempts`. Otherwise the
+/// connection or channel went away and the broker never judged the message.
+fn closed(e: lapin::Error, len: usize) -> PublishError {
+    use lapin::protocol::{AMQPErrorKind, AMQPSoftError};
+    let lapin::Error::ProtocolError(amqp) = &e else {
+        return PublishError::away(format!("RabbitMQ: {e}"));
+    };
+    let text = amqp.get_message().as_str();
+    let refused = format!("RabbitMQ refused the message: {text}");
+    match amqp.kind() {
+        AMQPErrorKind::Soft(AMQPSoftError::PRECONDITIONFAILED) => {
+            if text.contains(&format!("message size {len} ")) {
+                PublishError::permanent(refused)
+            } else {
+                PublishError::away(format!(
+                    "RabbitMQ closed the channel over another message: {text}"
+                ))
+            }
+        }
+        AMQPErrorKind::Soft(_) => PublishError::transient(refused),
+        AMQPErrorKind::Hard(_) => PublishError::away(format!("RabbitMQ: {e}")),
     }
 }
 
@@ -392,6 +420,31 @@ pub fn plan(url: String, channel: String, dest: &crate::config::Route) -> super:
 #[cfg(test)]
 mod tests {
     use super::vhost_as_forze_reads_it as read;
+    use crate::destination::Refusal;
+
+    /// The channel the broker closed over an oversize message refuses that message for good
+    /// (its size is the one named), and leaves the others in flight on it unjudged.
+    #[test]
+    fn a_channel_closed_over_a_message_refuses_that_message_alone() {
+        use lapin::protocol::{AMQPError, AMQPErrorKind, AMQPSoftError};
+        let close = |kind, text: &str| {
+            lapin::Error::ProtocolError(AMQPError::new(AMQPErrorKind::Soft(kind), text.into()))
+        };
+        let too_big =
+            "PRECONDITION_FAILED - message size 200 is larger than configured max size 100";
+        let e = super::closed(close(AMQPSoftError::PRECONDITIONFAILED, too_big), 200);
+        assert_eq!(e.kind, Refusal::Permanent);
+        let e = super::closed(close(AMQPSoftError::PRECONDITIONFAILED, too_big), 20);
+        assert_eq!(e.kind, Refusal::Away, "another message's size");
+        let no_exchange = "NOT_FOUND - no exchange 'x' in vhost '/'";
+        let e = super::closed(close(AMQPSoftError::NOTFOUND, no_exchange), 20);
+        assert_eq!(e.kind, Refusal::Transient);
+        let e = super::closed(
+            lapin::Error::InvalidChannelState(lapin::ChannelState::Closed),
+            20,
+        );
+        assert_eq!(e.kind, Refusal::Away);
+    }
 
     #[test]
     fn vhosts_read_as_aiormq_reads_them() {

@@ -170,6 +170,34 @@ async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt()
         );
     }
     let _ = ch.exchange_delete(&exchange, Default::default()).await;
+    // an exchange that does not exist: the broker closes the channel over the publish, which
+    // is its refusal (an attempt, parked at max_attempts), not a broker away (rows that waited
+    // forever, the probe finding it well each time)
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'pending', attempts = 0, available_at = NULL, last_error = NULL"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let missing = crate::common::config_file(
+        &format!("{test}_missing"),
+        &format!(
+            "relay:\n  max_attempts: 1\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      exchange: \"{exchange}.missing\"\n"
+        ),
+    );
+    let out = relay(&schema, &missing, &[]);
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
+    assert!(!out.stdout.contains("destination down"), "{out:?}");
+    let rows: Vec<(String, String)> =
+        sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(rows.len(), 3);
+    for (status, err) in rows {
+        assert_eq!(status, "failed", "{err}");
+        assert!(err.contains("NOT_FOUND"), "{err}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
