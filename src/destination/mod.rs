@@ -312,7 +312,7 @@ pub fn plan(route: &str, dest: &Route) -> Result<(RouteSpec, Vec<String>), Desti
         }
         DestinationUrl::Nats(url) => {
             only(route, "nats", dest, nats::OPTIONS)?;
-            nats::plan(url, channel, dest)
+            nats::plan(url, channel, dest).map_err(err)?
         }
         DestinationUrl::Http(url) => {
             only(route, "http", dest, http::OPTIONS)?;

@@ -287,11 +287,36 @@ fn bytes_of(message: &Message) -> bytes::Bytes {
 /// The route options a `nats://` destination takes.
 pub const OPTIONS: &[&str] = &["channel", "create_stream"];
 
-/// A route's NATS options (no I/O).
-pub fn plan(url: String, channel: String, dest: &crate::config::Route) -> super::RouteSpec {
-    super::RouteSpec::Nats {
+/// A route's NATS options (no I/O); its subject must be one a message can be published to.
+pub fn plan(
+    url: String,
+    channel: String,
+    dest: &crate::config::Route,
+) -> Result<super::RouteSpec, DestinationError> {
+    if let Some(why) = subject_fault(&channel) {
+        return Err(DestinationError::invalid(format!(
+            "subject {channel:?} {why}: name the subject with channel: (tokens of letters, digits, - and _, split by dots)"
+        )));
+    }
+    Ok(super::RouteSpec::Nats {
         url,
         channel,
         create_stream: dest.create_stream.unwrap_or(false),
+    })
+}
+
+/// Why NATS would refuse a message published to `subject` (which the server reports only as
+/// "invalid subject", and which would otherwise read as a server away).
+fn subject_fault(subject: &str) -> Option<&'static str> {
+    if subject.chars().any(char::is_whitespace) {
+        return Some("contains white space");
     }
+    let tokens: Vec<&str> = subject.split('.').collect();
+    if tokens.iter().any(|t| t.is_empty()) {
+        return Some("has an empty token (a leading, trailing or double dot)");
+    }
+    if tokens.iter().any(|t| *t == "*" || *t == ">") {
+        return Some("has a wildcard token (* or >), which only subscriptions take");
+    }
+    None
 }

@@ -654,8 +654,21 @@ pub fn plan(
         return Err(DestinationError::invalid("partitions must be at least 1"));
     }
     KafkaUrl::parse(&url)?;
+    let topic = super::naming::kafka_topic(&channel, dest.namespace.as_deref().unwrap_or_default());
+    // Kafka's own rule for a topic's name
+    let legal = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if topic.is_empty()
+        || topic.len() > 249
+        || topic == "."
+        || topic == ".."
+        || !topic.chars().all(legal)
+    {
+        return Err(DestinationError::invalid(format!(
+            "topic {topic:?} is not a Kafka topic name (1 to 249 of letters, digits, '.', '_' and '-'): name it with channel: or namespace:"
+        )));
+    }
     Ok(super::RouteSpec::Kafka {
-        topic: super::naming::kafka_topic(&channel, dest.namespace.as_deref().unwrap_or_default()),
+        topic,
         url,
         create: (dest.create_topic == Some(true)).then(|| dest.partitions.unwrap_or(1)),
     })

@@ -17,6 +17,20 @@ fn options_that_do_not_apply_are_refused_by_name() {
             "to: \"nats://relay:${OUTBOXCTL_TEST_UNSET}@127.0.0.1:4222\"",
             "relay.routes.orders.to: ${OUTBOXCTL_TEST_UNSET} is not set in the environment",
         ),
+        // names the broker would refuse, said before any I/O (NATS says only "invalid subject",
+        // which read as a server away)
+        (
+            "to: nats://127.0.0.1:4222\n      channel: orders events",
+            "subject \"orders events\" contains white space",
+        ),
+        (
+            "to: nats://127.0.0.1:4222\n      channel: orders.>",
+            "has a wildcard token",
+        ),
+        (
+            "to: kafka://127.0.0.1:19092\n      channel: orders/eu",
+            "topic \"orders/eu\" is not a Kafka topic name",
+        ),
     ];
     for (i, (route, expected)) in cases.into_iter().enumerate() {
         let cfg = crate::common::config_file(
