@@ -161,7 +161,30 @@ async fn pinged(client: &redis::Client) -> Result<MultiplexedConnection, Destina
         .query_async(&mut conn)
         .await
         .map_err(|e| DestinationError::unreachable(format!("Redis PING: {e}")).because(e))?;
+    // a replica answers PING and refuses every write (READONLY): not a server to publish to
+    // (a user whose ACL does not allow ROLE is not asked twice: its writes will tell)
+    let role: Vec<redis::Value> = redis::cmd("ROLE")
+        .query_async(&mut conn)
+        .await
+        .unwrap_or_default();
+    if let Some(redis::Value::BulkString(r)) = role.first() {
+        if r.as_slice() != b"master" {
+            return Err(DestinationError::unreachable(
+                "Redis is a read-only replica here (a failover, or the wrong address): point the route at the primary",
+            ));
+        }
+    }
     Ok(conn)
+}
+
+/// Error replies that speak of the server's state, not of the message: a replica after a
+/// failover, a primary being elected or loading its data, a cluster reconfiguring, a disk that
+/// takes no snapshot. The server is away until it takes writes again.
+fn server_state(e: &redis::RedisError) -> bool {
+    matches!(
+        e.code(),
+        Some("READONLY" | "MASTERDOWN" | "LOADING" | "TRYAGAIN" | "CLUSTERDOWN" | "MISCONF")
+    )
 }
 
 impl Publisher for Redis {
@@ -235,7 +258,8 @@ impl Publisher for Redis {
                     let gone = e.is_io_error()
                         || e.is_connection_dropped()
                         || e.is_connection_refusal()
-                        || e.is_unrecoverable_error();
+                        || e.is_unrecoverable_error()
+                        || server_state(&e);
                     if gone || e.is_timeout() {
                         *slot.lock().await = None;
                     }

@@ -324,3 +324,50 @@ async fn nats_password_stays_out_of_the_most_verbose_logs() {
     assert!(out.stderr.contains("DEBUG"), "debug lines shown: {out:?}");
     assert!(!format!("{out:?}").contains("Znatspw9"), "{out:?}");
 }
+
+/// A Redis that is a replica (after a failover, or the wrong address) answers PING and refuses
+/// every write with READONLY: the destination is down and the rows wait with no attempt
+/// counted, instead of each row spending its attempts on a server that cannot take it.
+#[tokio::test]
+async fn a_redis_replica_is_a_destination_down_not_a_refusal() {
+    use crate::common::own_server::free_port;
+    let (schema, mut conn, t) = worked_example_outbox("broker_redis_replica").await;
+    let port = free_port();
+    let dir = std::env::temp_dir().join(crate::common::unique_name("redis_replica"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let replica = crate::common::KillOnDrop::new(
+        std::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--replicaof",
+                "127.0.0.1",
+                "6379",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server (Debian's redis-server package) runs the test's replica"),
+    );
+    crate::common::wait_until(
+        std::time::Duration::from_secs(10),
+        "the replica to listen",
+        || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+    )
+    .await;
+    let cfg = crate::common::config_file(
+        "broker_redis_replica",
+        &format!("relay:\n  routes:\n    orders:\n      to: redis://127.0.0.1:{port}\n"),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
+    assert!(out.stdout.contains("destination down"), "{out:?}");
+    assert!(format!("{out:?}").contains("replica"), "{out:?}");
+    crate::common::assert_no_attempts(&mut conn, &t).await;
+    drop(replica);
+    let _ = std::fs::remove_dir_all(&dir);
+}
