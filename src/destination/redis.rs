@@ -306,6 +306,12 @@ pub fn plan(
             "maxlen applies to mode: stream only",
         ));
     }
+    if dest.maxlen == Some(0) {
+        // forze takes a positive bound; MAXLEN ~ 0 would trim the stream to nothing
+        return Err(DestinationError::invalid(
+            "maxlen must be at least 1 (leave it out for a stream without a bound)",
+        ));
+    }
     let spec = super::RouteSpec::Redis {
         url,
         channel,

@@ -28,6 +28,10 @@ fn options_that_do_not_apply_are_refused_by_name() {
             "has a wildcard token",
         ),
         (
+            "to: redis://127.0.0.1:6379\n      maxlen: 0",
+            "maxlen must be at least 1",
+        ),
+        (
             "to: kafka://127.0.0.1:19092\n      channel: orders/eu",
             "topic \"orders/eu\" is not a Kafka topic name",
         ),
