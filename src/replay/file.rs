@@ -114,16 +114,18 @@ impl FileSource {
     }
 
     /// Reads one whole line (with its newline); 0 at the end or before a line still being
-    /// written (no newline yet).
+    /// written (no newline yet), which is given back: the next read starts at its beginning.
     fn read(&mut self, buf: &mut Vec<u8>) -> Result<usize, Error> {
-        let n = self
-            .reader
-            .read_until(b'\n', buf)
-            .map_err(|source| ReplayError::Archive {
-                what: format!("reading {}", self.path.display()),
-                source,
-            })?;
-        if n == 0 || buf.last() != Some(&b'\n') {
+        let failed = |source| ReplayError::Archive {
+            what: format!("reading {}", self.path.display()),
+            source,
+        };
+        let n = self.reader.read_until(b'\n', buf).map_err(failed)?;
+        if n > 0 && buf.last() != Some(&b'\n') {
+            self.reader.seek_relative(-(n as i64)).map_err(failed)?;
+            return Ok(0);
+        }
+        if n == 0 {
             return Ok(0);
         }
         self.line += 1;
@@ -166,6 +168,33 @@ impl ReplaySource for FileSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line the `file:` destination is still writing is not read until its newline is
+    /// there, and then read whole, from its beginning.
+    #[tokio::test]
+    async fn a_line_still_being_written_is_read_whole_once_it_is() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("outboxctl-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("live.jsonl");
+        let line = r#"{"id":"00000000-0000-0000-0000-000000000000","event_id":"0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e","route":"orders","type":"t","key":"k","tenant_id":null,"payload":{},"headers":{}}"#;
+        let mut f = File::create(&path).unwrap();
+        writeln!(f, "{line}").unwrap();
+        f.write_all(&line.as_bytes()[..40]).unwrap();
+        f.flush().unwrap();
+        let mut source = FileSource::open(&path, Selection::default(), None).unwrap();
+        assert_eq!(source.next_page(10).await.unwrap().len(), 1);
+        assert!(
+            source.next_page(10).await.unwrap().is_empty(),
+            "half a line"
+        );
+        writeln!(f, "{}", &line[40..]).unwrap();
+        f.flush().unwrap();
+        let page = source.next_page(10).await.unwrap();
+        assert_eq!(page.len(), 1, "the line, whole");
+        assert_eq!(page[0].cursor, Cursor::Line(2));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_line_reads_back_to_the_same_bytes() {
