@@ -1,9 +1,11 @@
 //! Where a replay stands, as text an operator can copy: the summary prints it and `--after`
 //! resumes after it. Pure: no I/O.
 //!
-//! `r1.TENANT.ROUTE.HLC.CREATED.ID` for outbox rows (claim order), `t1.ROUTE.PUBLISHED.EVENT`
-//! for a `postgres-table` destination, `f1.LINE` for a JSON-lines file; the route is written
-//! in hex so any route name survives, `-` stands for none.
+//! `r1.TENANT.ROUTE.HLC.CREATED.ID` for outbox rows (claim order),
+//! `t2.SOURCE.ROUTE.PUBLISHED.EVENT` for a `postgres-table` destination, `f2.SOURCE.LINE` for a
+//! JSON-lines file; the route is written in hex so any route name survives, `-` stands for
+//! none. `SOURCE` names the table or file ([`source_id`]), so a cursor of one is refused for
+//! another; `t1`/`f1` cursors, printed before it, carry none and are taken for any.
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -22,12 +24,26 @@ pub enum Cursor {
     },
     /// A row of a `postgres-table` destination, in `(published_at, event_id)` order per route.
     Table {
+        /// The table's [`source_id`] (none in a `t1` cursor).
+        source: Option<String>,
         route: String,
         published_at: DateTime<Utc>,
         event_id: Uuid,
     },
     /// A line of a JSON-lines file (1-based).
-    Line(u64),
+    Line {
+        /// The file's [`source_id`] (none in an `f1` cursor).
+        source: Option<String>,
+        line: u64,
+    },
+}
+
+/// A short name for a source (a table's qualified name, a file's path as the filesystem
+/// resolves it): the first 8 hex digits of its SHA-256.
+pub fn source_id(name: &str) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(name.as_bytes());
+    hash[..4].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Cursor {
@@ -48,15 +64,27 @@ impl Cursor {
                 created_at.timestamp_micros()
             ),
             Cursor::Table {
+                source,
                 route,
                 published_at,
                 event_id,
-            } => format!(
-                "t1.{}.{}.{event_id}",
-                hex(route),
-                published_at.timestamp_micros()
-            ),
-            Cursor::Line(n) => format!("f1.{n}"),
+            } => match source {
+                Some(s) => format!(
+                    "t2.{s}.{}.{}.{event_id}",
+                    hex(route),
+                    published_at.timestamp_micros()
+                ),
+                None => format!(
+                    "t1.{}.{}.{event_id}",
+                    hex(route),
+                    published_at.timestamp_micros()
+                ),
+            },
+            Cursor::Line {
+                source: Some(s),
+                line,
+            } => format!("f2.{s}.{line}"),
+            Cursor::Line { source: None, line } => format!("f1.{line}"),
         }
     }
 
@@ -73,6 +101,14 @@ impl Cursor {
                 .and_then(DateTime::from_timestamp_micros)
         };
         let uuid = |s: &str| Uuid::parse_str(s).ok();
+        let table = |source: Option<&&str>, route: &str, published: &str, event_id: &str| {
+            Some(Cursor::Table {
+                source: source.map(|s| (*s).to_owned()),
+                route: unhex(route)?,
+                published_at: micros(published)?,
+                event_id: uuid(event_id)?,
+            })
+        };
         let parsed = match parts.as_slice() {
             ["r1", tenant, route, hlc, created, id] => (|| {
                 Some(Cursor::Row {
@@ -89,14 +125,20 @@ impl Cursor {
                     id: uuid(id)?,
                 })
             })(),
-            ["t1", route, published, event_id] => (|| {
-                Some(Cursor::Table {
-                    route: unhex(route)?,
-                    published_at: micros(published)?,
-                    event_id: uuid(event_id)?,
+            ["t1", route, published, event_id] => table(None, route, published, event_id),
+            ["t2", source, route, published, event_id] if is_source_id(source) => {
+                table(Some(source), route, published, event_id)
+            }
+            ["f1", line] => line
+                .parse()
+                .ok()
+                .map(|line| Cursor::Line { source: None, line }),
+            ["f2", source, line] if is_source_id(source) => {
+                line.parse().ok().map(|line| Cursor::Line {
+                    source: Some((*source).to_owned()),
+                    line,
                 })
-            })(),
-            ["f1", line] => line.parse().ok().map(Cursor::Line),
+            }
             _ => None,
         };
         parsed.ok_or_else(bad)
@@ -107,9 +149,21 @@ impl Cursor {
         match self {
             Cursor::Row { .. } => "the outbox's published rows",
             Cursor::Table { .. } => "a postgres-table destination",
-            Cursor::Line(_) => "a file: archive",
+            Cursor::Line { .. } => "a file: archive",
         }
     }
+
+    /// The [`source_id`] of the table or file the cursor was printed for, when it says.
+    pub fn source(&self) -> Option<&str> {
+        match self {
+            Cursor::Table { source, .. } | Cursor::Line { source, .. } => source.as_deref(),
+            Cursor::Row { .. } => None,
+        }
+    }
+}
+
+fn is_source_id(text: &str) -> bool {
+    text.len() == 8 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 fn hex(text: &str) -> String {
@@ -151,26 +205,51 @@ mod tests {
                 id,
             },
             Cursor::Table {
+                source: Some(source_id("app.outbox_sink")),
                 route: "orders".into(),
                 published_at: at,
                 event_id: id,
             },
-            Cursor::Line(42),
+            Cursor::Table {
+                source: None,
+                route: "orders".into(),
+                published_at: at,
+                event_id: id,
+            },
+            Cursor::Line {
+                source: Some(source_id("/var/spool/outbox.jsonl")),
+                line: 42,
+            },
+            Cursor::Line {
+                source: None,
+                line: 42,
+            },
         ] {
             let text = c.encode();
             assert!(!text.contains(' '), "{text}");
             assert_eq!(Cursor::parse(&text).unwrap(), c, "{text}");
         }
+        let line = |source: Option<String>| Cursor::Line { source, line: 7 };
         assert_eq!(
-            Cursor::Line(7).encode(),
+            line(None).encode(),
             "f1.7",
             "the format is part of the interface"
         );
+        let id = source_id("/var/spool/outbox.jsonl");
+        assert_eq!(line(Some(id.clone())).encode(), format!("f2.{id}.7"));
     }
 
     #[test]
     fn a_wrong_cursor_is_refused_by_name() {
-        for text in ["", "r1.x", "f1.-3", "t1.zz.1.x", "r2.-.6f.-.1.x"] {
+        for text in [
+            "",
+            "r1.x",
+            "f1.-3",
+            "t1.zz.1.x",
+            "r2.-.6f.-.1.x",
+            "f2.xyz.3",
+            "f2.3",
+        ] {
             let e = Cursor::parse(text).unwrap_err();
             assert!(e.to_string().starts_with("--after "), "{e}");
         }

@@ -11,6 +11,7 @@ use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
+use super::cursor::source_id;
 use super::{Cursor, Item, ReplayError, ReplaySource, Selection, ordered_headers};
 use crate::Error;
 use crate::model::Message;
@@ -70,8 +71,16 @@ fn parse_line(text: &str) -> Result<Message, ReplayError> {
     })
 }
 
+/// A file's [`source_id`]: its path as the filesystem resolves it (as given, when it cannot).
+pub fn file_id(path: &Path) -> String {
+    let resolved = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    source_id(&resolved.display().to_string())
+}
+
 pub struct FileSource {
     path: PathBuf,
+    /// The file's [`file_id`], which its cursors carry.
+    source: String,
     reader: BufReader<File>,
     /// Lines read so far.
     line: u64,
@@ -87,13 +96,14 @@ impl FileSource {
         })?;
         let mut this = Self {
             path: path.to_owned(),
+            source: file_id(path),
             reader: BufReader::new(file),
             line: 0,
             selection,
         };
         match after {
             None => {}
-            Some(Cursor::Line(n)) => {
+            Some(Cursor::Line { line: n, .. }) => {
                 let mut buf = Vec::new();
                 while this.line < *n {
                     buf.clear();
@@ -156,7 +166,10 @@ impl ReplaySource for FileSource {
             if self.selection.matches(&message, None) {
                 page.push(Item {
                     message: Arc::new(message),
-                    cursor: Cursor::Line(self.line),
+                    cursor: Cursor::Line {
+                        source: Some(self.source.clone()),
+                        line: self.line,
+                    },
                     published_at: None,
                 });
             }
@@ -192,7 +205,13 @@ mod tests {
         f.flush().unwrap();
         let page = source.next_page(10).await.unwrap();
         assert_eq!(page.len(), 1, "the line, whole");
-        assert_eq!(page[0].cursor, Cursor::Line(2));
+        assert_eq!(
+            page[0].cursor,
+            Cursor::Line {
+                source: Some(file_id(&path)),
+                line: 2
+            }
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -50,6 +50,15 @@ impl Origin {
         }
     }
 
+    /// The [`crate::replay::cursor::source_id`] of the table or file (none for the outbox).
+    pub fn source_id(&self) -> Option<String> {
+        match self {
+            Origin::Published => None,
+            Origin::Table(t) => Some(crate::replay::cursor::source_id(&t.to_string())),
+            Origin::File(path) => Some(crate::replay::file::file_id(path)),
+        }
+    }
+
     /// The source as a cursor names its kind ([`Cursor::source_kind`]).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -113,6 +122,22 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
             expected: origin.kind(),
         }
         .into());
+    }
+    if let Some(c) = &after {
+        if c.source()
+            .is_some_and(|id| Some(id) != origin.source_id().as_deref())
+        {
+            return Err(ReplayError::Value(format!(
+                "--after {} was printed for another {} than --from {}: resume each replay with its own cursor",
+                c.encode(),
+                match origin {
+                    Origin::File(_) => "file",
+                    _ => "table",
+                },
+                request.from.as_deref().unwrap_or_default()
+            ))
+            .into());
+        }
     }
     if origin == Origin::Published && config.outbox.storage == Storage::Consume {
         return Ok(Prepared::NothingKept);

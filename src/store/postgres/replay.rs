@@ -380,6 +380,7 @@ impl PgTable {
                 route,
                 published_at,
                 event_id,
+                ..
             }) => {
                 this.route = this
                     .routes
@@ -444,6 +445,7 @@ impl PgTable {
             page.push(Item {
                 message: Arc::new(message),
                 cursor: Cursor::Table {
+                    source: Some(crate::replay::cursor::source_id(&self.table.to_string())),
                     route: route.clone(),
                     published_at,
                     event_id,

@@ -434,7 +434,7 @@ async fn a_postgres_table_destination_replays_what_it_received() {
     .config(&cfg)
     .code(OK);
     let cursor = r.json()["cursor"].as_str().unwrap().to_owned();
-    assert!(cursor.starts_with("t1."), "{cursor}");
+    assert!(cursor.starts_with("t2."), "{cursor}");
     let rest = ob([
         "replay",
         "--from",
