@@ -518,7 +518,9 @@ async fn publish(
         match result {
             Err(e) if e.kind != destination::Refusal::Permanent && tries < retries => {
                 tries += 1;
-                tokio::time::sleep(RETRY_WAIT * (1 << (tries - 1))).await;
+                // doubling, up to a minute between tries (a shift past 31 would overflow)
+                let wait = RETRY_WAIT.saturating_mul(1 << (tries - 1).min(16));
+                tokio::time::sleep(wait.min(Duration::from_secs(60))).await;
             }
             other => return other,
         }
