@@ -78,7 +78,7 @@ impl Statement {
 
     /// The same `CREATE [UNIQUE] INDEX` built without blocking writes, on one line.
     pub fn concurrently(&self) -> Statement {
-        let sql = self.sql.split_whitespace().collect::<Vec<_>>().join(" ");
+        let sql = one_line(&self.sql);
         let sql = sql
             .replacen(
                 "CREATE UNIQUE INDEX ",
@@ -329,9 +329,53 @@ pub fn join_js(statements: &[Statement]) -> String {
     out
 }
 
+/// `sql` on one line: each run of white space outside quotes becomes one space; what is inside
+/// a quoted identifier or a string literal stays as written (a name may hold two spaces).
+fn one_line(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut space = false;
+    for c in sql.trim().chars() {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            None if c.is_whitespace() => space = true,
+            None => {
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                if c == '"' || c == '\'' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_keeps_what_is_quoted() {
+        let sql = "CREATE INDEX \"a  b_idx\"\n    ON s.\"a  b\" (x)\n    WHERE y = 'two  spaces'";
+        assert_eq!(
+            one_line(sql),
+            "CREATE INDEX \"a  b_idx\" ON s.\"a  b\" (x) WHERE y = 'two  spaces'"
+        );
+        let concurrently = Statement::new(sql).concurrently().sql;
+        assert!(
+            concurrently.starts_with("CREATE INDEX CONCURRENTLY \"a  b_idx\""),
+            "{concurrently}"
+        );
+    }
 
     #[test]
     fn render_splits_statements_and_comments() {
