@@ -322,7 +322,18 @@ impl MigrationLock {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            PgTransactionManager::begin(&mut conn, None)
+            // READ COMMITTED whatever the role's default: a snapshot held here would make the
+            // holder's own CREATE INDEX CONCURRENTLY wait on it for ever
+            PgTransactionManager::begin(
+                &mut conn,
+                Some("BEGIN ISOLATION LEVEL READ COMMITTED".into()),
+            )
+            .await
+            .map_err(runtime)?;
+            // idle for the whole run: a role's idle_in_transaction_session_timeout would end
+            // it, and the lock with it, halfway
+            sqlx::raw_sql("SET LOCAL idle_in_transaction_session_timeout = 0")
+                .execute(&mut conn)
                 .await
                 .map_err(runtime)?;
             let got: bool = query_scalar(

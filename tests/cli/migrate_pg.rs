@@ -433,3 +433,30 @@ async fn a_busy_table_lock_is_retried_then_given_up_with_exit_4() {
     sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
     assert_eq!(migrate(&schema, &["--propagate-trace"]).code, OK);
 }
+
+/// Under a default isolation of REPEATABLE READ and a short idle_in_transaction_session_timeout
+/// (a role's or a database's), migrate's lock holds no snapshot (its own CREATE INDEX
+/// CONCURRENTLY went on waiting on it for ever) and outlives its idle run (the server ended it
+/// halfway, lock and all).
+#[tokio::test]
+async fn migrate_holds_no_snapshot_whatever_the_default_isolation() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]);
+    // rows enough that building the index takes longer than the idle timeout below
+    crate::common::stage(&mut conn, &schema.rel("outbox"), "orders", 200_000, None).await;
+    let run = ob(["migrate", "--hlc-ordering"])
+        .pg(&schema.rel("outbox"))
+        .env(
+            "PGOPTIONS",
+            r"-c default_transaction_isolation=repeatable\ read -c idle_in_transaction_session_timeout=100ms",
+        )
+        .run_async();
+    let r = tokio::time::timeout(std::time::Duration::from_secs(60), run)
+        .await
+        .expect("migrate waited on its own lock's snapshot");
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stdout.contains("CONCURRENTLY") || r.stdout.contains("applied:"),
+        "{r:?}"
+    );
+}

@@ -288,6 +288,8 @@ impl Ob {
     pub async fn run_async(mut self) -> Run {
         self.cmd.args(&self.args).stdin(Stdio::null());
         let mut cmd = tokio::process::Command::from(self.cmd);
+        // a test that gives up waiting (a timeout) leaves no process behind
+        cmd.kill_on_drop(true);
         Run::from(cmd.output().await.expect("run outboxctl"))
     }
 
