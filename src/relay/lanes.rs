@@ -354,6 +354,9 @@ impl<S: RelayStore> Lane<S> {
         let probe_cap = settings.retry_max_backoff.max(settings.interval);
         // after a wake: the routes it named (a tick on the interval serves them all)
         let mut only: Option<std::collections::HashSet<String>> = None;
+        // when the next tick of every route is due: wakes in between serve only the routes
+        // they name and do not put it off, so busy routes cannot starve their lane's others
+        let mut next_full = Instant::now();
         while !shutdown.is_stopped() {
             let was_away = database_away.is_some();
             if self
@@ -498,8 +501,12 @@ impl<S: RelayStore> Lane<S> {
                 }
             }
             events.tick(&tick);
-            let u: f64 = rand::thread_rng().r#gen();
-            let mut sleep = backoff::jittered(settings.interval, settings.jitter, u);
+            if only.is_none() {
+                let u: f64 = rand::thread_rng().r#gen();
+                next_full =
+                    Instant::now() + backoff::jittered(settings.interval, settings.jitter, u);
+            }
+            let mut sleep = next_full.saturating_duration_since(Instant::now());
             for d in [&down, &database_away].into_iter().flatten() {
                 sleep = sleep.min(d.next_probe.saturating_duration_since(Instant::now()));
             }

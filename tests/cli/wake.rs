@@ -291,3 +291,51 @@ async fn the_mongo_change_stream_names_the_route_of_each_insert() {
     assert_eq!(invoices.take(), Some(HashSet::new()), "not the others");
     task.abort();
 }
+
+/// Wakes serve the routes they name without putting off the tick that serves every route: a
+/// lane whose busy route wakes it all the time still reaches its other route's retry once it
+/// is due (nothing wakes for that), within an interval.
+#[tokio::test]
+async fn a_busy_route_waking_its_lane_does_not_starve_the_other_routes() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let t = own_table(&schema, test);
+    let out = out_file(test);
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 1s\n  wake: notify\n  routes:\n    orders:\n      to: file:{o}\n    billing:\n      to: file:{o}\n",
+            o = out.display()
+        ),
+    );
+    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    let log = out_file(&format!("{test}-log"));
+    let _relay = spawn_loop_relay(&t, &cfg, &log);
+    wait_log(&log, "wake-up on commit: listening", 1).await;
+    // billing's row: a retry due in a second; becoming due wakes nobody
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {t} (id, outbox_route, event_id, event_type, occurred_at, payload, status, created_at, attempts, available_at)
+         VALUES (gen_random_uuid(), 'billing', '0190c4e2-8a6c-7e4a-9b1e-00000000b111', 'b', now(), '{{}}', 'pending', now(), 1, now() + interval '1 second')"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    // orders commits every 200 ms, waking the lane each time
+    let busy = async {
+        let mut conn = crate::common::pg().await;
+        loop {
+            stage(&mut conn, &t, "orders", 1, None).await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    let billing = "0190c4e2-8a6c-7e4a-9b1e-00000000b111";
+    let delivered = wait_until(
+        Duration::from_secs(6),
+        "billing's retry delivered while orders keeps waking",
+        || event_ids(&out).iter().any(|e| e == billing),
+    );
+    tokio::select! {
+        () = busy => unreachable!("the busy route stages for ever"),
+        () = delivered => {}
+    }
+}
