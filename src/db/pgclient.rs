@@ -361,6 +361,9 @@ fn tls_for(
     })
 }
 
+/// How long the relay's connection may be idle before TCP asks the server whether it is there.
+pub const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+
 /// The connection settings for a URL, as sqlx resolves them, and the TLS connector.
 fn client_config(
     url: &DatabaseUrl,
@@ -378,6 +381,14 @@ fn client_config(
         None => c.host(o.get_host()),
     };
     c.port(o.get_port()).user(o.get_username());
+    // a server gone without a word (a network partition, a failover that drops packets) is
+    // noticed within about a minute, not after the kernel's two hours of keepalive idling:
+    // nothing else bounds a call on this connection from the client's side
+    c.keepalives(true)
+        .keepalives_idle(KEEPALIVE_IDLE)
+        .keepalives_interval(Duration::from_secs(10))
+        .keepalives_retries(3)
+        .tcp_user_timeout(Duration::from_secs(60));
     if let Some(db) = o.get_database() {
         c.dbname(db);
     }
@@ -585,5 +596,15 @@ mod tests {
             Some("s3cr@t")
         );
         assert_eq!(url_password("postgres://app@db/app"), None);
+    }
+
+    /// The relay's connection notices a server gone silent within about a minute.
+    #[test]
+    fn a_silent_server_is_noticed_within_a_minute() {
+        let url = DatabaseUrl::parse("postgres://app@db/app").unwrap();
+        let (c, _) = client_config(&url).unwrap();
+        assert!(c.get_keepalives());
+        assert_eq!(c.get_keepalives_idle(), KEEPALIVE_IDLE);
+        assert_eq!(c.get_tcp_user_timeout(), Some(&Duration::from_secs(60)));
     }
 }
