@@ -182,8 +182,8 @@ pub trait RelayEvents: Sync {
     fn pass(&self, _target: &PassTarget, _report: &PassReport) {}
     /// After each tick of a lane, with its routes' totals for that tick.
     fn tick(&self, _stats: &[RouteStats]) {}
-    /// A lane's destination went down (`Some(reason)`) or came back (`None`).
-    fn destination(&self, _destination: &str, _down: Option<&str>) {}
+    /// A lane's destination (serving `routes`) went down (`Some(reason)`) or came back (`None`).
+    fn destination(&self, _destination: &str, _routes: &[PassTarget], _down: Option<&str>) {}
     /// The database went away (`Some(reason)`) or answers again (`None`).
     fn database(&self, _away: Option<&str>) {}
 }
@@ -357,6 +357,7 @@ impl<S: RelayStore> Lane<S> {
         // when the next tick of every route is due: wakes in between serve only the routes
         // they name and do not put it off, so busy routes cannot starve their lane's others
         let mut next_full = Instant::now();
+        let targets: Vec<PassTarget> = self.routes.iter().map(|(t, _)| t.clone()).collect();
         while !shutdown.is_stopped() {
             let was_away = database_away.is_some();
             if self
@@ -393,7 +394,7 @@ impl<S: RelayStore> Lane<S> {
                 match (self.probe(settings).await, down.take()) {
                     (None, _) => {
                         tracing::info!(destination = %self.destination, "destination is back: its routes resume");
-                        events.destination(&self.destination, None);
+                        events.destination(&self.destination, &targets, None);
                     }
                     (Some(reason), was) => {
                         let wait = was
@@ -401,7 +402,7 @@ impl<S: RelayStore> Lane<S> {
                             .map_or(settings.interval, |d| (d.wait * 2).min(probe_cap));
                         if was.as_ref().is_none_or(|d| d.reason != reason) {
                             tracing::warn!(destination = %self.destination, "destination down, its routes wait: {reason}");
-                            events.destination(&self.destination, Some(&reason));
+                            events.destination(&self.destination, &targets, Some(&reason));
                         } else {
                             tracing::debug!(destination = %self.destination, "destination still down: {reason}");
                         }
@@ -465,7 +466,7 @@ impl<S: RelayStore> Lane<S> {
                         }
                         if let Some(reason) = &report.down {
                             tracing::warn!(destination = %self.destination, route = %target, "destination down, its routes wait: {reason}");
-                            events.destination(&self.destination, Some(reason));
+                            events.destination(&self.destination, &targets, Some(reason));
                             down = Some(Down {
                                 reason: reason.clone(),
                                 wait: settings.interval,

@@ -37,6 +37,14 @@ struct Route {
     lag_count: u64,
 }
 
+/// A route's key in the metrics: its name and tenant (empty for none).
+fn key(t: &PassTarget) -> (String, String) {
+    (
+        t.route.clone(),
+        t.tenant.map(|t| t.to_string()).unwrap_or_default(),
+    )
+}
+
 /// A counter's name, help text and how to read it off a route.
 type Counter = (&'static str, &'static str, fn(&Route) -> u64);
 
@@ -86,11 +94,7 @@ impl Metrics {
     /// Counts a pass.
     pub fn record(&self, target: &PassTarget, r: &PassReport) {
         let mut inner = self.inner.lock().expect("not poisoned");
-        let key = (
-            target.route.clone(),
-            target.tenant.map(|t| t.to_string()).unwrap_or_default(),
-        );
-        let route = inner.routes.entry(key).or_default();
+        let route = inner.routes.entry(key(target)).or_default();
         route.passes += 1;
         route.claimed += r.claimed as u64;
         route.published += r.published as u64;
@@ -138,19 +142,14 @@ impl Metrics {
     /// Which routes served are paused, and the registry's heartbeat failures so far.
     pub fn fleet(&self, paused: &[(PassTarget, bool)], heartbeat_failures: u64) {
         let mut inner = self.inner.lock().expect("not poisoned");
-        inner.paused = paused
-            .iter()
-            .map(|(t, p)| {
-                (
-                    (
-                        t.route.clone(),
-                        t.tenant.map(|t| t.to_string()).unwrap_or_default(),
-                    ),
-                    *p,
-                )
-            })
-            .collect();
+        inner.paused = paused.iter().map(|(t, p)| (key(t), *p)).collect();
         inner.heartbeat_failures = heartbeat_failures;
+        // a paused route runs no pass: an operator's choice, not a failure of its passes
+        for (t, _) in paused.iter().filter(|(_, p)| *p) {
+            if let Some(r) = inner.routes.get_mut(&key(t)) {
+                r.failing_since = None;
+            }
+        }
     }
 
     /// A wake-up for `route` was heard.
@@ -167,17 +166,34 @@ impl Metrics {
         }
     }
 
-    /// A destination went down (`Some(reason)`) or came back (`None`).
-    pub fn destination(&self, destination: &str, down: Option<&str>) {
+    /// A destination (serving `routes`) went down (`Some(reason)`) or came back (`None`). Its
+    /// routes wait on it, which is not their passes failing: `/healthz` counts no failure of
+    /// theirs from before it.
+    pub fn destination(&self, destination: &str, routes: &[PassTarget], down: Option<&str>) {
         let mut inner = self.inner.lock().expect("not poisoned");
         inner
             .destinations
             .insert(destination.to_owned(), down.map(str::to_owned));
+        if down.is_some() {
+            for t in routes {
+                if let Some(r) = inner.routes.get_mut(&key(t)) {
+                    r.failing_since = None;
+                }
+            }
+        }
     }
 
-    /// The database went away (`Some(reason)`) or answers again (`None`).
+    /// The database went away (`Some(reason)`) or answers again (`None`). Every route waits on
+    /// it, which is not their passes failing.
     pub fn database(&self, away: Option<&str>) {
-        self.inner.lock().expect("not poisoned").database_away = away.map(str::to_owned);
+        let mut inner = self.inner.lock().expect("not poisoned");
+        inner.database_away = away.map(str::to_owned);
+        if away.is_some() {
+            inner
+                .routes
+                .values_mut()
+                .for_each(|r| r.failing_since = None);
+        }
     }
 
     /// Why the database is away, while it is.
@@ -550,7 +566,7 @@ mod tests {
     fn destinations_up_and_down_with_their_reason() {
         let m = Metrics::new(Duration::from_secs(1), Duration::from_secs(300));
         m.set_destinations(&["nats://a".into(), "redis://b".into()]);
-        m.destination("nats://a", Some("connection refused"));
+        m.destination("nats://a", &[], Some("connection refused"));
         let text = m.render(&[], chrono::Utc::now());
         assert!(
             text.contains("outboxctl_destination_up{destination=\"nats://a\"} 0"),
@@ -564,7 +580,33 @@ mod tests {
             "outboxctl_destination_down_info{destination=\"nats://a\",reason=\"connection refused\"} 1"
         ));
         assert_eq!(m.down_destinations().len(), 1);
-        m.destination("nats://a", None);
+        m.destination("nats://a", &[], None);
         assert!(m.down_destinations().is_empty());
+    }
+
+    /// A route whose pass failed, then waits on something else (its destination down, the
+    /// database away, a pause), is not failing: `/healthz` stays healthy, as the docs say.
+    #[test]
+    fn a_route_that_waits_is_not_failing() {
+        let failed = PassReport {
+            error: Some("deadlock detected".into()),
+            ..Default::default()
+        };
+        let t = PassTarget {
+            route: "orders".into(),
+            tenant: None,
+        };
+        let waits: [&dyn Fn(&Metrics); 3] = [
+            &|m| m.destination("nats://a", std::slice::from_ref(&t), Some("refused")),
+            &|m| m.database(Some("connection lost")),
+            &|m| m.fleet(&[(t.clone(), true)], 0),
+        ];
+        for wait in waits {
+            let m = Metrics::new(Duration::from_secs(1), Duration::from_secs(300));
+            m.record(&t, &failed);
+            assert_eq!(m.failing_longer_than(Duration::ZERO), ["orders"]);
+            wait(&m);
+            assert!(m.failing_longer_than(Duration::ZERO).is_empty());
+        }
     }
 }

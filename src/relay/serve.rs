@@ -208,8 +208,8 @@ impl RelayEvents for LoopEvents<'_> {
         }
     }
 
-    fn destination(&self, destination: &str, down: Option<&str>) {
-        self.metrics.destination(destination, down);
+    fn destination(&self, destination: &str, routes: &[PassTarget], down: Option<&str>) {
+        self.metrics.destination(destination, routes, down);
     }
 
     fn database(&self, away: Option<&str>) {
