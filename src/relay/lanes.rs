@@ -360,15 +360,17 @@ impl<S: RelayStore> Lane<S> {
         let targets: Vec<PassTarget> = self.routes.iter().map(|(t, _)| t.clone()).collect();
         while !shutdown.is_stopped() {
             let was_away = database_away.is_some();
-            if self
-                .probe_database(
+            // a probe of a database that does not answer must not hold the stop
+            let probed = tokio::select! {
+                answers = self.probe_database(
                     &mut database_away,
                     std::mem::take(&mut woken),
                     events,
                     lanes,
-                )
-                .await
-            {
+                ) => answers,
+                () = shutdown.drain_over(Duration::ZERO) => break,
+            };
+            if probed {
                 if was_away {
                     // back: every route runs now
                     only = None;

@@ -2,6 +2,7 @@
 //! (or none, under consume, until the pass's `COMMIT`) sent as the store's connection sends it.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -246,7 +247,11 @@ ON CONFLICT (event_id) DO NOTHING"
             Some(pid),
         ) = (&self.conn, self.backend)
         {
-            crate::db::pg::cancel_backend(url, *connect_timeout, pid).await;
+            // best effort, and bounded: a shutdown that cuts a pass must not wait on a database
+            // that does not answer (the dropped connection ends the backend's work anyway)
+            let within = Duration::from_secs(2);
+            let cancel = crate::db::pg::cancel_backend(url, (*connect_timeout).min(within), pid);
+            let _ = tokio::time::timeout(within, cancel).await;
         }
         // Behind a pooler the connection is only dropped: the pooler closes its server link.
         self.drop_connection();
