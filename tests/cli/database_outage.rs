@@ -358,3 +358,63 @@ async fn mongodb_away_is_no_failing_route_and_the_relay_is_back_within_a_second(
         "{away}"
     );
 }
+
+/// A stop while PostgreSQL stalls (SIGSTOP: connections stay open, nothing is answered) ends
+/// within the drain's budget and a bounded cancel of the pass it cuts, not after
+/// --connect-timeout (30 s here), so a service manager's stop timeout need not kill it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_while_postgres_stalls_ends_within_the_drain_and_a_bounded_cancel() {
+    let test = test_name!();
+    let (pg, url) = own_postgres(test, false).await;
+    let base: Vec<String> = [
+        "--database-url",
+        &url,
+        "--relation",
+        "app.outbox",
+        "--connect-timeout",
+        "30s",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    ob(["migrate", "-q"]).args(&base).code(OK);
+    let (path, log) = (out_file(test), out_file(&format!("{test}-log")));
+    let yaml = "  interval: 200ms\n  pass_statement_timeout: 400ms\n  shutdown_drain_timeout: 2s\n";
+    let (mut relay, _metrics) = relay(test, &base, &path, &log, yaml);
+    ob([
+        "emit",
+        "-q",
+        "--route",
+        "orders",
+        "--type",
+        "t",
+        "--payload",
+        "{}",
+    ])
+    .args(&base)
+    .code(OK);
+    arrived(&path, 1, "the relay running", &log).await;
+    // the postmaster and every backend (each in a session of its own): the relay's open
+    // connection stalls too
+    let pid = std::fs::read_to_string(pg.dir.join("data/postmaster.pid")).unwrap();
+    let postmaster = pid.lines().next().unwrap().trim().to_owned();
+    let stall = |signal: &str| {
+        for args in [vec![signal, "-P", &postmaster], vec![signal, &postmaster]] {
+            let program = if args.len() == 3 { "pkill" } else { "kill" };
+            std::process::Command::new(program)
+                .args(&args)
+                .status()
+                .unwrap();
+        }
+    };
+    stall("-STOP");
+    let stopped = relay.terminate_within(Duration::from_secs(12)).await;
+    stall("-CONT");
+    let status = stopped.unwrap_or_else(|| {
+        panic!(
+            "still running 12 s after SIGTERM (drain 2 s); relay log:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        )
+    });
+    assert!(status.success(), "{status:?}");
+}
