@@ -71,8 +71,18 @@ impl RelayArgs {
 }
 
 pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
+    // --loop: from the start a signal drains (one while it starts ends it at once, exit 0)
+    let shutdown = Shutdown::default();
+    if args.mode.run_loop {
+        spawn_signal_handler(shutdown.clone());
+    }
     let mut warn = |w: &str| ctx.out.warn(w);
-    let assembled = assemble(&ctx.config, ctx.connect_timeout, &args.request(), &mut warn).await?;
+    let stopped = || shutdown.drain_over(std::time::Duration::ZERO);
+    let request = args.request();
+    let assembled = tokio::select! {
+        assembled = assemble(&ctx.config, ctx.connect_timeout, &request, &mut warn) => assembled?,
+        () = stopped() => return Ok(stopped_while_starting()),
+    };
     if args.mode.once {
         let to_stdout = assembled.to_stdout;
         let bar = ctx.out.progress(None, "relaying");
@@ -93,17 +103,18 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
         relay, heartbeat, ..
     } = assembled;
     let options = args.loop_options();
-    let serving = serve::start(
+    let start = serve::start(
         &ctx.config,
         ctx.connect_timeout,
         relay,
         heartbeat,
         &options,
         &mut warn,
-    )
-    .await?;
-    let shutdown = Shutdown::default();
-    spawn_signal_handler(shutdown.clone());
+    );
+    let serving = tokio::select! {
+        serving = start => serving?,
+        () = stopped() => return Ok(stopped_while_starting()),
+    };
     let stats = serving.run(&shutdown).await;
     if ctx.log_format == super::LogFormat::Json {
         // stderr carries JSON log lines only
@@ -114,18 +125,26 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A stop before the relay served: nothing was claimed, nothing to drain.
+fn stopped_while_starting() {
+    tracing::info!("stop requested while starting: nothing was claimed, the relay stops");
+}
+
 /// SIGTERM or SIGINT starts the drain; a second one exits at once with 130.
 fn spawn_signal_handler(shutdown: Shutdown) {
+    use tokio::signal::unix::{SignalKind, signal};
+    // registered now, not when the task first runs: a signal from here on is this handler's
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return;
+    };
     tokio::spawn(async move {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => return,
-            };
         for n in 0.. {
             tokio::select! {
                 _ = term.recv() => {}
-                _ = tokio::signal::ctrl_c() => {}
+                _ = int.recv() => {}
             }
             if n == 0 {
                 tracing::info!("stop requested: draining (signal again to exit at once)");

@@ -418,3 +418,24 @@ async fn a_stop_while_postgres_stalls_ends_within_the_drain_and_a_bounded_cancel
     });
     assert!(status.success(), "{status:?}");
 }
+
+/// A stop while the looping relay is still starting (here: connecting to a server that
+/// accepts and never answers, under a 30 s connect timeout) ends it at once with 0, as a stop
+/// once it runs does; before, SIGTERM's default action killed it (143).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_while_the_relay_starts_ends_it_at_once_with_0() {
+    let test = test_name!();
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("postgres://postgres@{}/test", silent.local_addr().unwrap());
+    let cfg =
+        crate::common::config_file(test, "relay:\n  routes:\n    orders:\n      to: stdout\n");
+    let mut relay = ob(["relay", "--loop", "--connect-timeout", "30s"])
+        .args(["--database-url", &url, "--relation", "app.outbox"])
+        .config(&cfg)
+        .spawn(Some(&out_file(&format!("{test}-log"))));
+    // held open, never answered
+    let (_held, _) = silent.accept().unwrap();
+    let status = relay.terminate_within(Duration::from_secs(5)).await;
+    let status = status.expect("still starting 5 s after SIGTERM");
+    assert!(status.success(), "{status:?}");
+}
