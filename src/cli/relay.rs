@@ -81,7 +81,10 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     let request = args.request();
     let assembled = tokio::select! {
         assembled = assemble(&ctx.config, ctx.connect_timeout, &request, &mut warn) => assembled?,
-        () = stopped() => return Ok(stopped_while_starting()),
+        () = stopped() => {
+            stopped_while_starting();
+            return Ok(());
+        }
     };
     if args.mode.once {
         let to_stdout = assembled.to_stdout;
@@ -113,7 +116,10 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     );
     let serving = tokio::select! {
         serving = start => serving?,
-        () = stopped() => return Ok(stopped_while_starting()),
+        () = stopped() => {
+            stopped_while_starting();
+            return Ok(());
+        }
     };
     let stats = serving.run(&shutdown).await;
     if ctx.log_format == super::LogFormat::Json {
