@@ -11,6 +11,7 @@ pub mod lag;
 pub mod lanes;
 pub mod metrics;
 pub mod serve;
+pub mod shutdown;
 
 pub use engine::{PassOutcome, PassReport, RelaySettings};
 pub use lanes::{Lane, Relay, RelayEvents, RouteStats, Shutdown};
