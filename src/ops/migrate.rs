@@ -77,6 +77,7 @@ impl Migration {
                     plan::attach_days_to_new_log(
                         &mut one,
                         schema,
+                        &catalog,
                         chrono::Utc::now().date_naive(),
                         config.partitions.ahead_days,
                     );

@@ -48,6 +48,8 @@ pub struct TableFacts {
     pub partition_key: Option<String>,
     /// The name of the default partition, when the table is partitioned and has one.
     pub default_partition: Option<String>,
+    /// How many partitions it has besides the default one.
+    pub range_partitions: usize,
     /// Its triggers' names (not the internal ones of constraints).
     pub triggers: Vec<String>,
     /// Its storage parameters (`pg_class.reloptions`), `name=value`.
@@ -548,10 +550,12 @@ fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan
 
 /// When a plan creates the delivery log, it also attaches today's partition and the next
 /// `ahead_days` days (one short transaction each), so relays never start by filling the
-/// default partition.
+/// default partition; so it does for a log that has no day at all (a migrate cut short after
+/// creating it). A log with days is `partitions add-ahead`'s.
 pub fn attach_days_to_new_log(
     plan: &mut MigrationPlan,
     want: &PgSchema,
+    have: &PgCatalog,
     today: chrono::NaiveDate,
     ahead_days: u32,
 ) {
@@ -562,7 +566,9 @@ pub fn attach_days_to_new_log(
         s.summary
             .starts_with(&format!("create delivery log {}", log.plain()))
     });
-    if !creates_log {
+    let dayless =
+        (have.tables.get(log)).is_some_and(|t| t.relkind == 'p' && t.range_partitions == 0);
+    if !creates_log && !dayless {
         return;
     }
     for offset in 0..=ahead_days {

@@ -93,13 +93,22 @@ pub async fn table_facts(
             })
         })
         .collect::<Result<Vec<_>, sqlx::Error>>()?;
-    let default_partition = if relkind == "p" {
-        query_scalar(DEFAULT_PARTITION_SQL)
+    let (default_partition, range_partitions) = if relkind == "p" {
+        let default = query_scalar(DEFAULT_PARTITION_SQL)
             .bind(oid)
             .fetch_optional(&mut *conn)
-            .await?
+            .await?;
+        let all: i64 = query_scalar("SELECT count(*) FROM pg_inherits WHERE inhparent = $1")
+            .bind(oid)
+            .fetch_one(&mut *conn)
+            .await?;
+        let others = usize::try_from(all).unwrap_or(0);
+        (
+            default.clone(),
+            others.saturating_sub(usize::from(default.is_some())),
+        )
     } else {
-        None
+        (None, 0)
     };
     let triggers = query_scalar(
         "SELECT tgname::text FROM pg_trigger WHERE tgrelid = $1 AND NOT tgisinternal ORDER BY 1",
@@ -113,6 +122,7 @@ pub async fn table_facts(
         indexes,
         partition_key,
         default_partition,
+        range_partitions,
         triggers,
         reloptions,
     }))

@@ -460,3 +460,56 @@ async fn migrate_holds_no_snapshot_whatever_the_default_isolation() {
         "{r:?}"
     );
 }
+
+/// A delivery log left without any day (a migrate cut short after creating it) gets today and
+/// the days ahead from the next migrate, as a new one does; one with days is left to
+/// `partitions add-ahead`.
+#[tokio::test]
+async fn a_delivery_log_without_days_gets_them_from_the_next_migrate() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let log = schema.rel("outbox_delivered");
+    let consume = ["--storage", "consume", "--delivery-log", &log];
+    assert_eq!(migrate(&schema, &consume).code, OK);
+    let days = async |conn: &mut PgConnection| -> i64 {
+        sqlx::query_scalar(
+            "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+              WHERE i.inhparent = $1::regclass AND pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'",
+        )
+        .bind(&log)
+        .fetch_one(conn)
+        .await
+        .unwrap()
+    };
+    let made = days(&mut conn).await;
+    assert!(made > 0);
+    // as a migrate cut short leaves it: the log and its default partition, no day
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT c.oid::regclass::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = $1::regclass AND pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'",
+    )
+    .bind(&log)
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    for n in names {
+        sqlx::raw_sql(&format!("DROP TABLE {n}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    assert_eq!(days(&mut conn).await, 0);
+    let r = ob(["migrate", "--check"])
+        .pg(&schema.rel("outbox"))
+        .args(consume)
+        .run();
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(r.stdout.contains("attach partition of"), "{r:?}");
+    assert_eq!(migrate(&schema, &consume).code, OK);
+    assert_eq!(days(&mut conn).await, made);
+    assert_eq!(migrate(&schema, &consume).code, OK);
+    assert_eq!(
+        days(&mut conn).await,
+        made,
+        "a log with days is left as it is"
+    );
+}

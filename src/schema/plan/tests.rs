@@ -59,6 +59,7 @@ fn spec_table(without: &[&str]) -> TableFacts {
         ],
         partition_key: None,
         default_partition: None,
+        range_partitions: 0,
         triggers: vec![],
         reloptions: vec![],
     }
