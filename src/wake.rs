@@ -61,13 +61,17 @@ impl WakeSignal {
 pub struct Wakers(pub Vec<(Vec<String>, std::sync::Arc<WakeSignal>)>);
 
 impl Wakers {
-    /// Rows arrived for `route`: its lanes run a tick for it.
-    pub fn route(&self, route: &str) {
+    /// Rows arrived for `route`: its lanes run a tick for it. Whether any lane serves it (a
+    /// table's other routes may be other relays').
+    pub fn route(&self, route: &str) -> bool {
+        let mut served = false;
         for (routes, signal) in &self.0 {
             if routes.iter().any(|r| r == route) {
                 signal.wake(Some(route));
+                served = true;
             }
         }
+        served
     }
 
     /// Anything may have arrived (a listener reconnected): every lane runs every route.
@@ -108,6 +112,23 @@ mod tests {
         s.wake(None);
         s.notified().await;
         assert_eq!(s.take(), None, "a wake for any route runs them all");
+    }
+
+    /// A route no lane serves wakes nothing, and says so (its wake is not counted).
+    #[test]
+    fn a_route_wakes_the_lanes_that_serve_it() {
+        let (a, b) = (
+            std::sync::Arc::new(WakeSignal::default()),
+            std::sync::Arc::new(WakeSignal::default()),
+        );
+        let wakers = Wakers(vec![
+            (vec!["orders".into()], a.clone()),
+            (vec!["billing".into()], b.clone()),
+        ]);
+        assert!(wakers.route("orders"));
+        assert!(!wakers.route("someone_elses"));
+        assert_eq!(a.take().map(|r| r.len()), Some(1));
+        assert_eq!(b.take().map(|r| r.len()), Some(0));
     }
 
     #[test]

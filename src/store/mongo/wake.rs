@@ -96,8 +96,10 @@ pub async fn run(coll: mongodb::Collection<Document>, wakers: Wakers, on_wake: i
             else {
                 continue;
             };
-            on_wake(route);
-            wakers.route(route);
+            // counted for the routes this relay serves only (one metrics series each)
+            if wakers.route(route) {
+                on_wake(route);
+            }
         }
         failures += 1;
         let wait = reconnect_wait(failures);

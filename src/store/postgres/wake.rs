@@ -140,9 +140,9 @@ pub async fn run(mut listener: PgListener, on: ListenOn, wakers: Wakers, on_wake
         let lost = match listener.try_recv().await {
             Ok(Some(n)) => {
                 let route = n.payload();
-                if !route.starts_with(PROBE) {
+                // counted for the routes this relay serves only (one metrics series each)
+                if !route.starts_with(PROBE) && wakers.route(route) {
                     on_wake(route);
-                    wakers.route(route);
                 }
                 continue;
             }
