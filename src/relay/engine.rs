@@ -230,13 +230,12 @@ async fn pass_body<S: RelayStore>(
     store.begin_pass(target).await?;
     let began = Instant::now();
     let deadline = match settings.storage {
-        Storage::Consume => Some(
-            options
-                .stop_publishing_at
-                .map_or(began + settings.pass_deadline, |d| {
-                    d.min(began + settings.pass_deadline)
-                }),
-        ),
+        Storage::Consume => {
+            let window = (store.publish_window())
+                .map_or(settings.pass_deadline, |w| w.min(settings.pass_deadline));
+            let end = began + window;
+            Some(options.stop_publishing_at.map_or(end, |d| d.min(end)))
+        }
         Storage::Retain => options.stop_publishing_at,
     };
     if options.reclaim {

@@ -151,4 +151,10 @@ pub trait RelayStore {
     /// Whether the database answers now: (re)connects if need be and runs a trivial statement.
     /// The relay asks while the database is away, instead of failing passes.
     async fn probe(&mut self) -> Result<(), StoreError>;
+    /// How long a consume pass may publish at most, when the store knows a bound stricter than
+    /// the relay's `pass_deadline` (a session's own idle-in-transaction limit, which would end
+    /// the session in the middle of a longer one).
+    fn publish_window(&self) -> Option<std::time::Duration> {
+        None
+    }
 }

@@ -121,6 +121,48 @@ async fn a_permanent_refusal_parks_the_row_at_once() {
     assert_eq!(row.get::<String, _>(2), "HTTP 422: bad event");
 }
 
+/// A session whose own idle_in_transaction_session_timeout (500 ms, a role's setting) is
+/// shorter than the pass's: the pass stops publishing within four fifths of it and commits,
+/// where the server used to end the session mid-pass (SQLSTATE 25P03), which read as the
+/// database away and came back every pass.
+#[tokio::test]
+async fn a_session_idle_limit_shorter_than_the_pass_bounds_its_publishing() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 10, None).await;
+    let mut slow = Flaky::new(|_, _| None);
+    Arc::get_mut(&mut slow).unwrap().delay = Duration::from_millis(300);
+    let mut settings = settings(Storage::Consume);
+    settings.one_at_a_time = true;
+    let url = format!(
+        "{}?options=-c%20idle_in_transaction_session_timeout%3D500",
+        pg_url()
+    );
+    let url = outboxctl::dburl::DatabaseUrl::parse(&url).unwrap();
+    let opts = store_options(&schema, Storage::Consume, KeyOrder::BestEffort);
+    let mut s = PgStore::connect(&url, Duration::from_secs(5), opts)
+        .await
+        .unwrap();
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &Sink::Publisher(slow.clone()),
+        &settings,
+        PassOptions::default(),
+    )
+    .await;
+    assert!(report.database_away.is_none(), "{report:?}");
+    assert!(report.committed, "{report:?}");
+    assert!(report.published >= 1 && report.untouched >= 1, "{report:?}");
+    let left = count(&mut conn, &format!("SELECT count(*) FROM {t}")).await;
+    assert_eq!(
+        left,
+        10 - report.published as i64,
+        "what was published is gone"
+    );
+}
+
 #[tokio::test]
 async fn the_pass_deadline_cancels_a_publish_in_flight_and_leaves_the_rest_untouched() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;

@@ -257,6 +257,15 @@ ON CONFLICT (event_id) DO NOTHING"
         self.drop_connection();
     }
 
+    /// A session whose own `idle_in_transaction_session_timeout` is shorter than the pass's
+    /// would be ended while the pass publishes (the transaction idles then): publishing stops
+    /// at four fifths of it.
+    fn publish_window(&self) -> Option<Duration> {
+        let (_, idle_wanted) = super::super::session::pass_limits(&self.opts);
+        let idle = self.session?.idle_ms;
+        (idle > 0 && idle < idle_wanted).then(|| Duration::from_millis(idle as u64 * 4 / 5))
+    }
+
     async fn probe(&mut self) -> Result<(), StoreError> {
         if !matches!(self.conn, Conn::Owned { .. }) {
             return Ok(());
