@@ -2,21 +2,9 @@
 
 use super::*;
 
-#[tokio::test]
-async fn two_emitters_on_one_node_key_keep_the_higher_mark() {
-    use outboxctl::store::mongo::MongoStoreOptions;
-    use outboxctl::store::mongo::ops::MongoOps;
-    use outboxctl::store::ops::{NewEvent, OpsStore};
-    let db = setup("mongo_checkpoint", &["--hlc-ordering"]).await;
-    let opts = MongoStoreOptions {
-        collection: outboxctl::target::CollectionName::new("c", &db.name, "outbox").unwrap(),
-        hlc_ordering: true,
-        propagate_trace: false,
-        tenant_aware: false,
-        key_order: outboxctl::model::KeyOrder::BestEffort,
-    };
-    let cp = outboxctl::target::CollectionName::new("c", &db.name, "hlc_checkpoint").unwrap();
-    let event = || NewEvent {
+/// An event to stage, of route `orders`.
+fn new_event() -> outboxctl::store::ops::NewEvent {
+    outboxctl::store::ops::NewEvent {
         id: uuid::Uuid::now_v7(),
         event_id: uuid::Uuid::now_v7(),
         route: "orders".into(),
@@ -29,7 +17,28 @@ async fn two_emitters_on_one_node_key_keep_the_higher_mark() {
         execution_id: None,
         traceparent: None,
         occurred_at: chrono::Utc::now(),
-    };
+    }
+}
+
+/// The store options of `db.outbox`.
+fn outbox_options(db: &str, hlc_ordering: bool) -> outboxctl::store::mongo::MongoStoreOptions {
+    outboxctl::store::mongo::MongoStoreOptions {
+        collection: outboxctl::target::CollectionName::new("c", db, "outbox").unwrap(),
+        hlc_ordering,
+        propagate_trace: false,
+        tenant_aware: false,
+        key_order: outboxctl::model::KeyOrder::BestEffort,
+    }
+}
+
+#[tokio::test]
+async fn two_emitters_on_one_node_key_keep_the_higher_mark() {
+    use outboxctl::store::mongo::ops::MongoOps;
+    use outboxctl::store::ops::{NewEvent, OpsStore};
+    let db = setup("mongo_checkpoint", &["--hlc-ordering"]).await;
+    let opts = outbox_options(&db.name, true);
+    let cp = outboxctl::target::CollectionName::new("c", &db.name, "hlc_checkpoint").unwrap();
+    let event = new_event;
     // Many concurrent emitters on one node key: each commits (retrying write conflicts), and
     // the mark ends at the highest stamp any of them committed.
     let mut tasks = Vec::new();
@@ -357,7 +366,6 @@ async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents(
 /// duplicates and a write concern error fails instead of reporting only the duplicates.
 #[tokio::test]
 async fn staging_takes_no_write_concern_fault_for_duplicates() {
-    use outboxctl::store::mongo::MongoStoreOptions;
     use outboxctl::store::mongo::ops::MongoOps;
     use outboxctl::store::ops::{NewEvent, OpsStore};
     use outboxctl::target::CollectionName;
@@ -384,41 +392,11 @@ async fn staging_takes_no_write_concern_fault_for_duplicates() {
         .await
         .unwrap();
     // twice: the driver retries a commit once by itself, and meets it again
-    client
-        .database("admin")
-        .run_command(doc! {
-            "configureFailPoint": "failCommand",
-            "mode": { "times": 2 },
-            "data": {
-                "failCommands": ["commitTransaction"],
-                "writeConcernError": { "code": 91, "errmsg": "shutting down (a failpoint)" },
-            },
-        })
-        .await
-        .unwrap();
-    let opts = MongoStoreOptions {
-        collection: CollectionName::new("c", "own", "outbox").unwrap(),
-        hlc_ordering: true,
-        propagate_trace: false,
-        tenant_aware: false,
-        key_order: outboxctl::model::KeyOrder::BestEffort,
-    };
+    write_concern_fails(&client, "commitTransaction").await;
+    let opts = outbox_options("own", true);
     let cp = CollectionName::new("c", "own", "hlc_checkpoint").unwrap();
     let mut ops = MongoOps::new(client.clone(), opts, Some(cp));
-    let event = NewEvent {
-        id: uuid::Uuid::now_v7(),
-        event_id: uuid::Uuid::now_v7(),
-        route: "orders".into(),
-        event_type: "t".into(),
-        payload: "{}".into(),
-        ordering_key: None,
-        tenant_id: None,
-        correlation_id: None,
-        causation_id: None,
-        execution_id: None,
-        traceparent: None,
-        occurred_at: chrono::Utc::now(),
-    };
+    let event = new_event();
     let staged = ops.stage(std::slice::from_ref(&event), "n").await.unwrap();
     assert!(
         staged[0].inserted,
@@ -437,25 +415,8 @@ async fn staging_takes_no_write_concern_fault_for_duplicates() {
     assert_eq!(Some(hlc.encode()), staged[0].hlc, "the stamp stored");
     // without a checkpoint: an insert met by duplicates and a write concern error fails, rather
     // than reporting the duplicates alone as if the rest were safely written
-    client
-        .database("admin")
-        .run_command(doc! {
-            "configureFailPoint": "failCommand",
-            "mode": { "times": 2 },
-            "data": {
-                "failCommands": ["insert"],
-                "writeConcernError": { "code": 91, "errmsg": "shutting down (a failpoint)" },
-            },
-        })
-        .await
-        .unwrap();
-    let opts = MongoStoreOptions {
-        collection: CollectionName::new("c", "own", "outbox").unwrap(),
-        hlc_ordering: false,
-        propagate_trace: false,
-        tenant_aware: false,
-        key_order: outboxctl::model::KeyOrder::BestEffort,
-    };
+    write_concern_fails(&client, "insert").await;
+    let opts = outbox_options("own", false);
     let mut plain = MongoOps::new(client.clone(), opts, None);
     let again = NewEvent {
         id: uuid::Uuid::now_v7(),
@@ -473,4 +434,21 @@ async fn staging_takes_no_write_concern_fault_for_duplicates() {
             .is_err_and(|e| e.to_string().starts_with("staging")),
         "{staged:?}"
     );
+}
+
+/// The next two `command`s run, then answer with a write concern error (twice: the driver
+/// retries such a write once by itself, and meets it again).
+async fn write_concern_fails(client: &mongodb::Client, command: &str) {
+    client
+        .database("admin")
+        .run_command(doc! {
+            "configureFailPoint": "failCommand",
+            "mode": { "times": 2 },
+            "data": {
+                "failCommands": [command],
+                "writeConcernError": { "code": 91, "errmsg": "shutting down (a failpoint)" },
+            },
+        })
+        .await
+        .unwrap();
 }

@@ -2,6 +2,27 @@
 
 use super::*;
 
+/// Two tenants of a tenant-aware outbox.
+const TENANTS: (&str, &str) = (
+    "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+    "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+);
+
+/// A command on a tenant-aware outbox of [`TENANTS`] in `relation`, reclaim off.
+fn tenants_config(test: &str, relation: &str) -> impl Fn(&[&str]) -> crate::common::Run + use<> {
+    let (a, b) = TENANTS;
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "outbox:\n  relation: {relation}\n  tenant_aware: true\n  tenants: [{a}, {b}]\nrelay:\n  reclaim_stale_after: null\n"
+        ),
+    );
+    let url = pg_url();
+    move |args: &[&str]| {
+        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
+    }
+}
+
 #[tokio::test]
 async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
@@ -177,21 +198,8 @@ async fn doctor_warns_while_the_strict_claim_has_no_function() {
 async fn storage_checks_every_tenants_table() {
     let test = test_name!();
     let (schema, mut conn) = PgSchema::new(test).await;
-    let (a, b) = (
-        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
-        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
-    );
-    let cfg = crate::common::config_file(
-        test,
-        &format!(
-            "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\nrelay:\n  reclaim_stale_after: null\n",
-            schema.name
-        ),
-    );
-    let url = pg_url();
-    let with = |args: &[&str]| {
-        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
-    };
+    let (a, b) = TENANTS;
+    let with = tenants_config(test, &format!("{}.outbox_{{tenant}}", schema.name));
     assert_eq!(with(&["migrate"]).code, OK);
     let table_b = format!("{}.outbox_{}", schema.name, b.replace('-', ""));
     stage(&mut conn, &table_b, "orders", 2, None).await;
@@ -269,17 +277,7 @@ async fn storage_checks_every_tenants_table() {
 async fn a_table_tenants_share_is_moved_once() {
     let test = test_name!();
     let (schema, mut conn) = PgSchema::new(test).await;
-    let cfg = crate::common::config_file(
-        test,
-        &format!(
-            "outbox:\n  relation: {}.outbox\n  tenant_aware: true\n  tenants: [0190c4e2-8a6c-7e4a-9b1e-00000000000a, 0190c4e2-8a6c-7e4a-9b1e-00000000000b]\nrelay:\n  reclaim_stale_after: null\n",
-            schema.name
-        ),
-    );
-    let url = pg_url();
-    let with = |args: &[&str]| {
-        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
-    };
+    let with = tenants_config(test, &schema.rel("outbox"));
     assert_eq!(with(&["migrate"]).code, OK);
     let r = with(&["storage", "status", "--format", "json"]);
     assert_eq!(r.code, OK, "{r:?}");
