@@ -54,7 +54,7 @@ impl<'de> Deserialize<'de> for Pairs {
 }
 
 /// The message a line holds, exactly as it was written.
-fn parse_line(text: &str) -> Result<Message, ReplayError> {
+pub(super) fn parse_line(text: &str) -> Result<Message, ReplayError> {
     let line: StoredLine =
         serde_json::from_str(text).map_err(|e| ReplayError::Value(e.to_string()))?;
     let ordering_key = (line.key != line.event_id.to_string()).then(|| line.key.clone());

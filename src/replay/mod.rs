@@ -595,40 +595,4 @@ async fn publish_page(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn headers_read_back_go_in_the_relays_order() {
-        let pairs = vec![
-            ("forze_hlc".to_owned(), "h".to_owned()),
-            ("traceparent".to_owned(), "t".to_owned()),
-            ("forze_event_id".to_owned(), "e".to_owned()),
-            ("forze_occurred_at".to_owned(), "o".to_owned()),
-        ];
-        let names: Vec<&str> = ordered_headers(pairs)
-            .unwrap()
-            .iter()
-            .map(|(n, _)| *n)
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "forze_event_id",
-                "forze_occurred_at",
-                "forze_hlc",
-                "traceparent"
-            ]
-        );
-        let e = ordered_headers(vec![("x-other".into(), "1".into())]).unwrap_err();
-        assert!(e.to_string().contains("x-other"), "{e}");
-    }
-
-    #[test]
-    fn broker_key_falls_back_to_the_event_id() {
-        let id = Uuid::nil();
-        assert_eq!(broker_key(Some("k"), id), "k");
-        assert_eq!(broker_key(Some(""), id), id.to_string());
-        assert_eq!(broker_key(None, id), id.to_string());
-    }
-}
+mod tests;

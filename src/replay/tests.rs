@@ -1,0 +1,161 @@
+//! Unit tests of replay: headers read back, broker keys, the order of one key's events and
+//! the pacing of a rate.
+
+use super::*;
+
+#[test]
+fn headers_read_back_go_in_the_relays_order() {
+    let pairs = vec![
+        ("forze_hlc".to_owned(), "h".to_owned()),
+        ("traceparent".to_owned(), "t".to_owned()),
+        ("forze_event_id".to_owned(), "e".to_owned()),
+        ("forze_occurred_at".to_owned(), "o".to_owned()),
+    ];
+    let names: Vec<&str> = ordered_headers(pairs)
+        .unwrap()
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "forze_event_id",
+            "forze_occurred_at",
+            "forze_hlc",
+            "traceparent"
+        ]
+    );
+    let e = ordered_headers(vec![("x-other".into(), "1".into())]).unwrap_err();
+    assert!(e.to_string().contains("x-other"), "{e}");
+}
+
+/// One key's events go one at a time whatever their tenant (a broker keys by the key
+/// alone), unless each tenant has a channel of its own.
+#[tokio::test]
+async fn one_keys_events_go_in_order_across_tenants() {
+    struct Recorder {
+        per_tenant: bool,
+        done: std::sync::Mutex<Vec<Uuid>>,
+    }
+    impl Publisher for Arc<Recorder> {
+        fn publish(
+            &self,
+            m: Arc<Message>,
+        ) -> futures_util::future::BoxFuture<'static, Result<(), destination::PublishError>>
+        {
+            let me = self.clone();
+            // the first event takes longer: sent side by side, the second finishes first
+            let wait = Duration::from_millis(if m.tenant_id == Some(Uuid::nil()) {
+                50
+            } else {
+                0
+            });
+            Box::pin(async move {
+                tokio::time::sleep(wait).await;
+                me.done.lock().unwrap().push(m.event_id);
+                Ok(())
+            })
+        }
+        fn channel_per_tenant(&self) -> bool {
+            self.per_tenant
+        }
+    }
+    let item = |tenant: Uuid, event: u128| {
+        let line = format!(
+            r#"{{"id":"{nil}","event_id":"{e}","route":"orders","type":"t","key":"k","tenant_id":"{tenant}","payload":{{}},"headers":{{}}}}"#,
+            nil = Uuid::nil(),
+            e = Uuid::from_u128(event)
+        );
+        Item {
+            message: Arc::new(file::parse_line(&line).unwrap()),
+            cursor: Cursor::Line {
+                source: None,
+                line: 1,
+            },
+            published_at: None,
+        }
+    };
+    let page = [item(Uuid::nil(), 1), item(Uuid::max(), 2)];
+    for (per_tenant, order) in [(false, [1, 2]), (true, [2, 1])] {
+        let r = Arc::new(Recorder {
+            per_tenant,
+            done: Default::default(),
+        });
+        let p: Arc<dyn Publisher> = Arc::new(r.clone());
+        publish_page(&page, &[p.clone(), p], false, 0, None)
+            .await
+            .unwrap();
+        let want: Vec<Uuid> = order.iter().map(|&n| Uuid::from_u128(n)).collect();
+        assert_eq!(
+            *r.done.lock().unwrap(),
+            want,
+            "channel per tenant: {per_tenant}"
+        );
+    }
+}
+
+/// With a rate, each send starts 1/rate after the one before it, however long a send took:
+/// a stall is not made up for with a burst.
+#[tokio::test]
+async fn a_rate_spaces_each_send_after_a_stall() {
+    struct Slow(std::sync::Mutex<Vec<tokio::time::Instant>>);
+    impl Publisher for Arc<Slow> {
+        fn publish(
+            &self,
+            _: Arc<Message>,
+        ) -> futures_util::future::BoxFuture<'static, Result<(), destination::PublishError>>
+        {
+            let me = self.clone();
+            Box::pin(async move {
+                let first = {
+                    let mut starts = me.0.lock().unwrap();
+                    starts.push(tokio::time::Instant::now());
+                    starts.len() == 1
+                };
+                if first {
+                    // the stall
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+                Ok(())
+            })
+        }
+    }
+    let line = format!(
+        r#"{{"id":"{n}","event_id":"{n}","route":"orders","type":"t","key":"k","tenant_id":null,"payload":{{}},"headers":{{}}}}"#,
+        n = Uuid::nil()
+    );
+    let item = || Item {
+        message: Arc::new(file::parse_line(&line).unwrap()),
+        cursor: Cursor::Line {
+            source: None,
+            line: 1,
+        },
+        published_at: None,
+    };
+    let page = [item(), item(), item()];
+    let slow = Arc::new(Slow(Default::default()));
+    let p: Arc<dyn Publisher> = Arc::new(slow.clone());
+    let mut last = None;
+    let interval = Duration::from_millis(100);
+    publish_page(
+        &page,
+        &[p.clone(), p.clone(), p],
+        true,
+        0,
+        Some((interval, &mut last)),
+    )
+    .await
+    .unwrap();
+    let starts = slow.0.lock().unwrap().clone();
+    for w in starts.windows(2) {
+        assert!(w[1] - w[0] >= interval, "{:?}", w[1] - w[0]);
+    }
+}
+
+#[test]
+fn broker_key_falls_back_to_the_event_id() {
+    let id = Uuid::nil();
+    assert_eq!(broker_key(Some("k"), id), "k");
+    assert_eq!(broker_key(Some(""), id), id.to_string());
+    assert_eq!(broker_key(None, id), id.to_string());
+}
