@@ -208,9 +208,18 @@ async fn claim_function_step(
     };
     let catalog = |e| Error::pg("reading the catalog", e);
     let state = claim_function_state(conn, &f).await.map_err(catalog)?;
-    if let FunctionState::Trusted { .. } = state {
-        return Ok(None);
-    }
+    let (verb, mut statements) = match state {
+        FunctionState::Trusted { .. } => return Ok(None),
+        FunctionState::Missing => ("create", Vec::new()),
+        // dropped first: `CREATE OR REPLACE` would keep its owner
+        FunctionState::Untrusted => (
+            "replace a function not outboxctl's with",
+            vec![Statement::new(format!(
+                "DROP FUNCTION {}({})",
+                f.name, f.arguments
+            ))],
+        ),
+    };
     if let Some((role, owner)) = untrusted_maker(conn, &f).await.map_err(catalog)? {
         return Ok(Some(Err(Problem {
             object: f.name.plain(),
@@ -225,18 +234,6 @@ async fn claim_function_step(
             ),
         })));
     }
-    let (verb, mut statements) = match state {
-        FunctionState::Trusted { .. } => return Ok(None),
-        FunctionState::Missing => ("create", Vec::new()),
-        // dropped first: `CREATE OR REPLACE` would keep its owner
-        FunctionState::Untrusted => (
-            "replace a function not outboxctl's with",
-            vec![Statement::new(format!(
-                "DROP FUNCTION {}({})",
-                f.name, f.arguments
-            ))],
-        ),
-    };
     statements.push(Statement::new(f.ddl));
     Ok(Some(Ok(Step {
         summary: format!("{verb} strict order's claim function {}", f.name.plain()),

@@ -55,15 +55,18 @@ pub async fn untrusted_maker(
     conn: &mut PgConnection,
     f: &ClaimFunction,
 ) -> Result<Option<(String, String)>, sqlx::Error> {
-    let row = crate::db::pg::query(
+    let trusted = ClaimFunction::trusted_owner(
+        "(SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user)",
+        "c.oid = to_regclass($1)",
+    );
+    let sql = format!(
         "SELECT current_user::text, c.relowner::regrole::text FROM pg_class c \
-         WHERE c.oid = to_regclass($1) \
-         AND NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) \
-         AND NOT pg_has_role(current_user, c.relowner, 'MEMBER')",
-    )
-    .bind(f.table.to_string())
-    .fetch_optional(conn)
-    .await?;
+         WHERE c.oid = to_regclass($1) AND NOT {trusted}"
+    );
+    let row = crate::db::pg::query(&sql)
+        .bind(f.table.to_string())
+        .fetch_optional(conn)
+        .await?;
     row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).transpose()
 }
 

@@ -334,10 +334,23 @@ impl ClaimFunction {
             format!(
                 "p.prosrc = {body} AND NOT p.prosecdef AND p.proconfig IS NULL \
                  AND p.prolang = (SELECT l.oid FROM pg_language l WHERE l.lanname = 'plpgsql') \
-                 AND ((SELECT r.rolsuper FROM pg_roles r WHERE r.oid = p.proowner) \
-                      OR (SELECT pg_has_role(p.proowner, c.relowner, 'MEMBER') FROM pg_class c \
-                           WHERE c.relnamespace = p.pronamespace AND c.relname = {table}))"
+                 AND {}",
+                Self::trusted_owner(
+                    "p.proowner",
+                    &format!("c.relnamespace = p.pronamespace AND c.relname = {table}")
+                )
             ),
+        )
+    }
+
+    /// Whether the role `owner` (an oid expression) may own a claim function the relay trusts:
+    /// a superuser, or a member of the owner of the table `pg_class c` that `table` finds. The
+    /// one rule [`ClaimFunction::catalog_conditions`] and `migrate` (for the function its role
+    /// would make) both apply.
+    pub fn trusted_owner(owner: &str, table: &str) -> String {
+        format!(
+            "((SELECT r.rolsuper FROM pg_roles r WHERE r.oid = {owner}) \
+              OR (SELECT pg_has_role({owner}, c.relowner, 'MEMBER') FROM pg_class c WHERE {table}))"
         )
     }
 
