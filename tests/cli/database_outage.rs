@@ -9,8 +9,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    KillOnDrop, OK, eventually, free_port, lines, ob, out_file, own_mongod, own_postgres, wait_log,
-    wait_until,
+    KillOnDrop, OK, emit_events, eventually, free_port, lines, ob, out_file, own_mongod,
+    own_postgres, wait_log, wait_until,
 };
 
 /// The first log line holding `needle`, as a person reads it, with what changes from run to run
@@ -90,23 +90,10 @@ async fn across_an_outage(
     outage: Duration,
     up: &mut dyn FnMut(bool),
 ) -> Duration {
-    let emit = |n: &str| {
-        ob([
-            "emit",
-            "-q",
-            "--route",
-            "orders",
-            "--type",
-            "t",
-            "--payload",
-            "{}",
-            "--count",
-            n,
-        ])
-        .args(base)
-        .code(OK);
+    let emit = |n: u32| {
+        emit_events("orders", n, "{}").args(base).code(OK);
     };
-    emit("50");
+    emit(50);
     arrived(path, 50, "the first 50 events", log).await;
     up(false);
     let stopped = Instant::now();
@@ -148,7 +135,7 @@ async fn across_an_outage(
     );
     up(true);
     let back = Instant::now();
-    emit("20");
+    emit(20);
     arrived(path, 70, "the events staged after the outage", log).await;
     let took = back.elapsed();
     assert!(relay.terminate().success(), "the relay stopped cleanly");
@@ -381,18 +368,7 @@ async fn a_stop_while_postgres_stalls_ends_within_the_drain_and_a_bounded_cancel
     let (path, log) = (out_file(test), out_file(&format!("{test}-log")));
     let yaml = "  interval: 200ms\n  pass_statement_timeout: 400ms\n  shutdown_drain_timeout: 2s\n";
     let (mut relay, _metrics) = relay(test, &base, &path, &log, yaml);
-    ob([
-        "emit",
-        "-q",
-        "--route",
-        "orders",
-        "--type",
-        "t",
-        "--payload",
-        "{}",
-    ])
-    .args(&base)
-    .code(OK);
+    emit_events("orders", 1, "{}").args(&base).code(OK);
     arrived(&path, 1, "the relay running", &log).await;
     // the postmaster and every backend (each in a session of its own): the relay's open
     // connection stalls too
