@@ -369,6 +369,14 @@ fn split_sql_name(what: &'static str, text: &str) -> Result<Vec<String>, NameErr
 /// The placeholder a per-tenant relation or collection carries.
 pub const TENANT_PLACEHOLDER: &str = "{tenant}";
 
+/// A short name derived from `text`: the first 8 hex digits of its SHA-256 (a claim
+/// function's name, a replay cursor's source).
+pub fn short_hash(text: &str) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(text.as_bytes());
+    hash[..4].iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// How a tenant id is written into a per-tenant name: 32 lowercase hex digits, so the
 /// resulting identifier needs no quotes.
 pub fn tenant_fragment(tenant: Uuid) -> String {

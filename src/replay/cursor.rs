@@ -39,11 +39,14 @@ pub enum Cursor {
 }
 
 /// A short name for a source (a table's qualified name, a file's path as the filesystem
-/// resolves it): the first 8 hex digits of its SHA-256.
+/// resolves it): [`crate::target::short_hash`].
 pub fn source_id(name: &str) -> String {
-    use sha2::Digest;
-    let hash = sha2::Sha256::digest(name.as_bytes());
-    hash[..4].iter().map(|b| format!("{b:02x}")).collect()
+    crate::target::short_hash(name)
+}
+
+/// A `postgres-table` source's [`source_id`]: its qualified name, quoted as in SQL.
+pub fn table_id(table: &crate::target::QualifiedName) -> String {
+    source_id(&table.to_string())
 }
 
 impl Cursor {

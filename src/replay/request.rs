@@ -54,7 +54,7 @@ impl Origin {
     pub fn source_id(&self) -> Option<String> {
         match self {
             Origin::Published => None,
-            Origin::Table(t) => Some(crate::replay::cursor::source_id(&t.to_string())),
+            Origin::Table(t) => Some(crate::replay::cursor::table_id(t)),
             Origin::File(path) => Some(crate::replay::file::file_id(path)),
         }
     }

@@ -342,6 +342,8 @@ impl ReplaySource for PgPublished {
 pub struct PgTable {
     conn: PgConnection,
     table: QualifiedName,
+    /// The table's [`crate::replay::cursor::table_id`], which its cursors carry.
+    source: String,
     routes: Vec<String>,
     route: usize,
     pos: Option<(DateTime<Utc>, Uuid)>,
@@ -368,6 +370,7 @@ impl PgTable {
         let routes = selection.routes.clone();
         let mut this = Self {
             conn,
+            source: crate::replay::cursor::table_id(&table),
             table,
             routes,
             route: 0,
@@ -445,7 +448,7 @@ impl PgTable {
             page.push(Item {
                 message: Arc::new(message),
                 cursor: Cursor::Table {
-                    source: Some(crate::replay::cursor::source_id(&self.table.to_string())),
+                    source: Some(self.source.clone()),
                     route: route.clone(),
                     published_at,
                     event_id,

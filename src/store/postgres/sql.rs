@@ -388,7 +388,6 @@ pub fn claim_function(opts: &PgStoreOptions) -> Option<ClaimFunction> {
 
 /// The function whose body is `claim`, the claim of `table` under `opts`.
 fn function_of(table: &QualifiedName, opts: &PgStoreOptions, claim: &str) -> Option<ClaimFunction> {
-    use sha2::Digest;
     let mut args = vec!["text", "bigint", "timestamp with time zone"];
     if opts.tenant_aware {
         args.push("uuid");
@@ -414,14 +413,7 @@ fn function_of(table: &QualifiedName, opts: &PgStoreOptions, claim: &str) -> Opt
         "({arguments}) RETURNS TABLE ({}) LANGUAGE plpgsql AS {tag}{body}{tag}",
         returns.join(", "),
     );
-    let hash = sha2::Sha256::digest(text.as_bytes());
-    let suffix = format!(
-        "{CLAIM_FUNCTION_INFIX}{}",
-        hash[..4]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    );
+    let suffix = format!("{CLAIM_FUNCTION_INFIX}{}", crate::target::short_hash(&text));
     let name = table.sibling("claim function", &suffix).ok()?;
     let params: Vec<String> = (1..=args.len()).map(|i| format!("${i}")).collect();
     Some(ClaimFunction {
