@@ -77,11 +77,10 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
         spawn_signal_handler(shutdown.clone());
     }
     let mut warn = |w: &str| ctx.out.warn(w);
-    let stopped = || shutdown.drain_over(std::time::Duration::ZERO);
     let request = args.request();
     let assembled = tokio::select! {
         assembled = assemble(&ctx.config, ctx.connect_timeout, &request, &mut warn) => assembled?,
-        () = stopped() => {
+        () = shutdown.stopped() => {
             stopped_while_starting();
             return Ok(());
         }
@@ -116,7 +115,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     );
     let serving = tokio::select! {
         serving = start => serving?,
-        () = stopped() => {
+        () = shutdown.stopped() => {
             stopped_while_starting();
             return Ok(());
         }

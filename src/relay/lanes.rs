@@ -310,7 +310,7 @@ impl<S: RelayStore> Lane<S> {
                     events,
                     lanes,
                 ) => answers,
-                () = shutdown.drain_over(Duration::ZERO) => break,
+                () = shutdown.stopped() => break,
             };
             if probed {
                 if was_away {

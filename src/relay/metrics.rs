@@ -37,6 +37,16 @@ struct Route {
     lag_count: u64,
 }
 
+impl Inner {
+    /// `t` waits on something else than its passes (a pause, its destination down): no
+    /// failure of its from before counts towards `/healthz`.
+    fn waits(&mut self, t: &PassTarget) {
+        if let Some(r) = self.routes.get_mut(&key(t)) {
+            r.failing_since = None;
+        }
+    }
+}
+
 /// A route's key in the metrics: its name and tenant (empty for none).
 fn key(t: &PassTarget) -> (String, String) {
     (
@@ -146,9 +156,7 @@ impl Metrics {
         inner.heartbeat_failures = heartbeat_failures;
         // a paused route runs no pass: an operator's choice, not a failure of its passes
         for (t, _) in paused.iter().filter(|(_, p)| *p) {
-            if let Some(r) = inner.routes.get_mut(&key(t)) {
-                r.failing_since = None;
-            }
+            inner.waits(t);
         }
     }
 
@@ -175,11 +183,7 @@ impl Metrics {
             .destinations
             .insert(destination.to_owned(), down.map(str::to_owned));
         if down.is_some() {
-            for t in routes {
-                if let Some(r) = inner.routes.get_mut(&key(t)) {
-                    r.failing_since = None;
-                }
-            }
+            routes.iter().for_each(|t| inner.waits(t));
         }
     }
 

@@ -53,6 +53,11 @@ impl Shutdown {
         }
     }
 
+    /// Resolves once stopped (never, while not).
+    pub async fn stopped(&self) {
+        self.drain_over(Duration::ZERO).await;
+    }
+
     /// Resolves `budget` after the stop (never, while not stopped): the drain's end.
     pub async fn drain_over(&self, budget: Duration) {
         let mut rx = self.rx.clone();
