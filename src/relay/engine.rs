@@ -14,6 +14,8 @@ use serde::Serialize;
 use tracing::Instrument;
 
 use super::backoff::{self, RetryDecision};
+use super::deadline::Deadline;
+use super::shutdown::StopWatch;
 use crate::config::Config;
 use crate::destination::{PublishError, Publisher, Refusal, Sink};
 use crate::model::{KeyOrder, Storage};
@@ -75,6 +77,8 @@ pub struct PassOptions {
     pub reclaim: bool,
     /// Start no publish after this instant (consume storage always has one: `pass_deadline`).
     pub stop_publishing_at: Option<Instant>,
+    /// The looping relay's stop, which may come while the pass runs ([`StopWatch`]).
+    pub stop: Option<StopWatch>,
     /// The route's `dead_letter_to:`: a row is published there before it is parked.
     pub dead_letter: Option<Arc<dyn Publisher>>,
 }
@@ -156,6 +160,7 @@ pub async fn run_pass<S: RelayStore>(
     };
     // log lines of the pass carry its trace and span ids (while tracing)
     let log = flow.trace.log_span();
+    let stop = options.stop.clone();
     let result = pass_body(
         store,
         target,
@@ -187,7 +192,11 @@ pub async fn run_pass<S: RelayStore>(
         report.retried = 0;
         report.failed = 0;
     }
-    if let (true, None, Sink::Publisher(p)) = (flow.probe_after, &report.down, sink) {
+    // a stopping relay asks no more of a destination: the drain's time is for marks
+    let stopping = stop.as_ref().is_some_and(StopWatch::is_stopped);
+    if let (true, None, Sink::Publisher(p), false) =
+        (flow.probe_after, &report.down, sink, stopping)
+    {
         report.down = probe(p.as_ref(), probe_timeout(settings, p.as_ref())).await;
     }
     trace::end(flow.trace, &report, target, &log);
@@ -229,7 +238,7 @@ async fn pass_body<S: RelayStore>(
 ) -> Result<(), StoreError> {
     store.begin_pass(target).await?;
     let began = Instant::now();
-    let deadline = match settings.storage {
+    let fixed = match settings.storage {
         Storage::Consume => {
             let window = (store.publish_window())
                 .map_or(settings.pass_deadline, |w| w.min(settings.pass_deadline));
@@ -237,6 +246,10 @@ async fn pass_body<S: RelayStore>(
             Some(options.stop_publishing_at.map_or(end, |d| d.min(end)))
         }
         Storage::Retain => options.stop_publishing_at,
+    };
+    let deadline = Deadline {
+        fixed,
+        stop: options.stop.as_ref(),
     };
     if options.reclaim {
         if let Some(stale) = settings.reclaim_stale_after {
@@ -279,7 +292,7 @@ async fn pass_body<S: RelayStore>(
         _ => MARK_CHUNK,
     };
     for start in (0..rows.len()).step_by(window) {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if deadline.passed(Instant::now()) {
             break;
         }
         let chunk: Vec<usize> = (start..(start + window).min(rows.len()))
@@ -380,10 +393,9 @@ async fn pass_body<S: RelayStore>(
                 // A publish that got no answer may have met a stalled broker: ask it, within
                 // what the pass has left.
                 if timed_out && report.down.is_none() {
-                    let mut limit = probe_timeout(settings, publisher.as_ref());
-                    if let Some(d) = deadline {
-                        limit = limit.min(d.saturating_duration_since(Instant::now()));
-                    }
+                    let now = Instant::now();
+                    let limit = deadline.bound(now + probe_timeout(settings, publisher.as_ref()));
+                    let limit = limit.saturating_duration_since(now);
                     if limit.is_zero() {
                         flow.probe_after = true;
                     } else {
@@ -427,7 +439,7 @@ struct ChunkJob<'a> {
     messages: &'a [Option<Arc<Message>>],
     chunk: &'a [usize],
     settings: &'a RelaySettings,
-    deadline: Option<Instant>,
+    deadline: Deadline<'a>,
     strict: bool,
     blocked: &'a HashSet<(Option<uuid::Uuid>, String)>,
 }
@@ -484,15 +496,16 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
                     continue;
                 }
                 let now = Instant::now();
-                if deadline.is_some_and(|d| now >= d) || away.load(Ordering::Relaxed) {
+                if deadline.passed(now) || away.load(Ordering::Relaxed) {
                     out.push((i, Outcome::NotReached, None));
                     continue;
                 }
-                let limit = deadline.map_or(now + timeout, |d| d.min(now + timeout));
+                let limit = deadline.bound(now + timeout);
                 let message = messages[i].clone().expect("built");
-                let result = tokio::time::timeout_at(limit.into(), publisher.publish(message))
-                    .await
-                    .unwrap_or_else(|_| {
+                let publish = tokio::time::timeout_at(limit.into(), publisher.publish(message));
+                let result = (deadline.unless_stopped(publish).await)
+                    .and_then(Result::ok)
+                    .unwrap_or_else(|| {
                         Err(PublishError::timed_out(format!(
                             "publish timed out after {:.3}s",
                             now.elapsed().as_secs_f64()
@@ -524,7 +537,7 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
 struct Parking<'a> {
     dead_letter: Option<&'a Arc<dyn Publisher>>,
     messages: &'a [Option<Arc<Message>>],
-    deadline: Option<Instant>,
+    deadline: Deadline<'a>,
 }
 
 /// The message a dead-letter destination gets: the row's own, with why it was parked.
@@ -573,21 +586,20 @@ async fn dead_letter_first(
             continue;
         };
         let now = Instant::now();
-        if parking.deadline.is_some_and(|d| now >= d) {
+        if parking.deadline.passed(now) {
             hold.push((
                 format!("dead-letter publish not started before the pass deadline; {error}"),
                 i,
             ));
             continue;
         }
-        let limit = parking
-            .deadline
-            .map_or(now + timeout, |d| d.min(now + timeout));
+        let limit = parking.deadline.bound(now + timeout);
         let letter = Arc::new(dead_letter_message(message, &error, rows[i].attempts + 1));
-        let sent = match tokio::time::timeout_at(limit.into(), dl.publish(letter)).await {
-            Ok(Ok(())) => dl.flush().await,
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(PublishError::timed_out("dead-letter publish timed out")),
+        let publish = tokio::time::timeout_at(limit.into(), dl.publish(letter));
+        let sent = match parking.deadline.unless_stopped(publish).await {
+            Some(Ok(Ok(()))) => dl.flush().await,
+            Some(Ok(Err(e))) => Err(e),
+            _ => Err(PublishError::timed_out("dead-letter publish timed out")),
         };
         match sent {
             Ok(()) => park.push((error, i, true)),

@@ -21,6 +21,7 @@ use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout
 use super::fleet::FleetView;
 use super::lag::LagHistogram;
 pub use super::shutdown::Shutdown;
+use super::shutdown::StopWatch;
 use crate::destination::{Publisher, Sink};
 use crate::store::{PassTarget, RelayStore};
 use crate::wake::WakeSignal;
@@ -216,6 +217,7 @@ impl<S: RelayStore> Lane<S> {
                 let options = PassOptions {
                     reclaim: stats.passes == 0,
                     stop_publishing_at: None,
+                    stop: None,
                     dead_letter: self.dead_letters.get(&target.route).cloned(),
                 };
                 let report = run_pass(&mut self.store, target, sink, settings, options).await;
@@ -300,6 +302,7 @@ impl<S: RelayStore> Lane<S> {
         // they name and do not put it off, so busy routes cannot starve their lane's others
         let mut next_full = Instant::now();
         let targets: Vec<PassTarget> = self.routes.iter().map(|(t, _)| t.clone()).collect();
+        let stop = StopWatch::new(shutdown, settings.shutdown_drain_timeout);
         while !shutdown.is_stopped() {
             let was_away = database_away.is_some();
             // a probe of a database that does not answer must not hold the stop
@@ -384,6 +387,7 @@ impl<S: RelayStore> Lane<S> {
                         let options = PassOptions {
                             reclaim: n == 0,
                             stop_publishing_at: None,
+                            stop: Some(stop.clone()),
                             dead_letter: self.dead_letters.get(&target.route).cloned(),
                         };
                         let cut = shutdown.drain_over(settings.shutdown_drain_timeout);
@@ -507,6 +511,7 @@ impl<S: RelayStore> Lane<S> {
                 let options = PassOptions {
                     reclaim: false,
                     stop_publishing_at: Some(stop),
+                    stop: None,
                     dead_letter: self.dead_letters.get(&target.route).cloned(),
                 };
                 let pass = PassRun {

@@ -3,6 +3,7 @@
 
 pub mod assemble;
 pub mod backoff;
+mod deadline;
 pub mod endpoint;
 pub mod engine;
 pub mod fleet;

@@ -61,10 +61,46 @@ impl Shutdown {
     /// Resolves `budget` after the stop (never, while not stopped): the drain's end.
     pub async fn drain_over(&self, budget: Duration) {
         let mut rx = self.rx.clone();
-        let at = match rx.wait_for(Option::is_some).await {
-            Ok(at) => (*at).expect("stopped"),
-            Err(_) => return std::future::pending().await,
+        // the watch's guard is gone before anything else awaits (the future stays `Send`)
+        let at = rx.wait_for(Option::is_some).await.ok().and_then(|at| *at);
+        let Some(at) = at else {
+            return std::future::pending().await;
         };
         tokio::time::sleep_until((at + budget).into()).await;
+    }
+}
+
+/// The stop as a pass in flight sees it. A pass that is running when the stop comes starts no
+/// publish, and cuts one in flight, four fifths into the drain's budget, so that its marks and
+/// its commit fit in the last fifth. Without it such a pass ran on until the drain's end
+/// abandoned it, and retain's claimed rows stayed `processing` until `reclaim_stale_after`.
+#[derive(Clone)]
+pub struct StopWatch {
+    shutdown: Shutdown,
+    publishing: Duration,
+}
+
+impl StopWatch {
+    /// The watch of `shutdown`, whose drain lasts `drain_budget`.
+    pub fn new(shutdown: &Shutdown, drain_budget: Duration) -> Self {
+        Self {
+            shutdown: shutdown.clone(),
+            publishing: drain_budget.mul_f64(0.8),
+        }
+    }
+
+    /// When publishing ends: `None` until the stop.
+    pub fn publishing_ends(&self) -> Option<Instant> {
+        self.shutdown.stopped_at().map(|at| at + self.publishing)
+    }
+
+    /// Resolves when publishing ends (never, while not stopped).
+    pub async fn publishing_over(&self) {
+        self.shutdown.drain_over(self.publishing).await;
+    }
+
+    /// Whether the stop has come.
+    pub fn is_stopped(&self) -> bool {
+        self.shutdown.is_stopped()
     }
 }

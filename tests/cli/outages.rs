@@ -207,6 +207,57 @@ async fn http_receiver_stalled_costs_the_posts_in_flight_one_attempt_and_parks_n
     .await;
 }
 
+/// SIGTERM while a retain pass waits on a stalled webhook (publish timeout 30s, drain 2s): the
+/// pass in flight cuts its publishes four fifths into the drain and marks them, so the relay
+/// exits 0 with no row left `processing` (which would wait for `reclaim_stale_after`): each
+/// row is pending again with the one attempt the cut publish counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_during_a_stalled_retain_pass_leaves_no_row_processing() {
+    let test = test_name!();
+    let receiver = Receiver::start().await;
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  publish_timeout: 30s\n  pass_statement_timeout: 200ms\n  shutdown_drain_timeout: 2s\n  routes:\n    orders:\n      to: {}\n",
+            receiver.url()
+        ),
+    );
+    let log = out_file(test).with_extension("log");
+    let mut relay = spawn_loop_relay(&t, &cfg, &log);
+    // the relay's probe at start is answered; then the receiver stalls
+    wait_log(&log, "relay started", 1).await;
+    receiver.stalled.store(true, Ordering::Relaxed);
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let processing = format!("SELECT count(*) FROM {t} WHERE status = 'processing'");
+    wait_rows(&mut conn, &processing, 5).await;
+    let status = relay.terminate_within(Duration::from_secs(10)).await;
+    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "{status:?}\n{log_text}"
+    );
+    let rows: Vec<(String, i32, Option<String>)> =
+        sqlx::query_as(&format!("SELECT status, attempts, last_error FROM {t}"))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(rows.len(), 5);
+    for (status, attempts, error) in &rows {
+        assert_eq!(
+            (status.as_str(), *attempts),
+            ("pending", 1),
+            "{rows:?}\n{log_text}"
+        );
+        let error = error.as_deref().unwrap_or_default();
+        assert!(error.contains("publish timed out"), "{rows:?}");
+    }
+    assert!(!log_text.contains("cut and rolled back"), "{log_text}");
+    drop(schema);
+}
+
 /// A small tmpfs of the test's own, unmounted when dropped.
 struct Tmpfs(PathBuf);
 
