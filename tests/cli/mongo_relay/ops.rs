@@ -3,7 +3,7 @@
 use super::*;
 
 /// An event to stage, of route `orders`.
-fn new_event() -> outboxctl::store::ops::NewEvent {
+pub(super) fn new_event() -> outboxctl::store::ops::NewEvent {
     outboxctl::store::ops::NewEvent {
         id: uuid::Uuid::now_v7(),
         event_id: uuid::Uuid::now_v7(),
@@ -21,7 +21,10 @@ fn new_event() -> outboxctl::store::ops::NewEvent {
 }
 
 /// The store options of `db.outbox`.
-fn outbox_options(db: &str, hlc_ordering: bool) -> outboxctl::store::mongo::MongoStoreOptions {
+pub(super) fn outbox_options(
+    db: &str,
+    hlc_ordering: bool,
+) -> outboxctl::store::mongo::MongoStoreOptions {
     outboxctl::store::mongo::MongoStoreOptions {
         collection: outboxctl::target::CollectionName::new("c", db, "outbox").unwrap(),
         hlc_ordering,
@@ -438,7 +441,7 @@ async fn staging_takes_no_write_concern_fault_for_duplicates() {
 
 /// The next two `command`s run, then answer with a write concern error (twice: the driver
 /// retries such a write once by itself, and meets it again).
-async fn write_concern_fails(client: &mongodb::Client, command: &str) {
+pub(super) async fn write_concern_fails(client: &mongodb::Client, command: &str) {
     client
         .database("admin")
         .run_command(doc! {

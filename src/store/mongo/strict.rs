@@ -1,0 +1,214 @@
+//! Strict key order on MongoDB: the keys a claim skips before it runs ([`MongoStore::blockers`]),
+//! the claimed rows it hands back after ([`MongoStore::hold_back`]), and where a row stands in
+//! claim order ([`Position`], which replay's cursor shares).
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use mongodb::bson::{Bson, Document, doc};
+use uuid::Uuid;
+
+use super::{MongoStore, bson_date, claim_sort, collect, err};
+use crate::model::OutboxRow;
+use crate::store::{PassTarget, RelayStore, StoreError};
+
+impl MongoStore {
+    /// Strict key order, before the claim: for each key (tenant, ordering key) whose rows wait
+    /// behind a row that is failed, processing under another claim, or pending but not yet due,
+    /// the first such row. The claim skips every row of the key after it, so a stuck key never
+    /// fills the claim with rows that would only be handed back. One aggregation over the rows
+    /// in those states (the claim index's `status` ranges).
+    pub(super) async fn blockers(
+        &self,
+        target: &PassTarget,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Document>, StoreError> {
+        let mut f = self.route_filter(target);
+        f.extend(blocking_documents(now));
+        self.first_per_key(f).await
+    }
+
+    /// The first row (in claim order) of each key among those `filter` matches: `_id` is
+    /// `{t: tenant_id, k: ordering_key}`, with the row's `hlc`, `created_at` and `id`.
+    pub(super) async fn first_per_key(
+        &self,
+        filter: Document,
+    ) -> Result<Vec<Document>, StoreError> {
+        let pipeline = vec![
+            doc! { "$match": filter },
+            doc! { "$sort": claim_sort(self.opts.hlc_ordering) },
+            doc! { "$group": {
+                "_id": { "t": "$tenant_id", "k": "$ordering_key" },
+                "hlc": { "$first": "$hlc" },
+                "created_at": { "$first": "$created_at" },
+                "id": { "$first": "$id" },
+            } },
+        ];
+        collect(self.coll.aggregate(pipeline))
+            .await
+            .map_err(|e| err("checking key order", e))
+    }
+
+    /// Strict key order, after the claim: a claimed row whose key has an earlier row that is
+    /// not ours (pending outside this claim, processing under another claim, or failed) is
+    /// handed back. One aggregation: for each claimed key, the first row not ours among those
+    /// no later than the key's last claimed row; a claimed row after it waits. Returns the rows
+    /// kept and how many were handed back.
+    pub(super) async fn hold_back(
+        &mut self,
+        target: &PassTarget,
+        rows: Vec<OutboxRow>,
+        token: &str,
+    ) -> Result<(Vec<OutboxRow>, usize), StoreError> {
+        let hlc = self.opts.hlc_ordering;
+        let mut last: HashMap<(Option<Uuid>, String), Position> = HashMap::new();
+        for row in &rows {
+            if let Some(key) = row.ordering_key.as_deref().filter(|k| !k.is_empty()) {
+                let pos = Position::of(row);
+                let at = last
+                    .entry((row.tenant_id, key.to_owned()))
+                    .or_insert_with(|| pos.clone());
+                if pos.cmp_claim(at, hlc).is_gt() {
+                    *at = pos;
+                }
+            }
+        }
+        if last.is_empty() {
+            return Ok((rows, 0));
+        }
+        let branches: Vec<Bson> = last
+            .iter()
+            .map(|((tenant, key), at)| {
+                let mut b = at.not_after(hlc);
+                b.insert("ordering_key", key);
+                b.insert(
+                    "tenant_id",
+                    tenant.map_or(Bson::Null, |t| Bson::String(t.to_string())),
+                );
+                Bson::Document(b)
+            })
+            .collect();
+        let mut f = self.route_filter(target);
+        f.insert(
+            "$and",
+            vec![
+                Bson::Document(doc! { "$or": branches }),
+                Bson::Document(doc! { "$or": [
+                    { "status": "failed" },
+                    { "status": "pending" },
+                    { "status": "processing", "claim_token": { "$ne": token } },
+                ] }),
+            ],
+        );
+        let first: HashMap<(Option<Uuid>, String), Position> = self
+            .first_per_key(f)
+            .await?
+            .iter()
+            .filter_map(Position::keyed)
+            .collect();
+        let (mut keep, mut release) = (Vec::with_capacity(rows.len()), Vec::new());
+        for row in rows {
+            let blocked = row
+                .ordering_key
+                .as_deref()
+                .filter(|k| !k.is_empty())
+                .and_then(|k| first.get(&(row.tenant_id, k.to_owned())))
+                .is_some_and(|before| Position::of(&row).cmp_claim(before, hlc).is_gt());
+            if blocked {
+                release.push(row.id);
+            } else {
+                keep.push(row);
+            }
+        }
+        if !release.is_empty() {
+            self.release(target, &release).await?;
+        }
+        Ok((keep, release.len()))
+    }
+}
+
+/// The documents strict order waits behind: with an ordering key, and failed, processing, or
+/// pending but not yet due. Shared by the claim and `inspect blocked`.
+pub(crate) fn blocking_documents(now: DateTime<Utc>) -> Document {
+    doc! {
+        "ordering_key": { "$nin": [Bson::Null, ""] },
+        "$or": [
+            { "status": { "$in": ["failed", "processing"] } },
+            { "status": "pending", "available_at": { "$gt": bson_date(now) } },
+        ],
+    }
+}
+
+/// Where a row stands in claim order: `(hlc, created_at, id)` with HLC ordering (a row
+/// without `hlc` sorts first, as MongoDB sorts a missing field), else `(created_at, id)`.
+#[derive(Debug, Clone)]
+pub(crate) struct Position {
+    hlc: Option<i64>,
+    created_ms: i64,
+    id: String,
+}
+
+impl Position {
+    /// The position a replay cursor names.
+    pub(crate) fn at(hlc: Option<i64>, created_at: DateTime<Utc>, id: Uuid) -> Self {
+        Self {
+            hlc,
+            created_ms: created_at.timestamp_millis(),
+            id: id.to_string(),
+        }
+    }
+
+    pub(crate) fn of(row: &OutboxRow) -> Self {
+        Self {
+            hlc: row.hlc,
+            created_ms: row.created_at.timestamp_millis(),
+            id: row.id.to_string(),
+        }
+    }
+
+    /// The key and position of a [`MongoStore::first_per_key`] result.
+    pub(super) fn keyed(d: &Document) -> Option<((Option<Uuid>, String), Position)> {
+        let key = d.get_document("_id").ok()?;
+        let tenant = key.get_str("t").ok().and_then(|t| Uuid::parse_str(t).ok());
+        let pos = Position {
+            hlc: d.get_i64("hlc").ok(),
+            created_ms: d.get_datetime("created_at").ok()?.timestamp_millis(),
+            id: d.get_str("id").ok()?.to_owned(),
+        };
+        Some(((tenant, key.get_str("k").ok()?.to_owned()), pos))
+    }
+
+    fn cmp_claim(&self, other: &Self, hlc: bool) -> std::cmp::Ordering {
+        let tail = |p: &Self| (p.created_ms, p.id.clone());
+        if hlc {
+            (self.hlc, tail(self)).cmp(&(other.hlc, tail(other)))
+        } else {
+            tail(self).cmp(&tail(other))
+        }
+    }
+
+    /// A filter for the rows strictly after this position in claim order.
+    pub(crate) fn after(&self, hlc: bool) -> Document {
+        let at = mongodb::bson::DateTime::from_millis(self.created_ms);
+        let tail = vec![
+            Bson::Document(doc! { "created_at": { "$gt": at } }),
+            Bson::Document(doc! { "created_at": at, "id": { "$gt": &self.id } }),
+        ];
+        match (hlc, self.hlc) {
+            (false, _) => doc! { "$or": tail },
+            (true, Some(h)) => doc! { "$or": [
+                { "hlc": { "$gt": h } },
+                { "hlc": h, "$or": tail },
+            ] },
+            (true, None) => doc! { "$or": [
+                { "hlc": { "$ne": Bson::Null } },
+                { "hlc": Bson::Null, "$or": tail },
+            ] },
+        }
+    }
+
+    /// A filter for the rows at or before this position in claim order.
+    fn not_after(&self, hlc: bool) -> Document {
+        doc! { "$nor": [self.after(hlc)] }
+    }
+}
