@@ -12,7 +12,7 @@ use super::confirm::confirm;
 use crate::model::rfc3339;
 use crate::ops::replay as ops;
 use crate::replay::request::{Prepared, Request, parse_hlc, parse_rate, parse_time};
-use crate::replay::{self, Destinations, Pace, Selection, Tally};
+use crate::replay::{self, Destinations, Pace, Selection, Tally, Tries};
 
 /// Replays of more events than this ask first (`--yes` answers).
 pub const CONFIRM_ABOVE: u64 = 1_000;
@@ -110,7 +110,10 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
     let mut pace = Pace {
         rate: args.rate,
         limit: args.limit,
-        retries: args.retries,
+        tries: Tries {
+            retries: args.retries,
+            timeout: ctx.config.relay.publish_timeout,
+        },
     };
     let counted = if args.dry_run || !ctx.yes {
         let bar = ctx.out.progress(None, "counting");

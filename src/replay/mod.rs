@@ -242,8 +242,17 @@ pub struct Pace {
     pub rate: Option<f64>,
     /// Events at most.
     pub limit: Option<u64>,
-    /// Tries again after a refusal that may pass (not a permanent one).
+    /// How each event is tried.
+    pub tries: Tries,
+}
+
+/// How one event is tried: a refusal that may pass (not a permanent one) is tried again
+/// `retries` times; each try waits `timeout` at most (`relay.publish_timeout`, else the
+/// destination's own default, as the relay's publishes do).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tries {
     pub retries: u32,
+    pub timeout: Option<Duration>,
 }
 
 /// Reads a source to its end (or `limit`) without publishing: what a dry run shows and what
@@ -441,7 +450,7 @@ pub async fn run(
             &page,
             &publishers,
             serial,
-            pace.retries,
+            pace.tries,
             pace.rate
                 .map(|rate| (Duration::from_secs_f64(1.0 / rate), &mut last_send)),
         ));
@@ -497,16 +506,15 @@ pub async fn run(
     }
 }
 
-/// Publishes one message, each try bounded by the destination's timeout; a refusal that may
-/// pass (not a permanent one) is tried again `retries` times, 200 ms apart and doubling.
+/// Publishes one message, tried as `how` says, retries 200 ms apart and doubling.
 async fn publish(
     publisher: &Arc<dyn Publisher>,
     message: &Arc<Message>,
-    retries: u32,
+    how: Tries,
 ) -> Result<(), destination::PublishError> {
     let mut tries = 0;
     loop {
-        let limit = publisher.default_timeout();
+        let limit = how.timeout.unwrap_or_else(|| publisher.default_timeout());
         let result = tokio::time::timeout(limit, publisher.publish(message.clone()))
             .await
             .unwrap_or_else(|_| {
@@ -516,7 +524,7 @@ async fn publish(
                 )))
             });
         match result {
-            Err(e) if e.kind != destination::Refusal::Permanent && tries < retries => {
+            Err(e) if e.kind != destination::Refusal::Permanent && tries < how.retries => {
                 tries += 1;
                 // doubling, up to a minute between tries (a shift past 31 would overflow)
                 let wait = RETRY_WAIT.saturating_mul(1 << (tries - 1).min(16));
@@ -541,7 +549,7 @@ async fn publish_page(
     page: &[Item],
     publishers: &[Arc<dyn Publisher>],
     serial: bool,
-    retries: u32,
+    tries: Tries,
     mut paced: Option<(Duration, &mut Option<tokio::time::Instant>)>,
 ) -> Result<(), (usize, destination::PublishError)> {
     if serial {
@@ -554,7 +562,7 @@ async fn publish_page(
                 }
                 **last = Some(tokio::time::Instant::now());
             }
-            if let Err(e) = publish(&publishers[i], &item.message, retries).await {
+            if let Err(e) = publish(&publishers[i], &item.message, tries).await {
                 return Err((i, e));
             }
         }
@@ -578,7 +586,7 @@ async fn publish_page(
     let results: Vec<(usize, destination::PublishError)> = futures_util::stream::iter(chains)
         .map(|chain| async move {
             for i in chain {
-                if let Err(e) = publish(&publishers[i], &page[i].message, retries).await {
+                if let Err(e) = publish(&publishers[i], &page[i].message, tries).await {
                     return Some((i, e));
                 }
             }

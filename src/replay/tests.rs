@@ -82,7 +82,7 @@ async fn one_keys_events_go_in_order_across_tenants() {
             done: Default::default(),
         });
         let p: Arc<dyn Publisher> = Arc::new(r.clone());
-        publish_page(&page, &[p.clone(), p], false, 0, None)
+        publish_page(&page, &[p.clone(), p], false, Tries::default(), None)
             .await
             .unwrap();
         let want: Vec<Uuid> = order.iter().map(|&n| Uuid::from_u128(n)).collect();
@@ -141,7 +141,7 @@ async fn a_rate_spaces_each_send_after_a_stall() {
         &page,
         &[p.clone(), p.clone(), p],
         true,
-        0,
+        Tries::default(),
         Some((interval, &mut last)),
     )
     .await

@@ -212,6 +212,28 @@ async fn an_interrupted_replay_resumes_after_its_cursor_with_nothing_lost() {
     assert_eq!(read(&part), read(&first));
 }
 
+/// Each replayed publish is bounded by `relay.publish_timeout`, as the relay's are: to a
+/// webhook that accepts and never answers, with `publish_timeout: 300ms`, the replay stops at
+/// the first event naming that bound (the webhook's own default is far longer).
+#[tokio::test]
+async fn publish_timeout_bounds_each_replayed_publish() {
+    let test = test_name!();
+    let (schema, _conn, _, _) = delivered(test, 3).await;
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let to = format!("http://{}/hook", silent.local_addr().unwrap());
+    let cfg = config_file(
+        &format!("{test}-timeout"),
+        "outbox:\n  replay_index: true\nrelay:\n  publish_timeout: 300ms\n  routes:\n    orders:\n      to: file:/dev/null\n",
+    );
+    let r = replay(&schema, &cfg)
+        .args(["--route", "orders", "--to", &to, "--retries", "0", "--yes"])
+        .run_async()
+        .await;
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("no answer within 300ms"), "{r:?}");
+    drop(silent);
+}
+
 #[tokio::test]
 async fn rate_paces_publishes_and_large_replays_ask_first() {
     let test = test_name!();
