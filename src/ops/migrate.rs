@@ -64,7 +64,8 @@ impl Migration {
                 let mut conn = p.connect().await?;
                 let lock = match lock_wait {
                     Some(wait) => {
-                        Some(MigrationLock::acquire(p.connect().await?, &target, wait).await?)
+                        let keys = lock_keys(&target, &schemas);
+                        Some(MigrationLock::acquire(p.connect().await?, &keys, wait).await?)
                     }
                     None => None,
                 };
@@ -242,4 +243,18 @@ async fn claim_function_step(
         mongo_index: None,
         mongo_collection: None,
     })))
+}
+
+/// What a migrate locks (all or none, [`MigrationLock::acquire`]): its outbox as the
+/// configuration names it, and each object the outbox may share with others.
+fn lock_keys(target: &str, schemas: &[PgSchema]) -> Vec<String> {
+    let mut keys = vec![target.to_owned()];
+    for s in schemas {
+        let shared = [&s.checkpoint, &s.delivery_log, &s.registry];
+        keys.extend(shared.into_iter().flatten().map(|n| n.plain()));
+        keys.extend(s.sinks.iter().map(|n| n.plain()));
+    }
+    keys.sort();
+    keys.dedup();
+    keys
 }

@@ -324,8 +324,16 @@ pub struct MigrationLock {
 }
 
 impl MigrationLock {
-    /// Takes the lock for `key`, polling until `wait` has passed (then exit code 4).
-    pub async fn acquire(mut conn: PgConnection, key: &str, wait: Duration) -> Result<Self, Error> {
+    /// Takes the lock for each of `keys` (the outbox, and each object it may share with other
+    /// outboxes: the checkpoint, the delivery log, the registry, a destination table), all or
+    /// none, polling until `wait` has passed (then exit code 4). A migrate of another outbox
+    /// that shares an object so waits for this one, then finds the object there, where both
+    /// would have created it and one failed on "already exists".
+    pub async fn acquire(
+        mut conn: PgConnection,
+        keys: &[String],
+        wait: Duration,
+    ) -> Result<Self, Error> {
         use sqlx::TransactionManager;
         use sqlx::postgres::PgTransactionManager;
         let deadline = Instant::now() + wait;
@@ -346,16 +354,23 @@ impl MigrationLock {
                 .execute(&mut conn)
                 .await
                 .map_err(runtime)?;
-            let got: bool = query_scalar(
-                "SELECT pg_try_advisory_xact_lock(hashtext('outboxctl.migrate'), hashtext(current_database() || ':' || $1))",
-            )
-            .bind(key)
-            .fetch_one(&mut conn)
-            .await
-            .map_err(runtime)?;
-            if got {
-                return Ok(Self { conn });
+            let mut busy = None;
+            for key in keys {
+                let got: bool = query_scalar(
+                    "SELECT pg_try_advisory_xact_lock(hashtext('outboxctl.migrate'), hashtext(current_database() || ':' || $1))",
+                )
+                .bind(key)
+                .fetch_one(&mut conn)
+                .await
+                .map_err(runtime)?;
+                if !got {
+                    busy = Some(key);
+                    break;
+                }
             }
+            let Some(key) = busy else {
+                return Ok(Self { conn });
+            };
             PgTransactionManager::rollback(&mut conn)
                 .await
                 .map_err(runtime)?;

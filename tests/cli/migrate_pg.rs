@@ -379,19 +379,24 @@ async fn two_concurrent_migrates_serialise() {
     assert_eq!(invalid, 0);
 }
 
+/// Takes the migration lock of `key` in a transaction opened on `conn`, as a migrate would.
+async fn hold_migration_lock(conn: &mut sqlx::PgConnection, key: &str) {
+    sqlx::raw_sql("BEGIN").execute(&mut *conn).await.unwrap();
+    let got: bool = sqlx::query_scalar(
+        "SELECT pg_try_advisory_xact_lock(hashtext('outboxctl.migrate'), hashtext(current_database() || ':' || $1))",
+    )
+    .bind(key)
+    .fetch_one(conn)
+    .await
+    .unwrap();
+    assert!(got);
+}
+
 #[tokio::test]
 async fn a_held_migration_lock_makes_migrate_give_up_with_exit_4() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
     let key = schema.rel("outbox");
-    sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
-    let got: bool = sqlx::query_scalar(
-        "SELECT pg_try_advisory_xact_lock(hashtext('outboxctl.migrate'), hashtext(current_database() || ':' || $1))",
-    )
-    .bind(&key)
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
-    assert!(got);
+    hold_migration_lock(&mut conn, &key).await;
     let r = migrate(&schema, &["--lock-wait", "1s"]);
     assert_eq!(r.code, LOCK_BUSY, "{r:?}");
     assert!(r.stderr.contains("migration lock"), "{r:?}");
@@ -403,6 +408,28 @@ async fn a_held_migration_lock_makes_migrate_give_up_with_exit_4() {
         .unwrap();
     assert!(!exists, "nothing was created while the lock was held");
     assert_eq!(migrate(&schema, &[]).code, OK);
+}
+
+/// Two outboxes that share a checkpoint: a migrate of one holds the checkpoint's key too, so a
+/// migrate of the other waits for it (here: gives up, exit 4, naming the checkpoint) rather
+/// than create the checkpoint beside it and fail on "already exists".
+#[tokio::test]
+async fn a_migrate_waits_for_another_outboxs_migrate_of_a_shared_checkpoint() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let checkpoint = schema.rel("hlc_checkpoint");
+    hold_migration_lock(&mut conn, &checkpoint).await;
+    let shared = [
+        "--hlc-ordering",
+        "--hlc-checkpoint",
+        &checkpoint,
+        "--lock-wait",
+        "1s",
+    ];
+    let r = migrate(&schema, &shared);
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
+    assert!(r.stderr.contains(&checkpoint), "{r:?}");
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    assert_eq!(migrate(&schema, &shared).code, OK);
 }
 
 #[tokio::test]
