@@ -7,7 +7,7 @@
 use crate::Error;
 use crate::ops::failure_groups::FailureGroup;
 use crate::ops::top::{RouteRow, Snapshot, Source};
-use crate::store::ops::RowView;
+use crate::store::ops::{Glance, RowView};
 
 /// The keys the view knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,9 +41,17 @@ pub struct Browser {
     pub typing: Option<String>,
     /// A route's rows (Enter).
     pub detail: Option<(String, Vec<RowView>)>,
-    /// A group waiting for y/n before its rows are requeued: its id and rows.
-    pub confirm: Option<(String, i64)>,
+    /// A group waiting for y/n before its rows on a route are requeued.
+    pub confirm: Option<Requeue>,
     pub message: Option<String>,
+}
+
+/// A requeue `r` asks about: a group's failed rows on one route (and tenant), counted when
+/// asked; `y` requeues them as they are then.
+pub struct Requeue {
+    pub group: String,
+    pub on: Glance,
+    pub rows: usize,
 }
 
 impl Browser {
@@ -110,10 +118,11 @@ impl Browser {
             }
             return Ok(false);
         }
-        if let Some((id, _)) = self.confirm.take() {
+        if let Some(Requeue { group, on, .. }) = self.confirm.take() {
             if key == Key::Char('y') {
-                let n = source.requeue_group(&id).await?;
-                self.message = Some(format!("requeued {n} row(s) of group {id}"));
+                let n = source.requeue_group(&group, &on).await?;
+                let route = &on.route;
+                self.message = Some(format!("requeued {n} row(s) of group {group} on {route}"));
                 self.snap = source.snapshot(self.filter.as_deref()).await?;
             } else {
                 self.message = Some("requeue cancelled; nothing changed".into());
@@ -155,12 +164,20 @@ impl Browser {
             }
             (Key::Char('/'), _) => self.typing = Some(String::new()),
             (Key::Char('r'), focus) => {
-                let picked = self
-                    .visible_groups()
-                    .get(self.group)
-                    .map(|g| (g.id.clone(), g.count));
-                match (focus, picked) {
-                    (Focus::Groups, Some(g)) => self.confirm = Some(g),
+                let group = self.visible_groups().get(self.group).map(|g| g.id.clone());
+                let on = self.selected_route().map(|r| r.glance.clone());
+                match (focus, group, on) {
+                    (Focus::Groups, Some(group), Some(on)) => {
+                        let rows = source.group_rows(&group, &on).await?;
+                        if rows == 0 {
+                            let route = &on.route;
+                            self.message = Some(format!(
+                                "group {group} has no failed rows on {route} now; nothing to requeue"
+                            ));
+                        } else {
+                            self.confirm = Some(Requeue { group, on, rows });
+                        }
+                    }
                     _ => {
                         let how = "Tab to the failure groups, pick one with j/k, then r";
                         self.message = Some(how.into());
@@ -176,8 +193,10 @@ impl Browser {
     pub fn footer(&self) -> String {
         if let Some(t) = &self.typing {
             format!("filter routes: {t}▏ (Enter apply, Esc cancel)")
-        } else if let Some((id, n)) = &self.confirm {
-            format!("requeue the {n} failed row(s) of group {id}? y/N")
+        } else if let Some(Requeue { group, on, rows }) = &self.confirm {
+            let tenant = on.tenant.map(|t| format!(" ({t})")).unwrap_or_default();
+            let route = &on.route;
+            format!("requeue the {rows} failed row(s) of group {group} on {route}{tenant}? y/N")
         } else if let Some(m) = &self.message {
             format!("{m}   — q quit")
         } else {

@@ -577,16 +577,30 @@ impl<'a> Source<'a> {
         Ok(out)
     }
 
-    /// Requeues the failed rows of group `id` as they are now (what `requeue --group ID`
-    /// does); returns how many.
-    pub async fn requeue_group(&mut self, id: &str) -> Result<usize, Error> {
-        let selection = Selection {
-            groups: vec![id.to_owned()],
-            ..Default::default()
-        };
-        let picked = requeue::select_in(&mut self.outboxes, &selection).await?;
+    /// How many failed rows group `id` has on `on`'s route (and tenant) now: what `r` asks
+    /// about.
+    pub async fn group_rows(&mut self, id: &str, on: &Glance) -> Result<usize, Error> {
+        let picked = requeue::select_in(&mut self.outboxes, &group_on(id, on)).await?;
+        Ok(picked.ids.len())
+    }
+
+    /// Requeues the failed rows of group `id` on `on`'s route (and tenant) as they are now
+    /// (what `requeue --group ID --route R` does); returns how many.
+    pub async fn requeue_group(&mut self, id: &str, on: &Glance) -> Result<usize, Error> {
+        let picked = requeue::select_in(&mut self.outboxes, &group_on(id, on)).await?;
         let done = requeue::apply_in(&mut self.outboxes, &picked, Action::Requeue, |_| {}).await?;
         Ok(done.count)
+    }
+}
+
+/// The failed rows of group `id` on one row of the view: its route and tenant, not the group's
+/// rows elsewhere (the view shows the groups of the selected route).
+fn group_on(id: &str, on: &Glance) -> Selection {
+    Selection {
+        groups: vec![id.to_owned()],
+        route: Some(on.route.clone()),
+        tenant: on.tenant,
+        ..Default::default()
     }
 }
 

@@ -215,6 +215,9 @@ async fn the_live_screen_in_tmux_follows_the_outbox_and_restores_the_terminal() 
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "billing", 5, None).await;
     park(&mut conn, &t, "billing", 3, "HTTP 503 from 10.0.0.7:8080").await;
+    // the same failure group on another route: `r` on billing leaves these alone
+    stage(&mut conn, &t, "shipping", 2, None).await;
+    park(&mut conn, &t, "shipping", 2, "HTTP 503 from 10.0.0.9:8080").await;
     // a relay with its metrics endpoint, delivering what a stager keeps adding
     let port = free_port();
     let log = out_file(&format!("{test}-relay"));
@@ -297,21 +300,28 @@ async fn the_live_screen_in_tmux_follows_the_outbox_and_restores_the_terminal() 
         .await;
     assert!(s.contains("│billing") && !s.contains("│orders"), "{s}");
 
-    // Tab to the failure groups, r, y: the group's rows are requeued
+    // Tab to the failure groups, r, y: the group's rows on the selected route are requeued
     tmux.keys(&["Tab", "r"]);
     tmux.wait_for("the confirmation", |s| {
-        s.contains("requeue the 3 failed row(s) of group")
+        s.contains("requeue the 3 failed row(s) of group") && s.contains("on billing? y/N")
     })
     .await;
     tmux.keys(&["y"]);
-    tmux.wait_for("the requeue's report", |s| s.contains("requeued 3 row(s)"))
-        .await;
-    let failed: i64 =
-        sqlx::query_scalar(&format!("SELECT count(*) FROM {t} WHERE status = 'failed'"))
-            .fetch_one(&mut conn)
-            .await
-            .unwrap();
-    assert_eq!(failed, 0);
+    tmux.wait_for("the requeue's report", |s| {
+        s.contains("requeued 3 row(s)") && s.contains("on billing")
+    })
+    .await;
+    let failed: Vec<String> = sqlx::query_scalar(&format!(
+        "SELECT outbox_route FROM {t} WHERE status = 'failed'"
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(
+        failed,
+        ["shipping", "shipping"],
+        "another route's rows of the group stay"
+    );
 
     // q: the shell is back, in cooked mode with echo
     tmux.keys(&["q"]);
