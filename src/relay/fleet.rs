@@ -6,8 +6,11 @@
 //! it. Where the claim itself reads the pauses (PostgreSQL with named statements), that is the
 //! pass's end. Where only
 //! the heartbeat reads them (MongoDB), a pass counts no later than the moment the heartbeat
-//! that read its pauses was sent, so an operator who waits for every relay's `last_pass_at` to
-//! pass a pause's `since` knows nothing of the route is published afterwards.
+//! that read its pauses was sent, and a pass run before any heartbeat read them counts not at
+//! all. Lanes run passes side by side, so what is reported is also no later than what each
+//! pass still running knows of the pauses. An operator who waits for every relay's
+//! `last_pass_at` to pass a pause's `since` so knows nothing of the route is published
+//! afterwards.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -33,6 +36,10 @@ struct Inner {
     /// The pauses are checked by the claim statement too.
     claim_checks: bool,
     last_pass: Option<Instant>,
+    /// The passes running (lanes run side by side), each with what it knows of the pauses:
+    /// those made before this instant (`None`: none).
+    in_flight: HashMap<u64, Option<Instant>>,
+    tickets: u64,
     published: u64,
     lag: LagHistogram,
     errors: HashMap<PassTarget, String>,
@@ -41,18 +48,45 @@ struct Inner {
 }
 
 impl Inner {
-    /// A pass under `ticket` ends now: it counts no later than its pauses' read.
+    /// A pass under `ticket` ends now: it counts no later than what it knew of the pauses.
     fn count_pass(&mut self, ticket: Ticket) {
-        let finished = Instant::now();
-        let counted = ticket.read_sent.map_or(finished, |s| s.min(finished));
+        self.in_flight.remove(&ticket.id);
+        let Some(knows) = ticket.knows else {
+            return;
+        };
+        let counted = knows.min(Instant::now());
         self.last_pass = Some(self.last_pass.map_or(counted, |l| l.max(counted)));
+    }
+
+    /// A ticket for a pass starting now: it knows the pauses the claim reads (those made before
+    /// now) or, without that, those the last heartbeat read.
+    fn ticket(&mut self) -> Ticket {
+        self.tickets += 1;
+        let knows = if self.claim_checks {
+            Some(Instant::now())
+        } else {
+            self.read_sent
+        };
+        Ticket {
+            id: self.tickets,
+            knows,
+        }
+    }
+
+    /// The last pass as it may be reported: no later than what a pass still running knows.
+    fn last_pass(&self) -> Option<Instant> {
+        self.in_flight
+            .values()
+            .try_fold(self.last_pass?, |at, knows| Some(at.min((*knows)?)))
     }
 }
 
 /// A pass allowed to start: what [`FleetView::after_pass`] needs.
 #[derive(Debug, Clone, Copy)]
 pub struct Ticket {
-    read_sent: Option<Instant>,
+    id: u64,
+    /// The pauses the pass honours: those made before this instant (`None`: none).
+    knows: Option<Instant>,
 }
 
 /// What a heartbeat reports, taken from the view (the lag window restarts).
@@ -103,19 +137,16 @@ impl FleetView {
     /// the pauses then.
     pub fn before_pass(&self, target: &PassTarget) -> Result<Ticket, Pause> {
         let mut inner = self.lock();
-        let ticket = Ticket {
-            read_sent: if inner.claim_checks {
-                None
-            } else {
-                inner.read_sent
-            },
-        };
+        let ticket = inner.ticket();
         match inner.pauses.find(&target.route, target.tenant).cloned() {
             Some(p) => {
                 inner.count_pass(ticket);
                 Err(p)
             }
-            None => Ok(ticket),
+            None => {
+                inner.in_flight.insert(ticket.id, ticket.knows);
+                Ok(ticket)
+            }
         }
     }
 
@@ -171,7 +202,7 @@ impl FleetView {
         let mut errors: Vec<(&PassTarget, &String)> = inner.errors.iter().collect();
         errors.sort_by(|a, b| a.0.route.cmp(&b.0.route));
         Report {
-            last_pass_ago: inner.last_pass.map(|l| l.elapsed()),
+            last_pass_ago: inner.last_pass().map(|l| l.elapsed()),
             published: inner.published,
             last_error: errors.first().map(|(t, e)| format!("{t}: {e}")),
             lag_p99_ms: lag.quantile(0.99).map(|s| (s * 1e4).round() / 10.0),
@@ -244,6 +275,35 @@ mod tests {
         let ticket = view.before_pass(&target("orders")).unwrap();
         view.after_pass(&target("orders"), ticket, &committed(1));
         assert!(view.report().last_pass_ago.unwrap() < Duration::from_millis(25));
+    }
+
+    #[test]
+    fn a_pass_on_another_lane_counts_no_later_than_what_a_running_one_knows() {
+        let view = FleetView::default();
+        let first_read = Instant::now();
+        view.apply(PauseSet::default(), first_read);
+        // lane A's pass starts knowing the first read, and runs on
+        let slow = view.before_pass(&target("orders")).unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        view.apply(PauseSet::default(), Instant::now());
+        // lane B's pass starts and ends knowing the second read
+        let fast = view.before_pass(&target("billing")).unwrap();
+        view.after_pass(&target("billing"), fast, &committed(1));
+        let reported = view.report().last_pass_ago.unwrap();
+        assert!(reported >= first_read.elapsed() - Duration::from_millis(1));
+        view.after_pass(&target("orders"), slow, &committed(1));
+        assert!(view.report().last_pass_ago.unwrap() < Duration::from_millis(25));
+    }
+
+    #[test]
+    fn a_pass_before_any_pauses_were_read_does_not_count() {
+        let view = FleetView::default();
+        let t = target("orders");
+        view.after_pass(&t, view.before_pass(&t).unwrap(), &committed(1));
+        assert_eq!(view.report().last_pass_ago, None);
+        view.apply(PauseSet::default(), Instant::now());
+        view.after_pass(&t, view.before_pass(&t).unwrap(), &committed(1));
+        assert!(view.report().last_pass_ago.is_some());
     }
 
     #[test]
