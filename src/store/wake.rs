@@ -76,6 +76,7 @@ impl Postgres<'_> {
                     url: url.clone(),
                     notify_url: main.clone(),
                     channels,
+                    check_every: super::postgres::wake::QUIET_CHECK,
                 };
                 Ok(Some(tokio::spawn(super::postgres::wake::run(
                     listener, on, wakers, on_wake,

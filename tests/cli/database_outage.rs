@@ -370,22 +370,10 @@ async fn a_stop_while_postgres_stalls_ends_within_the_drain_and_a_bounded_cancel
     let (mut relay, _metrics) = relay(test, &base, &path, &log, yaml);
     emit_events("orders", 1, "{}").args(&base).code(OK);
     arrived(&path, 1, "the relay running", &log).await;
-    // the postmaster and every backend (each in a session of its own): the relay's open
-    // connection stalls too
-    let pid = std::fs::read_to_string(pg.dir.join("data/postmaster.pid")).unwrap();
-    let postmaster = pid.lines().next().unwrap().trim().to_owned();
-    let stall = |signal: &str| {
-        for args in [vec![signal, "-P", &postmaster], vec![signal, &postmaster]] {
-            let program = if args.len() == 3 { "pkill" } else { "kill" };
-            std::process::Command::new(program)
-                .args(&args)
-                .status()
-                .unwrap();
-        }
-    };
-    stall("-STOP");
+    // the relay's open connection stalls too
+    pg.signal_postgres("-STOP");
     let stopped = relay.terminate_within(Duration::from_secs(12)).await;
-    stall("-CONT");
+    pg.signal_postgres("-CONT");
     let status = stopped.unwrap_or_else(|| {
         panic!(
             "still running 12 s after SIGTERM (drain 2 s); relay log:\n{}",

@@ -339,3 +339,39 @@ async fn a_busy_route_waking_its_lane_does_not_starve_the_other_routes() {
         () = delivered => {}
     }
 }
+
+/// A listener whose connection goes silent (its PostgreSQL, one of the test's own, stopped with
+/// SIGSTOP: the connection stays open and nothing answers) is found out by its quiet check and
+/// wakes every lane, where before it waited on the read for ever; while the server answers, a
+/// quiet listener wakes nobody.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listener_whose_server_goes_silent_wakes_every_lane() {
+    use outboxctl::store::postgres::wake::{ListenOn, listen, run};
+    use outboxctl::wake::{WakeSignal, Wakers};
+    use std::sync::Arc;
+    let test = test_name!();
+    let (pg, url) = crate::common::own_postgres(test, false).await;
+    let url = outboxctl::dburl::DatabaseUrl::parse(&url).unwrap();
+    let channels = vec!["outbox_wake".to_owned()];
+    let listener = listen(&url, &url, &channels, Duration::from_secs(5))
+        .await
+        .unwrap();
+    let lane = Arc::new(WakeSignal::default());
+    let wakers = Wakers(vec![(vec!["orders".into()], lane.clone())]);
+    let on = ListenOn {
+        url: url.clone(),
+        notify_url: url,
+        channels,
+        check_every: Duration::from_millis(300),
+    };
+    let task = tokio::spawn(run(listener, on, wakers, |_| {}));
+    // quiet, with the server there: several checks pass and nothing wakes
+    let quiet = tokio::time::timeout(Duration::from_secs(1), lane.notified()).await;
+    assert!(quiet.is_err(), "a quiet listener woke its lane");
+    pg.signal_postgres("-STOP");
+    let woken = tokio::time::timeout(Duration::from_secs(10), lane.notified()).await;
+    pg.signal_postgres("-CONT");
+    task.abort();
+    assert!(woken.is_ok(), "the silent connection went unnoticed");
+    assert_eq!(lane.take(), None, "every route of the lane");
+}

@@ -119,13 +119,41 @@ pub async fn has_trigger(
     Ok(found > 0)
 }
 
+/// Whether the listener's server answers `SELECT 1` (a simple query: no arguments) within
+/// `within`. The statement's future is made outside the `async` block: sqlx's executor for a
+/// listener is generic over its lifetime, and the task would not be `Send` for every one.
+fn answers(
+    listener: &mut PgListener,
+    within: Duration,
+) -> futures_util::future::BoxFuture<'_, Result<(), String>> {
+    let asked = sqlx::Executor::execute(listener, "SELECT 1");
+    Box::pin(async move {
+        match tokio::time::timeout(within, asked).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(crate::db::pg_message(&e)),
+            Err(_) => Err(format!(
+                "the server did not answer a check within {}",
+                crate::duration::Dur(within)
+            )),
+        }
+    })
+}
+
 /// Where a listener listens, so that it can listen again after a lost connection.
 pub struct ListenOn {
     pub url: DatabaseUrl,
     /// Where the `NOTIFY` round trip that checks a new listener is sent from.
     pub notify_url: DatabaseUrl,
     pub channels: Vec<String>,
+    /// After this long without a notification the listener asks the server (`SELECT 1`, within
+    /// a third of it): a connection gone half-open (a NAT that forgot the flow, a host gone
+    /// without a reset) never ends a read, and only reads, so it would hang unseen. The relay's
+    /// is [`QUIET_CHECK`].
+    pub check_every: Duration,
 }
+
+/// How long the relay's listener stays quiet before it asks the server whether it is there.
+pub const QUIET_CHECK: Duration = Duration::from_secs(30);
 
 /// Reads notifications until the task is dropped: each wakes the lanes serving its route
 /// (`on_wake` counts it). A lost connection wakes every lane at once (a lane that polls once an
@@ -137,8 +165,10 @@ pub struct ListenOn {
 pub async fn run(mut listener: PgListener, on: ListenOn, wakers: Wakers, on_wake: impl Fn(&str)) {
     listener.eager_reconnect(false);
     loop {
-        let lost = match listener.try_recv().await {
-            Ok(Some(n)) => {
+        // a read cut by the quiet check waits on an idle connection, between messages
+        let heard = tokio::time::timeout(on.check_every, listener.try_recv()).await;
+        let lost = match heard {
+            Ok(Ok(Some(n))) => {
                 let route = n.payload();
                 // counted for the routes this relay serves only (one metrics series each)
                 if !route.starts_with(PROBE) && wakers.route(route) {
@@ -146,8 +176,12 @@ pub async fn run(mut listener: PgListener, on: ListenOn, wakers: Wakers, on_wake
                 }
                 continue;
             }
-            Ok(None) => "the connection was lost".to_owned(),
-            Err(e) => crate::db::pg_message(&e),
+            Ok(Ok(None)) => "the connection was lost".to_owned(),
+            Ok(Err(e)) => crate::db::pg_message(&e),
+            Err(_) => match answers(&mut listener, on.check_every / 3).await {
+                Ok(()) => continue,
+                Err(why) => why,
+            },
         };
         tracing::warn!(
             "the wake-up connection is gone ({lost}): every route runs now; listening again as soon as the database answers"

@@ -95,6 +95,18 @@ impl OwnServer {
         assert!(status.success(), "kill {signal}");
     }
 
+    /// SIGSTOP or SIGCONT to a PostgreSQL of the test's own: its postmaster and every backend
+    /// (each in a session of its own, outside the group [`OwnServer::signal`] reaches), so
+    /// that open connections stall too.
+    pub fn signal_postgres(&self, signal: &str) {
+        let pid = std::fs::read_to_string(self.dir.join("data/postmaster.pid")).unwrap();
+        let postmaster = pid.lines().next().unwrap().trim().to_owned();
+        for args in [vec![signal, "-P", &postmaster], vec![signal, &postmaster]] {
+            let program = if args.len() == 3 { "pkill" } else { "kill" };
+            Command::new(program).args(&args).status().unwrap();
+        }
+    }
+
     /// SIGTERM to the server's whole process group, then waits for it.
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {
