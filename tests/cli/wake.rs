@@ -236,8 +236,9 @@ async fn an_insert_wakes_the_relay_on_mongo_through_a_change_stream() {
     .await;
 }
 
-/// The change stream names each insert's route: the lanes serving it wake, and only them (a
-/// stream that cannot read its events would instead end, reopen and wake every lane).
+/// The change stream wakes every lane as it opens, then names each insert's route: the lanes
+/// serving it wake, and only them (a stream that cannot read its events would instead end,
+/// reopen and wake every lane).
 #[tokio::test]
 async fn the_mongo_change_stream_names_the_route_of_each_insert() {
     use outboxctl::wake::{WakeSignal, Wakers};
@@ -265,7 +266,11 @@ async fn the_mongo_change_stream_names_the_route_of_each_insert() {
             heard.lock().unwrap().push(r.to_owned())
         })
     });
-    // the stream opens in the task: insert until it hears one
+    // the stream wakes every lane as it opens (an insert made before has no event), then
+    // wakes by route: insert until it hears one
+    let opened = tokio::time::timeout(Duration::from_secs(10), orders.notified()).await;
+    assert!(opened.is_ok(), "the stream opened and woke nobody");
+    assert_eq!((orders.take(), invoices.take()), (None, None), "every lane");
     let outbox = db.db().collection::<mongodb::bson::Document>("outbox");
     crate::common::eventually(
         Duration::from_secs(10),

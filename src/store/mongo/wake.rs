@@ -1,11 +1,12 @@
 //! `relay.wake: notify` on MongoDB: a change stream on the outbox collection (inserts, only
-//! their `outbox_route`) wakes the lanes serving each route. After a lost connection it resumes
-//! from the last event's token and wakes every lane once (what it missed is in the
-//! collection). A standalone server has no change streams: the caller falls back to polling.
+//! their `outbox_route`) wakes the lanes serving each route. Each time the stream opens (the
+//! first time too: an insert between the check at start and this open has no event) it wakes
+//! every lane once, since what it missed is in the collection; so it never resumes from a
+//! token, which an idle route would let fall out of the oplog and which then could never
+//! open again. A standalone server has no change streams: the caller falls back to polling.
 
 use futures_util::StreamExt;
 use mongodb::bson::{Document, doc};
-use mongodb::change_stream::event::ResumeToken;
 
 use crate::wake::{Wakers, reconnect_wait};
 
@@ -14,7 +15,6 @@ const NOT_A_REPLICA_SET: i32 = 40573;
 
 async fn open(
     coll: &mongodb::Collection<Document>,
-    resume: Option<ResumeToken>,
 ) -> mongodb::error::Result<
     mongodb::change_stream::ChangeStream<
         mongodb::change_stream::event::ChangeStreamEvent<Document>,
@@ -25,11 +25,7 @@ async fn open(
         // `operationType` stays: the driver cannot read an event without it
         doc! { "$project": { "operationType": 1, "fullDocument.outbox_route": 1 } },
     ];
-    let mut watch = coll.watch().pipeline(pipeline);
-    if let Some(token) = resume {
-        watch = watch.resume_after(token);
-    }
-    watch.await
+    coll.watch().pipeline(pipeline).await
 }
 
 /// Opens the change stream; `Err` says why it cannot (a standalone server).
@@ -41,7 +37,7 @@ pub async fn listen(
     let coll = client
         .database(&collection.db)
         .collection::<Document>(&collection.collection);
-    match open(&coll, None).await {
+    match open(&coll).await {
         Ok(_) => Ok(coll),
         Err(e) if matches!(*e.kind, mongodb::error::ErrorKind::Command(ref c) if c.code == NOT_A_REPLICA_SET) => {
             Err(NoListener(
@@ -57,27 +53,32 @@ pub async fn listen(
 
 /// Follows the change stream until the task is dropped.
 pub async fn run(coll: mongodb::Collection<Document>, wakers: Wakers, on_wake: impl Fn(&str)) {
-    let mut resume: Option<ResumeToken> = None;
     let mut failures: u32 = 0;
+    // one warning per outage, then debug lines
+    let mut warned = false;
     loop {
-        let mut stream = match open(&coll, resume.clone()).await {
+        let mut stream = match open(&coll).await {
             Ok(s) => s,
             Err(e) => {
                 failures += 1;
                 let wait = reconnect_wait(failures);
-                tracing::warn!(
-                    "the change stream cannot reopen ({}); polling carries on, next try in {}",
-                    crate::db::first_line(&e.to_string()),
-                    crate::duration::Dur(wait)
-                );
+                let cap = crate::duration::Dur(crate::wake::RECONNECT_CAP);
+                let why = crate::db::first_line(&e.to_string()).to_owned();
+                if warned {
+                    tracing::debug!("the change stream still cannot reopen ({why})");
+                } else {
+                    tracing::warn!(
+                        "the change stream cannot reopen ({why}); polling carries on, retrying every {cap} at most"
+                    );
+                    warned = true;
+                }
                 tokio::time::sleep(wait).await;
                 continue;
             }
         };
-        if failures > 0 || resume.is_some() {
-            // reopened: whatever arrived meanwhile is in the collection
-            wakers.all();
-        }
+        warned = false;
+        // whatever arrived before it opened is in the collection
+        wakers.all();
         while let Some(event) = stream.next().await {
             let event = match event {
                 Ok(event) => event,
@@ -88,7 +89,6 @@ pub async fn run(coll: mongodb::Collection<Document>, wakers: Wakers, on_wake: i
                 }
             };
             failures = 0;
-            resume = Some(event.id.clone());
             let Some(route) = event
                 .full_document
                 .as_ref()
