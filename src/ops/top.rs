@@ -459,10 +459,14 @@ impl<'a> Source<'a> {
         let mut failed_rows = Vec::new();
         let mut sampled = false;
         let mut activity: Option<Activity> = None;
+        // a table's statistics once, however many of its tenants are targets
+        let mut counted = std::collections::HashSet::new();
         for i in 0..self.outboxes.len() {
-            let tenant = self.outboxes.target(i).tenant();
+            let target = self.outboxes.target(i);
+            let (tenant, first) = (target.tenant(), counted.insert(target.table().cloned()));
             let mut ops = self.outboxes.open(i).await?;
-            if let Some(a) = ops.activity().await? {
+            let read = if first { ops.activity().await? } else { None };
+            if let Some(a) = read {
                 let sum = activity.get_or_insert_with(Default::default);
                 sum.inserted += a.inserted;
                 sum.updated += a.updated;
