@@ -261,6 +261,10 @@ pub struct StoreGauges {
     outboxes: tokio::sync::Mutex<Option<crate::store::any::Outboxes>>,
 }
 
+/// How long a scrape's read of the gauges may take, once connected (the scrape itself gives
+/// up after 5 s).
+const GAUGES_WITHIN: Duration = Duration::from_secs(4);
+
 /// Blocked keys are counted up to this many per route at each scrape.
 const BLOCKED_CAP: u32 = 1000;
 
@@ -309,8 +313,16 @@ impl StoreGauges {
                 }
             }
             Ok(out)
-        }
-        .await;
+        };
+        // a read cut here drops its connection (it may be gone half-open, which nothing else
+        // would notice): the next scrape opens a new one
+        let result = match tokio::time::timeout(GAUGES_WITHIN, result).await {
+            Ok(read) => read,
+            Err(_) => Err(Error::io(
+                "reading the gauges",
+                std::io::Error::new(std::io::ErrorKind::TimedOut, "no answer within 4s"),
+            )),
+        };
         if result.is_err() {
             *guard = None;
         }
