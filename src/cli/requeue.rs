@@ -66,8 +66,9 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
         ));
     }
     if args.dry_run || picked.ids.is_empty() {
-        report(ctx, &picked.plan(action));
-        return Ok(());
+        let plan = picked.plan(action);
+        report(ctx, &plan);
+        return Ok(plan.verdict()?);
     }
     super::confirm::confirm(ctx.yes, &action.question(picked.ids.len()))?;
     let bar = ctx

@@ -123,16 +123,23 @@ impl Picked {
             .map(|(g, _)| g.as_str())
     }
 
-    /// What acting would change: the selection as a dry run.
+    /// What acting would change: the selection as a dry run (with the ids asked for that are
+    /// not failed rows now).
     pub fn plan(&self, action: Action) -> FailedRowsReport {
         FailedRowsReport {
             action,
             dry_run: true,
             count: self.ids.len(),
             ids: self.ids.clone(),
-            not_failed: Vec::new(),
+            not_failed: self.not_failed(&self.ids),
             groups: self.groups.clone(),
         }
+    }
+
+    /// The ids asked for by `--id` that are not among `found`.
+    fn not_failed(&self, found: &[Uuid]) -> Vec<Uuid> {
+        let missing = self.asked.iter().filter(|id| !found.contains(id));
+        missing.copied().collect()
     }
 }
 
@@ -191,7 +198,9 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
         let tenant = outboxes.target(ti).tenant();
         let mut ops = outboxes.open(ti).await?;
         if !sel.ids.is_empty() {
-            rows.extend(sel.ids.iter().map(|id| (ti, *id)));
+            // only the failed ones: a dry run and the prompt count what acting would change
+            let failed = ops.failed_among(&sel.ids).await?;
+            rows.extend(failed.into_iter().map(|id| (ti, id)));
             continue;
         }
         let mut after = None;
@@ -249,12 +258,7 @@ pub async fn apply_in(
             changed.extend(done);
         }
     }
-    let not_failed = picked
-        .asked
-        .iter()
-        .filter(|id| !changed.contains(id))
-        .copied()
-        .collect();
+    let not_failed = picked.not_failed(&changed);
     Ok(FailedRowsReport {
         action,
         dry_run: false,

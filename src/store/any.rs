@@ -220,6 +220,9 @@ impl OpsStore for AnyOps<'_> {
     ) -> Result<Vec<crate::store::ops::BlockedKey>, Error> {
         delegate!(self, o => o.blocked(route, tenant, now, limit).await)
     }
+    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        delegate!(self, o => o.failed_among(ids).await)
+    }
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
         delegate!(self, o => o.requeue(ids).await)
     }

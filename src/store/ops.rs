@@ -242,6 +242,8 @@ pub trait OpsStore {
     ) -> Result<Glance, crate::Error>;
     /// The table's write counters, where the backend keeps them (`None` on MongoDB).
     async fn activity(&mut self) -> Result<Option<Activity>, crate::Error>;
+    /// Which of these row ids are `failed` rows now.
+    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
     /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
     /// Deletes `failed` rows; returns the ids deleted.

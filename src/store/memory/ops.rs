@@ -264,6 +264,15 @@ impl OpsStore for MemoryStore {
         Ok(None)
     }
 
+    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error> {
+        let t = self.table();
+        let failed = t.rows.iter().filter(|r| r.status == Status::Failed);
+        Ok(failed
+            .map(|r| r.row.id)
+            .filter(|id| ids.contains(id))
+            .collect())
+    }
+
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error> {
         let mut t = self.table();
         let mut changed = Vec::new();

@@ -116,7 +116,7 @@ impl MongoOps {
     }
 
     /// Which of these row ids are failed rows (as `id` strings), through the unique `id` index.
-    async fn failed_among(&self, ids: &[Uuid], what: &str) -> Result<Vec<String>, Error> {
+    async fn failed_ids(&self, ids: &[Uuid], what: &str) -> Result<Vec<String>, Error> {
         let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
         let found: Vec<Document> = super::collect(
             self.coll
@@ -461,8 +461,16 @@ impl OpsStore for MongoOps {
         })
     }
 
+    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        let found = self.failed_ids(ids, "reading the given rows").await?;
+        Ok(found
+            .iter()
+            .filter_map(|s| Uuid::parse_str(s).ok())
+            .collect())
+    }
+
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        let hit = self.failed_among(ids, "requeueing").await?;
+        let hit = self.failed_ids(ids, "requeueing").await?;
         self.coll
             .update_many(
                 doc! { "id": { "$in": &hit }, "status": "failed" },
@@ -474,7 +482,7 @@ impl OpsStore for MongoOps {
     }
 
     async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        let hit = self.failed_among(ids, "discarding").await?;
+        let hit = self.failed_ids(ids, "discarding").await?;
         self.coll
             .delete_many(doc! { "id": { "$in": &hit }, "status": "failed" })
             .await

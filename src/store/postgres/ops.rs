@@ -503,6 +503,18 @@ impl OpsStore for PgOps<'_> {
         })
     }
 
+    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+        let sql = format!(
+            "SELECT id FROM {} WHERE id = ANY($1) AND status = 'failed'",
+            self.table
+        );
+        crate::db::pg::query_scalar(&sql)
+            .bind(ids)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| Error::pg("reading the given rows", e))
+    }
+
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
         crate::db::pg::query_scalar(&self.requeue_sql())
             .bind(ids)

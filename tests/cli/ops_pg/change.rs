@@ -64,7 +64,14 @@ async fn requeue_and_discard_change_exactly_the_selected_rows() {
     .await
     .unwrap();
     assert_eq!(before, after, "no other row changed");
-    // a non-failed id is reported, not touched
+    // a non-failed id is reported, not touched: by a dry run too, which counts nothing for it
+    let id = failed[0].to_string();
+    let r = cmd(&schema, &[], &["requeue", "--id", &id, "--dry-run"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(
+        r.stdout.contains("not a failed row") && !r.stdout.contains("would requeue: "),
+        "{r:?}"
+    );
     let r = cmd(
         &schema,
         &["--yes"],
