@@ -17,7 +17,7 @@ use crate::store::any::Outboxes;
 use crate::store::backend::Backend;
 use crate::store::ops::{
     BlockedKey, Delivery, ErrorFilter, EventLocation, ListStatus, OpsStore, RouteSummary,
-    RowFilter, RowView,
+    RowFilter, RowPosition, RowView,
 };
 
 /// The narrowing every row listing shares: event type, age and error text.
@@ -46,7 +46,7 @@ pub fn filter_for(
     tenant: Option<Uuid>,
     f: &RowNarrowing,
     limit: u32,
-    after: Option<Uuid>,
+    after: Option<RowPosition>,
 ) -> RowFilter {
     RowFilter {
         status,
@@ -147,8 +147,13 @@ impl Inspector {
         Ok(all)
     }
 
-    /// One page of pending or failed rows, oldest first, over every target.
+    /// One page of pending or failed rows, oldest first, over every target (each target's
+    /// first `limit`, merged in order), after the place of the row `page.after` names.
     pub async fn rows(&mut self, status: ListStatus, page: &Page) -> Result<Vec<RowView>, Error> {
+        let after = match page.after {
+            Some(id) => Some(self.position_of(id).await?),
+            None => None,
+        };
         let mut rows = Vec::new();
         for i in 0..self.outboxes.len() {
             let tenant = self.outboxes.target(i).tenant();
@@ -159,12 +164,26 @@ impl Inspector {
                 tenant,
                 &page.narrowing,
                 page.limit,
-                page.after,
+                after,
             );
             rows.extend(ops.list(&f, self.now).await?);
         }
+        rows.sort_by_key(RowView::position);
         rows.truncate(page.limit as usize);
         Ok(rows)
+    }
+
+    /// Where row `id` stands, in whichever target holds it; an error when none does now.
+    async fn position_of(&mut self, id: Uuid) -> Result<RowPosition, Error> {
+        for i in 0..self.outboxes.len() {
+            let mut ops = self.outboxes.open(i).await?;
+            if let Some(at) = ops.position_of(id).await? {
+                return Ok(at);
+            }
+        }
+        Err(Error::Usage(format!(
+            "--after {id}: no such row in the outbox now (delivered or discarded since that page was listed); list from the first page again"
+        )))
     }
 
     /// Failed rows (with `retrying`, also rows waiting for a retry) grouped by their error.

@@ -16,7 +16,7 @@ use crate::ops::failure_groups::fingerprint;
 use crate::ops::inspect::{self, RowNarrowing};
 use crate::store::any::Outboxes;
 use crate::store::backend::Backend;
-use crate::store::ops::{ErrorFilter, ListStatus, OpsStore};
+use crate::store::ops::{ErrorFilter, ListStatus, OpsStore, RowView};
 
 /// Rows per page read and per statement written.
 pub const BATCH: u32 = 500;
@@ -214,7 +214,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
                 after,
             );
             let page = ops.list(&f, now).await?;
-            after = page.last().map(|r| r.id);
+            after = page.last().map(RowView::position);
             rows.extend(page.iter().map(|r| (ti, r.id)));
             if page.len() < BATCH as usize {
                 break;

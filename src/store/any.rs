@@ -220,6 +220,12 @@ impl OpsStore for AnyOps<'_> {
     ) -> Result<Vec<crate::store::ops::BlockedKey>, Error> {
         delegate!(self, o => o.blocked(route, tenant, now, limit).await)
     }
+    async fn position_of(
+        &mut self,
+        id: Uuid,
+    ) -> Result<Option<crate::store::ops::RowPosition>, Error> {
+        delegate!(self, o => o.position_of(id).await)
+    }
     async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
         delegate!(self, o => o.failed_among(ids).await)
     }

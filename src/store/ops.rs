@@ -52,6 +52,23 @@ pub struct RowView {
     pub last_error: Option<String>,
 }
 
+/// A row's place in the listing order, `(created_at, id)`: what a page resumes after, whether
+/// or not that row is still there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RowPosition {
+    pub created_at: DateTime<Utc>,
+    pub id: Uuid,
+}
+
+impl RowView {
+    pub fn position(&self) -> RowPosition {
+        RowPosition {
+            created_at: self.created_at,
+            id: self.id,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ListStatus {
@@ -88,8 +105,8 @@ pub struct RowFilter {
     pub event_type: Option<String>,
     pub older_than: Option<Duration>,
     pub error_contains: Option<String>,
-    /// Keyset pagination: rows after this row id.
-    pub after: Option<Uuid>,
+    /// Keyset pagination: rows after this place in `(created_at, id)` order.
+    pub after: Option<RowPosition>,
     pub limit: u32,
 }
 
@@ -242,6 +259,8 @@ pub trait OpsStore {
     ) -> Result<Glance, crate::Error>;
     /// The table's write counters, where the backend keeps them (`None` on MongoDB).
     async fn activity(&mut self) -> Result<Option<Activity>, crate::Error>;
+    /// Where row `id` stands in the listing order (`None`: no such row now).
+    async fn position_of(&mut self, id: Uuid) -> Result<Option<RowPosition>, crate::Error>;
     /// Which of these row ids are `failed` rows now.
     async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
     /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.

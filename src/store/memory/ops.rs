@@ -10,7 +10,7 @@ use super::{MemRow, MemoryOutbox, MemoryStore, Table};
 use crate::model::{OutboxRow, Status};
 use crate::store::ops::{
     Activity, BlockedKey, CheckpointRow, ErrorFilter, EventLocation, Glance, ListStatus, NewEvent,
-    OpsStore, RouteSummary, RowFilter, RowView, Staged,
+    OpsStore, RouteSummary, RowFilter, RowPosition, RowView, Staged,
 };
 
 /// Rows of a route (and tenant), any status.
@@ -94,10 +94,7 @@ impl OpsStore for MemoryStore {
             .and_then(|d| chrono::Duration::from_std(d).ok())
             .map(|d| now - d);
         let t = self.table();
-        let after = filter
-            .after
-            .and_then(|id| t.rows.iter().find(|r| r.row.id == id))
-            .map(MemRow::order);
+        let after = filter.after.map(|a| (a.created_at, a.id));
         let mut rows: Vec<&MemRow> = t
             .rows
             .iter()
@@ -262,6 +259,15 @@ impl OpsStore for MemoryStore {
 
     async fn activity(&mut self) -> Result<Option<Activity>, crate::Error> {
         Ok(None)
+    }
+
+    async fn position_of(&mut self, id: Uuid) -> Result<Option<RowPosition>, crate::Error> {
+        let t = self.table();
+        let row = t.rows.iter().find(|r| r.row.id == id);
+        Ok(row.map(|r| RowPosition {
+            created_at: r.row.created_at,
+            id,
+        }))
     }
 
     async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error> {

@@ -15,7 +15,7 @@ use super::{MongoStoreOptions, bson_date, decode};
 use crate::Error;
 use crate::store::ops::{
     CheckpointRow, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter,
-    RowView, Staged,
+    RowPosition, RowView, Staged,
 };
 use crate::target::CollectionName;
 
@@ -316,23 +316,16 @@ impl OpsStore for MongoOps {
             q.insert("last_error", doc! { "$regex": escaped });
         }
         if let Some(after) = f.after {
-            if let Some(a) = self
-                .coll
-                .find_one(doc! { "id": after.to_string() })
-                .await
-                .map_err(|e| Error::mongo("paging", e))?
-            {
-                let created = a.get("created_at").cloned().unwrap_or(Bson::Null);
-                q.insert(
-                    "$or",
-                    vec![
-                        Bson::Document(doc! { "created_at": { "$gt": created.clone() } }),
-                        Bson::Document(
-                            doc! { "created_at": created, "id": { "$gt": after.to_string() } },
-                        ),
-                    ],
-                );
-            }
+            let created = bson_date(after.created_at);
+            q.insert(
+                "$or",
+                vec![
+                    Bson::Document(doc! { "created_at": { "$gt": created.clone() } }),
+                    Bson::Document(
+                        doc! { "created_at": created, "id": { "$gt": after.id.to_string() } },
+                    ),
+                ],
+            );
         }
         let opts = FindOptions::builder()
             .sort(doc! { "created_at": 1, "id": 1 })
@@ -459,6 +452,15 @@ impl OpsStore for MongoOps {
             rows,
             deliveries: None,
         })
+    }
+
+    async fn position_of(&mut self, id: Uuid) -> Result<Option<RowPosition>, Error> {
+        let found = self.coll.find_one(doc! { "id": id.to_string() });
+        let found = found
+            .await
+            .map_err(|e| Error::mongo("finding the --after row", e))?;
+        let created = found.and_then(|d| super::date_field(&d, "created_at").ok().flatten());
+        Ok(created.map(|created_at| RowPosition { created_at, id }))
     }
 
     async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {

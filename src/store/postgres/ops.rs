@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::Error;
 use crate::store::ops::{
     CheckpointRow, Delivery, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary,
-    RowFilter, RowView, Staged,
+    RowFilter, RowPosition, RowView, Staged,
 };
 use crate::target::QualifiedName;
 
@@ -144,7 +144,7 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
     }
 
     /// Rows by filter: `$1` routes, `$2` status, `$3` tenant, `$4` type, `$5` created before,
-    /// `$6` error substring, `$7` after id, `$8` limit.
+    /// `$6` error substring, `$7` and `$8` after this place (`created_at`, `id`), `$9` limit.
     pub fn list_sql(&self) -> String {
         let t = &self.table;
         format!(
@@ -154,8 +154,8 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
    AND ($4::text IS NULL OR event_type = $4)
    AND ($5::timestamptz IS NULL OR created_at < $5)
    AND ($6::text IS NULL OR strpos(last_error, $6) > 0)
-   AND ($7::uuid IS NULL OR (created_at, id) > (SELECT a.created_at, a.id FROM {t} a WHERE a.id = $7))
- ORDER BY created_at, id LIMIT $8",
+   AND ($7::timestamptz IS NULL OR (created_at, id) > ($7, $8::uuid))
+ ORDER BY created_at, id LIMIT $9",
             Self::row_columns()
         )
     }
@@ -370,7 +370,8 @@ impl OpsStore for PgOps<'_> {
             .bind(&f.event_type)
             .bind(before)
             .bind(&f.error_contains)
-            .bind(f.after)
+            .bind(f.after.map(|a| a.created_at))
+            .bind(f.after.map(|a| a.id))
             .bind(i64::from(f.limit))
             .fetch_all(&mut *self.conn)
             .await
@@ -501,6 +502,16 @@ impl OpsStore for PgOps<'_> {
             rows,
             deliveries,
         })
+    }
+
+    async fn position_of(&mut self, id: Uuid) -> Result<Option<RowPosition>, Error> {
+        let sql = format!("SELECT created_at FROM {} WHERE id = $1", self.table);
+        let created: Option<DateTime<Utc>> = crate::db::pg::query_scalar(&sql)
+            .bind(id)
+            .fetch_optional(&mut *self.conn)
+            .await
+            .map_err(|e| Error::pg("finding the --after row", e))?;
+        Ok(created.map(|created_at| RowPosition { created_at, id }))
     }
 
     async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
