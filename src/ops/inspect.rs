@@ -224,8 +224,17 @@ impl Inspector {
     pub async fn event(&mut self, event_id: Uuid) -> Result<EventReport, Error> {
         let mut found = Vec::new();
         for i in 0..self.outboxes.len() {
+            // a target's rows only: tenants sharing a table are targets of that one table
+            let tenant = self.outboxes.target(i).tenant();
             let mut ops = self.outboxes.open(i).await?;
-            found.push(ops.find_event(event_id).await?);
+            let mut here = ops.find_event(event_id).await?;
+            if let Some(t) = tenant {
+                here.rows.retain(|r| r.tenant_id == Some(t));
+                for d in here.deliveries.iter_mut() {
+                    d.retain(|d| d.tenant_id == Some(t));
+                }
+            }
+            found.push(here);
         }
         Ok(EventReport::merge(event_id, found))
     }

@@ -372,6 +372,19 @@ async fn inspect_pages_merge_the_targets_in_order() {
         listed, all,
         "every row once, oldest first across the tenants"
     );
+    // an event of tenant a: once (both tenants are targets of the one table), and not b's
+    let event: String = sqlx::query_scalar(&format!(
+        "SELECT event_id::text FROM {t} WHERE tenant_id = '{a}'::uuid LIMIT 1"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    for (tenant, rows) in [(None, 1), (Some(a), 1), (Some(b), 0)] {
+        let mut args = vec!["inspect", "event", &event, "--format", "json"];
+        args.extend(tenant.map(|t| ["--tenant", t]).into_iter().flatten());
+        let v = ob(args).pg(&t).config(&cfg).code(OK).json();
+        assert_eq!(v["rows"].as_array().unwrap().len(), rows, "{tenant:?}: {v}");
+    }
     // the row a page ended at, delivered and gone since
     sqlx::query(&format!("DELETE FROM {t} WHERE id = $1::uuid"))
         .bind(&all[2])
