@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::fleet::FleetView;
-use super::heartbeat::{HeartbeatTask, Identity, Registered};
+use super::heartbeat::{HEARTBEAT_STOP_WITHIN, HeartbeatTask, Identity, Registered};
 use super::{Lane, PassReport, Relay, RelayEvents, RelaySettings, RouteStats, Shutdown};
 use crate::Error;
 use crate::config::{Config, Route};
@@ -196,42 +196,58 @@ pub async fn assemble_on(
     // The database first: a pooler that cannot hold a transaction, or a server that does not
     // answer, stops the relay before any broker is contacted. Then one store per lane.
     let mut registered: Option<Registered> = None;
-    let relay = match backend {
-        Backend::Postgres(pg) => {
-            let mut opts = pg.store_options();
-            let mut first = pg.relay_store(opts.clone()).await?;
-            registered = Registered::register(backend, config, identity, fleet.clone(), warn).await;
-            // With named statements the claim reads the pauses itself (free once prepared), so a
-            // pause holds from the next pass; unnamed ones would plan that lookup on every claim
-            // (measured: about a tenth of consume's throughput), so the heartbeat's read does it.
-            opts.pauses = registered
-                .as_ref()
-                .and_then(Registered::claim_pauses)
-                .filter(|_| opts.prepared_statements);
-            if opts.pauses.is_some() {
-                fleet.claim_checks_pauses();
+    let built = async {
+        Ok::<_, Error>(match backend {
+            Backend::Postgres(pg) => {
+                let mut opts = pg.store_options();
+                let mut first = pg.relay_store(opts.clone()).await?;
+                registered =
+                    Registered::register(backend, config, identity, fleet.clone(), warn).await;
+                // With named statements the claim reads the pauses itself (free once prepared), so a
+                // pause holds from the next pass; unnamed ones would plan that lookup on every claim
+                // (measured: about a tenth of consume's throughput), so the heartbeat's read does it.
+                opts.pauses = registered
+                    .as_ref()
+                    .and_then(Registered::claim_pauses)
+                    .filter(|_| opts.prepared_statements);
+                if opts.pauses.is_some() {
+                    fleet.claim_checks_pauses();
+                }
+                first.read_pauses(opts.pauses.clone());
+                let mut stores = vec![first];
+                let lanes = lanes.build(planned, warn).await?;
+                while stores.len() < lanes.len() {
+                    stores.push(pg.relay_store(opts.clone()).await?);
+                }
+                AnyRelay::Postgres(relay_of(stores, lanes, settings, fleet))
             }
-            first.read_pauses(opts.pauses.clone());
-            let mut stores = vec![first];
-            let lanes = lanes.build(planned, warn).await?;
-            while stores.len() < lanes.len() {
-                stores.push(pg.relay_store(opts.clone()).await?);
+            Backend::Mongo(mongo) => {
+                refuse_table_sinks(&routes)?;
+                let first = mongo.relay_store().await?;
+                registered =
+                    Registered::register(backend, config, identity, fleet.clone(), warn).await;
+                let lanes = lanes.build(planned, warn).await?;
+                let stores = (0..lanes.len()).map(|_| first.fork()).collect();
+                AnyRelay::Mongo(relay_of(stores, lanes, settings, fleet))
             }
-            AnyRelay::Postgres(relay_of(stores, lanes, settings, fleet))
-        }
-        Backend::Mongo(mongo) => {
-            refuse_table_sinks(&routes)?;
-            let first = mongo.relay_store().await?;
-            registered = Registered::register(backend, config, identity, fleet.clone(), warn).await;
-            let lanes = lanes.build(planned, warn).await?;
-            let stores = (0..lanes.len()).map(|_| first.fork()).collect();
-            AnyRelay::Mongo(relay_of(stores, lanes, settings, fleet))
-        }
-        Backend::Memory(outbox) => {
-            refuse_table_sinks(&routes)?;
-            let lanes = lanes.build(planned, warn).await?;
-            let stores = (0..lanes.len()).map(|_| outbox.store()).collect();
-            AnyRelay::Memory(relay_of(stores, lanes, settings, fleet))
+            Backend::Memory(outbox) => {
+                refuse_table_sinks(&routes)?;
+                let lanes = lanes.build(planned, warn).await?;
+                let stores = (0..lanes.len()).map(|_| outbox.store()).collect();
+                AnyRelay::Memory(relay_of(stores, lanes, settings, fleet))
+            }
+        })
+    }
+    .await;
+    let relay = match built {
+        Ok(relay) => relay,
+        Err(e) => {
+            // registered, then unable to start (a destination, a store): its row says stopped,
+            // not live and then stale for a day
+            if let Some(r) = registered {
+                r.withdraw(HEARTBEAT_STOP_WITHIN).await;
+            }
+            return Err(e);
         }
     };
     Ok(Assembled {

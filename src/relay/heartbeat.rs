@@ -17,6 +17,9 @@ use crate::fleet::{Heartbeat, Pause};
 use crate::store::backend::Backend;
 use crate::store::registry::{self, Registry};
 
+/// How long a stopping relay waits for the registry to take its last heartbeat.
+pub const HEARTBEAT_STOP_WITHIN: Duration = Duration::from_secs(2);
+
 /// Who this relay is, as its row says.
 #[derive(Debug, Clone)]
 pub struct Identity {
@@ -157,6 +160,15 @@ impl Registered {
         let sent = Instant::now();
         let answer = self.registry.beat(&hb).await?;
         Ok(self.fleet.apply(answer.pauses, sent))
+    }
+
+    /// Marks the row stopped (bounded by `within`): the relay registered and then could not
+    /// start.
+    pub async fn withdraw(mut self, within: Duration) {
+        let stop = self.registry.stop(&self.identity.id);
+        if !matches!(tokio::time::timeout(within, stop).await, Ok(Ok(()))) {
+            tracing::warn!("could not mark this relay stopped in the registry");
+        }
     }
 
     /// Heartbeats every interval until [`HeartbeatTask::stop`].

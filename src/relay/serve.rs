@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::assemble::{AnyRelay, Assembled};
 use super::endpoint::{self, Endpoint, Limits, StoreGauges};
 use super::fleet::FleetView;
-use super::heartbeat::HeartbeatTask;
+use super::heartbeat::{HEARTBEAT_STOP_WITHIN, HeartbeatTask};
 use super::metrics::Metrics;
 use super::{PassReport, RelayEvents, RouteStats, Shutdown};
 use crate::Error;
@@ -128,9 +128,6 @@ async fn start_wake(
         .wake_listener(wakers, move |route: &str| metrics.wake(route), warn)
         .await
 }
-
-/// How long a stopping relay waits for the registry to take its last heartbeat.
-pub const HEARTBEAT_STOP_WITHIN: Duration = Duration::from_secs(2);
 
 /// `relay --once`: drains every route (at most `max_passes` passes each; `on_pass` sees each
 /// pass), then stops the heartbeat of the registry, if any.
