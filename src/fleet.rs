@@ -25,8 +25,10 @@ pub struct Heartbeat {
     pub version: String,
     pub routes: Vec<String>,
     pub tenants: Vec<Uuid>,
-    /// How long ago the latest pass that honoured every pause finished (`None`: no pass yet).
-    pub last_pass_ago: Option<Duration>,
+    /// When the latest pass that honoured every pause finished (`None`: no pass yet). The
+    /// store sends how long ago that was as it sends the statement (after any reconnect), so
+    /// that the server's clock, minus that, is no later than the pass.
+    pub last_pass: Option<std::time::Instant>,
     pub last_error: Option<String>,
     /// Rows published since the relay started.
     pub published: u64,

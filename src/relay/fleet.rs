@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::PassReport;
 use super::lag::LagHistogram;
@@ -92,7 +92,7 @@ pub struct Ticket {
 /// What a heartbeat reports, taken from the view (the lag window restarts).
 #[derive(Debug, Clone, Default)]
 pub struct Report {
-    pub last_pass_ago: Option<Duration>,
+    pub last_pass: Option<Instant>,
     pub published: u64,
     pub last_error: Option<String>,
     pub lag_p99_ms: Option<f64>,
@@ -202,7 +202,7 @@ impl FleetView {
         let mut errors: Vec<(&PassTarget, &String)> = inner.errors.iter().collect();
         errors.sort_by(|a, b| a.0.route.cmp(&b.0.route));
         Report {
-            last_pass_ago: inner.last_pass().map(|l| l.elapsed()),
+            last_pass: inner.last_pass(),
             published: inner.published,
             last_error: errors.first().map(|(t, e)| format!("{t}: {e}")),
             lag_p99_ms: lag.quantile(0.99).map(|s| (s * 1e4).round() / 10.0),
@@ -215,6 +215,7 @@ impl FleetView {
 mod tests {
     use super::*;
     use chrono::Utc;
+    use std::time::Duration;
 
     fn target(route: &str) -> PassTarget {
         PassTarget {
@@ -262,7 +263,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(30));
         view.after_pass(&target("orders"), ticket, &committed(3));
         let r = view.report();
-        assert!(r.last_pass_ago.unwrap() >= sent.elapsed() - Duration::from_millis(1));
+        assert!(r.last_pass.unwrap().elapsed() >= sent.elapsed() - Duration::from_millis(1));
         assert_eq!(r.published, 3);
     }
 
@@ -274,7 +275,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(30));
         let ticket = view.before_pass(&target("orders")).unwrap();
         view.after_pass(&target("orders"), ticket, &committed(1));
-        assert!(view.report().last_pass_ago.unwrap() < Duration::from_millis(25));
+        assert!(view.report().last_pass.unwrap().elapsed() < Duration::from_millis(25));
     }
 
     #[test]
@@ -289,10 +290,10 @@ mod tests {
         // lane B's pass starts and ends knowing the second read
         let fast = view.before_pass(&target("billing")).unwrap();
         view.after_pass(&target("billing"), fast, &committed(1));
-        let reported = view.report().last_pass_ago.unwrap();
+        let reported = view.report().last_pass.unwrap().elapsed();
         assert!(reported >= first_read.elapsed() - Duration::from_millis(1));
         view.after_pass(&target("orders"), slow, &committed(1));
-        assert!(view.report().last_pass_ago.unwrap() < Duration::from_millis(25));
+        assert!(view.report().last_pass.unwrap().elapsed() < Duration::from_millis(25));
     }
 
     #[test]
@@ -300,10 +301,10 @@ mod tests {
         let view = FleetView::default();
         let t = target("orders");
         view.after_pass(&t, view.before_pass(&t).unwrap(), &committed(1));
-        assert_eq!(view.report().last_pass_ago, None);
+        assert_eq!(view.report().last_pass, None);
         view.apply(PauseSet::default(), Instant::now());
         view.after_pass(&t, view.before_pass(&t).unwrap(), &committed(1));
-        assert!(view.report().last_pass_ago.is_some());
+        assert!(view.report().last_pass.is_some());
     }
 
     #[test]

@@ -150,7 +150,7 @@ impl Registered {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             routes: self.identity.routes.clone(),
             tenants: self.identity.tenants.clone(),
-            last_pass_ago: report.last_pass_ago,
+            last_pass: report.last_pass,
             last_error: report.last_error,
             published: report.published,
             lag_p99_ms: report.lag_p99_ms,

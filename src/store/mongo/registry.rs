@@ -72,7 +72,7 @@ impl MongoRegistry {
     /// pruned (when `prune`), the pauses in force read.
     pub async fn beat(&self, hb: &Heartbeat, prune: bool) -> Result<BeatAnswer, Error> {
         let fail = |e| Error::mongo("heartbeat into the relay registry", e);
-        let last_pass = match hb.last_pass_ago {
+        let last_pass = match hb.last_pass.map(|t| t.elapsed()) {
             Some(ago) => Bson::Document(
                 doc! { "$subtract": ["$$NOW", i64::try_from(ago.as_millis()).unwrap_or(i64::MAX)] },
             ),

@@ -89,7 +89,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
                 Value::Text(hb.version.clone()),
                 Value::Texts(hb.routes.iter().cloned().map(Some).collect()),
                 Value::Uuids(hb.tenants.clone()),
-                Value::Float8(hb.last_pass_ago.map(|d| d.as_secs_f64())),
+                Value::Float8(hb.last_pass.map(|t| t.elapsed().as_secs_f64())),
                 Value::OptText(hb.last_error.clone()),
                 Value::Int8(i64::try_from(hb.published).unwrap_or(i64::MAX)),
                 Value::Float8(hb.lag_p99_ms),
