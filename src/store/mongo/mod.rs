@@ -388,13 +388,7 @@ impl RelayStore for MongoStore {
                 .iter()
                 .filter_map(Position::keyed)
                 .map(|((tenant, key), at)| {
-                    let mut b = at.after(self.opts.hlc_ordering);
-                    b.insert("ordering_key", key);
-                    b.insert(
-                        "tenant_id",
-                        tenant.map_or(Bson::Null, |t| Bson::String(t.to_string())),
-                    );
-                    Bson::Document(b)
+                    strict::of_key(at.after(self.opts.hlc_ordering), tenant, &key)
                 })
                 .collect();
             if !blocked.is_empty() {

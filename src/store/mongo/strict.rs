@@ -78,15 +78,7 @@ impl MongoStore {
         }
         let branches: Vec<Bson> = last
             .iter()
-            .map(|((tenant, key), at)| {
-                let mut b = at.not_after(hlc);
-                b.insert("ordering_key", key);
-                b.insert(
-                    "tenant_id",
-                    tenant.map_or(Bson::Null, |t| Bson::String(t.to_string())),
-                );
-                Bson::Document(b)
-            })
+            .map(|((tenant, key), at)| of_key(at.not_after(hlc), *tenant, key))
             .collect();
         let mut f = self.route_filter(target);
         f.insert(
@@ -125,6 +117,14 @@ impl MongoStore {
         }
         Ok((keep, release.len()))
     }
+}
+
+/// `place` (a filter on claim order) narrowed to one key's documents: its tenant and ordering key.
+pub(super) fn of_key(mut place: Document, tenant: Option<Uuid>, key: &str) -> Bson {
+    place.insert("ordering_key", key);
+    let tenant = tenant.map_or(Bson::Null, |t| Bson::String(t.to_string()));
+    place.insert("tenant_id", tenant);
+    Bson::Document(place)
 }
 
 /// The documents strict order waits behind: with an ordering key, and failed, processing, or
