@@ -143,6 +143,20 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
         )
     }
 
+    /// The row ids `sql` (taking the ids as `$1`) returns.
+    async fn ids_of(
+        &mut self,
+        sql: &str,
+        ids: &[Uuid],
+        what: &'static str,
+    ) -> Result<Vec<Uuid>, Error> {
+        crate::db::pg::query_scalar(sql)
+            .bind(ids)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| Error::pg(what, e))
+    }
+
     /// Rows by filter: `$1` routes, `$2` status, `$3` tenant, `$4` type, `$5` created before,
     /// `$6` error substring, `$7` and `$8` after this place (`created_at`, `id`), `$9` limit.
     pub fn list_sql(&self) -> String {
@@ -519,19 +533,11 @@ impl OpsStore for PgOps<'_> {
             "SELECT id FROM {} WHERE id = ANY($1) AND status = 'failed'",
             self.table
         );
-        crate::db::pg::query_scalar(&sql)
-            .bind(ids)
-            .fetch_all(&mut *self.conn)
-            .await
-            .map_err(|e| Error::pg("reading the given rows", e))
+        self.ids_of(&sql, ids, "reading the given rows").await
     }
 
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        crate::db::pg::query_scalar(&self.requeue_sql())
-            .bind(ids)
-            .fetch_all(&mut *self.conn)
-            .await
-            .map_err(|e| Error::pg("requeueing", e))
+        self.ids_of(&self.requeue_sql(), ids, "requeueing").await
     }
 
     async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
@@ -539,11 +545,7 @@ impl OpsStore for PgOps<'_> {
             "DELETE FROM {} WHERE id = ANY($1) AND status = 'failed' RETURNING id",
             self.table
         );
-        crate::db::pg::query_scalar(&sql)
-            .bind(ids)
-            .fetch_all(&mut *self.conn)
-            .await
-            .map_err(|e| Error::pg("discarding", e))
+        self.ids_of(&sql, ids, "discarding").await
     }
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
