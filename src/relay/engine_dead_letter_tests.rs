@@ -138,7 +138,7 @@ fn a_dead_letter_error_header_is_one_line_of_at_most_1_kib() {
     stage(&store, 1, |_| None);
     let message = Message::from_row(&store.table().rows[0].row).unwrap();
     let long = format!("{}\nsecond line", "é".repeat(800));
-    let letter = crate::relay::engine::dead_letter_message(&message, &long, 5);
+    let letter = crate::relay::dead_letter::dead_letter_message(&message, &long, 5);
     let error = &letter
         .headers
         .iter()

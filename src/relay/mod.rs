@@ -3,6 +3,7 @@
 
 pub mod assemble;
 pub mod backoff;
+pub mod dead_letter;
 mod deadline;
 pub mod endpoint;
 pub mod engine;
