@@ -203,9 +203,10 @@ pub async fn assemble_on(
                 let mut first = pg.relay_store(opts.clone()).await?;
                 registered =
                     Registered::register(backend, config, identity, fleet.clone(), warn).await;
-                // With named statements the claim reads the pauses itself (free once prepared), so a
-                // pause holds from the next pass; unnamed ones would plan that lookup on every claim
-                // (measured: about a tenth of consume's throughput), so the heartbeat's read does it.
+                // With named statements the claim reads the pauses itself (free once
+                // prepared), so a pause holds from the next pass; unnamed ones would plan that
+                // lookup on every claim (measured: about a tenth of consume's throughput), so
+                // the heartbeat's read does it.
                 opts.pauses = registered
                     .as_ref()
                     .and_then(Registered::claim_pauses)
