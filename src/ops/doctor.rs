@@ -207,11 +207,13 @@ async fn pg_table_checks(
             ),
         );
     }
-    let relation = crate::target::RelationSpec::parse("relation", &name)?;
-    // the plan of the claim alone: no delivery log, no traceparent column needed
+    // the plan of the claim alone: no delivery log, no traceparent column needed (the table
+    // the plan reads is `t.table`; the relation as configured, not its name re-parsed, which
+    // loses a quoted name's quotes)
     let opts = PgStoreOptions {
         propagate_trace: false,
-        ..PgStoreOptions::from_config(config, relation, None)
+        delivery_log: None,
+        ..pg.store_options()
     };
     let mut ops = pg.open(conn, t).await?;
     let routes = ops.routes().await?;

@@ -133,6 +133,22 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     assert_eq!(left, 0);
 }
 
+/// A table whose name needs quotes (`"Order-Events"`) gets the same checks as any other: doctor
+/// used to re-read the name without its quotes and stop with exit 2.
+#[tokio::test]
+async fn doctor_checks_an_outbox_whose_name_needs_quotes() {
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    let t = format!("{}.\"Order-Events\"", schema.name);
+    ob(["migrate", "-q"]).pg(&t).code(OK);
+    let r = ob(["doctor", "--format", "json"]).pg(&t).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(
+        doctor_check(&json(&r), "claim plan")["level"],
+        "ok",
+        "{r:?}"
+    );
+}
+
 #[tokio::test]
 async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
