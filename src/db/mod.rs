@@ -81,7 +81,8 @@ fn connect_error(url: &DatabaseUrl, reason: String) -> DbError {
 /// Opens one PostgreSQL connection, giving up after `timeout`.
 /// The connect options outboxctl uses for a PostgreSQL URL.
 pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, DbError> {
-    Ok(PgConnectOptions::from_str(url.expose())
+    use sqlx::postgres::PgSslMode;
+    let o = PgConnectOptions::from_str(url.expose())
         .map_err(|e| DbError::BadUrl {
             target: url.to_string(),
             reason: url.scrub(&e.to_string()),
@@ -90,7 +91,29 @@ pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, DbError> {
         // pgbouncer refuses startup parameters it does not track ("unsupported startup
         // parameter: extra_float_digits"); floats travel in binary anyway.
         .extra_float_digits(None)
-        .disable_statement_logging())
+        .disable_statement_logging();
+    let root_cert = has_root_cert(url);
+    Ok(match o.get_ssl_mode() {
+        // the chain alone, against every public root, would take any site's certificate
+        PgSslMode::VerifyCa if !root_cert => {
+            return Err(DbError::BadUrl {
+                target: url.to_string(),
+                reason: "sslmode=verify-ca checks the server's certificate against its CA, not its name: give that CA with sslrootcert=/path/root.crt (or PGSSLROOTCERT), or use sslmode=verify-full".into(),
+            });
+        }
+        // as libpq: with a root certificate, require checks the chain
+        PgSslMode::Require if root_cert => o.ssl_mode(PgSslMode::VerifyCa),
+        _ => o,
+    })
+}
+
+/// Whether the URL (`sslrootcert`, `ssl-root-cert`) or `PGSSLROOTCERT` names a root certificate.
+fn has_root_cert(url: &DatabaseUrl) -> bool {
+    let named = url::Url::parse(url.expose()).is_ok_and(|u| {
+        u.query_pairs()
+            .any(|(k, v)| (k == "sslrootcert" || k == "ssl-root-cert") && !v.is_empty())
+    });
+    named || std::env::var_os("PGSSLROOTCERT").is_some_and(|v| !v.is_empty())
 }
 
 pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnection, DbError> {

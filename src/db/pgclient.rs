@@ -298,8 +298,10 @@ pub fn message(e: &tokio_postgres::Error) -> String {
 }
 
 /// TLS as `sslmode` asks: `disable` none; `allow`, `prefer` and `require` encrypt without
-/// checking the certificate (libpq's meaning); `verify-ca` checks the chain against
-/// `sslrootcert` (else the web's roots), `verify-full` the host name too.
+/// checking the certificate (libpq's meaning; [`super::pg_options`] makes `require` with a
+/// root certificate `verify-ca`, as libpq does); `verify-ca` checks the chain against
+/// `sslrootcert` (which it needs), `verify-full` the host name too (against the web's roots
+/// when no `sslrootcert` is given).
 fn tls_for(
     mode: PgSslMode,
     root_cert: Option<&str>,

@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use sqlx::Connection;
 
-use crate::common::{CONNECT, OK, eventually, ob, own_postgres};
+use crate::common::{CONNECT, ERROR, OK, eventually, ob, own_postgres};
 
 /// TLS as `sslmode` asks, on the relay's own connection (tokio-postgres) as on the others'
 /// (sqlx): `verify-full` against the server's CA delivers, and the relay's connection is
 /// encrypted; `verify-full` without the CA (the web's roots) refuses to connect, exit 3, and
-/// publishes nothing; `require` encrypts without checking; `verify-ca` checks the chain only.
+/// publishes nothing; `require` encrypts without checking, and with `sslrootcert` checks the
+/// chain; `verify-ca` checks the chain only, and is refused without `sslrootcert`.
 #[tokio::test]
 async fn the_relay_speaks_tls_as_sslmode_asks() {
     let (pg, url) = own_postgres(test_name!(), true).await;
@@ -53,9 +54,25 @@ async fn the_relay_speaks_tls_as_sslmode_asks() {
     assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("certificate"), "{r:?}");
     assert_eq!(r.stdout.matches("\"event_id\"").count(), 0, "{r:?}");
+    // verify-ca without its CA: the public roots would take any site's certificate, so it
+    // is refused before connecting; require with a root certificate checks the chain (here
+    // against the public roots, which did not sign the server's)
+    let r = relay(&format!("{url}?sslmode=verify-ca"));
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("sslrootcert"), "{r:?}");
+    let public = "/etc/ssl/certs/ca-certificates.crt";
+    assert!(
+        std::path::Path::new(public).exists(),
+        "{public} is missing: install Debian's ca-certificates package"
+    );
+    let r = relay(&format!("{url}?sslmode=require&sslrootcert={public}"));
+    assert_eq!(r.code, CONNECT, "{r:?}");
+    assert!(r.stderr.contains("certificate"), "{r:?}");
+    assert_eq!(r.stdout.matches("\"event_id\"").count(), 0, "{r:?}");
     for u in [
         verified.clone(),
         format!("{url}?sslmode=require"),
+        format!("{url}?sslmode=require&sslrootcert={}", ca.display()),
         format!("{url}?sslmode=verify-ca&sslrootcert={}", ca.display()),
     ] {
         let r = relay(&u);
