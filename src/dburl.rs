@@ -69,19 +69,29 @@ impl DatabaseUrl {
         &self.raw
     }
 
-    /// The password, if the URL carries one (used to scrub driver messages).
+    /// The password, if the URL carries one, in its user information or as a `password=`
+    /// query parameter (used to scrub driver messages).
     pub fn password(&self) -> Option<&str> {
         let (_, rest) = self.raw.split_once("://")?;
-        let userinfo = &rest[..userinfo_end(rest)?];
-        let password = userinfo.split_once(':')?.1;
-        (!password.is_empty()).then_some(password)
+        let in_userinfo = userinfo_end(rest)
+            .and_then(|end| rest[..end].split_once(':'))
+            .map(|(_, p)| p)
+            .filter(|p| !p.is_empty());
+        in_userinfo.or_else(|| query_passwords(&self.raw).next().map(|r| &self.raw[r]))
     }
 
-    /// Replaces the password wherever it occurs in a message (drivers may echo URLs).
+    /// Replaces the password wherever it occurs in a message (drivers may echo URLs), as
+    /// written and percent-decoded.
     pub fn scrub(&self, message: &str) -> String {
-        match self.password() {
-            Some(p) if p.len() >= 2 => message.replace(p, "****"),
-            _ => message.to_owned(),
+        let Some(p) = self.password().filter(|p| p.len() >= 2) else {
+            return message.to_owned();
+        };
+        let decoded = percent_encoding::percent_decode_str(p).decode_utf8_lossy();
+        let message = message.replace(p, "****");
+        if decoded.len() >= 2 && decoded != p {
+            message.replace(decoded.as_ref(), "****")
+        } else {
+            message
         }
     }
 }
@@ -94,10 +104,34 @@ fn userinfo_end(rest: &str) -> Option<usize> {
     before_query.rfind('@').or_else(|| rest.rfind('@'))
 }
 
-/// Masks the password in anything that looks like `scheme://user:password@host…` (more than
-/// the password rather than less, when the text is odd). Text that does not parse is masked
-/// after the scheme entirely.
+/// Where the values of `password=` query parameters are in `raw` (libpq and sqlx take a
+/// password there too).
+fn query_passwords(raw: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let query = raw.find('?').map_or(raw.len(), |q| q + 1);
+    let end = raw[query..].find('#').map_or(raw.len(), |h| query + h);
+    let mut at = query;
+    raw[query..end].split('&').filter_map(move |pair| {
+        let start = at;
+        at += pair.len() + 1;
+        pair.strip_prefix("password=")
+            .map(|v| start + "password=".len()..start + "password=".len() + v.len())
+    })
+}
+
+/// Masks the password in anything that looks like `scheme://user:password@host…` or carries a
+/// `password=` query parameter (more than the password rather than less, when the text is
+/// odd). Text that does not parse is masked after the scheme entirely.
 pub fn mask(raw: &str) -> String {
+    let masked = mask_userinfo(raw);
+    let ranges: Vec<_> = query_passwords(&masked).collect();
+    let mut out = masked.clone();
+    for r in ranges.into_iter().rev() {
+        out.replace_range(r, "****");
+    }
+    out
+}
+
+fn mask_userinfo(raw: &str) -> String {
     let Some((scheme, rest)) = raw.split_once("://") else {
         return if raw.contains('@') {
             "<unparseable URL>".to_owned()
@@ -185,5 +219,26 @@ mod tests {
         let url = DatabaseUrl::parse("postgres://u:pa/ss@127.0.0.1/test").unwrap();
         assert_eq!(url.password(), Some("pa/ss"));
         assert!(!url.to_string().contains("pa/ss"));
+    }
+
+    #[test]
+    fn masks_a_password_given_as_a_query_parameter() {
+        assert_eq!(
+            mask("postgres://app@db/app?password=hunter2"),
+            "postgres://app@db/app?password=****"
+        );
+        assert_eq!(
+            mask("postgres://db/app?user=app&password=hu%26nter&sslmode=require#x"),
+            "postgres://db/app?user=app&password=****&sslmode=require#x"
+        );
+        let url = DatabaseUrl::parse("postgres://db/app?user=app&password=s3cr%21t").unwrap();
+        assert!(!url.to_string().contains("s3cr"), "{url}");
+        assert_eq!(url.password(), Some("s3cr%21t"));
+        assert_eq!(
+            url.scrub("password s3cr!t refused; s3cr%21t"),
+            "password **** refused; ****"
+        );
+        // a parameter that only ends in "password" is not one
+        assert_eq!(mask("nats://h/?xpassword=a"), "nats://h/?xpassword=a");
     }
 }

@@ -31,6 +31,14 @@ fn unreachable_postgres_exits_3_without_the_password() {
         !r.stderr.contains("S3cretPw") && !r.stdout.contains("S3cretPw"),
         "{r:?}"
     );
+    // a password given as a query parameter, as libpq and sqlx take one
+    let r = ob(["relay", "--once", "--route", "orders", "--to", "stdout"])
+        .args(["--connect-timeout", "2s", "--database-url"])
+        .args(["postgres://app@127.0.0.1:1/test?password=S3cretPw"])
+        .run();
+    assert_eq!(r.code, CONNECT, "{r:?}");
+    assert!(r.stderr.contains("password=****"), "{r:?}");
+    assert!(!r.stderr.contains("S3cretPw"), "{r:?}");
 }
 
 #[test]
