@@ -403,10 +403,14 @@ impl<'a> PgStore<'a> {
         let mut fail = |e: StoreError| {
             first.get_or_insert(e);
         };
+        // once its opening went out the pass counts as open even when that failed: a part
+        // after `BEGIN` that failed leaves an aborted transaction only a `ROLLBACK` ends (one
+        // outside a transaction is a mere warning)
+        if opening {
+            self.pass = Pass::Open;
+        }
         if let Some(Err(e)) = &sent.begin {
             fail(StoreError::tokio_pg("opening the pass", e));
-        } else if opening {
-            self.pass = Pass::Open;
         }
         let mut answers = Vec::with_capacity(all.len());
         for (step, reply) in all.iter().zip(sent.steps) {
