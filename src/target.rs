@@ -436,6 +436,33 @@ impl RelationSpec {
         ))
     }
 
+    /// As SQL text that [`RelationSpec::parse`] reads back to the same names: each part
+    /// quoted where it needs it (an upper-case letter, a `-`, a keyword), `{tenant}` kept.
+    pub fn sql_text(&self) -> String {
+        let part = |s: &str| {
+            let plain = s.replace(TENANT_PLACEHOLDER, "");
+            if !plain.is_empty() && Ident(plain).needs_quotes() {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                s.to_owned()
+            }
+        };
+        format!("{}.{}", part(&self.schema), part(&self.table))
+    }
+
+    /// This relation with `suffix` added to its table's name (`{tenant}` kept).
+    pub fn with_table_suffix(&self, suffix: &str) -> Self {
+        Self {
+            table: format!("{}{suffix}", self.table),
+            ..self.clone()
+        }
+    }
+
+    /// The schema's name, unless it is per tenant.
+    pub fn fixed_schema(&self) -> Option<&str> {
+        (!self.schema.contains(TENANT_PLACEHOLDER)).then_some(self.schema.as_str())
+    }
+
     /// The text form, with `{tenant}` left in place.
     pub fn template(&self) -> String {
         format!("{}.{}", self.schema, self.table)

@@ -114,7 +114,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
             a.route = Some((route.trim().to_owned(), to));
         }
     }
-    let config = a.write(&args.path)?;
+    let config = a.write(&args.path, args.force)?;
     ctx.out.note(&format!("wrote {}", args.path.display()));
     if interactive {
         let url = config.require_url()?.clone();

@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use super::{Config, ConfigError, FileConfig, Target};
-use crate::dburl::Backend;
-use crate::model::Storage;
+use crate::dburl::{Backend, DatabaseUrl};
+use crate::model::{KeyOrder, Storage};
+use crate::target::{Ident, QualifiedName, RelationSpec};
 
 /// What goes into the file.
 #[derive(Debug, Clone)]
@@ -18,6 +19,7 @@ pub struct Answers {
     pub propagate_trace: bool,
     pub delivery_log: Option<String>,
     pub hlc_checkpoint: Option<String>,
+    pub key_order: KeyOrder,
     pub route: Option<(String, String)>,
 }
 
@@ -32,9 +34,10 @@ impl Answers {
                 hlc_checkpoint,
                 ..
             } => (
-                relation.template(),
-                delivery_log.as_ref().map(|l| l.template()),
-                hlc_checkpoint.as_ref().map(|q| q.plain()),
+                // as SQL text: a name that needs quotes keeps them
+                relation.sql_text(),
+                delivery_log.as_ref().map(RelationSpec::sql_text),
+                hlc_checkpoint.as_ref().map(QualifiedName::to_string),
             ),
             Target::Mongo {
                 collection,
@@ -58,19 +61,36 @@ impl Answers {
             propagate_trace: c.outbox.propagate_trace,
             delivery_log,
             hlc_checkpoint,
+            key_order: c.relay.key_order,
             route,
         }
     }
 
     /// The names the optional tables take beside the outbox: `SCHEMA.hlc_checkpoint` and
-    /// `OUTBOX_delivered`, when chosen.
+    /// `OUTBOX_delivered` (on MongoDB `DB.hlc_checkpoint`), when chosen. Made from the outbox's
+    /// parsed name, so a quoted one stays quoted; an outbox name that does not parse is left
+    /// for [`Answers::write`] to refuse.
     pub fn name_optional_tables(&mut self, hlc_checkpoint: bool, delivery_log: bool) {
-        let base = self
-            .outbox
-            .rsplit_once('.')
-            .map_or("app".to_owned(), |(s, _)| s.to_owned());
-        self.hlc_checkpoint = hlc_checkpoint.then(|| format!("{base}.hlc_checkpoint"));
-        self.delivery_log = delivery_log.then(|| format!("{}_delivered", self.outbox));
+        let relation = (self.backend == Backend::Postgres)
+            .then(|| RelationSpec::parse("outbox relation", &self.outbox).ok())
+            .flatten();
+        let checkpoint = |schema: &str| {
+            let schema = Ident::new("hlc_checkpoint", schema).ok()?;
+            let table = Ident::new("hlc_checkpoint", "hlc_checkpoint").ok()?;
+            Some(QualifiedName::new(schema, table).to_string())
+        };
+        let (hlc, log) = match &relation {
+            Some(r) => (
+                checkpoint(r.fixed_schema().unwrap_or("app")),
+                Some(r.with_table_suffix("_delivered").sql_text()),
+            ),
+            None => {
+                let db = self.outbox.split_once('.').map_or("app", |(d, _)| d);
+                (Some(format!("{db}.hlc_checkpoint")), None)
+            }
+        };
+        self.hlc_checkpoint = hlc.filter(|_| hlc_checkpoint);
+        self.delivery_log = log.filter(|_| delivery_log);
     }
 
     /// The file's text: every key commented, the chosen values set.
@@ -119,18 +139,46 @@ impl Answers {
             None => out.push_str("  routes: {}\n  #   orders:\n  #     to: \"nats://127.0.0.1:4222\"\n  #     channel: orders.events\n"),
         }
         out.push_str(
-            "  # interval: 1s\n  # max_claim_rows: 100\n  # pass_deadline: 5s\n  # pass_statement_timeout: 1s\n  # reclaim_stale_after: 5m   # null turns reclaim off\n  # max_attempts: 5\n  # retry_base_delay: 1s\n  # retry_max_backoff: 5m\n  # shutdown_drain_timeout: 5s\n  # key_order: best-effort     # or strict\n  # prepared_statements: false # true: named statements (direct connections, pgbouncer 1.21+)\n\npartitions:\n  # ahead_days: 7\n  # keep_days: 30\n  # lock_timeout: 200ms\n",
+            "  # interval: 1s\n  # max_claim_rows: 100\n  # pass_deadline: 5s\n  # pass_statement_timeout: 1s\n  # reclaim_stale_after: 5m   # null turns reclaim off\n  # max_attempts: 5\n  # retry_base_delay: 1s\n  # retry_max_backoff: 5m\n  # shutdown_drain_timeout: 5s\n",
+        );
+        out.push_str(match a.key_order {
+            KeyOrder::Strict => {
+                "  key_order: strict             # a key's rows one at a time, in order\n"
+            }
+            KeyOrder::BestEffort => "  # key_order: best-effort     # or strict\n",
+        });
+        out.push_str(
+            "  # prepared_statements: false # true: named statements (direct connections, pgbouncer 1.21+)\n\npartitions:\n  # ahead_days: 7\n  # keep_days: 30\n  # lock_timeout: 200ms\n",
         );
         out
     }
 
-    /// Checks the text the way every command will read it, then writes it to `path`; returns
-    /// the configuration the file gives.
-    pub fn write(&self, path: &Path) -> Result<Config, ConfigError> {
+    /// Checks the text the way every command will read it, then writes it to `path` (a new
+    /// file unless `overwrite`); returns the configuration the file gives. A file holding a
+    /// password is readable by its owner only.
+    pub fn write(&self, path: &Path, overwrite: bool) -> Result<Config, ConfigError> {
+        use std::io::Write;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         let text = self.render();
         let file = FileConfig::parse(&path.display().to_string(), &text)?;
         let config = Config::resolve(file, Some(path.to_owned()), &Default::default(), &|_| None)?;
-        std::fs::write(path, &text).map_err(|source| ConfigError::Write {
+        let secret = DatabaseUrl::parse(&self.database_url).is_ok_and(|u| u.password().is_some());
+        let mode = if secret { 0o600 } else { 0o644 };
+        let mut open = std::fs::OpenOptions::new();
+        open.write(true).mode(mode);
+        if overwrite {
+            open.create(true).truncate(true);
+        } else {
+            open.create_new(true);
+        }
+        let written = open.open(path).and_then(|mut f| {
+            if secret {
+                // an existing file keeps its mode when overwritten
+                f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+            }
+            f.write_all(text.as_bytes())
+        });
+        written.map_err(|source| ConfigError::Write {
             path: path.display().to_string(),
             source,
         })?;
@@ -171,6 +219,35 @@ mod tests {
         assert_eq!(back.delivery_log.as_deref(), Some("app.outbox_delivered"));
         assert_eq!(back.hlc_checkpoint.as_deref(), Some("app.hlc_checkpoint"));
         assert_eq!(c.relay.routes.keys().collect::<Vec<_>>(), ["orders"]);
+    }
+
+    /// Names that need quotes keep them through the file, the optional tables are named from
+    /// the outbox's parsed name (a bare `outbox` is `public.outbox`), and strict key order is
+    /// written.
+    #[test]
+    fn quoted_names_and_strict_order_load_back_as_answered() {
+        let mut a = Answers::of(&resolved(FileConfig::default()), None);
+        a.outbox = r#"App."Order-Events""#.into();
+        a.storage = Storage::Consume;
+        a.key_order = KeyOrder::Strict;
+        a.name_optional_tables(true, true);
+        assert_eq!(a.hlc_checkpoint.as_deref(), Some("app.hlc_checkpoint"));
+        assert_eq!(
+            a.delivery_log.as_deref(),
+            Some(r#"app."Order-Events_delivered""#)
+        );
+        let c = loaded(&a);
+        let Target::Postgres { relation, .. } = &c.outbox.target else {
+            panic!("a PostgreSQL outbox");
+        };
+        assert_eq!(relation.template(), "app.Order-Events");
+        assert_eq!(c.relay.key_order, KeyOrder::Strict);
+        let back = Answers::of(&c, None);
+        assert_eq!(back.outbox, r#"app."Order-Events""#);
+        a.outbox = "outbox".into();
+        a.name_optional_tables(true, false);
+        assert_eq!(a.hlc_checkpoint.as_deref(), Some("public.hlc_checkpoint"));
+        assert_eq!(a.delivery_log, None);
     }
 
     #[test]

@@ -96,6 +96,15 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
     .run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(!r.stderr.contains("Pw1234"), "{r:?}");
+    let mode = |p: &std::path::Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(
+        mode(&path),
+        0o600,
+        "a file holding a password is its owner's only"
+    );
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
         text.contains("relation: \"shop.outbox\"")
