@@ -47,8 +47,12 @@ impl Fault {
             sqlstate::LOCK_NOT_AVAILABLE => Fault::LockBusy,
             sqlstate::QUERY_CANCELED => Fault::Canceled,
             // connection exceptions, operator intervention (admin shutdown, crash shutdown,
-            // cannot connect now, idle session timeout) and the idle-in-transaction timeout
-            c if c.starts_with("08") || c.starts_with("57P") || c == "25P03" => Fault::Lost,
+            // cannot connect now, idle session timeout), the idle-in-transaction timeout, and a
+            // server that only reads (a standby after a failover: the connection goes, and a
+            // new one may reach the primary; the relay's probe waits until one does)
+            c if c.starts_with("08") || c.starts_with("57P") || c == "25P03" || c == "25006" => {
+                Fault::Lost
+            }
             c if c.starts_with("42") || c == "0A000" => Fault::Definition,
             _ => Fault::Statement,
         }

@@ -403,3 +403,51 @@ async fn a_stop_while_the_relay_starts_ends_it_at_once_with_0() {
     let status = status.expect("still starting 5 s after SIGTERM");
     assert!(status.success(), "{status:?}");
 }
+
+/// A server that only reads (here a role read-only by default; after a failover, the old
+/// primary come back as a standby): the relay takes it for a database away, drops the
+/// connection and probes until a new one writes, where it kept the read-only connection and
+/// failed every pass for good; once connections write again it delivers, without a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_only_reads_is_waited_out_and_the_relay_delivers_after() {
+    let test = test_name!();
+    let (schema, mut conn) = crate::common::PgSchema::new(test).await;
+    crate::common::migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let role = format!("ro_{}", schema.name);
+    let s = &schema.name;
+    sqlx::raw_sql(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN;
+         GRANT USAGE ON SCHEMA {s} TO {role}; GRANT ALL ON ALL TABLES IN SCHEMA {s} TO {role};
+         ALTER ROLE {role} SET default_transaction_read_only = on"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    crate::common::stage(&mut conn, &t, "orders", 5, None).await;
+    let url = crate::common::pg_url().replacen("://postgres@", &format!("://{role}@"), 1);
+    let base: Vec<String> = ["--database-url", &url, "--relation", &t]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (path, log) = (out_file(test), out_file(&format!("{test}-log")));
+    let (relay, _metrics) = relay(test, &base, &path, &log, "  interval: 100ms\n");
+    wait_log(&log, "the database is away", 1).await;
+    assert!(
+        log_line(&log, "the database is away").contains("read-only transaction"),
+        "{}",
+        std::fs::read_to_string(&log).unwrap()
+    );
+    sqlx::raw_sql(&format!(
+        "ALTER ROLE {role} RESET default_transaction_read_only"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    arrived(&path, 5, "the rows once connections write", &log).await;
+    assert!(relay.terminate().success());
+    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}

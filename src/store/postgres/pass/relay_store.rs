@@ -270,15 +270,31 @@ ON CONFLICT (event_id) DO NOTHING"
         if !matches!(self.conn, Conn::Owned { .. }) {
             return Ok(());
         }
+        // a server that only reads (a standby, or a session read-only by default) is not back:
+        // its connection goes, and the next probe connects anew (after a failover, perhaps to
+        // the primary)
         let step = Step {
             stmt: Stmt {
-                sql: "SELECT 1".into(),
+                sql: "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only')::bool"
+                    .into(),
                 values: Vec::new(),
                 rows: true,
             },
             name: "probing the database",
         };
         self.pass = Pass::Closed;
-        self.one(step).await.map(drop)
+        let read_only = match self.one(step).await? {
+            Answer::Fast(Reply::Rows(rows)) => rows.first().is_some_and(|r| r.get::<_, bool>(0)),
+            _ => false,
+        };
+        if read_only {
+            self.drop_connection();
+            return Err(StoreError {
+                context: "probing the database",
+                message: "the server only reads (a standby, or default_transaction_read_only): waiting for one that writes".into(),
+                fault: crate::db::fault::Fault::Lost,
+            });
+        }
+        Ok(())
     }
 }
