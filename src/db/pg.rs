@@ -174,7 +174,7 @@ pub async fn server_port_and_pid(
     Ok((row.try_get(0)?, row.try_get(1)?))
 }
 
-/// The backend pid of a direct connection, which `pg_cancel_backend` may target; `None`
+/// The backend pid of a connection that looks direct; `None`
 /// behind a pooler (the server listens on another port than the one dialled), where the
 /// backend changes from one transaction to the next.
 pub async fn direct_backend_pid(
@@ -183,20 +183,6 @@ pub async fn direct_backend_pid(
 ) -> Option<i32> {
     let (port, pid) = server_port_and_pid(conn).await.ok()?;
     (port.is_some() && port == dialled_port(url).map(i32::from)).then_some(pid)
-}
-
-/// Cancels what a backend runs (`pg_cancel_backend`), from a connection of its own.
-pub async fn cancel_backend(
-    url: &crate::dburl::DatabaseUrl,
-    timeout: std::time::Duration,
-    pid: i32,
-) {
-    if let Ok(mut c) = super::connect_pg(url, timeout).await {
-        let _ = query("SELECT pg_cancel_backend($1)")
-            .bind(pid)
-            .execute(&mut c)
-            .await;
-    }
 }
 
 /// The server's current value of a millisecond setting (`statement_timeout`, `lock_timeout`,

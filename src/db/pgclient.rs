@@ -93,6 +93,8 @@ pub enum Reply {
 /// One connection (its driver task runs beside it until the connection closes).
 pub struct PgClient {
     client: tokio_postgres::Client,
+    /// The TLS its connection was made with, for a cancel request's own connection.
+    tls: tokio_postgres_rustls::MakeRustlsConnect,
     /// With `prepared_statements`: each statement prepared once, named, and reused.
     named: Option<HashMap<Arc<str>, Statement>>,
 }
@@ -105,7 +107,7 @@ impl PgClient {
         named: bool,
     ) -> Result<PgClient, DbError> {
         let (config, tls) = client_config(url)?;
-        let connecting = config.connect(tls);
+        let connecting = config.connect(tls.clone());
         let (client, connection) = match tokio::time::timeout(timeout, connecting).await {
             Err(_) => {
                 return Err(DbError::Connect {
@@ -139,8 +141,18 @@ impl PgClient {
         });
         Ok(PgClient {
             client,
+            tls,
             named: named.then(HashMap::new),
         })
+    }
+
+    /// Asks the server to cancel what this connection runs: the protocol's cancel request, on
+    /// a connection of its own, which names this session by its secret key, so that a pooler
+    /// passes it to the server connection this client holds (or drops it), and never cancels
+    /// another client's statement, as `pg_cancel_backend` of a guessed pid could.
+    pub async fn cancel(&self) -> Result<(), tokio_postgres::Error> {
+        let token = self.client.cancel_token();
+        token.cancel_query(self.tls.clone()).await
     }
 
     pub fn is_closed(&self) -> bool {

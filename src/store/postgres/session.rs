@@ -70,9 +70,9 @@ pub const RETAIN_BEGIN: &str = "BEGIN; SET LOCAL jit = off";
 /// What a new connection is asked once, in one statement ([`greet`]).
 #[derive(Debug, Default)]
 pub(super) struct Greeting {
-    /// The server process behind the connection when it is direct, which `pg_cancel_backend`
-    /// may target (`None` behind a pooler: the server listens on another port than the one
-    /// dialled, and the backend changes from one transaction to the next).
+    /// The server process behind the connection when it looks direct (`None` behind a pooler
+    /// on another port than the server's: the backend changes from one transaction to the
+    /// next).
     pub backend: Option<i32>,
     /// The session's limits.
     pub session: Option<SessionLimits>,

@@ -76,8 +76,9 @@ pub struct PgStore<'a> {
     pass: Pass,
     /// Consume storage on its own connection: the pass's writes, sent with its `COMMIT`.
     queued: Vec<Step>,
-    /// The backend of an owned, direct connection (not through a pooler), for
-    /// `pg_cancel_backend` when a pass is abandoned.
+    /// The backend of an owned connection that looks direct (the server's port is the one
+    /// dialled), for diagnostics only: an abandoned pass is cancelled by the protocol's cancel
+    /// request ([`PgClient::cancel`]), which a pooler on the server's port cannot misdirect.
     backend: Option<i32>,
     /// The owned connection's session limits, read when it opened (`None`: not read; a
     /// consume pass then reads them itself).
@@ -90,8 +91,8 @@ pub struct PgStore<'a> {
 }
 
 impl<'a> PgStore<'a> {
-    /// The server process behind an owned, direct connection (`None` behind a pooler, or
-    /// inside a caller's transaction): what `pg_cancel_backend` targets.
+    /// The server process behind an owned connection that looks direct (`None` behind a
+    /// pooler on another port, or inside a caller's transaction).
     pub fn backend_pid(&self) -> Option<i32> {
         self.backend
     }

@@ -238,22 +238,16 @@ ON CONFLICT (event_id) DO NOTHING"
     }
 
     async fn abandon(&mut self) {
-        if let (
-            Conn::Owned {
-                url,
-                connect_timeout,
-                client: Some(_),
-            },
-            Some(pid),
-        ) = (&self.conn, self.backend)
+        if let Conn::Owned {
+            client: Some(client),
+            ..
+        } = &self.conn
         {
             // best effort, and bounded: a shutdown that cuts a pass must not wait on a database
             // that does not answer (the dropped connection ends the backend's work anyway)
             let within = Duration::from_secs(2);
-            let cancel = crate::db::pg::cancel_backend(url, (*connect_timeout).min(within), pid);
-            let _ = tokio::time::timeout(within, cancel).await;
+            let _ = tokio::time::timeout(within, client.cancel()).await;
         }
-        // Behind a pooler the connection is only dropped: the pooler closes its server link.
         self.drop_connection();
     }
 
