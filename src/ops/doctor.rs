@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::duration::Dur;
 use crate::hlc::MAX_DRIFT_MS;
-use crate::schema::desired::CLAIM_INDEX_COLUMNS;
+use crate::schema::desired::{CLAIM_INDEX_COLUMNS, HLC_CLAIM_ORDER};
 use crate::schema::partitions;
 use crate::store::backend::{self, Backend, PgTarget};
 use crate::store::ops::OpsStore;
@@ -206,6 +206,26 @@ async fn pg_table_checks(
                 "{name} has no valid claim index: every claim reads the table; run outboxctl migrate"
             ),
         );
+    }
+    if config.outbox.hlc_ordering {
+        // the HLC claim reads its fresh rows in this order: without the index each claim
+        // sorts every fresh pending row of the route
+        let hlc_def = format!("btree ({})", HLC_CLAIM_ORDER.join(", "));
+        let found = facts.indexes.iter().any(|i| i.using == hlc_def && i.valid);
+        let (level, detail) = if found {
+            (
+                Level::Ok,
+                format!("{name} has a valid index USING {hlc_def}"),
+            )
+        } else {
+            (
+                Level::Fail,
+                format!(
+                    "{name} has no valid HLC claim index (USING {hlc_def}): every claim sorts the route's pending rows; run outboxctl migrate --hlc-ordering"
+                ),
+            )
+        };
+        report.add("hlc claim index", level, detail);
     }
     // the plan of the claim alone: no delivery log, no traceparent column needed (the table
     // the plan reads is `t.table`; the relation as configured, not its name re-parsed, which
@@ -473,6 +493,24 @@ async fn mongo_checks(
             ),
         );
     }
+    // each claim reads its documents back by their token
+    let has_token = indexes
+        .iter()
+        .any(|keys| keys.first().is_some_and(|k| k == "claim_token"));
+    let (level, detail) = if has_token {
+        (
+            Level::Ok,
+            format!("{collection} has an index on claim_token"),
+        )
+    } else {
+        (
+            Level::Fail,
+            format!(
+                "{collection} has no index on claim_token: each claim reads its documents back by scanning the collection; run outboxctl migrate"
+            ),
+        )
+    };
+    report.add("claim token index", level, detail);
     let plan = diag::claim_scans_collection(&client, collection, config.outbox.hlc_ordering).await;
     match plan {
         Ok(true) => report.add(

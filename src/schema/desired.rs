@@ -140,7 +140,7 @@ pub const LOG_COLUMNS: &[ColumnSpec] = &[
 ];
 
 /// The HLC claim index's columns (the claim's order with HLC ordering).
-const HLC_CLAIM_ORDER: &[&str] = &[
+pub const HLC_CLAIM_ORDER: &[&str] = &[
     "outbox_route",
     "status",
     "available_at",

@@ -121,14 +121,18 @@ async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
     coll.update_one(doc! {}, doc! { "$set": { "status": "failed" } })
         .await
         .unwrap();
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doctor_check(&v, "claim token index")["level"], "ok");
     coll.drop_index("outbox_route_1_status_1_available_at_1_created_at_1")
         .await
         .unwrap();
+    coll.drop_index("claim_token_1").await.unwrap();
     let r = cmd(&db, &["doctor", "--format", "json"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     let level = |name: &str| doctor_check(&v, name)["level"].clone();
     assert_eq!(level("claim index"), "fail");
+    assert_eq!(level("claim token index"), "fail");
     assert_eq!(level("failed rows"), "warn");
     assert_eq!(level("transactions"), "ok");
 }

@@ -149,6 +149,30 @@ async fn doctor_checks_an_outbox_whose_name_needs_quotes() {
     );
 }
 
+/// With HLC ordering doctor checks the HLC claim index too (the claim's fresh rows are read in
+/// its order): ok after `migrate --hlc-ordering`, a fail once it is dropped.
+#[tokio::test]
+async fn doctor_checks_the_hlc_claim_index() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--hlc-ordering"]).await;
+    let doctor = || {
+        cmd(
+            &schema,
+            &["--format", "json", "--hlc-ordering"],
+            &["doctor"],
+        )
+    };
+    let level = |r: &crate::common::Run| doctor_check(&json(r), "hlc claim index")["level"].clone();
+    let r = doctor();
+    assert_eq!((r.code, level(&r)), (OK, "ok".into()), "{r:?}");
+    sqlx::raw_sql(&format!("DROP INDEX {}.outbox_claim_hlc_idx", schema.name))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = doctor();
+    assert_eq!((r.code, level(&r)), (CHECK_FAILED, "fail".into()), "{r:?}");
+}
+
 #[tokio::test]
 async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
