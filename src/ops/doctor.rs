@@ -376,21 +376,39 @@ async fn row_checks<O: OpsStore>(
     let now = Utc::now();
     let routes = ops.routes().await?;
     let mut stale = 0;
+    // with reclaim off (`reclaim_stale_after: null`) nothing is stale: every processing row
+    let mut processing = 0;
+    let mut reclaim_off = false;
     let mut failed = 0;
     let mut oldest: Option<DateTime<Utc>> = None;
     for route in &routes {
         let s = ops.summary(route, tenant, now).await?;
+        reclaim_off |= s.processing_stale.is_none();
         stale += s.processing_stale.unwrap_or(0);
+        processing += s.processing;
         failed += s.failed;
         oldest = match (oldest, s.oldest_pending) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
     }
+    let (stuck, detail) = if reclaim_off {
+        (
+            processing,
+            format!(
+                "{processing} processing row(s) in {name}, and reclaim is off (reclaim_stale_after: null): a row a relay died on stays processing until an operator acts"
+            ),
+        )
+    } else {
+        (
+            stale,
+            format!("{stale} processing row(s) older than reclaim_stale_after in {name}"),
+        )
+    };
     report.add(
         "stale processing",
-        if stale > 0 { Level::Warn } else { Level::Ok },
-        format!("{stale} processing row(s) older than reclaim_stale_after in {name}"),
+        if stuck > 0 { Level::Warn } else { Level::Ok },
+        detail,
     );
     let hint = if failed > 0 {
         ": see outboxctl inspect failed"

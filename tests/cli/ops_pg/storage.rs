@@ -173,6 +173,39 @@ async fn doctor_checks_the_hlc_claim_index() {
     assert_eq!((r.code, level(&r)), (CHECK_FAILED, "fail".into()), "{r:?}");
 }
 
+/// With reclaim off (`reclaim_stale_after: null`) no row is ever reclaimed, so every
+/// processing row is reported (a warn), where doctor said none was older than the setting.
+#[tokio::test]
+async fn doctor_with_reclaim_off_reports_every_processing_row() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'processing', processing_at = now() - interval '1 day'"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let cfg = crate::common::config_file(test, "relay:\n  reclaim_stale_after: null\n");
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--config", &cfg],
+        &["doctor"],
+    );
+    let v = json(&r);
+    let check = doctor_check(&v, "stale processing");
+    assert_eq!(check["level"], "warn", "{r:?}");
+    assert!(
+        check["detail"]
+            .as_str()
+            .unwrap()
+            .contains("2 processing row(s)"),
+        "{r:?}"
+    );
+}
+
 #[tokio::test]
 async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
