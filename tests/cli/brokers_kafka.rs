@@ -357,8 +357,8 @@ async fn kafka_sasl_scram_authenticates_and_wrong_password_is_refused() {
 async fn kafka_create_topic_when_the_broker_comes_later() {
     let test = test_name!();
     use crate::common::wait_rows;
-    use crate::common::{OwnServer, free_port, spawn_loop_relay};
-    let port = free_port();
+    use crate::common::{OwnServer, spawn_loop_relay, stable_port};
+    let port = stable_port();
     let mut broker = OwnServer::new(
         "late_tansu",
         &crate::restarts::tansu_bin(),

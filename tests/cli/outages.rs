@@ -33,7 +33,7 @@ struct Receiver {
 impl Receiver {
     async fn start() -> Self {
         let mut r = Self {
-            port: free_port(),
+            port: crate::common::own_server::stable_port(),
             bodies: Arc::default(),
             stalled: Arc::default(),
             stop: None,

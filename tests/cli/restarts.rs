@@ -10,13 +10,13 @@ use std::process::Command;
 use crate::common::{
     CHECK_FAILED, OwnServer, PgSchema, assert_none_lost, config_file, create_topic,
     create_topic_if_missing, free_port, hook, make_due, migrate, ob, on_tokio, read_until,
-    relay_across_restart, relay_across_stall, stage, staged_event_ids,
+    relay_across_restart, relay_across_stall, stable_port, stage, staged_event_ids,
 };
 
 /// A nats-server of the test's own with JetStream and a stream `restart` on
 /// `restart.orders`; its URL.
 async fn own_nats(test: &str) -> (OwnServer, String) {
-    let port = free_port();
+    let port = stable_port();
     let mut nats = OwnServer::new(test, Path::new("/usr/sbin/nats-server"), port, move |dir| {
         let mut c = Command::new("/usr/sbin/nats-server");
         c.args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
@@ -39,7 +39,7 @@ async fn own_nats(test: &str) -> (OwnServer, String) {
 
 /// A redis-server of the test's own (append-only, fsync always); its URL.
 async fn own_redis(test: &str) -> (OwnServer, String) {
-    let port = free_port();
+    let port = stable_port();
     let bin = PathBuf::from("/usr/bin/redis-server");
     let mut redis = OwnServer::new(test, &bin, port, move |dir| {
         let mut c = Command::new("/usr/bin/redis-server");
@@ -65,7 +65,7 @@ async fn own_redis(test: &str) -> (OwnServer, String) {
 
 /// A RabbitMQ node of the test's own; its URL.
 async fn own_rabbitmq(test: &str) -> (OwnServer, String) {
-    let (port, dist) = (free_port(), free_port());
+    let (port, dist) = (stable_port(), free_port());
     let bin = PathBuf::from("/usr/lib/rabbitmq/bin/rabbitmq-server");
     let node = format!("outboxctl{port}@localhost");
     let mut rabbit = OwnServer::new(test, &bin, port, move |dir| {
@@ -180,7 +180,7 @@ async fn rabbitmq_restart_while_the_loop_runs_loses_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_restart_while_the_loop_runs_loses_nothing() {
-    let port = free_port();
+    let port = stable_port();
     let bin = tansu_bin();
     // In-memory storage (tansu 0.6's SQLite engine panics, and stops serving, when a producer
     // that outlived the restart produces again): the broker comes back empty, so what it held
