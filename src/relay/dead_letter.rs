@@ -3,19 +3,19 @@
 //! dead-letter destination did not take is held (pending, due again later), not parked.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
 use super::deadline::Deadline;
-use super::engine::{RelaySettings, publish_timeout};
 use crate::destination::{PublishError, Publisher};
 use crate::model::{Message, OutboxRow};
 
-/// What parking a row needs besides the store: the route's dead-letter destination (if any),
-/// the pass's messages (the dead-letter message is built from them) and its deadline.
+/// What parking a row needs besides the store: the route's dead-letter destination (if any)
+/// with the bound on one publish there, the pass's messages (the dead-letter message is built
+/// from them) and its deadline.
 pub(super) struct Parking<'a> {
-    pub dead_letter: Option<&'a Arc<dyn Publisher>>,
+    pub dead_letter: Option<(&'a Arc<dyn Publisher>, Duration)>,
     pub messages: &'a [Option<Arc<Message>>],
     pub deadline: Deadline<'a>,
 }
@@ -46,18 +46,16 @@ pub fn dead_letter_message(message: &Message, error: &str, attempts: i32) -> Mes
 /// and the rows to hold (pending, attempts unchanged, due again after `retry_max_backoff`)
 /// with the error the dead-letter publish gave.
 pub(super) async fn dead_letter_first(
-    settings: &RelaySettings,
     rows: &[OutboxRow],
     parking: &Parking<'_>,
     to_park: Vec<(String, usize)>,
 ) -> (Vec<(String, usize, bool)>, Vec<(String, usize)>) {
-    let Some(dl) = parking.dead_letter else {
+    let Some((dl, timeout)) = parking.dead_letter else {
         return (
             to_park.into_iter().map(|(e, i)| (e, i, false)).collect(),
             Vec::new(),
         );
     };
-    let timeout = publish_timeout(settings, dl.as_ref());
     let (mut park, mut hold) = (Vec::new(), Vec::new());
     for (error, i) in to_park {
         // a payload that is not JSON has no message to send anywhere: parked as it is

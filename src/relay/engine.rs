@@ -426,7 +426,8 @@ async fn pass_body<S: RelayStore>(
         }
     }
     let parking = Parking {
-        dead_letter: options.dead_letter.as_ref(),
+        dead_letter: (options.dead_letter.as_ref())
+            .map(|dl| (dl, publish_timeout(settings, dl.as_ref()))),
         messages: &messages,
         deadline,
     };
@@ -588,7 +589,7 @@ async fn finish_marks<S: RelayStore>(
             .await?;
         report.retried += ids.len();
     }
-    let (park, hold) = dead_letter_first(settings, rows, &parking, to_park).await;
+    let (park, hold) = dead_letter_first(rows, &parking, to_park).await;
     // held: the dead-letter destination did not take it; it comes round again, unparked
     let again = Utc::now()
         + chrono::Duration::from_std(settings.retry_max_backoff).unwrap_or(chrono::Duration::MAX);
