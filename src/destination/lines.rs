@@ -2,8 +2,10 @@
 //! written at `flush` under an exclusive `flock` of the file (so several relays appending to
 //! one file never interleave a line), then fsynced when the file is a regular file, before
 //! any mark. A write that fails leaves the file as it was: it is cut back to its length before
-//! the write, under the same lock, so no partial line stays. Out of space (ENOSPC, EDQUOT)
-//! means the destination is away; the probe waits for free space.
+//! the write, under the same lock, so no partial line stays; a line a writer killed mid-write
+//! left unfinished (`kill -9` can stop a write between pages) is cut back, under the lock,
+//! before the next write. Out of space (ENOSPC, EDQUOT) means the destination is away; the
+//! probe waits for free space.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -52,7 +54,18 @@ impl Lines {
     }
 
     pub fn file(path: &Path) -> std::io::Result<Self> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        // read too, to find a torn last line; write-only where reading is not allowed
+        let file = match OpenOptions::new()
+            .read(true)
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                OpenOptions::new().create(true).append(true).open(path)?
+            }
+            opened => opened?,
+        };
         // A regular file is fsynced before marks; a device such as /dev/null has nothing to sync.
         let fsync = file.metadata()?.file_type().is_file();
         Ok(Self {
@@ -156,6 +169,37 @@ fn free_bytes(file: &File) -> std::io::Result<u64> {
     Ok(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
+/// Cuts a file of `len` bytes back to the end of its last whole line when its last line is
+/// unfinished (a writer killed mid-write); returns the length kept. Its message was never
+/// marked delivered, so it goes out again. A file that cannot be read is left as it is.
+fn cut_torn_tail(f: &File, len: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let mut last = [0u8; 1];
+    if len == 0 || f.read_exact_at(&mut last, len - 1).is_err() || last[0] == b'\n' {
+        return Ok(len);
+    }
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut end = len;
+    let keep = loop {
+        if end == 0 {
+            break 0;
+        }
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        f.read_exact_at(chunk, start)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            break start + i as u64 + 1;
+        }
+        end = start;
+    };
+    f.set_len(keep)?;
+    tracing::warn!(
+        "cut back {} byte(s) of a half-written last line (a writer killed while writing); its event goes out again",
+        len - keep
+    );
+    Ok(keep)
+}
+
 /// Holds an exclusive `flock` on the file while alive: relays appending to one file take
 /// turns, so cutting back a failed write never cuts another relay's lines.
 struct Flock<'a>(&'a File);
@@ -204,7 +248,9 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
                 return f.write_all(buf).map_err(|e| fail("writing to the file", e));
             }
             let _lock = Flock::take(f).map_err(|e| fail("locking the file", e))?;
-            let before = f.metadata().map_err(|e| fail("reading the file", e))?.len();
+            let len = f.metadata().map_err(|e| fail("reading the file", e))?.len();
+            // under the lock no writer is busy: an unfinished last line is a dead writer's
+            let before = cut_torn_tail(f, len).map_err(|e| fail("reading the file's end", e))?;
             let written = f
                 .write_all(buf)
                 .map_err(|e| ("writing to the file", e))
@@ -225,5 +271,31 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
                 Err(PublishError::transient(message))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_torn_last_line_is_cut_back_to_the_last_whole_one() {
+        let path = std::env::temp_dir().join(format!("outboxctl-torn-{}", std::process::id()));
+        let len = |p: &Path| std::fs::metadata(p).unwrap().len();
+        std::fs::write(&path, b"{\"a\":1}\n{\"b\":2}\n{\"c\":").unwrap();
+        let f = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        assert_eq!(cut_torn_tail(&f, len(&path)).unwrap(), 16);
+        assert_eq!(std::fs::read(&path).unwrap(), b"{\"a\":1}\n{\"b\":2}\n");
+        // whole lines stay as they are
+        assert_eq!(cut_torn_tail(&f, len(&path)).unwrap(), 16);
+        // a file of one torn line is emptied
+        std::fs::write(&path, b"{\"c\":").unwrap();
+        assert_eq!(cut_torn_tail(&f, len(&path)).unwrap(), 0);
+        assert_eq!(len(&path), 0);
+        std::fs::remove_file(&path).unwrap();
     }
 }

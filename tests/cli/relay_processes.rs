@@ -205,3 +205,24 @@ async fn sigterm_drains_and_exits_0() {
     );
     assert_eq!(line_count(&path), 300);
 }
+
+/// A file destination whose last line a relay killed with SIGKILL left half-written: the next
+/// relay cuts it back before appending, so every line parses (the cut event's row was never
+/// marked, and goes out again).
+#[tokio::test]
+async fn a_half_written_last_line_is_cut_back_before_the_next_write() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let path = out_file(test);
+    std::fs::write(&path, "{\"id\":\"whole\"}\n{\"id\":\"torn\",\"ev").unwrap();
+    ob(["relay", "--once", "--route", "orders"])
+        .pg(&t)
+        .args(["--to", &format!("file:{}", path.display())])
+        .code(OK);
+    let written = lines(&path);
+    assert_eq!(written.len(), 4, "the whole line and three events");
+    assert_eq!(written[0]["id"], "whole");
+}
