@@ -81,6 +81,15 @@ impl DoctorReport {
             holder: None,
         });
     }
+
+    /// An index check: ok saying `there` when the index is there, else a fail saying `missing`.
+    fn index(&mut self, name: &'static str, found: bool, there: String, missing: String) {
+        if found {
+            self.add(name, Level::Ok, there);
+        } else {
+            self.add(name, Level::Fail, missing);
+        }
+    }
 }
 
 /// What the checks need besides the configuration.
@@ -187,45 +196,28 @@ async fn pg_table_checks(
         );
         return Ok(None);
     };
+    let valid = |def: &str| facts.indexes.iter().any(|i| i.using == def && i.valid);
     let claim_def = claim_index_def();
-    if facts
-        .indexes
-        .iter()
-        .any(|i| i.using == claim_def && i.valid)
-    {
-        report.add(
-            "claim index",
-            Level::Ok,
-            format!("{name} has a valid index USING {claim_def}"),
-        );
-    } else {
-        report.add(
-            "claim index",
-            Level::Fail,
-            format!(
-                "{name} has no valid claim index: every claim reads the table; run outboxctl migrate"
-            ),
-        );
-    }
+    report.index(
+        "claim index",
+        valid(&claim_def),
+        format!("{name} has a valid index USING {claim_def}"),
+        format!(
+            "{name} has no valid claim index: every claim reads the table; run outboxctl migrate"
+        ),
+    );
     if config.outbox.hlc_ordering {
         // the HLC claim reads its fresh rows in this order: without the index each claim
         // sorts every fresh pending row of the route
         let hlc_def = format!("btree ({})", HLC_CLAIM_ORDER.join(", "));
-        let found = facts.indexes.iter().any(|i| i.using == hlc_def && i.valid);
-        let (level, detail) = if found {
-            (
-                Level::Ok,
-                format!("{name} has a valid index USING {hlc_def}"),
-            )
-        } else {
-            (
-                Level::Fail,
-                format!(
-                    "{name} has no valid HLC claim index (USING {hlc_def}): every claim sorts the route's pending rows; run outboxctl migrate --hlc-ordering"
-                ),
-            )
-        };
-        report.add("hlc claim index", level, detail);
+        report.index(
+            "hlc claim index",
+            valid(&hlc_def),
+            format!("{name} has a valid index USING {hlc_def}"),
+            format!(
+                "{name} has no valid HLC claim index (USING {hlc_def}): every claim sorts the route's pending rows; run outboxctl migrate --hlc-ordering"
+            ),
+        );
     }
     // the plan of the claim alone: no delivery log, no traceparent column needed (the table
     // the plan reads is `t.table`; the relation as configured, not its name re-parsed, which
@@ -493,42 +485,29 @@ async fn mongo_checks(
             .map(String::as_str)
             .eq(CLAIM_INDEX_COLUMNS.iter().copied())
     });
-    if has_claim {
-        report.add(
-            "claim index",
-            Level::Ok,
-            format!(
-                "{collection} has the claim index {{ {} }}",
-                CLAIM_INDEX_COLUMNS.join(", ")
-            ),
-        );
-    } else {
-        report.add(
-            "claim index",
-            Level::Fail,
-            format!(
-                "{collection} has no claim index: every claim scans the collection; run outboxctl migrate"
-            ),
-        );
-    }
+    report.index(
+        "claim index",
+        has_claim,
+        format!(
+            "{collection} has the claim index {{ {} }}",
+            CLAIM_INDEX_COLUMNS.join(", ")
+        ),
+        format!(
+            "{collection} has no claim index: every claim scans the collection; run outboxctl migrate"
+        ),
+    );
     // each claim reads its documents back by their token
     let has_token = indexes
         .iter()
         .any(|keys| keys.first().is_some_and(|k| k == "claim_token"));
-    let (level, detail) = if has_token {
-        (
-            Level::Ok,
-            format!("{collection} has an index on claim_token"),
-        )
-    } else {
-        (
-            Level::Fail,
-            format!(
-                "{collection} has no index on claim_token: each claim reads its documents back by scanning the collection; run outboxctl migrate"
-            ),
-        )
-    };
-    report.add("claim token index", level, detail);
+    report.index(
+        "claim token index",
+        has_token,
+        format!("{collection} has an index on claim_token"),
+        format!(
+            "{collection} has no index on claim_token: each claim reads its documents back by scanning the collection; run outboxctl migrate"
+        ),
+    );
     let plan = diag::claim_scans_collection(&client, collection, config.outbox.hlc_ordering).await;
     match plan {
         Ok(true) => report.add(
