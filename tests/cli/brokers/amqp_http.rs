@@ -157,13 +157,7 @@ async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt()
     );
     let out = relay(&schema, &refuse, &[]);
     assert_eq!(out.code, CHECK_FAILED, "{out:?}");
-    let rows: Vec<(String, String)> =
-        sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
-            .fetch_all(&mut conn)
-            .await
-            .unwrap();
-    for (status, err) in rows {
-        assert_eq!(status, "failed");
+    for err in parked_errors(&mut conn, &t).await {
         assert!(
             err.contains("unroutable") && err.contains("NO_ROUTE"),
             "{err}"
@@ -188,14 +182,9 @@ async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt()
     let out = relay(&schema, &missing, &[]);
     assert_eq!(out.code, CHECK_FAILED, "{out:?}");
     assert!(!out.stdout.contains("destination down"), "{out:?}");
-    let rows: Vec<(String, String)> =
-        sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
-            .fetch_all(&mut conn)
-            .await
-            .unwrap();
-    assert_eq!(rows.len(), 3);
-    for (status, err) in rows {
-        assert_eq!(status, "failed", "{err}");
+    let errors = parked_errors(&mut conn, &t).await;
+    assert_eq!(errors.len(), 3);
+    for err in errors {
         assert!(err.contains("NOT_FOUND"), "{err}");
     }
 }

@@ -29,6 +29,20 @@ async fn redis_conn() -> redis::aio::MultiplexedConnection {
         .expect("Redis on 127.0.0.1:6379 (scripts/services.sh starts it)")
 }
 
+/// The last errors of the rows of `t`, each of which must be parked (`failed`).
+async fn parked_errors(conn: &mut sqlx::PgConnection, t: &str) -> Vec<String> {
+    let rows: Vec<(String, String)> =
+        sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
+            .fetch_all(conn)
+            .await
+            .unwrap();
+    let parked = rows.into_iter().map(|(status, err)| {
+        assert_eq!(status, "failed", "{err}");
+        err
+    });
+    parked.collect()
+}
+
 async fn redis_del(r: &mut redis::aio::MultiplexedConnection, key: &str) {
     let _: () = redis::cmd("DEL").arg(key).query_async(r).await.unwrap();
 }

@@ -81,14 +81,9 @@ async fn redis_refusal_parks_after_max_attempts() {
     make_due(&mut conn, &t).await;
     let out = relay_plain(&schema, &cfg);
     assert_eq!(out.code, CHECK_FAILED, "{out:?}");
-    let rows: Vec<(String, String)> =
-        sqlx::query_as(&format!("SELECT status, last_error FROM {t}"))
-            .fetch_all(&mut conn)
-            .await
-            .unwrap();
-    assert_eq!(rows.len(), 3);
-    for (status, err) in rows {
-        assert_eq!(status, "failed");
+    let errors = parked_errors(&mut conn, &t).await;
+    assert_eq!(errors.len(), 3);
+    for err in errors {
         assert!(err.contains("WRONGTYPE"), "{err}");
     }
     redis_del(&mut r, &key).await;
