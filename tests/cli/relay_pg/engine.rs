@@ -121,13 +121,12 @@ async fn a_permanent_refusal_parks_the_row_at_once() {
     assert_eq!(row.get::<String, _>(2), "HTTP 422: bad event");
 }
 
-/// A session whose own idle_in_transaction_session_timeout (500 ms, a role's setting) is
-/// shorter than the pass's: the pass stops publishing within four fifths of it and commits,
-/// where the server used to end the session mid-pass (SQLSTATE 25P03), which read as the
-/// database away and came back every pass.
-#[tokio::test]
-async fn a_session_idle_limit_shorter_than_the_pass_bounds_its_publishing() {
-    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+/// A consume outbox of 10 rows, a publisher that takes 300 ms a message, and consume settings
+/// that publish one message at a time.
+async fn ten_rows_and_a_slow_publisher(
+    test: &str,
+) -> (PgSchema, PgConnection, String, Arc<Flaky>, RelaySettings) {
+    let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &["--storage", "consume"]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 10, None).await;
@@ -135,6 +134,16 @@ async fn a_session_idle_limit_shorter_than_the_pass_bounds_its_publishing() {
     Arc::get_mut(&mut slow).unwrap().delay = Duration::from_millis(300);
     let mut settings = settings(Storage::Consume);
     settings.one_at_a_time = true;
+    (schema, conn, t, slow, settings)
+}
+
+/// A session whose own idle_in_transaction_session_timeout (500 ms, a role's setting) is
+/// shorter than the pass's: the pass stops publishing within four fifths of it and commits,
+/// where the server used to end the session mid-pass (SQLSTATE 25P03), which read as the
+/// database away and came back every pass.
+#[tokio::test]
+async fn a_session_idle_limit_shorter_than_the_pass_bounds_its_publishing() {
+    let (schema, mut conn, t, slow, settings) = ten_rows_and_a_slow_publisher(test_name!()).await;
     let url = format!(
         "{}?options=-c%20idle_in_transaction_session_timeout%3D500",
         pg_url()
@@ -165,15 +174,9 @@ async fn a_session_idle_limit_shorter_than_the_pass_bounds_its_publishing() {
 
 #[tokio::test]
 async fn the_pass_deadline_cancels_a_publish_in_flight_and_leaves_the_rest_untouched() {
-    let (schema, mut conn) = PgSchema::new(test_name!()).await;
-    migrate(&schema, &["--storage", "consume"]).await;
-    let t = schema.rel("outbox");
-    stage(&mut conn, &t, "orders", 10, None).await;
-    let mut slow = Flaky::new(|_, _| None);
-    Arc::get_mut(&mut slow).unwrap().delay = Duration::from_millis(300);
-    let mut settings = settings(Storage::Consume);
+    let (schema, mut conn, t, slow, mut settings) =
+        ten_rows_and_a_slow_publisher(test_name!()).await;
     settings.pass_deadline = Duration::from_millis(700);
-    settings.one_at_a_time = true;
     let mut s = store(&schema, Storage::Consume, KeyOrder::BestEffort).await;
     let report = run_pass(
         &mut s,
