@@ -18,6 +18,24 @@ mod ops;
 mod relay;
 mod strict;
 
+/// A mongod of the test's own, the primary of a one-node replica set (with
+/// `enableTestCommands`, so failpoints work), and a direct client to it.
+async fn own_primary(name: &str, port_base: u16) -> (OwnMongod, mongodb::Client) {
+    let own = own_mongod(name, port_base, false);
+    own.start();
+    own.primary().await;
+    let url = format!("mongodb://127.0.0.1:{}/?directConnection=true", own.port);
+    let client = mongodb::Client::with_uri_str(&url).await.unwrap();
+    (own, client)
+}
+
+/// Sets the `failCommand` failpoint of the server `client` reaches: `mode` (`"off"`,
+/// `{times: n}`, `{skip: n}`) and what the failing commands answer (`data`).
+async fn fail_command(client: &mongodb::Client, mode: Bson, data: Document) {
+    let set = doc! { "configureFailPoint": "failCommand", "mode": mode, "data": data };
+    client.database("admin").run_command(set).await.unwrap();
+}
+
 fn cmd(db: &MongoDb, args: &[&str]) -> crate::common::Run {
     on(db, args).run()
 }

@@ -376,11 +376,7 @@ async fn staging_takes_no_write_concern_fault_for_duplicates() {
     use outboxctl::store::mongo::ops::MongoOps;
     use outboxctl::store::ops::{NewEvent, OpsStore};
     use outboxctl::target::CollectionName;
-    let own = own_mongod("own_mongod_commit", 29300, false);
-    own.start();
-    own.primary().await;
-    let url = format!("mongodb://127.0.0.1:{}/?directConnection=true", own.port);
-    let client = mongodb::Client::with_uri_str(&url).await.unwrap();
+    let (_own, client) = own_primary("own_mongod_commit", 29300).await;
     let db = client.database("own");
     for c in ["outbox", "hlc_checkpoint"] {
         db.create_collection(c).await.unwrap();
@@ -445,17 +441,10 @@ async fn staging_takes_no_write_concern_fault_for_duplicates() {
 
 /// The next two `command`s run, then answer with a write concern error (twice: the driver
 /// retries such a write once by itself, and meets it again).
-pub(super) async fn write_concern_fails(client: &mongodb::Client, command: &str) {
-    client
-        .database("admin")
-        .run_command(doc! {
-            "configureFailPoint": "failCommand",
-            "mode": { "times": 2 },
-            "data": {
-                "failCommands": [command],
-                "writeConcernError": { "code": 91, "errmsg": "shutting down (a failpoint)" },
-            },
-        })
-        .await
-        .unwrap();
+async fn write_concern_fails(client: &mongodb::Client, command: &str) {
+    let data = doc! {
+        "failCommands": [command],
+        "writeConcernError": { "code": 91, "errmsg": "shutting down (a failpoint)" },
+    };
+    fail_command(client, Bson::Document(doc! { "times": 2 }), data).await;
 }

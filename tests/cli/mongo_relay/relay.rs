@@ -500,36 +500,21 @@ async fn a_claim_cut_short_after_its_update_leaves_nothing_processing() {
     use outboxctl::store::mongo::ops::MongoOps;
     use outboxctl::store::ops::OpsStore;
     use outboxctl::store::{PassTarget, RelayStore};
-    let own = own_mongod("own_mongod_claim_cut", 29800, false);
-    own.start();
-    own.primary().await;
-    let url = format!("mongodb://127.0.0.1:{}/?directConnection=true", own.port);
-    let client = mongodb::Client::with_uri_str(&url).await.unwrap();
+    let (_own, client) = own_primary("own_mongod_claim_cut", 29800).await;
     let opts = super::ops::outbox_options("own", false);
     let mut ops = MongoOps::new(client.clone(), opts.clone(), None);
     let events: Vec<_> = (0..3).map(|_| super::ops::new_event()).collect();
     ops.stage(&events, "n").await.unwrap();
-    let failpoint = |mode: Bson| {
-        let admin = client.database("admin");
-        async move {
-            let data = doc! { "failCommands": ["find"], "errorCode": 2, "errmsg": "a failpoint" };
-            admin
-                .run_command(
-                    doc! { "configureFailPoint": "failCommand", "mode": mode, "data": data },
-                )
-                .await
-                .unwrap();
-        }
-    };
+    let data = || doc! { "failCommands": ["find"], "errorCode": 2, "errmsg": "a failpoint" };
     // the first find (the candidates) goes through; every one after fails
-    failpoint(Bson::Document(doc! { "skip": 1 })).await;
+    fail_command(&client, Bson::Document(doc! { "skip": 1 }), data()).await;
     let mut store = MongoStore::new(&client, opts);
     let target = PassTarget {
         route: "orders".into(),
         tenant: None,
     };
     let claimed = store.claim(&target, 10, chrono::Utc::now()).await;
-    failpoint(Bson::String("off".into())).await;
+    fail_command(&client, Bson::String("off".into()), data()).await;
     let error = claimed.map(|c| c.rows.len()).unwrap_err().to_string();
     assert!(error.contains("reading the claim"), "{error}");
     let outbox = client.database("own").collection::<Document>("outbox");
