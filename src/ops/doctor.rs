@@ -466,11 +466,17 @@ async fn mongo_checks(
     use crate::store::mongo::diagnostics as diag;
     let (config, collection) = (mongo.config, mongo.collection);
     let client = mongo.connect().await?;
-    if diag::is_replica_set(&client).await? {
+    if diag::has_transactions(&client).await? {
         report.add(
             "transactions",
             Level::Ok,
-            "a replica set: transactions (and the HLC checkpoint) work",
+            "a replica set: transactions (the HLC checkpoint, strict key order) work",
+        );
+    } else if config.relay.key_order == crate::model::KeyOrder::Strict {
+        report.add(
+            "transactions",
+            Level::Fail,
+            "a standalone server: no transactions, so a relay with strict key order is refused (and emit with an HLC checkpoint cannot run)",
         );
     } else {
         report.add(

@@ -133,6 +133,13 @@ impl Backend {
 
     async fn mongo(test: &str, hlc: bool) -> Self {
         let db = MongoDb::new(test).await;
+        let mut args = vec!["migrate", "-q", "--key-order", "strict"];
+        if hlc {
+            args.push("--hlc-ordering");
+        }
+        crate::common::ob(args)
+            .mongo(&format!("{}.outbox", db.name))
+            .code(crate::common::OK);
         let opts = MongoStoreOptions {
             collection: outboxctl::target::CollectionName::new("c", &db.name, "outbox").unwrap(),
             hlc_ordering: hlc,

@@ -7,14 +7,21 @@ use mongodb::bson::{Bson, Document, doc};
 use crate::Error;
 use crate::target::CollectionName;
 
-/// The server is a replica set member (`hello` names a set): transactions work.
-pub async fn is_replica_set(client: &Client) -> Result<bool, Error> {
+/// The server has transactions: a replica set member (`hello` names a set) or a `mongos`.
+pub async fn has_transactions(client: &Client) -> Result<bool, Error> {
     let hello = client
         .database("admin")
         .run_command(doc! { "hello": 1 })
         .await
         .map_err(|e| Error::mongo("hello", e))?;
-    Ok(hello.get_str("setName").is_ok())
+    Ok(hello.get_str("setName").is_ok() || hello.get_str("msg") == Ok("isdbgrid"))
+}
+
+/// Why a command that needs a transaction cannot run on a standalone server.
+pub fn standalone(what: &str) -> Error {
+    Error::Unsupported(format!(
+        "{what} needs a transaction, and MongoDB transactions need a replica set: this server is standalone"
+    ))
 }
 
 /// Each index's key fields, in order (none when the collection cannot be listed).

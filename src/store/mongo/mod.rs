@@ -185,7 +185,11 @@ impl MongoStore {
         opts: MongoStoreOptions,
     ) -> Result<Self, crate::Error> {
         let client = crate::db::connect_mongo(url, timeout).await?;
-        Ok(Self::new(&client, opts))
+        let store = Self::new(&client, opts);
+        if store.opts.key_order == KeyOrder::Strict {
+            store.require_transactions().await?;
+        }
+        Ok(store)
     }
 
     pub fn new(client: &mongodb::Client, opts: MongoStoreOptions) -> Self {

@@ -17,6 +17,9 @@ use crate::store::ops::{NewEvent, Staged};
 /// Duplicate key (a staged event id already in the outbox).
 const DUPLICATE_KEY: i32 = 11000;
 
+/// What needs a transaction when `emit` advances an HLC checkpoint.
+const STAGING_WITH_A_CHECKPOINT: &str = "staging with an HLC checkpoint";
+
 impl MongoOps {
     /// Stages events as forze does (see [`OpsStore::stage`]).
     pub(super) async fn stage_events(
@@ -34,18 +37,8 @@ impl MongoOps {
             let dup = insert_docs(&self.coll, docs, None).await?;
             return Ok(staged(events, &dup, &[]));
         }
-        if self.checkpoint.is_some() {
-            let hello = self
-                .client
-                .database("admin")
-                .run_command(doc! { "hello": 1 })
-                .await
-                .map_err(|e| Error::mongo("staging", e))?;
-            if hello.get_str("setName").is_err() && hello.get_str("msg") != Ok("isdbgrid") {
-                return Err(Error::Unsupported(
-                    "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
-                ));
-            }
+        if self.checkpoint.is_some() && !super::diagnostics::has_transactions(&self.client).await? {
+            return Err(super::diagnostics::standalone(STAGING_WITH_A_CHECKPOINT));
         }
         let mut attempt = 0;
         loop {
@@ -110,9 +103,7 @@ impl MongoOps {
                     if e.to_string()
                         .contains("Transaction numbers are only allowed") =>
                 {
-                    return Err(Error::Unsupported(
-                        "staging with an HLC checkpoint needs a transaction, and MongoDB transactions need a replica set: this server is standalone".into(),
-                    ));
+                    return Err(super::diagnostics::standalone(STAGING_WITH_A_CHECKPOINT));
                 }
                 Err(e) => return Err(Error::mongo("staging", e)),
             }

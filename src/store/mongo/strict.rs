@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
+use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use uuid::Uuid;
 
@@ -25,16 +26,16 @@ impl MongoStore {
     ) -> Result<Vec<Document>, StoreError> {
         let mut f = self.route_filter(target);
         f.extend(blocking_documents(now));
-        self.first_per_key(f).await
+        collect(self.coll.aggregate(self.first_per_key(f)))
+            .await
+            .map_err(|e| err("checking key order", e))
     }
 
-    /// The first row (in claim order) of each key among those `filter` matches: `_id` is
-    /// `{t: tenant_id, k: ordering_key}`, with the row's `hlc`, `created_at` and `id`.
-    pub(super) async fn first_per_key(
-        &self,
-        filter: Document,
-    ) -> Result<Vec<Document>, StoreError> {
-        let pipeline = vec![
+    /// The pipeline of the first row (in claim order) of each key among those `filter`
+    /// matches: `_id` is `{t: tenant_id, k: ordering_key}`, with the row's `hlc`,
+    /// `created_at` and `id`.
+    pub(super) fn first_per_key(&self, filter: Document) -> Vec<Document> {
+        vec![
             doc! { "$match": filter },
             doc! { "$sort": claim_sort(self.opts.hlc_ordering) },
             doc! { "$group": {
@@ -43,10 +44,41 @@ impl MongoStore {
                 "created_at": { "$first": "$created_at" },
                 "id": { "$first": "$id" },
             } },
-        ];
-        collect(self.coll.aggregate(pipeline))
-            .await
-            .map_err(|e| err("checking key order", e))
+        ]
+    }
+
+    /// Runs `pipeline` in a transaction: all it reads is one snapshot. Outside one a MongoDB
+    /// query yields (every 10 ms or so) and goes on from fresh data; a transaction's reads
+    /// do not, and see every write committed before they start (this claim's among them).
+    async fn in_one_snapshot(
+        &self,
+        pipeline: Vec<Document>,
+    ) -> mongodb::error::Result<Vec<Document>> {
+        let mut session = self.db.client().start_session().await?;
+        session.start_transaction().await?;
+        let docs = self
+            .coll
+            .aggregate(pipeline)
+            .session(&mut session)
+            .await?
+            .stream(&mut session)
+            .try_collect()
+            .await?;
+        // it wrote nothing: the end of the transaction only frees its snapshot
+        session.commit_transaction().await?;
+        Ok(docs)
+    }
+
+    /// Strict key order on MongoDB reads in transactions ([`MongoStore::hold_back`]): refused
+    /// on a standalone server, which has none, when a relay starts.
+    pub(super) async fn require_transactions(&self) -> Result<(), crate::Error> {
+        if super::diagnostics::has_transactions(self.db.client()).await? {
+            Ok(())
+        } else {
+            Err(super::diagnostics::standalone(
+                "strict key order on MongoDB",
+            ))
+        }
     }
 
     /// Strict key order, after the claim: a claimed row whose key has an earlier row that is
@@ -54,6 +86,13 @@ impl MongoStore {
     /// handed back. One aggregation: for each claimed key, the first row not ours among those
     /// no later than the key's last claimed row; a claimed row after it waits. Returns the rows
     /// kept and how many were handed back.
+    ///
+    /// The aggregation reads one snapshot ([`MongoStore::in_one_snapshot`]). A read that is
+    /// not could scan `pending` (through the claim index on `status`) while an earlier row of
+    /// the key was another relay's, and `processing` after that relay handed it back: the row
+    /// seen in neither state, and this claim's later row sent first. In one snapshot every
+    /// earlier row is in some state; a row published in it was sent before, any other holds
+    /// the later ones back.
     pub(super) async fn hold_back(
         &mut self,
         target: &PassTarget,
@@ -93,8 +132,9 @@ impl MongoStore {
             ],
         );
         let first: HashMap<(Option<Uuid>, String), Position> = self
-            .first_per_key(f)
-            .await?
+            .in_one_snapshot(self.first_per_key(f))
+            .await
+            .map_err(|e| err("checking key order", e))?
             .iter()
             .filter_map(Position::keyed)
             .collect();

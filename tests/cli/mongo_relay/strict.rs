@@ -227,3 +227,117 @@ async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order()
         "only tenant b's order-42 goes; the reaction waits"
     );
 }
+
+/// Strict order's check after the claim reads one key's documents while other relays move
+/// them. Key K has 100 published documents, then A, then B. Another relay keeps taking A and
+/// handing it back (`processing` under its token, then `pending`) while this store claims. A
+/// is never published, so no claim may keep B without A. The mongod yields (going on from
+/// fresh data) after every document a query reads and waits 1 ms there, so a check that is not
+/// one snapshot, scanning by status, can see A in neither state: it passes `pending` while A is
+/// `processing`, and `processing` once A is `pending` again (16 claims in 60 did, before the
+/// check read in a transaction).
+#[tokio::test]
+async fn strict_check_sees_an_earlier_document_that_moves_while_it_reads() {
+    use outboxctl::store::mongo::MongoStore;
+    use outboxctl::store::{PassTarget, RelayStore};
+    let (own, client) = own_primary("own_mongod_moving", 30300).await;
+    let url = format!("mongodb://127.0.0.1:{}/?directConnection=true", own.port);
+    let r = ob(["migrate", "-q", "--key-order", "strict"])
+        .args(["--database-url", &url, "--collection", "own.outbox"])
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    let outbox = client.database("own").collection::<Document>("outbox");
+    let at = mongodb::bson::DateTime::now().timestamp_millis();
+    let document = |n: i64, status: &str| {
+        doc! {
+            "id": uuid::Uuid::now_v7().to_string(),
+            "event_id": uuid::Uuid::now_v7().to_string(),
+            "outbox_route": "orders",
+            "event_type": "t",
+            "payload": "{}",
+            "ordering_key": "K",
+            "tenant_id": Bson::Null,
+            "occurred_at": mongodb::bson::DateTime::from_millis(at),
+            "created_at": mongodb::bson::DateTime::from_millis(at + n),
+            "status": status,
+            "attempts": 0,
+            "available_at": Bson::Null,
+        }
+    };
+    let mut docs: Vec<Document> = (0..100).map(|n| document(n, "published")).collect();
+    let (a, b) = (document(100, "pending"), document(101, "pending"));
+    let (a_id, b_id) = (
+        a.get_str("id").unwrap().to_owned(),
+        b.get_str("id").unwrap().to_owned(),
+    );
+    docs.extend([a, b]);
+    outbox.insert_many(docs).await.unwrap();
+    let admin = client.database("admin");
+    admin
+        .run_command(doc! { "setParameter": 1, "internalQueryExecYieldIterations": 1 })
+        .await
+        .unwrap();
+    admin
+        .run_command(doc! {
+            "configureFailPoint": "setYieldAllLocksWait",
+            "mode": "alwaysOn",
+            "data": { "namespace": "own.outbox", "waitForMillis": 1 },
+        })
+        .await
+        .unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let other = {
+        let (outbox, stop, a_id) = (outbox.clone(), stop.clone(), a_id.clone());
+        tokio::spawn(async move {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // takes A only while it is pending, and hands back only what it took
+                let take = (
+                    doc! { "id": &a_id, "status": "pending" },
+                    doc! { "status": "processing", "claim_token": "another-relay", "processing_at": mongodb::bson::DateTime::now() },
+                );
+                let hand_back = (
+                    doc! { "id": &a_id, "status": "processing", "claim_token": "another-relay" },
+                    doc! { "status": "pending", "processing_at": Bson::Null },
+                );
+                for (filter, set) in [take, hand_back] {
+                    outbox
+                        .update_one(filter, doc! { "$set": set })
+                        .await
+                        .unwrap();
+                }
+            }
+        })
+    };
+    let mut opts = super::ops::outbox_options("own", false);
+    opts.key_order = outboxctl::model::KeyOrder::Strict;
+    let mut store = MongoStore::new(&client, opts);
+    let target = PassTarget {
+        route: "orders".into(),
+        tenant: None,
+    };
+    let (mut kept_b_alone, mut calls) = (0, 0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while calls < 60 && std::time::Instant::now() < deadline {
+        calls += 1;
+        let rows = store
+            .claim(&target, 10, chrono::Utc::now())
+            .await
+            .unwrap()
+            .rows;
+        let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
+        if ids.contains(&b_id) && !ids.contains(&a_id) {
+            kept_b_alone += 1;
+        }
+        if !rows.is_empty() {
+            let all: Vec<uuid::Uuid> = rows.iter().map(|r| r.id).collect();
+            store.release(&target, &all).await.unwrap();
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    other.await.unwrap();
+    assert!(calls >= 20, "only {calls} claims in 15 s: too few to tell");
+    assert_eq!(
+        kept_b_alone, 0,
+        "claims that kept B while A was another relay's or pending, of {calls}"
+    );
+}
