@@ -309,14 +309,68 @@ pub fn message(e: &tokio_postgres::Error) -> String {
     super::first_line(&format!("{text}{hint}"))
 }
 
+/// The client certificate and its key (`sslcert` and `sslkey`, PEM files), which a server
+/// that authenticates by certificate asks for.
+struct ClientCert {
+    cert: String,
+    key: String,
+}
+
+impl ClientCert {
+    /// From the URL (`sslcert`/`ssl-cert`, `sslkey`/`ssl-key`) or `PGSSLCERT` and `PGSSLKEY`,
+    /// as sqlx reads them for the other connections; one without the other is refused.
+    fn from_query(query: &HashMap<String, String>) -> Result<Option<Self>, DbError> {
+        let read = |names: [&str; 2], env: &str| {
+            names
+                .iter()
+                .find_map(|n| query.get(*n).filter(|v| !v.is_empty()).cloned())
+                .or_else(|| std::env::var(env).ok().filter(|v| !v.is_empty()))
+        };
+        match (
+            read(["sslcert", "ssl-cert"], "PGSSLCERT"),
+            read(["sslkey", "ssl-key"], "PGSSLKEY"),
+        ) {
+            (None, None) => Ok(None),
+            (Some(cert), Some(key)) => Ok(Some(Self { cert, key })),
+            (Some(_), None) => Err(DbError::Tls(
+                "sslcert is given without sslkey: give the client certificate's key with sslkey=/path/client.key (or PGSSLKEY)".into(),
+            )),
+            (None, Some(_)) => Err(DbError::Tls(
+                "sslkey is given without sslcert: give the client certificate with sslcert=/path/client.crt (or PGSSLCERT)".into(),
+            )),
+        }
+    }
+
+    /// Finishes a TLS configuration with this certificate.
+    fn offer(
+        &self,
+        builder: rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert>,
+    ) -> Result<rustls::ClientConfig, DbError> {
+        use rustls::pki_types::PrivateKeyDer;
+        use rustls::pki_types::pem::PemObject;
+        let (cert, key) = (&self.cert, &self.key);
+        let chain = CertificateDer::pem_file_iter(cert)
+            .and_then(|it| it.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| DbError::Tls(format!("cannot read sslcert {cert}: {e}")))?;
+        let private = PrivateKeyDer::from_pem_file(key)
+            .map_err(|e| DbError::Tls(format!("cannot read sslkey {key}: {e}")))?;
+        builder.with_client_auth_cert(chain, private).map_err(|e| {
+            DbError::Tls(format!(
+                "sslcert {cert} and sslkey {key} cannot be used together: {e}"
+            ))
+        })
+    }
+}
+
 /// TLS as `sslmode` asks: `disable` none; `allow`, `prefer` and `require` encrypt without
 /// checking the certificate (libpq's meaning; [`super::pg_options`] makes `require` with a
 /// root certificate `verify-ca`, as libpq does); `verify-ca` checks the chain against
 /// `sslrootcert` (which it needs), `verify-full` the host name too (against the web's roots
-/// when no `sslrootcert` is given).
+/// when no `sslrootcert` is given). A client certificate is offered when one is given.
 fn tls_for(
     mode: PgSslMode,
     root_cert: Option<&str>,
+    client_cert: Option<&ClientCert>,
 ) -> Result<(tokio_postgres::config::SslMode, rustls::ClientConfig), DbError> {
     use tokio_postgres::config::SslMode;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -341,6 +395,13 @@ fn tls_for(
         }
         Ok(roots)
     };
+    let finish =
+        |b: rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert>| {
+            match client_cert {
+                Some(c) => c.offer(b),
+                None => Ok(b.with_no_client_auth()),
+            }
+        };
     let verified = |chain_only: bool| -> Result<rustls::ClientConfig, DbError> {
         let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(
             Arc::new(roots()?),
@@ -353,23 +414,33 @@ fn tls_for(
         } else {
             webpki
         };
-        Ok(builder
-            .clone()
-            .dangerous()
-            .with_custom_certificate_verifier(verifier)
-            .with_no_client_auth())
+        finish(
+            builder
+                .clone()
+                .dangerous()
+                .with_custom_certificate_verifier(verifier),
+        )
     };
     let unverified = || {
-        builder
-            .clone()
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Unverified(provider.clone())))
-            .with_no_client_auth()
+        finish(
+            builder
+                .clone()
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(Unverified(provider.clone()))),
+        )
     };
     Ok(match mode {
-        PgSslMode::Disable => (SslMode::Disable, unverified()),
-        PgSslMode::Allow | PgSslMode::Prefer => (SslMode::Prefer, unverified()),
-        PgSslMode::Require => (SslMode::Require, unverified()),
+        // no TLS: nothing to offer a certificate on (libpq ignores sslcert there too)
+        PgSslMode::Disable => (
+            SslMode::Disable,
+            builder
+                .clone()
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(Unverified(provider.clone())))
+                .with_no_client_auth(),
+        ),
+        PgSslMode::Allow | PgSslMode::Prefer => (SslMode::Prefer, unverified()?),
+        PgSslMode::Require => (SslMode::Require, unverified()?),
         PgSslMode::VerifyCa => (SslMode::Require, verified(true)?),
         PgSslMode::VerifyFull => (SslMode::Require, verified(false)?),
     })
@@ -432,7 +503,8 @@ fn client_config(
         .or_else(|| query.get("ssl-root-cert"))
         .cloned()
         .or_else(|| std::env::var("PGSSLROOTCERT").ok());
-    let (mode, tls) = tls_for(o.get_ssl_mode(), root_cert.as_deref())?;
+    let client_cert = ClientCert::from_query(&query)?;
+    let (mode, tls) = tls_for(o.get_ssl_mode(), root_cert.as_deref(), client_cert.as_ref())?;
     c.ssl_mode(mode);
     Ok((c, tokio_postgres_rustls::MakeRustlsConnect::new(tls)))
 }

@@ -104,3 +104,70 @@ async fn the_relay_speaks_tls_as_sslmode_asks() {
     .await;
     drop(looping);
 }
+
+/// A server that authenticates a role by its client certificate (`cert` in pg_hba.conf): with
+/// `sslcert` and `sslkey` in the URL both kinds of connection offer it, the operator commands'
+/// (sqlx) and the relay's own (tokio-postgres), and the relay delivers; without them the relay
+/// is turned away (exit 3) and publishes nothing; a certificate without its key is refused
+/// before connecting, naming what is missing.
+#[tokio::test]
+async fn the_relay_offers_a_client_certificate_when_given() {
+    let (pg, url) = own_postgres(test_name!(), true).await;
+    let mut admin = sqlx::PgConnection::connect(&url).await.unwrap();
+    sqlx::query("CREATE ROLE outboxctl_cert LOGIN SUPERUSER")
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    let file = |name: &str| pg.dir.join("data").join(name).display().to_string();
+    let base = url.replace("postgres@", "outboxctl_cert@");
+    let tls = format!(
+        "{base}?sslmode=verify-full&sslrootcert={}",
+        file("root.crt")
+    );
+    let with_cert = format!(
+        "{tls}&sslcert={}&sslkey={}",
+        file("client.crt"),
+        file("client.key")
+    );
+    let on = |u: &str| {
+        [
+            "--database-url".to_owned(),
+            u.to_owned(),
+            "--relation".into(),
+            "app.outbox".into(),
+        ]
+    };
+    ob(["migrate", "-q"]).args(on(&with_cert)).code(OK);
+    ob([
+        "emit",
+        "-q",
+        "--route",
+        "orders",
+        "--type",
+        "t",
+        "--payload",
+        "{}",
+        "--count",
+        "3",
+    ])
+    .args(on(&with_cert))
+    .code(OK);
+    let relay = |u: &str| {
+        ob(["relay", "--once", "--route", "orders", "--to", "stdout"])
+            .args(on(u))
+            .run()
+    };
+    let r = relay(&tls);
+    assert_eq!(r.code, CONNECT, "{r:?}");
+    assert!(r.stderr.contains("certificate"), "{r:?}");
+    assert_eq!(r.stdout.matches("\"event_id\"").count(), 0, "{r:?}");
+    let r = relay(&format!("{tls}&sslcert={}", file("client.crt")));
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("sslkey"), "{r:?}");
+    let r = relay(&with_cert);
+    assert_eq!(
+        (r.code, r.stdout.matches("\"event_id\"").count()),
+        (OK, 3),
+        "{r:?}"
+    );
+}
