@@ -223,6 +223,7 @@ async fn assembled(mode: Mode, prepared: bool, registry: bool) -> (usize, Durati
         routes: vec![ROUTE.into()],
         to: Some("file:/dev/null".into()),
         looping: false,
+        stop: None,
     };
     let mut warnings = Vec::new();
     let mut a = outboxctl::relay::assemble::assemble(
@@ -232,7 +233,8 @@ async fn assembled(mode: Mode, prepared: bool, registry: bool) -> (usize, Durati
         &mut |w| warnings.push(w.to_owned()),
     )
     .await
-    .unwrap();
+    .unwrap()
+    .expect("no stop was asked for");
     assert_eq!(
         a.heartbeat.is_some(),
         registry,

@@ -57,6 +57,7 @@ impl RelayArgs {
             routes: self.routes.clone(),
             to: self.to.clone(),
             looping: !self.mode.once,
+            stop: None,
         }
     }
 
@@ -77,13 +78,14 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
         spawn_signal_handler(shutdown.clone());
     }
     let mut warn = |w: &str| ctx.out.warn(w);
-    let request = args.request();
-    let assembled = tokio::select! {
-        assembled = assemble(&ctx.config, ctx.connect_timeout, &request, &mut warn) => assembled?,
-        () = shutdown.stopped() => {
-            stopped_while_starting();
-            return Ok(());
-        }
+    let request = RelayRequest {
+        stop: Some(shutdown.clone()),
+        ..args.request()
+    };
+    let Some(assembled) = assemble(&ctx.config, ctx.connect_timeout, &request, &mut warn).await?
+    else {
+        stopped_while_starting();
+        return Ok(());
     };
     if args.mode.once {
         let to_stdout = assembled.to_stdout;
@@ -112,13 +114,11 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
         heartbeat,
         &options,
         &mut warn,
+        &shutdown,
     );
-    let serving = tokio::select! {
-        serving = start => serving?,
-        () = shutdown.stopped() => {
-            stopped_while_starting();
-            return Ok(());
-        }
+    let Some(serving) = start.await? else {
+        stopped_while_starting();
+        return Ok(());
     };
     let stats = serving.run(&shutdown).await;
     if ctx.log_format == super::LogFormat::Json {

@@ -30,6 +30,9 @@ pub struct RelayRequest {
     pub to: Option<String>,
     /// A looping relay (it logs each route as it gets ready); else a one-shot drain.
     pub looping: bool,
+    /// A stop that ends the start early (a signal while destinations connect): nothing is
+    /// assembled, and a relay registered by then is marked stopped.
+    pub stop: Option<Shutdown>,
 }
 
 /// The routes to serve and their destinations: the configured ones, a route that is not
@@ -144,18 +147,19 @@ pub async fn assemble(
     connect_timeout: Duration,
     request: &RelayRequest,
     warn: &mut dyn FnMut(&str),
-) -> Result<Assembled, Error> {
+) -> Result<Option<Assembled>, Error> {
     config.require_url()?;
     assemble_on(&Backend::of(config, connect_timeout), config, request, warn).await
 }
 
-/// [`assemble`] on a backend given (the memory store's, from the library and tests).
+/// [`assemble`] on a backend given (the memory store's, from the library and tests). `None`:
+/// the request's stop came first.
 pub async fn assemble_on(
     backend: &Backend<'_>,
     config: &Config,
     request: &RelayRequest,
     warn: &mut dyn FnMut(&str),
-) -> Result<Assembled, Error> {
+) -> Result<Option<Assembled>, Error> {
     let routes = route_destinations(config, &request.routes, request.to.as_deref())?;
     let planned = routes
         .iter()
@@ -238,24 +242,27 @@ pub async fn assemble_on(
                 AnyRelay::Memory(relay_of(stores, lanes, settings, fleet))
             }
         })
-    }
-    .await;
-    let relay = match built {
-        Ok(relay) => relay,
-        Err(e) => {
-            // registered, then unable to start (a destination, a store): its row says stopped,
-            // not live and then stale for a day
-            if let Some(r) = registered {
-                r.withdraw(HEARTBEAT_STOP_WITHIN).await;
-            }
-            return Err(e);
-        }
     };
-    Ok(Assembled {
+    let built = match &request.stop {
+        Some(stop) => tokio::select! {
+            built = built => Some(built),
+            () = stop.stopped() => None,
+        },
+        None => Some(built.await),
+    };
+    let Some(Ok(relay)) = built else {
+        // registered, then unable to start (a destination, a store) or stopped meanwhile:
+        // its row says stopped, not live and then stale for a day
+        if let Some(r) = registered {
+            r.withdraw(HEARTBEAT_STOP_WITHIN).await;
+        }
+        return built.transpose().map(|_| None);
+    };
+    Ok(Some(Assembled {
         relay,
         to_stdout,
         heartbeat: registered.map(Registered::spawn),
-    })
+    }))
 }
 
 /// A `postgres-table` destination inserts in the outbox's own PostgreSQL database: refused on

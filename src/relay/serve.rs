@@ -42,7 +42,8 @@ pub struct Serving {
 }
 
 /// Sets up the metrics (and their endpoint, when asked: a taken address fails the start) and
-/// the wake-up listener.
+/// the wake-up listener. `None`: `stop` came first. Either way short of serving, the relay's
+/// row in the registry is marked stopped.
 pub async fn start(
     config: &Config,
     connect_timeout: Duration,
@@ -50,44 +51,57 @@ pub async fn start(
     heartbeat: Option<HeartbeatTask>,
     options: &LoopOptions,
     warn: &mut dyn FnMut(&str),
-) -> Result<Serving, Error> {
+    stop: &Shutdown,
+) -> Result<Option<Serving>, Error> {
     let settings = relay.settings();
     let metrics = Arc::new(Metrics::new(settings.interval, settings.retry_max_backoff));
     metrics.set_destinations(&relay.destinations());
-    if let Some(addr) = options.metrics_addr {
-        let endpoint = Endpoint {
-            metrics: metrics.clone(),
-            gauges: Arc::new(StoreGauges::new(
-                config.clone(),
-                connect_timeout,
-                relay.targets(),
-            )),
-            health_max_failing: options.health_max_failing,
-            limits: Limits {
-                header_read_timeout: options.header_read_timeout,
-                max_connections: options.max_connections,
-                ..Limits::default()
-            },
-        };
-        let bound = endpoint::spawn(addr, endpoint).await?;
-        relay.fleet().set_metrics_addr(bound.to_string());
-        tracing::info!("serving /metrics, /healthz and /readyz on http://{bound}");
-    }
-    let wake = start_wake(
-        config,
-        connect_timeout,
-        relay.wakers(),
-        metrics.clone(),
-        warn,
-    )
-    .await?;
-    Ok(Serving {
+    let surroundings = async {
+        if let Some(addr) = options.metrics_addr {
+            let endpoint = Endpoint {
+                metrics: metrics.clone(),
+                gauges: Arc::new(StoreGauges::new(
+                    config.clone(),
+                    connect_timeout,
+                    relay.targets(),
+                )),
+                health_max_failing: options.health_max_failing,
+                limits: Limits {
+                    header_read_timeout: options.header_read_timeout,
+                    max_connections: options.max_connections,
+                    ..Limits::default()
+                },
+            };
+            let bound = endpoint::spawn(addr, endpoint).await?;
+            relay.fleet().set_metrics_addr(bound.to_string());
+            tracing::info!("serving /metrics, /healthz and /readyz on http://{bound}");
+        }
+        start_wake(
+            config,
+            connect_timeout,
+            relay.wakers(),
+            metrics.clone(),
+            warn,
+        )
+        .await
+    };
+    let started = tokio::select! {
+        started = surroundings => Some(started),
+        () = stop.stopped() => None,
+    };
+    let Some(Ok(wake)) = started else {
+        if let Some(heartbeat) = heartbeat {
+            heartbeat.stop(HEARTBEAT_STOP_WITHIN).await;
+        }
+        return started.transpose().map(|_| None);
+    };
+    Ok(Some(Serving {
         relay,
         heartbeat,
         metrics,
         wake,
         storage: config.outbox.storage,
-    })
+    }))
 }
 
 impl Serving {

@@ -8,7 +8,7 @@ use tokio::sync::watch;
 
 /// Stops a looping relay: `stop()` starts the shutdown drain, which ends
 /// `shutdown_drain_timeout` after the stop whatever runs then.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Shutdown {
     tx: Arc<watch::Sender<Option<Instant>>>,
     rx: watch::Receiver<Option<Instant>>,

@@ -12,6 +12,8 @@ use crate::common::{
     emit_events, eventually, lines, migrate, ob, out_file, stage,
 };
 
+mod start;
+
 fn line_count(path: &Path) -> usize {
     std::fs::read(path)
         .map(|b| b.iter().filter(|&&c| c == b'\n').count())
@@ -412,25 +414,6 @@ async fn route_commands_refuse_bad_input_and_change_nothing() {
         .code(OK)
         .json();
     assert_eq!(list, serde_json::json!([]), "nothing was paused");
-}
-
-/// A relay that registers and then cannot start (its destination's file cannot be opened)
-/// leaves its row stopped, not live and then stale for a day.
-#[tokio::test]
-async fn a_relay_that_cannot_start_after_registering_is_listed_stopped() {
-    let test = test_name!();
-    let (schema, _conn) = PgSchema::new(test).await;
-    migrate(&schema, &[]).await;
-    let cfg = config_file(test, FAST);
-    let r = ob(["relay", "--once", "--route", "orders"])
-        .pg(&schema.rel("outbox"))
-        .config(&cfg)
-        .args(["--to", "file:/nonexistent-dir/out.jsonl"])
-        .code(ERROR);
-    assert!(r.stderr.contains("cannot open"), "{r:?}");
-    let listed = relays(&schema, &cfg);
-    assert_eq!(listed.len(), 1, "{listed:?}");
-    assert_eq!(listed[0]["state"], "stopped", "{listed:?}");
 }
 
 #[tokio::test]
