@@ -50,23 +50,41 @@ impl MongoStore {
     /// Runs `pipeline` in a transaction: all it reads is one snapshot. Outside one a MongoDB
     /// query yields (every 10 ms or so) and goes on from fresh data; a transaction's reads
     /// do not, and see every write committed before they start (this claim's among them).
+    ///
+    /// A transaction the server calls transient (say a snapshot older than an index just
+    /// built, right after `migrate`) is tried again, up to three times, as the driver advises.
     async fn in_one_snapshot(
         &self,
         pipeline: Vec<Document>,
     ) -> mongodb::error::Result<Vec<Document>> {
         let mut session = self.db.client().start_session().await?;
-        session.start_transaction().await?;
-        let docs = self
-            .coll
-            .aggregate(pipeline)
-            .session(&mut session)
-            .await?
-            .stream(&mut session)
-            .try_collect()
-            .await?;
-        // it wrote nothing: the end of the transaction only frees its snapshot
-        session.commit_transaction().await?;
-        Ok(docs)
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let read = async {
+                session.start_transaction().await?;
+                let docs = self
+                    .coll
+                    .aggregate(pipeline.clone())
+                    .session(&mut session)
+                    .await?
+                    .stream(&mut session)
+                    .try_collect()
+                    .await?;
+                // it wrote nothing: the end of the transaction only frees its snapshot
+                session.commit_transaction().await?;
+                Ok::<_, mongodb::error::Error>(docs)
+            };
+            match read.await {
+                Err(e)
+                    if attempt < 3
+                        && e.contains_label(mongodb::error::TRANSIENT_TRANSACTION_ERROR) =>
+                {
+                    let _ = session.abort_transaction().await;
+                }
+                done => return done,
+            }
+        }
     }
 
     /// Strict key order on MongoDB reads in transactions ([`MongoStore::hold_back`]): refused

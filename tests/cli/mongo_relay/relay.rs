@@ -530,3 +530,45 @@ async fn a_claim_cut_short_after_its_update_leaves_nothing_processing() {
         .collect();
     assert_eq!(statuses, ["pending"; 3], "the claim's documents went back");
 }
+
+/// Strict order's check reads in a transaction; one the server ends as transient (its label
+/// `TransientTransactionError`: a snapshot older than an index just built, a failover) is
+/// tried again, so the claim goes through: here a `failCommand` failpoint on a mongod of the
+/// test's own fails the check's first commit once.
+#[tokio::test]
+async fn a_transient_end_of_the_strict_check_is_tried_again() {
+    use outboxctl::store::mongo::MongoStore;
+    use outboxctl::store::mongo::ops::MongoOps;
+    use outboxctl::store::ops::OpsStore;
+    use outboxctl::store::{PassTarget, RelayStore};
+    let (_own, client) = own_primary("own_mongod_transient", 30700).await;
+    let mut opts = super::ops::outbox_options("own", false);
+    opts.key_order = outboxctl::model::KeyOrder::Strict;
+    let mut ops = MongoOps::new(client.clone(), opts.clone(), None);
+    let events: Vec<_> = (0..2)
+        .map(|_| outboxctl::store::ops::NewEvent {
+            ordering_key: Some("k".into()),
+            ..super::ops::new_event()
+        })
+        .collect();
+    ops.stage(&events, "n").await.unwrap();
+    let data = || {
+        doc! {
+            "failCommands": ["commitTransaction"],
+            "errorCode": 246,
+            "errorLabels": ["TransientTransactionError"],
+            "errmsg": "a failpoint",
+        }
+    };
+    fail_command(&client, Bson::Document(doc! { "times": 1 }), data()).await;
+    let mut store = MongoStore::new(&client, opts);
+    let target = PassTarget {
+        route: "orders".into(),
+        tenant: None,
+    };
+    let claimed = store.claim(&target, 10, chrono::Utc::now()).await;
+    let off = doc! { "configureFailPoint": "failCommand", "mode": "off" };
+    let entered = client.database("admin").run_command(off).await.unwrap();
+    assert_eq!(entered.get_i32("count").ok(), Some(1), "{entered}");
+    assert_eq!(claimed.map(|c| c.rows.len()).unwrap(), 2);
+}
