@@ -514,6 +514,21 @@ async fn mongo_checks(
             "{collection} has no index on claim_token: each claim reads its documents back by scanning the collection; run outboxctl migrate"
         ),
     );
+    if config.relay.key_order == crate::model::KeyOrder::Strict {
+        // strict order's check reads each key through it, and cannot run without it
+        use crate::store::mongo::strict;
+        let coll = client
+            .database(&collection.db)
+            .collection::<mongodb::bson::Document>(&collection.collection);
+        let name = strict::key_index().name.expect("named");
+        let names = diag::index_names(&coll).await.unwrap_or_default();
+        report.index(
+            "key order index",
+            names.contains(&name),
+            format!("{collection} has the key order index {name}"),
+            strict::missing_key_index(collection),
+        );
+    }
     let plan = diag::claim_scans_collection(&client, collection, config.outbox.hlc_ordering).await;
     match plan {
         Ok(true) => report.add(

@@ -63,6 +63,7 @@ pub async fn introspect(
                     .collect(),
                 unique: options.unique.unwrap_or(false),
                 sparse: options.sparse.unwrap_or(false),
+                partial: options.partial_filter_expression.map(|p| p.to_string()),
             }
         })
         .collect();
@@ -102,8 +103,10 @@ pub async fn apply_step(
                 keys.insert(k.clone(), *v);
             }
             let options = IndexOptions::builder()
+                .name(spec.name.clone())
                 .unique(spec.unique.then_some(true))
                 .sparse(spec.sparse.then_some(true))
+                .partial_filter_expression(spec.partial_filter())
                 .build();
             let model = IndexModel::builder().keys(keys).options(options).build();
             db.collection::<Document>(&want.outbox.collection)

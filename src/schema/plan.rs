@@ -591,6 +591,8 @@ pub struct MongoIndexFacts {
     pub keys: Vec<(String, i64)>,
     pub unique: bool,
     pub sparse: bool,
+    /// Its `partialFilterExpression`, if it has one, as BSON prints it.
+    pub partial: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -636,7 +638,25 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
             .iter()
             .map(|(k, v)| (k.clone(), i64::from(*v)))
             .collect();
-        match have.indexes.iter().find(|i| i.keys == keys) {
+        let partial = spec.partial_filter().map(|p| p.to_string());
+        // a named index is found by its name; another by its keys, among those that index
+        // every document
+        let found = match &spec.name {
+            Some(name) => have.indexes.iter().find(|i| &i.name == name),
+            None => have
+                .indexes
+                .iter()
+                .find(|i| i.keys == keys && i.partial.is_none()),
+        };
+        match found {
+            Some(i) if i.keys != keys || i.partial != partial => plan.problem(
+                format!("{}.{}", want.outbox, i.name),
+                format!(
+                    "is not the index outboxctl names so (keys {:?}, partial filter {}); left as it is: drop it and run migrate again",
+                    i.keys,
+                    i.partial.as_deref().unwrap_or("none")
+                ),
+            ),
             Some(i) if i.unique != spec.unique || i.sparse != spec.sparse => plan.problem(
                 format!("{}.{}", want.outbox, i.name),
                 format!(
@@ -647,12 +667,20 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
             Some(_) => {}
             None => plan.steps.push(Step {
                 summary: format!(
-                    "create index {{ {} }} on {}",
+                    "create index {}{{ {} }}{} on {}",
+                    spec.name
+                        .as_ref()
+                        .map(|n| format!("{n} "))
+                        .unwrap_or_default(),
                     spec.keys
                         .iter()
                         .map(|(k, v)| format!("{k}: {v}"))
                         .collect::<Vec<_>>()
                         .join(", "),
+                    partial
+                        .as_ref()
+                        .map(|p| format!(" where {p}"))
+                        .unwrap_or_default(),
                     want.outbox
                 ),
                 kind: StepKind::Mongo,

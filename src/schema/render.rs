@@ -176,11 +176,27 @@ pub fn add_columns(table: &QualifiedName, ddl: &[&'static str]) -> Statement {
 pub struct MongoIndexSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// A name of its own (else the server's, from the keys): needed beside another index on
+    /// the same keys, and to hint it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub keys: Vec<(String, i32)>,
     #[serde(default)]
     pub unique: bool,
     #[serde(default)]
     pub sparse: bool,
+    /// `partialFilterExpression`: only documents it matches are in the index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl MongoIndexSpec {
+    /// Its `partialFilterExpression` as BSON.
+    pub fn partial_filter(&self) -> Option<mongodb::bson::Document> {
+        self.partial.as_ref().map(|p| {
+            mongodb::bson::to_document(p).expect("templates/mongo partial filters are documents")
+        })
+    }
 }
 
 fn mongo_specs(json: &str) -> Vec<MongoIndexSpec> {
@@ -293,10 +309,17 @@ pub fn mongo_create_index(collection: &CollectionName, spec: &MongoIndexSpec) ->
         .join(", ");
     let mut options = Vec::new();
     if spec.unique {
-        options.push("unique: true");
+        options.push("unique: true".to_owned());
     }
     if spec.sparse {
-        options.push("sparse: true");
+        options.push("sparse: true".to_owned());
+    }
+    if let Some(name) = &spec.name {
+        options.push(format!("name: {}", js_string(name)));
+    }
+    if let Some(partial) = &spec.partial {
+        let filter = serde_json::to_string(partial).expect("serialises");
+        options.push(format!("partialFilterExpression: {filter}"));
     }
     let options = if options.is_empty() {
         String::new()

@@ -198,12 +198,68 @@ fn mongo_plan_adds_missing_and_reports_conflicting() {
             keys: vec![("claim_token".into(), 1)],
             unique: false,
             sparse: false,
+            partial: None,
         }],
         registry_collections: vec![],
     };
     let plan = plan_mongo(&want, &have);
     assert_eq!(plan.steps.len(), 4);
     assert_eq!(plan.problems.len(), 1);
+}
+
+/// Strict order's index is partial and named: an index on the same keys that holds every
+/// document (what strict order created before) does not stand for it; one of its name but
+/// other keys or filter is reported, not replaced.
+#[test]
+fn mongo_key_order_index_is_found_by_its_name_and_filter() {
+    let want = MongoSchema {
+        outbox: crate::target::CollectionName::parse("c", "app.outbox").unwrap(),
+        indexes: crate::schema::render::mongo_key_order_indexes(),
+        checkpoint: None,
+        registry: None,
+    };
+    let spec = &want.indexes[0];
+    let keys: Vec<(String, i64)> = spec
+        .keys
+        .iter()
+        .map(|(k, v)| (k.clone(), i64::from(*v)))
+        .collect();
+    let index = |name: &str, partial: Option<String>| MongoIndexFacts {
+        name: name.into(),
+        keys: keys.clone(),
+        unique: false,
+        sparse: false,
+        partial,
+    };
+    let have = |indexes| MongoCatalog {
+        collection_exists: true,
+        indexes,
+        registry_collections: vec![],
+    };
+    let old = have(vec![index(
+        "outbox_route_1_ordering_key_1_created_at_1",
+        None,
+    )]);
+    let plan = plan_mongo(&want, &old);
+    assert_eq!(plan.steps.len(), 1, "{plan:?}");
+    assert!(
+        plan.steps[0]
+            .summary
+            .contains("outbox_key_order_unpublished")
+            && plan.steps[0].summary.contains("$lt"),
+        "{}",
+        plan.steps[0].summary
+    );
+    let filter = spec.partial_filter().map(|p| p.to_string());
+    let name = spec.name.clone().unwrap();
+    let plan = plan_mongo(&want, &have(vec![index(&name, filter)]));
+    assert!(
+        plan.steps.is_empty() && plan.problems.is_empty(),
+        "{plan:?}"
+    );
+    let plan = plan_mongo(&want, &have(vec![index(&name, None)]));
+    assert!(plan.steps.is_empty(), "{plan:?}");
+    assert_eq!(plan.problems.len(), 1, "{plan:?}");
 }
 
 #[test]

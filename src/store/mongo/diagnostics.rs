@@ -24,6 +24,19 @@ pub fn standalone(what: &str) -> Error {
     ))
 }
 
+/// The names of the collection's indexes (none for a collection that does not exist).
+pub async fn index_names(
+    coll: &mongodb::Collection<Document>,
+) -> mongodb::error::Result<Vec<String>> {
+    const NAMESPACE_NOT_FOUND: i32 = 26;
+    match coll.list_index_names().await {
+        Err(e) if matches!(e.kind.as_ref(), mongodb::error::ErrorKind::Command(c) if c.code == NAMESPACE_NOT_FOUND) => {
+            Ok(Vec::new())
+        }
+        listed => listed,
+    }
+}
+
 /// Each index's key fields, in order (none when the collection cannot be listed).
 pub async fn index_keys(client: &Client, collection: &CollectionName) -> Vec<Vec<String>> {
     let coll = client

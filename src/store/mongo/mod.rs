@@ -9,7 +9,7 @@ pub mod ops;
 pub mod registry;
 pub mod replay;
 mod stage;
-mod strict;
+pub(crate) mod strict;
 pub mod wake;
 
 use std::collections::HashMap;
@@ -187,7 +187,7 @@ impl MongoStore {
         let client = crate::db::connect_mongo(url, timeout).await?;
         let store = Self::new(&client, opts);
         if store.opts.key_order == KeyOrder::Strict {
-            store.require_transactions().await?;
+            store.require_strict_support().await?;
         }
         Ok(store)
     }

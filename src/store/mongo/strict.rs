@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
+use mongodb::error::ErrorKind;
+use mongodb::options::Hint;
 use uuid::Uuid;
 
 use super::{MongoStore, bson_date, claim_sort, collect, err};
@@ -66,6 +68,7 @@ impl MongoStore {
                 let docs = self
                     .coll
                     .aggregate(pipeline.clone())
+                    .hint(Hint::Name(key_index().name.expect("named")))
                     .session(&mut session)
                     .await?
                     .stream(&mut session)
@@ -87,15 +90,24 @@ impl MongoStore {
         }
     }
 
-    /// Strict key order on MongoDB reads in transactions ([`MongoStore::hold_back`]): refused
-    /// on a standalone server, which has none, when a relay starts.
-    pub(super) async fn require_transactions(&self) -> Result<(), crate::Error> {
-        if super::diagnostics::has_transactions(self.db.client()).await? {
+    /// Strict key order on MongoDB reads in transactions through the key index
+    /// ([`MongoStore::hold_back`]): a relay is refused at start on a standalone server, which
+    /// has no transactions, or on a collection without that index.
+    pub(super) async fn require_strict_support(&self) -> Result<(), crate::Error> {
+        if !super::diagnostics::has_transactions(self.db.client()).await? {
+            return Err(super::diagnostics::standalone(
+                "strict key order on MongoDB",
+            ));
+        }
+        let names = super::diagnostics::index_names(&self.coll)
+            .await
+            .map_err(|e| crate::Error::mongo("listing the outbox's indexes", e))?;
+        if names.iter().any(|n| Some(n) == key_index().name.as_ref()) {
             Ok(())
         } else {
-            Err(super::diagnostics::standalone(
-                "strict key order on MongoDB",
-            ))
+            Err(crate::Error::SchemaMissing(missing_key_index(
+                &self.opts.collection,
+            )))
         }
     }
 
@@ -105,7 +117,10 @@ impl MongoStore {
     /// no later than the key's last claimed row; a claimed row after it waits. Returns the rows
     /// kept and how many were handed back.
     ///
-    /// The aggregation reads one snapshot ([`MongoStore::in_one_snapshot`]). A read that is
+    /// The aggregation reads one snapshot ([`MongoStore::in_one_snapshot`]), through the key
+    /// index ([`key_index`]: the documents not yet published, by key), which the planner
+    /// does not pick by itself: it prefers the status index and reads every pending document
+    /// of the route on each claim. A read that is
     /// not could scan `pending` (through the claim index on `status`) while an earlier row of
     /// the key was another relay's, and `processing` after that relay handed it back: the row
     /// seen in neither state, and this claim's later row sent first. In one snapshot every
@@ -152,7 +167,17 @@ impl MongoStore {
         let first: HashMap<(Option<Uuid>, String), Position> = self
             .in_one_snapshot(self.first_per_key(f))
             .await
-            .map_err(|e| err("checking key order", e))?
+            .map_err(|e| match e.kind.as_ref() {
+                ErrorKind::Command(c)
+                    if c.message.contains("hint provided does not correspond") =>
+                {
+                    StoreError::other(
+                        "checking key order",
+                        missing_key_index(&self.opts.collection),
+                    )
+                }
+                _ => err("checking key order", e),
+            })?
             .iter()
             .filter_map(Position::keyed)
             .collect();
@@ -175,6 +200,21 @@ impl MongoStore {
         }
         Ok((keep, release.len()))
     }
+}
+
+/// The index strict order's check reads through: `outbox_key_order_unpublished`, the
+/// documents not yet published by route, ordering key and `created_at` (`migrate --key-order
+/// strict` creates it).
+pub(crate) fn key_index() -> crate::schema::render::MongoIndexSpec {
+    crate::schema::render::mongo_key_order_indexes().remove(0)
+}
+
+/// Why strict order cannot run on `collection`: its key index is missing.
+pub(crate) fn missing_key_index(collection: &crate::target::CollectionName) -> String {
+    format!(
+        "strict key order reads {collection} through the index {}, which does not exist: run outboxctl migrate --key-order strict",
+        key_index().name.expect("named")
+    )
 }
 
 /// `place` (a filter on claim order) narrowed to one key's documents: its tenant and ordering key.

@@ -541,7 +541,11 @@ async fn a_transient_end_of_the_strict_check_is_tried_again() {
     use outboxctl::store::mongo::ops::MongoOps;
     use outboxctl::store::ops::OpsStore;
     use outboxctl::store::{PassTarget, RelayStore};
-    let (_own, client) = own_primary("own_mongod_transient", 30700).await;
+    let (own, client) = own_primary("own_mongod_transient", 30700).await;
+    let url = format!("mongodb://127.0.0.1:{}/?directConnection=true", own.port);
+    ob(["migrate", "-q", "--key-order", "strict"])
+        .args(["--database-url", &url, "--collection", "own.outbox"])
+        .code(OK);
     let mut opts = super::ops::outbox_options("own", false);
     opts.key_order = outboxctl::model::KeyOrder::Strict;
     let mut ops = MongoOps::new(client.clone(), opts.clone(), None);

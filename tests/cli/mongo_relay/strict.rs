@@ -228,6 +228,65 @@ async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order()
     );
 }
 
+/// Strict key order reads each key through its own index: without it (a collection
+/// migrated without `--key-order strict`, or by an older outboxctl whose key index held
+/// every document) a relay is refused at start, naming the index and the migration, and
+/// claims nothing; a claim that meets the index missing fails with the same words and hands
+/// its documents back; doctor fails the check until `migrate --key-order strict` adds it.
+#[tokio::test]
+async fn strict_key_order_without_its_index_is_refused_at_start() {
+    let db = setup("mongo_strict_no_index", &[]).await;
+    emit(&db, 3, Some("k"), &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    // the index strict order made before: every document, by the same keys
+    let old = mongodb::IndexModel::builder()
+        .keys(doc! { "outbox_route": 1, "ordering_key": 1, "created_at": 1 })
+        .build();
+    coll.create_index(old).await.unwrap();
+    let path = out_file("mongo_strict_no_index");
+    let to = format!("file:{}", path.display());
+    let r = strict_relay_once(&db, &to).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains("outbox_key_order_unpublished")
+            && r.stderr.contains("outboxctl migrate --key-order strict"),
+        "{r:?}"
+    );
+    assert_eq!(docs(&db, doc! { "status": "pending" }).await.len(), 3);
+    let mut opts = super::ops::outbox_options(&db.name, false);
+    opts.key_order = outboxctl::model::KeyOrder::Strict;
+    let mut store = outboxctl::store::mongo::MongoStore::new(&db.client, opts);
+    let target = outboxctl::store::PassTarget {
+        route: "orders".into(),
+        tenant: None,
+    };
+    let claim = outboxctl::store::RelayStore::claim(&mut store, &target, 10, chrono::Utc::now());
+    let error = claim.await.map(|c| c.rows.len()).unwrap_err().to_string();
+    assert!(
+        error.contains("outboxctl migrate --key-order strict"),
+        "{error}"
+    );
+    assert_eq!(
+        docs(&db, doc! { "status": "pending" }).await.len(),
+        3,
+        "handed back"
+    );
+    let doctor = |db: &MongoDb| {
+        let r = cmd(db, &["doctor", "--format", "json", "--key-order", "strict"]);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+        doctor_check(&v, "key order index")["level"].clone()
+    };
+    assert_eq!(doctor(&db), "fail");
+    assert_eq!(
+        cmd(&db, &["migrate", "-q", "--key-order", "strict"]).code,
+        OK
+    );
+    assert_eq!(doctor(&db), "ok");
+    let r = strict_relay_once(&db, &to).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(lines(&path).len(), 3);
+}
+
 /// Strict order's check after the claim reads one key's documents while other relays move
 /// them. Key K has 100 published documents, then A, then B. Another relay keeps taking A and
 /// handing it back (`processing` under its token, then `pending`) while this store claims. A
