@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::error::ErrorKind;
-use mongodb::options::Hint;
+use mongodb::options::{FindOptions, Hint};
 use uuid::Uuid;
 
 use super::{MongoStore, bson_date, claim_sort, collect, err};
@@ -49,32 +49,39 @@ impl MongoStore {
         ]
     }
 
-    /// Runs `pipeline` in a transaction: all it reads is one snapshot. Outside one a MongoDB
-    /// query yields (every 10 ms or so) and goes on from fresh data; a transaction's reads
-    /// do not, and see every write committed before they start (this claim's among them).
+    /// Finds the documents `filter` matches (their key and place in claim order only) in a
+    /// transaction, through the key index: all it reads is one snapshot. Outside one a
+    /// MongoDB query yields (every 10 ms or so) and goes on from fresh data; a transaction's
+    /// reads do not, and see every write committed before they start (this claim's among
+    /// them).
     ///
     /// A transaction the server calls transient (say a snapshot older than an index just
     /// built, right after `migrate`) is tried again, up to three times, as the driver advises.
-    async fn in_one_snapshot(
-        &self,
-        pipeline: Vec<Document>,
-    ) -> mongodb::error::Result<Vec<Document>> {
+    async fn in_one_snapshot(&self, filter: Document) -> mongodb::error::Result<Vec<Document>> {
+        let find = FindOptions::builder()
+            .projection(doc! { "_id": 0, "tenant_id": 1, "ordering_key": 1, "hlc": 1, "created_at": 1, "id": 1 })
+            .hint(Hint::Name(key_index().name.expect("named")))
+            .build();
         let mut session = self.db.client().start_session().await?;
         let mut attempt = 0;
         loop {
             attempt += 1;
             let read = async {
-                session.start_transaction().await?;
+                // it writes nothing: its commit need not wait for a majority (which a
+                // read-only transaction's does, for the snapshot it read)
+                session
+                    .start_transaction()
+                    .write_concern(mongodb::options::WriteConcern::nodes(1))
+                    .await?;
                 let docs = self
                     .coll
-                    .aggregate(pipeline.clone())
-                    .hint(Hint::Name(key_index().name.expect("named")))
+                    .find(filter.clone())
+                    .with_options(find.clone())
                     .session(&mut session)
                     .await?
                     .stream(&mut session)
                     .try_collect()
                     .await?;
-                // it wrote nothing: the end of the transaction only frees its snapshot
                 session.commit_transaction().await?;
                 Ok::<_, mongodb::error::Error>(docs)
             };
@@ -148,24 +155,28 @@ impl MongoStore {
         if last.is_empty() {
             return Ok((rows, 0));
         }
-        let branches: Vec<Bson> = last
-            .iter()
-            .map(|((tenant, key), at)| of_key(at.not_after(hlc), *tenant, key))
-            .collect();
+        // One range of the key index: the claimed keys' documents not yet published, up to
+        // the latest claimed (by `created_at`; with HLC order every one, since an earlier
+        // hlc may carry a later `created_at`). Each key's own bound is applied here.
+        let keys: Vec<&str> = last.keys().map(|(_, k)| k.as_str()).collect();
         let mut f = self.route_filter(target);
+        f.insert("ordering_key", doc! { "$in": keys });
+        if !hlc {
+            let latest = last.values().map(|p| p.created_ms).max().expect("some key");
+            let latest = mongodb::bson::DateTime::from_millis(latest);
+            f.insert("created_at", doc! { "$lte": latest });
+        }
         f.insert(
-            "$and",
+            "$or",
             vec![
-                Bson::Document(doc! { "$or": branches }),
-                Bson::Document(doc! { "$or": [
-                    { "status": "failed" },
-                    { "status": "pending" },
-                    { "status": "processing", "claim_token": { "$ne": token } },
-                ] }),
+                Bson::Document(doc! { "status": "failed" }),
+                Bson::Document(doc! { "status": "pending" }),
+                Bson::Document(doc! { "status": "processing", "claim_token": { "$ne": token } }),
             ],
         );
-        let first: HashMap<(Option<Uuid>, String), Position> = self
-            .in_one_snapshot(self.first_per_key(f))
+        let mut first: HashMap<(Option<Uuid>, String), Position> = HashMap::new();
+        let earlier = self
+            .in_one_snapshot(f)
             .await
             .map_err(|e| match e.kind.as_ref() {
                 ErrorKind::Command(c)
@@ -177,10 +188,20 @@ impl MongoStore {
                     )
                 }
                 _ => err("checking key order", e),
-            })?
-            .iter()
-            .filter_map(Position::keyed)
-            .collect();
+            })?;
+        for (key, pos) in earlier.iter().filter_map(Position::of_document) {
+            let Some(at) = last.get(&key) else { continue };
+            if pos.cmp_claim(at, hlc).is_gt() {
+                continue;
+            }
+            match first.get_mut(&key) {
+                Some(known) if pos.cmp_claim(known, hlc).is_lt() => *known = pos,
+                Some(_) => {}
+                None => {
+                    first.insert(key, pos);
+                }
+            }
+        }
         let (mut keep, mut release) = (Vec::with_capacity(rows.len()), Vec::new());
         for row in rows {
             let blocked = row
@@ -264,6 +285,25 @@ impl Position {
         }
     }
 
+    /// The key and position of a document read with them.
+    fn of_document(d: &Document) -> Option<((Option<Uuid>, String), Position)> {
+        let tenant = d
+            .get_str("tenant_id")
+            .ok()
+            .and_then(|t| Uuid::parse_str(t).ok());
+        let hlc = match d.get("hlc") {
+            Some(Bson::Int64(h)) => Some(*h),
+            Some(Bson::Int32(h)) => Some(i64::from(*h)),
+            _ => None,
+        };
+        let pos = Position {
+            hlc,
+            created_ms: d.get_datetime("created_at").ok()?.timestamp_millis(),
+            id: d.get_str("id").ok()?.to_owned(),
+        };
+        Some(((tenant, d.get_str("ordering_key").ok()?.to_owned()), pos))
+    }
+
     /// The key and position of a [`MongoStore::first_per_key`] result.
     pub(super) fn keyed(d: &Document) -> Option<((Option<Uuid>, String), Position)> {
         let key = d.get_document("_id").ok()?;
@@ -303,10 +343,5 @@ impl Position {
                 { "hlc": Bson::Null, "$or": tail },
             ] },
         }
-    }
-
-    /// A filter for the rows at or before this position in claim order.
-    fn not_after(&self, hlc: bool) -> Document {
-        doc! { "$nor": [self.after(hlc)] }
     }
 }
