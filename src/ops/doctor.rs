@@ -470,13 +470,7 @@ async fn mongo_checks(
         report.add(
             "transactions",
             Level::Ok,
-            "a replica set: transactions (the HLC checkpoint, strict key order) work",
-        );
-    } else if config.relay.key_order == crate::model::KeyOrder::Strict {
-        report.add(
-            "transactions",
-            Level::Fail,
-            "a standalone server: no transactions, so a relay with strict key order is refused (and emit with an HLC checkpoint cannot run)",
+            "a replica set: transactions (and the HLC checkpoint) work",
         );
     } else {
         report.add(

@@ -187,7 +187,7 @@ impl MongoStore {
         let client = crate::db::connect_mongo(url, timeout).await?;
         let store = Self::new(&client, opts);
         if store.opts.key_order == KeyOrder::Strict {
-            store.require_strict_support().await?;
+            store.require_key_index().await?;
         }
         Ok(store)
     }

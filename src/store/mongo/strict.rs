@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use futures_util::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::error::ErrorKind;
 use mongodb::options::{FindOptions, Hint};
@@ -49,63 +48,19 @@ impl MongoStore {
         ]
     }
 
-    /// Finds the documents `filter` matches (their key and place in claim order only) in a
-    /// transaction, through the key index: all it reads is one snapshot. Outside one a
-    /// MongoDB query yields (every 10 ms or so) and goes on from fresh data; a transaction's
-    /// reads do not, and see every write committed before they start (this claim's among
-    /// them).
-    ///
-    /// A transaction the server calls transient (say a snapshot older than an index just
-    /// built, right after `migrate`) is tried again, up to three times, as the driver advises.
-    async fn in_one_snapshot(&self, filter: Document) -> mongodb::error::Result<Vec<Document>> {
+    /// The documents `filter` matches (their key and place in claim order only), read
+    /// through the key index ([`key_index`]).
+    async fn through_key_index(&self, filter: Document) -> mongodb::error::Result<Vec<Document>> {
         let find = FindOptions::builder()
             .projection(doc! { "_id": 0, "tenant_id": 1, "ordering_key": 1, "hlc": 1, "created_at": 1, "id": 1 })
             .hint(Hint::Name(key_index().name.expect("named")))
             .build();
-        let mut session = self.db.client().start_session().await?;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let read = async {
-                // it writes nothing: its commit need not wait for a majority (which a
-                // read-only transaction's does, for the snapshot it read)
-                session
-                    .start_transaction()
-                    .write_concern(mongodb::options::WriteConcern::nodes(1))
-                    .await?;
-                let docs = self
-                    .coll
-                    .find(filter.clone())
-                    .with_options(find.clone())
-                    .session(&mut session)
-                    .await?
-                    .stream(&mut session)
-                    .try_collect()
-                    .await?;
-                session.commit_transaction().await?;
-                Ok::<_, mongodb::error::Error>(docs)
-            };
-            match read.await {
-                Err(e)
-                    if attempt < 3
-                        && e.contains_label(mongodb::error::TRANSIENT_TRANSACTION_ERROR) =>
-                {
-                    let _ = session.abort_transaction().await;
-                }
-                done => return done,
-            }
-        }
+        collect(self.coll.find(filter).with_options(find)).await
     }
 
-    /// Strict key order on MongoDB reads in transactions through the key index
-    /// ([`MongoStore::hold_back`]): a relay is refused at start on a standalone server, which
-    /// has no transactions, or on a collection without that index.
-    pub(super) async fn require_strict_support(&self) -> Result<(), crate::Error> {
-        if !super::diagnostics::has_transactions(self.db.client()).await? {
-            return Err(super::diagnostics::standalone(
-                "strict key order on MongoDB",
-            ));
-        }
+    /// Strict key order on MongoDB reads through the key index ([`MongoStore::hold_back`]): a
+    /// relay is refused at start on a collection without it.
+    pub(super) async fn require_key_index(&self) -> Result<(), crate::Error> {
         let names = super::diagnostics::index_names(&self.coll)
             .await
             .map_err(|e| crate::Error::mongo("listing the outbox's indexes", e))?;
@@ -120,19 +75,19 @@ impl MongoStore {
 
     /// Strict key order, after the claim: a claimed row whose key has an earlier row that is
     /// not ours (pending outside this claim, processing under another claim, or failed) is
-    /// handed back. One aggregation: for each claimed key, the first row not ours among those
-    /// no later than the key's last claimed row; a claimed row after it waits. Returns the rows
-    /// kept and how many were handed back.
+    /// handed back. One `find`: the claimed keys' rows not ours, up to the latest claimed;
+    /// for each key, the first of them no later than its last claimed row; a claimed row
+    /// after it waits. Returns the rows kept and how many were handed back.
     ///
-    /// The aggregation reads one snapshot ([`MongoStore::in_one_snapshot`]), through the key
-    /// index ([`key_index`]: the documents not yet published, by key), which the planner
-    /// does not pick by itself: it prefers the status index and reads every pending document
-    /// of the route on each claim. A read that is
-    /// not could scan `pending` (through the claim index on `status`) while an earlier row of
-    /// the key was another relay's, and `processing` after that relay handed it back: the row
-    /// seen in neither state, and this claim's later row sent first. In one snapshot every
-    /// earlier row is in some state; a row published in it was sent before, any other holds
-    /// the later ones back.
+    /// The check reads through the key index ([`key_index`]): the documents not yet
+    /// published, by route, key and `created_at`. A MongoDB query is not one snapshot: it
+    /// yields (every 10 ms or so) and goes on from fresh data. Through an index on `status`
+    /// (which the planner preferred for the aggregation this replaced) it could pass
+    /// `pending` while an earlier row of the key was another relay's, and reach `processing`
+    /// after that relay handed it back: the row seen in neither state, and this claim's later
+    /// row sent first. In the key index a row's entry stays put while it moves between
+    /// pending, processing and failed, and leaves only once published (sent before then), so
+    /// the scan reads every earlier row not yet published once, as it is at that moment.
     pub(super) async fn hold_back(
         &mut self,
         target: &PassTarget,
@@ -176,7 +131,7 @@ impl MongoStore {
         );
         let mut first: HashMap<(Option<Uuid>, String), Position> = HashMap::new();
         let earlier = self
-            .in_one_snapshot(f)
+            .through_key_index(f)
             .await
             .map_err(|e| match e.kind.as_ref() {
                 ErrorKind::Command(c)

@@ -293,8 +293,8 @@ async fn strict_key_order_without_its_index_is_refused_at_start() {
 /// is never published, so no claim may keep B without A. The mongod yields (going on from
 /// fresh data) after every document a query reads and waits 1 ms there, so a check that is not
 /// one snapshot, scanning by status, can see A in neither state: it passes `pending` while A is
-/// `processing`, and `processing` once A is `pending` again (16 claims in 60 did, before the
-/// check read in a transaction).
+/// `processing`, and `processing` once A is `pending` again (16 claims in 60 did, when the
+/// check was an aggregation the planner read through the status index).
 #[tokio::test]
 async fn strict_check_sees_an_earlier_document_that_moves_while_it_reads() {
     use outboxctl::store::mongo::MongoStore;
