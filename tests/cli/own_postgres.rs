@@ -7,6 +7,43 @@ use sqlx::Connection;
 
 use crate::common::{CONNECT, ERROR, OK, eventually, ob, own_postgres};
 
+/// `app.outbox` (consume storage) on the server at `url`.
+fn on(url: &str) -> [String; 6] {
+    [
+        "--database-url".to_owned(),
+        url.to_owned(),
+        "--relation".into(),
+        "app.outbox".into(),
+        "--storage".into(),
+        "consume".into(),
+    ]
+}
+
+/// Stages `n` events into `app.outbox` on the server at `url`.
+fn emit(url: &str, n: &str) {
+    ob([
+        "emit",
+        "-q",
+        "--route",
+        "orders",
+        "--type",
+        "t",
+        "--payload",
+        "{}",
+        "--count",
+        n,
+    ])
+    .args(on(url))
+    .code(OK);
+}
+
+/// `relay --once` of route `orders` to stdout, on the server at `url`.
+fn relay(url: &str) -> crate::common::Run {
+    ob(["relay", "--once", "--route", "orders", "--to", "stdout"])
+        .args(on(url))
+        .run()
+}
+
 /// TLS as `sslmode` asks, on the relay's own connection (tokio-postgres) as on the others'
 /// (sqlx): `verify-full` against the server's CA delivers, and the relay's connection is
 /// encrypted; `verify-full` without the CA (the web's roots) refuses to connect, exit 3, and
@@ -17,38 +54,8 @@ async fn the_relay_speaks_tls_as_sslmode_asks() {
     let (pg, url) = own_postgres(test_name!(), true).await;
     let ca = pg.dir.join("data").join("root.crt");
     let verified = format!("{url}?sslmode=verify-full&sslrootcert={}", ca.display());
-    let on = |u: &str| {
-        [
-            "--database-url".to_owned(),
-            u.to_owned(),
-            "--relation".into(),
-            "app.outbox".into(),
-            "--storage".into(),
-            "consume".into(),
-        ]
-    };
     ob(["migrate", "-q"]).args(on(&verified)).code(OK);
-    let emit = |n: &str| {
-        ob([
-            "emit",
-            "-q",
-            "--route",
-            "orders",
-            "--type",
-            "t",
-            "--payload",
-            "{}",
-            "--count",
-            n,
-        ])
-        .args(on(&verified))
-        .code(OK);
-    };
-    let relay = |u: &str| {
-        ob(["relay", "--once", "--route", "orders", "--to", "stdout"])
-            .args(on(u))
-            .run()
-    };
+    let emit = |n: &str| emit(&verified, n);
     emit("3");
     let r = relay(&format!("{url}?sslmode=verify-full"));
     assert_eq!(r.code, CONNECT, "{r:?}");
@@ -129,34 +136,8 @@ async fn the_relay_offers_a_client_certificate_when_given() {
         file("client.crt"),
         file("client.key")
     );
-    let on = |u: &str| {
-        [
-            "--database-url".to_owned(),
-            u.to_owned(),
-            "--relation".into(),
-            "app.outbox".into(),
-        ]
-    };
     ob(["migrate", "-q"]).args(on(&with_cert)).code(OK);
-    ob([
-        "emit",
-        "-q",
-        "--route",
-        "orders",
-        "--type",
-        "t",
-        "--payload",
-        "{}",
-        "--count",
-        "3",
-    ])
-    .args(on(&with_cert))
-    .code(OK);
-    let relay = |u: &str| {
-        ob(["relay", "--once", "--route", "orders", "--to", "stdout"])
-            .args(on(u))
-            .run()
-    };
+    emit(&with_cert, "3");
     let r = relay(&tls);
     assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("certificate"), "{r:?}");
