@@ -620,17 +620,22 @@ impl MongoSchema {
                 "the configured backend is PostgreSQL, not MongoDB",
             ));
         };
+        let hlc = config.outbox.hlc_ordering || extras.hlc;
         let mut indexes = render::mongo_outbox_indexes();
-        if config.outbox.hlc_ordering || extras.hlc {
+        if hlc {
             indexes.extend(render::mongo_hlc_indexes());
         }
+        indexes.extend(render::mongo_claim_order_indexes(hlc));
         if config.relay.key_order == KeyOrder::Strict {
             indexes.extend(render::mongo_key_order_indexes());
         }
         if config.outbox.replay_index || extras.replay {
-            indexes.extend(render::mongo_replay_indexes(
-                config.outbox.hlc_ordering || extras.hlc,
-            ));
+            // the same keys as the claim order's: one index serves both
+            for spec in render::mongo_replay_indexes(hlc) {
+                if !indexes.iter().any(|i| i.keys == spec.keys) {
+                    indexes.push(spec);
+                }
+            }
         }
         let checkpoint = match hlc_checkpoint {
             Some(c) => Some(c.clone()),

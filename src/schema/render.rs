@@ -24,6 +24,10 @@ pub const WAKE_SQL: &str = include_str!("../../templates/postgres/wake.sql");
 const MONGO_OUTBOX_INDEXES: &str = include_str!("../../templates/mongo/outbox_indexes.json");
 const MONGO_HLC_INDEXES: &str = include_str!("../../templates/mongo/hlc_indexes.json");
 const MONGO_KEY_ORDER_INDEXES: &str = include_str!("../../templates/mongo/key_order_indexes.json");
+const MONGO_CLAIM_ORDER_INDEXES: &str =
+    include_str!("../../templates/mongo/claim_order_indexes.json");
+const MONGO_CLAIM_ORDER_HLC_INDEXES: &str =
+    include_str!("../../templates/mongo/claim_order_hlc_indexes.json");
 const MONGO_REPLAY_INDEXES: &str = include_str!("../../templates/mongo/replay_indexes.json");
 const MONGO_REPLAY_HLC_INDEXES: &str =
     include_str!("../../templates/mongo/replay_hlc_indexes.json");
@@ -213,6 +217,16 @@ pub fn mongo_hlc_indexes() -> Vec<MongoIndexSpec> {
 
 pub fn mongo_key_order_indexes() -> Vec<MongoIndexSpec> {
     mongo_specs(MONGO_KEY_ORDER_INDEXES)
+}
+
+/// The index the claim reads in its order (HLC claim order with `hlc`): pending documents
+/// by `created_at, id`, so a claim stops at its batch instead of sorting every one.
+pub fn mongo_claim_order_indexes(hlc: bool) -> Vec<MongoIndexSpec> {
+    mongo_specs(if hlc {
+        MONGO_CLAIM_ORDER_HLC_INDEXES
+    } else {
+        MONGO_CLAIM_ORDER_INDEXES
+    })
 }
 
 /// The replay index, in claim order (HLC claim order with `hlc`).

@@ -86,6 +86,11 @@ async fn fresh_migrate_creates_the_recommended_indexes_and_is_idempotent() {
                 false,
                 false
             ),
+            s(
+                "outbox_route:1,status:1,hlc:1,created_at:1,id:1",
+                false,
+                false
+            ),
             s("outbox_route:1,status:1,processing_at:1", false, false),
         ]
     );
