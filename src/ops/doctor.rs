@@ -508,6 +508,30 @@ async fn mongo_checks(
             "{collection} has no index on claim_token: each claim reads its documents back by scanning the collection; run outboxctl migrate"
         ),
     );
+    // the claim reads pending documents in its order through it and stops at its batch
+    let order =
+        crate::schema::render::mongo_claim_order_indexes(config.outbox.hlc_ordering).remove(0);
+    let order_keys: Vec<&str> = order.keys.iter().map(|(k, _)| k.as_str()).collect();
+    let shown = order_keys.join(", ");
+    if indexes.iter().any(|keys| {
+        keys.iter()
+            .map(String::as_str)
+            .eq(order_keys.iter().copied())
+    }) {
+        report.add(
+            "claim order index",
+            Level::Ok,
+            format!("{collection} has the claim order index {{ {shown} }}"),
+        );
+    } else {
+        report.add(
+            "claim order index",
+            Level::Warn,
+            format!(
+                "{collection} has no index {{ {shown} }}: each claim sorts every pending document of its route; run outboxctl migrate"
+            ),
+        );
+    }
     if config.relay.key_order == crate::model::KeyOrder::Strict {
         // strict order's check reads each key through it, and cannot run without it
         use crate::store::mongo::strict;

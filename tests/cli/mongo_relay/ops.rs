@@ -123,6 +123,10 @@ async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
         .unwrap();
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(doctor_check(&v, "claim token index")["level"], "ok");
+    assert_eq!(doctor_check(&v, "claim order index")["level"], "ok");
+    coll.drop_index("outbox_route_1_status_1_created_at_1_id_1")
+        .await
+        .unwrap();
     coll.drop_index("outbox_route_1_status_1_available_at_1_created_at_1")
         .await
         .unwrap();
@@ -133,6 +137,7 @@ async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
     let level = |name: &str| doctor_check(&v, name)["level"].clone();
     assert_eq!(level("claim index"), "fail");
     assert_eq!(level("claim token index"), "fail");
+    assert_eq!(level("claim order index"), "warn");
     assert_eq!(level("failed rows"), "warn");
     assert_eq!(level("transactions"), "ok");
 }
