@@ -7,6 +7,7 @@
 
 mod claim_function;
 pub mod fleet;
+mod mongo;
 pub mod xmin;
 
 use std::time::Duration;
@@ -112,7 +113,7 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
         Backend::Mongo(mongo) => {
             drain_check(config, &mut report);
             destination_checks(config, &mut report).await;
-            mongo_checks(&mongo, options, &mut report).await?;
+            mongo::mongo_checks(&mongo, options, &mut report).await?;
             fleet::checks(config, options.connect_timeout, &mut report).await;
             return Ok(report);
         }
@@ -453,120 +454,6 @@ async fn row_checks<O: OpsStore>(
             ),
             None => report.add("hlc mark", Level::Ok, "no HLC mark yet"),
         }
-    }
-    Ok(())
-}
-
-/// MongoDB: the claim index exists and the claim's plan uses it; a replica set for transactions.
-async fn mongo_checks(
-    mongo: &backend::Mongo<'_>,
-    options: DoctorOptions,
-    report: &mut DoctorReport,
-) -> Result<(), Error> {
-    use crate::store::mongo::diagnostics as diag;
-    let (config, collection) = (mongo.config, mongo.collection);
-    let client = mongo.connect().await?;
-    if diag::has_transactions(&client).await? {
-        report.add(
-            "transactions",
-            Level::Ok,
-            "a replica set: transactions (and the HLC checkpoint) work",
-        );
-    } else {
-        report.add(
-            "transactions",
-            Level::Warn,
-            "a standalone server: no transactions, so emit with an HLC checkpoint cannot run",
-        );
-    }
-    let indexes = diag::index_keys(&client, collection).await;
-    let has_claim = indexes.iter().any(|keys| {
-        keys.iter()
-            .map(String::as_str)
-            .eq(CLAIM_INDEX_COLUMNS.iter().copied())
-    });
-    report.index(
-        "claim index",
-        has_claim,
-        format!(
-            "{collection} has the claim index {{ {} }}",
-            CLAIM_INDEX_COLUMNS.join(", ")
-        ),
-        format!(
-            "{collection} has no claim index: every claim scans the collection; run outboxctl migrate"
-        ),
-    );
-    // each claim reads its documents back by their token
-    let has_token = indexes
-        .iter()
-        .any(|keys| keys.first().is_some_and(|k| k == "claim_token"));
-    report.index(
-        "claim token index",
-        has_token,
-        format!("{collection} has an index on claim_token"),
-        format!(
-            "{collection} has no index on claim_token: each claim reads its documents back by scanning the collection; run outboxctl migrate"
-        ),
-    );
-    // the claim reads pending documents in its order through it and stops at its batch
-    let order =
-        crate::schema::render::mongo_claim_order_indexes(config.outbox.hlc_ordering).remove(0);
-    let order_keys: Vec<&str> = order.keys.iter().map(|(k, _)| k.as_str()).collect();
-    let shown = order_keys.join(", ");
-    if indexes.iter().any(|keys| {
-        keys.iter()
-            .map(String::as_str)
-            .eq(order_keys.iter().copied())
-    }) {
-        report.add(
-            "claim order index",
-            Level::Ok,
-            format!("{collection} has the claim order index {{ {shown} }}"),
-        );
-    } else {
-        report.add(
-            "claim order index",
-            Level::Warn,
-            format!(
-                "{collection} has no index {{ {shown} }}: each claim sorts every pending document of its route; run outboxctl migrate"
-            ),
-        );
-    }
-    if config.relay.key_order == crate::model::KeyOrder::Strict {
-        // strict order's check reads each key through it, and cannot run without it
-        use crate::store::mongo::strict;
-        let coll = client
-            .database(&collection.db)
-            .collection::<mongodb::bson::Document>(&collection.collection);
-        let name = strict::key_index().name.expect("named");
-        let names = diag::index_names(&coll).await.unwrap_or_default();
-        report.index(
-            "key order index",
-            names.contains(&name),
-            format!("{collection} has the key order index {name}"),
-            strict::missing_key_index(collection),
-        );
-    }
-    let plan = diag::claim_scans_collection(&client, collection, config.outbox.hlc_ordering).await;
-    match plan {
-        Ok(true) => report.add(
-            "claim plan",
-            Level::Fail,
-            format!("the claim on {collection} scans the collection"),
-        ),
-        Ok(false) => report.add(
-            "claim plan",
-            Level::Ok,
-            format!("the claim on {collection} reads through indexes"),
-        ),
-        Err(e) => report.add("claim plan", Level::Fail, e.to_string()),
-    }
-    let mut outboxes = mongo.outboxes_on(client, None);
-    for i in 0..outboxes.len() {
-        let tenant = outboxes.target(i).tenant();
-        let mut ops = outboxes.open(i).await?;
-        let name = collection.to_string();
-        row_checks(&mut ops, &name, tenant, options.max_pending_age, report).await?;
     }
     Ok(())
 }

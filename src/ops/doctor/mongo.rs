@@ -1,0 +1,122 @@
+//! `doctor` on MongoDB: a replica set for transactions, the claim's indexes (the
+//! specification's, the one in claim order, the claim token's, strict order's key index) and
+//! the claim's plan, then each outbox's rows.
+
+use super::{DoctorOptions, DoctorReport, Level, row_checks};
+use crate::Error;
+use crate::schema::desired::CLAIM_INDEX_COLUMNS;
+use crate::store::backend;
+
+/// MongoDB: the claim index exists and the claim's plan uses it; a replica set for transactions.
+pub(super) async fn mongo_checks(
+    mongo: &backend::Mongo<'_>,
+    options: DoctorOptions,
+    report: &mut DoctorReport,
+) -> Result<(), Error> {
+    use crate::store::mongo::diagnostics as diag;
+    let (config, collection) = (mongo.config, mongo.collection);
+    let client = mongo.connect().await?;
+    if diag::has_transactions(&client).await? {
+        report.add(
+            "transactions",
+            Level::Ok,
+            "a replica set: transactions (and the HLC checkpoint) work",
+        );
+    } else {
+        report.add(
+            "transactions",
+            Level::Warn,
+            "a standalone server: no transactions, so emit with an HLC checkpoint cannot run",
+        );
+    }
+    let indexes = diag::index_keys(&client, collection).await;
+    let has_claim = indexes.iter().any(|keys| {
+        keys.iter()
+            .map(String::as_str)
+            .eq(CLAIM_INDEX_COLUMNS.iter().copied())
+    });
+    report.index(
+        "claim index",
+        has_claim,
+        format!(
+            "{collection} has the claim index {{ {} }}",
+            CLAIM_INDEX_COLUMNS.join(", ")
+        ),
+        format!(
+            "{collection} has no claim index: every claim scans the collection; run outboxctl migrate"
+        ),
+    );
+    // each claim reads its documents back by their token
+    let has_token = indexes
+        .iter()
+        .any(|keys| keys.first().is_some_and(|k| k == "claim_token"));
+    report.index(
+        "claim token index",
+        has_token,
+        format!("{collection} has an index on claim_token"),
+        format!(
+            "{collection} has no index on claim_token: each claim reads its documents back by scanning the collection; run outboxctl migrate"
+        ),
+    );
+    // the claim reads pending documents in its order through it and stops at its batch
+    let order =
+        crate::schema::render::mongo_claim_order_indexes(config.outbox.hlc_ordering).remove(0);
+    let order_keys: Vec<&str> = order.keys.iter().map(|(k, _)| k.as_str()).collect();
+    let shown = order_keys.join(", ");
+    if indexes.iter().any(|keys| {
+        keys.iter()
+            .map(String::as_str)
+            .eq(order_keys.iter().copied())
+    }) {
+        report.add(
+            "claim order index",
+            Level::Ok,
+            format!("{collection} has the claim order index {{ {shown} }}"),
+        );
+    } else {
+        report.add(
+            "claim order index",
+            Level::Warn,
+            format!(
+                "{collection} has no index {{ {shown} }}: each claim sorts every pending document of its route; run outboxctl migrate"
+            ),
+        );
+    }
+    if config.relay.key_order == crate::model::KeyOrder::Strict {
+        // strict order's check reads each key through it, and cannot run without it
+        use crate::store::mongo::strict;
+        let coll = client
+            .database(&collection.db)
+            .collection::<mongodb::bson::Document>(&collection.collection);
+        let name = strict::key_index().name.expect("named");
+        let names = diag::index_names(&coll).await.unwrap_or_default();
+        report.index(
+            "key order index",
+            names.contains(&name),
+            format!("{collection} has the key order index {name}"),
+            strict::missing_key_index(collection),
+        );
+    }
+    let plan = diag::claim_scans_collection(&client, collection, config.outbox.hlc_ordering).await;
+    match plan {
+        Ok(true) => report.add(
+            "claim plan",
+            Level::Fail,
+            format!("the claim on {collection} scans the collection"),
+        ),
+        Ok(false) => report.add(
+            "claim plan",
+            Level::Ok,
+            format!("the claim on {collection} reads through indexes"),
+        ),
+        Err(e) => report.add("claim plan", Level::Fail, e.to_string()),
+    }
+    let mut outboxes = mongo.outboxes_on(client, None);
+    for i in 0..outboxes.len() {
+        let tenant = outboxes.target(i).tenant();
+        let mut ops = outboxes.open(i).await?;
+        let name = collection.to_string();
+        row_checks(&mut ops, &name, tenant, options.max_pending_age, report).await?;
+    }
+    Ok(())
+}
