@@ -89,13 +89,24 @@ pub(super) async fn mongo_checks(
             .database(&collection.db)
             .collection::<mongodb::bson::Document>(&collection.collection);
         let name = strict::key_index().name.expect("named");
-        let names = diag::index_names(&coll).await.unwrap_or_default();
-        report.index(
-            "key order index",
-            names.contains(&name),
-            format!("{collection} has the key order index {name}"),
-            strict::missing_key_index(collection),
-        );
+        let found = strict::pick_key_index(&diag::indexes(&coll).await.unwrap_or_default());
+        match found {
+            Some((_, true)) => report.add(
+                "key order index",
+                Level::Ok,
+                format!("{collection} has the key order index {name}"),
+            ),
+            Some((older, false)) => report.add(
+                "key order index",
+                Level::Warn,
+                strict::older_key_index(collection, &older),
+            ),
+            None => report.add(
+                "key order index",
+                Level::Fail,
+                strict::missing_key_index(collection),
+            ),
+        }
     }
     let plan = diag::claim_scans_collection(&client, collection, config.outbox.hlc_ordering).await;
     match plan {

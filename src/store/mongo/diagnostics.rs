@@ -24,17 +24,39 @@ pub fn standalone(what: &str) -> Error {
     ))
 }
 
-/// The names of the collection's indexes (none for a collection that does not exist).
-pub async fn index_names(
+/// An index as strict order's choice of its key index needs it.
+#[derive(Debug, Clone)]
+pub struct IndexFacts {
+    pub name: String,
+    /// Its key fields, in order.
+    pub keys: Vec<String>,
+    /// Whether it has a `partialFilterExpression`.
+    pub partial: bool,
+}
+
+/// The collection's indexes (none for a collection that does not exist).
+pub async fn indexes(
     coll: &mongodb::Collection<Document>,
-) -> mongodb::error::Result<Vec<String>> {
+) -> mongodb::error::Result<Vec<IndexFacts>> {
     const NAMESPACE_NOT_FOUND: i32 = 26;
-    match coll.list_index_names().await {
+    let models: Vec<mongodb::IndexModel> = match coll.list_indexes().await {
+        Ok(c) => c.try_collect().await?,
         Err(e) if matches!(e.kind.as_ref(), mongodb::error::ErrorKind::Command(c) if c.code == NAMESPACE_NOT_FOUND) => {
-            Ok(Vec::new())
+            Vec::new()
         }
-        listed => listed,
-    }
+        Err(e) => return Err(e),
+    };
+    Ok(models
+        .into_iter()
+        .map(|m| {
+            let options = m.options.unwrap_or_default();
+            IndexFacts {
+                name: options.name.unwrap_or_default(),
+                keys: m.keys.keys().cloned().collect(),
+                partial: options.partial_filter_expression.is_some(),
+            }
+        })
+        .collect())
 }
 
 /// Each index's key fields, in order (none when the collection cannot be listed).

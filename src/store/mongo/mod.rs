@@ -56,6 +56,8 @@ pub struct MongoStore {
     opts: MongoStoreOptions,
     /// Row id → `_id`, for the rows of the current claim.
     ids: HashMap<Uuid, Bson>,
+    /// The index strict order's check reads through, by name ([`MongoStore::choose_key_index`]).
+    key_index: String,
 }
 
 fn err(context: &'static str, e: mongodb::error::Error) -> StoreError {
@@ -185,9 +187,9 @@ impl MongoStore {
         opts: MongoStoreOptions,
     ) -> Result<Self, crate::Error> {
         let client = crate::db::connect_mongo(url, timeout).await?;
-        let store = Self::new(&client, opts);
+        let mut store = Self::new(&client, opts);
         if store.opts.key_order == KeyOrder::Strict {
-            store.require_key_index().await?;
+            store.key_index = store.choose_key_index().await?;
         }
         Ok(store)
     }
@@ -200,6 +202,7 @@ impl MongoStore {
             coll,
             opts,
             ids: HashMap::new(),
+            key_index: strict::key_index().name.expect("named"),
         }
     }
 
@@ -210,6 +213,7 @@ impl MongoStore {
             coll: self.coll.clone(),
             opts: self.opts.clone(),
             ids: HashMap::new(),
+            key_index: self.key_index.clone(),
         }
     }
 

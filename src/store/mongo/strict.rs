@@ -53,23 +53,30 @@ impl MongoStore {
     async fn through_key_index(&self, filter: Document) -> mongodb::error::Result<Vec<Document>> {
         let find = FindOptions::builder()
             .projection(doc! { "_id": 0, "tenant_id": 1, "ordering_key": 1, "hlc": 1, "created_at": 1, "id": 1 })
-            .hint(Hint::Name(key_index().name.expect("named")))
+            .hint(Hint::Name(self.key_index.clone()))
             .build();
         collect(self.coll.find(filter).with_options(find)).await
     }
 
-    /// Strict key order on MongoDB reads through the key index ([`MongoStore::hold_back`]): a
-    /// relay is refused at start on a collection without it.
-    pub(super) async fn require_key_index(&self) -> Result<(), crate::Error> {
-        let names = super::diagnostics::index_names(&self.coll)
+    /// The index strict order's check reads through ([`MongoStore::hold_back`]), chosen when a
+    /// relay starts: the partial key index ([`key_index`]); else, with a warning, the key index
+    /// an earlier outboxctl made, which holds every document (as sound, since a document's
+    /// entry does not move with its status, but it also reads the key's published ones); else
+    /// the relay is refused, naming the migration.
+    pub(super) async fn choose_key_index(&self) -> Result<String, crate::Error> {
+        let listed = |e| crate::Error::mongo("listing the outbox's indexes", e);
+        let indexes = super::diagnostics::indexes(&self.coll)
             .await
-            .map_err(|e| crate::Error::mongo("listing the outbox's indexes", e))?;
-        if names.iter().any(|n| Some(n) == key_index().name.as_ref()) {
-            Ok(())
-        } else {
-            Err(crate::Error::SchemaMissing(missing_key_index(
+            .map_err(listed)?;
+        match pick_key_index(&indexes) {
+            Some((name, true)) => Ok(name),
+            Some((name, false)) => {
+                tracing::warn!("{}", older_key_index(&self.opts.collection, &name));
+                Ok(name)
+            }
+            None => Err(crate::Error::SchemaMissing(missing_key_index(
                 &self.opts.collection,
-            )))
+            ))),
         }
     }
 
@@ -183,6 +190,30 @@ impl MongoStore {
 /// strict` creates it).
 pub(crate) fn key_index() -> crate::schema::render::MongoIndexSpec {
     crate::schema::render::mongo_key_order_indexes().remove(0)
+}
+
+/// Of `indexes` (name, keys, partial filter), the one strict order's check reads through:
+/// the partial key index (`true`), else an index on its keys that holds every document
+/// (`false`).
+pub(crate) fn pick_key_index(indexes: &[super::diagnostics::IndexFacts]) -> Option<(String, bool)> {
+    let want = key_index();
+    let keys: Vec<&str> = want.keys.iter().map(|(k, _)| k.as_str()).collect();
+    if let Some(i) = indexes.iter().find(|i| Some(&i.name) == want.name.as_ref()) {
+        return Some((i.name.clone(), true));
+    }
+    indexes
+        .iter()
+        .find(|i| !i.partial && i.keys.iter().map(String::as_str).eq(keys.iter().copied()))
+        .map(|i| (i.name.clone(), false))
+}
+
+/// What reading `collection` through `older`, an earlier outboxctl's key index, costs and how
+/// to end it.
+pub(crate) fn older_key_index(collection: &crate::target::CollectionName, older: &str) -> String {
+    format!(
+        "strict key order reads {collection} through {older}, which holds every document, published ones too: run outboxctl migrate --key-order strict for {}",
+        key_index().name.expect("named")
+    )
 }
 
 /// Why strict order cannot run on `collection`: its key index is missing.

@@ -228,21 +228,16 @@ async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order()
     );
 }
 
-/// Strict key order reads each key through its own index: without it (a collection
-/// migrated without `--key-order strict`, or by an older outboxctl whose key index held
-/// every document) a relay is refused at start, naming the index and the migration, and
-/// claims nothing; a claim that meets the index missing fails with the same words and hands
-/// its documents back; doctor fails the check until `migrate --key-order strict` adds it.
+/// Strict key order reads each key through its own index. Without any key index (a
+/// collection migrated without `--key-order strict`) a relay is refused at start, naming the
+/// index and the migration, and claims nothing; a claim that meets it missing fails with the
+/// same words and hands its documents back; doctor fails the check. With the key index an
+/// earlier outboxctl made (every document, by the same keys) the relay runs on it and warns,
+/// and doctor warns, until `migrate --key-order strict` adds the partial one.
 #[tokio::test]
 async fn strict_key_order_without_its_index_is_refused_at_start() {
     let db = setup("mongo_strict_no_index", &[]).await;
     emit(&db, 3, Some("k"), &[]);
-    let coll = db.db().collection::<Document>("outbox");
-    // the index strict order made before: every document, by the same keys
-    let old = mongodb::IndexModel::builder()
-        .keys(doc! { "outbox_route": 1, "ordering_key": 1, "created_at": 1 })
-        .build();
-    coll.create_index(old).await.unwrap();
     let path = out_file("mongo_strict_no_index");
     let to = format!("file:{}", path.display());
     let r = strict_relay_once(&db, &to).run();
@@ -277,14 +272,32 @@ async fn strict_key_order_without_its_index_is_refused_at_start() {
         doctor_check(&v, "key order index")["level"].clone()
     };
     assert_eq!(doctor(&db), "fail");
+    // the key index an earlier outboxctl made: every document, by the same keys
+    let older = mongodb::IndexModel::builder()
+        .keys(doc! { "outbox_route": 1, "ordering_key": 1, "created_at": 1 })
+        .build();
+    let coll = db.db().collection::<Document>("outbox");
+    coll.create_index(older).await.unwrap();
+    assert_eq!(doctor(&db), "warn");
+    emit(&db, 2, Some("k"), &[]);
+    let r = strict_relay_once(&db, &to).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("outbox_route_1_ordering_key_1_created_at_1"),
+        "{r:?}"
+    );
+    assert_eq!(lines(&path).len(), 5);
     assert_eq!(
         cmd(&db, &["migrate", "-q", "--key-order", "strict"]).code,
         OK
     );
     assert_eq!(doctor(&db), "ok");
+    emit(&db, 1, Some("k"), &[]);
     let r = strict_relay_once(&db, &to).run();
     assert_eq!(r.code, OK, "{r:?}");
-    assert_eq!(lines(&path).len(), 3);
+    assert!(!r.stderr.contains("holds every document"), "{r:?}");
+    assert_eq!(lines(&path).len(), 6);
 }
 
 /// Strict order's check after the claim reads one key's documents while other relays move
