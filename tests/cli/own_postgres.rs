@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use sqlx::Connection;
 
-use crate::common::{CONNECT, ERROR, OK, eventually, ob, own_postgres};
+use crate::common::{CONNECT, ERROR, OK, emit_events, eventually, ob, own_postgres};
 
 /// `app.outbox` (consume storage) on the server at `url`.
 fn on(url: &str) -> [String; 6] {
@@ -20,21 +20,8 @@ fn on(url: &str) -> [String; 6] {
 }
 
 /// Stages `n` events into `app.outbox` on the server at `url`.
-fn emit(url: &str, n: &str) {
-    ob([
-        "emit",
-        "-q",
-        "--route",
-        "orders",
-        "--type",
-        "t",
-        "--payload",
-        "{}",
-        "--count",
-        n,
-    ])
-    .args(on(url))
-    .code(OK);
+fn emit(url: &str, n: u32) {
+    emit_events("orders", n, "{}").args(on(url)).code(OK);
 }
 
 /// `relay --once` of route `orders` to stdout, on the server at `url`.
@@ -55,8 +42,8 @@ async fn the_relay_speaks_tls_as_sslmode_asks() {
     let ca = pg.dir.join("data").join("root.crt");
     let verified = format!("{url}?sslmode=verify-full&sslrootcert={}", ca.display());
     ob(["migrate", "-q"]).args(on(&verified)).code(OK);
-    let emit = |n: &str| emit(&verified, n);
-    emit("3");
+    let emit = |n: u32| emit(&verified, n);
+    emit(3);
     let r = relay(&format!("{url}?sslmode=verify-full"));
     assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("certificate"), "{r:?}");
@@ -88,7 +75,7 @@ async fn the_relay_speaks_tls_as_sslmode_asks() {
             (OK, 3),
             "{u}: {r:?}"
         );
-        emit("3");
+        emit(3);
     }
     // a looping relay's connection, seen from the server: encrypted
     let looping = ob(["relay", "--loop", "--route", "orders", "--to", "stdout"])
@@ -137,7 +124,7 @@ async fn the_relay_offers_a_client_certificate_when_given() {
         file("client.key")
     );
     ob(["migrate", "-q"]).args(on(&with_cert)).code(OK);
-    emit(&with_cert, "3");
+    emit(&with_cert, 3);
     let r = relay(&tls);
     assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("certificate"), "{r:?}");

@@ -29,12 +29,8 @@ pub(super) async fn mongo_checks(
             "a standalone server: no transactions, so emit with an HLC checkpoint cannot run",
         );
     }
-    let indexes = diag::index_keys(&client, collection).await;
-    let has_claim = indexes.iter().any(|keys| {
-        keys.iter()
-            .map(String::as_str)
-            .eq(CLAIM_INDEX_COLUMNS.iter().copied())
-    });
+    let indexes = diag::indexes_of(&client, collection).await;
+    let has_claim = indexes.iter().any(|i| i.on(CLAIM_INDEX_COLUMNS));
     report.index(
         "claim index",
         has_claim,
@@ -49,7 +45,7 @@ pub(super) async fn mongo_checks(
     // each claim reads its documents back by their token
     let has_token = indexes
         .iter()
-        .any(|keys| keys.first().is_some_and(|k| k == "claim_token"));
+        .any(|i| i.keys.first().is_some_and(|k| k == "claim_token"));
     report.index(
         "claim token index",
         has_token,
@@ -63,11 +59,7 @@ pub(super) async fn mongo_checks(
         crate::schema::render::mongo_claim_order_indexes(config.outbox.hlc_ordering).remove(0);
     let order_keys: Vec<&str> = order.keys.iter().map(|(k, _)| k.as_str()).collect();
     let shown = order_keys.join(", ");
-    if indexes.iter().any(|keys| {
-        keys.iter()
-            .map(String::as_str)
-            .eq(order_keys.iter().copied())
-    }) {
+    if indexes.iter().any(|i| i.on(&order_keys)) {
         report.add(
             "claim order index",
             Level::Ok,
@@ -85,12 +77,8 @@ pub(super) async fn mongo_checks(
     if config.relay.key_order == crate::model::KeyOrder::Strict {
         // strict order's check reads each key through it, and cannot run without it
         use crate::store::mongo::strict;
-        let coll = client
-            .database(&collection.db)
-            .collection::<mongodb::bson::Document>(&collection.collection);
         let name = strict::key_index().name.expect("named");
-        let found = strict::pick_key_index(&diag::indexes(&coll).await.unwrap_or_default());
-        match found {
+        match strict::pick_key_index(&indexes) {
             Some((_, true)) => report.add(
                 "key order index",
                 Level::Ok,

@@ -1,5 +1,5 @@
-//! What `doctor` asks MongoDB: whether it is a replica set (transactions), the key lists of
-//! the collection's indexes, and whether the claim's plan scans the collection.
+//! What `doctor` asks MongoDB: whether it is a replica set (transactions), the collection's
+//! indexes, and whether the claim's plan scans the collection.
 use futures_util::TryStreamExt;
 use mongodb::Client;
 use mongodb::bson::{Bson, Document, doc};
@@ -24,7 +24,7 @@ pub fn standalone(what: &str) -> Error {
     ))
 }
 
-/// An index as strict order's choice of its key index needs it.
+/// An index as `doctor` and strict order's choice of its key index see it.
 #[derive(Debug, Clone)]
 pub struct IndexFacts {
     pub name: String,
@@ -32,6 +32,16 @@ pub struct IndexFacts {
     pub keys: Vec<String>,
     /// Whether it has a `partialFilterExpression`.
     pub partial: bool,
+}
+
+impl IndexFacts {
+    /// Whether its key fields are `keys`, in that order.
+    pub fn on(&self, keys: &[&str]) -> bool {
+        self.keys
+            .iter()
+            .map(String::as_str)
+            .eq(keys.iter().copied())
+    }
 }
 
 /// The collection's indexes (none for a collection that does not exist).
@@ -59,19 +69,12 @@ pub async fn indexes(
         .collect())
 }
 
-/// Each index's key fields, in order (none when the collection cannot be listed).
-pub async fn index_keys(client: &Client, collection: &CollectionName) -> Vec<Vec<String>> {
+/// The indexes of `collection` (none when it cannot be listed).
+pub async fn indexes_of(client: &Client, collection: &CollectionName) -> Vec<IndexFacts> {
     let coll = client
         .database(&collection.db)
         .collection::<Document>(&collection.collection);
-    let models: Vec<mongodb::IndexModel> = match coll.list_indexes().await {
-        Ok(c) => c.try_collect().await.unwrap_or_default(),
-        Err(_) => Vec::new(),
-    };
-    models
-        .iter()
-        .map(|m| m.keys.keys().cloned().collect())
-        .collect()
+    indexes(&coll).await.unwrap_or_default()
 }
 
 /// Whether the claim's `find` (for a route of no rows, sorted as the relay sorts) plans a

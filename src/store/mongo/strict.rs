@@ -27,16 +27,13 @@ impl MongoStore {
     ) -> Result<Vec<Document>, StoreError> {
         let mut f = self.route_filter(target);
         f.extend(blocking_documents(now));
-        collect(self.coll.aggregate(self.first_per_key(f)))
-            .await
-            .map_err(|e| err("checking key order", e))
+        self.first_per_key(f).await
     }
 
-    /// The pipeline of the first row (in claim order) of each key among those `filter`
-    /// matches: `_id` is `{t: tenant_id, k: ordering_key}`, with the row's `hlc`,
-    /// `created_at` and `id`.
-    pub(super) fn first_per_key(&self, filter: Document) -> Vec<Document> {
-        vec![
+    /// The first row (in claim order) of each key among those `filter` matches: `_id` is
+    /// `{t: tenant_id, k: ordering_key}`, with the row's `hlc`, `created_at` and `id`.
+    async fn first_per_key(&self, filter: Document) -> Result<Vec<Document>, StoreError> {
+        let pipeline = vec![
             doc! { "$match": filter },
             doc! { "$sort": claim_sort(self.opts.hlc_ordering) },
             doc! { "$group": {
@@ -45,7 +42,10 @@ impl MongoStore {
                 "created_at": { "$first": "$created_at" },
                 "id": { "$first": "$id" },
             } },
-        ]
+        ];
+        collect(self.coll.aggregate(pipeline))
+            .await
+            .map_err(|e| err("checking key order", e))
     }
 
     /// The documents `filter` matches (their key and place in claim order only), read
@@ -203,7 +203,7 @@ pub(crate) fn pick_key_index(indexes: &[super::diagnostics::IndexFacts]) -> Opti
     }
     indexes
         .iter()
-        .find(|i| !i.partial && i.keys.iter().map(String::as_str).eq(keys.iter().copied()))
+        .find(|i| !i.partial && i.on(&keys))
         .map(|i| (i.name.clone(), false))
 }
 
