@@ -188,15 +188,16 @@ impl Migration {
     }
 }
 
-/// Strict order's claim function (`store::postgres::sql::claim_function`), when the relay's
+/// The claim function (`store::postgres::sql::claim_function`), when the relay's
 /// claim goes through one and the database has none the relay would call: the name carries a
 /// hash of the whole text, so outboxctl's own of that name is the same; one that is not
 /// outboxctl's as written (another body, owner or settings) is dropped and made again (the
 /// drop fails, and says why, when migrate's role may not drop it). Built from the relay's store options (the
 /// route pauses are read by the heartbeat, not the claim, unless `prepared_statements`); a
-/// relay whose claim differs sends its SQL instead. A problem instead of a step when the
-/// function migrate's role would make is not one the relay trusts (that role is neither a
-/// superuser nor a member of the table's owner): making it would change nothing, every time.
+/// relay whose claim differs sends its SQL instead. When the function migrate's role would make
+/// is not one the relay trusts (that role is neither a superuser nor a member of the table's
+/// owner), making it would change nothing, every time: under strict order that is a problem
+/// (its claim costs most to plan), under best-effort order no step (doctor warns).
 async fn claim_function_step(
     pg: &crate::store::backend::Postgres<'_>,
     conn: &mut PgConnection,
@@ -222,10 +223,15 @@ async fn claim_function_step(
         ),
     };
     if let Some((role, owner)) = untrusted_maker(conn, &f).await.map_err(catalog)? {
+        if pg.store_options().key_order != crate::model::KeyOrder::Strict {
+            // best-effort order's claim is quick to plan: a speed-up to forgo (doctor warns),
+            // not a reason to fail a migrate that did everything else
+            return Ok(None);
+        }
         return Ok(Some(Err(Problem {
             object: f.name.plain(),
             message: format!(
-                "strict order's claim function is {}: migrate's role {role} is neither a superuser nor a member of {owner}, the owner of {}, so a relay would not call one it made; run `outboxctl migrate` as {owner} (until then the strict claim goes as SQL, slower)",
+                "the claim function is {}: migrate's role {role} is neither a superuser nor a member of {owner}, the owner of {}, so a relay would not call one it made; run `outboxctl migrate` as {owner} (until then the claim goes as SQL, slower)",
                 if state == FunctionState::Missing {
                     "missing"
                 } else {
@@ -237,7 +243,7 @@ async fn claim_function_step(
     }
     statements.push(Statement::new(f.ddl));
     Ok(Some(Ok(Step {
-        summary: format!("{verb} strict order's claim function {}", f.name.plain()),
+        summary: format!("{verb} the claim function {}", f.name.plain()),
         kind: StepKind::Transaction,
         statements,
         mongo_index: None,

@@ -1,4 +1,4 @@
-//! `doctor`'s look at strict order's claim function (`store::postgres::sql::claim_function`):
+//! `doctor`'s look at the claim function (`store::postgres::sql::claim_function`):
 //! there, outboxctl's as written and executable, or the relay parses and plans the claim on every
 //! pass (a warning, not a fault: the relay then sends the claim's SQL).
 
@@ -33,19 +33,19 @@ pub async fn check(
     );
     if opts.prepared_statements && registry {
         // the relay's claim then reads the route pauses: another text, sent named
-        let detail = "with prepared_statements and the registry the strict claim is a named statement that reads the route pauses: planned once per connection, no function needed";
+        let detail = "with prepared_statements and the registry the claim is a named statement that reads the route pauses: planned once per connection, no function needed";
         return report.add(NAME, Level::Ok, detail);
     }
     let name = f.name.plain();
     let (level, detail) = match claim_function_state(conn, &f).await {
         Ok(FunctionState::Trusted { executable: true }) => (
             Level::Ok,
-            format!("the strict claim is a call of {name}: planned once per connection"),
+            format!("the claim is a call of {name}: planned once per connection"),
         ),
         Ok(FunctionState::Trusted { executable: false }) => (
             Level::Warn,
             format!(
-                "this role may not execute {name}: the strict claim is planned on every pass; GRANT EXECUTE ON FUNCTION {} TO the relay's role",
+                "this role may not execute {name}: the claim is planned on every pass; GRANT EXECUTE ON FUNCTION {} TO the relay's role",
                 f.name
             ),
         ),
@@ -58,7 +58,7 @@ pub async fn check(
         Ok(FunctionState::Missing) => (
             Level::Warn,
             format!(
-                "no {name} for this version and these settings: the strict claim is planned on every pass; run outboxctl migrate"
+                "no {name} for this version and these settings: the claim is planned on every pass; run outboxctl migrate"
             ),
         ),
         Err(e) => (

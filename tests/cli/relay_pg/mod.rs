@@ -25,6 +25,7 @@ use crate::common::{
 mod claim;
 mod cli;
 mod engine;
+mod function;
 mod strict;
 
 fn relay_once(schema: &PgSchema, to: &str, extra: &[&str]) -> crate::common::Run {

@@ -1,0 +1,378 @@
+//! The claim's function (`migrate` adds it for an outbox of one table): called once there, as
+//! outboxctl writes it and by a role that may, claiming what the claim's SQL claims; the SQL
+//! otherwise, and again at once when a call fails as not fitting the database.
+
+use super::*;
+
+/// Strict order's claim goes out as a call of its PL/pgSQL function once `migrate` has added it
+/// (planned once per server connection, even behind a transaction pooler), and as its SQL
+/// before: the same rows in the same order either way.
+#[tokio::test]
+async fn the_strict_claim_calls_its_function_once_migrate_adds_it_and_sends_its_sql_before() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 30, Some(3)).await;
+    let claim = async |s: &mut PgStore<'static>| {
+        s.begin_pass(&target()).await.unwrap();
+        let c = s.claim(&target(), 10, chrono::Utc::now()).await.unwrap();
+        s.rollback_pass().await;
+        c.rows.iter().map(|r| r.id).collect::<Vec<_>>()
+    };
+    let mut before = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+    assert!(!before.claims_by_function(None).unwrap());
+    let sent_as_sql = claim(&mut before).await;
+    assert_eq!(sent_as_sql.len(), 10);
+    let strict = ["--storage", "consume", "--key-order", "strict"];
+    let r = ob(["migrate", "--check"]).args(strict).pg(&t).run();
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(
+        r.stdout.contains("missing: create the claim function"),
+        "{r:?}"
+    );
+    migrate(&schema, &strict).await;
+    ob(["migrate", "--check"]).args(strict).pg(&t).code(OK);
+    let mut after = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+    assert!(after.claims_by_function(None).unwrap());
+    assert_eq!(claim(&mut after).await, sent_as_sql);
+    // a relay whose claim is another (retain here) finds no function of its own: its SQL goes
+    let mut retain = store(&schema, Storage::Retain, KeyOrder::Strict).await;
+    assert!(!retain.claims_by_function(None).unwrap());
+    // and so does a role that may not execute it
+    let role = format!("{}_relay", schema.name);
+    sqlx::raw_sql(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN;
+         GRANT USAGE ON SCHEMA {s} TO {role}; GRANT SELECT, UPDATE, DELETE ON {t} TO {role};
+         REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA {s} FROM PUBLIC",
+        s = schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let url = pg_url().replacen("postgres@", &format!("{role}@"), 1);
+    let url = outboxctl::dburl::DatabaseUrl::parse(&url).unwrap();
+    let opts = store_options(&schema, Storage::Consume, KeyOrder::Strict);
+    let mut limited = PgStore::connect(&url, Duration::from_secs(5), opts)
+        .await
+        .unwrap();
+    assert!(!limited.claims_by_function(None).unwrap());
+    assert_eq!(claim(&mut limited).await, sent_as_sql);
+    drop(limited);
+    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}
+
+/// A claim function dropped (or no longer executable) under a running relay: the failed call
+/// gives way to the claim's SQL in the same pass, so the relay goes on without a restart.
+#[tokio::test]
+async fn a_claim_whose_function_went_away_sends_its_sql_in_the_same_pass() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let t = schema.rel("outbox");
+    for storage in [Storage::Retain, Storage::Consume] {
+        let word = if storage == Storage::Consume {
+            "consume"
+        } else {
+            "retain"
+        };
+        migrate(&schema, &["--storage", word, "--key-order", "strict"]).await;
+        sqlx::raw_sql(&format!("DELETE FROM {t}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        stage(&mut conn, &t, "orders", 30, Some(3)).await;
+        let mut relay = store(&schema, storage, KeyOrder::Strict).await;
+        assert!(relay.claims_by_function(None).unwrap(), "{word}");
+        // the relay's own function, as the library names it
+        let opts = store_options(&schema, storage, KeyOrder::Strict);
+        let f = outboxctl::store::postgres::sql::claim_function(&opts).unwrap();
+        sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
+            .execute(&mut conn)
+            .await
+            .unwrap_or_else(|e| panic!("{word}: dropping {}: {e}", f.name));
+        relay.begin_pass(&target()).await.unwrap();
+        let claimed = relay
+            .claim(&target(), 10, chrono::Utc::now())
+            .await
+            .unwrap_or_else(|e| panic!("{word}: the claim failed with its function gone: {e}"));
+        assert_eq!(claimed.rows.len(), 10, "{word}");
+        let ids: Vec<uuid::Uuid> = claimed.rows.iter().map(|r| r.id).collect();
+        relay
+            .mark_published(&target(), &ids, chrono::Utc::now())
+            .await
+            .unwrap();
+        relay.commit_pass().await.unwrap();
+        assert!(!relay.claims_by_function(None).unwrap(), "{word}");
+        let left: i64 = sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM {t} WHERE status = 'pending'"
+        ))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!(left, 20, "{word}: the pass delivered its 10 rows");
+    }
+}
+
+/// A function is not called by its name alone: one made first by another role, or edited by
+/// hand, is not outboxctl's as written, so the relay sends the claim's SQL, `doctor` warns,
+/// `migrate --check` fails and `migrate` makes it again.
+#[tokio::test]
+async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let strict = ["--storage", "consume", "--key-order", "strict"];
+    let t = schema.rel("outbox");
+    migrate(&schema, &["--storage", "consume"]).await;
+    let opts = store_options(&schema, Storage::Consume, KeyOrder::Strict);
+    let f = outboxctl::store::postgres::sql::claim_function(&opts).unwrap();
+    let role = format!("{}_other", schema.name);
+    // another role, allowed to create in the schema, makes the function first, body and all
+    sqlx::raw_sql(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role};
+         GRANT USAGE, CREATE ON SCHEMA {s} TO {role}; GRANT SELECT, UPDATE, DELETE ON {t} TO {role};
+         SET ROLE {role}; {ddl}; RESET ROLE;",
+        s = schema.name,
+        ddl = f.ddl
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let by_function = async || {
+        let mut relay = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+        relay.claims_by_function(None).unwrap()
+    };
+    let doctor_says = || {
+        let r = ob(["doctor", "--format", "json"]).args(strict).pg(&t).run();
+        let v: serde_json::Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+        crate::common::doctor_check(&v, "claim function").clone()
+    };
+    let untrusted = |what: &str| {
+        let c = doctor_says();
+        assert_eq!(c["level"], "warn", "{what}: {c}");
+        assert!(
+            c["detail"]
+                .as_str()
+                .unwrap()
+                .contains("not outboxctl's as written"),
+            "{what}: {c}"
+        );
+        let r = ob(["migrate", "--check"]).args(strict).pg(&t).run();
+        assert_eq!(r.code, CHECK_FAILED, "{what}: {r:?}");
+        assert!(
+            r.stdout
+                .contains("missing: replace a function not outboxctl's with the claim function"),
+            "{what}: {r:?}"
+        );
+    };
+    assert!(!by_function().await);
+    untrusted("owned by another role");
+    migrate(&schema, &strict).await;
+    assert!(by_function().await);
+    assert_eq!(doctor_says()["level"], "ok");
+    // edited by hand: the same name and arguments, another body
+    let edited = f
+        .ddl
+        .replacen("RETURN QUERY", "PERFORM 1;\nRETURN QUERY", 1);
+    assert_ne!(edited, f.ddl);
+    sqlx::raw_sql(&edited).execute(&mut conn).await.unwrap();
+    assert!(!by_function().await);
+    untrusted("edited by hand");
+    migrate(&schema, &strict).await;
+    assert!(by_function().await);
+    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}
+
+/// A relay that started before `migrate` added its claim function takes it up between passes,
+/// without a reconnect, and claims the same rows through it.
+#[tokio::test]
+async fn a_running_relay_takes_up_the_claim_function_migrate_adds() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 30, Some(3)).await;
+    let mut relay = store(&schema, Storage::Consume, KeyOrder::Strict)
+        .await
+        .reread_functions_every(Duration::ZERO);
+    let mut claim = async || {
+        relay.begin_pass(&target()).await.unwrap();
+        let c = relay
+            .claim(&target(), 10, chrono::Utc::now())
+            .await
+            .unwrap();
+        relay.rollback_pass().await;
+        let ids: Vec<uuid::Uuid> = c.rows.iter().map(|r| r.id).collect();
+        (ids, relay.claims_by_function(None).unwrap())
+    };
+    let (before, by_function) = claim().await;
+    assert!(!by_function);
+    assert_eq!(before.len(), 10);
+    migrate(&schema, &["--storage", "consume", "--key-order", "strict"]).await;
+    let (after, by_function) = claim().await;
+    assert!(by_function, "the relay did not take up the function");
+    assert_eq!(after, before);
+    // by default it asks once a minute: a store just opened before migrate waits
+    drop(relay);
+    let (schema, mut conn) = PgSchema::new(&format!("{}_waits", test_name!())).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 30, Some(3)).await;
+    let mut waiting = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+    migrate(&schema, &["--storage", "consume", "--key-order", "strict"]).await;
+    waiting.begin_pass(&target()).await.unwrap();
+    waiting
+        .claim(&target(), 10, chrono::Utc::now())
+        .await
+        .unwrap();
+    waiting.rollback_pass().await;
+    assert!(!waiting.claims_by_function(None).unwrap());
+}
+
+/// `migrate` run by a role that is neither a superuser nor a member of the table's owner does
+/// not make the claim function (the relay would not trust one it owned, so every migrate would
+/// make it again): under strict order it names the problem, exits 1 and makes nothing; under
+/// best-effort order it leaves the function out and succeeds; the owner's migrate makes it.
+#[tokio::test]
+async fn migrate_by_a_role_whose_function_would_not_be_trusted_names_the_problem() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let strict = ["--storage", "consume", "--key-order", "strict"];
+    let t = schema.rel("outbox");
+    // the strict indexes are the owner's to make; only the function is left for the role
+    migrate(&schema, &strict).await;
+    let opts = store_options(&schema, Storage::Consume, KeyOrder::Strict);
+    let f = outboxctl::store::postgres::sql::claim_function(&opts).unwrap();
+    sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let role = format!("{}_mig", schema.name);
+    sqlx::raw_sql(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN;
+         GRANT USAGE, CREATE ON SCHEMA {s} TO {role}; GRANT SELECT ON {t} TO {role}",
+        s = schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let url = pg_url().replacen("postgres@", &format!("{role}@"), 1);
+    let functions = async |conn: &mut sqlx::PgConnection| -> i64 {
+        sqlx::query_scalar("SELECT count(*) FROM pg_proc WHERE pronamespace = $1::regnamespace")
+            .bind(&schema.name)
+            .fetch_one(conn)
+            .await
+            .unwrap()
+    };
+    for args in [&["migrate"][..], &["migrate", "--check"]] {
+        let r = ob(args)
+            .args(strict)
+            .args(["--database-url", &url, "--relation", &t])
+            .run();
+        assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+        assert!(
+            r.stdout.contains(&format!(
+                "the claim function is missing: migrate's role {role} is neither a superuser nor a member of postgres"
+            )),
+            "{r:?}"
+        );
+        assert!(
+            r.stderr.contains("1 problem(s) migrate cannot fix"),
+            "{r:?}"
+        );
+        assert_eq!(functions(&mut conn).await, 0, "{args:?} made a function");
+    }
+    // best-effort order's claim is quick to plan: its function is left out, and nothing fails
+    let r = ob(["migrate"])
+        .args(["--storage", "consume"])
+        .args(["--database-url", &url, "--relation", &t])
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(
+        functions(&mut conn).await,
+        0,
+        "best-effort migrate made a function"
+    );
+    migrate(&schema, &strict).await;
+    assert_eq!(functions(&mut conn).await, 1);
+    let mut relay = store(&schema, Storage::Consume, KeyOrder::Strict).await;
+    assert!(relay.claims_by_function(None).unwrap());
+    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}
+
+/// Best-effort order's claim goes through its function too once `migrate` has made it, under
+/// either storage, and claims exactly what its SQL claims: the same rows in the same order,
+/// every ripe retry among them, no row not yet due.
+#[tokio::test]
+async fn the_best_effort_claim_calls_its_function_and_claims_what_its_sql_claims() {
+    for storage in [Storage::Consume, Storage::Retain] {
+        let (schema, mut conn) = PgSchema::new(&format!("{}_{storage:?}", test_name!())).await;
+        let flag = if storage == Storage::Consume {
+            "consume"
+        } else {
+            "retain"
+        };
+        migrate(&schema, &["--storage", flag]).await;
+        let t = schema.rel("outbox");
+        stage(&mut conn, &t, "orders", 40, Some(4)).await;
+        sqlx::raw_sql(&format!(
+            "UPDATE {t} SET available_at = now() - interval '1 minute', attempts = 1 WHERE (payload->>'n')::int % 7 = 0;
+             UPDATE {t} SET available_at = now() + interval '1 hour', attempts = 1 WHERE (payload->>'n')::int % 5 = 0"
+        ))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        // claims 15 rows and hands them back: a consume pass rolls back, retain releases them
+        let claim = async |s: &mut PgStore<'static>| {
+            s.begin_pass(&target()).await.unwrap();
+            let c = s.claim(&target(), 15, chrono::Utc::now()).await.unwrap();
+            let ids: Vec<uuid::Uuid> = c.rows.iter().map(|r| r.id).collect();
+            s.release(&target(), &ids).await.unwrap();
+            s.rollback_pass().await;
+            ids
+        };
+        let mut by_function = store(&schema, storage, KeyOrder::BestEffort).await;
+        assert!(by_function.claims_by_function(None).unwrap(), "{storage:?}");
+        let through_function = claim(&mut by_function).await;
+        assert_eq!(through_function.len(), 15, "{storage:?}");
+        let f = outboxctl::store::postgres::sql::claim_function(&store_options(
+            &schema,
+            storage,
+            KeyOrder::BestEffort,
+        ))
+        .unwrap();
+        sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let mut by_sql = store(&schema, storage, KeyOrder::BestEffort).await;
+        assert!(!by_sql.claims_by_function(None).unwrap(), "{storage:?}");
+        assert_eq!(claim(&mut by_sql).await, through_function, "{storage:?}");
+        let due = async |conn: &mut sqlx::PgConnection, cond: &str| -> Vec<uuid::Uuid> {
+            sqlx::query_scalar(&format!("SELECT id FROM {t} WHERE {cond}"))
+                .fetch_all(conn)
+                .await
+                .unwrap()
+        };
+        let ripe = due(&mut conn, "available_at <= now()").await;
+        let later = due(&mut conn, "available_at > now()").await;
+        assert!(!ripe.is_empty() && !later.is_empty());
+        assert!(
+            ripe.iter().all(|id| through_function.contains(id)),
+            "{storage:?}: the ripe retries are taken first"
+        );
+        assert!(
+            !later.iter().any(|id| through_function.contains(id)),
+            "{storage:?}: no row before it is due"
+        );
+        let pending: i64 = sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM {t} WHERE status = 'pending' AND processing_at IS NULL"
+        ))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!(pending, 40, "{storage:?}: every row handed back");
+    }
+}
