@@ -15,14 +15,19 @@
 //! The limit's claim reads only `available_at IS NULL`: it is the limit, not a legal claim. The
 //! relay must still take due retries, keep retain's 32-id mark chunks and each pass's timeouts.
 //! Each ratio is the relay ÷ the claim-delete shape of the same storage on the same staged table.
+//! Under retain the *floor* column is a diagnostic: the same shape writing each row twice, as
+//! the contract does (claim to `processing`, then 32-id marks to `published`), named; beside it
+//! the relay (default) ÷ that floor.
 //!
 //! For each N and mode the sides run interleaved, three rounds, and the median counts (the
 //! lowest and highest ratio within a single round printed beside it, so a figure near a target
 //! shows how far the next run may land from it): the limit,
-//! the relay to `file:/dev/null` as it ships (pooler-safe defaults), the relay with
+//! the relay to `file:/dev/null` as it ships (pooler-safe defaults, its claim a call of the
+//! function `migrate` adds), the relay with
 //! `prepared_statements: true`, and, as a diagnostic only, a loop of the relay's own statements
 //! through its store with nothing published. Then: the relay through a pgbouncer in transaction
-//! pooling against the same relay direct; the relay as `relay --once` assembles it, with the
+//! pooling against the same relay direct; the relay as it ships against the same relay whose
+//! claim goes as SQL (its function dropped), every mode; the relay as `relay --once` assembles it, with the
 //! relay registry and a heartbeat every 100 ms against `outbox.registry: off`; consume on a tie group (every row one `created_at`)
 //! against distinct rows; the built binary as a child (`relay --once` to `file:/dev/null`), its
 //! CPU seconds and peak RSS per 100,000 events from `wait4`, beside `OUTBOXCTL_BENCH_OTHER_BIN`
@@ -72,6 +77,36 @@ fn limit_sql(storage: Storage) -> (String, String) {
             "{finish} WHERE id IN (SELECT id FROM {s}.outbox WHERE {PRED} ORDER BY available_at, created_at LIMIT 100 FOR UPDATE)"
         ),
     )
+}
+
+/// Retain's own floor: the limit's shape with the contract's writes, each row written twice as
+/// forze writes it. The claim `UPDATE`s the picked rows to `processing` (one statement, its own
+/// commit), then each 32-id chunk is marked `published` (a statement and a commit each), all
+/// named. Not the baseline: it shows how much of retain's distance to the limit is the
+/// contract's, not the relay's.
+async fn retain_floor() -> (usize, Duration) {
+    let mut conn = bench_conn().await;
+    let s = SCHEMA;
+    let claim = format!(
+        "UPDATE {s}.outbox SET status = 'processing', processing_at = now() WHERE id IN (SELECT id FROM {s}.outbox WHERE {PRED} ORDER BY available_at, created_at LIMIT 100 FOR UPDATE SKIP LOCKED) RETURNING {COLS}"
+    );
+    let mark = format!(
+        "UPDATE {s}.outbox SET status = 'published', published_at = now(), last_error = NULL WHERE id = ANY($1) AND status = 'processing'"
+    );
+    let started = Instant::now();
+    let mut total = 0;
+    loop {
+        let rows = conn.fetch_all(sqlx::query(&claim)).await.unwrap();
+        let ids: Vec<uuid::Uuid> = rows.iter().map(|r| sqlx::Row::get(r, "id")).collect();
+        for chunk in ids.chunks(32) {
+            conn.execute(sqlx::query(&mark).bind(chunk)).await.unwrap();
+        }
+        total += rows.len();
+        if rows.is_empty() {
+            break;
+        }
+    }
+    (total, started.elapsed())
 }
 
 /// The one-statement shape (consume).
@@ -165,6 +200,17 @@ async fn own_statements(mode: Mode) -> (usize, Duration) {
         }
     }
     (total, started.elapsed())
+}
+
+/// Drops the claim function `migrate` made for `mode` (the relay's default options), so that the
+/// relay's claim goes as SQL.
+async fn drop_claim_function(mode: Mode) {
+    let f = outboxctl::store::postgres::sql::claim_function(&options(SCHEMA, mode, false))
+        .expect("a claim function for one table");
+    let mut conn = bench_conn().await;
+    conn.execute(format!("DROP FUNCTION {}({})", f.name, f.arguments).as_str())
+        .await
+        .unwrap();
 }
 
 /// The relay in this process, to `file:/dev/null`, as `relay --once` runs it.
@@ -363,7 +409,7 @@ fn round_count() -> usize {
 }
 
 /// Whether a part after the main table runs: `OUTBOXCTL_BENCH_PARTS` (comma-separated, of
-/// `pgbouncer`, `registry`, `ties`, `binary`, `pgbench`; default all).
+/// `pgbouncer`, `function`, `registry`, `ties`, `binary`, `pgbench`; default all).
 fn part(name: &str) -> bool {
     std::env::var("OUTBOXCTL_BENCH_PARTS").map_or(true, |v| v.split(',').any(|p| p.trim() == name))
 }
@@ -426,7 +472,7 @@ async fn main() {
     );
     println!("(ratio: of the medians; rounds: the lowest and highest ratio within one round)");
     println!(
-        "{:<28} {:>8} {:>11} {:>11} {:>6} {:>11} {:>11} {:>6} {:>11} {:>11} {:>11}",
+        "{:<28} {:>8} {:>11} {:>11} {:>6} {:>11} {:>11} {:>6} {:>11} {:>14} {:>11}",
         "mode",
         "N",
         "limit ev/s",
@@ -436,7 +482,7 @@ async fn main() {
         "prepared",
         "ratio",
         "rounds",
-        "1-stmt",
+        "1-stmt|floor",
         "own stmts"
     );
     for &n in &sizes {
@@ -448,7 +494,7 @@ async fn main() {
                 1 => relay(mode, &direct, false).await,
                 2 => relay(mode, &direct, true).await,
                 3 if consume => limit_one_statement().await,
-                3 => (n, Duration::from_secs(1_000_000)),
+                3 => retain_floor().await,
                 _ => own_statements(mode).await,
             })
             .await;
@@ -456,10 +502,11 @@ async fn main() {
             let one = if consume {
                 format!("{:.0}", r[3])
             } else {
-                "—".into()
+                // retain: the contract's floor, and the relay's share of it
+                format!("{:.0} ({:.2})", r[3], r[1] / r[3])
             };
             println!(
-                "{:<28} {:>8} {:>11.0} {:>11.0} {:>6.2} {:>11} {:>11.0} {:>6.2} {:>11} {:>11} {:>11.0}",
+                "{:<28} {:>8} {:>11.0} {:>11.0} {:>6.2} {:>11} {:>11.0} {:>6.2} {:>11} {:>14} {:>11.0}",
                 mode.name(),
                 n,
                 r[0],
@@ -502,6 +549,37 @@ async fn main() {
             );
         }
         drop(bouncer);
+    }
+
+    // the claim's function (migrate adds it): the relay as it ships against the same relay with
+    // the function dropped, whose claim then goes as SQL, parsed and planned on every pass
+    if part("function") {
+        println!();
+        println!(
+            "the claim function (N = {n}): the relay as it ships, calling it, against its claim sent as SQL (function dropped)"
+        );
+        println!(
+            "{:<28} {:>14} {:>14} {:>7} {:>11}",
+            "mode", "as SQL ev/s", "function ev/s", "ratio", "rounds"
+        );
+        for mode in modes() {
+            let all = rounds(&mut conn, mode, n, 2, async |side| {
+                if side == 0 {
+                    drop_claim_function(mode).await;
+                }
+                relay(mode, &direct, false).await
+            })
+            .await;
+            let r = medians(&all);
+            println!(
+                "{:<28} {:>14.0} {:>14.0} {:>7.2} {:>11}",
+                mode.name(),
+                r[0],
+                r[1],
+                r[1] / r[0],
+                spread(&all[1], &all[0])
+            );
+        }
     }
 
     // the relay registry: a relay heartbeating (every 100 ms) against one with the registry off
