@@ -22,12 +22,12 @@
 //! For each N and mode the sides run interleaved, three rounds, and the median counts (the
 //! lowest and highest ratio within a single round printed beside it, so a figure near a target
 //! shows how far the next run may land from it): the limit,
-//! the relay to `file:/dev/null` as it ships (pooler-safe defaults, its claim a call of the
-//! function `migrate` adds), the relay with
+//! the relay to `file:/dev/null` as it ships (pooler-safe defaults, its claim and retain's marks
+//! calls of the functions `migrate` adds), the relay with
 //! `prepared_statements: true`, and, as a diagnostic only, a loop of the relay's own statements
 //! through its store with nothing published. Then: the relay through a pgbouncer in transaction
 //! pooling against the same relay direct; the relay as it ships against the same relay whose
-//! claim goes as SQL (its function dropped), every mode; the relay as `relay --once` assembles it, with the
+//! claim and marks go as SQL (their functions dropped), every mode; the relay as `relay --once` assembles it, with the
 //! relay registry and a heartbeat every 100 ms against `outbox.registry: off`; consume on a tie group (every row one `created_at`)
 //! against distinct rows; the built binary as a child (`relay --once` to `file:/dev/null`), its
 //! CPU seconds and peak RSS per 100,000 events from `wait4`, beside `OUTBOXCTL_BENCH_OTHER_BIN`
@@ -202,15 +202,15 @@ async fn own_statements(mode: Mode) -> (usize, Duration) {
     (total, started.elapsed())
 }
 
-/// Drops the claim function `migrate` made for `mode` (the relay's default options), so that the
-/// relay's claim goes as SQL.
-async fn drop_claim_function(mode: Mode) {
-    let f = outboxctl::store::postgres::sql::claim_function(&options(SCHEMA, mode, false))
-        .expect("a claim function for one table");
+/// Drops the functions `migrate` made for `mode` (the relay's default options: the claim's and,
+/// under retain, the mark's), so that the relay's statements go as SQL.
+async fn drop_functions(mode: Mode) {
     let mut conn = bench_conn().await;
-    conn.execute(format!("DROP FUNCTION {}({})", f.name, f.arguments).as_str())
-        .await
-        .unwrap();
+    for f in outboxctl::store::postgres::sql::functions(&options(SCHEMA, mode, false)) {
+        conn.execute(format!("DROP FUNCTION {}({})", f.name, f.arguments).as_str())
+            .await
+            .unwrap();
+    }
 }
 
 /// The relay in this process, to `file:/dev/null`, as `relay --once` runs it.
@@ -551,12 +551,12 @@ async fn main() {
         drop(bouncer);
     }
 
-    // the claim's function (migrate adds it): the relay as it ships against the same relay with
-    // the function dropped, whose claim then goes as SQL, parsed and planned on every pass
+    // the functions of the pass (migrate adds them): the relay as it ships against the same relay
+    // with them dropped, whose claim (and retain's marks) then go as SQL, planned on every pass
     if part("function") {
         println!();
         println!(
-            "the claim function (N = {n}): the relay as it ships, calling it, against its claim sent as SQL (function dropped)"
+            "the functions of the pass (N = {n}): the relay as it ships, calling them, against its claim and marks sent as SQL (functions dropped)"
         );
         println!(
             "{:<28} {:>14} {:>14} {:>7} {:>11}",
@@ -565,7 +565,7 @@ async fn main() {
         for mode in modes() {
             let all = rounds(&mut conn, mode, n, 2, async |side| {
                 if side == 0 {
-                    drop_claim_function(mode).await;
+                    drop_functions(mode).await;
                 }
                 relay(mode, &direct, false).await
             })

@@ -17,7 +17,7 @@ use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
 use crate::schema::render::Statement;
 use crate::schema::{MongoSchema, PgSchema, mongo};
 use crate::store::backend::Backend;
-use crate::store::postgres::sql::claim_function;
+use crate::store::postgres::sql::{FunctionKind, PassFunction, functions};
 
 /// Where the plan is applied.
 enum SchemaIo {
@@ -84,10 +84,12 @@ impl Migration {
                     );
                     plan.extend(one);
                 }
-                match claim_function_step(&p, &mut conn).await? {
-                    Some(Ok(step)) => plan.steps.push(step),
-                    Some(Err(problem)) => plan.problems.push(problem),
-                    None => {}
+                for f in functions(&p.store_options()) {
+                    match function_step(&p, f, &mut conn).await? {
+                        Some(Ok(step)) => plan.steps.push(step),
+                        Some(Err(problem)) => plan.problems.push(problem),
+                        None => {}
+                    }
                 }
                 Ok(Self {
                     target,
@@ -188,28 +190,24 @@ impl Migration {
     }
 }
 
-/// The claim function (`store::postgres::sql::claim_function`), when the relay's
-/// claim goes through one and the database has none the relay would call: the name carries a
+/// A function of the pass (`store::postgres::sql::functions`: the claim's, and retain's mark's)
+/// when the database has none the relay would call: the name carries a
 /// hash of the whole text, so outboxctl's own of that name is the same; one that is not
 /// outboxctl's as written (another body, owner or settings) is dropped and made again (the
 /// drop fails, and says why, when migrate's role may not drop it). Built from the relay's store options (the
 /// route pauses are read by the heartbeat, not the claim, unless `prepared_statements`); a
 /// relay whose claim differs sends its SQL instead. When the function migrate's role would make
 /// is not one the relay trusts (that role is neither a superuser nor a member of the table's
-/// owner), making it would change nothing, every time: under strict order that is a problem
-/// (its claim costs most to plan), under best-effort order no step (doctor warns).
-async fn claim_function_step(
+/// owner), making it would change nothing, every time: for strict order's claim that is a
+/// problem (it costs most to plan), for the others no step (doctor warns).
+async fn function_step(
     pg: &crate::store::backend::Postgres<'_>,
+    f: PassFunction,
     conn: &mut PgConnection,
 ) -> Result<Option<Result<Step, Problem>>, Error> {
-    use crate::store::postgres::diagnostics::{
-        FunctionState, claim_function_state, untrusted_maker,
-    };
-    let Some(f) = claim_function(&pg.store_options()) else {
-        return Ok(None);
-    };
+    use crate::store::postgres::diagnostics::{FunctionState, function_state, untrusted_maker};
     let catalog = |e| Error::pg("reading the catalog", e);
-    let state = claim_function_state(conn, &f).await.map_err(catalog)?;
+    let state = function_state(conn, &f).await.map_err(catalog)?;
     let (verb, mut statements) = match state {
         FunctionState::Trusted { .. } => return Ok(None),
         FunctionState::Missing => ("create", Vec::new()),
@@ -223,15 +221,17 @@ async fn claim_function_step(
         ),
     };
     if let Some((role, owner)) = untrusted_maker(conn, &f).await.map_err(catalog)? {
-        if pg.store_options().key_order != crate::model::KeyOrder::Strict {
-            // best-effort order's claim is quick to plan: a speed-up to forgo (doctor warns),
-            // not a reason to fail a migrate that did everything else
+        let strict = pg.store_options().key_order == crate::model::KeyOrder::Strict;
+        if !strict || f.kind != FunctionKind::Claim {
+            // a statement quick to plan: a speed-up to forgo (doctor warns), not a reason to
+            // fail a migrate that did everything else
             return Ok(None);
         }
         return Ok(Some(Err(Problem {
             object: f.name.plain(),
             message: format!(
-                "the claim function is {}: migrate's role {role} is neither a superuser nor a member of {owner}, the owner of {}, so a relay would not call one it made; run `outboxctl migrate` as {owner} (until then the claim goes as SQL, slower)",
+                "the {} is {}: migrate's role {role} is neither a superuser nor a member of {owner}, the owner of {}, so a relay would not call one it made; run `outboxctl migrate` as {owner} (until then the claim goes as SQL, slower)",
+                f.kind.as_str(),
                 if state == FunctionState::Missing {
                     "missing"
                 } else {
@@ -243,7 +243,7 @@ async fn claim_function_step(
     }
     statements.push(Statement::new(f.ddl));
     Ok(Some(Ok(Step {
-        summary: format!("{verb} the claim function {}", f.name.plain()),
+        summary: format!("{verb} the {} {}", f.kind.as_str(), f.name.plain()),
         kind: StepKind::Transaction,
         statements,
         mongo_index: None,

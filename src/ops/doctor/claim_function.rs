@@ -1,29 +1,37 @@
-//! `doctor`'s look at the claim function (`store::postgres::sql::claim_function`):
-//! there, outboxctl's as written and executable, or the relay parses and plans the claim on every
-//! pass (a warning, not a fault: the relay then sends the claim's SQL).
+//! `doctor`'s look at the functions of the pass (`store::postgres::sql::functions`: the claim's
+//! and, under retain, the mark's): each there, outboxctl's as written and executable, or the
+//! relay parses and plans its statement on every pass (a warning, not a fault: the relay then
+//! sends the statement's SQL).
 
 use super::{DoctorReport, Level};
 use crate::config::Target;
 use crate::db;
 use crate::store::backend;
-use crate::store::postgres::diagnostics::{FunctionState, claim_function_state};
-use crate::store::postgres::sql::claim_function;
+use crate::store::postgres::diagnostics::{FunctionState, function_state};
+use crate::store::postgres::sql::{FunctionKind, PassFunction, functions};
 
-/// The check's name.
-pub const NAME: &str = "claim function";
-
-/// The claim function's check, when the relay's claim goes through one.
+/// One check per function the relay's statements go through (named `claim function` and
+/// `mark function`); none when the table's name leaves no room for a function's, which
+/// migrate refuses already for strict order's indexes (longer suffixes), or for a table per
+/// tenant.
 pub async fn check(
     pg: &backend::Postgres<'_>,
     conn: &mut sqlx::PgConnection,
     report: &mut DoctorReport,
 ) {
+    for f in functions(&pg.store_options()) {
+        check_one(pg, f, conn, report).await;
+    }
+}
+
+async fn check_one(
+    pg: &backend::Postgres<'_>,
+    f: PassFunction,
+    conn: &mut sqlx::PgConnection,
+    report: &mut DoctorReport,
+) {
     let opts = pg.store_options();
-    // none when the table's name leaves no room for the function's, which migrate refuses
-    // already for strict order's indexes (longer suffixes)
-    let Some(f) = claim_function(&opts) else {
-        return;
-    };
+    let name_of_check = f.kind.as_str();
     let registry = matches!(
         &pg.config.outbox.target,
         Target::Postgres {
@@ -31,21 +39,25 @@ pub async fn check(
             ..
         }
     );
-    if opts.prepared_statements && registry {
+    if f.kind == FunctionKind::Claim && opts.prepared_statements && registry {
         // the relay's claim then reads the route pauses: another text, sent named
         let detail = "with prepared_statements and the registry the claim is a named statement that reads the route pauses: planned once per connection, no function needed";
-        return report.add(NAME, Level::Ok, detail);
+        return report.add(name_of_check, Level::Ok, detail);
     }
     let name = f.name.plain();
-    let (level, detail) = match claim_function_state(conn, &f).await {
+    let statement = match f.kind {
+        FunctionKind::Claim => "claim",
+        FunctionKind::Mark => "mark",
+    };
+    let (level, detail) = match function_state(conn, &f).await {
         Ok(FunctionState::Trusted { executable: true }) => (
             Level::Ok,
-            format!("the claim is a call of {name}: planned once per connection"),
+            format!("the {statement} is a call of {name}: planned once per connection"),
         ),
         Ok(FunctionState::Trusted { executable: false }) => (
             Level::Warn,
             format!(
-                "this role may not execute {name}: the claim is planned on every pass; GRANT EXECUTE ON FUNCTION {} TO the relay's role",
+                "this role may not execute {name}: the {statement} is planned on every pass; GRANT EXECUTE ON FUNCTION {} TO the relay's role",
                 f.name
             ),
         ),
@@ -58,13 +70,13 @@ pub async fn check(
         Ok(FunctionState::Missing) => (
             Level::Warn,
             format!(
-                "no {name} for this version and these settings: the claim is planned on every pass; run outboxctl migrate"
+                "no {name} for this version and these settings: the {statement} is planned on every pass; run outboxctl migrate"
             ),
         ),
         Err(e) => (
             Level::Warn,
-            format!("cannot read the claim function: {}", db::pg_message(&e)),
+            format!("cannot read the {name_of_check}: {}", db::pg_message(&e)),
         ),
     };
-    report.add(NAME, level, detail);
+    report.add(name_of_check, level, detail);
 }

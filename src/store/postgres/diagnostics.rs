@@ -8,16 +8,16 @@ use sqlx::Row;
 use sqlx::postgres::PgConnection;
 use uuid::Uuid;
 
-use super::sql::ClaimFunction;
+use super::sql::PassFunction;
 use super::{PgStoreOptions, claim_sql};
 use crate::target::QualifiedName;
 
-/// What the catalog holds of a claim function ([`ClaimFunction`]).
+/// What the catalog holds of a function of the pass ([`PassFunction`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FunctionState {
     Missing,
     /// A function of its name and arguments that is not outboxctl's as written
-    /// ([`ClaimFunction::catalog_conditions`]): a relay does not call it.
+    /// ([`PassFunction::catalog_conditions`]): a relay does not call it.
     Untrusted,
     /// Outboxctl's, and whether the session's role may execute it.
     Trusted {
@@ -26,11 +26,11 @@ pub enum FunctionState {
 }
 
 /// Where `f` stands in the catalog. `migrate` and `doctor` ask.
-pub async fn claim_function_state(
+pub async fn function_state(
     conn: &mut PgConnection,
-    f: &ClaimFunction,
+    f: &PassFunction,
 ) -> Result<FunctionState, sqlx::Error> {
-    let (found, trusted) = ClaimFunction::catalog_conditions(1);
+    let (found, trusted) = PassFunction::catalog_conditions(1);
     let sql = format!(
         "SELECT COALESCE({trusted}, false), has_function_privilege(p.oid, 'EXECUTE') FROM pg_proc p WHERE {found}"
     );
@@ -48,14 +48,14 @@ pub async fn claim_function_state(
 }
 
 /// Why a claim function `migrate` made now would not be trusted
-/// ([`ClaimFunction::catalog_conditions`]): its owner would be the session's role, and that role
+/// ([`PassFunction::catalog_conditions`]): its owner would be the session's role, and that role
 /// is neither a superuser nor a member of the table's owner. `None` when it would be trusted
 /// (or the table does not exist yet: migrate makes it, and owns it).
 pub async fn untrusted_maker(
     conn: &mut PgConnection,
-    f: &ClaimFunction,
+    f: &PassFunction,
 ) -> Result<Option<(String, String)>, sqlx::Error> {
-    let trusted = ClaimFunction::trusted_owner(
+    let trusted = PassFunction::trusted_owner(
         "(SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user)",
         "c.oid = to_regclass($1)",
     );

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::PgStoreOptions;
-use super::sql::{ClaimFunction, claim_function};
+use super::sql::{PassFunction, functions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
 
@@ -76,9 +76,9 @@ pub(super) struct Greeting {
     pub backend: Option<i32>,
     /// The session's limits.
     pub session: Option<SessionLimits>,
-    /// The store's claim function (`super::sql::claim_function`; none unless its claim goes
-    /// through one) when it exists as outboxctl writes it (`ClaimFunction::catalog_conditions`)
-    /// and the relay's role may execute it.
+    /// The store's functions (`super::sql::functions`: the claim's and, under retain, the
+    /// mark's) that exist as outboxctl writes them (`PassFunction::catalog_conditions`) and the
+    /// relay's role may execute.
     pub functions: HashSet<String>,
 }
 
@@ -86,22 +86,28 @@ pub(super) struct Greeting {
 /// again ([`read_functions`]), so that a function `migrate` adds reaches a running relay.
 pub(super) const FUNCTIONS_REREAD: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// The store's claim function, if the relay may call it, as an array expression of its name
-/// (`Greeting::functions`), with its values: NULL, and so none found, when the claim goes as SQL.
+/// The store's functions the relay may call, as an array expression of their names
+/// (`Greeting::functions`), with its values: an empty array when its statements go as SQL.
 fn functions_sql(opts: &PgStoreOptions) -> (String, Vec<Value>) {
-    let values: Vec<Value> = match claim_function(opts) {
-        Some(f) => f.catalog_values().map(|v| Value::OptText(Some(v))).into(),
-        None => vec![Value::OptText(None); 5],
-    };
-    let (found, trusted) = ClaimFunction::catalog_conditions(1);
+    let mut values: Vec<Value> = Vec::new();
+    let mut each = Vec::new();
+    for f in functions(opts) {
+        let (found, trusted) = PassFunction::catalog_conditions(values.len() + 1);
+        each.push(format!("({found} AND {trusted})"));
+        values.extend(f.catalog_values().map(|v| Value::OptText(Some(v))));
+    }
+    if each.is_empty() {
+        return ("ARRAY[]::text[]".into(), values);
+    }
     let sql = format!(
         "ARRAY(SELECT p.proname::text FROM pg_proc p
-              WHERE {found} AND {trusted} AND has_function_privilege(p.oid, 'EXECUTE'))"
+              WHERE ({}) AND has_function_privilege(p.oid, 'EXECUTE'))",
+        each.join(" OR ")
     );
     (sql, values)
 }
 
-/// Asks the catalog again for the store's claim function (`None`: the question failed).
+/// Asks the catalog again for the store's functions (`None`: the question failed).
 pub(super) async fn read_functions(
     client: &mut PgClient,
     opts: &PgStoreOptions,

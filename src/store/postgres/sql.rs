@@ -19,6 +19,8 @@ pub struct PgSql {
     pub claim_counts: bool,
     /// Whether `claim` is a call of the claim's function ([`claim_function`]).
     pub claim_by_function: bool,
+    /// Whether `published` is a call of retain's mark function ([`mark_function`]).
+    pub published_by_function: bool,
     pub reclaim: Arc<str>,
     pub published: Arc<str>,
     /// What the published step is called in errors: consume deletes, retain marks.
@@ -293,37 +295,57 @@ SELECT r.*, (SELECT count(*) FROM ranked) AS candidates FROM ranked r WHERE {kep
     }
 }
 
-/// The claim as a PL/pgSQL function of its own, which `outboxctl migrate` adds for an outbox of
-/// one table: the server keeps a function's plans for the life of its process, whichever client
+/// A statement of the pass as a PL/pgSQL function of its own, which `outboxctl migrate` adds
+/// for an outbox of one table: the claim ([`claim_function`]) and, under retain, the mark
+/// ([`mark_function`]). The server keeps a function's plans for the life of its process, whichever client
 /// calls it, so the claim is parsed and planned once per server connection even behind a
 /// transaction pooler, where its SQL sent unnamed is parsed and planned on every pass (about
 /// 0.9 ms of the pass's 2 ms for a strict claim on 20,000 rows; about 0.3 ms of a best-effort
-/// claim's, a quarter of a consume pass). Its body is the claim
-/// ([`claim_sql`]) as it stands; its name ends in a hash of its whole text, so a relay calls
-/// only a function whose body is the claim it would send itself, and a relay of another version
-/// or other settings sends its own SQL instead.
+/// claim's, a quarter of a consume pass; less for each of retain's marks, four a pass). Its body
+/// is the statement ([`claim_sql`], `PgSql::published`) as it stands; its name ends in a hash of
+/// its whole text, so a relay calls only a function whose body is the statement it would send
+/// itself, and a relay of another version or other settings sends its own SQL instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClaimFunction {
+pub struct PassFunction {
+    /// Which statement it holds.
+    pub kind: FunctionKind,
     pub name: QualifiedName,
     /// `CREATE OR REPLACE FUNCTION …`.
     pub ddl: String,
-    /// The call the relay sends instead of the claim, with the claim's parameters.
+    /// The call the relay sends instead of the statement, with the statement's parameters.
     pub call: String,
     /// Its arguments as `pg_get_function_identity_arguments` prints them.
     pub arguments: String,
     /// Its body as the catalog keeps it (`pg_proc.prosrc`).
     pub body: String,
-    /// The table it claims from.
+    /// The table it claims from or marks.
     pub table: QualifiedName,
 }
 
-impl ClaimFunction {
+/// Which statement of the pass a [`PassFunction`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionKind {
+    Claim,
+    Mark,
+}
+
+impl FunctionKind {
+    /// What it is called in messages, and doctor's check.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Claim => "claim function",
+            Self::Mark => "mark function",
+        }
+    }
+}
+
+impl PassFunction {
     /// The condition on `pg_proc p` that finds this function (its schema, name and arguments)
     /// and, second, the one that trusts it: its body as written here in PL/pgSQL, the caller's
     /// rights, no settings of its own, and an owner that is a superuser, the table's owner or a member of
     /// that role. A name alone is not trusted: it is predictable, and a role that may create
     /// functions in the schema could make one first. `$first` onwards are
-    /// [`ClaimFunction::catalog_values`].
+    /// [`PassFunction::catalog_values`].
     pub fn catalog_conditions(first: usize) -> (String, String) {
         let [schema, name, arguments, body, table] =
             std::array::from_fn(|i| format!("${}", first + i));
@@ -346,7 +368,7 @@ impl ClaimFunction {
 
     /// Whether the role `owner` (an oid expression) may own a claim function the relay trusts:
     /// a superuser, or a member of the owner of the table `pg_class c` that `table` finds. The
-    /// one rule [`ClaimFunction::catalog_conditions`] and `migrate` (for the function its role
+    /// one rule [`PassFunction::catalog_conditions`] and `migrate` (for the function its role
     /// would make) both apply.
     pub fn trusted_owner(owner: &str, table: &str) -> String {
         format!(
@@ -355,7 +377,7 @@ impl ClaimFunction {
         )
     }
 
-    /// The values [`ClaimFunction::catalog_conditions`] bind, in order.
+    /// The values [`PassFunction::catalog_conditions`] bind, in order.
     pub fn catalog_values(&self) -> [String; 5] {
         [
             self.name.schema.name().to_owned(),
@@ -369,8 +391,10 @@ impl ClaimFunction {
 
 /// What a claim function's name adds to its table's name, before the hash.
 pub const CLAIM_FUNCTION_INFIX: &str = "_claim_";
+/// What a mark function's name adds to its table's name, before the hash.
+pub const MARK_FUNCTION_INFIX: &str = "_mark_";
 
-/// The table whose claim goes through a function: an outbox of one table, in either key order
+/// The table whose statements go through functions: an outbox of one table, in either key order
 /// (a table per tenant gets none: one function per tenant's table would be one per tenant).
 /// `None` otherwise.
 pub(super) fn claim_function_table(opts: &PgStoreOptions) -> Option<QualifiedName> {
@@ -380,16 +404,37 @@ pub(super) fn claim_function_table(opts: &PgStoreOptions) -> Option<QualifiedNam
     opts.relation.resolve(None).ok()
 }
 
-/// The claim function a relay with these options calls ([`ClaimFunction`]); `None` when its
+/// The claim function a relay with these options calls ([`PassFunction`]); `None` when its
 /// claim goes as SQL (a table per tenant has no function: `claim_function_table`),
 /// or when the table's name leaves no room for the function's.
-pub fn claim_function(opts: &PgStoreOptions) -> Option<ClaimFunction> {
+pub fn claim_function(opts: &PgStoreOptions) -> Option<PassFunction> {
     let table = claim_function_table(opts)?;
     function_of(&table, opts, &claim_sql(&table, opts))
 }
 
+/// Retain's mark (the published step: `UPDATE … SET status = 'published' … WHERE id = ANY($1)`)
+/// as a function of its own ([`PassFunction`]), called `SELECT T_mark_<hash>($1, $2)`: the same
+/// statement, its count returned. `None` under consume (its pass deletes the delivered rows in
+/// one statement with its `COMMIT`), for a table per tenant, or when the table's name leaves no
+/// room for the function's.
+pub fn mark_function(opts: &PgStoreOptions) -> Option<PassFunction> {
+    if opts.storage != Storage::Retain {
+        return None;
+    }
+    let table = claim_function_table(opts)?;
+    mark_function_of(&table, &PgSql::new(&table, None, opts).published)
+}
+
+/// The functions a relay with these options calls ([`claim_function`], [`mark_function`]).
+pub fn functions(opts: &PgStoreOptions) -> Vec<PassFunction> {
+    claim_function(opts)
+        .into_iter()
+        .chain(mark_function(opts))
+        .collect()
+}
+
 /// The function whose body is `claim`, the claim of `table` under `opts`.
-fn function_of(table: &QualifiedName, opts: &PgStoreOptions, claim: &str) -> Option<ClaimFunction> {
+fn function_of(table: &QualifiedName, opts: &PgStoreOptions, claim: &str) -> Option<PassFunction> {
     let mut args = vec!["text", "bigint", "timestamp with time zone"];
     if opts.tenant_aware {
         args.push("uuid");
@@ -407,22 +452,52 @@ fn function_of(table: &QualifiedName, opts: &PgStoreOptions, claim: &str) -> Opt
     }
     // `use_column`: the claim's unqualified names (`rn`) are its columns, not the outputs
     let body = format!("\n#variable_conflict use_column\nBEGIN\nRETURN QUERY {claim};\nEND\n");
+    let returns = format!("TABLE ({})", returns.join(", "));
+    plpgsql(table, FunctionKind::Claim, &args, &returns, body)
+}
+
+/// The function whose body is `published`, retain's mark of `table`.
+fn mark_function_of(table: &QualifiedName, published: &str) -> Option<PassFunction> {
+    let body = format!(
+        "\nDECLARE\n  marked bigint;\nBEGIN\n{published};\nGET DIAGNOSTICS marked = ROW_COUNT;\nRETURN marked;\nEND\n"
+    );
+    let args = ["uuid[]", "timestamp with time zone"];
+    plpgsql(table, FunctionKind::Mark, &args, "bigint", body)
+}
+
+/// A PL/pgSQL function of `table`'s with `body`, named `T<infix><hash of its whole text>`
+/// (`_claim_` or `_mark_`): its `CREATE`, and the call that stands for the statement it holds
+/// (`$1`… its arguments).
+fn plpgsql(
+    table: &QualifiedName,
+    kind: FunctionKind,
+    args: &[&str],
+    returns: &str,
+    body: String,
+) -> Option<PassFunction> {
     // a dollar quote that no name in the body can close
     let mut tag = "$outboxctl$".to_owned();
     while body.contains(&tag) {
         tag.insert(tag.len() - 1, '_');
     }
     let arguments = args.join(", ");
-    let text = format!(
-        "({arguments}) RETURNS TABLE ({}) LANGUAGE plpgsql AS {tag}{body}{tag}",
-        returns.join(", "),
-    );
-    let suffix = format!("{CLAIM_FUNCTION_INFIX}{}", crate::target::short_hash(&text));
-    let name = table.sibling("claim function", &suffix).ok()?;
+    let text = format!("({arguments}) RETURNS {returns} LANGUAGE plpgsql AS {tag}{body}{tag}");
+    let infix = match kind {
+        FunctionKind::Claim => CLAIM_FUNCTION_INFIX,
+        FunctionKind::Mark => MARK_FUNCTION_INFIX,
+    };
+    let suffix = format!("{infix}{}", crate::target::short_hash(&text));
+    let name = table.sibling(kind.as_str(), &suffix).ok()?;
     let params: Vec<String> = (1..=args.len()).map(|i| format!("${i}")).collect();
-    Some(ClaimFunction {
+    let call = if returns.starts_with("TABLE") {
+        format!("SELECT * FROM {name}({})", params.join(", "))
+    } else {
+        format!("SELECT {name}({})", params.join(", "))
+    };
+    Some(PassFunction {
+        kind,
         ddl: format!("CREATE OR REPLACE FUNCTION {name}{text}"),
-        call: format!("SELECT * FROM {name}({})", params.join(", ")),
+        call,
         name,
         arguments,
         body,
@@ -485,8 +560,9 @@ RETURNING {}",
 
 impl PgSql {
     /// The same statements, with the claim sent as a call of its function
-    /// ([`claim_function`]) when it is among the `functions` the database has. `self` is as
-    /// [`PgSql::new`] made it for `table`: its claim is the function's body.
+    /// ([`claim_function`]) and, under retain, the mark as a call of its own
+    /// ([`mark_function`]), each when it is among the `functions` the database has. `self` is
+    /// as [`PgSql::new`] made it for `table`: its statements are the functions' bodies.
     pub fn calling(
         mut self,
         table: &QualifiedName,
@@ -496,16 +572,31 @@ impl PgSql {
         if claim_function_table(opts).is_none() {
             return self;
         }
-        match function_of(table, opts, &self.claim) {
-            Some(f) if functions.contains(f.name.name.name()) => {
-                self.claim = f.call.into();
-                self.claim_by_function = true;
+        let has = |f: &Option<PassFunction>| {
+            let Some(f) = f else {
+                return false;
+            };
+            let there = functions.contains(f.name.name.name());
+            if !there {
+                tracing::debug!(
+                    "no {} {} (outboxctl migrate adds it): its statement is planned on every pass",
+                    f.kind.as_str(),
+                    f.name
+                );
             }
-            Some(f) => tracing::debug!(
-                "no claim function {} (outboxctl migrate adds it): the claim is planned on every pass",
-                f.name
-            ),
-            None => {}
+            there
+        };
+        let claim = function_of(table, opts, &self.claim);
+        if has(&claim) {
+            self.claim = claim.expect("there").call.into();
+            self.claim_by_function = true;
+        }
+        let mark = (opts.storage == Storage::Retain)
+            .then(|| mark_function_of(table, &self.published))
+            .flatten();
+        if has(&mark) {
+            self.published = mark.expect("there").call.into();
+            self.published_by_function = true;
         }
         self
     }
@@ -528,6 +619,7 @@ impl PgSql {
                 claim: s(claim),
                 claim_counts,
                 claim_by_function: false,
+                published_by_function: false,
                 reclaim: s(reclaim),
                 published: s(format!(
                     "UPDATE {table} SET status = 'published', published_at = $2, last_error = NULL WHERE id = ANY($1) AND status = 'processing'"
@@ -548,6 +640,7 @@ impl PgSql {
                 claim: s(claim),
                 claim_counts,
                 claim_by_function: false,
+                published_by_function: false,
                 reclaim: s(reclaim),
                 published: s(match log {
                     None => format!("DELETE FROM {table} WHERE id = ANY($1) AND status = 'pending'"),
@@ -616,5 +709,38 @@ mod tests {
             f.ddl
         );
         assert_eq!(f.ddl.matches(tag).count(), 2, "{}", f.ddl);
+    }
+
+    #[test]
+    fn retain_alone_has_a_mark_function_whose_body_is_its_mark() {
+        assert!(mark_function(&strict("app.outbox")).is_none(), "consume");
+        let retain = PgStoreOptions {
+            storage: Storage::Retain,
+            key_order: KeyOrder::BestEffort,
+            ..strict("app.outbox")
+        };
+        let f = mark_function(&retain).unwrap();
+        let table = retain.relation.resolve(None).unwrap();
+        let published = PgSql::new(&table, None, &retain).published;
+        assert!(f.body.contains(&format!("\n{published};\n")), "{}", f.body);
+        assert_eq!(f.kind, FunctionKind::Mark);
+        assert!(f.name.name.name().starts_with("outbox_mark_"), "{}", f.name);
+        assert_eq!(f.call, format!("SELECT {}($1, $2)", f.name));
+        // one per table, whatever the key order or HLC: the mark is the same statement
+        let strict_hlc = PgStoreOptions {
+            key_order: KeyOrder::Strict,
+            hlc_ordering: true,
+            ..retain.clone()
+        };
+        assert_eq!(mark_function(&strict_hlc), Some(f.clone()));
+        assert_eq!(functions(&retain).len(), 2);
+        // a relay whose database has it marks through it, one whose database has not by SQL
+        let have: HashSet<String> = [f.name.name.name().to_owned()].into();
+        let sql = PgSql::new(&table, None, &retain).calling(&table, &retain, &have);
+        assert!(sql.published_by_function && !sql.claim_by_function);
+        assert_eq!(&*sql.published, f.call);
+        let sql = PgSql::new(&table, None, &retain).calling(&table, &retain, &HashSet::new());
+        assert!(!sql.published_by_function);
+        assert_eq!(sql.published, published);
     }
 }

@@ -252,6 +252,17 @@ async fn doctor_warns_while_the_claim_has_no_function() {
     let (level, detail) = check("best-effort");
     assert_eq!(level, "ok", "{detail}");
     assert!(detail.contains("planned once per connection"), "{detail}");
+    // retain (the default) marks through a function too
+    let v = json(&cmd(&schema, &["--format", "json"], &["doctor"]));
+    let mark = doctor_check(&v, "mark function");
+    assert_eq!(mark["level"], "ok", "{mark}");
+    assert!(
+        mark["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the mark is a call of"),
+        "{mark}"
+    );
     let (level, detail) = check("strict");
     assert_eq!(level, "warn", "{detail}");
     assert!(detail.contains("run outboxctl migrate"), "{detail}");

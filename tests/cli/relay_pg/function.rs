@@ -376,3 +376,44 @@ async fn the_best_effort_claim_calls_its_function_and_claims_what_its_sql_claims
         assert_eq!(pending, 40, "{storage:?}: every row handed back");
     }
 }
+
+/// Retain's marks go through their function once `migrate` has made it, each answering with the
+/// rows it marked, as the statement's own count does; a mark whose function went away under a
+/// running relay gives way to its SQL in the same call.
+#[tokio::test]
+async fn retain_marks_through_its_function_and_sends_its_sql_once_it_went_away() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "retain"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 20, Some(2)).await;
+    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    assert!(s.marks_by_function(None).unwrap());
+    s.begin_pass(&target()).await.unwrap();
+    let claimed = s.claim(&target(), 20, chrono::Utc::now()).await.unwrap();
+    let ids: Vec<uuid::Uuid> = claimed.rows.iter().map(|r| r.id).collect();
+    assert_eq!(ids.len(), 20);
+    let at = chrono::Utc::now();
+    assert_eq!(s.mark_published(&target(), &ids[..8], at).await.unwrap(), 8);
+    // rows already marked are not marked again, and the count says so
+    assert_eq!(s.mark_published(&target(), &ids[..8], at).await.unwrap(), 0);
+    let opts = store_options(&schema, Storage::Retain, KeyOrder::BestEffort);
+    let f = outboxctl::store::postgres::sql::mark_function(&opts).unwrap();
+    assert!(f.name.name.name().contains("_mark_"), "{}", f.name);
+    sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.mark_published(&target(), &ids[8..], at).await.unwrap(),
+        12
+    );
+    assert!(!s.marks_by_function(None).unwrap());
+    s.commit_pass().await.unwrap();
+    let published: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM {t} WHERE status = 'published' AND published_at IS NOT NULL AND last_error IS NULL"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(published, 20);
+}

@@ -24,7 +24,7 @@ use super::session::{
     FUNCTIONS_REREAD, PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet,
     pass_limits, read_functions,
 };
-use super::sql::claim_function;
+use super::sql::functions;
 use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
@@ -245,6 +245,12 @@ impl<'a> PgStore<'a> {
         Ok(self.sql_for(tenant)?.claim_by_function)
     }
 
+    /// Whether retain's marks go out as calls of their function
+    /// ([`super::sql::mark_function`]) rather than as their SQL.
+    pub fn marks_by_function(&mut self, tenant: Option<Uuid>) -> Result<bool, StoreError> {
+        Ok(self.sql_for(tenant)?.published_by_function)
+    }
+
     /// How often the catalog is asked again for the claim function while the claim goes as SQL
     /// (default a minute): between passes, one short statement.
     pub fn reread_functions_every(mut self, every: Duration) -> Self {
@@ -252,23 +258,26 @@ impl<'a> PgStore<'a> {
         self
     }
 
-    /// Asks the catalog again, between passes, for the claim function of a claim that could go
-    /// through one but goes as SQL: a function `migrate` added meanwhile reaches a running relay
-    /// without a reconnect.
+    /// Asks the catalog again, between passes, for the functions of a store whose statements
+    /// could go through them but go as SQL: a function `migrate` added meanwhile reaches a
+    /// running relay without a reconnect.
     async fn reread_functions(&mut self, tenant: Option<Uuid>) {
         let (read, every) = self.functions_read;
         if read.elapsed() < every || self.pass != Pass::Closed {
             return;
         }
         self.functions_read.0 = Instant::now();
-        let by_sql = self.sql_for(tenant).is_ok_and(|s| !s.claim_by_function);
+        let retain = self.opts.storage == Storage::Retain;
+        let by_sql = self
+            .sql_for(tenant)
+            .is_ok_and(|s| !s.claim_by_function || (retain && !s.published_by_function));
         let Conn::Owned {
             client: Some(c), ..
         } = &mut self.conn
         else {
             return;
         };
-        if !by_sql || claim_function(&self.opts).is_none() {
+        if !by_sql || functions(&self.opts).is_empty() {
             return;
         }
         match read_functions(c, &self.opts).await {
@@ -310,13 +319,13 @@ impl<'a> PgStore<'a> {
         self.one(step).await
     }
 
-    /// A claim through its function failed as not fitting the database (a dropped function,
-    /// EXECUTE revoked, a changed table): the claim's SQL goes instead, from this pass until the
-    /// functions are read again (at the next connection, or between passes once a minute). A
-    /// consume pass's aborted transaction opens again, without the pass's reclaim (the next
-    /// tick's reclaim repeats it).
-    async fn claim_by_sql(&mut self, e: &StoreError) {
-        tracing::warn!("the claim through its function failed, its SQL goes instead: {e}");
+    /// A statement through its function failed as not fitting the database (a dropped
+    /// function, EXECUTE revoked, a changed table): every statement's SQL goes instead, from
+    /// now until the functions are read again (at the next connection, or between passes once
+    /// a minute). A consume pass's aborted transaction (a claim's: consume has no mark function)
+    /// opens again, without the pass's reclaim (the next tick's reclaim repeats it).
+    async fn by_sql(&mut self, what: &str, e: &StoreError) {
+        tracing::warn!("the {what} through its function failed, its SQL goes instead: {e}");
         self.functions.clear();
         self.sql.clear();
         if self.opts.storage == Storage::Consume {
@@ -455,7 +464,12 @@ impl<'a> PgStore<'a> {
         if !deferred {
             return Ok(match self.one(step).await? {
                 Answer::Fast(Reply::Count(n)) | Answer::Count(n) => n,
-                _ => 0,
+                // a call of a function that returns its count
+                Answer::Fast(Reply::Rows(rows)) => rows
+                    .first()
+                    .and_then(|r| r.try_get::<_, Option<i64>>(0).ok().flatten())
+                    .map_or(0, |n| n as u64),
+                Answer::Rows(_) => 0,
             });
         }
         let ids = match step.stmt.values.first() {

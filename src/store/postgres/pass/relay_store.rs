@@ -78,7 +78,7 @@ impl RelayStore for PgStore<'_> {
         let again = sql.claim_by_function.then(|| values.clone());
         let answer = match (self.send_claim(&sql, values).await, again) {
             (Err(e), Some(values)) if e.fault == Fault::Definition => {
-                self.claim_by_sql(&e).await;
+                self.by_sql("claim", &e).await;
                 let sql = self.sql_for(target.tenant)?;
                 self.send_claim(&sql, values).await?
             }
@@ -106,13 +106,24 @@ impl RelayStore for PgStore<'_> {
         ids: &[Uuid],
         at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
+        let step = |sql: &super::super::PgSql| {
+            let mut values = vec![Value::Uuids(ids.to_vec())];
+            if sql.published_takes_time {
+                values.push(Value::Time(at));
+            }
+            // a call of the mark function answers with a row: its count
+            let rows = sql.published_by_function;
+            Self::step(&sql.published, values, rows, sql.published_step)
+        };
         let sql = self.sql_for(target.tenant)?;
-        let mut values = vec![Value::Uuids(ids.to_vec())];
-        if sql.published_takes_time {
-            values.push(Value::Time(at));
+        match self.write(step(&sql), true).await {
+            Err(e) if sql.published_by_function && e.fault == Fault::Definition => {
+                self.by_sql("mark", &e).await;
+                let sql = self.sql_for(target.tenant)?;
+                self.write(step(&sql), true).await
+            }
+            marked => marked,
         }
-        let step = Self::step(&sql.published, values, false, sql.published_step);
-        self.write(step, true).await
     }
 
     async fn mark_retry(
