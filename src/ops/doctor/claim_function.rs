@@ -45,10 +45,7 @@ async fn check_one(
         return report.add(name_of_check, Level::Ok, detail);
     }
     let name = f.name.plain();
-    let statement = match f.kind {
-        FunctionKind::Claim => "claim",
-        FunctionKind::Mark => "mark",
-    };
+    let statement = f.kind.statement();
     let (level, detail) = match function_state(conn, &f).await {
         Ok(FunctionState::Trusted { executable: true }) => (
             Level::Ok,

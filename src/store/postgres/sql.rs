@@ -337,6 +337,14 @@ impl FunctionKind {
             Self::Mark => "mark function",
         }
     }
+
+    /// The statement it holds.
+    pub fn statement(self) -> &'static str {
+        match self {
+            Self::Claim => "claim",
+            Self::Mark => "mark",
+        }
+    }
 }
 
 impl PassFunction {
