@@ -240,7 +240,7 @@ impl<'a> PgStore<'a> {
     }
 
     /// Whether the claim goes out as a call of its function
-    /// ([`claim_function`]) rather than as its SQL.
+    /// ([`super::sql::claim_function`]) rather than as its SQL.
     pub fn claims_by_function(&mut self, tenant: Option<Uuid>) -> Result<bool, StoreError> {
         Ok(self.sql_for(tenant)?.claim_by_function)
     }
