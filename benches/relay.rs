@@ -424,6 +424,19 @@ fn spread(top: &[f64], bottom: &[f64]) -> String {
     format!("{lo:.2}–{hi:.2}")
 }
 
+/// One row of a two-sided part: each side's median, their ratio and its spread.
+fn pair_row(mode: Mode, all: &[Vec<f64>]) {
+    let r = medians(all);
+    println!(
+        "{:<28} {:>14.0} {:>14.0} {:>7.2} {:>11}",
+        mode.name(),
+        r[0],
+        r[1],
+        r[1] / r[0],
+        spread(&all[1], &all[0])
+    );
+}
+
 /// The median of each side's rounds.
 fn medians(all: &[Vec<f64>]) -> Vec<f64> {
     all.iter().cloned().map(median).collect()
@@ -538,15 +551,7 @@ async fn main() {
                 _ => relay(mode, &bouncer.url, false).await,
             })
             .await;
-            let r = medians(&all);
-            println!(
-                "{:<28} {:>14.0} {:>14.0} {:>7.2} {:>11}",
-                mode.name(),
-                r[0],
-                r[1],
-                r[1] / r[0],
-                spread(&all[1], &all[0])
-            );
+            pair_row(mode, &all);
         }
         drop(bouncer);
     }
@@ -570,15 +575,7 @@ async fn main() {
                 relay(mode, &direct, false).await
             })
             .await;
-            let r = medians(&all);
-            println!(
-                "{:<28} {:>14.0} {:>14.0} {:>7.2} {:>11}",
-                mode.name(),
-                r[0],
-                r[1],
-                r[1] / r[0],
-                spread(&all[1], &all[0])
-            );
+            pair_row(mode, &all);
         }
     }
 

@@ -367,12 +367,11 @@ async fn the_best_effort_claim_calls_its_function_and_claims_what_its_sql_claims
             !later.iter().any(|id| through_function.contains(id)),
             "{storage:?}: no row before it is due"
         );
-        let pending: i64 = sqlx::query_scalar(&format!(
-            "SELECT count(*) FROM {t} WHERE status = 'pending' AND processing_at IS NULL"
-        ))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+        let pending = count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status = 'pending' AND processing_at IS NULL"),
+        )
+        .await;
         assert_eq!(pending, 40, "{storage:?}: every row handed back");
     }
 }
@@ -409,11 +408,10 @@ async fn retain_marks_through_its_function_and_sends_its_sql_once_it_went_away()
     );
     assert!(!s.marks_by_function(None).unwrap());
     s.commit_pass().await.unwrap();
-    let published: i64 = sqlx::query_scalar(&format!(
-        "SELECT count(*) FROM {t} WHERE status = 'published' AND published_at IS NOT NULL AND last_error IS NULL"
-    ))
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
+    let published = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'published' AND published_at IS NOT NULL AND last_error IS NULL"),
+    )
+    .await;
     assert_eq!(published, 20);
 }
