@@ -67,7 +67,7 @@ async fn check_one(
         Ok(FunctionState::Missing) => (
             Level::Warn,
             format!(
-                "no {name} for this version and these settings: the {statement} is planned on every pass; run outboxctl migrate"
+                "no {name} for this version and these settings: the {statement} is planned on every pass; run outboxctl migrate as the table's owner or a superuser (the relay trusts no function another role made)"
             ),
         ),
         Err(e) => (
