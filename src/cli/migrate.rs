@@ -54,6 +54,11 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
     .await?;
     let target = migration.target.clone();
     let comment = migration.comment();
+    if !ctx.out.is_json() {
+        for w in &migration.warnings {
+            ctx.out.warn(w);
+        }
+    }
     if !apply {
         let plan = &migration.plan;
         if ctx.out.is_json() {

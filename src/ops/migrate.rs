@@ -34,6 +34,9 @@ pub struct MigrationReport<'a> {
     pub target: &'a str,
     pub steps: &'a [Step],
     pub problems: &'a [plan::Problem],
+    /// What migrate left out on purpose, and what that costs (empty: not printed).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub warnings: &'a [String],
 }
 
 /// A migration planned against the live database, ready to apply.
@@ -42,6 +45,9 @@ pub struct Migration {
     pub target: String,
     pub backend: Kind,
     pub plan: MigrationPlan,
+    /// What it leaves out on purpose (a function the relay would not trust), and what that
+    /// costs: printed, not a failure.
+    pub warnings: Vec<String>,
     io: SchemaIo,
     lock: Option<MigrationLock>,
 }
@@ -84,17 +90,20 @@ impl Migration {
                     );
                     plan.extend(one);
                 }
+                let mut warnings = Vec::new();
                 for f in functions(&p.store_options()) {
                     match function_step(&p, f, &mut conn).await? {
-                        Some(Ok(step)) => plan.steps.push(step),
-                        Some(Err(problem)) => plan.problems.push(problem),
-                        None => {}
+                        FunctionStep::Step(step) => plan.steps.push(*step),
+                        FunctionStep::Problem(problem) => plan.problems.push(problem),
+                        FunctionStep::LeftOut(why) => warnings.push(why),
+                        FunctionStep::UpToDate => {}
                     }
                 }
                 Ok(Self {
                     target,
                     backend: Kind::Postgres,
                     plan,
+                    warnings,
                     io: SchemaIo::Postgres(conn),
                     lock,
                 })
@@ -109,6 +118,7 @@ impl Migration {
                     target,
                     backend: Kind::Mongo,
                     plan: plan::plan_mongo(&schema, &catalog),
+                    warnings: Vec::new(),
                     io: SchemaIo::Mongo(client, schema),
                     lock: None,
                 })
@@ -136,6 +146,7 @@ impl Migration {
             target: &self.target,
             steps: &self.plan.steps,
             problems: &self.plan.problems,
+            warnings: &self.warnings,
         }
     }
 
@@ -199,17 +210,17 @@ impl Migration {
 /// relay whose claim differs sends its SQL instead. When the function migrate's role would make
 /// is not one the relay trusts (that role is neither a superuser nor a member of the table's
 /// owner), making it would change nothing, every time: for strict order's claim that is a
-/// problem (it costs most to plan), for the others no step (doctor warns).
+/// problem (it costs most to plan), for the others a warning (and doctor's).
 async fn function_step(
     pg: &crate::store::backend::Postgres<'_>,
     f: PassFunction,
     conn: &mut PgConnection,
-) -> Result<Option<Result<Step, Problem>>, Error> {
+) -> Result<FunctionStep, Error> {
     use crate::store::postgres::diagnostics::{FunctionState, function_state, untrusted_maker};
     let catalog = |e| Error::pg("reading the catalog", e);
     let state = function_state(conn, &f).await.map_err(catalog)?;
     let (verb, mut statements) = match state {
-        FunctionState::Trusted { .. } => return Ok(None),
+        FunctionState::Trusted { .. } => return Ok(FunctionStep::UpToDate),
         FunctionState::Missing => ("create", Vec::new()),
         // dropped first: `CREATE OR REPLACE` would keep its owner
         FunctionState::Untrusted => (
@@ -221,34 +232,45 @@ async fn function_step(
         ),
     };
     if let Some((role, owner)) = untrusted_maker(conn, &f).await.map_err(catalog)? {
+        let what = f.kind.as_str();
+        let why = format!(
+            "the {what} is {}: migrate's role {role} is neither a superuser nor a member of {owner}, the owner of {}, so a relay would not call one it made; run `outboxctl migrate` as {owner} (until then the {} goes as SQL, slower)",
+            if state == FunctionState::Missing {
+                "missing"
+            } else {
+                "not outboxctl's as written"
+            },
+            f.table.plain(),
+            f.kind.statement(),
+        );
         let strict = pg.store_options().key_order == crate::model::KeyOrder::Strict;
         if !strict || f.kind != FunctionKind::Claim {
-            // a statement quick to plan: a speed-up to forgo (doctor warns), not a reason to
-            // fail a migrate that did everything else
-            return Ok(None);
+            // a statement quick to plan: a speed-up to forgo, not a reason to fail a migrate
+            // that did everything else
+            return Ok(FunctionStep::LeftOut(why));
         }
-        return Ok(Some(Err(Problem {
+        return Ok(FunctionStep::Problem(Problem {
             object: f.name.plain(),
-            message: format!(
-                "the {} is {}: migrate's role {role} is neither a superuser nor a member of {owner}, the owner of {}, so a relay would not call one it made; run `outboxctl migrate` as {owner} (until then the claim goes as SQL, slower)",
-                f.kind.as_str(),
-                if state == FunctionState::Missing {
-                    "missing"
-                } else {
-                    "not outboxctl's as written"
-                },
-                f.table.plain()
-            ),
-        })));
+            message: why,
+        }));
     }
     statements.push(Statement::new(f.ddl));
-    Ok(Some(Ok(Step {
+    Ok(FunctionStep::Step(Box::new(Step {
         summary: format!("{verb} the {} {}", f.kind.as_str(), f.name.plain()),
         kind: StepKind::Transaction,
         statements,
         mongo_index: None,
         mongo_collection: None,
     })))
+}
+
+/// What [`function_step`] found for one function.
+enum FunctionStep {
+    UpToDate,
+    Step(Box<Step>),
+    Problem(Problem),
+    /// Left out, and why (a warning).
+    LeftOut(String),
 }
 
 /// What a migrate locks (all or none, [`MigrationLock::acquire`]): its outbox as the
