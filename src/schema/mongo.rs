@@ -48,9 +48,28 @@ pub async fn introspect(
             ..MongoCatalog::default()
         });
     }
-    let coll = db.collection::<Document>(&want.outbox.collection);
-    let models: Vec<IndexModel> = coll.list_indexes().await?.try_collect().await?;
-    let indexes = models
+    let indexes = index_facts(&db.collection::<Document>(&want.outbox.collection)).await?;
+    Ok(MongoCatalog {
+        collection_exists: true,
+        indexes,
+        registry_collections,
+    })
+}
+
+/// The indexes of `coll` (none for a collection that does not exist): what `migrate` plans
+/// against, `doctor` checks and strict order's choice of its key index reads.
+pub async fn index_facts(
+    coll: &mongodb::Collection<Document>,
+) -> Result<Vec<MongoIndexFacts>, mongodb::error::Error> {
+    const NAMESPACE_NOT_FOUND: i32 = 26;
+    let models: Vec<IndexModel> = match coll.list_indexes().await {
+        Ok(c) => c.try_collect().await?,
+        Err(e) if matches!(e.kind.as_ref(), mongodb::error::ErrorKind::Command(c) if c.code == NAMESPACE_NOT_FOUND) => {
+            Vec::new()
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(models
         .into_iter()
         .map(|m| {
             let options = m.options.unwrap_or_default();
@@ -66,12 +85,17 @@ pub async fn introspect(
                 partial: options.partial_filter_expression.map(|p| p.to_string()),
             }
         })
-        .collect();
-    Ok(MongoCatalog {
-        collection_exists: true,
-        indexes,
-        registry_collections,
-    })
+        .collect())
+}
+
+impl MongoIndexFacts {
+    /// Whether its key fields are `keys`, in that order.
+    pub fn on(&self, keys: &[&str]) -> bool {
+        self.keys
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .eq(keys.iter().copied())
+    }
 }
 
 pub async fn apply_step(

@@ -45,7 +45,7 @@ pub(super) async fn mongo_checks(
     // each claim reads its documents back by their token
     let has_token = indexes
         .iter()
-        .any(|i| i.keys.first().is_some_and(|k| k == "claim_token"));
+        .any(|i| i.keys.first().is_some_and(|(k, _)| k == "claim_token"));
     report.index(
         "claim token index",
         has_token,

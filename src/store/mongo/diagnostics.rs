@@ -1,10 +1,10 @@
 //! What `doctor` asks MongoDB: whether it is a replica set (transactions), the collection's
 //! indexes, and whether the claim's plan scans the collection.
-use futures_util::TryStreamExt;
 use mongodb::Client;
 use mongodb::bson::{Bson, Document, doc};
 
 use crate::Error;
+use crate::schema::plan::MongoIndexFacts;
 use crate::target::CollectionName;
 
 /// The server has transactions: a replica set member (`hello` names a set) or a `mongos`.
@@ -24,57 +24,14 @@ pub fn standalone(what: &str) -> Error {
     ))
 }
 
-/// An index as `doctor` and strict order's choice of its key index see it.
-#[derive(Debug, Clone)]
-pub struct IndexFacts {
-    pub name: String,
-    /// Its key fields, in order.
-    pub keys: Vec<String>,
-    /// Whether it has a `partialFilterExpression`.
-    pub partial: bool,
-}
-
-impl IndexFacts {
-    /// Whether its key fields are `keys`, in that order.
-    pub fn on(&self, keys: &[&str]) -> bool {
-        self.keys
-            .iter()
-            .map(String::as_str)
-            .eq(keys.iter().copied())
-    }
-}
-
-/// The collection's indexes (none for a collection that does not exist).
-pub async fn indexes(
-    coll: &mongodb::Collection<Document>,
-) -> mongodb::error::Result<Vec<IndexFacts>> {
-    const NAMESPACE_NOT_FOUND: i32 = 26;
-    let models: Vec<mongodb::IndexModel> = match coll.list_indexes().await {
-        Ok(c) => c.try_collect().await?,
-        Err(e) if matches!(e.kind.as_ref(), mongodb::error::ErrorKind::Command(c) if c.code == NAMESPACE_NOT_FOUND) => {
-            Vec::new()
-        }
-        Err(e) => return Err(e),
-    };
-    Ok(models
-        .into_iter()
-        .map(|m| {
-            let options = m.options.unwrap_or_default();
-            IndexFacts {
-                name: options.name.unwrap_or_default(),
-                keys: m.keys.keys().cloned().collect(),
-                partial: options.partial_filter_expression.is_some(),
-            }
-        })
-        .collect())
-}
-
 /// The indexes of `collection` (none when it cannot be listed).
-pub async fn indexes_of(client: &Client, collection: &CollectionName) -> Vec<IndexFacts> {
+pub async fn indexes_of(client: &Client, collection: &CollectionName) -> Vec<MongoIndexFacts> {
     let coll = client
         .database(&collection.db)
         .collection::<Document>(&collection.collection);
-    indexes(&coll).await.unwrap_or_default()
+    crate::schema::mongo::index_facts(&coll)
+        .await
+        .unwrap_or_default()
 }
 
 /// Whether the claim's `find` (for a route of no rows, sorted as the relay sorts) plans a

@@ -65,7 +65,7 @@ impl MongoStore {
     /// the relay is refused, naming the migration.
     pub(super) async fn choose_key_index(&self) -> Result<String, crate::Error> {
         let listed = |e| crate::Error::mongo("listing the outbox's indexes", e);
-        let indexes = super::diagnostics::indexes(&self.coll)
+        let indexes = crate::schema::mongo::index_facts(&self.coll)
             .await
             .map_err(listed)?;
         match pick_key_index(&indexes) {
@@ -195,7 +195,9 @@ pub(crate) fn key_index() -> crate::schema::render::MongoIndexSpec {
 /// Of `indexes` (name, keys, partial filter), the one strict order's check reads through:
 /// the partial key index (`true`), else an index on its keys that holds every document
 /// (`false`).
-pub(crate) fn pick_key_index(indexes: &[super::diagnostics::IndexFacts]) -> Option<(String, bool)> {
+pub(crate) fn pick_key_index(
+    indexes: &[crate::schema::plan::MongoIndexFacts],
+) -> Option<(String, bool)> {
     let want = key_index();
     let keys: Vec<&str> = want.keys.iter().map(|(k, _)| k.as_str()).collect();
     if let Some(i) = indexes.iter().find(|i| Some(&i.name) == want.name.as_ref()) {
@@ -203,7 +205,7 @@ pub(crate) fn pick_key_index(indexes: &[super::diagnostics::IndexFacts]) -> Opti
     }
     indexes
         .iter()
-        .find(|i| !i.partial && i.on(&keys))
+        .find(|i| i.partial.is_none() && i.on(&keys))
         .map(|i| (i.name.clone(), false))
 }
 
