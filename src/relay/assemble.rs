@@ -244,10 +244,7 @@ pub async fn assemble_on(
         })
     };
     let built = match &request.stop {
-        Some(stop) => tokio::select! {
-            built = built => Some(built),
-            () = stop.stopped() => None,
-        },
+        Some(stop) => stop.unless_stopped(built).await,
         None => Some(built.await),
     };
     let Some(Ok(relay)) = built else {

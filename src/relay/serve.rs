@@ -85,10 +85,7 @@ pub async fn start(
         )
         .await
     };
-    let started = tokio::select! {
-        started = surroundings => Some(started),
-        () = stop.stopped() => None,
-    };
+    let started = stop.unless_stopped(surroundings).await;
     let Some(Ok(wake)) = started else {
         if let Some(heartbeat) = heartbeat {
             heartbeat.stop(HEARTBEAT_STOP_WITHIN).await;

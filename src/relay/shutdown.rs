@@ -58,6 +58,14 @@ impl Shutdown {
         self.drain_over(Duration::ZERO).await;
     }
 
+    /// `work`'s outcome, or `None` when the stop comes first (`work` is then dropped).
+    pub async fn unless_stopped<F: std::future::Future>(&self, work: F) -> Option<F::Output> {
+        tokio::select! {
+            done = work => Some(done),
+            () = self.stopped() => None,
+        }
+    }
+
     /// Resolves `budget` after the stop (never, while not stopped): the drain's end.
     pub async fn drain_over(&self, budget: Duration) {
         let mut rx = self.rx.clone();
