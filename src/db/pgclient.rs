@@ -421,24 +421,16 @@ fn tls_for(
                 .with_custom_certificate_verifier(verifier),
         )
     };
-    let unverified = || {
-        finish(
-            builder
-                .clone()
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(Unverified(provider.clone()))),
-        )
+    let unverified_builder = || {
+        builder
+            .clone()
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(Unverified(provider.clone())))
     };
+    let unverified = || finish(unverified_builder());
     Ok(match mode {
         // no TLS: nothing to offer a certificate on (libpq ignores sslcert there too)
-        PgSslMode::Disable => (
-            SslMode::Disable,
-            builder
-                .clone()
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(Unverified(provider.clone())))
-                .with_no_client_auth(),
-        ),
+        PgSslMode::Disable => (SslMode::Disable, unverified_builder().with_no_client_auth()),
         PgSslMode::Allow | PgSslMode::Prefer => (SslMode::Prefer, unverified()?),
         PgSslMode::Require => (SslMode::Require, unverified()?),
         PgSslMode::VerifyCa => (SslMode::Require, verified(true)?),
