@@ -273,35 +273,38 @@ impl Position {
         }
     }
 
+    /// The position `d` carries in its `hlc`, `created_at` and `id` fields.
+    fn in_document(d: &Document) -> Option<Position> {
+        let hlc = match d.get("hlc") {
+            Some(Bson::Int64(h)) => Some(*h),
+            Some(Bson::Int32(h)) => Some(i64::from(*h)),
+            _ => None,
+        };
+        Some(Position {
+            hlc,
+            created_ms: d.get_datetime("created_at").ok()?.timestamp_millis(),
+            id: d.get_str("id").ok()?.to_owned(),
+        })
+    }
+
     /// The key and position of a document read with them.
     fn of_document(d: &Document) -> Option<((Option<Uuid>, String), Position)> {
         let tenant = d
             .get_str("tenant_id")
             .ok()
             .and_then(|t| Uuid::parse_str(t).ok());
-        let hlc = match d.get("hlc") {
-            Some(Bson::Int64(h)) => Some(*h),
-            Some(Bson::Int32(h)) => Some(i64::from(*h)),
-            _ => None,
-        };
-        let pos = Position {
-            hlc,
-            created_ms: d.get_datetime("created_at").ok()?.timestamp_millis(),
-            id: d.get_str("id").ok()?.to_owned(),
-        };
-        Some(((tenant, d.get_str("ordering_key").ok()?.to_owned()), pos))
+        let key = d.get_str("ordering_key").ok()?.to_owned();
+        Some(((tenant, key), Self::in_document(d)?))
     }
 
-    /// The key and position of a [`MongoStore::first_per_key`] result.
+    /// The key and position of a [`MongoStore::first_per_key`] result (its key in `_id`).
     pub(super) fn keyed(d: &Document) -> Option<((Option<Uuid>, String), Position)> {
         let key = d.get_document("_id").ok()?;
         let tenant = key.get_str("t").ok().and_then(|t| Uuid::parse_str(t).ok());
-        let pos = Position {
-            hlc: d.get_i64("hlc").ok(),
-            created_ms: d.get_datetime("created_at").ok()?.timestamp_millis(),
-            id: d.get_str("id").ok()?.to_owned(),
-        };
-        Some(((tenant, key.get_str("k").ok()?.to_owned()), pos))
+        Some((
+            (tenant, key.get_str("k").ok()?.to_owned()),
+            Self::in_document(d)?,
+        ))
     }
 
     fn cmp_claim(&self, other: &Self, hlc: bool) -> std::cmp::Ordering {
