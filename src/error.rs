@@ -127,6 +127,25 @@ impl Error {
     }
 }
 
+/// The secrets no printed error line may contain (the passwords of the database URLs in use).
+static SECRETS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Remembers a database URL's password, so that [`printable`] hides it.
+pub fn keep_secret(url: &crate::dburl::DatabaseUrl) {
+    if let Some(secret) = url.password().filter(|s| s.len() >= 2) {
+        SECRETS
+            .lock()
+            .expect("not poisoned")
+            .push(secret.to_owned());
+    }
+}
+
+/// [`one_line`] with every remembered secret replaced by `****`.
+pub fn printable(error: &(dyn std::error::Error + 'static)) -> String {
+    let secrets = SECRETS.lock().expect("not poisoned");
+    (secrets.iter()).fold(one_line(error), |m, s| m.replace(s.as_str(), "****"))
+}
+
 /// An error chain on one line, as `error:` prints it: each cause after a `: `, except a cause
 /// whose text the line already holds (a typed error shows its driver's message itself and
 /// also carries the driver's error as its source).

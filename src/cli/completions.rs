@@ -30,18 +30,6 @@ pub fn completion_script(shell: Shell) -> Vec<u8> {
     out
 }
 
-/// The file name `completions/` keeps a shell's script under.
-pub fn file_name(shell: Shell) -> &'static str {
-    match shell {
-        Shell::Bash => "outboxctl.bash",
-        Shell::Zsh => "_outboxctl",
-        Shell::Fish => "outboxctl.fish",
-        Shell::PowerShell => "_outboxctl.ps1",
-        Shell::Elvish => "outboxctl.elv",
-        _ => "outboxctl.completion",
-    }
-}
-
 pub fn completions(ctx: &Ctx, args: CompletionsArgs) -> anyhow::Result<()> {
     ctx.out
         .data(&String::from_utf8_lossy(&completion_script(args.shell)));

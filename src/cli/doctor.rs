@@ -37,21 +37,12 @@ pub async fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
     Ok(report.verdict()?)
 }
 
-/// Prints the checks.
+/// Prints the checks (`-q`: only those not ok).
 fn print(ctx: &Ctx, report: &DoctorReport) {
-    if ctx.out.is_json() {
-        ctx.out
-            .json(&serde_json::json!({ "ok": !report.failed(), "checks": report.checks }));
-    } else {
-        for c in &report.checks {
-            let tag = match c.level {
-                Level::Ok => "ok  ",
-                Level::Warn => "warn",
-                Level::Fail => "FAIL",
-            };
-            if !(ctx.out.quiet && c.level == Level::Ok) {
-                ctx.out.data(&format!("{tag}  {:<17} {}", c.name, c.detail));
-            }
-        }
-    }
+    let json = serde_json::json!({ "ok": !report.failed(), "checks": report.checks });
+    ctx.out.show(&json, || {
+        let shown = (report.checks.iter()).filter(|c| !(ctx.out.quiet && c.level == Level::Ok));
+        let line = |c: &doctor::Check| format!("{}  {:<17} {}", c.level.tag(), c.name, c.detail);
+        ctx.out.lines("", shown.map(line));
+    });
 }

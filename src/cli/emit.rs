@@ -1,13 +1,11 @@
 //! `outboxctl emit`: stage events from a shell or a script, as forze stages them
 //! ([`crate::ops::emit`] builds and stages them; this file reads the payload and prints).
 
-use std::io::Read;
-
 use clap::Args;
 use uuid::Uuid;
 
 use super::Ctx;
-use crate::ops::emit::{self, Emit, EmitError, EmitReport};
+use crate::ops::emit::{self, Emit, EmitReport};
 
 #[derive(Debug, Args)]
 pub struct EmitArgs {
@@ -44,25 +42,6 @@ pub struct EmitArgs {
     pub node_key: String,
 }
 
-/// The payload as given: inline, `@FILE` or `-` for standard input.
-fn read_payload(arg: &str) -> Result<String, EmitError> {
-    let read = |from: String, result: std::io::Result<String>| {
-        result.map_err(|source| EmitError::Read { from, source })
-    };
-    let text = if arg == "-" {
-        let mut s = String::new();
-        read(
-            "from stdin".into(),
-            std::io::stdin().read_to_string(&mut s).map(|_| s),
-        )?
-    } else if let Some(path) = arg.strip_prefix('@') {
-        read(format!("file {path}"), std::fs::read_to_string(path))?
-    } else {
-        arg.to_owned()
-    };
-    emit::payload(&text)
-}
-
 pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<()> {
     let mut request = Emit {
         route: args.route,
@@ -79,11 +58,10 @@ pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<()> {
         node_key: args.node_key,
     };
     request.check(&ctx.config).map_err(crate::Error::from)?;
-    request.payload = read_payload(&args.payload).map_err(crate::Error::from)?;
-    let bar = ctx.out.progress(
-        (request.count > 1).then_some(u64::from(request.count)),
-        "staging",
-    );
+    request.payload =
+        emit::read_payload(&args.payload, std::io::stdin().lock()).map_err(crate::Error::from)?;
+    let many = (request.count > 1).then_some(u64::from(request.count));
+    let bar = ctx.out.progress(many, "staging");
     let report = request
         .stage(&ctx.config, ctx.connect_timeout, |n| bar.inc(n))
         .await?;
@@ -93,33 +71,11 @@ pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<()> {
 }
 
 fn print(ctx: &Ctx, route: &str, r: &EmitReport) {
-    if ctx.out.is_json() {
-        if r.events.len() <= 1000 {
-            ctx.out.json(r);
-        } else {
-            ctx.out
-                .json(&serde_json::json!({ "staged": r.staged, "deduplicated": r.deduplicated }));
-        }
-        return;
-    }
-    if r.events.len() <= 20 {
-        for s in &r.events {
-            let what = if s.inserted {
-                "staged"
-            } else {
-                "deduplicated (already in the outbox)"
-            };
-            let hlc = s
-                .hlc
-                .as_deref()
-                .map(|h| format!(" hlc {h}"))
-                .unwrap_or_default();
-            ctx.out
-                .data(&format!("{what}: event {} row {}{hlc}", s.event_id, s.id));
-        }
-    }
-    ctx.out.note(&format!(
-        "{} staged, {} deduplicated on route {route}",
-        r.staged, r.deduplicated
-    ));
+    ctx.out.show(r, || {
+        let listed = r.events.iter().filter(|_| r.events.len() <= 20);
+        ctx.out.lines("", listed);
+        let (staged, dedup) = (r.staged, r.deduplicated);
+        let line = format!("{staged} staged, {dedup} deduplicated on route {route}");
+        ctx.out.note(&line);
+    });
 }

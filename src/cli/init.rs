@@ -1,7 +1,5 @@
-//! `outboxctl init`: write a commented `outboxctl.yaml`. On a terminal it asks for what the
-//! flags did not say (database URL, outbox, storage, optional features, a first route), tests
-//! the connection and offers `migrate --dry-run`; with `--yes` or without a terminal it uses
-//! the flags alone. It never overwrites a file without `--force`.
+//! `outboxctl init`: write a commented `outboxctl.yaml` from the flags, asking on a terminal for
+//! what they did not say ([`crate::config::template`]); never overwrites without `--force`.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -12,7 +10,7 @@ use dialoguer::{Confirm, Input, MultiSelect, Select};
 use super::Ctx;
 use crate::Error;
 use crate::config::template::Answers;
-use crate::dburl::{Backend, DatabaseUrl};
+use crate::dburl::Backend;
 use crate::model::Storage;
 
 #[derive(Debug, Args)]
@@ -35,13 +33,16 @@ fn ask_error(e: dialoguer::Error) -> Error {
     Error::Refused(format!("no answer: {e}"))
 }
 
+/// A line of text, `initial` offered; an empty answer only where `empty` allows it.
+fn ask(prompt: &str, initial: &str, empty: bool) -> Result<String, Error> {
+    let input = Input::new().with_prompt(prompt).with_initial_text(initial);
+    input.allow_empty(empty).interact_text().map_err(ask_error)
+}
+
 pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
     if args.path.exists() && !args.force {
-        return Err(Error::Refused(format!(
-            "{} exists; pass --force to overwrite it",
-            args.path.display()
-        ))
-        .into());
+        let path = args.path.display();
+        return Err(Error::Refused(format!("{path} exists; pass --force to overwrite it")).into());
     }
     let c = &ctx.config;
     let interactive = !ctx.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
@@ -49,29 +50,9 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
         (args.route.clone()).map(|r| (r, args.to.clone().unwrap_or_else(|| "stdout".into())));
     let mut a = Answers::of(c, route);
     if interactive {
-        let url: String = Input::new()
-            .with_prompt("database URL")
-            .with_initial_text(&a.database_url)
-            .interact_text()
-            .map_err(ask_error)?;
-        let parsed = DatabaseUrl::parse(&url).map_err(crate::config::ConfigError::from)?;
-        a.backend = parsed.backend();
-        a.database_url = url;
-        let default_outbox = if a.backend == c.backend {
-            a.outbox.clone()
-        } else {
-            "app.outbox".into()
-        };
-        let what = if a.backend == Backend::Postgres {
-            "outbox table (schema.table)"
-        } else {
-            "outbox collection (db.collection)"
-        };
-        a.outbox = Input::new()
-            .with_prompt(what)
-            .with_initial_text(default_outbox)
-            .interact_text()
-            .map_err(ask_error)?;
+        let url = ask("database URL", &a.database_url, false)?;
+        a.set_url(c, url).map_err(Error::from)?;
+        a.outbox = ask(a.outbox_question(), &a.outbox, false)?;
         if a.backend == Backend::Postgres {
             let pick = Select::new()
                 .with_prompt("storage")
@@ -79,39 +60,21 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
                 .default(usize::from(a.storage == Storage::Consume))
                 .interact()
                 .map_err(ask_error)?;
-            a.storage = if pick == 1 {
-                Storage::Consume
-            } else {
-                Storage::Retain
-            };
-        } else {
-            a.storage = Storage::Retain;
+            a.storage = [Storage::Retain, Storage::Consume][pick];
         }
-        let mut items = vec!["hlc_ordering", "propagate_trace", "hlc_checkpoint"];
-        if a.storage == Storage::Consume {
-            items.push("delivery_log");
-        }
+        let items = a.features();
         let chosen = MultiSelect::new()
             .with_prompt("optional features (space to pick)")
             .items(&items)
             .interact()
             .map_err(ask_error)?;
-        let has = |name: &str| chosen.iter().any(|&i| items[i] == name);
-        a.hlc_ordering = has("hlc_ordering");
-        a.propagate_trace = has("propagate_trace");
-        a.name_optional_tables(has("hlc_checkpoint"), has("delivery_log"));
-        let route: String = Input::new()
-            .with_prompt("a first route to relay (empty: none)")
-            .allow_empty(true)
-            .interact_text()
-            .map_err(ask_error)?;
+        a.choose(&chosen.iter().map(|&i| items[i]).collect::<Vec<_>>());
+        let route = ask("a first route to relay (empty: none)", "", true)?;
         if !route.trim().is_empty() {
-            let to: String = Input::new()
-                .with_prompt("its destination")
-                .with_initial_text("stdout")
-                .interact_text()
-                .map_err(ask_error)?;
-            a.route = Some((route.trim().to_owned(), to));
+            a.route = Some((
+                route.trim().to_owned(),
+                ask("its destination", "stdout", false)?,
+            ));
         }
     }
     let config = a.write(&args.path, args.force)?;

@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 use uuid::Uuid;
 
 use super::Ctx;
+use super::output::{error_cell, opt, with_tenant};
 use crate::duration::{Dur, age};
 use crate::ops::failure_groups::FailureGroup;
 use crate::ops::inspect::{EventReport, Inspector, Page, RowNarrowing};
@@ -146,51 +147,36 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<()> {
 fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) {
     let tenants = all.iter().any(|s| s.tenant.is_some());
     let logs = all.iter().any(|s| s.delivered_last_day.is_some());
-    let header = format!(
-        "route{}ripe,scheduled,processing,stale,failed,oldest pending,next retry,attempts{}",
-        if tenants { ",tenant," } else { "," },
-        if logs {
+    let header = "route,ripe,scheduled,processing,stale,failed,oldest pending,next retry,attempts";
+    let header = with_tenant(tenants, header)
+        + if logs {
             ",delivered 1h,delivered 24h"
         } else {
             ""
-        }
-    );
+        };
     let dash = |n: Option<i64>| n.map_or("-".into(), |n| n.to_string());
-    let Some(t) = ctx.out.list(all, "the outbox has no rows", &header, |s| {
+    let listed = ctx.out.list(all, "the outbox has no rows", &header, |s| {
         let mut row = vec![s.route.clone()];
-        if tenants {
-            row.push(s.tenant.map(|t| t.to_string()).unwrap_or_default());
-        }
-        let attempts = s.attempts.iter().filter(|(a, _)| **a > 0);
+        row.extend(tenants.then(|| opt(s.tenant)));
+        row.extend([s.pending_ripe, s.pending_scheduled, s.processing].map(|n| n.to_string()));
         row.extend([
-            s.pending_ripe.to_string(),
-            s.pending_scheduled.to_string(),
-            s.processing.to_string(),
             dash(s.processing_stale),
             s.failed.to_string(),
             s.oldest_pending.map_or("-".into(), |t| age(now - t)),
-            s.next_retry
-                .map_or("-".into(), |t| format!("in {}", age(t - now))),
-            attempts
-                .map(|(a, n)| format!("{a}×{n}"))
-                .collect::<Vec<_>>()
-                .join(" "),
+            (s.next_retry).map_or("-".into(), |t| format!("in {}", age(t - now))),
+            s.attempts_seen(),
         ]);
         if logs {
             row.extend([dash(s.delivered_last_hour), dash(s.delivered_last_day)]);
         }
         row
-    }) else {
-        return;
-    };
-    let mut out = t.to_string();
-    for s in all {
-        if let Some(p) = &s.paused {
-            let tenant = s.tenant.map(|t| format!(" ({t})")).unwrap_or_default();
-            out.push_str(&format!("\n{}{tenant}: PAUSED {p}", s.route));
-        }
-    }
-    ctx.out.data(&out);
+    });
+    ctx.out.lines(
+        "",
+        all.iter()
+            .filter(|_| listed)
+            .filter_map(RouteSummary::paused_line),
+    );
 }
 
 fn print_relays(ctx: &Ctx, relays: &[crate::fleet::RelayRecord]) {
@@ -198,8 +184,7 @@ fn print_relays(ctx: &Ctx, relays: &[crate::fleet::RelayRecord]) {
     let header = "id,state,host,pid,version,routes,last seen,last pass,published,lag p99 ms,metrics,last error";
     let now = chrono::Utc::now();
     let ago = |t: chrono::DateTime<chrono::Utc>| format!("{} ago", age(now - t));
-    let short = std::io::stdout().is_terminal();
-    let table = ctx.out.list(relays, empty, header, |r| {
+    ctx.out.list(relays, empty, header, |r| {
         let mut routes = r.routes.join(",");
         if !r.tenants.is_empty() {
             routes.push_str(&format!(" ×{} tenants", r.tenants.len()));
@@ -214,60 +199,39 @@ fn print_relays(ctx: &Ctx, relays: &[crate::fleet::RelayRecord]) {
             ago(r.last_seen),
             r.last_pass_at.map(ago).unwrap_or_else(|| "-".into()),
             r.published.to_string(),
-            r.lag_p99_ms.map(|v| format!("{v:.1}")).unwrap_or_default(),
-            r.metrics_addr.clone().unwrap_or_default(),
-            error_cell(r.last_error.as_deref(), short),
+            opt(r.lag_p99_ms.map(|v| format!("{v:.1}"))),
+            opt(r.metrics_addr.as_ref()),
+            error_cell(r.last_error.as_deref()),
         ]
     });
-    if let Some(t) = table {
-        ctx.out.data(&t.to_string());
-    }
-}
-
-/// An error as a cell: whole in a pipe, on a terminal one line of 60 characters at most.
-fn error_cell(text: Option<&str>, short: bool) -> String {
-    let Some(text) = text else {
-        return String::new();
-    };
-    if !short {
-        return text.to_owned();
-    }
-    let one_line = text.replace('\n', " ");
-    match one_line.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}…", &one_line[..cut]),
-        None => one_line,
-    }
 }
 
 fn print_blocked(ctx: &Ctx, keys: &[BlockedKey]) {
-    let short = std::io::stdout().is_terminal();
     let header = "route,tenant,key,waiting,head id,head status,attempts,last error";
-    let table = ctx.out.list(keys, "no key is held back", header, |k| {
+    let listed = ctx.out.list(keys, "no key is held back", header, |k| {
         vec![
             k.route.clone(),
-            k.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
+            opt(k.tenant_id),
             k.ordering_key.clone(),
             k.waiting.to_string(),
             k.head.id.to_string(),
             k.head.status.clone(),
             k.head.attempts.to_string(),
-            error_cell(k.head.last_error.as_deref(), short),
+            error_cell(k.head.last_error.as_deref()),
         ]
     });
-    if let Some(t) = table {
-        ctx.out.data(&t.to_string());
+    if listed {
         ctx.out.note("a parked head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered");
     }
 }
 
 fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
-    let short = std::io::stdout().is_terminal();
     let spread = |m: &std::collections::BTreeMap<String, i64>| {
         let each: Vec<String> = m.iter().map(|(k, n)| format!("{k} {n}")).collect();
         each.join(", ")
     };
     let header = "group,rows,routes,types,attempts,first,last,error";
-    let table = ctx.out.list(groups, "no failed rows", header, |g| {
+    let listed = ctx.out.list(groups, "no failed rows", header, |g| {
         vec![
             g.id.clone(),
             g.count.to_string(),
@@ -280,11 +244,10 @@ fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
             },
             g.first_created_at.format(SECONDS).to_string(),
             g.last_created_at.format(SECONDS).to_string(),
-            error_cell(Some(&g.sample_error), short),
+            error_cell(Some(&g.sample_error)),
         ]
     });
-    if let Some(t) = table {
-        ctx.out.data(&t.to_string());
+    if listed {
         ctx.out.note(&format!(
             "{} group(s); act on one with requeue --group ID or discard --group ID",
             groups.len()
@@ -295,36 +258,27 @@ fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
 const SECONDS: &str = "%Y-%m-%d %H:%M:%S";
 
 pub fn print_rows(ctx: &Ctx, rows: &[RowView]) {
-    let short = std::io::stdout().is_terminal();
     let header = "id,event id,route,type,tenant,key,attempts,available at,created at,last error";
-    let table = ctx.out.list(rows, "no rows", header, |r| {
+    let listed = ctx.out.list(rows, "no rows", header, |r| {
         vec![
             r.id.to_string(),
             r.event_id.to_string(),
             r.route.clone(),
             r.event_type.clone(),
-            r.tenant_id.map(|t| t.to_string()).unwrap_or_default(),
-            r.ordering_key.clone().unwrap_or_default(),
+            opt(r.tenant_id),
+            opt(r.ordering_key.as_ref()),
             r.attempts.to_string(),
-            (r.available_at.map(|t| t.format(SECONDS).to_string())).unwrap_or_default(),
+            opt(r.available_at.map(|t| t.format(SECONDS))),
             r.created_at.format(SECONDS).to_string(),
-            error_cell(r.last_error.as_deref(), short),
+            error_cell(r.last_error.as_deref()),
         ]
     });
-    let Some(t) = table else {
-        return;
-    };
-    ctx.out.data(&t.to_string());
-    if rows.len() > 1 || short {
+    if listed && (rows.len() > 1 || std::io::stdout().is_terminal()) {
         let last = rows.last().expect("not empty").id;
         ctx.out.note(&format!("next page: --after {last}"));
     }
 }
 
 fn print_event(ctx: &Ctx, report: &EventReport) {
-    if ctx.out.is_json() {
-        ctx.out.json(report);
-    } else {
-        ctx.out.data(&report.to_string());
-    }
+    ctx.out.show(report, || ctx.out.data(&report.to_string()));
 }

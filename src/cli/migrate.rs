@@ -1,8 +1,5 @@
-//! `outboxctl migrate`: read the live catalog, plan what is missing, and apply it (or print
-//! it with `--dry-run`, or fail with `--check`). Only ever adds, so it asks no confirmation.
-//! [`crate::ops::migrate`] plans and applies; this file prints.
-
-use std::time::Duration;
+//! `outboxctl migrate`: [`crate::ops::migrate`] plans what is missing and applies it (or prints it
+//! with `--dry-run`, or fails with `--check`); only ever adds, so it asks no confirmation.
 
 use clap::Args;
 
@@ -32,15 +29,14 @@ pub struct MigrateArgs {
 }
 
 impl MigrateArgs {
-    /// `migrate --dry-run` with the defaults.
+    /// `migrate --dry-run` with the defaults (clap's own).
     pub fn dry_run() -> Self {
-        Self {
-            dry_run: true,
-            check: false,
-            lock_timeout: Dur(Duration::from_secs(2)),
-            retries: 5,
-            lock_wait: Dur(Duration::from_secs(300)),
+        #[derive(clap::Parser)]
+        struct Only {
+            #[command(flatten)]
+            args: MigrateArgs,
         }
+        <Only as clap::Parser>::parse_from(["migrate", "--dry-run"]).args
     }
 }
 
@@ -55,24 +51,21 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
     let target = migration.target.clone();
     let comment = migration.comment();
     if !ctx.out.is_json() {
-        for w in &migration.warnings {
-            ctx.out.warn(w);
-        }
+        migration.warnings.iter().for_each(|w| ctx.out.warn(w));
     }
     if !apply {
         let plan = &migration.plan;
-        if ctx.out.is_json() {
-            ctx.out.json(&migration.report(false));
-        } else if plan.is_up_to_date() {
-            ctx.out.note(&format!("schema of {target} is up to date"));
-        } else if args.check {
-            for step in &plan.steps {
-                ctx.out.data(&format!("missing: {}", step.summary));
+        ctx.out.show(&migration.report(false), || {
+            if plan.is_up_to_date() {
+                ctx.out.note(&format!("schema of {target} is up to date"));
+            } else if args.check {
+                ctx.out
+                    .lines("missing: ", plan.steps.iter().map(|s| &s.summary));
+                print_problems(ctx, &plan.problems);
+            } else {
+                ctx.out.data(&plan.script(comment));
             }
-            print_problems(ctx, &plan.problems);
-        } else {
-            ctx.out.data(&plan.script(comment));
-        }
+        });
         return Ok(migration.verdict(args.check)?);
     }
 
@@ -80,40 +73,32 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
         lock_timeout: args.lock_timeout.0,
         retries: args.retries,
     };
-    let bar = ctx
-        .out
-        .progress(Some(migration.plan.steps.len() as u64), "migrating");
+    let bar = ctx.progress(migration.plan.steps.len() as u64, "migrating");
     migration
         .apply(policy, |step, took| {
             bar.inc(1);
+            let line = format!("applied: {} ({:.2}s)", step.summary, took.as_secs_f64());
             if !ctx.out.is_json() {
-                bar.suspend(|| {
-                    ctx.out
-                        .data(&format!("applied: {} ({})", step.summary, short(took)))
-                });
+                bar.suspend(|| ctx.out.data(&line));
             }
         })
         .await?;
     bar.finish_and_clear();
     let plan = &migration.plan;
-    if ctx.out.is_json() {
-        ctx.out.json(&migration.report(true));
-    } else {
+    ctx.out.show(&migration.report(true), || {
         if plan.steps.is_empty() && plan.problems.is_empty() {
             ctx.out.note(&format!("schema of {target} is up to date"));
         }
         print_problems(ctx, &plan.problems);
-    }
+    });
     Ok(migration.verdict(false)?)
 }
 
 fn print_problems(ctx: &Ctx, problems: &[Problem]) {
-    for p in problems {
-        ctx.out
-            .data(&format!("problem: {}: {}", p.object, p.message));
-    }
-}
-
-fn short(d: Duration) -> String {
-    format!("{:.2}s", d.as_secs_f64())
+    ctx.out.lines(
+        "problem: ",
+        problems
+            .iter()
+            .map(|p| format!("{}: {}", p.object, p.message)),
+    );
 }

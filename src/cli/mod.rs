@@ -24,7 +24,6 @@ mod values;
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::sync::Mutex;
 
 use clap::Parser;
 
@@ -54,26 +53,16 @@ impl Ctx {
     pub fn backend(&self) -> crate::store::backend::Backend<'_> {
         crate::store::backend::Backend::of(&self.config, self.connect_timeout)
     }
-}
 
-static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-/// Remembers a secret so that no message printed by the CLI can contain it.
-fn remember_secret(secret: &str) {
-    if secret.len() >= 2 {
-        SECRETS
-            .lock()
-            .expect("not poisoned")
-            .push(secret.to_owned());
+    /// A bar of `len` steps for `message` (see [`Output::progress`]).
+    pub fn progress(&self, len: u64, message: &str) -> indicatif::ProgressBar {
+        self.out.progress(Some(len), message)
     }
-}
 
-fn scrub(message: String) -> String {
-    SECRETS
-        .lock()
-        .expect("not poisoned")
-        .iter()
-        .fold(message, |m, s| m.replace(s.as_str(), "****"))
+    /// Asks before a destructive step, unless `--yes` (see [`confirm::confirm`]).
+    pub fn confirm(&self, question: &str) -> Result<(), crate::Error> {
+        confirm::confirm(self.yes, question)
+    }
 }
 
 /// Parses the arguments, runs the command and maps the outcome to an exit code.
@@ -104,7 +93,10 @@ where
             return exit_code::to_process(exit_code::ERROR);
         }
     };
-    init_logging(&cli.global);
+    let g = &cli.global;
+    let color =
+        !g.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal();
+    crate::telemetry::init_logs(g.quiet, g.verbose, g.log_format == LogFormat::Json, color);
     // the commands that send: their spans go out if the OTEL_* environment asks for them
     let traced = matches!(&cli.command, Command::Relay(_) | Command::Replay(_));
     if traced {
@@ -113,10 +105,10 @@ where
     let handles_signals = matches!(&cli.command, Command::Relay(r) if r.mode.run_loop);
     let code = runtime.block_on(async {
         if handles_signals {
-            return exit_code_of(dispatch(cli).await);
+            return exit_code_of(dispatch(cli, color).await);
         }
         tokio::select! {
-            result = dispatch(cli) => exit_code_of(result),
+            result = dispatch(cli, color) => exit_code_of(result),
             _ = tokio::signal::ctrl_c() => {
                 eprintln!("interrupted");
                 exit_code::INTERRUPTED
@@ -137,35 +129,10 @@ fn exit_code_of(result: anyhow::Result<()>) -> u8 {
     match result {
         Ok(()) => exit_code::OK,
         Err(e) => {
-            eprintln!("error: {}", scrub(crate::error::one_line(e.as_ref())));
+            eprintln!("error: {}", crate::error::printable(e.as_ref()));
             crate::error::exit_code_of(e.as_ref())
         }
     }
-}
-
-/// Logs go to stderr: `RUST_LOG` if set, else info (warn with `-q`, debug with `-v`).
-fn init_logging(global: &GlobalArgs) {
-    use tracing_subscriber::EnvFilter;
-    // Broker clients log their own connection chatter; outboxctl reports what matters itself.
-    let default = match (global.quiet, global.verbose) {
-        (true, _) => "warn,lapin=off,async_nats=error",
-        (false, 0) => "warn,outboxctl=info,lapin=off,async_nats=error",
-        (false, 1) => "info,outboxctl=debug,lapin=warn",
-        // async_nats's debug lines print the server's URL with its password
-        (false, _) => "debug,async_nats=info",
-    };
-    let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
-    let ansi = !global.no_color
-        && std::env::var_os("NO_COLOR").is_none()
-        && std::io::stderr().is_terminal();
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false);
-    let _ = match global.log_format {
-        LogFormat::Text => builder.with_ansi(ansi).try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).try_init(),
-    };
 }
 
 fn overrides(global: &GlobalArgs, target: &TargetArgs, backend: Option<Backend>) -> Overrides {
@@ -184,47 +151,33 @@ fn overrides(global: &GlobalArgs, target: &TargetArgs, backend: Option<Backend>)
     }
 }
 
-async fn dispatch(cli: Cli) -> anyhow::Result<()> {
+async fn dispatch(cli: Cli, color: bool) -> anyhow::Result<()> {
     let Cli {
         global,
         target,
         command,
     } = cli;
     if let Some(url) = &global.database_url {
-        if let Ok(parsed) = crate::dburl::DatabaseUrl::parse(url) {
-            parsed.password().map(remember_secret);
-        }
+        crate::dburl::DatabaseUrl::parse(url)
+            .map(|u| crate::error::keep_secret(&u))
+            .ok();
     }
     let backend = match &command {
         Command::Schema(schema::SchemaCommand::Print(args)) => args.backend,
         _ => None,
     };
     let overrides = overrides(&global, &target, backend);
-    let config = if matches!(
+    // init, completions and man never read outboxctl.yaml (init may be replacing a broken one)
+    let reads_file = !matches!(
         command,
         Command::Init(_) | Command::Completions(_) | Command::Man(_)
-    ) {
-        // These never read outboxctl.yaml (init may be replacing a broken one).
-        Config::resolve(
-            config::FileConfig::default(),
-            None,
-            &overrides,
-            &config::process_env,
-        )
-    } else {
-        Config::load(&overrides, &config::process_env)
-    }
-    .map_err(crate::Error::from)?;
-    if let Some(url) = &config.database_url {
-        url.password().map(remember_secret);
-    }
-    let color = !global.no_color
-        && std::env::var_os("NO_COLOR").is_none()
-        && std::io::stderr().is_terminal();
+    );
+    let config = Config::load_with(&overrides, reads_file, &config::process_env)
+        .map_err(crate::Error::from)?;
+    config.database_url.as_ref().map(crate::error::keep_secret);
     let out = Output {
         format: global.format,
         quiet: global.quiet,
-        verbose: global.verbose,
         color,
         data_on_stderr: false,
     };

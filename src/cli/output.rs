@@ -22,7 +22,6 @@ pub enum Format {
 pub struct Output {
     pub format: Format,
     pub quiet: bool,
-    pub verbose: u8,
     pub color: bool,
     /// Data goes to stderr: stdout carries something else (events relayed or replayed to
     /// `stdout`). See [`Output::on_stderr`].
@@ -48,14 +47,8 @@ impl Output {
             return;
         }
         let mut out = std::io::stdout().lock();
-        let result = out.write_all(text.as_bytes()).and_then(|()| {
-            if text.ends_with('\n') {
-                Ok(())
-            } else {
-                out.write_all(b"\n")
-            }
-        });
-        if let Err(e) = result.and_then(|()| out.flush()) {
+        let end = if text.ends_with('\n') { "" } else { "\n" };
+        if let Err(e) = write!(out, "{text}{end}").and_then(|()| out.flush()) {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
                 std::process::exit(0);
             }
@@ -72,15 +65,15 @@ impl Output {
     }
 
     /// A list as the format asks: a JSON array, one JSON object per line, or a table with the
-    /// comma-separated `header` and a row of `cells` per item, returned for the caller to print
-    /// with what follows it (`None` after noting `empty` when there are no items).
+    /// comma-separated `header` and a row of `cells` per item (a note of `empty` when there are
+    /// no items). Whether a table was printed.
     pub fn list<T: Serialize>(
         &self,
         items: &[T],
         empty: &str,
         header: &str,
         cells: impl Fn(&T) -> Vec<String>,
-    ) -> Option<Table> {
+    ) -> bool {
         match self.format {
             Format::Json => self.json(&items),
             Format::Jsonl => items
@@ -88,15 +81,29 @@ impl Output {
                 .for_each(|i| self.data(&serde_json::to_string(i).expect("serialises"))),
             Format::Table if items.is_empty() => self.note(empty),
             Format::Table => {
-                let mut t = table();
-                t.set_header(header.split(','));
-                items.iter().for_each(|i| {
-                    t.add_row(cells(i));
-                });
-                return Some(t);
+                self.table(header.split(','), items.iter().map(cells));
+                return true;
             }
         }
-        None
+        false
+    }
+
+    /// A [`table_of`] its header and rows, as data.
+    pub fn table<C: Into<comfy_table::Cell>>(
+        &self,
+        header: impl IntoIterator<Item = C>,
+        rows: impl IntoIterator<Item = Vec<String>>,
+    ) {
+        self.data(&table_of(header, rows).to_string());
+    }
+
+    /// `value` as JSON when the format asks for JSON, else what `text` writes.
+    pub fn show<T: Serialize>(&self, value: &T, text: impl FnOnce()) {
+        if self.is_json() {
+            self.json(value);
+        } else {
+            text();
+        }
     }
 
     pub fn is_json(&self) -> bool {
@@ -117,6 +124,13 @@ impl Output {
         } else {
             eprintln!("warning: {text}");
         }
+    }
+
+    /// Each of `items` on a line of its own after `prefix` (`applied: …`).
+    pub fn lines<T: std::fmt::Display>(&self, prefix: &str, items: impl IntoIterator<Item = T>) {
+        items
+            .into_iter()
+            .for_each(|i| self.data(&format!("{prefix}{i}")));
     }
 
     /// A spinner or bar on stderr, hidden unless stderr is a terminal (and not `-q`).
@@ -149,4 +163,45 @@ pub fn table() -> Table {
     }
     t.set_content_arrangement(ContentArrangement::Dynamic);
     t
+}
+
+/// A [`table`] with its header and rows.
+pub fn table_of<C: Into<comfy_table::Cell>>(
+    header: impl IntoIterator<Item = C>,
+    rows: impl IntoIterator<Item = Vec<String>>,
+) -> Table {
+    let mut t = table();
+    t.set_header(header);
+    rows.into_iter().for_each(|r| {
+        t.add_row(r);
+    });
+    t
+}
+
+/// An optional value as a cell: empty when there is none.
+pub fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// An error as a cell: whole in a pipe, on a terminal one line of 60 characters at most.
+pub fn error_cell(text: Option<&str>) -> String {
+    let Some(text) = text else {
+        return String::new();
+    };
+    if !std::io::stdout().is_terminal() {
+        return text.to_owned();
+    }
+    let one_line = text.replace('\n', " ");
+    match one_line.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
+}
+
+/// A comma-separated header with a `tenant` column after its first when `tenants`.
+pub fn with_tenant(tenants: bool, header: &str) -> String {
+    match (tenants, header.split_once(',')) {
+        (true, Some((first, rest))) => format!("{first},tenant,{rest}"),
+        _ => header.to_owned(),
+    }
 }

@@ -5,8 +5,7 @@ use clap::{Args, Subcommand};
 
 use super::Ctx;
 use crate::duration::Dur;
-use crate::ops::partitions::{self as ops, DayResult, DeliveryLog};
-use crate::schema::partitions::{Bound, DayAction};
+use crate::ops::partitions::{self as ops, DeliveryLog, FixStep};
 use crate::schema::postgres::LockPolicy;
 
 #[derive(Debug, Subcommand)]
@@ -82,78 +81,50 @@ pub async fn run(ctx: &Ctx, cmd: PartitionsCommand) -> anyhow::Result<()> {
 
 async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<()> {
     let listing = log.list(ctx.config.partitions.ahead_days).await?;
-    if ctx.out.is_json() {
-        ctx.out.json(&listing);
-        return Ok(());
-    }
-    let mut table = super::output::table();
-    table.set_header([
-        "partition",
-        "from (UTC)",
-        "to (UTC)",
-        "est. rows",
-        "size",
-        "flags",
-    ]);
-    let minute = |t: &chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M").to_string();
-    for (p, flags) in listing.rows() {
-        let (from, to) = match &p.partition.bound {
-            Bound::Default => (String::new(), String::new()),
-            Bound::Range { from, to } => (minute(from), minute(to)),
-            Bound::Other { text } => (text.clone(), String::new()),
-        };
-        table.add_row([
-            p.partition.name.clone(),
-            from,
-            to,
-            p.estimated_rows.to_string(),
-            crate::vacuum::size(p.bytes),
-            flags.join(", "),
-        ]);
-    }
-    let mut text = table.to_string();
-    for note in listing.notes() {
-        text.push_str(&format!("\n{note}"));
-    }
-    ctx.out.data(&text);
+    ctx.out.show(&listing, || {
+        let header = [
+            "partition",
+            "from (UTC)",
+            "to (UTC)",
+            "est. rows",
+            "size",
+            "flags",
+        ];
+        let rows = listing.rows().into_iter().map(|(p, flags)| {
+            let (from, to) = p.partition.bound.span();
+            let (rows, size) = (p.estimated_rows.to_string(), crate::vacuum::size(p.bytes));
+            vec![
+                p.partition.name.clone(),
+                from,
+                to,
+                rows,
+                size,
+                flags.join(", "),
+            ]
+        });
+        ctx.out.table(header, rows);
+        ctx.out.lines("", listing.notes());
+    });
     Ok(())
 }
 
 async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> anyhow::Result<()> {
     let days = args.days.unwrap_or(ctx.config.partitions.ahead_days);
-    let bar = ctx
-        .out
-        .progress(Some(u64::from(days) + 1), "adding partitions");
+    let bar = ctx.progress(u64::from(days) + 1, "adding partitions");
     let report = log
         .add_ahead(days, args.lock.policy(ctx), |_| bar.inc(1))
         .await?;
     bar.finish_and_clear();
-    let problems = report.problems();
-    if ctx.out.is_json() {
-        ctx.out.json(&report);
-    } else {
-        for r in &report.days {
-            let (DayAction::Present { day, partition }
-            | DayAction::Add { day, partition }
-            | DayAction::Conflict { day, partition }) = &r.action;
-            match r.result {
-                DayResult::Added => ctx.out.data(&format!("added: {partition} for {day}")),
-                DayResult::Present => {}
-                result => ctx.out.data(&format!(
-                    "{}: {day}: {}",
-                    result.as_str(),
-                    r.reason.as_deref().unwrap_or_default()
-                )),
-            }
-        }
-        if report.added == 0 && problems == 0 {
+    ctx.out.show(&report, || {
+        ctx.out
+            .lines("", report.days.iter().filter_map(|d| d.line()));
+        if report.added == 0 && report.problems() == 0 {
+            let (n, today) = (days + 1, log.today);
             ctx.out.note(&format!(
-                "{} days from {} already attached; nothing to do",
-                days + 1,
-                log.today
+                "{n} days from {today} already attached; nothing to do"
             ));
         }
-    }
+    });
     Ok(report.verdict()?)
 }
 
@@ -162,80 +133,43 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
     let plan = log.plan_drop(keep)?;
     let cutoff = plan.cutoff.format("%Y-%m-%d");
     if plan.would_drop.is_empty() {
-        if ctx.out.is_json() {
-            ctx.out.json(&plan.nothing_dropped());
-        } else {
+        ctx.out.show(&plan.nothing_dropped(), || {
+            let log = &plan.log;
             ctx.out.note(&format!(
-                "no partition of {} ends at or before {cutoff}; nothing to drop",
-                plan.log
+                "no partition of {log} ends at or before {cutoff}; nothing to drop"
             ));
-        }
+        });
         return Ok(());
     }
     if args.dry_run {
-        if ctx.out.is_json() {
-            ctx.out.json(&plan);
-        } else {
-            for statement in plan.statements() {
-                ctx.out.data(&statement);
-            }
-        }
+        ctx.out.show(&plan, || ctx.out.lines("", plan.statements()));
         return Ok(());
     }
     let names = &plan.would_drop;
-    super::confirm::confirm(
-        ctx.yes,
-        &format!(
-            "drop {} partition(s) of {} ending at or before {cutoff} ({})",
-            names.len(),
-            plan.log,
-            names.join(", ")
-        ),
-    )?;
-    let bar = ctx
-        .out
-        .progress(Some(names.len() as u64), "dropping partitions");
+    let (n, all) = (names.len(), names.join(", "));
+    let name = &plan.log;
+    ctx.confirm(&format!(
+        "drop {n} partition(s) of {name} ending at or before {cutoff} ({all})"
+    ))?;
+    let bar = ctx.progress(names.len() as u64, "dropping partitions");
     let report = log
         .drop_expired(&plan, args.lock.policy(ctx), || bar.inc(1))
         .await?;
     bar.finish_and_clear();
-    if ctx.out.is_json() {
-        ctx.out.json(&report);
-    } else {
-        for n in &report.dropped {
-            ctx.out.data(&format!("dropped: {n}"));
-        }
-        for g in &report.gave_up {
-            ctx.out
-                .data(&format!("gave up: {}: {}", g.partition, g.reason));
-        }
-    }
+    ctx.out.show(&report, || ctx.out.lines("", report.lines()));
     Ok(report.verdict()?)
 }
 
 async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Result<()> {
     let min_ahead = args.min_ahead.unwrap_or(ctx.config.partitions.ahead_days);
     let fix = args.fix.then(|| args.lock.policy(ctx));
-    let report = log
-        .check(min_ahead, fix, |step| {
-            if !ctx.out.is_json() {
-                ctx.out.data(&step.to_string());
-            }
-        })
-        .await?;
-    if ctx.out.is_json() {
-        ctx.out.json(&report);
-    } else if report.ok {
-        if !ctx.out.quiet {
-            ctx.out.data(&format!(
-                "ok: {}: default partition empty, {} day(s) attached from today, no gaps",
-                report.log, report.days_attached_from_today
-            ));
+    let each = |step: &FixStep| {
+        if !ctx.out.is_json() {
+            ctx.out.data(&step.to_string());
         }
-    } else {
-        for f in &report.findings {
-            ctx.out.data(&format!("problem: {}: {f}", report.log));
-        }
-    }
+    };
+    let report = log.check(min_ahead, fix, each).await?;
+    ctx.out
+        .show(&report, || ctx.out.lines("", report.lines(ctx.out.quiet)));
     Ok(report.verdict()?)
 }

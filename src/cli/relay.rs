@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::Ctx;
-use crate::exit_code;
+use super::output::{opt, with_tenant};
 use crate::relay::assemble::{Assembled, RelayRequest, assemble};
 use crate::relay::serve::{self, LoopOptions};
 use crate::relay::{RouteStats, Shutdown};
@@ -75,7 +75,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     // --loop: from the start a signal drains (one while it starts ends it at once, exit 0)
     let shutdown = Shutdown::default();
     if args.mode.run_loop {
-        spawn_signal_handler(shutdown.clone());
+        shutdown.on_signals();
     }
     let mut warn = |w: &str| ctx.out.warn(w);
     let request = RelayRequest {
@@ -84,7 +84,6 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     };
     let Some(assembled) = assemble(&ctx.config, ctx.connect_timeout, &request, &mut warn).await?
     else {
-        stopped_while_starting();
         return Ok(());
     };
     if args.mode.once {
@@ -117,7 +116,6 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
         &shutdown,
     );
     let Some(serving) = start.await? else {
-        stopped_while_starting();
         return Ok(());
     };
     let stats = serving.run(&shutdown).await;
@@ -130,37 +128,6 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A stop before the relay served: nothing was claimed, nothing to drain.
-fn stopped_while_starting() {
-    tracing::info!("stop requested while starting: nothing was claimed, the relay stops");
-}
-
-/// SIGTERM or SIGINT starts the drain; a second one exits at once with 130.
-fn spawn_signal_handler(shutdown: Shutdown) {
-    use tokio::signal::unix::{SignalKind, signal};
-    // registered now, not when the task first runs: a signal from here on is this handler's
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        return;
-    };
-    tokio::spawn(async move {
-        for n in 0.. {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
-            if n == 0 {
-                tracing::info!("stop requested: draining (signal again to exit at once)");
-                shutdown.stop();
-            } else {
-                std::process::exit(i32::from(exit_code::INTERRUPTED));
-            }
-        }
-    });
-}
-
 fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
     let out = if to_stderr {
         ctx.out.on_stderr()
@@ -168,45 +135,23 @@ fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
         ctx.out
     };
     let tenants = stats.iter().any(|s| s.tenant.is_some());
-    let header = format!(
-        "route{}claimed,published,retried,failed,failed passes,seconds,events/s,lag p50 ms,lag p99 ms",
-        if tenants { ",tenant," } else { "," }
-    );
-    let ms = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_default();
-    let Some(table) = out.list(stats, "no routes relayed", &header, |s| {
+    let header = "route,claimed,published,retried,failed,failed passes,seconds,events/s,lag p50 ms,lag p99 ms";
+    let header = with_tenant(tenants, header);
+    let ms = |v: Option<f64>| opt(v.map(|v| format!("{v:.1}")));
+    let listed = out.list(stats, "no routes relayed", &header, |s| {
         let mut row = vec![s.route.clone()];
-        if tenants {
-            row.push(s.tenant.map(|t| t.to_string()).unwrap_or_default());
-        }
+        row.extend(tenants.then(|| opt(s.tenant)));
+        row.extend(
+            [s.claimed, s.published, s.retried, s.failed, s.failed_passes].map(|n| n.to_string()),
+        );
         row.extend([
-            s.claimed.to_string(),
-            s.published.to_string(),
-            s.retried.to_string(),
-            s.failed.to_string(),
-            s.failed_passes.to_string(),
             format!("{:.2}", s.seconds),
             format!("{:.0}", s.events_per_second),
-            ms(s.lag_p50_ms),
-            ms(s.lag_p99_ms),
         ]);
+        row.extend([ms(s.lag_p50_ms), ms(s.lag_p99_ms)]);
         row
-    }) else {
-        return;
-    };
-    let mut text = table.to_string();
-    for s in stats {
-        if let Some(e) = &s.last_error {
-            text.push_str(&format!("\n{}: last failed pass: {e}", s.route));
-        }
-        if let Some(p) = &s.paused {
-            text.push_str(&format!("\n{}: nothing claimed, paused {p}", s.route));
-        }
-        if let Some(down) = &s.destination_down {
-            text.push_str(&format!(
-                "\n{}: destination down, nothing attempted (rows stay pending): {down}",
-                s.route
-            ));
-        }
+    });
+    if listed {
+        out.lines("", stats.iter().flat_map(RouteStats::notes));
     }
-    out.data(&text);
 }

@@ -1,15 +1,11 @@
-//! `outboxctl replay`: publish delivered events again to `--to`, selected and in claim order,
-//! from the outbox's published rows, a `postgres-table` destination or a `file:` archive;
-//! `--dry-run` counts, a confirmation guards large replays, the summary prints the cursor
-//! `--after` resumes from. Never changes the outbox.
+//! `outboxctl replay`: publish delivered events again to `--to` ([`crate::replay`]); `--dry-run`
+//! counts, a confirmation guards large replays, the summary gives the cursor `--after` resumes at.
 
 use chrono::{DateTime, Utc};
 use clap::Args;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::confirm::confirm;
-use crate::model::rfc3339;
 use crate::ops::replay as ops;
 use crate::replay::request::{Prepared, Request, parse_hlc, parse_rate, parse_time};
 use crate::replay::{self, Destinations, Pace, Selection, Tally, Tries};
@@ -107,7 +103,7 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
         .map(|url| Destinations::new(url, args.channel.clone(), build))
         .transpose()?;
     let started = std::time::Instant::now();
-    let mut pace = Pace {
+    let pace = Pace {
         rate: args.rate,
         limit: args.limit,
         tries: Tries {
@@ -115,113 +111,64 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
             timeout: ctx.config.relay.publish_timeout,
         },
     };
-    let counted = if args.dry_run || !ctx.yes {
+    let mut replay = ops::Replay::new(&ctx.config, ctx.connect_timeout, *plan);
+    if args.dry_run || !ctx.yes {
         let bar = ctx.out.progress(None, "counting");
-        let mut source = ops::open(&ctx.config, ctx.connect_timeout, &plan).await?;
-        let tally = replay::count(&mut source, args.limit).await?;
+        replay.count(args.limit).await?;
         bar.finish_and_clear();
-        Some(tally)
-    } else {
-        None
+    }
+    let done = |tally: &Tally, to: Option<&Destinations>, stopped: Option<String>| {
+        let to = to.map(Destinations::shown);
+        let summary = tally.summary(to.is_none(), to, started.elapsed(), stopped);
+        // replayed messages own stdout when they go there: the summary goes to stderr
+        let out = if summary.to_stdout() {
+            ctx.out.on_stderr()
+        } else {
+            ctx.out
+        };
+        out.show(&summary, || {
+            if !tally.routes.is_empty() {
+                out.table(["route", "events", "first", "last"], summary.rows());
+            }
+            ctx.out.note(&summary.line());
+        });
     };
     let Some(to) = to.as_mut().filter(|_| !args.dry_run) else {
-        report(ctx, &counted.unwrap_or_default(), None, started, None, true);
+        done(&replay.counted.unwrap_or_default(), None, None);
         return Ok(());
     };
-    if let Some(tally) = &counted {
-        // no more goes than was counted (and confirmed): events delivered since wait for
-        // another replay
-        pace.limit = Some(tally.count);
+    if let Some(tally) = &replay.counted {
         if tally.count == 0 {
             ctx.out
                 .note("nothing to replay: no delivered event matches");
-            report(ctx, tally, Some(to.shown()), started, None, false);
+            done(tally, Some(to), None);
             return Ok(());
         }
         if tally.count > CONFIRM_ABOVE {
             let (n, routes, shown) = (tally.count, tally.per_route(), to.shown());
-            confirm(ctx.yes, &format!("replay {n} events ({routes}) to {shown}"))?;
+            ctx.confirm(&format!("replay {n} events ({routes}) to {shown}"))?;
         }
     }
-    let bar = ctx
-        .out
-        .progress(counted.as_ref().map(|t| t.count), "replaying");
-    let mut source = ops::open(&ctx.config, ctx.connect_timeout, &plan).await?;
-    let outcome = replay::run(&mut source, to, &pace, |t| bar.set_position(t.count)).await;
+    let bar = (ctx.out).progress(replay.counted.as_ref().map(|t| t.count), "replaying");
+    let outcome = replay
+        .publish(to, pace, |t| bar.set_position(t.count))
+        .await?;
     bar.finish_and_clear();
-    for w in to.warnings.drain(..) {
-        ctx.out.warn(&w);
-    }
+    to.warnings.drain(..).for_each(|w| ctx.out.warn(&w));
     match outcome {
         Ok(tally) => {
-            report(ctx, &tally, Some(to.shown()), started, None, false);
+            done(&tally, Some(to), None);
             Ok(())
         }
         Err(stopped) => {
             let resume = stopped.resume(args.after.as_deref());
-            let error = format!("{}; {resume}", stopped.error);
-            report(
-                ctx,
+            done(
                 &stopped.tally,
-                Some(to.shown()),
-                started,
-                Some(error),
-                false,
+                Some(to),
+                Some(format!("{}; {resume}", stopped.error)),
             );
             Err(stopped.into_error(&resume).into())
         }
-    }
-}
-
-fn report(
-    ctx: &Ctx,
-    tally: &Tally,
-    to: Option<String>,
-    started: std::time::Instant,
-    stopped: Option<String>,
-    dry_run: bool,
-) {
-    let elapsed = started.elapsed();
-    // replayed messages own stdout when they go there: the report goes to stderr
-    let out = match to.as_deref() {
-        Some("stdout" | "-") => ctx.out.on_stderr(),
-        _ => ctx.out,
-    };
-    if out.is_json() {
-        out.json(&tally.summary(dry_run, to.clone(), elapsed, stopped));
-        return;
-    }
-    let edge = |e: &Option<replay::Edge>| e.as_ref().map_or(String::new(), |e| e.to_string());
-    let mut table = super::output::table();
-    table.set_header(vec!["route", "events", "first", "last"]);
-    for (route, t) in &tally.routes {
-        let row = [
-            route.clone(),
-            t.count.to_string(),
-            edge(&t.first),
-            edge(&t.last),
-        ];
-        table.add_row(row);
-    }
-    if !tally.routes.is_empty() {
-        out.data(&table.to_string());
-    }
-    let rate = tally.count as f64 / elapsed.as_secs_f64().max(1e-3);
-    let what = if dry_run {
-        format!("would replay {} event(s)", tally.count)
-    } else {
-        format!(
-            "replayed {} event(s) to {} in {:.1} s ({rate:.0}/s)",
-            tally.count,
-            to.unwrap_or_default(),
-            elapsed.as_secs_f64()
-        )
-    };
-    match &tally.cursor {
-        Some(c) if !dry_run => ctx
-            .out
-            .note(&format!("{what}; the next replay resumes with --after {c}")),
-        _ => ctx.out.note(&what),
     }
 }
 
@@ -230,28 +177,10 @@ fn report(
 async fn nothing_kept(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<()> {
     let (ids, tenant) = (&args.event_ids, args.tenant);
     let proof = ops::delivered(&ctx.config, ctx.connect_timeout, tenant, ids, args.dry_run).await?;
-    if ctx.out.is_json() {
-        ctx.out.json(&proof);
-        return Ok(());
-    }
-    let mut table = super::output::table();
-    table.set_header(vec!["event", "route", "row id", "delivered at"]);
-    for e in &proof.events {
-        let id = e.event_id.to_string();
-        match e.deliveries.as_deref() {
-            Some(ds) if !ds.is_empty() => {
-                for d in ds {
-                    let at = rfc3339(d.published_at);
-                    table.add_row(vec![id.clone(), d.route.clone(), d.id.to_string(), at]);
-                }
-            }
-            _ => {
-                let none = "not in the delivery log".to_owned();
-                table.add_row(vec![id, String::new(), String::new(), none]);
-            }
-        }
-    }
-    ctx.out.data(&table.to_string());
-    ctx.out.note(&proof.reason);
+    ctx.out.show(&proof, || {
+        let header = ["event", "route", "row id", "delivered at"];
+        ctx.out.table(header, proof.rows());
+        ctx.out.note(&proof.reason);
+    });
     Ok(())
 }

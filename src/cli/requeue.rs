@@ -70,10 +70,8 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
         report(ctx, &plan);
         return Ok(plan.verdict()?);
     }
-    super::confirm::confirm(ctx.yes, &action.question(picked.ids.len()))?;
-    let bar = ctx
-        .out
-        .progress(Some(picked.ids.len() as u64), action.verb());
+    ctx.confirm(&action.question(picked.ids.len()))?;
+    let bar = ctx.progress(picked.ids.len() as u64, action.verb());
     let done = rows.apply(&picked, action, |n| bar.inc(n)).await?;
     bar.finish_and_clear();
     report(ctx, &done);
@@ -81,23 +79,18 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
 }
 
 fn report(ctx: &Ctx, r: &FailedRowsReport) {
-    if ctx.out.is_json() {
-        ctx.out.json(r);
-        return;
-    }
-    let verb = if r.dry_run {
-        format!("would {}", r.action.verb())
-    } else {
-        r.action.done().to_owned()
-    };
-    for id in &r.ids {
-        ctx.out.data(&format!("{verb}: {id}"));
-    }
-    for id in &r.not_failed {
-        ctx.out.data(&format!("skipped: {id} (not a failed row)"));
-    }
-    for (group, n) in &r.groups {
-        ctx.out.note(&format!("group {group}: {n} row(s)"));
-    }
-    ctx.out.note(&format!("{verb} {} row(s)", r.ids.len()));
+    ctx.out.show(r, || {
+        let verb = r.verb();
+        ctx.out.lines(&format!("{verb}: "), &r.ids);
+        ctx.out.lines(
+            "skipped: ",
+            r.not_failed
+                .iter()
+                .map(|id| format!("{id} (not a failed row)")),
+        );
+        r.groups
+            .iter()
+            .for_each(|(g, n)| ctx.out.note(&format!("group {g}: {n} row(s)")));
+        ctx.out.note(&format!("{verb} {} row(s)", r.ids.len()));
+    });
 }

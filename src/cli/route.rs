@@ -1,11 +1,11 @@
-//! `outboxctl route pause|resume|list`: stop one route everywhere in an incident (its rows
-//! stay pending, the relays and other routes go on), and resume it later; every pause and
-//! resume is kept as history.
+//! `outboxctl route pause|resume|list`: stop one route on every relay in an incident (its rows stay
+//! pending), resume it later ([`crate::ops::fleet`] keeps every pause and resume as history).
 
 use clap::Subcommand;
 use uuid::Uuid;
 
 use super::Ctx;
+use super::output::opt;
 use crate::ops::fleet::{self, RouteRef, RouteState};
 
 #[derive(Debug, Subcommand)]
@@ -47,38 +47,17 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<()> {
         } => {
             let target = RouteRef::checked(&ctx.config, &route, tenant)?;
             let done = fleet::pause(&ctx.config, ctx.connect_timeout, &target, &reason).await?;
-            if done.unserved {
-                ctx.out.warn(&format!(
-                    "no live relay serves route {route}{}: it is paused all the same, for any relay that starts",
-                    tenant.map(|t| format!(" for tenant {t}")).unwrap_or_default()
-                ));
+            if let Some(w) = done.unserved_warning(&target) {
+                ctx.out.warn(&w);
             }
-            if ctx.out.is_json() {
-                ctx.out.json(&done);
-            } else if done.already {
-                let p = &done.pause;
-                ctx.out
-                    .data(&format!("route {route} was paused already, {p}"));
-            } else {
-                ctx.out.data(&format!(
-                    "route {route} paused: every outboxctl relay stops claiming it within relay.heartbeat (`outboxctl route resume {route}` to undo)"
-                ));
-            }
+            ctx.out.show(&done, || ctx.out.data(&done.line(&target)));
         }
         RouteCommand::Resume { route, tenant } => {
             let target = RouteRef::checked(&ctx.config, &route, tenant)?;
             let ended = fleet::resume(&ctx.config, ctx.connect_timeout, &target).await?;
-            if ctx.out.is_json() {
-                ctx.out
-                    .json(&serde_json::json!({ "resumed": ended.is_some(), "pause": ended }));
-            } else if let Some(p) = ended {
-                ctx.out.data(&format!(
-                    "route {route} resumed (paused {p}); relays claim it again within relay.heartbeat"
-                ));
-            } else {
-                ctx.out
-                    .data(&format!("route {route} was not paused: nothing to resume"));
-            }
+            let json = serde_json::json!({ "resumed": ended.is_some(), "pause": ended });
+            ctx.out
+                .show(&json, || ctx.out.data(&target.resumed(ended.as_ref())));
         }
         RouteCommand::List { history } => {
             let rows = fleet::list(&ctx.config, ctx.connect_timeout, history).await?;
@@ -90,19 +69,15 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<()> {
 
 fn print_routes(ctx: &Ctx, rows: &[RouteState]) {
     let empty = "no routes: none configured, none served by a live relay, none ever paused";
-    let table = ctx
-        .out
-        .list(rows, empty, "route,tenant,state,since,by,reason", |r| {
-            vec![
-                r.route.clone(),
-                r.tenant.map(|t| t.to_string()).unwrap_or_default(),
-                r.state.to_owned(),
-                (r.since.map(|s| s.format("%Y-%m-%d %H:%M:%SZ").to_string())).unwrap_or_default(),
-                r.by.clone().unwrap_or_default(),
-                r.reason.clone().unwrap_or_default(),
-            ]
-        });
-    if let Some(t) = table {
-        ctx.out.data(&t.to_string());
-    }
+    let header = "route,tenant,state,since,by,reason";
+    ctx.out.list(rows, empty, header, |r| {
+        vec![
+            r.route.clone(),
+            opt(r.tenant),
+            r.state.to_owned(),
+            opt(r.since.map(|s| s.format("%Y-%m-%d %H:%M:%SZ"))),
+            opt(r.by.as_ref()),
+            opt(r.reason.as_ref()),
+        ]
+    });
 }

@@ -56,11 +56,7 @@ pub fn run(ctx: &Ctx, cmd: SchemaCommand) -> anyhow::Result<()> {
     }
     let registry = args.with.contains(&Part::Registry);
     let text = crate::schema::script(&ctx.config, extras, registry, &mut |n| ctx.out.note(n))?;
-    if ctx.out.is_json() {
-        ctx.out
-            .json(&serde_json::json!({ "backend": ctx.config.backend, "script": text }));
-    } else {
-        ctx.out.data(&text);
-    }
+    let json = serde_json::json!({ "backend": ctx.config.backend, "script": text });
+    ctx.out.show(&json, || ctx.out.data(&text));
     Ok(())
 }

@@ -1,6 +1,5 @@
-//! `outboxctl storage status | to-consume`: the specification's move from retain to consume
-//! storage as a guided procedure ([`crate::ops::storage`] checks each step and refuses unsafe
-//! ones): this file parses, confirms, shows progress and prints.
+//! `outboxctl storage status | to-consume`: the retain → consume move, step by step
+//! ([`crate::ops::storage`] checks each step, refusing unsafe ones); this file confirms and prints.
 
 use clap::{Args, Subcommand};
 
@@ -53,15 +52,14 @@ impl From<&ToConsumeArgs> for DropOptions {
 
 /// Prints each table's status: one JSON object for one table, an array for several.
 fn print_statuses(ctx: &Ctx, all: &[StorageStatus]) {
-    if ctx.out.is_json() {
-        match all {
-            [one] => ctx.out.json(one),
-            many => ctx.out.json(&many),
-        }
-        return;
+    let text = || {
+        let text: Vec<String> = all.iter().map(StorageStatus::to_string).collect();
+        ctx.out.data(&text.join("\n\n"));
+    };
+    match all {
+        [one] => ctx.out.show(one, text),
+        many => ctx.out.show(&many, text),
     }
-    let text: Vec<String> = all.iter().map(StorageStatus::to_string).collect();
-    ctx.out.data(&text.join("\n\n"));
 }
 
 pub async fn run(ctx: &Ctx, cmd: StorageCommand) -> anyhow::Result<()> {
@@ -95,18 +93,13 @@ async fn to_consume(
                  Their claims take pending rows, and reclaim returns the processing rows retain relays left behind.\n\
                  Relays (outboxctl's or forze's) cannot be observed from the database: confirm when they run."
             ));
-            super::confirm::confirm(
-                ctx.yes,
-                "confirm that every relay now runs with storage: consume and reclaim on",
-            )?;
+            ctx.confirm("confirm that every relay now runs with storage: consume and reclaim on")?;
             ctx.out
                 .note("step 1 confirmed; next: outboxctl storage to-consume --step 2");
             Ok(())
         }
         2 => {
-            let bar = ctx
-                .out
-                .progress(None, "waiting for processing and published rows to go");
+            let bar = (ctx.out).progress(None, "waiting for processing and published rows to go");
             let shown = |processing, published| {
                 bar.set_message(format!("{processing} processing, {published} published"))
             };
@@ -146,16 +139,10 @@ async fn step3(
         return Ok(());
     }
     plan.verdict()?;
-    let question = format!("drop {} (cannot be undone)", plan.what());
-    super::confirm::confirm(ctx.yes, &question)?;
+    ctx.confirm(&format!("drop {} (cannot be undone)", plan.what()))?;
     for d in &plan.drops {
         outbox.drop_columns(d, args.into()).await?;
-        let (columns, table) = (d.columns.join(", "), d.table.plain());
-        ctx.out.data(&format!("dropped: {columns} from {table}"));
-        if !d.indexes.is_empty() {
-            let indexes = d.indexes.join(", ");
-            ctx.out.data(&format!("dropped with them: {indexes}"));
-        }
+        ctx.out.data(&d.to_string());
     }
     ctx.out
         .note("the table is consume-only; retire the retention job");

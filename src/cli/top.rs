@@ -1,9 +1,5 @@
-//! `outboxctl top`: a live view of the configured outbox, refreshed every `--interval`: per
-//! route (and tenant) the bounded counts of [`crate::store::ops::Glance`], the age of the
-//! oldest ripe row, rates between refreshes (the table's statistics; each relay's metrics),
-//! failure groups at a glance, and the relays given with `--relay`. On a terminal it is a
-//! ratatui screen (keys below); in a pipe or with `--once` it prints one snapshot. What it
-//! shows comes from [`crate::ops::top::Source`]; this file draws it and reads the keys.
+//! `outboxctl top`: draws [`crate::ops::top::Source`]'s snapshots as a ratatui screen and reads
+//! its keys ([`crate::ops::browse`] decides what they do); in a pipe or with `--once`, prints one.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -17,8 +13,8 @@ use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
 
 use super::Ctx;
 use crate::Error;
-use crate::ops::browse::{Browser, Focus, Key};
-use crate::ops::top::{self as view, GROUP_SAMPLE, RouteRow, Snapshot, Source};
+use crate::ops::browse::{Browser, Focus, Key, VIEW_ROW_HEADER, route_header, view_row};
+use crate::ops::top::{self as view, Snapshot, Source};
 
 #[derive(Debug, Args)]
 pub struct TopArgs {
@@ -47,86 +43,30 @@ pub async fn run(ctx: &Ctx, args: TopArgs) -> anyhow::Result<()> {
     Ok(live(&args, source).await?)
 }
 
-fn route_cells(r: &RouteRow, tenant_col: bool) -> Vec<String> {
-    let g = &r.glance;
-    let mut cells = vec![if r.paused.is_some() {
-        format!("{} (paused)", g.route)
-    } else {
-        g.route.clone()
-    }];
-    if tenant_col {
-        cells.push(g.tenant.map(|t| t.to_string()).unwrap_or_default());
-    }
-    cells.extend([
-        view::count(g.ripe),
-        view::count(g.scheduled),
-        view::count(g.processing),
-        g.stale.map_or("—".into(), view::count),
-        view::count(g.failed),
-        r.oldest_ripe_age_seconds
-            .map_or("—".into(), crate::duration::age_of_seconds),
-        view::per_second(r.delivered_per_second),
-    ]);
-    cells
-}
-
-const ROUTE_HEADER: [&str; 7] = [
-    "ripe",
-    "scheduled",
-    "processing",
-    "stale",
-    "failed",
-    "oldest ripe",
-    "delivered",
-];
-
-fn header(tenant_col: bool) -> Vec<&'static str> {
-    let mut h = vec!["route"];
-    if tenant_col {
-        h.push("tenant");
-    }
-    h.extend(ROUTE_HEADER);
-    h
-}
-
 /// One snapshot, for a pipe, cron or a script.
 fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
-    if ctx.out.is_json() {
-        ctx.out.json(s);
-        return;
-    }
-    let tenant_col = s.routes.iter().any(|r| r.glance.tenant.is_some());
-    let mut table = super::output::table();
-    table.set_header(header(tenant_col));
-    for r in &s.routes {
-        table.add_row(route_cells(r, tenant_col));
-    }
-    let mut out = format!("{}\n{table}\n", s.headline());
-    if !s.groups.is_empty() {
-        out.push_str(&format!(
-            "\nfailure groups{}:\n",
-            if s.groups_sampled {
-                format!(" (from the first {GROUP_SAMPLE} failed rows)")
-            } else {
-                String::new()
-            }
-        ));
-        for g in s.groups.iter().take(5) {
-            out.push_str(&format!("  {}\n", view::group_line(g)));
+    ctx.out.show(s, || {
+        let tenant_col = s.tenant_column();
+        let rows = s.routes.iter().map(|r| r.cells(tenant_col));
+        let table = super::output::table_of(route_header(tenant_col), rows);
+        ctx.out.data(&format!("{}\n{table}", s.headline()));
+        if !s.groups.is_empty() {
+            ctx.out.data(&format!("\n{}:", s.groups_title()));
+            ctx.out
+                .lines("  ", s.groups.iter().take(5).map(view::group_line));
         }
-    }
-    for r in &s.relays {
-        out.push_str(&format!("relay {}\n", r.line()));
-    }
-    for r in &s.registered {
-        out.push_str(&format!("relay {}\n", r.summary(s.at)));
-    }
-    for r in &s.routes {
-        if let Some(p) = &r.paused {
-            out.push_str(&format!("route {} PAUSED {p}\n", r.glance.route));
-        }
-    }
-    ctx.out.data(&out);
+        ctx.out.lines("relay ", s.relays.iter().map(|r| r.line()));
+        ctx.out
+            .lines("relay ", s.registered.iter().map(|r| r.summary(s.at)));
+        let paused = s
+            .routes
+            .iter()
+            .filter_map(|r| Some((&r.glance.route, r.paused.as_ref()?)));
+        ctx.out.lines(
+            "route ",
+            paused.map(|(route, p)| format!("{route} PAUSED {p}")),
+        );
+    });
 }
 
 /// Terminal input, read on a thread of its own.
@@ -222,18 +162,7 @@ fn draw(f: &mut ratatui::Frame, screen: &Browser) {
     f.render_widget(Paragraph::new(screen.snap.headline()).bold(), head);
 
     if let Some((route, rows)) = &screen.detail {
-        let lines: Vec<Row> = rows
-            .iter()
-            .map(|r| {
-                Row::new(vec![
-                    r.status.clone(),
-                    r.id.to_string(),
-                    r.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-                    r.attempts.to_string(),
-                    r.last_error.clone().unwrap_or_default(),
-                ])
-            })
-            .collect();
+        let lines = rows.iter().map(|r| Row::new(view_row(r)));
         let table = Table::new(
             lines,
             [
@@ -244,19 +173,14 @@ fn draw(f: &mut ratatui::Frame, screen: &Browser) {
                 Constraint::Min(10),
             ],
         )
-        .header(Row::new(vec!["status", "id", "created at", "attempts", "last error"]).bold())
+        .header(Row::new(VIEW_ROW_HEADER).bold())
         .block(Block::bordered().title(format!(
             " {route}: oldest pending and failed rows (Esc back) "
         )));
         f.render_widget(table, body.union(lower));
     } else {
-        let tenant_col = screen.snap.routes.iter().any(|r| r.glance.tenant.is_some());
-        let rows: Vec<Row> = screen
-            .snap
-            .routes
-            .iter()
-            .map(|r| Row::new(route_cells(r, tenant_col)))
-            .collect();
+        let tenant_col = screen.snap.tenant_column();
+        let rows = (screen.snap.routes.iter()).map(|r| Row::new(r.cells(tenant_col)));
         let mut widths = vec![Constraint::Min(12)];
         if tenant_col {
             widths.push(Constraint::Length(36));
@@ -267,7 +191,7 @@ fn draw(f: &mut ratatui::Frame, screen: &Browser) {
             None => " routes ".into(),
         };
         let table = Table::new(rows, widths)
-            .header(Row::new(header(tenant_col)).bold())
+            .header(Row::new(route_header(tenant_col)).bold())
             .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
             .block(Block::bordered().title(title));
         let mut selected = TableState::default().with_selected(screen.selected);
@@ -291,38 +215,12 @@ fn draw(f: &mut ratatui::Frame, screen: &Browser) {
                 }
             })
             .collect();
-        let title = if screen.snap.groups_sampled {
-            format!(" failure groups (first {GROUP_SAMPLE} failed rows) ")
-        } else {
-            " failure groups ".into()
-        };
+        let title = format!(" {} ", screen.snap.groups_title());
         f.render_widget(
             Paragraph::new(lines).block(Block::bordered().title(title)),
             groups,
         );
-        let mut lines: Vec<Line> = screen
-            .snap
-            .relays
-            .iter()
-            .map(|r| Line::from(r.line()))
-            .collect();
-        lines.extend(
-            screen
-                .snap
-                .registered
-                .iter()
-                .map(|r| Line::from(r.summary(screen.snap.at))),
-        );
-        lines.extend(screen.snap.routes.iter().filter_map(|r| {
-            r.paused
-                .as_ref()
-                .map(|p| Line::from(format!("route {} PAUSED: {}", r.glance.route, p.reason)))
-        }));
-        if lines.is_empty() {
-            lines.push(Line::from(
-                "no relay registered (outbox.registry) nor given (--relay http://HOST:PORT)",
-            ));
-        }
+        let lines: Vec<Line> = screen.relay_lines().into_iter().map(Line::from).collect();
         f.render_widget(
             Paragraph::new(lines)
                 .wrap(Wrap { trim: true })

@@ -209,6 +209,15 @@ const fn secs(s: u64) -> Duration {
 }
 
 impl Config {
+    /// [`Config::load`], or with `read_file` false from flags and environment alone (for a
+    /// command such as `init`, which may be replacing a broken file).
+    pub fn load_with(o: &Overrides, read_file: bool, env: Env<'_>) -> Result<Self, ConfigError> {
+        match read_file {
+            true => Self::load(o, env),
+            false => Self::resolve(FileConfig::default(), None, o, env),
+        }
+    }
+
     /// Finds and reads the config file (flag, then `OUTBOXCTL_CONFIG`, then `./outboxctl.yaml`
     /// if present), then resolves.
     pub fn load(overrides: &Overrides, env: Env<'_>) -> Result<Self, ConfigError> {

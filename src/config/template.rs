@@ -66,6 +66,45 @@ impl Answers {
         }
     }
 
+    /// A database URL answered: its backend, and on another backend than the configuration's
+    /// an outbox name that suits it (`c`'s own otherwise). MongoDB keeps retain storage.
+    pub fn set_url(&mut self, c: &Config, url: String) -> Result<(), ConfigError> {
+        self.backend = crate::dburl::DatabaseUrl::parse(&url)?.backend();
+        if self.backend != c.backend {
+            self.outbox = "app.outbox".into();
+        }
+        if self.backend == Backend::Mongo {
+            self.storage = Storage::Retain;
+        }
+        self.database_url = url;
+        Ok(())
+    }
+
+    /// What the outbox's name is asked as.
+    pub fn outbox_question(&self) -> &'static str {
+        match self.backend {
+            Backend::Postgres => "outbox table (schema.table)",
+            Backend::Mongo => "outbox collection (db.collection)",
+        }
+    }
+
+    /// The optional features offered: the delivery log only under consume storage.
+    pub fn features(&self) -> Vec<&'static str> {
+        let log = Some("delivery_log").filter(|_| self.storage == Storage::Consume);
+        ["hlc_ordering", "propagate_trace", "hlc_checkpoint"]
+            .into_iter()
+            .chain(log)
+            .collect()
+    }
+
+    /// The features chosen among [`Answers::features`], by name.
+    pub fn choose(&mut self, chosen: &[&str]) {
+        let has = |name: &str| chosen.contains(&name);
+        self.hlc_ordering = has("hlc_ordering");
+        self.propagate_trace = has("propagate_trace");
+        self.name_optional_tables(has("hlc_checkpoint"), has("delivery_log"));
+    }
+
     /// The names the optional tables take beside the outbox: `SCHEMA.hlc_checkpoint` and
     /// `OUTBOX_delivered` (on MongoDB `DB.hlc_checkpoint`), when chosen. Made from the outbox's
     /// parsed name, so a quoted one stays quoted; an outbox name that does not parse is left

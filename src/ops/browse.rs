@@ -6,7 +6,7 @@
 
 use crate::Error;
 use crate::ops::failure_groups::FailureGroup;
-use crate::ops::top::{RouteRow, Snapshot, Source};
+use crate::ops::top::{self as view, GROUP_SAMPLE, RouteRow, Snapshot, Source};
 use crate::store::ops::{Glance, RowView};
 
 /// The keys the view knows.
@@ -201,6 +201,101 @@ impl Browser {
             format!("{m}   — q quit")
         } else {
             "q quit  ↑↓/j/k move  Enter rows  / filter  Tab groups  r requeue group".into()
+        }
+    }
+}
+
+/// The route table's columns (with a tenant column on a tenant-aware outbox), as the live view
+/// and a printed snapshot show them.
+pub fn route_header(tenant_col: bool) -> Vec<&'static str> {
+    let tenant = Some("tenant").filter(|_| tenant_col);
+    let counts = [
+        "ripe",
+        "scheduled",
+        "processing",
+        "stale",
+        "failed",
+        "oldest ripe",
+    ];
+    (["route"]
+        .into_iter()
+        .chain(tenant)
+        .chain(counts)
+        .chain(["delivered"]))
+    .collect()
+}
+
+impl RouteRow {
+    /// The route's cells under [`route_header`].
+    pub fn cells(&self, tenant_col: bool) -> Vec<String> {
+        let g = &self.glance;
+        let mut cells = vec![match self.paused {
+            Some(_) => format!("{} (paused)", g.route),
+            None => g.route.clone(),
+        }];
+        if tenant_col {
+            cells.push(g.tenant.map(|t| t.to_string()).unwrap_or_default());
+        }
+        let age = self.oldest_ripe_age_seconds;
+        cells.extend([
+            view::count(g.ripe),
+            view::count(g.scheduled),
+            view::count(g.processing),
+            g.stale.map_or("—".into(), view::count),
+            view::count(g.failed),
+            age.map_or("—".into(), crate::duration::age_of_seconds),
+            view::per_second(self.delivered_per_second),
+        ]);
+        cells
+    }
+}
+
+impl Snapshot {
+    /// Whether the route table needs a tenant column.
+    pub fn tenant_column(&self) -> bool {
+        self.routes.iter().any(|r| r.glance.tenant.is_some())
+    }
+
+    /// The failure groups' title: whether they come from a sample of the failed rows.
+    pub fn groups_title(&self) -> String {
+        match self.groups_sampled {
+            true => format!("failure groups (first {GROUP_SAMPLE} failed rows)"),
+            false => "failure groups".into(),
+        }
+    }
+}
+
+/// The columns of a route's rows in the live view's detail.
+pub const VIEW_ROW_HEADER: [&str; 5] = ["status", "id", "created at", "attempts", "last error"];
+
+/// A row's cells under [`VIEW_ROW_HEADER`].
+pub fn view_row(r: &RowView) -> Vec<String> {
+    let created = r.created_at.format("%Y-%m-%d %H:%M:%S").to_string();
+    let error = r.last_error.clone().unwrap_or_default();
+    vec![
+        r.status.clone(),
+        r.id.to_string(),
+        created,
+        r.attempts.to_string(),
+        error,
+    ]
+}
+
+impl Browser {
+    /// The relays panel: each relay given and registered, each paused route (or what to do
+    /// when there is no relay to show).
+    pub fn relay_lines(&self) -> Vec<String> {
+        let s = &self.snap;
+        let given = s.relays.iter().map(|r| r.line());
+        let registered = s.registered.iter().map(|r| r.summary(s.at));
+        let paused = (s.routes.iter()).filter_map(|r| Some((&r.glance.route, r.paused.as_ref()?)));
+        let paused = paused.map(|(route, p)| format!("route {route} PAUSED: {}", p.reason));
+        let lines: Vec<String> = given.chain(registered).chain(paused).collect();
+        match lines.is_empty() {
+            true => vec![
+                "no relay registered (outbox.registry) nor given (--relay http://HOST:PORT)".into(),
+            ],
+            false => lines,
         }
     }
 }

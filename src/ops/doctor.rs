@@ -34,6 +34,17 @@ pub enum Level {
     Fail,
 }
 
+impl Level {
+    /// The level as doctor's lines start: `ok  `, `warn`, `FAIL`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Level::Ok => "ok  ",
+            Level::Warn => "warn",
+            Level::Fail => "FAIL",
+        }
+    }
+}
+
 /// One check's outcome.
 #[derive(Debug, Serialize)]
 pub struct Check {

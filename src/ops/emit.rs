@@ -70,7 +70,41 @@ pub struct EmitReport {
     pub staged: usize,
     /// Events whose `(route, event_id)` was in the outbox already.
     pub deduplicated: usize,
+    /// Each event staged (left out of JSON past [`LISTED_AT_MOST`] events).
+    #[serde(skip_serializing_if = "too_many")]
     pub events: Vec<Staged>,
+}
+
+/// A report lists its events as JSON up to this many (a load test stages far more).
+pub const LISTED_AT_MOST: usize = 1000;
+
+fn too_many(events: &[Staged]) -> bool {
+    events.len() > LISTED_AT_MOST
+}
+
+/// The payload as given (inline, `@FILE`, or `-` for `stdin`), checked by [`payload`].
+pub fn read_payload(arg: &str, stdin: impl std::io::Read) -> Result<String, EmitError> {
+    let read = |from: String, result: std::io::Result<String>| {
+        result.map_err(|source| EmitError::Read { from, source })
+    };
+    let text = match (arg, arg.strip_prefix('@')) {
+        ("-", _) => read("from stdin".into(), std::io::read_to_string(stdin))?,
+        (_, Some(path)) => read(format!("file {path}"), std::fs::read_to_string(path))?,
+        _ => arg.to_owned(),
+    };
+    payload(&text)
+}
+
+impl std::fmt::Display for Staged {
+    /// `staged: event E row R hlc H` (or `deduplicated (already in the outbox): …`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.inserted {
+            true => "staged",
+            false => "deduplicated (already in the outbox)",
+        };
+        write!(f, "{what}: event {} row {}", self.event_id, self.id)?;
+        self.hlc.as_ref().map_or(Ok(()), |h| write!(f, " hlc {h}"))
+    }
 }
 
 /// Checks a payload without parsing its numbers (the text is stored as given): a JSON object.

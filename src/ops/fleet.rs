@@ -69,6 +69,42 @@ pub struct Paused {
     pub unserved: bool,
 }
 
+impl Paused {
+    /// The warning `route pause` gives when no live relay serves the route.
+    pub fn unserved_warning(&self, r: &RouteRef) -> Option<String> {
+        let tenant = r
+            .tenant
+            .map(|t| format!(" for tenant {t}"))
+            .unwrap_or_default();
+        let route = &r.route;
+        self.unserved.then(|| format!("no live relay serves route {route}{tenant}: it is paused all the same, for any relay that starts"))
+    }
+
+    /// What `route pause` says it did.
+    pub fn line(&self, r: &RouteRef) -> String {
+        let (route, p) = (&r.route, &self.pause);
+        match self.already {
+            true => format!("route {route} was paused already, {p}"),
+            false => format!(
+                "route {route} paused: every outboxctl relay stops claiming it within relay.heartbeat (`outboxctl route resume {route}` to undo)"
+            ),
+        }
+    }
+}
+
+impl RouteRef {
+    /// What `route resume` says it did (`ended`: the pause it ended).
+    pub fn resumed(&self, ended: Option<&Pause>) -> String {
+        let route = &self.route;
+        match ended {
+            Some(p) => format!(
+                "route {route} resumed (paused {p}); relays claim it again within relay.heartbeat"
+            ),
+            None => format!("route {route} was not paused: nothing to resume"),
+        }
+    }
+}
+
 /// Pauses a route everywhere.
 pub async fn pause(
     config: &Config,

@@ -22,6 +22,22 @@ pub struct CheckpointReport {
     pub too_far_ahead: bool,
 }
 
+impl CheckpointReport {
+    /// `max H (node N), 3 seconds ahead of the wall clock`, and a warning when it is too far.
+    pub fn ahead(&self) -> Option<(String, Option<String>)> {
+        let (m, ahead) = (self.max.as_ref()?, self.ahead_of_wall_clock_ms?);
+        let rel = if ahead >= 0 { "ahead of" } else { "behind" };
+        let by = crate::duration::age(chrono::Duration::milliseconds(ahead.abs()));
+        let line = format!(
+            "max {} (node {}), {by} {rel} the wall clock",
+            m.hlc, m.node_key
+        );
+        let minutes = MAX_DRIFT_MS / 60_000;
+        let warning = self.too_far_ahead.then(|| format!("the mark is more than {minutes} minutes ahead of the wall clock: every new stamp will carry it forward"));
+        Some((line, warning))
+    }
+}
+
 /// Reads the configured outbox's HLC checkpoint.
 pub async fn checkpoint(
     config: &Config,

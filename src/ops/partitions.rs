@@ -162,6 +162,24 @@ pub struct DayOutcome {
     pub reason: Option<String>,
 }
 
+impl DayOutcome {
+    /// What `add-ahead` says of the day (nothing of a day already present).
+    pub fn line(&self) -> Option<String> {
+        let (DayAction::Present { day, partition }
+        | DayAction::Add { day, partition }
+        | DayAction::Conflict { day, partition }) = &self.action;
+        match self.result {
+            DayResult::Added => Some(format!("added: {partition} for {day}")),
+            DayResult::Present => None,
+            result => Some(format!(
+                "{}: {day}: {}",
+                result.as_str(),
+                self.reason.as_deref().unwrap_or_default()
+            )),
+        }
+    }
+}
+
 /// `partitions add-ahead`: each day from today.
 #[derive(Debug, Serialize)]
 pub struct AddAheadReport {
@@ -242,6 +260,14 @@ pub struct DropReport {
 }
 
 impl DropReport {
+    /// What was dropped and what was given up on, a line each.
+    pub fn lines(&self) -> Vec<String> {
+        let dropped = self.dropped.iter().map(|n| format!("dropped: {n}"));
+        let gave_up =
+            (self.gave_up.iter()).map(|g| format!("gave up: {}: {}", g.partition, g.reason));
+        dropped.chain(gave_up).collect()
+    }
+
     /// Lock busy when `drop-expired` gave up on a partition.
     pub fn verdict(&self) -> Result<(), Error> {
         match self.gave_up.len() {
@@ -302,6 +328,21 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
+    /// The check's lines: `ok: …` (none with `quiet`), or a `problem: …` line per finding.
+    pub fn lines(&self, quiet: bool) -> Vec<String> {
+        let log = &self.log;
+        match self.ok {
+            true if quiet => Vec::new(),
+            true => vec![format!(
+                "ok: {log}: default partition empty, {} day(s) attached from today, no gaps",
+                self.days_attached_from_today
+            )],
+            false => (self.findings.iter())
+                .map(|f| format!("problem: {log}: {f}"))
+                .collect(),
+        }
+    }
+
     /// A failed check when anything is wrong.
     pub fn verdict(&self) -> Result<(), Error> {
         if self.ok {

@@ -11,9 +11,52 @@ use uuid::Uuid;
 use crate::Error;
 use crate::config::Config;
 use crate::replay::request::Plan;
+use crate::replay::{Destinations, Pace, Stopped, Tally};
 use crate::store::backend::Backend;
 use crate::store::ops::{EventLocation, OpsStore};
 pub use crate::store::replay::Source;
+
+/// A replay about to run: its plan, and what a count of it found.
+pub struct Replay<'c> {
+    config: &'c Config,
+    connect_timeout: Duration,
+    plan: Plan,
+    /// What [`Replay::count`] found (a dry run, or a count before a confirmation).
+    pub counted: Option<Tally>,
+}
+
+impl<'c> Replay<'c> {
+    pub fn new(config: &'c Config, connect_timeout: Duration, plan: Plan) -> Self {
+        Replay {
+            config,
+            connect_timeout,
+            plan,
+            counted: None,
+        }
+    }
+
+    /// Reads the source to its end (or `limit`) without publishing.
+    pub async fn count(&mut self, limit: Option<u64>) -> Result<&Tally, Error> {
+        let mut source = open(self.config, self.connect_timeout, &self.plan).await?;
+        let tally = crate::replay::count(&mut source, limit).await?;
+        Ok(self.counted.insert(tally))
+    }
+
+    /// Publishes to `to`, after a count no more than it counted (and a person confirmed):
+    /// events delivered since wait for another replay.
+    pub async fn publish(
+        &self,
+        to: &mut Destinations,
+        mut pace: Pace,
+        progress: impl FnMut(&Tally),
+    ) -> Result<Result<Tally, Stopped>, Error> {
+        if let Some(tally) = &self.counted {
+            pace.limit = Some(tally.count);
+        }
+        let mut source = open(self.config, self.connect_timeout, &self.plan).await?;
+        Ok(crate::replay::run(&mut source, to, &pace, progress).await)
+    }
+}
 
 /// Opens the plan's source, positioned after its cursor.
 pub async fn open(
@@ -34,6 +77,30 @@ pub struct DeliveryProof {
     pub replayable: bool,
     pub reason: String,
     pub events: Vec<EventLocation>,
+}
+
+impl DeliveryProof {
+    /// A row per delivery of each event (one saying so for an event the log does not have):
+    /// event, route, row id, when.
+    pub fn rows(&self) -> Vec<Vec<String>> {
+        let mut rows = Vec::new();
+        for e in &self.events {
+            let id = e.event_id.to_string();
+            match e.deliveries.as_deref() {
+                Some(ds) if !ds.is_empty() => rows.extend(ds.iter().map(|d| {
+                    let at = crate::model::rfc3339(d.published_at);
+                    vec![id.clone(), d.route.clone(), d.id.to_string(), at]
+                })),
+                _ => rows.push(vec![
+                    id,
+                    String::new(),
+                    String::new(),
+                    "not in the delivery log".into(),
+                ]),
+            }
+        }
+        rows
+    }
 }
 
 /// Consume storage: delivered rows are gone. With a delivery log, `event_ids` and a dry run,

@@ -159,6 +159,14 @@ pub struct FailedRowsReport {
 }
 
 impl FailedRowsReport {
+    /// What was done to the rows (`requeued`), or would be (`would requeue`).
+    pub fn verb(&self) -> String {
+        match self.dry_run {
+            true => format!("would {}", self.action.verb()),
+            false => self.action.done().to_owned(),
+        }
+    }
+
     /// A failed check when some ids given were not failed rows (they were left as they are).
     pub fn verdict(&self) -> Result<(), Error> {
         match self.not_failed.len() {

@@ -244,7 +244,7 @@ pub async fn assemble_on(
         })
     };
     let built = match &request.stop {
-        Some(stop) => stop.unless_stopped(built).await,
+        Some(stop) => stop.unless_stopped_starting(built).await,
         None => Some(built.await),
     };
     let Some(Ok(relay)) = built else {

@@ -61,6 +61,21 @@ pub struct RouteStats {
 }
 
 impl RouteStats {
+    /// What a summary says of the route below its figures: its last failed pass, its pause, its
+    /// destination away.
+    pub fn notes(&self) -> Vec<String> {
+        let route = &self.route;
+        let last = (self.last_error.as_ref()).map(|e| format!("{route}: last failed pass: {e}"));
+        let paused =
+            (self.paused.as_ref()).map(|p| format!("{route}: nothing claimed, paused {p}"));
+        let down = self.destination_down.as_ref().map(|d| {
+            format!("{route}: destination down, nothing attempted (rows stay pending): {d}")
+        });
+        [last, paused, down].into_iter().flatten().collect()
+    }
+}
+
+impl RouteStats {
     fn new(target: &PassTarget) -> Self {
         Self {
             route: target.route.clone(),

@@ -85,7 +85,7 @@ pub async fn start(
         )
         .await
     };
-    let started = stop.unless_stopped(surroundings).await;
+    let started = stop.unless_stopped_starting(surroundings).await;
     let Some(Ok(wake)) = started else {
         if let Some(heartbeat) = heartbeat {
             heartbeat.stop(HEARTBEAT_STOP_WITHIN).await;

@@ -25,6 +25,32 @@ impl Default for Shutdown {
 }
 
 impl Shutdown {
+    /// Stops on SIGTERM or SIGINT (the drain); a second one exits the process at once with
+    /// [`crate::exit_code::INTERRUPTED`]. The handlers are registered before this returns.
+    pub fn on_signals(&self) {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return;
+        };
+        let shutdown = self.clone();
+        tokio::spawn(async move {
+            for n in 0.. {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+                if n > 0 {
+                    std::process::exit(i32::from(crate::exit_code::INTERRUPTED));
+                }
+                tracing::info!("stop requested: draining (signal again to exit at once)");
+                shutdown.stop();
+            }
+        });
+    }
+
     pub fn stop(&self) {
         self.tx.send_if_modified(|at| {
             let first = at.is_none();
@@ -64,6 +90,19 @@ impl Shutdown {
             done = work => Some(done),
             () = self.stopped() => None,
         }
+    }
+
+    /// [`Shutdown::unless_stopped`] for the relay's start: a stop first is logged (nothing
+    /// was claimed, nothing to drain).
+    pub async fn unless_stopped_starting<F: std::future::Future>(
+        &self,
+        work: F,
+    ) -> Option<F::Output> {
+        let done = self.unless_stopped(work).await;
+        if done.is_none() {
+            tracing::info!("stop requested while starting: nothing was claimed, the relay stops");
+        }
+        done
     }
 
     /// Resolves `budget` after the stop (never, while not stopped): the drain's end.

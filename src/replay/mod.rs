@@ -235,6 +235,44 @@ pub struct Summary<'a> {
     pub stopped: Option<String>,
 }
 
+impl Summary<'_> {
+    /// Whether the replayed events went to stdout (the summary then goes to stderr).
+    pub fn to_stdout(&self) -> bool {
+        matches!(self.to.as_deref(), Some("stdout" | "-"))
+    }
+
+    /// The summary in a sentence: how many, where, how fast, and the `--after` that resumes.
+    pub fn line(&self) -> String {
+        let (n, seconds) = (self.count, self.elapsed_ms as f64 / 1000.0);
+        if self.dry_run {
+            return format!("would replay {n} event(s)");
+        }
+        let (to, rate) = (
+            self.to.as_deref().unwrap_or_default(),
+            n as f64 / seconds.max(1e-3),
+        );
+        let what = format!("replayed {n} event(s) to {to} in {seconds:.1} s ({rate:.0}/s)");
+        match self.cursor {
+            Some(c) => format!("{what}; the next replay resumes with --after {c}"),
+            None => what,
+        }
+    }
+
+    /// Per route: its name, its count, its first and last event.
+    pub fn rows(&self) -> Vec<Vec<String>> {
+        let edge = |e: &Option<Edge>| e.as_ref().map_or(String::new(), Edge::to_string);
+        let row = |(route, t): (&String, &RouteTally)| {
+            vec![
+                route.clone(),
+                t.count.to_string(),
+                edge(&t.first),
+                edge(&t.last),
+            ]
+        };
+        self.routes.iter().map(row).collect()
+    }
+}
+
 /// How a replay goes.
 #[derive(Debug, Clone, Default)]
 pub struct Pace {

@@ -25,6 +25,18 @@ pub enum Bound {
     },
 }
 
+impl Bound {
+    /// Where the partition starts and ends, to the minute (UTC); empty where it does not say.
+    pub fn span(&self) -> (String, String) {
+        let minute = |t: &DateTime<Utc>| t.format("%Y-%m-%d %H:%M").to_string();
+        match self {
+            Bound::Default => (String::new(), String::new()),
+            Bound::Range { from, to } => (minute(from), minute(to)),
+            Bound::Other { text } => (text.clone(), String::new()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Partition {
     pub name: String,

@@ -36,6 +36,23 @@ pub struct RouteSummary {
     pub paused: Option<crate::fleet::Pause>,
 }
 
+impl RouteSummary {
+    /// The retried rows by attempts: `1×40 3×2` (rows never tried left out).
+    pub fn attempts_seen(&self) -> String {
+        let tried = self.attempts.iter().filter(|(a, _)| **a > 0);
+        tried
+            .map(|(a, n)| format!("{a}×{n}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// `ROUTE (TENANT): PAUSED by … since …: reason`, for a paused route.
+    pub fn paused_line(&self) -> Option<String> {
+        let tenant = self.tenant.map(|t| format!(" ({t})")).unwrap_or_default();
+        (self.paused.as_ref()).map(|p| format!("{}{tenant}: PAUSED {p}", self.route))
+    }
+}
+
 /// One row as `inspect pending|failed` shows it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct RowView {

@@ -5,11 +5,14 @@
 //!
 //! Tracing is configured by the standard `OTEL_*` environment only (`setup`); while it is
 //! off, every helper here costs one atomic load and allocates nothing, since the relay's
-//! throughput must not notice it. No other module names an OpenTelemetry SDK type.
+//! throughput must not notice it. No other module names an OpenTelemetry SDK type. The
+//! process's log lines start here too (`logs`).
 
+mod logs;
 mod setup;
 mod spans;
 
+pub use logs::init_logs;
 pub use opentelemetry::KeyValue;
 pub use setup::{FLUSH_WITHIN, SEMCONV_VERSION, Wanted, init, shutdown, wanted};
 pub use spans::{Parent, Root, SendTo, enabled, parse_traceparent, record_send};

@@ -14,7 +14,15 @@ fn committed_completions_match_the_cli() {
         Shell::PowerShell,
         Shell::Elvish,
     ] {
-        let path = format!("{dir}/{}", outboxctl::cli::completions::file_name(shell));
+        // the file names shells look for
+        let name = match shell {
+            Shell::Bash => "outboxctl.bash",
+            Shell::Zsh => "_outboxctl",
+            Shell::Fish => "outboxctl.fish",
+            Shell::PowerShell => "_outboxctl.ps1",
+            _ => "outboxctl.elv",
+        };
+        let path = format!("{dir}/{name}");
         let want = outboxctl::cli::completions::completion_script(shell);
         if update {
             std::fs::write(&path, &want).unwrap();

@@ -108,3 +108,21 @@ fn the_main_error_messages_are_as_reviewed() {
         insta::assert_snapshot!(format!("error_{name}"), shown(&r));
     }
 }
+
+/// The flag's words are the configuration file's (serde's) words, so `--storage consume` and
+/// `storage: consume` name the same thing.
+#[test]
+fn each_value_is_spelled_as_the_configuration_spells_it() {
+    use clap::ValueEnum;
+    fn same<T: ValueEnum + serde::Serialize>() {
+        for v in T::value_variants() {
+            let flag = v.to_possible_value().unwrap().get_name().to_owned();
+            let file = serde_json::to_value(v).unwrap();
+            assert_eq!(file.as_str(), Some(flag.as_str()));
+            assert!(T::from_str(&flag, false).is_ok(), "{flag}");
+        }
+    }
+    same::<outboxctl::model::Storage>();
+    same::<outboxctl::model::KeyOrder>();
+    same::<outboxctl::dburl::Backend>();
+}

@@ -115,6 +115,18 @@ pub struct DropColumns {
     pub indexes: Vec<String>,
 }
 
+/// What dropping them did: `dropped: COLUMNS from TABLE`, and the indexes that went with them.
+impl std::fmt::Display for DropColumns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (columns, table) = (self.columns.join(", "), self.table.plain());
+        write!(f, "dropped: {columns} from {table}")?;
+        match self.indexes.is_empty() {
+            true => Ok(()),
+            false => write!(f, "\ndropped with them: {}", self.indexes.join(", ")),
+        }
+    }
+}
+
 impl DropColumns {
     /// `None` when the table has neither retain column left.
     pub fn new(
