@@ -59,7 +59,8 @@ impl Ctx {
         self.out.progress(Some(len), message)
     }
 
-    /// Asks before a destructive step, unless `--yes` (see [`confirm::confirm`]).
+    /// Asks before a destructive step, unless `--yes`: a prompt on a terminal that defaults to
+    /// No, else a refusal (exit 5) that says to pass `--yes`.
     pub fn confirm(&self, question: &str) -> Result<(), crate::Error> {
         confirm::confirm(self.yes, question)
     }
