@@ -5,7 +5,7 @@ use clap::{Args, Subcommand};
 
 use super::Ctx;
 use crate::duration::Dur;
-use crate::ops::storage::{self, DropOptions, StorageMove, StorageStatus, WaitOutcome};
+use crate::ops::storage::{self, DropOptions, StepReport, StorageMove, StorageStatus, WaitOutcome};
 
 #[derive(Debug, Subcommand)]
 pub enum StorageCommand {
@@ -81,21 +81,18 @@ async fn to_consume(
     let all = outbox.statuses(args.reclaim_disabled).await?;
     let names = all.iter().map(|s| s.table.as_str()).collect::<Vec<_>>();
     let names = names.join(", ");
+    let done = |r: StepReport| ctx.out.show(&r, || ctx.out.note(&r.next));
     let Some(step) = storage::step_to_run(args.step, &all) else {
-        ctx.out
-            .note(&format!("{names}: already consume-only: nothing to do"));
+        done(StepReport::done(None, &names));
         return Ok(());
     };
     match step {
         1 => {
-            ctx.out.data(&format!(
-                "step 1: deploy every relay of {names} with storage: consume, keeping reclaim_stale_after set.\n\
-                 Their claims take pending rows, and reclaim returns the processing rows retain relays left behind.\n\
-                 Relays (outboxctl's or forze's) cannot be observed from the database: confirm when they run."
-            ));
+            if !ctx.out.is_json() {
+                ctx.out.data(&storage::step_1_asks(&names));
+            }
             ctx.confirm("confirm that every relay now runs with storage: consume and reclaim on")?;
-            ctx.out
-                .note("step 1 confirmed; next: outboxctl storage to-consume --step 2");
+            done(StepReport::done(Some(1), &names));
             Ok(())
         }
         2 => {
@@ -109,7 +106,7 @@ async fn to_consume(
                 .await?;
             bar.finish_and_clear();
             match &outcome {
-                WaitOutcome::Done => ctx.out.note("step 2 done: no processing and no published rows; next: turn reclaim off in every relay, then --step 3 --reclaim-disabled"),
+                WaitOutcome::Done => done(StepReport::done(Some(2), &names)),
                 WaitOutcome::NotDone(all) => print_statuses(ctx, all),
             }
             Ok(outcome.verdict()?)
@@ -125,26 +122,31 @@ async fn step3(
     args: &ToConsumeArgs,
 ) -> anyhow::Result<()> {
     let plan = outbox.drop_plan(all);
+    let done = |r: StepReport| ctx.out.show(&r, || ctx.out.note(&r.next));
     if plan.drops.is_empty() {
-        ctx.out.note("already consume-only: nothing to drop");
+        done(StepReport::done(Some(3), ""));
         return Ok(());
     }
     if args.dry_run {
-        ctx.out.data(&plan.script(args.into()));
-        if !plan.blocked.is_empty() {
+        let report = StepReport::dropping(&plan, Some(plan.script(args.into())));
+        ctx.out.show(&report, || {
+            ctx.out.data(report.script.as_deref().unwrap_or_default());
             let blocked = plan.blocked.join("; ");
-            ctx.out
-                .warn(&format!("step 3 would be refused now: {blocked}"));
-        }
+            if !blocked.is_empty() {
+                ctx.out
+                    .warn(&format!("step 3 would be refused now: {blocked}"));
+            }
+        });
         return Ok(());
     }
     plan.verdict()?;
     ctx.confirm(&format!("drop {} (cannot be undone)", plan.what()))?;
     for d in &plan.drops {
         outbox.drop_columns(d, args.into()).await?;
-        ctx.out.data(&d.to_string());
+        if !ctx.out.is_json() {
+            ctx.out.data(&d.to_string());
+        }
     }
-    ctx.out
-        .note("the table is consume-only; retire the retention job");
+    done(StepReport::dropping(&plan, None));
     Ok(())
 }

@@ -262,6 +262,86 @@ pub fn blockers(all: &[StorageStatus]) -> Vec<String> {
         .collect()
 }
 
+/// What a step of `to-consume` did, as `--format json` prints it.
+#[derive(Debug, Serialize)]
+pub struct StepReport {
+    /// The step run (`None`: every table is consume-only already).
+    pub step: Option<u8>,
+    /// Step 1 confirmed, step 2's rows gone, step 3's columns dropped (not by a dry run).
+    pub done: bool,
+    /// Step 3: per table, the columns and indexes it dropped (or, dry, would drop).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<Dropped>,
+    /// Step 3 with `--dry-run`: its SQL, and what refuses it now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<String>,
+    /// What comes next, in a sentence (also the text a person reads).
+    pub next: String,
+}
+
+/// Retain's columns dropped from a table, with the indexes that went with them.
+#[derive(Debug, Serialize)]
+pub struct Dropped {
+    pub table: String,
+    pub columns: Vec<&'static str>,
+    pub indexes: Vec<String>,
+}
+
+impl StepReport {
+    /// Step `step` done on `tables` (`None`: nothing to do, they are consume-only), with what
+    /// comes next.
+    pub fn done(step: Option<u8>, tables: &str) -> Self {
+        let next = match step {
+            None => format!("{tables}: already consume-only: nothing to do"),
+            Some(1) => "step 1 confirmed; next: outboxctl storage to-consume --step 2".into(),
+            Some(2) => "step 2 done: no processing and no published rows; next: turn reclaim off in every relay, then --step 3 --reclaim-disabled".into(),
+            Some(_) => "already consume-only: nothing to drop".into(),
+        };
+        StepReport {
+            step,
+            done: true,
+            dropped: Vec::new(),
+            script: None,
+            blocked: Vec::new(),
+            next,
+        }
+    }
+
+    /// Step 3 over `plan`: run, or (`script`) only printed.
+    pub fn dropping(plan: &DropPlan, script: Option<String>) -> Self {
+        let dropped = (plan.drops.iter())
+            .map(|d| Dropped {
+                table: d.table.plain(),
+                columns: d.columns.clone(),
+                indexes: d.indexes.clone(),
+            })
+            .collect();
+        let next = match script {
+            None => "the table is consume-only; retire the retention job",
+            Some(_) => "run step 3 without --dry-run",
+        };
+        StepReport {
+            done: script.is_none(),
+            dropped,
+            script,
+            blocked: plan.blocked.clone(),
+            next: next.into(),
+            step: Some(3),
+        }
+    }
+}
+
+/// What step 1 asks of a person before they confirm it.
+pub fn step_1_asks(tables: &str) -> String {
+    format!(
+        "step 1: deploy every relay of {tables} with storage: consume, keeping reclaim_stale_after set.\n\
+         Their claims take pending rows, and reclaim returns the processing rows retain relays left behind.\n\
+         Relays (outboxctl's or forze's) cannot be observed from the database: confirm when they run."
+    )
+}
+
 /// How step 2's wait ended.
 pub enum WaitOutcome {
     /// No processing and no published row is left in any table.

@@ -100,10 +100,49 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     assert_eq!(r.code, REFUSED, "no --yes without a terminal: {r:?}");
     let r = cmd(
         &schema,
-        &["--yes", "--reclaim-disabled"],
+        &["--reclaim-disabled", "--format", "json"],
+        &["storage", "to-consume", "--step", "3", "--dry-run"],
+    );
+    let v = json(&r);
+    assert_eq!(
+        (v["step"].as_i64(), v["done"].as_bool()),
+        (Some(3), Some(false)),
+        "{r:?}"
+    );
+    assert!(
+        v["script"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("DROP COLUMN processing_at"),
+        "{r:?}"
+    );
+    let r = cmd(
+        &schema,
+        &["--yes", "--reclaim-disabled", "--format", "json"],
         &["storage", "to-consume"],
     );
     assert_eq!(r.code, OK, "{r:?}");
+    let v = json(&r);
+    assert_eq!(
+        (v["step"].as_i64(), v["done"].as_bool()),
+        (Some(3), Some(true)),
+        "{r:?}"
+    );
+    assert_eq!(
+        v["dropped"][0]["columns"],
+        serde_json::json!(["processing_at", "published_at"]),
+        "{r:?}"
+    );
+    assert!(
+        !r.stdout.contains("dropped:"),
+        "JSON alone on stdout: {r:?}"
+    );
+    let r = cmd(&schema, &["--format", "json"], &["storage", "to-consume"]);
+    assert_eq!(
+        (json(&r)["step"].clone(), json(&r)["done"].as_bool()),
+        (Value::Null, Some(true)),
+        "{r:?}"
+    );
     let cols: Vec<String> = sqlx::query_scalar("SELECT attname::text FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped")
         .bind(&t)
         .fetch_all(&mut conn)
