@@ -6,7 +6,8 @@ use super::Ctx;
 use super::output::{opt, with_tenant};
 use crate::relay::assemble::{Assembled, RelayRequest, assemble};
 use crate::relay::serve::{self, LoopOptions};
-use crate::relay::{RouteStats, Shutdown};
+use crate::relay::{PassReport, RouteStats, Shutdown};
+use crate::store::PassTarget;
 
 #[derive(Debug, Args)]
 #[group(id = "mode", required = true, multiple = false)]
@@ -90,15 +91,15 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
         let to_stdout = assembled.to_stdout;
         let bar = ctx.out.progress(None, "relaying");
         let mut published = 0u64;
-        let stats = serve::once(assembled, args.max_passes, |target, report| {
+        let on_pass = |target: &PassTarget, report: &PassReport| {
             published += report.published as u64;
             bar.set_message(format!("{target}: {published} published"));
             if let Some(e) = &report.error {
                 bar.suspend(|| tracing::warn!(route = %target, "pass failed: {e}"));
             }
-        })
-        .await;
-        bar.finish_and_clear();
+        };
+        let drained = || bar.finish_and_clear();
+        let stats = serve::once(assembled, args.max_passes, on_pass, drained).await;
         print_summary(ctx, &stats, to_stdout);
         return Ok(serve::once_verdict(&stats)?);
     }

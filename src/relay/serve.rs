@@ -146,6 +146,7 @@ pub async fn once(
     assembled: Assembled,
     max_passes: Option<u64>,
     on_pass: impl FnMut(&PassTarget, &PassReport),
+    drained: impl FnOnce(),
 ) -> Vec<RouteStats> {
     let Assembled {
         mut relay,
@@ -153,6 +154,9 @@ pub async fn once(
         ..
     } = assembled;
     let stats = relay.drain_once(max_passes, on_pass).await;
+    // the drain is over: what follows (the registry row's last word, up to
+    // HEARTBEAT_STOP_WITHIN) is no more relaying
+    drained();
     if let Some(heartbeat) = heartbeat {
         heartbeat.stop(HEARTBEAT_STOP_WITHIN).await;
     }
