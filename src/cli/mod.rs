@@ -30,7 +30,7 @@ use clap::Parser;
 pub use args::{Cli, Command, GlobalArgs, LogFormat, TargetArgs};
 
 use crate::config::{self, Config, Overrides};
-use crate::dburl::Backend;
+use crate::dburl::{Backend, DatabaseUrl};
 use crate::exit_code;
 pub use output::{Format, Output};
 
@@ -158,10 +158,9 @@ async fn dispatch(cli: Cli, color: bool) -> anyhow::Result<()> {
         target,
         command,
     } = cli;
-    if let Some(url) = &global.database_url {
-        crate::dburl::DatabaseUrl::parse(url)
-            .map(|u| crate::error::keep_secret(&u))
-            .ok();
+    // a flag's password stays out of every error line, one about the configuration too
+    if let Some(Ok(url)) = global.database_url.as_deref().map(DatabaseUrl::parse) {
+        crate::error::keep_secret(&url);
     }
     let backend = match &command {
         Command::Schema(schema::SchemaCommand::Print(args)) => args.backend,
@@ -175,7 +174,9 @@ async fn dispatch(cli: Cli, color: bool) -> anyhow::Result<()> {
     );
     let config = Config::load_with(&overrides, reads_file, &config::process_env)
         .map_err(crate::Error::from)?;
-    config.database_url.as_ref().map(crate::error::keep_secret);
+    if let Some(url) = &config.database_url {
+        crate::error::keep_secret(url);
+    }
     let out = Output {
         format: global.format,
         quiet: global.quiet,

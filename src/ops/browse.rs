@@ -2,7 +2,8 @@
 //! go (routes or failure groups), a filter being typed, a route's rows, a group waiting for y/n
 //! before it is requeued, and the last message. The command reads the terminal, turns its keys
 //! into [`Key`]s and draws a [`Browser`]; what each key does, and what it reads or requeues
-//! through the [`Source`], is here, with no terminal.
+//! through the [`Source`], is here, with no terminal; so is what the screen and a printed
+//! snapshot say in words (the route table's cells, the groups' title, the relays panel).
 
 use crate::Error;
 use crate::ops::failure_groups::FailureGroup;

@@ -1,7 +1,8 @@
 //! The stores' side of `outboxctl replay`: opening the source a [`Plan`] names (the backend
 //! hands it out: [`crate::store::replay`]), and, under consume storage where nothing keeps delivered
-//! events, looking events up in the delivery log to prove their delivery. The replay itself
-//! (count, publish) is [`crate::replay`]'s. No terminal code.
+//! events, looking events up in the delivery log to prove their delivery. A [`Replay`] counts
+//! and publishes through [`crate::replay`], and keeps what it counted as the bound of what it
+//! publishes. No terminal code.
 
 use std::time::Duration;
 

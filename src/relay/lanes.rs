@@ -73,9 +73,7 @@ impl RouteStats {
         });
         [last, paused, down].into_iter().flatten().collect()
     }
-}
 
-impl RouteStats {
     fn new(target: &PassTarget) -> Self {
         Self {
             route: target.route.clone(),
