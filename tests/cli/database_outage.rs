@@ -446,8 +446,5 @@ async fn a_server_that_only_reads_is_waited_out_and_the_relay_delivers_after() {
     .unwrap();
     arrived(&path, 5, "the rows once connections write", &log).await;
     assert!(relay.terminate().success());
-    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    crate::common::drop_role(&mut conn, &role).await;
 }

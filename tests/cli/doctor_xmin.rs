@@ -221,10 +221,7 @@ async fn doctor_without_pg_monitor_says_what_it_cannot_see() {
         Some("warn".into()),
         "{r:?}"
     );
-    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    crate::common::drop_role(&mut conn, &role).await;
 }
 
 /// A PostgreSQL of the test's own that allows prepared transactions and logical slots.

@@ -111,6 +111,14 @@ pub async fn count(conn: &mut PgConnection, sql: &str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(conn).await.unwrap()
 }
 
+/// Drops a role a test made, and everything it owns.
+pub async fn drop_role(conn: &mut PgConnection, role: &str) {
+    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
+        .execute(conn)
+        .await
+        .unwrap();
+}
+
 /// Makes every row of the table due now (as if its retry delay had passed).
 pub async fn make_due(conn: &mut PgConnection, table: &str) {
     sqlx::raw_sql(&format!("UPDATE {table} SET available_at = NULL"))

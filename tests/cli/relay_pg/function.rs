@@ -58,10 +58,7 @@ async fn the_strict_claim_calls_its_function_once_migrate_adds_it_and_sends_its_
     assert!(!limited.claims_by_function(None).unwrap());
     assert_eq!(claim(&mut limited).await, sent_as_sql);
     drop(limited);
-    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    crate::common::drop_role(&mut conn, &role).await;
 }
 
 /// A claim function dropped (or no longer executable) under a running relay: the failed call
@@ -104,12 +101,11 @@ async fn a_claim_whose_function_went_away_sends_its_sql_in_the_same_pass() {
             .unwrap();
         relay.commit_pass().await.unwrap();
         assert!(!relay.claims_by_function(None).unwrap(), "{word}");
-        let left: i64 = sqlx::query_scalar(&format!(
-            "SELECT count(*) FROM {t} WHERE status = 'pending'"
-        ))
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
+        let left = count(
+            &mut conn,
+            &format!("SELECT count(*) FROM {t} WHERE status = 'pending'"),
+        )
+        .await;
         assert_eq!(left, 20, "{word}: the pass delivered its 10 rows");
     }
 }
@@ -180,10 +176,7 @@ async fn a_claim_function_that_is_not_outboxctls_as_written_is_not_called() {
     untrusted("edited by hand");
     migrate(&schema, &strict).await;
     assert!(by_function().await);
-    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    crate::common::drop_role(&mut conn, &role).await;
 }
 
 /// A relay that started before `migrate` added its claim function takes it up between passes,
@@ -303,10 +296,7 @@ async fn migrate_by_a_role_whose_function_would_not_be_trusted_names_the_problem
     assert_eq!(functions(&mut conn).await, 1);
     let mut relay = store(&schema, Storage::Consume, KeyOrder::Strict).await;
     assert!(relay.claims_by_function(None).unwrap());
-    sqlx::raw_sql(&format!("DROP OWNED BY {role}; DROP ROLE {role}"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    crate::common::drop_role(&mut conn, &role).await;
 }
 
 /// Best-effort order's claim goes through its function too once `migrate` has made it, under

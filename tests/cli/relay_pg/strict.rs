@@ -252,17 +252,8 @@ async fn strict_key_order_with_hlc_decides_earlier_by_the_claim_order() {
     )
     .await;
     let mut opts = outboxctl::store::postgres::PgStoreOptions {
-        relation: outboxctl::target::RelationSpec::parse("relation", &t).unwrap(),
-        delivery_log: None,
-        storage: Storage::Retain,
         hlc_ordering: true,
-        propagate_trace: false,
-        tenant_aware: false,
-        key_order: KeyOrder::Strict,
-        pass_statement_timeout: Duration::from_secs(1),
-        pass_deadline: Duration::from_secs(5),
-        prepared_statements: false,
-        pauses: None,
+        ..store_options(&schema, Storage::Retain, KeyOrder::Strict)
     };
     for storage in [Storage::Retain, Storage::Consume] {
         opts.storage = storage;
