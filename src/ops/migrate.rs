@@ -91,8 +91,9 @@ impl Migration {
                     plan.extend(one);
                 }
                 let mut warnings = Vec::new();
-                for f in functions(&p.store_options()) {
-                    match function_step(&p, f, &mut conn).await? {
+                let opts = p.store_options();
+                for f in functions(&opts) {
+                    match function_step(&opts, f, &mut conn).await? {
                         FunctionStep::Step(step) => plan.steps.push(*step),
                         FunctionStep::Problem(problem) => plan.problems.push(problem),
                         FunctionStep::LeftOut(why) => warnings.push(why),
@@ -212,7 +213,7 @@ impl Migration {
 /// owner), making it would change nothing, every time: for strict order's claim that is a
 /// problem (it costs most to plan), for the others a warning (and doctor's).
 async fn function_step(
-    pg: &crate::store::backend::Postgres<'_>,
+    opts: &crate::store::postgres::PgStoreOptions,
     f: PassFunction,
     conn: &mut PgConnection,
 ) -> Result<FunctionStep, Error> {
@@ -243,7 +244,7 @@ async fn function_step(
             f.table.plain(),
             f.kind.statement(),
         );
-        let strict = pg.store_options().key_order == crate::model::KeyOrder::Strict;
+        let strict = opts.key_order == crate::model::KeyOrder::Strict;
         if !strict || f.kind != FunctionKind::Claim {
             // a statement quick to plan: a speed-up to forgo, not a reason to fail a migrate
             // that did everything else

@@ -7,6 +7,7 @@ use super::{DoctorReport, Level};
 use crate::config::Target;
 use crate::db;
 use crate::store::backend;
+use crate::store::postgres::PgStoreOptions;
 use crate::store::postgres::diagnostics::{FunctionState, function_state};
 use crate::store::postgres::sql::{FunctionKind, PassFunction, functions};
 
@@ -19,18 +20,19 @@ pub async fn check(
     conn: &mut sqlx::PgConnection,
     report: &mut DoctorReport,
 ) {
-    for f in functions(&pg.store_options()) {
-        check_one(pg, f, conn, report).await;
+    let opts = pg.store_options();
+    for f in functions(&opts) {
+        check_one(pg, &opts, f, conn, report).await;
     }
 }
 
 async fn check_one(
     pg: &backend::Postgres<'_>,
+    opts: &PgStoreOptions,
     f: PassFunction,
     conn: &mut sqlx::PgConnection,
     report: &mut DoctorReport,
 ) {
-    let opts = pg.store_options();
     let name_of_check = f.kind.as_str();
     let registry = matches!(
         &pg.config.outbox.target,

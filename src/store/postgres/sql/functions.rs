@@ -214,10 +214,10 @@ fn plpgsql(
     let suffix = format!("{infix}{}", crate::target::short_hash(&text));
     let name = table.sibling(kind.as_str(), &suffix).ok()?;
     let params: Vec<String> = (1..=args.len()).map(|i| format!("${i}")).collect();
-    let call = if returns.starts_with("TABLE") {
-        format!("SELECT * FROM {name}({})", params.join(", "))
-    } else {
-        format!("SELECT {name}({})", params.join(", "))
+    // the claim returns rows, the mark its count
+    let call = match kind {
+        FunctionKind::Claim => format!("SELECT * FROM {name}({})", params.join(", ")),
+        FunctionKind::Mark => format!("SELECT {name}({})", params.join(", ")),
     };
     Some(PassFunction {
         kind,
