@@ -1,15 +1,14 @@
 //! `doctor`'s look at the functions of the pass (`store::postgres::sql::functions`: the claim's
 //! and, under retain, the mark's): each there, outboxctl's as written and executable, or the
 //! relay parses and plans its statement on every pass (a warning, not a fault: the relay then
-//! sends the statement's SQL).
+//! sends the statement's SQL). With `prepared_statements` the relay calls none: each check is
+//! then fine whatever the function's state.
 
 use super::{DoctorReport, Level};
-use crate::config::Target;
 use crate::db;
 use crate::store::backend;
-use crate::store::postgres::PgStoreOptions;
 use crate::store::postgres::diagnostics::{FunctionState, function_state};
-use crate::store::postgres::sql::{FunctionKind, PassFunction, functions};
+use crate::store::postgres::sql::{PassFunction, functions};
 
 /// One check per function the relay's statements go through (named `claim function` and
 /// `mark function`); none when the table's name leaves no room for a function's, which
@@ -22,32 +21,26 @@ pub async fn check(
 ) {
     let opts = pg.store_options();
     for f in functions(&opts) {
-        check_one(pg, &opts, f, conn, report).await;
+        check_one(opts.prepared_statements, f, conn, report).await;
     }
 }
 
 async fn check_one(
-    pg: &backend::Postgres<'_>,
-    opts: &PgStoreOptions,
+    prepared_statements: bool,
     f: PassFunction,
     conn: &mut sqlx::PgConnection,
     report: &mut DoctorReport,
 ) {
     let name_of_check = f.kind.as_str();
-    let registry = matches!(
-        &pg.config.outbox.target,
-        Target::Postgres {
-            registry: Some(_),
-            ..
-        }
-    );
-    if f.kind == FunctionKind::Claim && opts.prepared_statements && registry {
-        // the relay's claim then reads the route pauses: another text, sent named
-        let detail = "with prepared_statements and the registry the claim is a named statement that reads the route pauses: planned once per connection, no function needed";
+    let statement = f.kind.statement();
+    if prepared_statements {
+        // named statements run faster sent as they are than through a function (`calls_functions`)
+        let detail = format!(
+            "with prepared_statements the {statement} is a named statement: planned once per connection, no function needed"
+        );
         return report.add(name_of_check, Level::Ok, detail);
     }
     let name = f.name.plain();
-    let statement = f.kind.statement();
     let (level, detail) = match function_state(conn, &f).await {
         Ok(FunctionState::Trusted { executable: true }) => (
             Level::Ok,

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::PgStoreOptions;
-use super::sql::{PassFunction, functions};
+use super::sql::{PassFunction, calls_functions, functions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
 
@@ -91,7 +91,8 @@ pub(super) const FUNCTIONS_REREAD: std::time::Duration = std::time::Duration::fr
 fn functions_sql(opts: &PgStoreOptions) -> (String, Vec<Value>) {
     let mut values: Vec<Value> = Vec::new();
     let mut each = Vec::new();
-    for f in functions(opts) {
+    let called = calls_functions(opts).then(|| functions(opts));
+    for f in called.unwrap_or_default() {
         let (found, trusted) = PassFunction::catalog_conditions(values.len() + 1);
         each.push(format!("({found} AND {trusted})"));
         values.extend(f.catalog_values().map(|v| Value::OptText(Some(v))));

@@ -1,6 +1,7 @@
 //! The claim's function (`migrate` adds it for an outbox of one table): called once there, as
 //! outboxctl writes it and by a role that may, claiming what the claim's SQL claims; the SQL
-//! otherwise, and again at once when a call fails as not fitting the database.
+//! otherwise (and always with `prepared_statements`), and again at once when a call fails as not
+//! fitting the database.
 
 use super::*;
 
@@ -59,6 +60,85 @@ async fn the_strict_claim_calls_its_function_once_migrate_adds_it_and_sends_its_
     assert_eq!(claim(&mut limited).await, sent_as_sql);
     drop(limited);
     crate::common::drop_role(&mut conn, &role).await;
+}
+
+/// With `prepared_statements` the relay calls neither function where `migrate` added both: its
+/// claim and marks go as named statements, planned once per connection and faster sent as they
+/// are than through PL/pgSQL. It claims what a relay calling them claims, and `doctor` counts
+/// a function it does not call as fine, there or not.
+#[tokio::test]
+async fn with_prepared_statements_the_pass_sends_its_statements_not_their_functions() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "retain"]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 30, Some(3)).await;
+    let mut calling = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    assert!(calling.claims_by_function(None).unwrap());
+    assert!(calling.marks_by_function(None).unwrap());
+    let mut opts = store_options(&schema, Storage::Retain, KeyOrder::BestEffort);
+    opts.prepared_statements = true;
+    let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
+    let mut named = PgStore::connect(&url, Duration::from_secs(5), opts)
+        .await
+        .unwrap();
+    assert!(!named.claims_by_function(None).unwrap());
+    assert!(!named.marks_by_function(None).unwrap());
+    // ten rows each, one after the other: each pass claims the oldest ten left and marks them
+    for (who, s) in [("calling", &mut calling), ("named", &mut named)] {
+        let oldest: Vec<uuid::Uuid> = sqlx::query_scalar(&format!(
+            "SELECT id FROM {t} WHERE status = 'pending' ORDER BY created_at LIMIT 10"
+        ))
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        s.begin_pass(&target()).await.unwrap();
+        let claimed = s.claim(&target(), 10, chrono::Utc::now()).await.unwrap();
+        let ids: Vec<uuid::Uuid> = claimed.rows.iter().map(|r| r.id).collect();
+        assert_eq!(ids, oldest, "{who}");
+        assert_eq!(
+            s.mark_published(&target(), &ids, chrono::Utc::now())
+                .await
+                .unwrap(),
+            10,
+            "{who}"
+        );
+        s.commit_pass().await.unwrap();
+    }
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    assert_eq!(count(&mut conn, &published).await, 20);
+    // doctor: fine with the functions there, and with them gone
+    let cfg = crate::common::config_file(
+        test_name!(),
+        &format!(
+            "database_url: {}\noutbox:\n  relation: {t}\n  storage: retain\nrelay:\n  prepared_statements: true\n  routes:\n    orders:\n      to: \"file:/dev/null\"\n",
+            pg_url()
+        ),
+    );
+    let doctor_says = |check: &str| {
+        let r = ob(["--config", &cfg, "doctor", "--format", "json"]).run();
+        let v: serde_json::Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+        crate::common::doctor_check(&v, check).clone()
+    };
+    for check in ["claim function", "mark function"] {
+        let c = doctor_says(check);
+        assert_eq!(c["level"], "ok", "{c}");
+        assert!(
+            c["detail"].as_str().unwrap().contains("named statement"),
+            "{c}"
+        );
+    }
+    for f in outboxctl::store::postgres::sql::functions(&store_options(
+        &schema,
+        Storage::Retain,
+        KeyOrder::BestEffort,
+    )) {
+        sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    assert_eq!(doctor_says("claim function")["level"], "ok");
 }
 
 /// A claim function dropped (or no longer executable) under a running relay: the failed call

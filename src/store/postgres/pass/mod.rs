@@ -24,7 +24,7 @@ use super::session::{
     FUNCTIONS_REREAD, PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet,
     pass_limits, read_functions,
 };
-use super::sql::functions;
+use super::sql::calls_functions;
 use super::{PgSql, PgStoreOptions};
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
@@ -277,7 +277,7 @@ impl<'a> PgStore<'a> {
         else {
             return;
         };
-        if !by_sql || functions(&self.opts).is_empty() {
+        if !by_sql || !calls_functions(&self.opts) {
             return;
         }
         match read_functions(c, &self.opts).await {

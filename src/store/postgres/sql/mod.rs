@@ -12,10 +12,9 @@ use super::PgStoreOptions;
 
 mod functions;
 
-pub(super) use functions::claim_function_table;
 pub use functions::{
-    CLAIM_FUNCTION_INFIX, FunctionKind, MARK_FUNCTION_INFIX, PassFunction, claim_function,
-    functions, mark_function,
+    CLAIM_FUNCTION_INFIX, FunctionKind, MARK_FUNCTION_INFIX, PassFunction, calls_functions,
+    claim_function, functions, mark_function,
 };
 use functions::{function_of, mark_function_of};
 
@@ -368,7 +367,7 @@ impl PgSql {
         opts: &PgStoreOptions,
         functions: &HashSet<String>,
     ) -> Self {
-        if claim_function_table(opts).is_none() {
+        if !calls_functions(opts) {
             return self;
         }
         let has = |f: &Option<PassFunction>| {
