@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use uuid::Uuid;
 
 use super::Ctx;
-use super::output::{error_cell, opt, with_tenant};
+use super::output::{error_cell, ms, opt, with_tenant};
 use crate::duration::{Dur, age};
 use crate::ops::failure_groups::FailureGroup;
 use crate::ops::inspect::{EventReport, Inspector, Page, RowNarrowing};
@@ -199,7 +199,7 @@ fn print_relays(ctx: &Ctx, relays: &[crate::fleet::RelayRecord]) {
             ago(r.last_seen),
             r.last_pass_at.map(ago).unwrap_or_else(|| "-".into()),
             r.published.to_string(),
-            opt(r.lag_p99_ms.map(|v| format!("{v:.1}"))),
+            ms(r.lag_p99_ms),
             opt(r.metrics_addr.as_ref()),
             error_cell(r.last_error.as_deref()),
         ]

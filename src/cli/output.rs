@@ -183,6 +183,11 @@ pub fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
 }
 
+/// Milliseconds as a cell, to a tenth (empty when there are none).
+pub fn ms(value: Option<f64>) -> String {
+    opt(value.map(|v| format!("{v:.1}")))
+}
+
 /// An error as a cell: whole in a pipe, on a terminal one line of 60 characters at most.
 pub fn error_cell(text: Option<&str>) -> String {
     let Some(text) = text else {

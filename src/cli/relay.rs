@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::Ctx;
-use super::output::{opt, with_tenant};
+use super::output::{ms, opt, with_tenant};
 use crate::relay::assemble::{Assembled, RelayRequest, assemble};
 use crate::relay::serve::{self, LoopOptions};
 use crate::relay::{PassReport, RouteStats, Shutdown};
@@ -138,7 +138,6 @@ fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
     let tenants = stats.iter().any(|s| s.tenant.is_some());
     let header = "route,claimed,published,retried,failed,failed passes,seconds,events/s,lag p50 ms,lag p99 ms";
     let header = with_tenant(tenants, header);
-    let ms = |v: Option<f64>| opt(v.map(|v| format!("{v:.1}")));
     let listed = out.list(stats, "no routes relayed", &header, |s| {
         let mut row = vec![s.route.clone()];
         row.extend(tenants.then(|| opt(s.tenant)));

@@ -73,6 +73,11 @@ pub async fn run(ctx: &Ctx, cmd: StorageCommand) -> anyhow::Result<()> {
     }
 }
 
+/// A step's report: as JSON, or what comes next in a sentence.
+fn print_step(ctx: &Ctx, r: &StepReport) {
+    ctx.out.show(r, || ctx.out.note(&r.next));
+}
+
 async fn to_consume(
     ctx: &Ctx,
     outbox: &mut StorageMove<'_>,
@@ -81,9 +86,8 @@ async fn to_consume(
     let all = outbox.statuses(args.reclaim_disabled).await?;
     let names = all.iter().map(|s| s.table.as_str()).collect::<Vec<_>>();
     let names = names.join(", ");
-    let done = |r: StepReport| ctx.out.show(&r, || ctx.out.note(&r.next));
     let Some(step) = storage::step_to_run(args.step, &all) else {
-        done(StepReport::done(None, &names));
+        print_step(ctx, &StepReport::done(None, &names));
         return Ok(());
     };
     match step {
@@ -92,7 +96,7 @@ async fn to_consume(
                 ctx.out.data(&storage::step_1_asks(&names));
             }
             ctx.confirm("confirm that every relay now runs with storage: consume and reclaim on")?;
-            done(StepReport::done(Some(1), &names));
+            print_step(ctx, &StepReport::done(Some(1), &names));
             Ok(())
         }
         2 => {
@@ -106,7 +110,7 @@ async fn to_consume(
                 .await?;
             bar.finish_and_clear();
             match &outcome {
-                WaitOutcome::Done => done(StepReport::done(Some(2), &names)),
+                WaitOutcome::Done => print_step(ctx, &StepReport::done(Some(2), &names)),
                 WaitOutcome::NotDone(all) => print_statuses(ctx, all),
             }
             Ok(outcome.verdict()?)
@@ -122,9 +126,8 @@ async fn step3(
     args: &ToConsumeArgs,
 ) -> anyhow::Result<()> {
     let plan = outbox.drop_plan(all);
-    let done = |r: StepReport| ctx.out.show(&r, || ctx.out.note(&r.next));
     if plan.drops.is_empty() {
-        done(StepReport::done(Some(3), ""));
+        print_step(ctx, &StepReport::done(Some(3), ""));
         return Ok(());
     }
     if args.dry_run {
@@ -147,6 +150,6 @@ async fn step3(
             ctx.out.data(&d.to_string());
         }
     }
-    done(StepReport::dropping(&plan, None));
+    print_step(ctx, &StepReport::dropping(&plan, None));
     Ok(())
 }

@@ -59,13 +59,9 @@ fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
         ctx.out
             .lines("relay ", s.registered.iter().map(|r| r.summary(s.at)));
         let paused = s
-            .routes
-            .iter()
-            .filter_map(|r| Some((&r.glance.route, r.paused.as_ref()?)));
-        ctx.out.lines(
-            "route ",
-            paused.map(|(route, p)| format!("{route} PAUSED {p}")),
-        );
+            .paused_routes()
+            .map(|(route, p)| format!("{route} PAUSED {p}"));
+        ctx.out.lines("route ", paused);
     });
 }
 

@@ -257,6 +257,11 @@ impl Snapshot {
         self.routes.iter().any(|r| r.glance.tenant.is_some())
     }
 
+    /// Each paused route, with its pause (the relays panel and a printed snapshot list them).
+    pub fn paused_routes(&self) -> impl Iterator<Item = (&String, &crate::fleet::Pause)> {
+        (self.routes.iter()).filter_map(|r| Some((&r.glance.route, r.paused.as_ref()?)))
+    }
+
     /// The failure groups' title: whether they come from a sample of the failed rows.
     pub fn groups_title(&self) -> String {
         match self.groups_sampled {
@@ -289,8 +294,8 @@ impl Browser {
         let s = &self.snap;
         let given = s.relays.iter().map(|r| r.line());
         let registered = s.registered.iter().map(|r| r.summary(s.at));
-        let paused = (s.routes.iter()).filter_map(|r| Some((&r.glance.route, r.paused.as_ref()?)));
-        let paused = paused.map(|(route, p)| format!("route {route} PAUSED: {}", p.reason));
+        let paused =
+            (s.paused_routes()).map(|(route, p)| format!("route {route} PAUSED: {}", p.reason));
         let lines: Vec<String> = given.chain(registered).chain(paused).collect();
         match lines.is_empty() {
             true => vec![
