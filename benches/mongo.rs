@@ -2,6 +2,7 @@
 //!
 //!     cargo bench --bench mongo                      # N = 20,000 documents over 200 keys
 //!     OUTBOXCTL_BENCH_N=5000 OUTBOXCTL_BENCH_ROUNDS=5 cargo bench --bench mongo
+//!     OUTBOXCTL_BENCH_HLC=1 cargo bench --bench mongo  # documents stamped, claims in HLC order
 //!
 //! **The limit** is what MongoDB itself does when one client claims documents and marks them
 //! published with nothing published, batches of 100: `find` the first 100 pending `_id`s in
@@ -35,7 +36,14 @@ fn mongo_url() -> String {
         .unwrap_or_else(|_| "mongodb://127.0.0.1:27018/?replicaSet=rs0".into())
 }
 
-/// N pending documents as `emit` writes them, keys in turn, `created_at` a millisecond apart.
+/// Whether the documents carry an `hlc` stamp and both sides claim in HLC order
+/// (`OUTBOXCTL_BENCH_HLC=1`).
+fn hlc() -> bool {
+    std::env::var("OUTBOXCTL_BENCH_HLC").is_ok_and(|v| v == "1")
+}
+
+/// N pending documents as `emit` writes them, keys in turn, `created_at` a millisecond apart
+/// (and, with [`hlc`], an HLC stamp of that millisecond).
 async fn stage(coll: &mongodb::Collection<Document>, n: usize) {
     coll.delete_many(doc! {})
         .await
@@ -44,7 +52,9 @@ async fn stage(coll: &mongodb::Collection<Document>, n: usize) {
     let docs: Vec<Document> = (0..n)
         .map(|i| {
             let at = mongodb::bson::DateTime::from_millis(base + i as i64);
+            let stamp = hlc().then_some((base + i as i64) << 16);
             doc! {
+                "hlc": stamp,
                 "id": uuid::Uuid::now_v7().to_string(),
                 "outbox_route": common::ROUTE,
                 "event_id": uuid::Uuid::now_v7().to_string(),
@@ -75,7 +85,11 @@ async fn limit(coll: &mongodb::Collection<Document>) -> (usize, Duration) {
         doc! { "outbox_route": common::ROUTE, "status": "pending", "available_at": Bson::Null };
     loop {
         let find = FindOptions::builder()
-            .sort(doc! { "created_at": 1, "id": 1 })
+            .sort(if hlc() {
+                doc! { "hlc": 1, "created_at": 1, "id": 1 }
+            } else {
+                doc! { "created_at": 1, "id": 1 }
+            })
             .limit(BATCH)
             .projection(doc! { "_id": 1 })
             .build();
@@ -117,9 +131,10 @@ async fn limit(coll: &mongodb::Collection<Document>) -> (usize, Duration) {
 /// `relay --once` as the command assembles it, best-effort or strict key order.
 async fn relay(strict: bool) -> (usize, Duration) {
     let yaml = format!(
-        "database_url: {url}\noutbox:\n  collection: {DB}.outbox\n  storage: retain\n  registry: off\nrelay:\n  reclaim_stale_after: null\n  key_order: {order}\n",
+        "database_url: {url}\noutbox:\n  collection: {DB}.outbox\n  storage: retain\n  registry: off\n  hlc_ordering: {hlc}\nrelay:\n  reclaim_stale_after: null\n  key_order: {order}\n",
         url = mongo_url(),
         order = if strict { "strict" } else { "best-effort" },
+        hlc = hlc(),
     );
     let file = outboxctl::config::FileConfig::parse("bench.yaml", &yaml).unwrap();
     let config =
@@ -166,6 +181,7 @@ async fn main() {
         .args(["migrate", "-q", "--key-order", "strict", "--database-url"])
         .arg(mongo_url())
         .args(["--collection", &format!("{DB}.outbox")])
+        .args(hlc().then_some("--hlc-ordering"))
         .status()
         .expect("running outboxctl migrate");
     assert!(migrated.success(), "outboxctl migrate failed");
@@ -173,7 +189,12 @@ async fn main() {
     let rounds: usize = std::env::var("OUTBOXCTL_BENCH_ROUNDS")
         .map_or(3, |v| v.parse().expect("OUTBOXCTL_BENCH_ROUNDS: a number"));
     println!(
-        "relay on MongoDB against the limit (find, claim, mark: three round trips per 100 documents); {KEYS} ordering keys; median of {rounds} interleaved rounds"
+        "relay on MongoDB against the limit (find, claim, mark: three round trips per 100 documents); {KEYS} ordering keys; {order}; median of {rounds} interleaved rounds",
+        order = if hlc() {
+            "HLC order"
+        } else {
+            "created_at order"
+        },
     );
     println!(
         "{:<24} {:>7} {:>11} {:>11} {:>6} {:>11}",
