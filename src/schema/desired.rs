@@ -627,7 +627,7 @@ impl MongoSchema {
         }
         indexes.extend(render::mongo_claim_order_indexes(hlc));
         if config.relay.key_order == KeyOrder::Strict {
-            indexes.extend(render::mongo_key_order_indexes());
+            indexes.extend(render::mongo_key_order_indexes(hlc));
         }
         if config.outbox.replay_index || extras.replay {
             // the same keys as the claim order's: one index serves both

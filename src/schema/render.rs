@@ -24,6 +24,8 @@ pub const WAKE_SQL: &str = include_str!("../../templates/postgres/wake.sql");
 const MONGO_OUTBOX_INDEXES: &str = include_str!("../../templates/mongo/outbox_indexes.json");
 const MONGO_HLC_INDEXES: &str = include_str!("../../templates/mongo/hlc_indexes.json");
 const MONGO_KEY_ORDER_INDEXES: &str = include_str!("../../templates/mongo/key_order_indexes.json");
+const MONGO_KEY_ORDER_HLC_INDEXES: &str =
+    include_str!("../../templates/mongo/key_order_hlc_indexes.json");
 const MONGO_CLAIM_ORDER_INDEXES: &str =
     include_str!("../../templates/mongo/claim_order_indexes.json");
 const MONGO_CLAIM_ORDER_HLC_INDEXES: &str =
@@ -215,8 +217,15 @@ pub fn mongo_hlc_indexes() -> Vec<MongoIndexSpec> {
     mongo_specs(MONGO_HLC_INDEXES)
 }
 
-pub fn mongo_key_order_indexes() -> Vec<MongoIndexSpec> {
-    mongo_specs(MONGO_KEY_ORDER_INDEXES)
+/// The index strict order's check reads each claimed key through, in the claim's order (HLC
+/// claim order with `hlc`): the documents not yet published, so that the check stops at the
+/// latest claimed document instead of reading a key's whole backlog.
+pub fn mongo_key_order_indexes(hlc: bool) -> Vec<MongoIndexSpec> {
+    mongo_specs(if hlc {
+        MONGO_KEY_ORDER_HLC_INDEXES
+    } else {
+        MONGO_KEY_ORDER_INDEXES
+    })
 }
 
 /// The index the claim reads in its order (HLC claim order with `hlc`): pending documents
@@ -466,6 +475,21 @@ mod tests {
                 .starts_with("db.getCollection(\"stats\")")
         );
         assert_eq!(mongo_hlc_indexes().len(), 1);
-        assert_eq!(mongo_key_order_indexes().len(), 1);
+        let (plain, hlc) = (
+            mongo_key_order_indexes(false),
+            mongo_key_order_indexes(true),
+        );
+        assert_eq!((plain.len(), hlc.len()), (1, 1));
+        // the same documents (those not yet published), each key's in its claim order
+        assert_eq!(plain[0].partial, hlc[0].partial);
+        let keys = |s: &MongoIndexSpec| s.keys.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            keys(&plain[0]),
+            ["outbox_route", "ordering_key", "created_at"]
+        );
+        assert_eq!(
+            keys(&hlc[0]),
+            ["outbox_route", "ordering_key", "hlc", "created_at"]
+        );
     }
 }

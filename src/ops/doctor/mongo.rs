@@ -77,22 +77,20 @@ pub(super) async fn mongo_checks(
     if config.relay.key_order == crate::model::KeyOrder::Strict {
         // strict order's check reads each key through it, and cannot run without it
         use crate::store::mongo::strict;
-        let name = strict::key_index().name.expect("named");
-        match strict::pick_key_index(&indexes) {
-            Some((_, true)) => report.add(
-                "key order index",
-                Level::Ok,
-                format!("{collection} has the key order index {name}"),
-            ),
-            Some((older, false)) => report.add(
-                "key order index",
-                Level::Warn,
-                strict::older_key_index(collection, &older),
-            ),
+        let hlc = config.outbox.hlc_ordering;
+        match strict::pick_key_index(&indexes, hlc) {
+            Some(index) => match index.cost(collection, hlc) {
+                None => report.add(
+                    "key order index",
+                    Level::Ok,
+                    format!("{collection} has the key order index {}", index.name()),
+                ),
+                Some(cost) => report.add("key order index", Level::Warn, cost),
+            },
             None => report.add(
                 "key order index",
                 Level::Fail,
-                strict::missing_key_index(collection),
+                strict::missing_key_index(collection, hlc),
             ),
         }
     }

@@ -214,7 +214,7 @@ fn mongo_plan_adds_missing_and_reports_conflicting() {
 fn mongo_key_order_index_is_found_by_its_name_and_filter() {
     let want = MongoSchema {
         outbox: crate::target::CollectionName::parse("c", "app.outbox").unwrap(),
-        indexes: crate::schema::render::mongo_key_order_indexes(),
+        indexes: crate::schema::render::mongo_key_order_indexes(false),
         checkpoint: None,
         registry: None,
     };

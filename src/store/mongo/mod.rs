@@ -197,12 +197,13 @@ impl MongoStore {
     pub fn new(client: &mongodb::Client, opts: MongoStoreOptions) -> Self {
         let db = client.database(&opts.collection.db);
         let coll = db.collection::<Document>(&opts.collection.collection);
+        let key_index = strict::key_index(opts.hlc_ordering).name.expect("named");
         Self {
             db,
             coll,
             opts,
             ids: HashMap::new(),
-            key_index: strict::key_index().name.expect("named"),
+            key_index,
         }
     }
 

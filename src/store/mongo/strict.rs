@@ -59,23 +59,25 @@ impl MongoStore {
     }
 
     /// The index strict order's check reads through ([`MongoStore::hold_back`]), chosen when a
-    /// relay starts: the partial key index ([`key_index`]); else, with a warning, the key index
-    /// an earlier outboxctl made, which holds every document (as sound, since a document's
-    /// entry does not move with its status, but it also reads the key's published ones); else
-    /// the relay is refused, naming the migration.
+    /// relay starts: the partial key index in the claim's order ([`key_index`]); else, with a
+    /// warning, another index on the key ([`pick_key_index`]); else the relay is refused,
+    /// naming the migration.
     pub(super) async fn choose_key_index(&self) -> Result<String, crate::Error> {
         let listed = |e| crate::Error::mongo("listing the outbox's indexes", e);
         let indexes = crate::schema::mongo::index_facts(&self.coll)
             .await
             .map_err(listed)?;
-        match pick_key_index(&indexes) {
-            Some((name, true)) => Ok(name),
-            Some((name, false)) => {
-                tracing::warn!("{}", older_key_index(&self.opts.collection, &name));
-                Ok(name)
+        let hlc = self.opts.hlc_ordering;
+        match pick_key_index(&indexes, hlc) {
+            Some(index) => {
+                if let Some(cost) = index.cost(&self.opts.collection, hlc) {
+                    tracing::warn!("{cost}");
+                }
+                Ok(index.name().to_owned())
             }
             None => Err(crate::Error::SchemaMissing(missing_key_index(
                 &self.opts.collection,
+                hlc,
             ))),
         }
     }
@@ -87,14 +89,16 @@ impl MongoStore {
     /// after it waits. Returns the rows kept and how many were handed back.
     ///
     /// The check reads through the key index ([`key_index`]): the documents not yet
-    /// published, by route, key and `created_at`. A MongoDB query is not one snapshot: it
-    /// yields (every 10 ms or so) and goes on from fresh data. Through an index on `status`
-    /// (which the planner preferred for the aggregation this replaced) it could pass
-    /// `pending` while an earlier row of the key was another relay's, and reach `processing`
-    /// after that relay handed it back: the row seen in neither state, and this claim's later
-    /// row sent first. In the key index a row's entry stays put while it moves between
-    /// pending, processing and failed, and leaves only once published (sent before then), so
-    /// the scan reads every earlier row not yet published once, as it is at that moment.
+    /// published, by route, key and claim order (`hlc` first under HLC order), so that it
+    /// stops at the latest claimed instead of reading the keys' backlog. A MongoDB query is
+    /// not one snapshot: it yields (every 10 ms or so) and goes on from fresh data. Through
+    /// an index on `status` (which the planner preferred for the aggregation this replaced)
+    /// it could pass `pending` while an earlier row of the key was another relay's, and reach
+    /// `processing` after that relay handed it back: the row seen in neither state, and this
+    /// claim's later row sent first. In the key index a row's entry stays put while it moves
+    /// between pending, processing and failed, and leaves only once published (sent before
+    /// then), so the scan reads every earlier row not yet published once, as it is at that
+    /// moment.
     pub(super) async fn hold_back(
         &mut self,
         target: &PassTarget,
@@ -118,16 +122,12 @@ impl MongoStore {
             return Ok((rows, 0));
         }
         // One range of the key index: the claimed keys' documents not yet published, up to
-        // the latest claimed (by `created_at`; with HLC order every one, since an earlier
-        // hlc may carry a later `created_at`). Each key's own bound is applied here.
+        // the latest claimed in claim order. Each key's own bound is applied here.
         let keys: Vec<&str> = last.keys().map(|(_, k)| k.as_str()).collect();
         let mut f = self.route_filter(target);
         f.insert("ordering_key", doc! { "$in": keys });
-        if !hlc {
-            let latest = last.values().map(|p| p.created_ms).max().expect("some key");
-            let latest = mongodb::bson::DateTime::from_millis(latest);
-            f.insert("created_at", doc! { "$lte": latest });
-        }
+        let latest = last.values().max_by(|a, b| a.cmp_claim(b, hlc));
+        f.extend(latest.expect("some key").up_to(hlc));
         f.insert(
             "$or",
             vec![
@@ -146,7 +146,7 @@ impl MongoStore {
                 {
                     StoreError::other(
                         "checking key order",
-                        missing_key_index(&self.opts.collection),
+                        missing_key_index(&self.opts.collection, hlc),
                     )
                 }
                 _ => err("checking key order", e),
@@ -185,44 +185,98 @@ impl MongoStore {
     }
 }
 
-/// The index strict order's check reads through: `outbox_key_order_unpublished`, the
-/// documents not yet published by route, ordering key and `created_at` (`migrate --key-order
-/// strict` creates it).
-pub(crate) fn key_index() -> crate::schema::render::MongoIndexSpec {
-    crate::schema::render::mongo_key_order_indexes().remove(0)
+/// The index strict order's check reads through: the documents not yet published by route,
+/// ordering key and claim order, `outbox_key_order_unpublished` (`created_at`) or, with `hlc`,
+/// `outbox_key_order_hlc_unpublished` (`hlc`, `created_at`); `migrate --key-order strict`
+/// creates the one its order needs.
+pub(crate) fn key_index(hlc: bool) -> crate::schema::render::MongoIndexSpec {
+    crate::schema::render::mongo_key_order_indexes(hlc).remove(0)
 }
 
-/// Of `indexes` (name, keys, partial filter), the one strict order's check reads through:
-/// the partial key index (`true`), else an index on its keys that holds every document
-/// (`false`).
+/// An index on the key the check can read through, of those a collection has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum KeyIndex {
+    /// The partial key index in the claim's order ([`key_index`]).
+    Wanted(String),
+    /// The partial key index in `created_at` order under HLC order: each claim reads every
+    /// document of its keys not yet published, since an earlier hlc may carry a later
+    /// `created_at`.
+    OtherOrder(String),
+    /// An earlier outboxctl's key index, over every document: as sound, since an entry does
+    /// not move with its status, but it also reads the key's published documents.
+    Every(String),
+}
+
+impl KeyIndex {
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            Self::Wanted(n) | Self::OtherOrder(n) | Self::Every(n) => n,
+        }
+    }
+
+    /// What reading `collection` through this index costs, and how to end it (the relay's
+    /// warning at start, doctor's); `None` for the index the order needs.
+    pub(crate) fn cost(
+        &self,
+        collection: &crate::target::CollectionName,
+        hlc: bool,
+    ) -> Option<String> {
+        let cost = match self {
+            Self::Wanted(_) => return None,
+            Self::OtherOrder(_) => {
+                "which is not in HLC order: each claim reads every document of its keys not yet published"
+            }
+            Self::Every(_) => "which holds every document, published ones too",
+        };
+        Some(format!(
+            "strict key order reads {collection} through {}, {cost}: run {} for {}",
+            self.name(),
+            migrate_key_order(hlc),
+            key_index(hlc).name.expect("named")
+        ))
+    }
+}
+
+/// The migration that adds strict order's key index.
+fn migrate_key_order(hlc: bool) -> &'static str {
+    if hlc {
+        "outboxctl migrate --key-order strict --hlc-ordering"
+    } else {
+        "outboxctl migrate --key-order strict"
+    }
+}
+
+/// Of `indexes` (name, keys, partial filter), the one strict order's check reads through: the
+/// partial key index in the claim's order; else, under HLC order, the one in `created_at`
+/// order; else an index on the `created_at` key index's keys that holds every document.
 pub(crate) fn pick_key_index(
     indexes: &[crate::schema::plan::MongoIndexFacts],
-) -> Option<(String, bool)> {
-    let want = key_index();
-    let keys: Vec<&str> = want.keys.iter().map(|(k, _)| k.as_str()).collect();
-    if let Some(i) = indexes.iter().find(|i| Some(&i.name) == want.name.as_ref()) {
-        return Some((i.name.clone(), true));
+    hlc: bool,
+) -> Option<KeyIndex> {
+    let named = |spec: crate::schema::render::MongoIndexSpec| {
+        let name = spec.name.expect("named");
+        indexes.iter().any(|i| i.name == name).then_some(name)
+    };
+    if let Some(name) = named(key_index(hlc)) {
+        return Some(KeyIndex::Wanted(name));
     }
+    let plain = key_index(false);
+    if let Some(name) = named(plain.clone()).filter(|_| hlc) {
+        return Some(KeyIndex::OtherOrder(name));
+    }
+    let keys: Vec<&str> = plain.keys.iter().map(|(k, _)| k.as_str()).collect();
     indexes
         .iter()
         .find(|i| i.partial.is_none() && i.on(&keys))
-        .map(|i| (i.name.clone(), false))
-}
-
-/// What reading `collection` through `older`, an earlier outboxctl's key index, costs and how
-/// to end it.
-pub(crate) fn older_key_index(collection: &crate::target::CollectionName, older: &str) -> String {
-    format!(
-        "strict key order reads {collection} through {older}, which holds every document, published ones too: run outboxctl migrate --key-order strict for {}",
-        key_index().name.expect("named")
-    )
+        .map(|i| KeyIndex::Every(i.name.clone()))
 }
 
 /// Why strict order cannot run on `collection`: its key index is missing.
-pub(crate) fn missing_key_index(collection: &crate::target::CollectionName) -> String {
+pub(crate) fn missing_key_index(collection: &crate::target::CollectionName, hlc: bool) -> String {
     format!(
-        "strict key order reads {collection} through the index {}, which does not exist: run outboxctl migrate --key-order strict",
-        key_index().name.expect("named")
+        "strict key order reads {collection} through the index {}, which does not exist: run {}",
+        key_index(hlc).name.expect("named"),
+        migrate_key_order(hlc)
     )
 }
 
@@ -313,6 +367,19 @@ impl Position {
             (self.hlc, tail(self)).cmp(&(other.hlc, tail(other)))
         } else {
             tail(self).cmp(&tail(other))
+        }
+    }
+
+    /// A filter for the rows up to this position in claim order, and some after it, as one
+    /// range of the key index in that order: with HLC order every row whose `hlc` is not above
+    /// this one's (rows without `hlc` sort first, and `$not` keeps them), else every row up to
+    /// its `created_at`. The relay compares the rest.
+    fn up_to(&self, hlc: bool) -> Document {
+        let at = mongodb::bson::DateTime::from_millis(self.created_ms);
+        match (hlc, self.hlc) {
+            (true, Some(h)) => doc! { "hlc": { "$not": { "$gt": h } } },
+            (true, None) => doc! { "hlc": Bson::Null, "created_at": { "$lte": at } },
+            (false, _) => doc! { "created_at": { "$lte": at } },
         }
     }
 

@@ -202,20 +202,7 @@ async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order()
     .unwrap();
     let path = out_file("mongo_strict_hlc");
     let to = format!("file:{}", path.display());
-    let r = cmd(
-        &db,
-        &[
-            "relay",
-            "--once",
-            "--key-order",
-            "strict",
-            "--hlc-ordering",
-            "--route",
-            "orders",
-            "--to",
-            &to,
-        ],
-    );
+    let r = strict_relay_once(&db, &to).args(["--hlc-ordering"]).run();
     assert_eq!(r.code, OK, "{r:?}");
     let types: Vec<String> = lines(&path)
         .iter()
@@ -226,6 +213,23 @@ async fn strict_key_order_on_mongo_scopes_keys_by_tenant_and_follows_hlc_order()
         ["t4"],
         "only tenant b's order-42 goes; the reaction waits"
     );
+}
+
+/// One claim of up to `limit` rows of route `orders` by a strict store of its own (in HLC
+/// order with `hlc`), as a relay's pass makes it.
+async fn strict_claim(
+    db: &MongoDb,
+    hlc: bool,
+    limit: u32,
+) -> Result<outboxctl::store::Claimed, outboxctl::store::StoreError> {
+    let mut opts = super::ops::outbox_options(&db.name, hlc);
+    opts.key_order = outboxctl::model::KeyOrder::Strict;
+    let mut store = outboxctl::store::mongo::MongoStore::new(&db.client, opts);
+    let target = outboxctl::store::PassTarget {
+        route: "orders".into(),
+        tenant: None,
+    };
+    outboxctl::store::RelayStore::claim(&mut store, &target, limit, chrono::Utc::now()).await
 }
 
 /// Strict key order reads each key through its own index. Without any key index (a
@@ -248,15 +252,8 @@ async fn strict_key_order_without_its_index_is_refused_at_start() {
         "{r:?}"
     );
     assert_eq!(docs(&db, doc! { "status": "pending" }).await.len(), 3);
-    let mut opts = super::ops::outbox_options(&db.name, false);
-    opts.key_order = outboxctl::model::KeyOrder::Strict;
-    let mut store = outboxctl::store::mongo::MongoStore::new(&db.client, opts);
-    let target = outboxctl::store::PassTarget {
-        route: "orders".into(),
-        tenant: None,
-    };
-    let claim = outboxctl::store::RelayStore::claim(&mut store, &target, 10, chrono::Utc::now());
-    let error = claim.await.map(|c| c.rows.len()).unwrap_err().to_string();
+    let claim = strict_claim(&db, false, 10).await;
+    let error = claim.map(|c| c.rows.len()).unwrap_err().to_string();
     assert!(
         error.contains("outboxctl migrate --key-order strict"),
         "{error}"
@@ -298,6 +295,109 @@ async fn strict_key_order_without_its_index_is_refused_at_start() {
     assert_eq!(r.code, OK, "{r:?}");
     assert!(!r.stderr.contains("holds every document"), "{r:?}");
     assert_eq!(lines(&path).len(), 6);
+}
+
+/// Under HLC order strict order's check reads each claimed key through the key index in HLC
+/// order, and only up to the latest claimed document: a key's backlog is not read on every
+/// claim. On a collection that has only the key index in `created_at` order (migrated without
+/// `--hlc-ordering`) a strict HLC relay still runs, reading the backlog, and warns, as doctor
+/// does, naming the migration that ends it.
+#[tokio::test]
+async fn strict_hlc_order_reads_each_key_only_up_to_its_latest_claimed() {
+    let db = setup("mongo_strict_hlc_bound", &["--key-order", "strict"]).await;
+    let coll = db.db().collection::<Document>("outbox");
+    let base = chrono::Utc::now().timestamp_millis() - 3_600_000;
+    // two keys in turn, 300 documents each, hlc and created_at rising together
+    let staged: Vec<Document> = (0..600i64)
+        .map(|i| {
+            doc! {
+                "id": uuid::Uuid::now_v7().to_string(), "outbox_route": "orders",
+                "event_id": uuid::Uuid::now_v7().to_string(), "event_type": "order.placed",
+                "tenant_id": Bson::Null, "payload": { "n": i }, "status": "pending",
+                "occurred_at": mongodb::bson::DateTime::from_millis(base + i),
+                "created_at": mongodb::bson::DateTime::from_millis(base + i),
+                "attempts": 0, "available_at": Bson::Null,
+                "ordering_key": format!("k{}", i % 2), "hlc": (base + i) << 16,
+            }
+        })
+        .collect();
+    coll.insert_many(staged).await.unwrap();
+    let doctor = |db: &MongoDb| {
+        let args = [
+            "doctor",
+            "--format",
+            "json",
+            "--key-order",
+            "strict",
+            "--hlc-ordering",
+        ];
+        let r = cmd(db, &args);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+        doctor_check(&v, "key order index").clone()
+    };
+    let check = doctor(&db);
+    assert_eq!(check["level"], "warn", "{check}");
+    let message = check["detail"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("not in HLC order")
+            && message.contains("outboxctl migrate --key-order strict --hlc-ordering")
+            && message.contains("outbox_key_order_hlc_unpublished"),
+        "{check}"
+    );
+    // a relay (of a route with nothing to send) starts on it, and says so
+    let relay = [
+        "relay",
+        "--once",
+        "--key-order",
+        "strict",
+        "--hlc-ordering",
+        "--route",
+        "refunds",
+        "--to",
+        "file:/dev/null",
+    ];
+    let r = cmd(&db, &relay);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stderr.contains("not in HLC order") && r.stderr.contains("--hlc-ordering"),
+        "{r:?}"
+    );
+    let migrate = ["migrate", "-q", "--key-order", "strict", "--hlc-ordering"];
+    assert_eq!(cmd(&db, &migrate).code, OK);
+    let r = cmd(&db, &relay);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(!r.stderr.contains("not in HLC order"), "{r:?}");
+    assert_eq!(doctor(&db)["level"], "ok");
+
+    // every operation on the test's database is recorded while the store claims once
+    let database = db.db();
+    let profile = |level: i32| database.run_command(doc! { "profile": level });
+    profile(2).await.unwrap();
+    let claimed = strict_claim(&db, true, 10).await.unwrap();
+    profile(0).await.unwrap();
+    assert_eq!(
+        claimed.rows.len(),
+        10,
+        "the first 10 in HLC order, none held back"
+    );
+    let checks: Vec<Document> = database
+        .collection::<Document>("system.profile")
+        .find(doc! { "command.hint": "outbox_key_order_hlc_unpublished" })
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        checks.len(),
+        1,
+        "one check, through the HLC key index: {checks:?}"
+    );
+    let examined = checks[0]
+        .get_i64("docsExamined")
+        .or_else(|_| checks[0].get_i32("docsExamined").map(i64::from));
+    // the 10 claimed (up to the latest), not the keys' 600 documents
+    assert_eq!(examined, Ok(10), "{:?}", checks[0]);
 }
 
 /// Strict order's check after the claim reads one key's documents while other relays move
