@@ -133,10 +133,7 @@ async fn with_prepared_statements_the_pass_sends_its_statements_not_their_functi
         Storage::Retain,
         KeyOrder::BestEffort,
     )) {
-        sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
-            .execute(&mut conn)
-            .await
-            .unwrap();
+        drop_function(&mut conn, &f).await;
     }
     assert_eq!(doctor_says("claim function")["level"], "ok");
 }
@@ -164,10 +161,7 @@ async fn a_claim_whose_function_went_away_sends_its_sql_in_the_same_pass() {
         // the relay's own function, as the library names it
         let opts = store_options(&schema, storage, KeyOrder::Strict);
         let f = outboxctl::store::postgres::sql::claim_function(&opts).unwrap();
-        sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
-            .execute(&mut conn)
-            .await
-            .unwrap_or_else(|e| panic!("{word}: dropping {}: {e}", f.name));
+        drop_function(&mut conn, &f).await;
         relay.begin_pass(&target()).await.unwrap();
         let claimed = relay
             .claim(&target(), 10, chrono::Utc::now())
@@ -316,10 +310,7 @@ async fn migrate_by_a_role_whose_function_would_not_be_trusted_names_the_problem
     migrate(&schema, &strict).await;
     let opts = store_options(&schema, Storage::Consume, KeyOrder::Strict);
     let f = outboxctl::store::postgres::sql::claim_function(&opts).unwrap();
-    sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    drop_function(&mut conn, &f).await;
     let role = format!("{}_mig", schema.name);
     sqlx::raw_sql(&format!(
         "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN;
@@ -420,10 +411,7 @@ async fn the_best_effort_claim_calls_its_function_and_claims_what_its_sql_claims
             KeyOrder::BestEffort,
         ))
         .unwrap();
-        sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
-            .execute(&mut conn)
-            .await
-            .unwrap();
+        drop_function(&mut conn, &f).await;
         let mut by_sql = store(&schema, storage, KeyOrder::BestEffort).await;
         assert!(!by_sql.claims_by_function(None).unwrap(), "{storage:?}");
         assert_eq!(claim(&mut by_sql).await, through_function, "{storage:?}");
@@ -475,10 +463,7 @@ async fn retain_marks_through_its_function_and_sends_its_sql_once_it_went_away()
     let opts = store_options(&schema, Storage::Retain, KeyOrder::BestEffort);
     let f = outboxctl::store::postgres::sql::mark_function(&opts).unwrap();
     assert!(f.name.name.name().contains("_mark_"), "{}", f.name);
-    sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    drop_function(&mut conn, &f).await;
     assert_eq!(
         s.mark_published(&target(), &ids[8..], at).await.unwrap(),
         12
@@ -491,4 +476,15 @@ async fn retain_marks_through_its_function_and_sends_its_sql_once_it_went_away()
     )
     .await;
     assert_eq!(published, 20);
+}
+
+/// Drops one of the pass's functions, as the library names it.
+async fn drop_function(
+    conn: &mut sqlx::PgConnection,
+    f: &outboxctl::store::postgres::sql::PassFunction,
+) {
+    sqlx::raw_sql(&format!("DROP FUNCTION {}({})", f.name, f.arguments))
+        .execute(conn)
+        .await
+        .unwrap_or_else(|e| panic!("dropping {}: {e}", f.name));
 }
