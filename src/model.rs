@@ -1,7 +1,7 @@
 //! The outbox's data: statuses, a claimed row, and the message a relay publishes for it
 //! (headers exactly as forze writes them). No I/O.
 
-use chrono::{DateTime, SecondsFormat, Timelike, Utc};
+use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use uuid::Uuid;
@@ -96,14 +96,27 @@ impl OutboxRow {
 
 /// `datetime.isoformat()` of a UTC datetime: `.ffffff` only when microseconds are non-zero,
 /// offset `+00:00`, never `Z`.
+/// Written field by field: every message carries one, and chrono's `format` parses its
+/// pattern on each call.
 pub fn python_isoformat(t: DateTime<Utc>) -> String {
+    use std::fmt::Write;
     let micros = t.nanosecond() / 1000 % 1_000_000;
-    let base = t.format("%Y-%m-%dT%H:%M:%S");
-    if micros == 0 {
-        format!("{base}+00:00")
-    } else {
-        format!("{base}.{micros:06}+00:00")
+    let mut out = String::with_capacity(32);
+    let _ = write!(
+        out,
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    );
+    if micros != 0 {
+        let _ = write!(out, ".{micros:06}");
     }
+    out.push_str("+00:00");
+    out
 }
 
 /// RFC 3339 for our own JSON output (always UTC, `Z`).
@@ -114,27 +127,28 @@ pub fn rfc3339(t: DateTime<Utc>) -> String {
 /// Removes insignificant whitespace from valid JSON text, leaving every number, string and key
 /// byte for byte: the compact form forze's transports emit, with no precision loss.
 pub fn compact_json(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    // byte by byte: a multi-byte character's bytes are never ASCII, so they are copied as they are
+    let mut out = Vec::with_capacity(text.len());
     let mut in_string = false;
     let mut escaped = false;
-    for c in text.chars() {
+    for &b in text.as_bytes() {
         if in_string {
-            out.push(c);
+            out.push(b);
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if b == b'\\' {
                 escaped = true;
-            } else if c == '"' {
+            } else if b == b'"' {
                 in_string = false;
             }
-        } else if c == '"' {
+        } else if b == b'"' {
             in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
+            out.push(b);
+        } else if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            out.push(b);
         }
     }
-    out
+    String::from_utf8(out).expect("only ASCII whitespace was removed")
 }
 
 /// One message, as every destination publishes it.
@@ -198,17 +212,28 @@ impl Message {
 
     /// The JSON-lines object: `{"id","event_id","route","type","key","tenant_id","payload","headers"}`.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(&Line {
-            id: &self.id,
-            event_id: &self.event_id,
-            route: &self.route,
-            event_type: &self.event_type,
-            key: &self.key,
-            tenant_id: &self.tenant_id,
-            payload: &self.payload,
-            headers: Headers(&self.headers),
-        })
-        .expect("messages serialise")
+        let mut out = Vec::with_capacity(self.payload.get().len() + 512);
+        self.write_json(&mut out);
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    /// [`Message::to_json`] appended to `out` (a destination's buffer), without a string of
+    /// its own.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(
+            out,
+            &Line {
+                id: &self.id,
+                event_id: &self.event_id,
+                route: &self.route,
+                event_type: &self.event_type,
+                key: &self.key,
+                tenant_id: &self.tenant_id,
+                payload: &self.payload,
+                headers: Headers(&self.headers),
+            },
+        )
+        .expect("messages serialise");
     }
 
     /// The headers as one JSON object (insertion order kept).

@@ -84,12 +84,9 @@ impl Publisher for Lines {
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
         let pending = self.pending.clone();
         Box::pin(async move {
-            let mut line = message.to_json().into_bytes();
-            line.push(b'\n');
-            pending
-                .lock()
-                .expect("not poisoned")
-                .extend_from_slice(&line);
+            let mut pending = pending.lock().expect("not poisoned");
+            message.write_json(&mut pending);
+            pending.push(b'\n');
             Ok(())
         })
     }
