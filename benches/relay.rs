@@ -17,7 +17,8 @@
 //! Each ratio is the relay ÷ the claim-delete shape of the same storage on the same staged table.
 //! Under retain the *floor* column is a diagnostic: the same shape writing each row twice, as
 //! the contract does (claim to `processing`, then 32-id marks to `published`), named; beside it
-//! the relay (default) ÷ that floor.
+//! the relay (default) ÷ that floor; a line under each retain row gives the floor ÷ the limit
+//! (the most any relay keeping the contract can reach) and both relays ÷ the floor.
 //!
 //! For each N and mode the sides run interleaved, three rounds, and the median counts (the
 //! lowest and highest ratio within a single round printed beside it, so a figure near a target
@@ -532,6 +533,17 @@ async fn main() {
                 one,
                 r[4]
             );
+            if !consume {
+                // the contract caps any legal retain relay at its floor: a ratio asked of the
+                // relay above the floor's own cannot be met on this machine
+                println!(
+                    "{:<28} the floor is {:.2} of the limit; the relay at {:.2} of it ({:.2} with prepared_statements)",
+                    "",
+                    r[3] / r[0],
+                    r[1] / r[3],
+                    r[2] / r[3]
+                );
+            }
         }
     }
     let n = sizes[0];
