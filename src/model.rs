@@ -96,6 +96,7 @@ impl OutboxRow {
 
 /// `datetime.isoformat()` of a UTC datetime: `.ffffff` only when microseconds are non-zero,
 /// offset `+00:00`, never `Z`.
+///
 /// Written field by field: every message carries one, and chrono's `format` parses its
 /// pattern on each call.
 pub fn python_isoformat(t: DateTime<Utc>) -> String {
