@@ -213,28 +213,26 @@ impl Message {
 
     /// The JSON-lines object: `{"id","event_id","route","type","key","tenant_id","payload","headers"}`.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::with_capacity(self.payload.get().len() + 512);
-        self.write_json(&mut out);
-        String::from_utf8(out).expect("serde_json writes UTF-8")
+        serde_json::to_string(&self.line()).expect("messages serialise")
     }
 
     /// [`Message::to_json`] appended to `out` (a destination's buffer), without a string of
     /// its own.
     pub fn write_json(&self, out: &mut Vec<u8>) {
-        serde_json::to_writer(
-            out,
-            &Line {
-                id: &self.id,
-                event_id: &self.event_id,
-                route: &self.route,
-                event_type: &self.event_type,
-                key: &self.key,
-                tenant_id: &self.tenant_id,
-                payload: &self.payload,
-                headers: Headers(&self.headers),
-            },
-        )
-        .expect("messages serialise");
+        serde_json::to_writer(out, &self.line()).expect("messages serialise");
+    }
+
+    fn line(&self) -> Line<'_> {
+        Line {
+            id: &self.id,
+            event_id: &self.event_id,
+            route: &self.route,
+            event_type: &self.event_type,
+            key: &self.key,
+            tenant_id: &self.tenant_id,
+            payload: &self.payload,
+            headers: Headers(&self.headers),
+        }
     }
 
     /// The headers as one JSON object (insertion order kept).
