@@ -54,7 +54,7 @@ impl OutboxRow {
     pub fn key(&self) -> String {
         match &self.ordering_key {
             Some(k) if !k.is_empty() => k.clone(),
-            _ => self.event_id.to_string(),
+            _ => uuid_text(self.event_id),
         }
     }
 
@@ -69,7 +69,9 @@ impl OutboxRow {
 
     /// The envelope headers, in forze's order, values as strings.
     pub fn headers(&self) -> Vec<(&'static str, String)> {
-        let mut h = vec![("forze_event_id", self.event_id.to_string())];
+        // at most 8 headers: one allocation
+        let mut h = Vec::with_capacity(8);
+        h.push(("forze_event_id", uuid_text(self.event_id)));
         h.push(("forze_occurred_at", python_isoformat(self.occurred_at)));
         let ids = [
             ("forze_correlation_id", self.correlation_id),
@@ -79,7 +81,7 @@ impl OutboxRow {
         ];
         for (name, value) in ids {
             if let Some(v) = value {
-                h.push((name, v.to_string()));
+                h.push((name, uuid_text(v)));
             }
         }
         if let Some(packed) = self.hlc {
@@ -92,6 +94,14 @@ impl OutboxRow {
         }
         h
     }
+}
+
+/// A UUID as `str(uuid)` writes it (hyphenated, lower case), without the formatting machinery of
+/// `to_string`: every message has one to four.
+fn uuid_text(u: Uuid) -> String {
+    u.hyphenated()
+        .encode_lower(&mut Uuid::encode_buffer())
+        .to_owned()
 }
 
 /// `datetime.isoformat()` of a UTC datetime: `.ffffff` only when microseconds are non-zero,

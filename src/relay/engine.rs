@@ -492,8 +492,12 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
             let mut out = Vec::with_capacity(group.len());
             let mut failed_keys: HashSet<(Option<uuid::Uuid>, String)> = HashSet::new();
             for i in group {
-                let key = rows[i].order_key();
-                if strict && (blocked.contains(&key) || failed_keys.contains(&key)) {
+                // the key is a string of its own: made only where it is looked up or kept
+                let held = strict && {
+                    let key = rows[i].order_key();
+                    blocked.contains(&key) || failed_keys.contains(&key)
+                };
+                if held {
                     out.push((i, Outcome::HeldBack, None));
                     continue;
                 }
@@ -521,7 +525,7 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
                         if matches!(e.kind, Refusal::Away | Refusal::TimedOut) {
                             away.store(true, Ordering::Relaxed);
                         }
-                        failed_keys.insert(key);
+                        failed_keys.insert(rows[i].order_key());
                         out.push((i, Outcome::Failed(e), seconds));
                     }
                 }
