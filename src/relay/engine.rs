@@ -525,7 +525,10 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
                         if matches!(e.kind, Refusal::Away | Refusal::TimedOut) {
                             away.store(true, Ordering::Relaxed);
                         }
-                        failed_keys.insert(rows[i].order_key());
+                        if strict {
+                            // strict order holds the key's later rows of the chunk back
+                            failed_keys.insert(rows[i].order_key());
+                        }
                         out.push((i, Outcome::Failed(e), seconds));
                     }
                 }
