@@ -2110,7 +2110,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__migrate)
-            opts="-y -v -q -h -V --dry-run --check --lock-timeout --retries --lock-wait --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --dry-run --check --lock-timeout --retries --lock-wait --prune-functions --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -142,6 +142,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --key-order 'Per-key ordering of the relay [default: best-effort]'
             cand --dry-run 'Print the plan and change nothing'
             cand --check 'Change nothing; exit 1 when the database differs from the configured schema'
+            cand --prune-functions 'Also drop the functions of the pass this configuration''s relay does not call (asks first)'
             cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand -v 'More detail on stderr (repeat for more)'

@@ -149,6 +149,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l key-orde
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l dry-run -d 'Print the plan and change nothing'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l check -d 'Change nothing; exit 1 when the database differs from the configured schema'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l prune-functions -d 'Also drop the functions of the pass this configuration\'s relay does not call (asks first)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -s v -l verbose -d 'More detail on stderr (repeat for more)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -s q -l quiet -d 'Print nothing on success but data'

@@ -1,12 +1,12 @@
 //! `outboxctl migrate`: [`crate::ops::migrate`] plans what is missing and applies it (or prints it
-//! with `--dry-run`, or fails with `--check`); only ever adds, so it asks no confirmation.
+//! with `--dry-run`, or fails with `--check`); it only adds, and asks no confirmation, unless
+//! `--prune-functions` drops the functions of the pass the configuration's relay does not call.
 
 use clap::Args;
 
 use super::Ctx;
 use crate::duration::Dur;
 use crate::ops::migrate::Migration;
-use crate::schema::plan::Problem;
 use crate::schema::postgres::LockPolicy;
 
 #[derive(Debug, Args)]
@@ -26,6 +26,9 @@ pub struct MigrateArgs {
     /// How long to wait for another migrate of the same outbox to finish
     #[arg(long, value_name = "DURATION", default_value = "5m")]
     pub lock_wait: Dur,
+    /// Also drop the functions of the pass this configuration's relay does not call (asks first)
+    #[arg(long)]
+    pub prune_functions: bool,
 }
 
 impl MigrateArgs {
@@ -46,6 +49,7 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
         &ctx.config,
         ctx.connect_timeout,
         apply.then_some(args.lock_wait.0),
+        args.prune_functions,
     )
     .await?;
     let target = migration.target.clone();
@@ -61,7 +65,7 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
             } else if args.check {
                 ctx.out
                     .lines("missing: ", plan.steps.iter().map(|s| &s.summary));
-                print_problems(ctx, &plan.problems);
+                ctx.out.lines("problem: ", plan.problems.iter());
             } else {
                 ctx.out.data(&plan.script(comment));
             }
@@ -69,6 +73,9 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
         return Ok(migration.verdict(args.check)?);
     }
 
+    if let Some(question) = migration.prune_question() {
+        ctx.confirm(&question)?;
+    }
     let policy = LockPolicy {
         lock_timeout: args.lock_timeout.0,
         retries: args.retries,
@@ -89,16 +96,7 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
         if plan.steps.is_empty() && plan.problems.is_empty() {
             ctx.out.note(&format!("schema of {target} is up to date"));
         }
-        print_problems(ctx, &plan.problems);
+        ctx.out.lines("problem: ", plan.problems.iter());
     });
     Ok(migration.verdict(false)?)
-}
-
-fn print_problems(ctx: &Ctx, problems: &[Problem]) {
-    ctx.out.lines(
-        "problem: ",
-        problems
-            .iter()
-            .map(|p| format!("{}: {}", p.object, p.message)),
-    );
 }

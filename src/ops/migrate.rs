@@ -1,7 +1,8 @@
 //! What `outboxctl migrate` does on the configured backend: read the live catalog, plan what
 //! is missing (pure, [`crate::schema::plan`]), and apply the plan one step at a time; on
 //! PostgreSQL under the migration lock (an advisory lock on a connection of its own), with a
-//! short `lock_timeout` and retries for each change to an existing table. Only ever adds.
+//! short `lock_timeout` and retries for each change to an existing table. Only ever adds,
+//! unless asked to prune the functions of the pass that the configuration's relay does not call.
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,7 @@ use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
 use crate::schema::render::Statement;
 use crate::schema::{MongoSchema, PgSchema, mongo};
 use crate::store::backend::Backend;
+use crate::store::postgres::diagnostics::{OtherFunction, other_pass_functions};
 use crate::store::postgres::sql::{FunctionKind, PassFunction, functions};
 
 /// Where the plan is applied.
@@ -48,17 +50,22 @@ pub struct Migration {
     /// What it leaves out on purpose (a function the relay would not trust), and what that
     /// costs: printed, not a failure.
     pub warnings: Vec<String>,
+    /// The functions the plan drops (`--prune-functions`), named for the confirmation.
+    pub pruning: Vec<String>,
     io: SchemaIo,
     lock: Option<MigrationLock>,
 }
 
 impl Migration {
     /// Connects and plans. With `lock_wait` (to apply), first takes the migration lock,
-    /// waiting that long for another migrate of the same outbox (then exit 4).
+    /// waiting that long for another migrate of the same outbox (then exit 4). With
+    /// `prune_functions` the plan also drops the functions of the pass that the configuration's
+    /// relay does not call (outboxctl's for the table, of another version or other settings).
     pub async fn plan(
         config: &Config,
         connect_timeout: Duration,
         lock_wait: Option<Duration>,
+        prune_functions: bool,
     ) -> Result<Self, Error> {
         let target = match &config.outbox.target {
             Target::Postgres { relation, .. } => relation.template(),
@@ -100,11 +107,19 @@ impl Migration {
                         FunctionStep::UpToDate => {}
                     }
                 }
+                let others = other_pass_functions(&mut conn, &opts)
+                    .await
+                    .map_err(|e| Error::pg("reading the catalog", e))?;
+                let pruning = others.iter().map(|f| f.name.plain()).collect();
+                let (steps, warning) = prune_steps(others, prune_functions);
+                plan.steps.extend(steps);
+                warnings.extend(warning);
                 Ok(Self {
                     target,
                     backend: Kind::Postgres,
                     plan,
                     warnings,
+                    pruning: if prune_functions { pruning } else { Vec::new() },
                     io: SchemaIo::Postgres(conn),
                     lock,
                 })
@@ -120,6 +135,7 @@ impl Migration {
                     backend: Kind::Mongo,
                     plan: plan::plan_mongo(&schema, &catalog),
                     warnings: Vec::new(),
+                    pruning: Vec::new(),
                     io: SchemaIo::Mongo(client, schema),
                     lock: None,
                 })
@@ -128,6 +144,14 @@ impl Migration {
                 "the memory store has no schema to migrate",
             )),
         }
+    }
+
+    /// What `--prune-functions` asks before it drops anything; `None` when it drops nothing.
+    pub fn prune_question(&self) -> Option<String> {
+        (!self.pruning.is_empty()).then(|| {
+            let names = self.pruning.join(", ");
+            format!("drop {names} (relays still calling one send its SQL instead, slower)")
+        })
     }
 
     /// The report of a run that `applied` its plan, or only read it.
@@ -263,6 +287,43 @@ async fn function_step(
         mongo_index: None,
         mongo_collection: None,
     })))
+}
+
+/// The functions of the pass that the configuration's relay does not call
+/// ([`other_pass_functions`]: outboxctl's for this table, of another version or other settings):
+/// with `prune`, a step dropping each; without, a warning naming them. A relay still calling a
+/// dropped one sends its statement's SQL instead, at once: slower, not wrong.
+fn prune_steps(others: Vec<OtherFunction>, prune: bool) -> (Vec<Step>, Option<String>) {
+    if !prune {
+        if others.is_empty() {
+            return (Vec::new(), None);
+        }
+        let names: Vec<String> = others.iter().map(|f| f.name.plain()).collect();
+        let warning = format!(
+            "{} function(s) of the pass of another version or other settings: {}; once no relay calls them, `outboxctl migrate --prune-functions` drops them",
+            names.len(),
+            names.join(", ")
+        );
+        return (Vec::new(), Some(warning));
+    }
+    let steps = others
+        .into_iter()
+        .map(|f| Step {
+            summary: format!(
+                "drop the {} {}, which this configuration's relay does not call",
+                f.kind.as_str(),
+                f.name.plain()
+            ),
+            kind: StepKind::Transaction,
+            statements: vec![Statement::new(format!(
+                "DROP FUNCTION {}({})",
+                f.name, f.arguments
+            ))],
+            mongo_index: None,
+            mongo_collection: None,
+        })
+        .collect();
+    (steps, None)
 }
 
 /// What [`function_step`] found for one function.

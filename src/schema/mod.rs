@@ -12,8 +12,22 @@ pub mod registry;
 pub mod render;
 
 pub use desired::{MongoSchema, PgSchema};
-pub use plan::{MigrationPlan, Problem, Step, StepKind};
+pub use plan::{MigrationPlan, Step, StepKind};
 pub use render::{Sql, Statement};
+
+/// What exists but differs from the configured schema, which a plan reports and leaves alone.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    pub object: String,
+    pub message: String,
+}
+
+/// `object: message`, as `migrate` prints it.
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.object, self.message)
+    }
+}
 
 /// `schema print`'s text for the configured backend: the DDL (each table's, with the registry's
 /// when asked) or the mongosh script (MongoDB has no delivery log). `notes` hears what a reader should know about it.

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use super::Problem;
 use super::desired::{
     Addition, CHECKPOINT_COLUMNS, ColumnSpec, LOG_COLUMNS, MongoSchema, OUTBOX_COLUMNS, PgSchema,
     RETAIN_ONLY_COLUMNS,
@@ -106,12 +107,6 @@ pub struct Step {
     pub mongo_collection: Option<crate::target::CollectionName>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    pub object: String,
-    pub message: String,
-}
-
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct MigrationPlan {
     pub steps: Vec<Step>,
@@ -167,7 +162,7 @@ impl MigrationPlan {
             out.push('\n');
         }
         for p in &self.problems {
-            out.push_str(&format!("{comment} problem: {}: {}\n", p.object, p.message));
+            out.push_str(&format!("{comment} problem: {p}\n"));
         }
         out
     }

@@ -8,7 +8,7 @@ use sqlx::Row;
 use sqlx::postgres::PgConnection;
 use uuid::Uuid;
 
-use super::sql::PassFunction;
+use super::sql::{FunctionKind, PassFunction, claim_function_table, functions, pass_function_kind};
 use super::{PgStoreOptions, claim_sql};
 use crate::target::QualifiedName;
 
@@ -45,6 +45,64 @@ pub async fn function_state(
         (false, _) => FunctionState::Untrusted,
         (true, executable) => FunctionState::Trusted { executable },
     })
+}
+
+/// A function of the pass outboxctl made for the outbox's table that a relay of these options
+/// does not call ([`other_pass_functions`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherFunction {
+    pub kind: FunctionKind,
+    pub name: QualifiedName,
+    /// Its arguments as `pg_get_function_identity_arguments` prints them.
+    pub arguments: String,
+}
+
+/// The functions of the pass outboxctl made for the outbox's table in another version or with
+/// other settings ([`pass_function_kind`]): every one in the table's schema but those a relay of
+/// `opts` calls (`functions(opts)`, by name). None for a table per tenant, which gets no
+/// function. `migrate` warns of them and, with `--prune-functions`, drops them.
+pub async fn other_pass_functions(
+    conn: &mut PgConnection,
+    opts: &PgStoreOptions,
+) -> Result<Vec<OtherFunction>, sqlx::Error> {
+    let Some(table) = claim_function_table(opts) else {
+        return Ok(Vec::new());
+    };
+    let ours: Vec<String> = functions(opts)
+        .iter()
+        .map(|f| f.name.name.name().to_owned())
+        .collect();
+    let rows = crate::db::pg::query(
+        "SELECT p.proname::text, pg_get_function_identity_arguments(p.oid), p.prosrc FROM pg_proc p \
+         WHERE p.pronamespace = (SELECT n.oid FROM pg_namespace n WHERE n.nspname = $1) \
+         AND left(p.proname, length($2)) = $2 \
+         AND p.prolang = (SELECT l.oid FROM pg_language l WHERE l.lanname = 'plpgsql') \
+         ORDER BY 1, 2",
+    )
+    .bind(table.schema.name())
+    .bind(table.name.name())
+    .fetch_all(conn)
+    .await?;
+    let mut others = Vec::new();
+    for row in rows {
+        let (name, arguments, body): (String, String, String) =
+            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+        let Some(kind) = pass_function_kind(&table, &name, &body) else {
+            continue;
+        };
+        if ours.contains(&name) {
+            continue;
+        }
+        let Ok(ident) = crate::target::Ident::new("function", &name) else {
+            continue;
+        };
+        others.push(OtherFunction {
+            kind,
+            name: QualifiedName::new(table.schema.clone(), ident),
+            arguments,
+        });
+    }
+    Ok(others)
 }
 
 /// Why a claim function `migrate` made now would not be trusted

@@ -478,6 +478,106 @@ async fn retain_marks_through_its_function_and_sends_its_sql_once_it_went_away()
     assert_eq!(published, 20);
 }
 
+/// `migrate` keeps the functions of the pass made for other settings (or by another version:
+/// relays mid-upgrade still call theirs) and names them in a warning; `--prune-functions` drops
+/// exactly those, and asks first: shown by `--dry-run`, counted by `--check`, refused without a
+/// terminal or `--yes`. The configuration's own functions stay, and so does a function of the
+/// user's named like one of outboxctl's.
+#[tokio::test]
+async fn migrate_prunes_the_functions_of_other_settings_when_asked_and_keeps_its_own() {
+    use outboxctl::store::postgres::sql::{claim_function, functions};
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let t = schema.rel("outbox");
+    let best = ["--storage", "retain"];
+    migrate(&schema, &["--storage", "retain", "--key-order", "strict"]).await;
+    migrate(&schema, &best).await;
+    let old = claim_function(&store_options(&schema, Storage::Retain, KeyOrder::Strict)).unwrap();
+    let ours = functions(&store_options(
+        &schema,
+        Storage::Retain,
+        KeyOrder::BestEffort,
+    ));
+    assert_eq!(ours.len(), 2, "the claim's and the mark's: {ours:?}");
+    let mine = "outbox_claim_0123abcd";
+    sqlx::raw_sql(&format!(
+        "CREATE FUNCTION {}.{mine}() RETURNS int LANGUAGE plpgsql AS $$BEGIN RETURN 1; END$$",
+        schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let names = async |conn: &mut sqlx::PgConnection| -> Vec<String> {
+        sqlx::query_scalar(
+            "SELECT proname::text FROM pg_proc WHERE pronamespace = $1::regnamespace ORDER BY 1",
+        )
+        .bind(&schema.name)
+        .fetch_all(conn)
+        .await
+        .unwrap()
+    };
+    let before = names(&mut conn).await;
+    assert_eq!(before.len(), 4, "{before:?}");
+
+    let r = ob(["migrate"]).args(best).pg(&t).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stderr.contains(&format!(
+            "warning: 1 function(s) of the pass of another version or other settings: {}; once no relay calls them, `outboxctl migrate --prune-functions` drops them",
+            old.name.plain()
+        )),
+        "{r:?}"
+    );
+    let r = ob(["migrate", "--prune-functions", "--dry-run"])
+        .args(best)
+        .pg(&t)
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    let drop = format!("DROP FUNCTION {}({})", old.name, old.arguments);
+    assert!(r.stdout.contains(&drop), "{r:?}");
+    assert_eq!(r.stdout.matches("DROP FUNCTION").count(), 1, "{r:?}");
+    let r = ob(["migrate", "--prune-functions", "--check"])
+        .args(best)
+        .pg(&t)
+        .run();
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(
+        r.stdout.contains(&format!(
+            "missing: drop the claim function {}, which this configuration's relay does not call",
+            old.name.plain()
+        )),
+        "{r:?}"
+    );
+    let r = ob(["migrate", "--prune-functions"]).args(best).pg(&t).run();
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    assert!(
+        r.stderr.contains(&format!(
+            "refusing to drop {} (relays still calling one send its SQL instead, slower) without confirmation",
+            old.name.plain()
+        )),
+        "{r:?}"
+    );
+    assert_eq!(names(&mut conn).await, before, "a refused prune dropped");
+
+    ob(["migrate", "--prune-functions", "--yes"])
+        .args(best)
+        .pg(&t)
+        .code(OK);
+    let mut left: Vec<String> = ours.iter().map(|f| f.name.name.name().to_owned()).collect();
+    left.push(mine.to_owned());
+    left.sort();
+    assert_eq!(names(&mut conn).await, left);
+    ob(["migrate", "--prune-functions", "--check"])
+        .args(best)
+        .pg(&t)
+        .code(OK);
+    let r = ob(["migrate"]).args(best).pg(&t).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(!r.stderr.contains("function(s) of the pass"), "{r:?}");
+    // the relay still calls its own
+    let mut relay = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    assert!(relay.claims_by_function(None).unwrap() && relay.marks_by_function(None).unwrap());
+}
+
 /// Drops one of the pass's functions, as the library names it.
 async fn drop_function(
     conn: &mut sqlx::PgConnection,

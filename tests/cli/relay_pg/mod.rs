@@ -19,7 +19,7 @@ use sqlx::Row;
 use sqlx::postgres::PgConnection;
 
 use crate::common::{
-    CHECK_FAILED, OK, PgSchema, count, lines, migrate, ob, out_file, pg_url, stage,
+    CHECK_FAILED, OK, PgSchema, REFUSED, count, lines, migrate, ob, out_file, pg_url, stage,
 };
 
 mod claim;

@@ -112,6 +112,34 @@ impl PassFunction {
 pub const CLAIM_FUNCTION_INFIX: &str = "_claim_";
 /// What a mark function's name adds to its table's name, before the hash.
 pub const MARK_FUNCTION_INFIX: &str = "_mark_";
+/// How a claim function's body opens, as every version of outboxctl has written it.
+const CLAIM_BODY_OPENING: &str = "\n#variable_conflict use_column\nBEGIN\nRETURN QUERY ";
+/// How a mark function's body opens, as every version of outboxctl has written it.
+const MARK_BODY_OPENING: &str = "\nDECLARE\n  marked bigint;\nBEGIN\n";
+
+/// Which function of the pass outboxctl made for `table`, in any version or settings, a
+/// function of `table`'s schema is, from its name and body: `T_claim_<hash>` or `T_mark_<hash>`
+/// (eight lowercase hex digits) whose body opens as outboxctl writes that kind's. `None` for any
+/// other function, whatever its name: `migrate --prune-functions` drops only these.
+pub fn pass_function_kind(table: &QualifiedName, name: &str, body: &str) -> Option<FunctionKind> {
+    let rest = name.strip_prefix(table.name.name())?;
+    let hashed = |infix: &str| {
+        rest.strip_prefix(infix).is_some_and(|hash| {
+            hash.len() == 8 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        })
+    };
+    [
+        (
+            FunctionKind::Claim,
+            CLAIM_FUNCTION_INFIX,
+            CLAIM_BODY_OPENING,
+        ),
+        (FunctionKind::Mark, MARK_FUNCTION_INFIX, MARK_BODY_OPENING),
+    ]
+    .into_iter()
+    .find(|(_, infix, opening)| hashed(infix) && body.starts_with(opening))
+    .map(|(kind, ..)| kind)
+}
 
 /// The table whose statements go through functions: an outbox of one table, in either key order
 /// (a table per tenant gets none: one function per tenant's table would be one per tenant).
@@ -186,7 +214,7 @@ pub(super) fn function_of(
         returns.push("candidates bigint".into());
     }
     // `use_column`: the claim's unqualified names (`rn`) are its columns, not the outputs
-    let body = format!("\n#variable_conflict use_column\nBEGIN\nRETURN QUERY {claim};\nEND\n");
+    let body = format!("{CLAIM_BODY_OPENING}{claim};\nEND\n");
     let returns = format!("TABLE ({})", returns.join(", "));
     plpgsql(table, FunctionKind::Claim, &args, &returns, body)
 }
@@ -194,7 +222,7 @@ pub(super) fn function_of(
 /// The function whose body is `published`, retain's mark of `table`.
 pub(super) fn mark_function_of(table: &QualifiedName, published: &str) -> Option<PassFunction> {
     let body = format!(
-        "\nDECLARE\n  marked bigint;\nBEGIN\n{published};\nGET DIAGNOSTICS marked = ROW_COUNT;\nRETURN marked;\nEND\n"
+        "{MARK_BODY_OPENING}{published};\nGET DIAGNOSTICS marked = ROW_COUNT;\nRETURN marked;\nEND\n"
     );
     let args = ["uuid[]", "timestamp with time zone"];
     plpgsql(table, FunctionKind::Mark, &args, "bigint", body)
@@ -281,6 +309,60 @@ mod tests {
             f.ddl
         );
         assert_eq!(f.ddl.matches(tag).count(), 2, "{}", f.ddl);
+    }
+
+    #[test]
+    fn a_pass_function_of_any_settings_is_known_by_its_name_and_body_and_no_other() {
+        let table = QualifiedName::parse("t", "app.outbox").unwrap();
+        let retain = PgStoreOptions {
+            storage: Storage::Retain,
+            ..strict("app.outbox")
+        };
+        let hlc = PgStoreOptions {
+            hlc_ordering: true,
+            key_order: KeyOrder::BestEffort,
+            ..strict("app.outbox")
+        };
+        for opts in [strict("app.outbox"), retain, hlc] {
+            for f in functions(&opts) {
+                let name = f.name.name.name();
+                assert_eq!(
+                    pass_function_kind(&table, name, &f.body),
+                    Some(f.kind),
+                    "{name}"
+                );
+            }
+        }
+        let claim = claim_function(&strict("app.outbox")).unwrap();
+        let name = claim.name.name.name();
+        let body = &claim.body;
+        let other = QualifiedName::parse("t", "app.outbox_2").unwrap();
+        assert_eq!(
+            pass_function_kind(&other, name, body),
+            None,
+            "another table's"
+        );
+        for name in [
+            "outbox_claim_0123abc",
+            "outbox_claim_0123abcde",
+            "outbox_claim_0123ABCD",
+            "outbox_claim_0123abcg",
+            "outbox_claims_0123abcd",
+            "outbox_2_claim_0123abcd",
+        ] {
+            assert_eq!(pass_function_kind(&table, name, body), None, "{name}");
+        }
+        let yours = "\nBEGIN\nRETURN 1;\nEND\n";
+        assert_eq!(
+            pass_function_kind(&table, name, yours),
+            None,
+            "a body of yours"
+        );
+        assert_eq!(
+            pass_function_kind(&table, "outbox_mark_0123abcd", body),
+            None,
+            "a claim's body under a mark's name"
+        );
     }
 
     #[test]
