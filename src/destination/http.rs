@@ -169,19 +169,21 @@ impl Post {
         req = req
             .header("forze_type", message.event_type.as_str())
             .header("forze_key", message.key.as_str());
-        self.send(req, &id, message.to_json()).await
+        self.send(req, &id, message.to_json().into_bytes()).await
     }
 
     /// Several events: a JSON array of message objects (each with its own headers).
     async fn batch(&self, messages: &[Arc<Message>]) -> Result<(), PublishError> {
-        let mut body = String::from("[");
+        // each message written straight into the body, no string of its own
+        let mut body = Vec::with_capacity(512 * messages.len());
+        body.push(b'[');
         for (i, m) in messages.iter().enumerate() {
             if i > 0 {
-                body.push(',');
+                body.push(b',');
             }
-            body.push_str(&m.to_json());
+            m.write_json(&mut body);
         }
-        body.push(']');
+        body.push(b']');
         let id = batch_key(messages);
         let req = self
             .client
@@ -197,11 +199,11 @@ impl Post {
         &self,
         req: reqwest::RequestBuilder,
         id: &str,
-        body: String,
+        body: Vec<u8>,
     ) -> Result<(), PublishError> {
         let mut req = req.header("Content-Type", "application/json");
         if let Some(signer) = &self.signer {
-            for (name, value) in signer.headers(id, unix_now(), body.as_bytes()) {
+            for (name, value) in signer.headers(id, unix_now(), &body) {
                 req = req.header(name, value);
             }
         }
