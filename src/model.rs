@@ -107,27 +107,47 @@ fn uuid_text(u: Uuid) -> String {
 /// `datetime.isoformat()` of a UTC datetime: `.ffffff` only when microseconds are non-zero,
 /// offset `+00:00`, never `Z`.
 ///
-/// Written field by field: every message carries one, and chrono's `format` parses its
-/// pattern on each call.
+/// Written digit by digit: every message carries one, and chrono's `format` parses its pattern
+/// on each call (`write!` cost a twentieth of a consume relay's CPU). A year outside 0–9999
+/// (PostgreSQL's range is wider than Python's) goes through `write!`, as `{:04}` writes it.
 pub fn python_isoformat(t: DateTime<Utc>) -> String {
-    use std::fmt::Write;
-    let micros = t.nanosecond() / 1000 % 1_000_000;
     let mut out = String::with_capacity(32);
-    let _ = write!(
-        out,
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        t.year(),
-        t.month(),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second()
-    );
+    match u32::try_from(t.year()).ok().filter(|y| *y <= 9999) {
+        Some(year) => push_digits(&mut out, year, 4),
+        None => {
+            use std::fmt::Write;
+            let _ = write!(out, "{:04}", t.year());
+        }
+    }
+    for (sep, n) in [
+        ('-', t.month()),
+        ('-', t.day()),
+        ('T', t.hour()),
+        (':', t.minute()),
+        (':', t.second()),
+    ] {
+        out.push(sep);
+        push_digits(&mut out, n, 2);
+    }
+    let micros = t.nanosecond() / 1000 % 1_000_000;
     if micros != 0 {
-        let _ = write!(out, ".{micros:06}");
+        out.push('.');
+        push_digits(&mut out, micros, 6);
     }
     out.push_str("+00:00");
     out
+}
+
+/// `n`'s last `width` decimal digits, zero-padded.
+fn push_digits(out: &mut String, mut n: u32, width: usize) {
+    let mut digits = [b'0'; 6];
+    for d in digits[..width].iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    digits[..width]
+        .iter()
+        .for_each(|&d| out.push(char::from(d)));
 }
 
 /// RFC 3339 for our own JSON output (always UTC, `Z`).
@@ -314,6 +334,13 @@ mod tests {
             "2026-12-01T10:00:00.123000+00:00",
             "nanoseconds truncate"
         );
+        let t = Utc.with_ymd_and_hms(987, 1, 2, 3, 4, 5).unwrap();
+        let t = t + chrono::Duration::microseconds(7);
+        assert_eq!(python_isoformat(t), "0987-01-02T03:04:05.000007+00:00");
+        let t = Utc.with_ymd_and_hms(12345, 6, 7, 8, 9, 10).unwrap();
+        assert_eq!(python_isoformat(t), "12345-06-07T08:09:10+00:00");
+        let t = Utc.with_ymd_and_hms(-4713, 11, 24, 0, 0, 0).unwrap();
+        assert_eq!(python_isoformat(t), "-4713-11-24T00:00:00+00:00");
     }
 
     #[test]
