@@ -518,60 +518,41 @@ async fn migrate_prunes_the_functions_of_other_settings_when_asked_and_keeps_its
     let before = names(&mut conn).await;
     assert_eq!(before.len(), 4, "{before:?}");
 
-    let r = ob(["migrate"]).args(best).pg(&t).run();
-    assert_eq!(r.code, OK, "{r:?}");
-    assert!(
-        r.stderr.contains(&format!(
-            "warning: 1 function(s) of the pass of another version or other settings: {}; once no relay calls them, `outboxctl migrate --prune-functions` drops them",
-            old.name.plain()
-        )),
-        "{r:?}"
+    // migrate for the best-effort relay, with `flags`: its exit code checked, its output
+    let migrate_best = |flags: &[&str], code: i32| {
+        let r = ob(["migrate"]).args(flags).args(best).pg(&t).run();
+        assert_eq!(r.code, code, "{flags:?}: {r:?}");
+        r
+    };
+    let old_name = old.name.plain();
+    let r = migrate_best(&[], OK);
+    let warning = format!(
+        "warning: 1 function(s) of the pass of another version or other settings: {old_name}; once no relay calls them, `outboxctl migrate --prune-functions` drops them"
     );
-    let r = ob(["migrate", "--prune-functions", "--dry-run"])
-        .args(best)
-        .pg(&t)
-        .run();
-    assert_eq!(r.code, OK, "{r:?}");
+    assert!(r.stderr.contains(&warning), "{r:?}");
+    let r = migrate_best(&["--prune-functions", "--dry-run"], OK);
     let drop = format!("DROP FUNCTION {}({})", old.name, old.arguments);
     assert!(r.stdout.contains(&drop), "{r:?}");
     assert_eq!(r.stdout.matches("DROP FUNCTION").count(), 1, "{r:?}");
-    let r = ob(["migrate", "--prune-functions", "--check"])
-        .args(best)
-        .pg(&t)
-        .run();
-    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
-    assert!(
-        r.stdout.contains(&format!(
-            "missing: drop the claim function {}, which this configuration's relay does not call",
-            old.name.plain()
-        )),
-        "{r:?}"
+    let r = migrate_best(&["--prune-functions", "--check"], CHECK_FAILED);
+    let missing = format!(
+        "missing: drop the claim function {old_name}, which this configuration's relay does not call"
     );
-    let r = ob(["migrate", "--prune-functions"]).args(best).pg(&t).run();
-    assert_eq!(r.code, REFUSED, "{r:?}");
-    assert!(
-        r.stderr.contains(&format!(
-            "refusing to drop {} (relays still calling one send its SQL instead, slower) without confirmation",
-            old.name.plain()
-        )),
-        "{r:?}"
+    assert!(r.stdout.contains(&missing), "{r:?}");
+    let r = migrate_best(&["--prune-functions"], REFUSED);
+    let refused = format!(
+        "refusing to drop {old_name} (relays still calling one send its SQL instead, slower) without confirmation"
     );
+    assert!(r.stderr.contains(&refused), "{r:?}");
     assert_eq!(names(&mut conn).await, before, "a refused prune dropped");
 
-    ob(["migrate", "--prune-functions", "--yes"])
-        .args(best)
-        .pg(&t)
-        .code(OK);
+    migrate_best(&["--prune-functions", "--yes"], OK);
     let mut left: Vec<String> = ours.iter().map(|f| f.name.name.name().to_owned()).collect();
     left.push(mine.to_owned());
     left.sort();
     assert_eq!(names(&mut conn).await, left);
-    ob(["migrate", "--prune-functions", "--check"])
-        .args(best)
-        .pg(&t)
-        .code(OK);
-    let r = ob(["migrate"]).args(best).pg(&t).run();
-    assert_eq!(r.code, OK, "{r:?}");
+    migrate_best(&["--prune-functions", "--check"], OK);
+    let r = migrate_best(&[], OK);
     assert!(!r.stderr.contains("function(s) of the pass"), "{r:?}");
     // the relay still calls its own
     let mut relay = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
