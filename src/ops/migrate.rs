@@ -130,11 +130,15 @@ impl Migration {
                 let catalog = mongo::introspect(&client, &schema).await.map_err(|e| {
                     Error::mongo(format!("reading indexes of {}", schema.outbox), e)
                 })?;
+                // the flag is PostgreSQL's: said, not silently ignored
+                let warning = prune_functions.then(|| {
+                    "MongoDB has no functions of the pass: --prune-functions drops nothing".into()
+                });
                 Ok(Self {
                     target,
                     backend: Kind::Mongo,
                     plan: plan::plan_mongo(&schema, &catalog),
-                    warnings: Vec::new(),
+                    warnings: warning.into_iter().collect(),
                     pruning: Vec::new(),
                     io: SchemaIo::Mongo(client, schema),
                     lock: None,

@@ -101,6 +101,15 @@ async fn fresh_migrate_creates_the_recommended_indexes_and_is_idempotent() {
         "{r:?}"
     );
     assert_eq!(migrate(&db, &["--check", "--hlc-ordering"]).code, OK);
+    // PostgreSQL's flag is said to do nothing here, not silently ignored
+    let r = migrate(&db, &["--hlc-ordering", "--prune-functions", "--yes"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stderr.contains(
+            "warning: MongoDB has no functions of the pass: --prune-functions drops nothing"
+        ),
+        "{r:?}"
+    );
 }
 
 #[tokio::test]
