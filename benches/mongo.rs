@@ -83,13 +83,14 @@ async fn limit(coll: &mongodb::Collection<Document>) -> (usize, Duration) {
     let mut moved = 0;
     let pending =
         doc! { "outbox_route": common::ROUTE, "status": "pending", "available_at": Bson::Null };
+    let order = if hlc() {
+        doc! { "hlc": 1, "created_at": 1, "id": 1 }
+    } else {
+        doc! { "created_at": 1, "id": 1 }
+    };
     loop {
         let find = FindOptions::builder()
-            .sort(if hlc() {
-                doc! { "hlc": 1, "created_at": 1, "id": 1 }
-            } else {
-                doc! { "created_at": 1, "id": 1 }
-            })
+            .sort(order.clone())
             .limit(BATCH)
             .projection(doc! { "_id": 1 })
             .build();

@@ -110,16 +110,20 @@ impl Migration {
                 let others = other_pass_functions(&mut conn, &opts)
                     .await
                     .map_err(|e| Error::pg("reading the catalog", e))?;
-                let pruning = others.iter().map(|f| f.name.plain()).collect();
-                let (steps, warning) = prune_steps(others, prune_functions);
-                plan.steps.extend(steps);
-                warnings.extend(warning);
+                let names: Vec<String> = others.iter().map(|f| f.name.plain()).collect();
+                let pruning = if prune_functions {
+                    plan.steps.extend(others.into_iter().map(drop_step));
+                    names
+                } else {
+                    warnings.extend(leftovers_warning(&names));
+                    Vec::new()
+                };
                 Ok(Self {
                     target,
                     backend: Kind::Postgres,
                     plan,
                     warnings,
-                    pruning: if prune_functions { pruning } else { Vec::new() },
+                    pruning,
                     io: SchemaIo::Postgres(conn),
                     lock,
                 })
@@ -293,41 +297,36 @@ async fn function_step(
     })))
 }
 
-/// The functions of the pass that the configuration's relay does not call
-/// ([`other_pass_functions`]: outboxctl's for this table, of another version or other settings):
-/// with `prune`, a step dropping each; without, a warning naming them. A relay still calling a
-/// dropped one sends its statement's SQL instead, at once: slower, not wrong.
-fn prune_steps(others: Vec<OtherFunction>, prune: bool) -> (Vec<Step>, Option<String>) {
-    if !prune {
-        if others.is_empty() {
-            return (Vec::new(), None);
-        }
-        let names: Vec<String> = others.iter().map(|f| f.name.plain()).collect();
-        let warning = format!(
+/// The warning naming the functions of the pass that the configuration's relay does not call
+/// ([`other_pass_functions`]: outboxctl's for this table, of another version or other
+/// settings), when `migrate` is not asked to drop them; `None` when there are none.
+fn leftovers_warning(names: &[String]) -> Option<String> {
+    (!names.is_empty()).then(|| {
+        format!(
             "{} function(s) of the pass of another version or other settings: {}; once no relay calls them, `outboxctl migrate --prune-functions` drops them",
             names.len(),
             names.join(", ")
-        );
-        return (Vec::new(), Some(warning));
+        )
+    })
+}
+
+/// The step `--prune-functions` drops one of them with. A relay still calling it sends its
+/// statement's SQL instead, at once: slower, not wrong.
+fn drop_step(f: OtherFunction) -> Step {
+    Step {
+        summary: format!(
+            "drop the {} {}, which this configuration's relay does not call",
+            f.kind.as_str(),
+            f.name.plain()
+        ),
+        kind: StepKind::Transaction,
+        statements: vec![Statement::new(format!(
+            "DROP FUNCTION {}({})",
+            f.name, f.arguments
+        ))],
+        mongo_index: None,
+        mongo_collection: None,
     }
-    let steps = others
-        .into_iter()
-        .map(|f| Step {
-            summary: format!(
-                "drop the {} {}, which this configuration's relay does not call",
-                f.kind.as_str(),
-                f.name.plain()
-            ),
-            kind: StepKind::Transaction,
-            statements: vec![Statement::new(format!(
-                "DROP FUNCTION {}({})",
-                f.name, f.arguments
-            ))],
-            mongo_index: None,
-            mongo_collection: None,
-        })
-        .collect();
-    (steps, None)
 }
 
 /// What [`function_step`] found for one function.
