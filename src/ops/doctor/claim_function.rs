@@ -2,12 +2,13 @@
 //! and, under retain, the mark's): each there, outboxctl's as written and executable, or the
 //! relay parses and plans its statement on every pass (a warning, not a fault: the relay then
 //! sends the statement's SQL). With `prepared_statements` the relay calls none: each check is
-//! then fine whatever the function's state.
+//! then fine whatever the function's state. Last, the functions outboxctl made for the table in
+//! another version or with other settings, which `migrate --prune-functions` drops.
 
 use super::{DoctorReport, Level};
 use crate::db;
 use crate::store::backend;
-use crate::store::postgres::diagnostics::{FunctionState, function_state};
+use crate::store::postgres::diagnostics::{FunctionState, function_state, other_pass_functions};
 use crate::store::postgres::sql::{PassFunction, functions};
 
 /// One check per function the relay's statements go through (named `claim function` and
@@ -20,9 +21,38 @@ pub async fn check(
     report: &mut DoctorReport,
 ) {
     let opts = pg.store_options();
-    for f in functions(&opts) {
+    let ours = functions(&opts);
+    if ours.is_empty() {
+        return;
+    }
+    for f in ours {
         check_one(opts.prepared_statements, f, conn, report).await;
     }
+    let (level, detail) = match other_pass_functions(conn, &opts).await {
+        Ok(others) if others.is_empty() => (
+            Level::Ok,
+            "no function of the pass of another version or other settings".to_owned(),
+        ),
+        Ok(others) => {
+            let names: Vec<String> = others.iter().map(|f| f.name.plain()).collect();
+            (
+                Level::Warn,
+                format!(
+                    "{} function(s) of the pass of another version or other settings: {}; once no relay calls them, run outboxctl migrate --prune-functions",
+                    names.len(),
+                    names.join(", ")
+                ),
+            )
+        }
+        Err(e) => (
+            Level::Warn,
+            format!(
+                "cannot list the functions of the pass: {}",
+                db::pg_message(&e)
+            ),
+        ),
+    };
+    report.add("old functions", level, detail);
 }
 
 async fn check_one(

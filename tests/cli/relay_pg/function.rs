@@ -525,6 +525,27 @@ async fn migrate_prunes_the_functions_of_other_settings_when_asked_and_keeps_its
         r
     };
     let old_name = old.name.plain();
+    let cfg = crate::common::config_file(
+        test_name!(),
+        &format!(
+            "database_url: {}\noutbox:\n  relation: {t}\n  storage: retain\nrelay:\n  routes:\n    orders:\n      to: \"file:/dev/null\"\n",
+            pg_url()
+        ),
+    );
+    let old_functions = || {
+        let r = ob(["--config", &cfg, "doctor", "--format", "json"]).run();
+        let v: serde_json::Value =
+            serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+        crate::common::doctor_check(&v, "old functions").clone()
+    };
+    let c = old_functions();
+    assert_eq!(c["level"], "warn", "{c}");
+    assert_eq!(
+        c["detail"],
+        format!(
+            "1 function(s) of the pass of another version or other settings: {old_name}; once no relay calls them, run outboxctl migrate --prune-functions"
+        ),
+    );
     let r = migrate_best(&[], OK);
     let warning = format!(
         "warning: 1 function(s) of the pass of another version or other settings: {old_name}; once no relay calls them, `outboxctl migrate --prune-functions` drops them"
@@ -552,6 +573,7 @@ async fn migrate_prunes_the_functions_of_other_settings_when_asked_and_keeps_its
     left.sort();
     assert_eq!(names(&mut conn).await, left);
     migrate_best(&["--prune-functions", "--check"], OK);
+    assert_eq!(old_functions()["level"], "ok");
     let r = migrate_best(&[], OK);
     assert!(!r.stderr.contains("function(s) of the pass"), "{r:?}");
     // the relay still calls its own
