@@ -18,7 +18,7 @@ use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
 use crate::schema::render::Statement;
 use crate::schema::{MongoSchema, PgSchema, mongo};
 use crate::store::backend::Backend;
-use crate::store::postgres::diagnostics::{OtherFunction, other_pass_functions};
+use crate::store::postgres::diagnostics::{OtherFunction, other_pass_functions, others_named};
 use crate::store::postgres::sql::{FunctionKind, PassFunction, functions};
 
 /// Where the plan is applied.
@@ -110,12 +110,16 @@ impl Migration {
                 let others = other_pass_functions(&mut conn, &opts)
                     .await
                     .map_err(|e| Error::pg("reading the catalog", e))?;
-                let names: Vec<String> = others.iter().map(|f| f.name.plain()).collect();
                 let pruning = if prune_functions {
+                    let names = others.iter().map(|f| f.name.plain()).collect();
                     plan.steps.extend(others.into_iter().map(drop_step));
                     names
                 } else {
-                    warnings.extend(leftovers_warning(&names));
+                    warnings.extend(others_named(&others).map(|named| {
+                        format!(
+                            "{named}; once no relay calls them, `outboxctl migrate --prune-functions` drops them"
+                        )
+                    }));
                     Vec::new()
                 };
                 Ok(Self {
@@ -295,19 +299,6 @@ async fn function_step(
         mongo_index: None,
         mongo_collection: None,
     })))
-}
-
-/// The warning naming the functions of the pass that the configuration's relay does not call
-/// ([`other_pass_functions`]: outboxctl's for this table, of another version or other
-/// settings), when `migrate` is not asked to drop them; `None` when there are none.
-fn leftovers_warning(names: &[String]) -> Option<String> {
-    (!names.is_empty()).then(|| {
-        format!(
-            "{} function(s) of the pass of another version or other settings: {}; once no relay calls them, `outboxctl migrate --prune-functions` drops them",
-            names.len(),
-            names.join(", ")
-        )
-    })
 }
 
 /// The step `--prune-functions` drops one of them with. A relay still calling it sends its

@@ -8,11 +8,14 @@
 use super::{DoctorReport, Level};
 use crate::db;
 use crate::store::backend;
-use crate::store::postgres::diagnostics::{FunctionState, function_state, other_pass_functions};
+use crate::store::postgres::diagnostics::{
+    FunctionState, function_state, other_pass_functions, others_named,
+};
 use crate::store::postgres::sql::{PassFunction, functions};
 
 /// One check per function the relay's statements go through (named `claim function` and
-/// `mark function`); none when the table's name leaves no room for a function's, which
+/// `mark function`), then one for the functions of other versions or settings (`old
+/// functions`); none when the table's name leaves no room for a function's, which
 /// migrate refuses already for strict order's indexes (longer suffixes), or for a table per
 /// tenant.
 pub async fn check(
@@ -29,21 +32,18 @@ pub async fn check(
         check_one(opts.prepared_statements, f, conn, report).await;
     }
     let (level, detail) = match other_pass_functions(conn, &opts).await {
-        Ok(others) if others.is_empty() => (
-            Level::Ok,
-            "no function of the pass of another version or other settings".to_owned(),
-        ),
-        Ok(others) => {
-            let names: Vec<String> = others.iter().map(|f| f.name.plain()).collect();
-            (
+        Ok(others) => match others_named(&others) {
+            None => (
+                Level::Ok,
+                "no function of the pass of another version or other settings".to_owned(),
+            ),
+            Some(named) => (
                 Level::Warn,
                 format!(
-                    "{} function(s) of the pass of another version or other settings: {}; once no relay calls them, run outboxctl migrate --prune-functions",
-                    names.len(),
-                    names.join(", ")
+                    "{named}; once no relay calls them, run outboxctl migrate --prune-functions"
                 ),
-            )
-        }
+            ),
+        },
         Err(e) => (
             Level::Warn,
             format!(

@@ -57,6 +57,20 @@ pub struct OtherFunction {
     pub arguments: String,
 }
 
+/// How `migrate`'s warning and `doctor` name [`other_pass_functions`]' finds: their number and
+/// names, `2 function(s) of the pass of another version or other settings: app.outbox_claim_…,
+/// …`; `None` when there are none.
+pub fn others_named(others: &[OtherFunction]) -> Option<String> {
+    (!others.is_empty()).then(|| {
+        let names: Vec<String> = others.iter().map(|f| f.name.plain()).collect();
+        format!(
+            "{} function(s) of the pass of another version or other settings: {}",
+            names.len(),
+            names.join(", ")
+        )
+    })
+}
+
 /// The functions of the pass outboxctl made for the outbox's table in another version or with
 /// other settings ([`pass_function_kind`]): every one in the table's schema but those a relay of
 /// `opts` calls (`functions(opts)`, by name). None for a table per tenant, which gets no
