@@ -42,7 +42,9 @@ fn print(ctx: &Ctx, report: &DoctorReport) {
     let json = serde_json::json!({ "ok": !report.failed(), "checks": report.checks });
     ctx.out.show(&json, || {
         let shown = (report.checks.iter()).filter(|c| !(ctx.out.quiet && c.level == Level::Ok));
-        let line = |c: &doctor::Check| format!("{}  {:<17} {}", c.level.tag(), c.name, c.detail);
+        let width = report.name_width();
+        let line =
+            |c: &doctor::Check| format!("{}  {:<width$} {}", c.level.tag(), c.name, c.detail);
         ctx.out.lines("", shown.map(line));
     });
 }

@@ -85,6 +85,11 @@ impl DoctorReport {
         )))
     }
 
+    /// The longest check's name: the width of the name column, so that the details line up.
+    pub fn name_width(&self) -> usize {
+        self.checks.iter().map(|c| c.name.len()).max().unwrap_or(0)
+    }
+
     fn add(&mut self, name: &'static str, level: Level, detail: impl Into<String>) {
         self.checks.push(Check {
             name,

@@ -253,7 +253,23 @@ async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     stage(&mut conn, &t, "orders", 3, None).await;
     let r = cmd(&schema, &["--format", "json"], &["doctor"]);
     assert_eq!(r.code, OK, "{r:?}");
-    assert_eq!(json(&r)["ok"], true);
+    let v = json(&r);
+    assert_eq!(v["ok"], true);
+    // as text, a line a check, each detail starting one space after the longest name
+    let names: Vec<&str> = (v["checks"].as_array().unwrap().iter())
+        .map(|c| c["check"].as_str().unwrap())
+        .collect();
+    let width = names.iter().map(|n| n.len()).max().unwrap();
+    let r = cmd(&schema, &[], &["doctor"]);
+    assert_eq!(r.stdout.lines().count(), names.len(), "{r:?}");
+    for (line, name) in r.stdout.lines().zip(&names) {
+        assert_eq!(
+            line.get(6..width + 7),
+            Some(format!("{name:<width$} ").as_str()),
+            "{r:?}"
+        );
+        assert_ne!(line.as_bytes()[width + 7], b' ', "{r:?}");
+    }
     sqlx::raw_sql(&format!(
         "UPDATE {t} SET status = 'failed' WHERE (payload->>'n')::int = 1;
          UPDATE {t} SET created_at = now() - interval '1 hour' WHERE (payload->>'n')::int = 2;
