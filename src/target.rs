@@ -181,6 +181,14 @@ pub enum NameError {
         "{what} {name:?} is not of the form schema.table (quote a part with \"…\" to keep dots or capitals)"
     )]
     Shape { what: &'static str, name: String },
+    #[error("{what} {name:?}: {why}; quote the part to keep it as written: \"{part}\"")]
+    Unquoted {
+        what: &'static str,
+        name: String,
+        /// The part as it would be quoted (its quotes doubled).
+        part: String,
+        why: String,
+    },
     #[error("{what} {name:?} has an unterminated quoted part")]
     Unterminated { what: &'static str, name: String },
     #[error("{what} {name:?} is not of the form db.collection")]
@@ -332,24 +340,35 @@ fn split_sql_name(what: &'static str, text: &str) -> Result<Vec<String>, NameErr
                 }
             }
         } else {
+            // what a part that needs quotes would be, quoted: the text up to the next dot
+            let raw: String = chars.clone().take_while(|&c| c != '.').collect();
+            let unquoted = |why: String| NameError::Unquoted {
+                what,
+                name: text.into(),
+                part: raw.replace('"', "\"\""),
+                why,
+            };
             while let Some(&c) = chars.peek() {
                 if c == '.' {
                     break;
                 }
                 if !(c.is_alphanumeric() || c == '_' || c == '$' || c == '{' || c == '}') {
-                    return Err(NameError::Shape {
-                        what,
-                        name: text.into(),
-                    });
+                    let why = format!("{c:?} is not a letter, digit, _ or $");
+                    return Err(unquoted(why));
                 }
                 part.push(c.to_ascii_lowercase());
                 chars.next();
             }
-            if part.is_empty() || part.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
+            if part.is_empty() {
                 return Err(NameError::Shape {
                     what,
                     name: text.into(),
                 });
+            }
+            if part.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
+                return Err(unquoted(
+                    "an unquoted part starts with a letter or _".into(),
+                ));
             }
         }
         parts.push(part);
@@ -592,6 +611,25 @@ mod tests {
             Err(NameError::TooLong { .. })
         ));
         assert!(QualifiedName::parse("relation", "app.\"a\u{0}b\"").is_err());
+        // a part that is fine quoted says so, quoted
+        let said = |text: &str| {
+            QualifiedName::parse("relation", text)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            said("demo.out-box"),
+            r#"relation "demo.out-box": '-' is not a letter, digit, _ or $; quote the part to keep it as written: "out-box""#
+        );
+        assert_eq!(
+            said("1app.outbox"),
+            r#"relation "1app.outbox": an unquoted part starts with a letter or _; quote the part to keep it as written: "1app""#
+        );
+        assert_eq!(
+            said(r#"app.out"box"#),
+            r#"relation "app.out\"box": '"' is not a letter, digit, _ or $; quote the part to keep it as written: "out""box""#
+        );
+        assert!(QualifiedName::parse("relation", r#"demo."out-box""#).is_ok());
     }
 
     #[test]

@@ -177,7 +177,7 @@ fn invalid_combinations_are_refused_with_reasons() {
     )
     .unwrap_err()
     .to_string();
-    assert!(err.contains("schema.table"), "{err}");
+    assert!(err.contains("';' is not a letter, digit, _ or $"), "{err}");
     let err = resolve(
         "outbox:\n  relation: t_{tenant}.outbox\n",
         &Overrides::default(),
