@@ -22,6 +22,7 @@ pub mod schema;
 pub mod store;
 pub mod target;
 pub mod telemetry;
+pub mod text;
 pub mod vacuum;
 pub mod wake;
 

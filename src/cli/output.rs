@@ -190,16 +190,10 @@ pub fn ms(value: Option<f64>) -> String {
 
 /// An error as a cell: whole in a pipe, on a terminal one line of 60 characters at most.
 pub fn error_cell(text: Option<&str>) -> String {
-    let Some(text) = text else {
-        return String::new();
-    };
-    if !std::io::stdout().is_terminal() {
-        return text.to_owned();
-    }
-    let one_line = text.replace('\n', " ");
-    match one_line.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}…", &one_line[..cut]),
-        None => one_line,
+    let text = text.unwrap_or_default();
+    match std::io::stdout().is_terminal() {
+        true => crate::text::clip(&text.replace('\n', " "), 60),
+        false => text.to_owned(),
     }
 }
 

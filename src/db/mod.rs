@@ -239,9 +239,5 @@ pub fn mongo_message(e: &mongodb::error::Error) -> String {
 
 /// Driver messages can span lines (server selection lists every server); keep the first.
 pub fn first_line(message: &str) -> String {
-    let line = message.lines().next().unwrap_or_default();
-    match line.char_indices().nth(300) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line.to_owned(),
-    }
+    crate::text::clip(message.lines().next().unwrap_or_default(), 300)
 }

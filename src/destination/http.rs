@@ -145,10 +145,7 @@ async fn batch_loop(post: Arc<Post>, mut rx: mpsc::UnboundedReceiver<Waiting>, m
 
 fn excerpt(body: &str) -> String {
     let one_line = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    match one_line.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &one_line[..cut]),
-        None => one_line,
-    }
+    crate::text::clip(&one_line, 200)
 }
 
 impl Post {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A module may import only from floors below its own.
 const FLOORS: &[&[&str]] = &[
     // pure types and rules (durations and ages first: the others print them)
-    &["duration"],
+    &["duration", "text"],
     &["dburl", "exit_code", "fleet", "hlc", "vacuum"],
     &["model", "target"],
     // a destination URL (its `postgres-table:` names a table)
