@@ -49,7 +49,7 @@ complete -c outboxctl -n "__fish_outboxctl_needs_command" -l propagate-trace -d 
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "schema" -d 'Print the schema (DDL or mongosh script) for the configured outbox'
-complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "migrate" -d 'Bring the database to the configured schema (only ever adds)'
+complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "migrate" -d 'Bring the database to the configured schema (adds; drops only with --prune-functions)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "partitions" -d 'Manage the delivery log\'s daily partitions (PostgreSQL)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "inspect" -d 'What is pending, processing, failed; rows; where an event is'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -f -a "requeue" -d 'Return failed rows to pending (by --id, or by filter with --all)'
@@ -577,11 +577,11 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -s V -l ver
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l route -d 'The outbox route' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l type -d 'The event type, e.g. order.placed' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l payload -d 'The payload: a JSON object, @FILE, or - for standard input' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l ordering-key -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l tenant -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l correlation-id -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l causation-id -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l execution-id -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l ordering-key -d 'The ordering key (default: none; the message is then keyed by its event id)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l tenant -d 'The tenant\'s UUID (required when the outbox is tenant-aware)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l correlation-id -d 'Stored in correlation_id, sent as the forze_correlation_id header' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l causation-id -d 'Stored in causation_id, sent as the forze_causation_id header' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l execution-id -d 'Stored in execution_id, sent as the forze_execution_id header' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l event-id -d 'The event id (default: a new time-ordered UUID); staging it again is deduplicated' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l traceparent -d 'W3C traceparent to store (needs propagate_trace)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l count -d 'Stage this many events (same payload, new ids), e.g. for load tests' -r
@@ -775,12 +775,12 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from help" -f -a "to-consume" -d 'Walk the retain → consume steps (the next one, or --step N)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l route -d 'Relay only these routes (repeatable; default: every route in relay.routes)' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l to -d 'Destination for the given routes: stdout, file:PATH, postgres-table:SCHEMA.TABLE' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l to -d 'Destination for the given routes (default stdout): stdout, file:PATH, postgres-table:SCHEMA.TABLE, nats://, amqp://, redis://, kafka://, http(s)://' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l max-passes -d 'With --once: stop each route after this many passes' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-addr -d 'With --loop: serve /metrics (Prometheus) and /healthz on this address' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l health-max-failing -d '/healthz fails when a route\'s passes have failed for longer than this' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-header-timeout -d 'How long a client of the metrics address may take to send its request headers' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-max-connections -d 'At most this many connections to the metrics address at once (an idle one makes room)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-addr -d 'With --loop: serve /metrics (Prometheus), /healthz and /readyz on this address' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l health-max-failing -d 'With --metrics-addr: /healthz fails when a route\'s passes have failed for longer than this' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-header-timeout -d 'With --metrics-addr: how long a client may take to send its request headers' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-max-connections -d 'With --metrics-addr: at most this many connections at once (an idle one makes room)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
@@ -1062,7 +1062,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l propagate-tr
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "schema" -d 'Print the schema (DDL or mongosh script) for the configured outbox'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "migrate" -d 'Bring the database to the configured schema (only ever adds)'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "migrate" -d 'Bring the database to the configured schema (adds; drops only with --prune-functions)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "partitions" -d 'Manage the delivery log\'s daily partitions (PostgreSQL)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "inspect" -d 'What is pending, processing, failed; rows; where an event is'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand help; and not __fish_seen_subcommand_from schema migrate partitions inspect requeue discard emit hlc doctor storage relay route replay top init completions man help" -f -a "requeue" -d 'Return failed rows to pending (by --id, or by filter with --all)'

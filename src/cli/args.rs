@@ -105,7 +105,7 @@ pub enum Command {
     /// Print the schema (DDL or mongosh script) for the configured outbox
     #[command(subcommand)]
     Schema(schema::SchemaCommand),
-    /// Bring the database to the configured schema (only ever adds)
+    /// Bring the database to the configured schema (adds; drops only with --prune-functions)
     Migrate(migrate::MigrateArgs),
     /// Manage the delivery log's daily partitions (PostgreSQL)
     #[command(subcommand)]

@@ -18,15 +18,20 @@ pub struct EmitArgs {
     /// The payload: a JSON object, @FILE, or - for standard input
     #[arg(long, value_name = "JSON|@FILE|-")]
     pub payload: String,
-    #[arg(long)]
+    /// The ordering key (default: none; the message is then keyed by its event id)
+    #[arg(long, value_name = "KEY")]
     pub ordering_key: Option<String>,
-    #[arg(long)]
+    /// The tenant's UUID (required when the outbox is tenant-aware)
+    #[arg(long, value_name = "UUID")]
     pub tenant: Option<Uuid>,
-    #[arg(long)]
+    /// Stored in correlation_id, sent as the forze_correlation_id header
+    #[arg(long, value_name = "UUID")]
     pub correlation_id: Option<Uuid>,
-    #[arg(long)]
+    /// Stored in causation_id, sent as the forze_causation_id header
+    #[arg(long, value_name = "UUID")]
     pub causation_id: Option<Uuid>,
-    #[arg(long)]
+    /// Stored in execution_id, sent as the forze_execution_id header
+    #[arg(long, value_name = "UUID")]
     pub execution_id: Option<Uuid>,
     /// The event id (default: a new time-ordered UUID); staging it again is deduplicated
     #[arg(long, conflicts_with = "count")]

@@ -27,22 +27,23 @@ pub struct RelayArgs {
     /// Relay only these routes (repeatable; default: every route in relay.routes)
     #[arg(long = "route", value_name = "ROUTE")]
     pub routes: Vec<String>,
-    /// Destination for the given routes: stdout, file:PATH, postgres-table:SCHEMA.TABLE
+    /// Destination for the given routes (default stdout): stdout, file:PATH,
+    /// postgres-table:SCHEMA.TABLE, nats://, amqp://, redis://, kafka://, http(s)://
     #[arg(long, value_name = "URL")]
     pub to: Option<String>,
     /// With --once: stop each route after this many passes
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "run_loop")]
     pub max_passes: Option<u64>,
-    /// With --loop: serve /metrics (Prometheus) and /healthz on this address
-    #[arg(long, value_name = "ADDR", requires = "run_loop")]
+    /// With --loop: serve /metrics (Prometheus), /healthz and /readyz on this address
+    #[arg(long, value_name = "ADDR", conflicts_with = "once")]
     pub metrics_addr: Option<std::net::SocketAddr>,
-    /// /healthz fails when a route's passes have failed for longer than this
+    /// With --metrics-addr: /healthz fails when a route's passes have failed for longer than this
     #[arg(long, value_name = "DURATION", default_value = "60s")]
     pub health_max_failing: crate::duration::Dur,
-    /// How long a client of the metrics address may take to send its request headers
+    /// With --metrics-addr: how long a client may take to send its request headers
     #[arg(long, value_name = "DURATION", default_value = "5s")]
     pub metrics_header_timeout: crate::duration::Dur,
-    /// At most this many connections to the metrics address at once (an idle one makes room)
+    /// With --metrics-addr: at most this many connections at once (an idle one makes room)
     #[arg(
         long,
         value_name = "N",

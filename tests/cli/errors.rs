@@ -153,6 +153,15 @@ fn usage_errors_exit_2() {
     assert_eq!(r.code, ERROR, "{r:?}");
     let r = ob(["no-such-command"]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
+    // a flag of one mode given to the other is refused, not ignored
+    for (mode, flag, value) in [
+        ("--loop", "--max-passes", "3"),
+        ("--once", "--metrics-addr", "127.0.0.1:9"),
+    ] {
+        let r = ob(["relay", mode, flag, value]).run();
+        assert_eq!(r.code, ERROR, "{r:?}");
+        assert!(r.stderr.contains("cannot be used with"), "{r:?}");
+    }
 }
 
 #[tokio::test]
