@@ -1156,7 +1156,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;init' {
-            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Where to write the file')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Where to write the file [default: the --config file, else outboxctl.yaml]')
             [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'A first route to relay (with --to)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The first route''s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')

@@ -1092,7 +1092,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --version 'Print version'
         }
         &'outboxctl;init'= {
-            cand --path 'Where to write the file'
+            cand --path 'Where to write the file [default: the --config file, else outboxctl.yaml]'
             cand --route 'A first route to relay (with --to)'
             cand --to 'The first route''s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)'
             cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'

@@ -984,7 +984,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l hlc-ordering
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s V -l version -d 'Print version'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l path -d 'Where to write the file' -r -F
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l path -d 'Where to write the file [default: the --config file, else outboxctl.yaml]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l route -d 'A first route to relay (with --to)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l to -d 'The first route\'s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F

@@ -201,6 +201,7 @@ fn fault_exit_code(fault: Fault) -> u8 {
 impl ExitStatus for Error {
     fn exit_code(&self) -> u8 {
         match self {
+            Error::Config(crate::config::ConfigError::Exists { .. }) => exit_code::REFUSED,
             Error::Config(_)
             | Error::Name(_)
             | Error::Area(_)

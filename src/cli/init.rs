@@ -15,9 +15,9 @@ use crate::model::Storage;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// Where to write the file
-    #[arg(long, value_name = "PATH", default_value = "outboxctl.yaml")]
-    pub path: PathBuf,
+    /// Where to write the file [default: the --config file, else outboxctl.yaml]
+    #[arg(long, value_name = "PATH")]
+    pub path: Option<PathBuf>,
     /// Overwrite an existing file
     #[arg(long)]
     pub force: bool,
@@ -40,10 +40,8 @@ fn ask(prompt: &str, initial: &str, empty: bool) -> Result<String, Error> {
 }
 
 pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
-    if args.path.exists() && !args.force {
-        let path = args.path.display();
-        return Err(Error::Refused(format!("{path} exists; pass --force to overwrite it")).into());
-    }
+    let path =
+        Answers::target(args.path.as_deref(), &ctx.config, args.force).map_err(Error::from)?;
     let c = &ctx.config;
     let interactive = !ctx.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let route =
@@ -77,8 +75,8 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
             ));
         }
     }
-    let config = a.write(&args.path, args.force)?;
-    ctx.out.note(&format!("wrote {}", args.path.display()));
+    let config = a.write(&path, args.force)?;
+    ctx.out.note(&format!("wrote {}", path.display()));
     if interactive {
         let url = config.require_url()?.clone();
         // the file just written, as every command will read it

@@ -59,6 +59,9 @@ pub enum ConfigError {
     },
     #[error("config file {path}: {message}")]
     Parse { path: String, message: String },
+    /// `init`'s file is there already and `--force` was not given (exit 5).
+    #[error("{path} exists; pass --force to overwrite it")]
+    Exists { path: String },
     #[error("writing {path}: {source}")]
     Write {
         path: String,
@@ -119,7 +122,8 @@ pub struct Overrides {
 
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Where the file came from, if one was read.
+    /// Where the file came from, if one was read; for a command that reads none (`init`), the
+    /// file `--config` or `OUTBOXCTL_CONFIG` names, if either does.
     pub source: Option<PathBuf>,
     pub database_url: Option<DatabaseUrl>,
     pub backend: Backend,
@@ -214,18 +218,19 @@ impl Config {
     pub fn load_with(o: &Overrides, read_file: bool, env: Env<'_>) -> Result<Self, ConfigError> {
         match read_file {
             true => Self::load(o, env),
-            false => Self::resolve(FileConfig::default(), None, o, env),
+            false => Self::resolve(FileConfig::default(), Self::named_file(o, env), o, env),
         }
+    }
+
+    /// The file `--config` names, else `OUTBOXCTL_CONFIG`.
+    fn named_file(o: &Overrides, env: Env<'_>) -> Option<PathBuf> {
+        (o.config.clone()).or_else(|| env("OUTBOXCTL_CONFIG").map(PathBuf::from))
     }
 
     /// Finds and reads the config file (flag, then `OUTBOXCTL_CONFIG`, then `./outboxctl.yaml`
     /// if present), then resolves.
     pub fn load(overrides: &Overrides, env: Env<'_>) -> Result<Self, ConfigError> {
-        let explicit = overrides
-            .config
-            .clone()
-            .or_else(|| env("OUTBOXCTL_CONFIG").map(PathBuf::from));
-        let path = match explicit {
+        let path = match Self::named_file(overrides, env) {
             Some(p) => Some(p),
             None => Some(PathBuf::from(DEFAULT_CONFIG_FILE)).filter(|p| p.is_file()),
         };

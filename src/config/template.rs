@@ -1,7 +1,7 @@
 //! The commented `outboxctl.yaml` that `outboxctl init` writes: every key shown, the chosen
 //! values set, and the text checked the way every command will read it before it is written.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Config, ConfigError, FileConfig, Target};
 use crate::dburl::{Backend, DatabaseUrl};
@@ -190,6 +190,24 @@ impl Answers {
             "  # prepared_statements: false # true: named statements (direct connections, pgbouncer 1.21+)\n\npartitions:\n  # ahead_days: 7\n  # keep_days: 30\n  # lock_timeout: 200ms\n",
         );
         out
+    }
+
+    /// Where `init` writes: `--path`, else the file `--config` or `OUTBOXCTL_CONFIG` names (the
+    /// one every later command reads), else `./outboxctl.yaml`. Refused (before any question)
+    /// when that file exists and `overwrite` is not set.
+    pub fn target(
+        path: Option<&Path>,
+        config: &Config,
+        overwrite: bool,
+    ) -> Result<PathBuf, ConfigError> {
+        let path = (path.map(Path::to_owned).or_else(|| config.source.clone()))
+            .unwrap_or_else(|| super::DEFAULT_CONFIG_FILE.into());
+        match path.exists() && !overwrite {
+            true => Err(ConfigError::Exists {
+                path: path.display().to_string(),
+            }),
+            false => Ok(path),
+        }
     }
 
     /// Checks the text the way every command will read it, then writes it to `path` (a new

@@ -134,6 +134,23 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
             .unwrap()
             .contains("other.outbox")
     );
+    // without --path it writes the file every later command reads: --config's, else
+    // OUTBOXCTL_CONFIG's
+    let named = dir.join("named.yaml");
+    let n = named.to_str().unwrap();
+    let r = ob(["--config", n, "init", "--relation", "named.outbox"]).code(OK);
+    assert!(r.stderr.contains(&format!("wrote {n}")), "{r:?}");
+    let r = ob(["schema", "print"]).env("OUTBOXCTL_CONFIG", n).code(OK);
+    assert!(r.stdout.contains("CREATE TABLE named.outbox ("), "{r:?}");
+    let r = ob(["init", "--relation", "again.outbox"])
+        .env("OUTBOXCTL_CONFIG", n)
+        .run();
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    assert!(
+        r.stderr.contains(&format!("{n} exists; pass --force")),
+        "{r:?}"
+    );
+    assert!(!std::fs::read_to_string(&named).unwrap().contains("again"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
