@@ -365,10 +365,13 @@ fn split_sql_name(what: &'static str, text: &str) -> Result<Vec<String>, NameErr
                     name: text.into(),
                 });
             }
-            if part.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
-                return Err(unquoted(
-                    "an unquoted part starts with a letter or _".into(),
-                ));
+            if let Some(c) = part
+                .chars()
+                .next()
+                .filter(|c| c.is_ascii_digit() || *c == '$')
+            {
+                let why = format!("an unquoted part must start with a letter or _, not {c:?}");
+                return Err(unquoted(why));
             }
         }
         parts.push(part);
@@ -623,7 +626,7 @@ mod tests {
         );
         assert_eq!(
             said("1app.outbox"),
-            r#"relation "1app.outbox": an unquoted part starts with a letter or _; quote the part to keep it as written: "1app""#
+            r#"relation "1app.outbox": an unquoted part must start with a letter or _, not '1'; quote the part to keep it as written: "1app""#
         );
         assert_eq!(
             said(r#"app.out"box"#),

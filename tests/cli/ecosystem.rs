@@ -151,6 +151,32 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         "{r:?}"
     );
     assert!(!std::fs::read_to_string(&named).unwrap().contains("again"));
+    // --path wins over --config; with neither, ./outboxctl.yaml
+    let other = dir.join("other.yaml");
+    let o = other.to_str().unwrap();
+    ob([
+        "--config",
+        n,
+        "init",
+        "--path",
+        o,
+        "--relation",
+        "other.outbox",
+    ])
+    .code(OK);
+    assert!(
+        std::fs::read_to_string(&other)
+            .unwrap()
+            .contains("other.outbox")
+    );
+    assert!(!std::fs::read_to_string(&named).unwrap().contains("other"));
+    let bare = dir.join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    ob(["init", "--relation", "bare.outbox"])
+        .dir(&bare)
+        .code(OK);
+    let text = std::fs::read_to_string(bare.join("outboxctl.yaml")).unwrap();
+    assert!(text.contains("bare.outbox"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
