@@ -38,7 +38,7 @@ complete -c outboxctl -n "__fish_outboxctl_needs_command" -l storage -d 'Storage
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_needs_command" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_needs_command" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_needs_command" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -80,7 +80,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fi
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and not __fish_seen_subcommand_from print help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -101,7 +101,7 @@ delivery-log\t''
 replay\t''
 wake\t''
 registry\t'outboxctl\'s relay registry and route pauses (migrate adds them by outbox.registry)'
-all\t''"
+all\t'hlc, traceparent, checkpoint and delivery-log (outboxctl\'s own parts only when named)'"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'
@@ -116,7 +116,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_s
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -145,7 +145,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l storage 
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l dry-run -d 'Print the plan and change nothing'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l check -d 'Change nothing; exit 1 when the database differs from the configured schema'
@@ -172,7 +172,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not 
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and not __fish_seen_subcommand_from list add-ahead drop-expired check help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -201,7 +201,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -228,7 +228,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -255,7 +255,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -l dry-run -d 'Print what would be dropped and change nothing'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from drop-expired" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
@@ -283,9 +283,9 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l fix -d 'Move rows out of the default partition into proper day partitions'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l fix -d 'Move rows out of the default partition into day partitions; attach empty days over gaps'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More detail on stderr (repeat for more)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print nothing on success but data'
@@ -315,7 +315,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __f
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and not __fish_seen_subcommand_from summary pending failed blocked relays event help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -348,7 +348,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from summary" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -379,7 +379,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from pending" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -410,9 +410,9 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l group -d 'Group the rows by a fingerprint of their last error (numbers, ids, addresses, durations and quoted text masked), most rows first; a group\'s id serves `requeue --group`'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l group -d 'Group the rows by a fingerprint of their last error (numbers, ids, addresses, durations and quoted text masked), most rows first; its id serves `requeue`/`discard --group`'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -l retrying -d 'With --group: also rows waiting for a retry, not only parked ones'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from failed" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -439,7 +439,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from blocked" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -465,7 +465,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from relays" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -491,7 +491,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand inspect; and __fish_seen_subcommand_from event" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -529,7 +529,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l storage 
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l all -d 'Every failed row that matches the filters (required when selecting by filter)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand requeue" -l dry-run -d 'Show what would change and change nothing'
@@ -562,7 +562,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l storage 
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l all -d 'Every failed row that matches the filters (required when selecting by filter)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l dry-run -d 'Show what would change and change nothing'
@@ -600,7 +600,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l storage -d 
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand emit" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -624,7 +624,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and not __fish_seen_subcommand_from show help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -650,7 +650,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand hlc; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -679,7 +679,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l storage -
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand doctor" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -703,7 +703,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __f
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and not __fish_seen_subcommand_from status to-consume help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -730,7 +730,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -741,7 +741,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l step -d 'Run this step (default: the next one)' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l wait -d 'Step 2: wait up to this long for processing and published rows to be gone' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l wait -d 'Step 2: wait up to this long for processing and published rows to be gone (without it: report what blocks, exit 5)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l lock-timeout -d 'lock_timeout for step 3\'s table lock' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l retries -d 'Attempts after the first when the lock stays busy' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l check-timeout -d 'statement_timeout for step 3\'s re-check and drop while the table is locked' -r
@@ -759,7 +759,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l dry-run -d 'Print what step 3 would run and change nothing'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l reclaim-disabled -d 'Every relay on this table runs with reclaim off (reclaim_stale_after: null); step 3 needs it'
@@ -795,7 +795,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l storage -d
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l once -d 'Drain every route until a claim comes back short, print a summary, exit'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l loop -d 'Run until SIGTERM/SIGINT, then drain and exit 0'
@@ -821,7 +821,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fis
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and not __fish_seen_subcommand_from pause resume list help" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -851,7 +851,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_se
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from pause" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -876,7 +876,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_se
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from resume" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -900,7 +900,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_se
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -l history -d 'Every pause and resume ever made, oldest first'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand route; and __fish_seen_subcommand_from list" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
@@ -945,7 +945,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l storage -
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l dry-run -d 'Count what would be replayed (per route, first and last event); publish nothing'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
@@ -956,7 +956,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l hlc-order
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -l propagate-trace -d 'Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand replay" -s V -l version -d 'Print version'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l interval -d 'Refresh every' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l interval -d 'Refresh every (a snapshot\'s rates: readings this far apart, at most 1s)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l relay -d 'A relay\'s metrics endpoint (its --metrics-addr), repeatable: http://HOST:PORT' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l filter -d 'Only routes whose name contains this' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
@@ -973,7 +973,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l storage -d '
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l once -d 'Print one snapshot and exit (what a pipe or cron gets anyway)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
@@ -1001,7 +1001,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l storage -d 
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l force -d 'Overwrite an existing file'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
@@ -1026,7 +1026,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l stor
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand completions" -s v -l verbose -d 'More detail on stderr (repeat for more)'
@@ -1051,7 +1051,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l storage -d '
 consume\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l delivery-log -d 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l key-order -d 'Per-key ordering of the relay [default: best-effort]' -r -f -a "best-effort\t''
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand man" -s v -l verbose -d 'More detail on stderr (repeat for more)'

@@ -19,8 +19,8 @@ use crate::model::{KeyOrder, Storage};
     about = "Operate a transactional outbox on PostgreSQL and MongoDB",
     long_about = "Operate a transactional outbox on PostgreSQL and MongoDB: generate and apply its schema, \
 manage the delivery log's partitions, inspect and requeue rows, and relay events to brokers.\n\n\
-Exit codes: 0 ok, 1 a check found a problem, 2 error, 3 cannot connect, 4 lock busy or gave up, \
-5 refused, 130 interrupted.",
+Exit codes: 0 ok, 1 a check found a problem, 2 error, 3 cannot connect (or a read-only server), \
+4 lock busy or gave up, 5 refused, 130 interrupted.",
     propagate_version = true,
     max_term_width = 100
 )]
@@ -95,7 +95,7 @@ pub struct TargetArgs {
     /// Store and forward W3C traceparent (adds the column) [env: OUTBOXCTL_PROPAGATE_TRACE]
     #[arg(long, global = true)]
     pub propagate_trace: bool,
-    /// Per-key ordering of the relay [default: best-effort]
+    /// Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]
     #[arg(long, global = true, value_enum)]
     pub key_order: Option<KeyOrder>,
 }

@@ -79,7 +79,7 @@ pub struct FailedArgs {
     #[command(flatten)]
     pub list: ListArgs,
     /// Group the rows by a fingerprint of their last error (numbers, ids, addresses, durations
-    /// and quoted text masked), most rows first; a group's id serves `requeue --group`
+    /// and quoted text masked), most rows first; its id serves `requeue`/`discard --group`
     #[arg(long)]
     pub group: bool,
     /// With --group: also rows waiting for a retry, not only parked ones

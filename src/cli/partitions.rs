@@ -56,7 +56,7 @@ pub struct CheckArgs {
     /// Days from today that must be attached (today counts; default: partitions.ahead_days)
     #[arg(long, value_name = "N")]
     pub min_ahead: Option<u32>,
-    /// Move rows out of the default partition into proper day partitions
+    /// Move rows out of the default partition into day partitions; attach empty days over gaps
     #[arg(long)]
     pub fix: bool,
     #[command(flatten)]

@@ -33,6 +33,7 @@ pub enum Part {
     Wake,
     /// outboxctl's relay registry and route pauses (migrate adds them by outbox.registry)
     Registry,
+    /// hlc, traceparent, checkpoint and delivery-log (outboxctl's own parts only when named)
     All,
 }
 

@@ -26,7 +26,8 @@ pub struct ToConsumeArgs {
     /// Every relay on this table runs with reclaim off (reclaim_stale_after: null); step 3 needs it
     #[arg(long)]
     pub reclaim_disabled: bool,
-    /// Step 2: wait up to this long for processing and published rows to be gone
+    /// Step 2: wait up to this long for processing and published rows to be gone (without it:
+    /// report what blocks, exit 5)
     #[arg(long, value_name = "DURATION")]
     pub wait: Option<Dur>,
     /// lock_timeout for step 3's table lock

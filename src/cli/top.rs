@@ -18,7 +18,7 @@ use crate::ops::top::{self as view, Snapshot, Source};
 
 #[derive(Debug, Args)]
 pub struct TopArgs {
-    /// Refresh every
+    /// Refresh every (a snapshot's rates: readings this far apart, at most 1s)
     #[arg(long, value_name = "DURATION", default_value = "1s")]
     pub interval: crate::duration::Dur,
     /// A relay's metrics endpoint (its --metrics-addr), repeatable: http://HOST:PORT
