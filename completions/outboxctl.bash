@@ -2308,7 +2308,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__partitions__subcmd__check)
-            opts="-y -v -q -h -V --min-ahead --fix --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --min-ahead --fix --dry-run --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

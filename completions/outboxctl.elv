@@ -289,6 +289,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
             cand --key-order 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]'
             cand --fix 'Move rows out of the default partition into day partitions; attach empty days over gaps'
+            cand --dry-run 'With --fix: print what it would move and add, and change nothing'
             cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand -v 'More detail on stderr (repeat for more)'

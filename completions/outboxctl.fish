@@ -286,6 +286,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l fix -d 'Move rows out of the default partition into day partitions; attach empty days over gaps'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -l dry-run -d 'With --fix: print what it would move and add, and change nothing'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More detail on stderr (repeat for more)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print nothing on success but data'

@@ -5,7 +5,7 @@ use clap::{Args, Subcommand};
 
 use super::Ctx;
 use crate::duration::Dur;
-use crate::ops::partitions::{self as ops, DeliveryLog, FixStep};
+use crate::ops::partitions::{self as ops, DeliveryLog, Fix, FixStep};
 use crate::schema::postgres::LockPolicy;
 
 #[derive(Debug, Subcommand)]
@@ -59,6 +59,9 @@ pub struct CheckArgs {
     /// Move rows out of the default partition into day partitions; attach empty days over gaps
     #[arg(long)]
     pub fix: bool,
+    /// With --fix: print what it would move and add, and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub lock: LockArgs,
 }
@@ -162,12 +165,8 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
 
 async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Result<()> {
     let min_ahead = args.min_ahead.unwrap_or(ctx.config.partitions.ahead_days);
-    let fix = args.fix.then(|| args.lock.policy(ctx));
-    let each = |step: &FixStep| {
-        if !ctx.out.is_json() {
-            ctx.out.data(&step.to_string());
-        }
-    };
+    let fix = Fix::chosen(args.fix, args.dry_run, args.lock.policy(ctx));
+    let each = |step: &FixStep| ctx.out.lines("", (!ctx.out.is_json()).then_some(step));
     let report = log.check(min_ahead, fix, each).await?;
     ctx.out
         .show(&report, || ctx.out.lines("", report.lines(ctx.out.quiet)));

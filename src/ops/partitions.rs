@@ -13,7 +13,7 @@ use sqlx::PgConnection;
 
 use crate::Error;
 use crate::config::Config;
-use crate::schema::partitions::{self, Bound, DayAction, Finding};
+use crate::schema::partitions::{self, Bound, DayAction, Finding, Partition};
 use crate::schema::postgres::LockPolicy;
 use crate::store::backend::{Backend, Postgres};
 use crate::store::postgres::partitions::{self as lp, LogFacts, PartitionInfo};
@@ -280,31 +280,68 @@ impl DropReport {
     }
 }
 
-/// One change `check --fix` made.
-#[derive(Debug, Clone)]
+/// What `check --fix` does: its changes, under a lock policy, or (`--dry-run`) only what they
+/// would be.
+#[derive(Debug, Clone, Copy)]
+pub enum Fix {
+    Apply(LockPolicy),
+    Plan,
+}
+
+impl Fix {
+    /// `--fix` (with its lock policy) or `--fix --dry-run`; none without `--fix`.
+    pub fn chosen(fix: bool, dry_run: bool, policy: LockPolicy) -> Option<Fix> {
+        fix.then_some(if dry_run {
+            Fix::Plan
+        } else {
+            Fix::Apply(policy)
+        })
+    }
+}
+
+/// One change `check --fix` made (or, `planned`, would make).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "step", rename_all = "lowercase")]
 pub enum FixStep {
     /// The day's rows moved out of the default partition (named) into a new partition.
     Moved {
         day: NaiveDate,
         rows: u64,
         default: String,
+        planned: bool,
     },
     /// A day between partitions filled with an empty partition (`false`: skipped, the default
     /// partition holds rows of it).
-    Gap { day: NaiveDate, added: bool },
+    Gap {
+        day: NaiveDate,
+        added: bool,
+        planned: bool,
+    },
 }
 
 impl std::fmt::Display for FixStep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (moved, added, skipped) = match self {
+            FixStep::Moved { planned: true, .. } | FixStep::Gap { planned: true, .. } => {
+                ("would move", "would add", "would skip")
+            }
+            _ => ("moved", "added", "skipped"),
+        };
         match self {
-            FixStep::Moved { day, rows, default } => write!(
+            FixStep::Moved {
+                day, rows, default, ..
+            } => write!(
                 f,
-                "moved {rows} row(s) of {day} from {default} into a new partition"
+                "{moved} {rows} row(s) of {day} from {default} into a new partition"
             ),
-            FixStep::Gap { day, added: true } => write!(f, "added: partition for {day} (a gap)"),
-            FixStep::Gap { day, added: false } => write!(
+            FixStep::Gap {
+                day, added: true, ..
+            } => write!(f, "{added}: partition for {day} (a gap)"),
+            FixStep::Gap {
+                day, added: false, ..
+            } => write!(
                 f,
-                "skipped: partition for {day} (a gap): {DEFAULT_HAS_ROWS}"
+                "{skipped}: partition for {day} (a gap): {DEFAULT_HAS_ROWS}"
             ),
         }
     }
@@ -317,13 +354,16 @@ pub struct Moved {
     pub rows: u64,
 }
 
-/// `partitions check`: what is wrong (nothing: ok), after what `--fix` moved.
+/// `partitions check`: what is wrong (nothing: ok), after what `--fix` moved; with `--fix
+/// --dry-run`, what is wrong now and what `--fix` would do (`planned`).
 #[derive(Debug, Serialize)]
 pub struct CheckReport {
     pub log: String,
     pub ok: bool,
     pub findings: Vec<Finding>,
     pub moved: Vec<Moved>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub planned: Vec<FixStep>,
     pub days_attached_from_today: u32,
 }
 
@@ -492,20 +532,27 @@ impl DeliveryLog {
     }
 
     /// `partitions check`: the default partition empty, `min_ahead` days from today
-    /// attached, no gaps. With `fix` (its lock policy), first moves each day's rows out of
-    /// the default partition into a partition of its own, then fills gaps between partitions
-    /// with empty days; `on_fix` hears of each change.
+    /// attached, no gaps. With `fix`, first moves each day's rows out of the default partition
+    /// into a partition of its own, then fills gaps between partitions with empty days;
+    /// `on_fix` hears of each change. [`Fix::Plan`] changes nothing: `on_fix` hears of what
+    /// would change, and the report names it (`planned`) beside what is wrong now.
     pub async fn check(
         &mut self,
         min_ahead: u32,
-        fix: Option<LockPolicy>,
+        fix: Option<Fix>,
         mut on_fix: impl FnMut(&FixStep),
     ) -> Result<CheckReport, Error> {
         let mut moved = Vec::new();
-        if let Some(policy) = fix {
-            self.move_default_rows(policy, &mut moved, &mut on_fix)
-                .await?;
-            self.fill_gaps(policy, &mut on_fix).await?;
+        let mut planned = Vec::new();
+        let mut heard = |step: &FixStep| {
+            if matches!(fix, Some(Fix::Plan)) {
+                planned.push(step.clone());
+            }
+            on_fix(step)
+        };
+        if let Some(fix) = fix {
+            let days = self.move_default_rows(fix, &mut moved, &mut heard).await?;
+            self.fill_gaps(fix, &days, &mut heard).await?;
             self.facts = lp::read(&mut self.conn, &self.log).await?;
         }
         let default_rows = match &self.facts.default {
@@ -520,21 +567,24 @@ impl DeliveryLog {
             ok: findings.is_empty(),
             findings,
             moved,
+            planned,
             days_attached_from_today: partitions::days_covered_from(self.today, &bounds),
         })
     }
 
     /// Moves each day's rows out of the default partition, where no partition overlaps the
     /// day, and finishes each move cut short (a day's table left unattached); reads the
-    /// partitions again after.
+    /// partitions again after. [`Fix::Plan`] counts each day's rows instead, and gives back
+    /// the days that would get a partition.
     async fn move_default_rows(
         &mut self,
-        policy: LockPolicy,
+        fix: Fix,
         moved: &mut Vec<Moved>,
         on_fix: &mut impl FnMut(&FixStep),
-    ) -> Result<(), Error> {
+    ) -> Result<Vec<NaiveDate>, Error> {
+        let mut planned = Vec::new();
         let Some(default) = self.facts.default.clone() else {
-            return Ok(());
+            return Ok(planned);
         };
         let mut days: Vec<NaiveDate> = self.facts.unattached.iter().map(|(d, _)| *d).collect();
         if let Some((first, last)) = lp::default_span(&mut self.conn, &default).await? {
@@ -554,33 +604,66 @@ impl DeliveryLog {
             if conflict {
                 continue;
             }
-            let rows =
-                lp::move_default_day(&mut self.conn, &self.log, &default, day, policy).await?;
-            moved.push(Moved { day, rows });
+            let rows = match fix {
+                Fix::Apply(policy) => {
+                    let conn = &mut self.conn;
+                    let rows = lp::move_default_day(conn, &self.log, &default, day, policy).await?;
+                    moved.push(Moved { day, rows });
+                    rows
+                }
+                Fix::Plan => {
+                    planned.push(day);
+                    lp::default_rows_on(&mut self.conn, &default, day, None).await? as u64
+                }
+            };
             on_fix(&FixStep::Moved {
                 day,
                 rows,
                 default: default.plain(),
+                planned: matches!(fix, Fix::Plan),
             });
         }
         self.facts = lp::read(&mut self.conn, &self.log).await?;
-        Ok(())
+        Ok(planned)
     }
 
     /// Fills gaps between partitions with empty days, so check has nothing left to report.
+    /// [`Fix::Plan`] takes the days `moving` (which the move would give a partition) as
+    /// partitions, and says of each gap day whether it would be added.
     async fn fill_gaps(
         &mut self,
-        policy: LockPolicy,
+        fix: Fix,
+        moving: &[NaiveDate],
         on_fix: &mut impl FnMut(&FixStep),
     ) -> Result<(), Error> {
-        for finding in partitions::check(self.today, 0, &self.facts.bounds(), Some(0), &[]) {
+        let mut bounds = self.facts.bounds();
+        bounds.extend(moving.iter().map(|&day| Partition {
+            name: day.to_string(),
+            bound: Bound::Range {
+                from: partitions::day_start(day),
+                to: partitions::day_start(day + chrono::Days::new(1)),
+            },
+        }));
+        for finding in partitions::check(self.today, 0, &bounds, Some(0), &[]) {
             if let Finding::Gap { from, to } = finding {
                 for day in partitions::days_between(from, to - chrono::Duration::nanoseconds(1)) {
-                    let create = !self.facts.is_unattached(day);
-                    let added = lp::add_day(&mut self.conn, &self.log, day, policy, create).await?;
+                    let added = match (fix, &self.facts.default) {
+                        (Fix::Apply(policy), _) => {
+                            let create = !self.facts.is_unattached(day);
+                            let conn = &mut self.conn;
+                            let added = lp::add_day(conn, &self.log, day, policy, create).await?;
+                            matches!(added, lp::Added::Attached(_))
+                        }
+                        (Fix::Plan, Some(d)) => {
+                            !lp::default_has_rows_on(&mut self.conn, d, day).await?
+                        }
+                        (Fix::Plan, None) => true,
+                    };
+                    let planned = matches!(fix, Fix::Plan);
                     on_fix(&FixStep::Gap {
                         day,
-                        added: matches!(added, lp::Added::Attached(_)),
+                        added,
+                        planned,
                     });
                 }
             }

@@ -175,11 +175,22 @@ pub async fn default_has_rows_on(
     default: &QualifiedName,
     day: NaiveDate,
 ) -> Result<bool, Error> {
+    Ok(default_rows_on(conn, default, day, Some(1)).await? > 0)
+}
+
+/// How many rows of `day` the default partition holds, counting `most` at most (`None`: all).
+pub async fn default_rows_on(
+    conn: &mut PgConnection,
+    default: &QualifiedName,
+    day: NaiveDate,
+    most: Option<i64>,
+) -> Result<i64, Error> {
     query_scalar(&format!(
-        "SELECT EXISTS (SELECT 1 FROM {default} WHERE published_at >= $1 AND published_at < $2)"
+        "SELECT count(*) FROM (SELECT 1 FROM {default} WHERE published_at >= $1 AND published_at < $2 LIMIT $3) d"
     ))
     .bind(partitions::day_start(day))
     .bind(partitions::day_start(day + Days::new(1)))
+    .bind(most)
     .fetch_one(conn)
     .await
     .map_err(|e| Error::pg("looking for rows in the default partition", e))
