@@ -289,13 +289,17 @@ pub enum Fix {
 }
 
 impl Fix {
-    /// `--fix` (with its lock policy) or `--fix --dry-run`; none without `--fix`.
-    pub fn chosen(fix: bool, dry_run: bool, policy: LockPolicy) -> Option<Fix> {
-        fix.then_some(if dry_run {
-            Fix::Plan
-        } else {
-            Fix::Apply(policy)
-        })
+    /// `--fix` (with its lock policy) or `--fix --dry-run`; none without `--fix`, and a usage
+    /// error for `--dry-run` alone (a plain check changes nothing already).
+    pub fn chosen(fix: bool, dry_run: bool, policy: LockPolicy) -> Result<Option<Fix>, Error> {
+        match (fix, dry_run) {
+            (false, true) => Err(Error::Usage(
+                "--dry-run goes with --fix: partitions check alone changes nothing".into(),
+            )),
+            (false, false) => Ok(None),
+            (true, true) => Ok(Some(Fix::Plan)),
+            (true, false) => Ok(Some(Fix::Apply(policy))),
+        }
     }
 }
 
@@ -598,10 +602,7 @@ impl DeliveryLog {
         }
         days.sort();
         for day in days {
-            let conflict = partitions::plan_add_ahead(&self.log, day, 0, &self.facts.bounds())?
-                .into_iter()
-                .any(|a| !matches!(a, DayAction::Add { .. }));
-            if conflict {
+            if self.overlaps(day, &self.facts.bounds())? {
                 continue;
             }
             let rows = match fix {
@@ -627,6 +628,14 @@ impl DeliveryLog {
         Ok(planned)
     }
 
+    /// Whether a partition of `bounds` covers part of `day` (or its name is taken), so that no
+    /// partition of the day can be added.
+    fn overlaps(&self, day: NaiveDate, bounds: &[Partition]) -> Result<bool, Error> {
+        Ok(partitions::plan_add_ahead(&self.log, day, 0, bounds)?
+            .into_iter()
+            .any(|a| !matches!(a, DayAction::Add { .. })))
+    }
+
     /// Fills gaps between partitions with empty days, so check has nothing left to report.
     /// [`Fix::Plan`] takes the days `moving` (which the move would give a partition) as
     /// partitions, and says of each gap day whether it would be added.
@@ -647,6 +656,11 @@ impl DeliveryLog {
         for finding in partitions::check(self.today, 0, &bounds, Some(0), &[]) {
             if let Finding::Gap { from, to } = finding {
                 for day in partitions::days_between(from, to - chrono::Duration::nanoseconds(1)) {
+                    // a hand-made partition over part of the day: adding it would fail (and
+                    // end the fix); check goes on reporting the gap
+                    if self.overlaps(day, &bounds)? {
+                        continue;
+                    }
                     let added = match (fix, &self.facts.default) {
                         (Fix::Apply(policy), _) => {
                             let create = !self.facts.is_unattached(day);

@@ -65,6 +65,9 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
     assert_eq!(bounds(&mut conn, &log).await, before, "a dry run attached");
     let in_default = count(&mut conn, &format!("SELECT count(*) FROM {log}_default")).await;
     assert_eq!(in_default, 3, "a dry run moved rows");
+    let r = parts(&schema, &log, &["check", "--dry-run"]);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("--dry-run goes with --fix"), "{r:?}");
     // add-ahead does not attach a day blindly over rows in the default
     let r = parts(&schema, &log, &["check", "--fix", "--format", "json"]);
     assert_eq!(r.code, OK, "{r:?}");
@@ -251,4 +254,34 @@ async fn a_fix_cut_short_is_found_and_finished_by_the_next_one() {
             .any(|(_, b)| *b == expected_bound(ahead)),
         "{r:?}"
     );
+}
+
+/// A hand-made partition over half of a day in a gap: `--fix` cannot add that day (it would
+/// overlap), so it leaves it, adds the whole days after it, and the gap stays a problem. Before,
+/// the overlap error ended the fix.
+#[tokio::test]
+async fn fix_leaves_a_gap_day_a_hand_made_partition_half_covers_and_fills_the_rest() {
+    let (schema, mut conn, log) = log_with("partitions_fix_half_day").await;
+    let d3 = today() - Days::new(3);
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {log}_hand PARTITION OF {log} FOR VALUES FROM ('{d3} 00:00:00+00') TO ('{d3} 12:00:00+00')"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = parts(&schema, &log, &["check", "--fix", "--dry-run"]);
+    assert!(!r.stdout.contains(&format!("partition for {d3}")), "{r:?}");
+    let r = parts(&schema, &log, &["check", "--fix"]);
+    assert_eq!(r.code, CHECK_FAILED, "the half day stays a gap: {r:?}");
+    assert!(!r.stdout.contains(&format!("partition for {d3}")), "{r:?}");
+    let now = bounds(&mut conn, &log).await;
+    for ago in [2, 1] {
+        let day = today() - Days::new(ago);
+        let added = format!("added: partition for {day} (a gap)");
+        assert!(r.stdout.contains(&added), "{added}: {r:?}");
+        assert!(
+            now.iter().any(|(_, b)| *b == expected_bound(day)),
+            "{now:?}"
+        );
+    }
 }
