@@ -66,7 +66,7 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
         ));
     }
     if args.dry_run || picked.ids.is_empty() {
-        let plan = picked.plan(action);
+        let plan = picked.plan(action, args.dry_run);
         report(ctx, &plan);
         return Ok(plan.verdict()?);
     }

@@ -4,7 +4,7 @@
 //! requeues a group through the same two steps. No terminal: the command prints the
 //! selection, asks, and shows progress through the callback it passes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -112,6 +112,8 @@ pub struct Picked {
     pub ids: Vec<Uuid>,
     /// With groups: each group's rows as selected now (0: none now).
     pub groups: BTreeMap<String, usize>,
+    /// With groups: the group of each row selected.
+    group_of: HashMap<Uuid, String>,
 }
 
 impl Picked {
@@ -123,12 +125,13 @@ impl Picked {
             .map(|(g, _)| g.as_str())
     }
 
-    /// What acting would change: the selection as a dry run (with the ids asked for that are
-    /// not failed rows now).
-    pub fn plan(&self, action: Action) -> FailedRowsReport {
+    /// What acting would change (the ids asked for that are not failed rows now among it): the
+    /// selection as a dry run, or, with `dry_run` false, as the outcome of a selection that
+    /// found nothing to change.
+    pub fn plan(&self, action: Action, dry_run: bool) -> FailedRowsReport {
         FailedRowsReport {
             action,
-            dry_run: true,
+            dry_run,
             count: self.ids.len(),
             ids: self.ids.clone(),
             not_failed: self.not_failed(&self.ids),
@@ -153,7 +156,7 @@ pub struct FailedRowsReport {
     /// Ids asked for by `--id` that were not failed rows (nothing changed for them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_failed: Vec<Uuid>,
-    /// With groups: each group's rows as selected now.
+    /// With groups: each group's rows as selected (a dry run) or as changed.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub groups: BTreeMap<String, usize>,
 }
@@ -183,6 +186,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
     let now = chrono::Utc::now();
     let mut rows: Vec<(usize, Uuid)> = Vec::new();
     let mut groups: BTreeMap<String, usize> = sel.groups.iter().map(|g| (g.clone(), 0)).collect();
+    let mut group_of = HashMap::new();
     for ti in 0..outboxes.len() {
         if !sel.groups.is_empty() {
             let filter = ErrorFilter {
@@ -199,6 +203,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
                 if let Some(n) = groups.get_mut(&id) {
                     *n += 1;
                     rows.push((ti, r.id));
+                    group_of.insert(r.id, id);
                 }
             }
             continue;
@@ -207,7 +212,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
         let mut ops = outboxes.open(ti).await?;
         if !sel.ids.is_empty() {
             // only the failed ones: a dry run and the prompt count what acting would change
-            let failed = ops.failed_among(&sel.ids).await?;
+            let failed = ops.failed_among(&sel.ids, tenant).await?;
             rows.extend(failed.into_iter().map(|id| (ti, id)));
             continue;
         }
@@ -237,6 +242,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
         asked: sel.ids.clone(),
         ids,
         groups,
+        group_of,
     })
 }
 
@@ -267,13 +273,19 @@ pub async fn apply_in(
         }
     }
     let not_failed = picked.not_failed(&changed);
+    // each group's rows as changed (a row another operator got to first is not counted)
+    let mut groups: BTreeMap<String, usize> =
+        picked.groups.keys().map(|g| (g.clone(), 0)).collect();
+    for g in changed.iter().filter_map(|id| picked.group_of.get(id)) {
+        *groups.entry(g.clone()).or_default() += 1;
+    }
     Ok(FailedRowsReport {
         action,
         dry_run: false,
         count: changed.len(),
         ids: changed,
         not_failed,
-        groups: picked.groups.clone(),
+        groups,
     })
 }
 

@@ -30,6 +30,7 @@ pub struct PgOpsSettings {
     pub propagate_trace: bool,
     pub reclaim_stale_after: Option<Duration>,
     pub checkpoint: Option<QualifiedName>,
+    pub storage: crate::model::Storage,
 }
 
 impl PgOpsSettings {
@@ -45,6 +46,7 @@ impl PgOpsSettings {
         ops.propagate_trace = self.propagate_trace;
         ops.reclaim_stale_after = self.reclaim_stale_after;
         ops.checkpoint = self.checkpoint.clone();
+        ops.storage = self.storage;
         Ok(ops)
     }
 }
@@ -226,8 +228,12 @@ impl OpsStore for AnyOps<'_> {
     ) -> Result<Option<crate::store::ops::RowPosition>, Error> {
         delegate!(self, o => o.position_of(id).await)
     }
-    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        delegate!(self, o => o.failed_among(ids).await)
+    async fn failed_among(
+        &mut self,
+        ids: &[Uuid],
+        tenant: Option<Uuid>,
+    ) -> Result<Vec<Uuid>, Error> {
+        delegate!(self, o => o.failed_among(ids, tenant).await)
     }
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
         delegate!(self, o => o.requeue(ids).await)

@@ -235,6 +235,7 @@ impl Postgres<'_> {
             propagate_trace: self.config.outbox.propagate_trace,
             reclaim_stale_after: self.config.relay.reclaim_stale_after,
             checkpoint: self.hlc_checkpoint.cloned(),
+            storage: self.config.outbox.storage,
         }
     }
 

@@ -278,8 +278,12 @@ pub trait OpsStore {
     async fn activity(&mut self) -> Result<Option<Activity>, crate::Error>;
     /// Where row `id` stands in the listing order (`None`: no such row now).
     async fn position_of(&mut self, id: Uuid) -> Result<Option<RowPosition>, crate::Error>;
-    /// Which of these row ids are `failed` rows now.
-    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
+    /// Which of these row ids are `failed` rows now (of `tenant`'s rows, when given).
+    async fn failed_among(
+        &mut self,
+        ids: &[Uuid],
+        tenant: Option<Uuid>,
+    ) -> Result<Vec<Uuid>, crate::Error>;
     /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
     /// Deletes `failed` rows; returns the ids deleted.

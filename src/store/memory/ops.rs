@@ -270,9 +270,15 @@ impl OpsStore for MemoryStore {
         }))
     }
 
-    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error> {
+    async fn failed_among(
+        &mut self,
+        ids: &[Uuid],
+        tenant: Option<Uuid>,
+    ) -> Result<Vec<Uuid>, crate::Error> {
         let t = self.table();
-        let failed = t.rows.iter().filter(|r| r.status == Status::Failed);
+        let failed = (t.rows.iter()).filter(|r| {
+            r.status == Status::Failed && tenant.is_none_or(|t| r.row.tenant_id == Some(t))
+        });
         Ok(failed
             .map(|r| r.row.id)
             .filter(|id| ids.contains(id))

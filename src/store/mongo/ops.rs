@@ -116,19 +116,12 @@ impl MongoOps {
     }
 
     /// Which of these row ids are failed rows (as `id` strings), through the unique `id` index.
-    async fn failed_ids(&self, ids: &[Uuid], what: &str) -> Result<Vec<String>, Error> {
+    /// The `failed` documents of these ids (of `tenant`'s, when given), by id.
+    fn failed_filter(&self, ids: &[Uuid], tenant: Option<Uuid>) -> Document {
         let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
-        let found: Vec<Document> = super::collect(
-            self.coll
-                .find(doc! { "id": { "$in": &ids }, "status": "failed" })
-                .projection(doc! { "id": 1 }),
-        )
-        .await
-        .map_err(|e| Error::mongo(what, e))?;
-        Ok(found
-            .iter()
-            .filter_map(|d| d.get_str("id").ok().map(str::to_owned))
-            .collect())
+        let mut f = doc! { "id": { "$in": ids }, "status": "failed" };
+        self.tenant(&mut f, tenant);
+        f
     }
 }
 
@@ -463,33 +456,52 @@ impl OpsStore for MongoOps {
         Ok(created.map(|created_at| RowPosition { created_at, id }))
     }
 
-    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        let found = self.failed_ids(ids, "reading the given rows").await?;
+    async fn failed_among(
+        &mut self,
+        ids: &[Uuid],
+        tenant: Option<Uuid>,
+    ) -> Result<Vec<Uuid>, Error> {
+        let found: Vec<Document> = super::collect(
+            (self.coll.find(self.failed_filter(ids, tenant))).projection(doc! { "id": 1 }),
+        )
+        .await
+        .map_err(|e| Error::mongo("reading the given rows", e))?;
         Ok(found
             .iter()
-            .filter_map(|s| Uuid::parse_str(s).ok())
+            .filter_map(|d| d.get_str("id").ok().and_then(|s| Uuid::parse_str(s).ok()))
             .collect())
     }
 
+    /// Each document changed on its own (`find_one_and_update`), so that what is reported
+    /// changed is what this call changed, not what another operator's got to first.
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        let hit = self.failed_ids(ids, "requeueing").await?;
-        self.coll
-            .update_many(
-                doc! { "id": { "$in": &hit }, "status": "failed" },
-                doc! { "$set": { "status": "pending", "processing_at": Bson::Null, "published_at": Bson::Null, "last_error": Bson::Null, "attempts": 0, "available_at": Bson::Null } },
-            )
+        let set = doc! { "$set": { "status": "pending", "processing_at": Bson::Null, "published_at": Bson::Null, "last_error": Bson::Null, "attempts": 0, "available_at": Bson::Null } };
+        let mut changed = Vec::new();
+        for &id in ids {
+            let hit = (self
+                .coll
+                .find_one_and_update(self.failed_filter(&[id], None), set.clone()))
+            .projection(doc! { "id": 1 })
             .await
             .map_err(|e| Error::mongo("requeueing", e))?;
-        Ok(hit.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
+            changed.extend(hit.map(|_| id));
+        }
+        Ok(changed)
     }
 
+    /// As `requeue`, one document at a time.
     async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        let hit = self.failed_ids(ids, "discarding").await?;
-        self.coll
-            .delete_many(doc! { "id": { "$in": &hit }, "status": "failed" })
+        let mut changed = Vec::new();
+        for &id in ids {
+            let hit = (self
+                .coll
+                .find_one_and_delete(self.failed_filter(&[id], None)))
+            .projection(doc! { "id": 1 })
             .await
             .map_err(|e| Error::mongo("discarding", e))?;
-        Ok(hit.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
+            changed.extend(hit.map(|_| id));
+        }
+        Ok(changed)
     }
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {

@@ -35,6 +35,9 @@ pub struct PgOps<'c> {
     pub hlc_ordering: bool,
     pub propagate_trace: bool,
     pub reclaim_stale_after: Option<std::time::Duration>,
+    /// Under consume storage a requeue writes neither `processing_at` nor `published_at`,
+    /// as forze's does, even while the columns are still there.
+    pub storage: crate::model::Storage,
 }
 
 impl<'c> PgOps<'c> {
@@ -68,6 +71,7 @@ impl<'c> PgOps<'c> {
             hlc_ordering: false,
             propagate_trace: false,
             reclaim_stale_after: None,
+            storage: crate::model::Storage::Retain,
         })
     }
 
@@ -195,7 +199,11 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
     }
 
     fn requeue_sql(&self) -> String {
-        let extra = match (self.columns.processing_at, self.columns.published_at) {
+        let retain = self.storage == crate::model::Storage::Retain;
+        let extra = match (
+            retain && self.columns.processing_at,
+            retain && self.columns.published_at,
+        ) {
             (true, true) => "processing_at = NULL, published_at = NULL, ",
             (true, false) => "processing_at = NULL, ",
             (false, true) => "published_at = NULL, ",
@@ -528,12 +536,21 @@ impl OpsStore for PgOps<'_> {
         Ok(created.map(|created_at| RowPosition { created_at, id }))
     }
 
-    async fn failed_among(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+    async fn failed_among(
+        &mut self,
+        ids: &[Uuid],
+        tenant: Option<Uuid>,
+    ) -> Result<Vec<Uuid>, Error> {
         let sql = format!(
-            "SELECT id FROM {} WHERE id = ANY($1) AND status = 'failed'",
+            "SELECT id FROM {} WHERE id = ANY($1) AND status = 'failed' AND ($2::uuid IS NULL OR tenant_id = $2)",
             self.table
         );
-        self.ids_of(&sql, ids, "reading the given rows").await
+        crate::db::pg::query_scalar(&sql)
+            .bind(ids)
+            .bind(tenant)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| Error::pg("reading the given rows", e))
     }
 
     async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {

@@ -120,6 +120,109 @@ async fn requeue_under_consume_without_the_retain_columns() {
     assert_eq!(pending, 3);
 }
 
+/// Under consume storage a requeue is the contract's consume statement even while the retain
+/// columns are still there (mid-migration): `processing_at` and `published_at` stay as they
+/// are. Under retain both are cleared. A requeue that finds nothing to change reports a run,
+/// not a dry run.
+#[tokio::test]
+async fn requeue_under_consume_leaves_the_retain_columns_while_they_remain() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "a", 2, None).await;
+    let fail = format!(
+        "UPDATE {t} SET status = 'failed', attempts = 4, last_error = 'x', processing_at = now()"
+    );
+    let with_processing_at = async |conn: &mut PgConnection| -> i64 {
+        sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM {t} WHERE status = 'pending' AND processing_at IS NOT NULL"
+        ))
+        .fetch_one(conn)
+        .await
+        .unwrap()
+    };
+    for (storage, kept) in [("consume", 2), ("retain", 0)] {
+        sqlx::raw_sql(&fail).execute(&mut conn).await.unwrap();
+        let r = cmd(
+            &schema,
+            &["--storage", storage, "--yes"],
+            &["requeue", "--all"],
+        );
+        assert_eq!(r.code, OK, "{storage}: {r:?}");
+        assert_eq!(with_processing_at(&mut conn).await, kept, "{storage}");
+    }
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--yes"],
+        &["requeue", "--all"],
+    );
+    assert_eq!(
+        (r.code, json(&r)["dry_run"].clone()),
+        (OK, false.into()),
+        "{r:?}"
+    );
+    assert_eq!(json(&r)["count"], 0, "{r:?}");
+}
+
+/// On a tenant-aware table `--id` stays within the configured tenants, as `--all` does: a
+/// failed row of another tenant is not a failed row of this selection (left as it is, exit 1),
+/// and a row is counted once, not once per configured tenant.
+#[tokio::test]
+async fn requeue_by_id_keeps_to_the_tenant() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "outbox:
+  tenant_aware: true
+  tenants: [{a}, {b}]
+"
+        ),
+    );
+    let t = schema.rel("outbox");
+    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    stage(&mut conn, &t, "orders", 2, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'failed', last_error = 'x', tenant_id = CASE WHEN (payload->>'n')::int = 1 THEN '{a}'::uuid ELSE '{b}'::uuid END"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let id_of = async |conn: &mut PgConnection, tenant: &str| -> String {
+        sqlx::query_scalar(&format!(
+            "SELECT id::text FROM {t} WHERE tenant_id = $1::uuid"
+        ))
+        .bind(tenant)
+        .fetch_one(conn)
+        .await
+        .unwrap()
+    };
+    let (row_a, row_b) = (id_of(&mut conn, a).await, id_of(&mut conn, b).await);
+    let only_a = crate::common::config_file(
+        &format!("{test}-a"),
+        &format!("outbox:\n  tenant_aware: true\n  tenants: [{a}]\n"),
+    );
+    let requeue = |cfg: &str, args: &[&str]| {
+        ob(["--format", "json", "--yes", "requeue"])
+            .args(args)
+            .pg(&t)
+            .config(cfg)
+            .run()
+    };
+    let r = requeue(&only_a, &["--id", &row_b]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert_eq!(json(&r)["not_failed"][0], row_b.as_str(), "{r:?}");
+    let r = requeue(&cfg, &["--id", &row_a, "--dry-run"]);
+    assert_eq!(json(&r)["count"], 1, "once, not once per tenant: {r:?}");
+    let r = requeue(&cfg, &["--id", &row_a, "--id", &row_b]);
+    assert_eq!((r.code, json(&r)["count"].clone()), (OK, 2.into()), "{r:?}");
+}
+
 #[tokio::test]
 async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
     let test = test_name!();
