@@ -171,24 +171,11 @@ async fn requeue_under_consume_leaves_the_retain_columns_while_they_remain() {
 async fn requeue_by_id_keeps_to_the_tenant() {
     let test = test_name!();
     let (schema, mut conn) = PgSchema::new(test).await;
-    let (a, b) = (
-        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
-        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
-    );
-    let cfg = crate::common::config_file(
-        test,
-        &format!(
-            "outbox:
-  tenant_aware: true
-  tenants: [{a}, {b}]
-"
-        ),
-    );
+    let [a, _] = super::TENANTS;
     let t = schema.rel("outbox");
-    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
-    stage(&mut conn, &t, "orders", 2, None).await;
+    let cfg = super::two_tenants(test, &mut conn, &t, 2).await;
     sqlx::raw_sql(&format!(
-        "UPDATE {t} SET status = 'failed', last_error = 'x', tenant_id = CASE WHEN (payload->>'n')::int = 1 THEN '{a}'::uuid ELSE '{b}'::uuid END"
+        "UPDATE {t} SET status = 'failed', last_error = 'x'"
     ))
     .execute(&mut conn)
     .await
@@ -202,7 +189,10 @@ async fn requeue_by_id_keeps_to_the_tenant() {
         .await
         .unwrap()
     };
-    let (row_a, row_b) = (id_of(&mut conn, a).await, id_of(&mut conn, b).await);
+    let (row_a, row_b) = (
+        id_of(&mut conn, a).await,
+        id_of(&mut conn, super::TENANTS[1]).await,
+    );
     let only_a = crate::common::config_file(
         &format!("{test}-a"),
         &format!("outbox:\n  tenant_aware: true\n  tenants: [{a}]\n"),

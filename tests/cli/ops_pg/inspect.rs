@@ -329,21 +329,9 @@ async fn failure_groups_read_only_the_failed_rows_of_a_million() {
 async fn inspect_pages_merge_the_targets_in_order() {
     let test = test_name!();
     let (schema, mut conn) = PgSchema::new(test).await;
-    let (a, b) = (
-        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
-        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
-    );
-    let tenants = format!("outbox:\n  tenant_aware: true\n  tenants: [{a}, {b}]\n");
-    let cfg = crate::common::config_file(test, &tenants);
+    let [a, b] = super::TENANTS;
     let t = schema.rel("outbox");
-    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
-    stage(&mut conn, &t, "orders", 7, None).await;
-    sqlx::raw_sql(&format!(
-        "UPDATE {t} SET tenant_id = CASE WHEN (payload->>'n')::int % 2 = 1 THEN '{a}'::uuid ELSE '{b}'::uuid END"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    let cfg = super::two_tenants(test, &mut conn, &t, 7).await;
     let all: Vec<String> =
         sqlx::query_scalar(&format!("SELECT id::text FROM {t} ORDER BY created_at, id"))
             .fetch_all(&mut conn)

@@ -20,6 +20,30 @@ fn json(r: &crate::common::Run) -> Value {
     r.json()
 }
 
+/// The tenants of the tenant-aware tests: [`two_tenants`] gives odd rows to the first.
+const TENANTS: [&str; 2] = [
+    "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+    "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+];
+
+/// A tenant-aware outbox `t` serving both [`TENANTS`] (the configuration file returned),
+/// migrated, with `n` rows of route `orders` staged: odd ones the first tenant's, even ones the
+/// second's.
+async fn two_tenants(test: &str, conn: &mut PgConnection, t: &str, n: i64) -> String {
+    let [a, b] = TENANTS;
+    let tenants = format!("outbox:\n  tenant_aware: true\n  tenants: [{a}, {b}]\n");
+    let cfg = crate::common::config_file(test, &tenants);
+    ob(["migrate", "-q"]).pg(t).config(&cfg).code(OK);
+    stage(conn, t, "orders", n, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET tenant_id = CASE WHEN (payload->>'n')::int % 2 = 1 THEN '{a}'::uuid ELSE '{b}'::uuid END"
+    ))
+    .execute(conn)
+    .await
+    .unwrap();
+    cfg
+}
+
 /// route a: 2 never-retried + 1 ripe retry, 2 scheduled, 1 stale + 1 fresh processing,
 /// 2 failed, 5 published; route b: 1 pending.
 async fn seed(conn: &mut PgConnection, t: &str) {
