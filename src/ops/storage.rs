@@ -209,8 +209,10 @@ async fn status(
         }
         Some(2)
     } else {
-        if reclaim_on {
-            blockers.push("reclaim is on: set relay.reclaim_stale_after: null in every relay (then pass --reclaim-disabled); dropping processing_at while a relay reclaims fails every pass".into());
+        // every relay's reclaim, forze's too, is the operator's to vouch for: this
+        // configuration's being off says nothing of theirs
+        if !reclaim_disabled {
+            blockers.push("reclaim may be on: set relay.reclaim_stale_after: null in every relay, then pass --reclaim-disabled; dropping processing_at while a relay reclaims fails every pass".into());
         }
         Some(3)
     };
@@ -296,7 +298,7 @@ impl StepReport {
         let next = match step {
             None => format!("{tables}: already consume-only: nothing to do"),
             Some(1) => "step 1 confirmed; next: outboxctl storage to-consume --step 2".into(),
-            Some(2) => "step 2 done: no processing and no published rows; next: turn reclaim off in every relay, then --step 3 --reclaim-disabled".into(),
+            Some(2) => "step 2 done: no processing and no published rows; next: retire the retention job (it reads published_at), turn reclaim off in every relay, then --step 3 --reclaim-disabled".into(),
             Some(_) => "already consume-only: nothing to drop".into(),
         };
         StepReport {
@@ -319,7 +321,7 @@ impl StepReport {
             })
             .collect();
         let next = match script {
-            None => "the table is consume-only; retire the retention job",
+            None => "the table is consume-only",
             Some(_) => "run step 3 without --dry-run",
         };
         StepReport {

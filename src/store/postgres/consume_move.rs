@@ -93,11 +93,9 @@ pub async fn drop_columns_locked(
         .bind(format!("{}ms", super::millis_ceil(check_timeout)))
         .execute(&mut tx)
         .await?;
-    let busy: bool = crate::db::pg::query_scalar(&format!(
-        "SELECT EXISTS (SELECT 1 FROM {table} WHERE status IN ('processing', 'published'))"
-    ))
-    .fetch_one(&mut tx)
-    .await?;
+    let busy: bool = crate::db::pg::query_scalar(&recheck_sql(table))
+        .fetch_one(&mut tx)
+        .await?;
     if busy {
         tx.rollback().await?;
         return Ok(Dropped::RowsAppeared);
@@ -105,6 +103,16 @@ pub async fn drop_columns_locked(
     sqlx::raw_sql(alter).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(Dropped::Done)
+}
+
+/// Step 3's re-check under the lock: any processing or published row, read through the claim
+/// index route by route (a scan of `status` alone would read every row of a large backlog
+/// while every relay waits on the lock).
+pub fn recheck_sql(table: &QualifiedName) -> String {
+    format!(
+        "SELECT EXISTS (SELECT 1 FROM {table} WHERE outbox_route = ANY (ARRAY({routes})) AND status IN ('processing', 'published'))",
+        routes = super::ops::routes_of(table)
+    )
 }
 
 /// What step 3 runs on one table: the columns it drops (with the indexes on them), the
@@ -162,11 +170,13 @@ impl DropColumns {
         )
     }
 
-    /// The whole of step 3 as SQL, for `--dry-run`.
+    /// The whole of step 3 as SQL, for `--dry-run`, in the order it runs; the re-check is a
+    /// `DO` block that raises, so the script pasted into psql refuses as step 3 does.
     pub fn script(&self, lock_timeout: Dur, check_timeout: Dur) -> String {
         format!(
-            "BEGIN;\nSET LOCAL lock_timeout = '{lock_timeout}';\nSET LOCAL statement_timeout = '{check_timeout}';\nLOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\n-- refuse if any processing or published row exists\n{}\n-- drops with them: {}\nCOMMIT;",
+            "BEGIN;\nSET LOCAL lock_timeout = '{lock_timeout}';\nLOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\nSET LOCAL statement_timeout = '{check_timeout}';\nDO $recheck$ BEGIN IF ({}) THEN RAISE EXCEPTION 'processing or published rows remain: step 3 refused'; END IF; END $recheck$;\n{}\n-- drops with them: {}\nCOMMIT;",
             self.table,
+            recheck_sql(&self.table),
             self.alter(),
             if self.indexes.is_empty() {
                 "no index".to_owned()

@@ -81,15 +81,7 @@ impl<'c> PgOps<'c> {
 
     /// The loose index scan over `outbox_route`.
     pub fn routes_sql(&self) -> String {
-        let t = &self.table;
-        format!(
-            "WITH RECURSIVE r AS (
-    (SELECT outbox_route FROM {t} ORDER BY outbox_route LIMIT 1)
-    UNION ALL
-    SELECT (SELECT o.outbox_route FROM {t} o WHERE o.outbox_route > r.outbox_route ORDER BY o.outbox_route LIMIT 1)
-      FROM r WHERE r.outbox_route IS NOT NULL)
-SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
-        )
+        routes_of(&self.table)
     }
 
     /// The summary of one route: `$1` route, `$2` tenant (or NULL), `$3` now, `$4` stale cutoff.
@@ -215,6 +207,19 @@ SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
             self.table
         )
     }
+}
+
+/// The table's routes, read through the claim index one route at a time (a loose index scan:
+/// as many index descents as routes, whatever the rows).
+pub fn routes_of(t: &QualifiedName) -> String {
+    format!(
+        "WITH RECURSIVE r AS (
+    (SELECT outbox_route FROM {t} ORDER BY outbox_route LIMIT 1)
+    UNION ALL
+    SELECT (SELECT o.outbox_route FROM {t} o WHERE o.outbox_route > r.outbox_route ORDER BY o.outbox_route LIMIT 1)
+      FROM r WHERE r.outbox_route IS NOT NULL)
+SELECT outbox_route FROM r WHERE outbox_route IS NOT NULL"
+    )
 }
 
 fn row_view(r: &PgRow) -> Result<RowView, sqlx::Error> {
