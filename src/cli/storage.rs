@@ -145,12 +145,8 @@ async fn step3(
     }
     plan.verdict()?;
     ctx.confirm(&format!("drop {} (cannot be undone)", plan.what()))?;
-    for d in &plan.drops {
-        outbox.drop_columns(d, args.into()).await?;
-        if !ctx.out.is_json() {
-            ctx.out.data(&d.to_string());
-        }
-    }
+    let each = |d: &storage::DropColumns| ctx.out.lines("", (!ctx.out.is_json()).then_some(d));
+    outbox.drop_all(&plan, args.into(), each).await?;
     print_step(ctx, &StepReport::dropping(&plan, None));
     Ok(())
 }

@@ -22,7 +22,8 @@ use crate::config::Config;
 use crate::db::retry::{self, LockRetryError};
 use crate::duration::Dur;
 use crate::store::backend::Backend;
-use crate::store::postgres::consume_move::{self, DropColumns};
+use crate::store::postgres::consume_move;
+pub use crate::store::postgres::consume_move::DropColumns;
 use crate::target::QualifiedName;
 
 /// Published rows are counted up to this many (an exact count of millions is not needed).
@@ -158,14 +159,44 @@ impl<'a> StorageMove<'a> {
         drop_plan(&self.tables, all)
     }
 
-    /// Step 3 on one table: lock it, re-check under the lock (bounded by the check timeout),
-    /// drop; retried while the lock stays busy.
-    pub async fn drop_columns(
+    /// Step 3 on each table of `plan`, one after the other (each: lock it, re-check under the
+    /// lock, bounded by the check timeout, drop; retried while the lock stays busy); `each`
+    /// hears of every table done. When a table stops it, the error says which tables were
+    /// done already and that running step 3 again finishes the rest.
+    pub async fn drop_all(
         &mut self,
-        d: &DropColumns,
+        plan: &DropPlan,
         options: DropOptions,
+        mut each: impl FnMut(&DropColumns),
     ) -> Result<(), Error> {
-        drop_columns(&mut self.conn, d, options).await
+        let mut done: Vec<String> = Vec::new();
+        for d in &plan.drops {
+            if let Err(e) = drop_columns(&mut self.conn, d, options).await {
+                return Err(partly_done(e, &done));
+            }
+            each(d);
+            done.push(d.table.plain());
+        }
+        Ok(())
+    }
+}
+
+/// Step 3's error on a table after others were done: the same kind (its exit code), saying
+/// which were done and that step 3 again finishes the rest.
+fn partly_done(e: Error, done: &[String]) -> Error {
+    if done.is_empty() {
+        return e;
+    }
+    let add = |m: String| {
+        format!(
+            "{m} (step 3 already dropped the columns from {}: run it again to finish the rest)",
+            done.join(", ")
+        )
+    };
+    match e {
+        Error::Refused(m) => Error::Refused(add(m)),
+        Error::LockBusy(m) => Error::LockBusy(add(m)),
+        other => other,
     }
 }
 
@@ -525,6 +556,24 @@ mod tests {
             status("b.o", None, &[]),
         ];
         assert_eq!(blockers(&two), ["a.o: reclaim is on"]);
+    }
+
+    #[test]
+    fn a_step_three_stopped_after_some_tables_names_them_and_keeps_its_exit_code() {
+        use crate::exit_code::ExitStatus;
+        let refused = || Error::Refused("step 3 refused on app.c: rows appeared".into());
+        assert_eq!(
+            partly_done(refused(), &[]).to_string(),
+            refused().to_string()
+        );
+        let e = partly_done(refused(), &["app.a".into(), "app.b".into()]);
+        assert_eq!(
+            e.to_string(),
+            "step 3 refused on app.c: rows appeared (step 3 already dropped the columns from app.a, app.b: run it again to finish the rest)"
+        );
+        assert_eq!(e.exit_code(), refused().exit_code());
+        let busy = partly_done(Error::LockBusy("gave up".into()), &["app.a".into()]);
+        assert_eq!(busy.exit_code(), crate::exit_code::LOCK_BUSY);
     }
 
     #[test]
