@@ -92,5 +92,8 @@ fn report(ctx: &Ctx, r: &FailedRowsReport) {
             .iter()
             .for_each(|(g, n)| ctx.out.note(&format!("group {g}: {n} row(s)")));
         ctx.out.note(&format!("{verb} {} row(s)", r.ids.len()));
+        if r.left > 0 {
+            ctx.out.warn(&format!("{} row(s) selected were left: requeued or discarded meanwhile, or failed again with another error", r.left));
+        }
     });
 }

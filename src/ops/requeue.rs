@@ -16,7 +16,7 @@ use crate::ops::failure_groups::fingerprint;
 use crate::ops::inspect::{self, RowNarrowing};
 use crate::store::any::Outboxes;
 use crate::store::backend::Backend;
-use crate::store::ops::{ErrorFilter, ListStatus, OpsStore, RowView};
+use crate::store::ops::{Chosen, ErrorFilter, ListStatus, OpsStore, RowView};
 
 /// Rows per page read and per statement written.
 pub const BATCH: u32 = 500;
@@ -114,6 +114,9 @@ pub struct Picked {
     pub groups: BTreeMap<String, usize>,
     /// With groups: the group of each row selected.
     group_of: HashMap<Uuid, String>,
+    /// The error each row was chosen by (its failure group, `--error-contains`): the change
+    /// acts on it only while it still has that error.
+    error_of: HashMap<Uuid, String>,
 }
 
 impl Picked {
@@ -136,6 +139,7 @@ impl Picked {
             ids: self.ids.clone(),
             not_failed: self.not_failed(&self.ids),
             groups: self.groups.clone(),
+            left: 0,
         }
     }
 
@@ -159,6 +163,14 @@ pub struct FailedRowsReport {
     /// With groups: each group's rows as selected (a dry run) or as changed.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub groups: BTreeMap<String, usize>,
+    /// Rows selected that were not changed: requeued or discarded meanwhile, or failed again
+    /// with another error than the one that chose them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub left: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl FailedRowsReport {
@@ -187,6 +199,8 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
     let mut rows: Vec<(usize, Uuid)> = Vec::new();
     let mut groups: BTreeMap<String, usize> = sel.groups.iter().map(|g| (g.clone(), 0)).collect();
     let mut group_of = HashMap::new();
+    let mut error_of = HashMap::new();
+    let by_error = sel.narrowing.error_contains.is_some();
     for ti in 0..outboxes.len() {
         if !sel.groups.is_empty() {
             let filter = ErrorFilter {
@@ -204,6 +218,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
                     *n += 1;
                     rows.push((ti, r.id));
                     group_of.insert(r.id, id);
+                    error_of.extend(r.last_error.map(|e| (r.id, e)));
                 }
             }
             continue;
@@ -229,6 +244,12 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
             let page = ops.list(&f, now).await?;
             after = page.last().map(RowView::position);
             rows.extend(page.iter().map(|r| (ti, r.id)));
+            if by_error {
+                let errors = page
+                    .iter()
+                    .filter_map(|r| Some((r.id, r.last_error.clone()?)));
+                error_of.extend(errors);
+            }
             if page.len() < BATCH as usize {
                 break;
             }
@@ -243,6 +264,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
         ids,
         groups,
         group_of,
+        error_of,
     })
 }
 
@@ -256,11 +278,12 @@ pub async fn apply_in(
 ) -> Result<FailedRowsReport, Error> {
     let mut changed: Vec<Uuid> = Vec::new();
     for ti in 0..outboxes.len() {
-        let mine: Vec<Uuid> = picked
-            .rows
-            .iter()
+        let mine: Vec<Chosen> = (picked.rows.iter())
             .filter(|(i, _)| *i == ti)
-            .map(|(_, id)| *id)
+            .map(|&(_, id)| Chosen {
+                id,
+                error: picked.error_of.get(&id).cloned(),
+            })
             .collect();
         let mut ops = outboxes.open(ti).await?;
         for batch in mine.chunks(BATCH as usize) {
@@ -283,6 +306,7 @@ pub async fn apply_in(
         action,
         dry_run: false,
         count: changed.len(),
+        left: picked.ids.len().saturating_sub(changed.len()),
         ids: changed,
         not_failed,
         groups,

@@ -235,11 +235,11 @@ impl OpsStore for AnyOps<'_> {
     ) -> Result<Vec<Uuid>, Error> {
         delegate!(self, o => o.failed_among(ids, tenant).await)
     }
-    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        delegate!(self, o => o.requeue(ids).await)
+    async fn requeue(&mut self, rows: &[super::ops::Chosen]) -> Result<Vec<Uuid>, Error> {
+        delegate!(self, o => o.requeue(rows).await)
     }
-    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        delegate!(self, o => o.discard(ids).await)
+    async fn discard(&mut self, rows: &[super::ops::Chosen]) -> Result<Vec<Uuid>, Error> {
+        delegate!(self, o => o.discard(rows).await)
     }
     async fn stage(
         &mut self,

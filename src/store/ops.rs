@@ -233,6 +233,15 @@ impl CheckpointRow {
     }
 }
 
+/// A failed row to requeue or discard: its id and, when its error chose it (a failure group,
+/// `--error-contains`), that error: it is acted on only while it still has it, so that a row
+/// requeued meanwhile that failed again otherwise is left alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chosen {
+    pub id: Uuid,
+    pub error: Option<String>,
+}
+
 /// The operator's primitives, per backend.
 #[expect(
     async_fn_in_trait,
@@ -285,9 +294,9 @@ pub trait OpsStore {
         tenant: Option<Uuid>,
     ) -> Result<Vec<Uuid>, crate::Error>;
     /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.
-    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
+    async fn requeue(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, crate::Error>;
     /// Deletes `failed` rows; returns the ids deleted.
-    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error>;
+    async fn discard(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, crate::Error>;
     /// Stages events (with HLC stamps and the checkpoint advanced in the same transaction
     /// when HLC ordering is on).
     async fn stage(

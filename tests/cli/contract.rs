@@ -137,8 +137,15 @@ async fn story<S: RelayStore, O: OpsStore>(
     let failed = ops.list(&filter, Utc::now()).await.unwrap();
     assert_eq!(failed.len(), 1, "{backend}");
     assert_eq!(failed[0].last_error.as_deref(), Some("nope"), "{backend}");
+    // chosen by its error, a row is requeued only while it still has that error
+    let chosen = |error: &str| outboxctl::store::ops::Chosen {
+        id: failed[0].id,
+        error: Some(error.into()),
+    };
+    let left = ops.requeue(&[chosen("another error")]).await.unwrap();
+    assert!(left.is_empty(), "{backend}: {left:?}");
     assert_eq!(
-        ops.requeue(&[failed[0].id]).await.unwrap(),
+        ops.requeue(&[chosen("nope")]).await.unwrap(),
         vec![failed[0].id],
         "{backend}"
     );

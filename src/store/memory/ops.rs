@@ -9,8 +9,8 @@ use uuid::Uuid;
 use super::{MemRow, MemoryOutbox, MemoryStore, Table};
 use crate::model::{OutboxRow, Status};
 use crate::store::ops::{
-    Activity, BlockedKey, CheckpointRow, ErrorFilter, EventLocation, Glance, ListStatus, NewEvent,
-    OpsStore, RouteSummary, RowFilter, RowPosition, RowView, Staged,
+    Activity, BlockedKey, CheckpointRow, Chosen, ErrorFilter, EventLocation, Glance, ListStatus,
+    NewEvent, OpsStore, RouteSummary, RowFilter, RowPosition, RowView, Staged,
 };
 
 /// Rows of a route (and tenant), any status.
@@ -34,6 +34,18 @@ impl MemoryOutbox {
             .and_then(|d| chrono::Duration::from_std(d).ok())
             .map(|d| now - d)
     }
+}
+
+/// Whether `r` is one of `rows` as a requeue or discard takes it: failed, with the error it was
+/// chosen by (when one).
+fn chosen(rows: &[Chosen], r: &super::MemRow) -> bool {
+    r.status == Status::Failed
+        && (rows.iter()).any(|c| {
+            c.id == r.row.id
+                && c.error
+                    .as_ref()
+                    .is_none_or(|e| r.last_error.as_ref() == Some(e))
+        })
 }
 
 impl OpsStore for MemoryStore {
@@ -285,14 +297,10 @@ impl OpsStore for MemoryStore {
             .collect())
     }
 
-    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error> {
+    async fn requeue(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, crate::Error> {
         let mut t = self.table();
         let mut changed = Vec::new();
-        for r in t
-            .rows
-            .iter_mut()
-            .filter(|r| r.status == Status::Failed && ids.contains(&r.row.id))
-        {
+        for r in t.rows.iter_mut().filter(|r| chosen(rows, r)) {
             r.status = Status::Pending;
             r.row.attempts = 0;
             r.available_at = None;
@@ -302,12 +310,10 @@ impl OpsStore for MemoryStore {
         Ok(changed)
     }
 
-    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, crate::Error> {
+    async fn discard(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, crate::Error> {
         let mut t = self.table();
-        let gone: Vec<Uuid> = t
-            .rows
-            .iter()
-            .filter(|r| r.status == Status::Failed && ids.contains(&r.row.id))
+        let gone: Vec<Uuid> = (t.rows.iter())
+            .filter(|r| chosen(rows, r))
             .map(|r| r.row.id)
             .collect();
         t.rows.retain(|r| !gone.contains(&r.row.id));

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::{MongoStoreOptions, bson_date, decode};
 use crate::Error;
 use crate::store::ops::{
-    CheckpointRow, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter,
+    CheckpointRow, Chosen, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter,
     RowPosition, RowView, Staged,
 };
 use crate::target::CollectionName;
@@ -116,6 +116,16 @@ impl MongoOps {
     }
 
     /// Which of these row ids are failed rows (as `id` strings), through the unique `id` index.
+    /// The document of a row to requeue or discard, while it is failed (with its error, when
+    /// that chose it).
+    fn chosen_filter(&self, r: &Chosen) -> Document {
+        let mut f = self.failed_filter(&[r.id], None);
+        if let Some(e) = &r.error {
+            f.insert("last_error", e.as_str());
+        }
+        f
+    }
+
     /// The `failed` documents of these ids (of `tenant`'s, when given), by id.
     fn failed_filter(&self, ids: &[Uuid], tenant: Option<Uuid>) -> Document {
         let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
@@ -474,32 +484,30 @@ impl OpsStore for MongoOps {
 
     /// Each document changed on its own (`find_one_and_update`), so that what is reported
     /// changed is what this call changed, not what another operator's got to first.
-    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+    async fn requeue(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
         let set = doc! { "$set": { "status": "pending", "processing_at": Bson::Null, "published_at": Bson::Null, "last_error": Bson::Null, "attempts": 0, "available_at": Bson::Null } };
         let mut changed = Vec::new();
-        for &id in ids {
+        for r in rows {
             let hit = (self
                 .coll
-                .find_one_and_update(self.failed_filter(&[id], None), set.clone()))
+                .find_one_and_update(self.chosen_filter(r), set.clone()))
             .projection(doc! { "id": 1 })
             .await
             .map_err(|e| Error::mongo("requeueing", e))?;
-            changed.extend(hit.map(|_| id));
+            changed.extend(hit.map(|_| r.id));
         }
         Ok(changed)
     }
 
     /// As `requeue`, one document at a time.
-    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+    async fn discard(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
         let mut changed = Vec::new();
-        for &id in ids {
-            let hit = (self
-                .coll
-                .find_one_and_delete(self.failed_filter(&[id], None)))
-            .projection(doc! { "id": 1 })
-            .await
-            .map_err(|e| Error::mongo("discarding", e))?;
-            changed.extend(hit.map(|_| id));
+        for r in rows {
+            let hit = (self.coll.find_one_and_delete(self.chosen_filter(r)))
+                .projection(doc! { "id": 1 })
+                .await
+                .map_err(|e| Error::mongo("discarding", e))?;
+            changed.extend(hit.map(|_| r.id));
         }
         Ok(changed)
     }

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::Error;
 use crate::store::ops::{
-    CheckpointRow, Delivery, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary,
+    CheckpointRow, Chosen, Delivery, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary,
     RowFilter, RowPosition, RowView, Staged,
 };
 use crate::target::QualifiedName;
@@ -140,14 +140,18 @@ impl<'c> PgOps<'c> {
     }
 
     /// The row ids `sql` (taking the ids as `$1`) returns.
-    async fn ids_of(
+    /// Runs a requeue or discard (`sql`, over [`CHOSEN`]) for `rows`: the ids changed.
+    async fn chosen(
         &mut self,
         sql: &str,
-        ids: &[Uuid],
+        rows: &[Chosen],
         what: &'static str,
     ) -> Result<Vec<Uuid>, Error> {
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+        let errors: Vec<Option<&str>> = rows.iter().map(|r| r.error.as_deref()).collect();
         crate::db::pg::query_scalar(sql)
             .bind(ids)
+            .bind(errors)
             .fetch_all(&mut *self.conn)
             .await
             .map_err(|e| Error::pg(what, e))
@@ -202,12 +206,18 @@ impl<'c> PgOps<'c> {
             (false, false) => "",
         };
         format!(
-            "UPDATE {} SET status = 'pending', {extra}last_error = NULL, attempts = 0, available_at = NULL
- WHERE id = ANY($1) AND status = 'failed' RETURNING id",
+            "UPDATE {} t SET status = 'pending', {extra}last_error = NULL, attempts = 0, available_at = NULL
+  FROM {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id",
             self.table
         )
     }
 }
+
+/// The rows a requeue or discard acts on (`$1` ids, `$2` each one's error or NULL), and the
+/// condition on the table's row `t`: still failed, and still with that error when one is given.
+const CHOSEN: &str = "unnest($1::uuid[], $2::text[]) AS c(id, error)";
+const CHOSEN_ROW: &str =
+    "t.id = c.id AND t.status = 'failed' AND (c.error IS NULL OR t.last_error = c.error)";
 
 /// The table's routes, read through the claim index one route at a time (a loose index scan:
 /// as many index descents as routes, whatever the rows).
@@ -558,16 +568,16 @@ impl OpsStore for PgOps<'_> {
             .map_err(|e| Error::pg("reading the given rows", e))
     }
 
-    async fn requeue(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
-        self.ids_of(&self.requeue_sql(), ids, "requeueing").await
+    async fn requeue(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
+        self.chosen(&self.requeue_sql(), rows, "requeueing").await
     }
 
-    async fn discard(&mut self, ids: &[Uuid]) -> Result<Vec<Uuid>, Error> {
+    async fn discard(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
         let sql = format!(
-            "DELETE FROM {} WHERE id = ANY($1) AND status = 'failed' RETURNING id",
+            "DELETE FROM {} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id",
             self.table
         );
-        self.ids_of(&sql, ids, "discarding").await
+        self.chosen(&sql, rows, "discarding").await
     }
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
