@@ -85,6 +85,11 @@ pub async fn drop_columns_locked(
 ) -> Result<Dropped, sqlx::Error> {
     let mut tx = conn.begin().await?;
     crate::schema::postgres::set_local_lock_timeout(&mut tx, lock_timeout).await?;
+    // lock_timeout alone bounds the wait: a role's statement_timeout cutting it short would
+    // read as a slow re-check
+    sqlx::raw_sql("SET LOCAL statement_timeout = 0")
+        .execute(&mut *tx)
+        .await?;
     sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"))
         .execute(&mut *tx)
         .await?;

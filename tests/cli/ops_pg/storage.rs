@@ -527,7 +527,8 @@ async fn step_3_rechecks_through_the_claim_index_whatever_the_backlog() {
     assert!(text.contains("outbox_claim_idx"), "{plan:#}");
 }
 
-/// Step 3's wait for its lock is bounded by `--lock-timeout` alone: a lock held longer than
+/// Step 3's wait for its lock is bounded by `--lock-timeout` alone (neither the check timeout
+/// nor the session's `statement_timeout`): a lock held longer than
 /// `--check-timeout` (a relay's pass) but released within the lock timeout lets it go on, where
 /// the check timeout used to cancel the wait as if the re-check had been slow.
 #[tokio::test]
@@ -540,8 +541,13 @@ async fn step_3_waits_for_its_lock_up_to_the_lock_timeout_not_the_check_timeout(
         .execute(&mut pass)
         .await
         .unwrap();
+    // the session's own statement_timeout (300ms) is shorter than the wait too: it must not
+    // cut the wait short either (it used to, reported as a slow re-check)
+    let base = pg_url();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{sep}options=-c%20statement_timeout%3D300ms");
     let step3 = ob(["storage", "to-consume", "--step", "3"])
-        .pg(&t)
+        .args(["--database-url", &url, "--relation", &t])
         .args(["--yes", "--reclaim-disabled"])
         .args([
             "--lock-timeout",
