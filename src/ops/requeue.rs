@@ -302,11 +302,16 @@ pub async fn apply_in(
     for g in changed.iter().filter_map(|id| picked.group_of.get(id)) {
         *groups.entry(g.clone()).or_default() += 1;
     }
+    // not counting the ids asked for by --id, which are reported as not failed
+    let done: std::collections::HashSet<&Uuid> = changed.iter().collect();
+    let left = (picked.ids.iter())
+        .filter(|id| !done.contains(id) && !picked.asked.contains(id))
+        .count();
     Ok(FailedRowsReport {
         action,
         dry_run: false,
         count: changed.len(),
-        left: picked.ids.len().saturating_sub(changed.len()),
+        left,
         ids: changed,
         not_failed,
         groups,

@@ -161,8 +161,9 @@ impl<'a> StorageMove<'a> {
 
     /// Step 3 on each table of `plan`, one after the other (each: lock it, re-check under the
     /// lock, bounded by the check timeout, drop; retried while the lock stays busy); `each`
-    /// hears of every table done. When a table stops it, the error says which tables were
-    /// done already and that running step 3 again finishes the rest.
+    /// hears of every table done. When a table is refused or its lock stays busy (or its
+    /// re-check is slow), the error says which tables were done already and that running step
+    /// 3 again finishes the rest; `each` has heard of them in any case.
     pub async fn drop_all(
         &mut self,
         plan: &DropPlan,

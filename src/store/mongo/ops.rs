@@ -115,7 +115,6 @@ impl MongoOps {
             .and_then(|t| DateTime::from_timestamp_millis(t.timestamp_millis())))
     }
 
-    /// Which of these row ids are failed rows (as `id` strings), through the unique `id` index.
     /// The document of a row to requeue or discard, while it is failed (with its error, when
     /// that chose it).
     fn chosen_filter(&self, r: &Chosen) -> Document {

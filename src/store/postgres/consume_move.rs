@@ -179,8 +179,10 @@ impl DropColumns {
     /// `DO` block that raises, so the script pasted into psql refuses as step 3 does.
     pub fn script(&self, lock_timeout: Dur, check_timeout: Dur) -> String {
         format!(
-            "BEGIN;\nSET LOCAL lock_timeout = '{lock_timeout}';\nLOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\nSET LOCAL statement_timeout = '{check_timeout}';\nDO $recheck$ BEGIN IF ({}) THEN RAISE EXCEPTION 'processing or published rows remain: step 3 refused'; END IF; END $recheck$;\n{}\n-- drops with them: {}\nCOMMIT;",
+            "BEGIN;\nSET LOCAL lock_timeout = '{}ms';\nSET LOCAL statement_timeout = 0;\nLOCK TABLE {} IN ACCESS EXCLUSIVE MODE;\nSET LOCAL statement_timeout = '{}ms';\nDO $recheck$ BEGIN IF ({}) THEN RAISE EXCEPTION 'processing or published rows remain: step 3 refused'; END IF; END $recheck$;\n{}\n-- drops with them: {}\nCOMMIT;",
+            super::millis_ceil(lock_timeout.0),
             self.table,
+            super::millis_ceil(check_timeout.0),
             recheck_sql(&self.table),
             self.alter(),
             if self.indexes.is_empty() {

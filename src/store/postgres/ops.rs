@@ -139,7 +139,6 @@ impl<'c> PgOps<'c> {
         )
     }
 
-    /// The row ids `sql` (taking the ids as `$1`) returns.
     /// Runs a requeue or discard (`sql`, over [`CHOSEN`]) for `rows`: the ids changed.
     async fn chosen(
         &mut self,

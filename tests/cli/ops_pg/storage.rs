@@ -587,3 +587,44 @@ async fn step_3_waits_for_its_lock_up_to_the_lock_timeout_not_the_check_timeout(
         "{r:?}"
     );
 }
+
+/// Step 3's dry run is step 3 as SQL: pasted into psql it refuses while a processing row
+/// exists (its re-check a `DO` block that raises) and drops the columns once none does,
+/// whatever the timeouts were given as.
+#[tokio::test]
+async fn step_3s_dry_run_script_runs_as_step_3_does() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    let step3 = ["storage", "to-consume", "--step", "3", "--dry-run"];
+    let timeouts = ["--lock-timeout", "1m", "--check-timeout", "1500ms"];
+    let r = cmd(
+        &schema,
+        &[&["--reclaim-disabled", "--format", "json"][..], &timeouts].concat(),
+        &step3,
+    );
+    let script = json(&r)["script"].as_str().unwrap().to_owned();
+    assert!(script.contains("lock_timeout = '60000ms'"), "{script}");
+    let processing = format!(
+        "UPDATE {t} SET status = 'processing', processing_at = now() WHERE (payload->>'n')::int = 1"
+    );
+    sqlx::raw_sql(&processing).execute(&mut conn).await.unwrap();
+    let err = sqlx::raw_sql(&script).execute(&mut conn).await.unwrap_err();
+    assert!(err.to_string().contains("rows remain"), "{err}");
+    sqlx::raw_sql(&format!(
+        "ROLLBACK; UPDATE {t} SET status = 'pending', processing_at = NULL"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    sqlx::raw_sql(&script).execute(&mut conn).await.unwrap();
+    let left = count(
+        &mut conn,
+        &format!(
+            "SELECT count(*) FROM pg_attribute WHERE attrelid = '{t}'::regclass AND attname IN ('processing_at', 'published_at') AND NOT attisdropped"
+        ),
+    )
+    .await;
+    assert_eq!(left, 0);
+}
