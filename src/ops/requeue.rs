@@ -114,9 +114,9 @@ pub struct Picked {
     pub groups: BTreeMap<String, usize>,
     /// With groups: the group of each row selected.
     group_of: HashMap<Uuid, String>,
-    /// The error each row was chosen by (its failure group, `--error-contains`): the change
-    /// acts on it only while it still has that error.
-    error_of: HashMap<Uuid, String>,
+    /// The error each row was chosen by (its failure group, `--error-contains`; `None`: it had
+    /// none): the change acts on it only while it still has that error.
+    error_of: HashMap<Uuid, Option<String>>,
 }
 
 impl Picked {
@@ -218,7 +218,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
                     *n += 1;
                     rows.push((ti, r.id));
                     group_of.insert(r.id, id);
-                    error_of.extend(r.last_error.map(|e| (r.id, e)));
+                    error_of.insert(r.id, r.last_error);
                 }
             }
             continue;
@@ -245,10 +245,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
             after = page.last().map(RowView::position);
             rows.extend(page.iter().map(|r| (ti, r.id)));
             if by_error {
-                let errors = page
-                    .iter()
-                    .filter_map(|r| Some((r.id, r.last_error.clone()?)));
-                error_of.extend(errors);
+                error_of.extend(page.iter().map(|r| (r.id, r.last_error.clone())));
             }
             if page.len() < BATCH as usize {
                 break;

@@ -234,12 +234,12 @@ impl CheckpointRow {
 }
 
 /// A failed row to requeue or discard: its id and, when its error chose it (a failure group,
-/// `--error-contains`), that error: it is acted on only while it still has it, so that a row
-/// requeued meanwhile that failed again otherwise is left alone.
+/// `--error-contains`), that error (`Some(None)`: it had none): it is acted on only while it
+/// still has it, so that a row requeued meanwhile that failed again otherwise is left alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chosen {
     pub id: Uuid,
-    pub error: Option<String>,
+    pub error: Option<Option<String>>,
 }
 
 /// The operator's primitives, per backend.

@@ -138,14 +138,16 @@ async fn story<S: RelayStore, O: OpsStore>(
     assert_eq!(failed.len(), 1, "{backend}");
     assert_eq!(failed[0].last_error.as_deref(), Some("nope"), "{backend}");
     // chosen by its error, a row is requeued only while it still has that error
-    let chosen = |error: &str| outboxctl::store::ops::Chosen {
+    let chosen = |error: Option<&str>| outboxctl::store::ops::Chosen {
         id: failed[0].id,
-        error: Some(error.into()),
+        error: Some(error.map(str::to_owned)),
     };
-    let left = ops.requeue(&[chosen("another error")]).await.unwrap();
-    assert!(left.is_empty(), "{backend}: {left:?}");
+    for other in [Some("another error"), None] {
+        let left = ops.requeue(&[chosen(other)]).await.unwrap();
+        assert!(left.is_empty(), "{backend}, chosen by {other:?}: {left:?}");
+    }
     assert_eq!(
-        ops.requeue(&[chosen("nope")]).await.unwrap(),
+        ops.requeue(&[chosen(Some("nope"))]).await.unwrap(),
         vec![failed[0].id],
         "{backend}"
     );

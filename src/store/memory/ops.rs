@@ -40,12 +40,8 @@ impl MemoryOutbox {
 /// chosen by (when one).
 fn chosen(rows: &[Chosen], r: &super::MemRow) -> bool {
     r.status == Status::Failed
-        && (rows.iter()).any(|c| {
-            c.id == r.row.id
-                && c.error
-                    .as_ref()
-                    .is_none_or(|e| r.last_error.as_ref() == Some(e))
-        })
+        && (rows.iter())
+            .any(|c| c.id == r.row.id && c.error.as_ref().is_none_or(|e| r.last_error == *e))
 }
 
 impl OpsStore for MemoryStore {

@@ -120,7 +120,8 @@ impl MongoOps {
     fn chosen_filter(&self, r: &Chosen) -> Document {
         let mut f = self.failed_filter(&[r.id], None);
         if let Some(e) = &r.error {
-            f.insert("last_error", e.as_str());
+            // null matches a document without the field too
+            f.insert("last_error", e.as_deref().map_or(Bson::Null, Bson::from));
         }
         f
     }

@@ -147,9 +147,13 @@ impl<'c> PgOps<'c> {
         what: &'static str,
     ) -> Result<Vec<Uuid>, Error> {
         let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
-        let errors: Vec<Option<&str>> = rows.iter().map(|r| r.error.as_deref()).collect();
+        let by_error: Vec<bool> = rows.iter().map(|r| r.error.is_some()).collect();
+        let errors: Vec<Option<&str>> = (rows.iter())
+            .map(|r| r.error.as_ref().and_then(Option::as_deref))
+            .collect();
         crate::db::pg::query_scalar(sql)
             .bind(ids)
+            .bind(by_error)
             .bind(errors)
             .fetch_all(&mut *self.conn)
             .await
@@ -212,11 +216,11 @@ impl<'c> PgOps<'c> {
     }
 }
 
-/// The rows a requeue or discard acts on (`$1` ids, `$2` each one's error or NULL), and the
-/// condition on the table's row `t`: still failed, and still with that error when one is given.
-const CHOSEN: &str = "unnest($1::uuid[], $2::text[]) AS c(id, error)";
-const CHOSEN_ROW: &str =
-    "t.id = c.id AND t.status = 'failed' AND (c.error IS NULL OR t.last_error = c.error)";
+/// The rows a requeue or discard acts on (`$1` ids, `$2` whether its error chose each, `$3`
+/// that error), and the condition on the table's row `t`: still failed, and still with that
+/// error when it chose the row.
+const CHOSEN: &str = "unnest($1::uuid[], $2::bool[], $3::text[]) AS c(id, by_error, error)";
+const CHOSEN_ROW: &str = "t.id = c.id AND t.status = 'failed' AND (NOT c.by_error OR t.last_error IS NOT DISTINCT FROM c.error)";
 
 /// The table's routes, read through the claim index one route at a time (a loose index scan:
 /// as many index descents as routes, whatever the rows).
