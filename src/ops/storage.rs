@@ -161,9 +161,9 @@ impl<'a> StorageMove<'a> {
 
     /// Step 3 on each table of `plan`, one after the other (each: lock it, re-check under the
     /// lock, bounded by the check timeout, drop; retried while the lock stays busy); `each`
-    /// hears of every table done. When a table is refused or its lock stays busy (or its
-    /// re-check is slow), the error says which tables were done already and that running step
-    /// 3 again finishes the rest; `each` has heard of them in any case.
+    /// hears of every table done. When a table stops it (refused, its lock busy, its re-check
+    /// slow, a statement failing), the error says which tables were done already and that
+    /// running step 3 again finishes the rest.
     pub async fn drop_all(
         &mut self,
         plan: &DropPlan,
@@ -197,6 +197,12 @@ fn partly_done(e: Error, done: &[String]) -> Error {
     match e {
         Error::Refused(m) => Error::Refused(add(m)),
         Error::LockBusy(m) => Error::LockBusy(add(m)),
+        Error::Db(crate::db::DbError::Postgres { what, source }) => {
+            Error::Db(crate::db::DbError::Postgres {
+                what: add(what),
+                source,
+            })
+        }
         other => other,
     }
 }
@@ -575,6 +581,13 @@ mod tests {
         assert_eq!(e.exit_code(), refused().exit_code());
         let busy = partly_done(Error::LockBusy("gave up".into()), &["app.a".into()]);
         assert_eq!(busy.exit_code(), crate::exit_code::LOCK_BUSY);
+        let failed = || Error::pg("step 3 failed on app.c", sqlx::Error::RowNotFound);
+        let e = partly_done(failed(), &["app.a".into()]);
+        assert!(
+            e.to_string().starts_with("step 3 failed on app.c (step 3 already dropped the columns from app.a: run it again to finish the rest): "),
+            "{e}"
+        );
+        assert_eq!(e.exit_code(), failed().exit_code());
     }
 
     #[test]
