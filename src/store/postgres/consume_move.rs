@@ -10,27 +10,32 @@ use sqlx::{Connection, Row};
 use crate::duration::Dur;
 use crate::target::QualifiedName;
 
-/// Processing rows and published rows (counted up to `published_cap`) of the table's routes.
+/// `outbox_route = ANY (…)` over the table's routes (read by [`super::ops::routes_of`]): beside
+/// a condition on `status`, the rows are read through the claim index route by route, never
+/// the pending backlog.
+fn on_its_routes(table: &QualifiedName) -> String {
+    format!(
+        "outbox_route = ANY (ARRAY({}))",
+        super::ops::routes_of(table)
+    )
+}
+
+/// Processing rows and published rows (counted up to `published_cap`) of the table's routes,
+/// in one statement.
 pub async fn remaining(
     conn: &mut PgConnection,
     table: &QualifiedName,
     published_cap: i64,
 ) -> Result<(i64, i64), crate::Error> {
-    let failed = |e: sqlx::Error| crate::Error::pg("", e);
-    let ops = super::ops::PgOps::open(conn, table.clone()).await?;
-    let routes: Vec<String> = crate::db::pg::query_scalar(&ops.routes_sql())
-        .fetch_all(&mut *ops.conn)
-        .await
-        .map_err(failed)?;
+    let on = on_its_routes(table);
     let row = crate::db::pg::query(&format!(
-        "SELECT (SELECT count(*) FROM {table} WHERE outbox_route = ANY($1) AND status = 'processing') AS processing,
-                (SELECT count(*) FROM (SELECT 1 FROM {table} WHERE outbox_route = ANY($1) AND status = 'published' LIMIT $2) p) AS published"
+        "SELECT (SELECT count(*) FROM {table} WHERE {on} AND status = 'processing') AS processing,
+                (SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {on} AND status = 'published' LIMIT $1) p) AS published"
     ))
-    .bind(&routes)
     .bind(published_cap)
-    .fetch_one(&mut *ops.conn)
+    .fetch_one(conn)
     .await
-    .map_err(failed)?;
+    .map_err(|e| crate::Error::pg("", e))?;
     Ok((row.get("processing"), row.get("published")))
 }
 
@@ -115,8 +120,8 @@ pub async fn drop_columns_locked(
 /// while every relay waits on the lock).
 pub fn recheck_sql(table: &QualifiedName) -> String {
     format!(
-        "SELECT EXISTS (SELECT 1 FROM {table} WHERE outbox_route = ANY (ARRAY({routes})) AND status IN ('processing', 'published'))",
-        routes = super::ops::routes_of(table)
+        "SELECT EXISTS (SELECT 1 FROM {table} WHERE {} AND status IN ('processing', 'published'))",
+        on_its_routes(table)
     )
 }
 
