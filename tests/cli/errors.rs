@@ -198,3 +198,24 @@ async fn missing_privileges_exit_2_with_a_hint_and_change_nothing() {
             .unwrap();
     assert!(!exists);
 }
+
+#[test]
+fn partitions_check_dry_run_without_fix_is_refused_before_connecting() {
+    let r = ob([
+        "partitions",
+        "check",
+        "--dry-run",
+        "--connect-timeout",
+        "2s",
+        "--database-url",
+        "postgres://postgres@127.0.0.1:1/test",
+        "--storage",
+        "consume",
+        "--delivery-log",
+        "app.delivery_log",
+    ])
+    .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("--dry-run goes with --fix"), "{r:?}");
+    assert!(!r.stderr.contains("cannot connect"), "{r:?}");
+}
