@@ -358,8 +358,9 @@ pub struct Moved {
     pub rows: u64,
 }
 
-/// `partitions check`: what is wrong (nothing: ok), after what `--fix` moved; with `--fix
-/// --dry-run`, what is wrong now and what `--fix` would do (`planned`).
+/// `partitions check`: what is wrong (nothing: ok), after what `--fix` did (`moved`, and every
+/// step in `fixed`); with `--fix --dry-run`, what is wrong now and what `--fix` would do
+/// (`planned`).
 #[derive(Debug, Serialize)]
 pub struct CheckReport {
     pub log: String,
@@ -368,6 +369,9 @@ pub struct CheckReport {
     pub moved: Vec<Moved>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub planned: Vec<FixStep>,
+    /// With `--fix`: every step it took (the text's `moved …` and `added …` lines), gaps too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<FixStep>,
     pub days_attached_from_today: u32,
 }
 
@@ -547,10 +551,11 @@ impl DeliveryLog {
         mut on_fix: impl FnMut(&FixStep),
     ) -> Result<CheckReport, Error> {
         let mut moved = Vec::new();
-        let mut planned = Vec::new();
+        let (mut planned, mut fixed) = (Vec::new(), Vec::new());
         let mut heard = |step: &FixStep| {
-            if matches!(fix, Some(Fix::Plan)) {
-                planned.push(step.clone());
+            match fix {
+                Some(Fix::Plan) => planned.push(step.clone()),
+                _ => fixed.push(step.clone()),
             }
             on_fix(step)
         };
@@ -572,6 +577,7 @@ impl DeliveryLog {
             findings,
             moved,
             planned,
+            fixed,
             days_attached_from_today: partitions::days_covered_from(self.today, &bounds),
         })
     }
@@ -628,8 +634,9 @@ impl DeliveryLog {
         Ok(planned)
     }
 
-    /// Whether a partition of `bounds` covers part of `day` (or its name is taken), so that no
-    /// partition of the day can be added.
+    /// Whether a partition of `bounds` covers part of `day`, so that no partition of the day can
+    /// be added. (Ranges only: a partition of another range that took the day's name makes the
+    /// add fail, naming it, as `add-ahead` does.)
     fn overlaps(&self, day: NaiveDate, bounds: &[Partition]) -> Result<bool, Error> {
         Ok(partitions::plan_add_ahead(&self.log, day, 0, bounds)?
             .into_iter()

@@ -73,6 +73,14 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
     assert_eq!(r.code, OK, "{r:?}");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["moved"].as_array().unwrap().len(), 2);
+    let fixed: Vec<&str> = (v["fixed"].as_array().unwrap().iter())
+        .map(|s| s["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fixed,
+        ["moved", "moved", "gap"],
+        "every step the fix took: {v}"
+    );
     let total_after = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
     assert_eq!(total_after, total_before, "no row lost");
     let in_default = count(&mut conn, &format!("SELECT count(*) FROM {log}_default")).await;
