@@ -64,7 +64,7 @@ impl std::fmt::Display for StorageStatus {
             format!("published_at:     {}", yn(self.has_published_at)),
             format!("processing rows:  {}", self.processing),
             format!("published rows:   {}{capped}", self.published),
-            format!("reclaim:          {reclaim}"),
+            format!("reclaim (config): {reclaim}"),
         ]);
         if !self.indexes_on_dropped_columns.is_empty() {
             let indexes = self.indexes_on_dropped_columns.join(", ");
@@ -251,6 +251,9 @@ async fn status(
         // configuration's being off says nothing of theirs
         if !reclaim_disabled {
             blockers.push("reclaim may be on: set relay.reclaim_stale_after: null in every relay, then pass --reclaim-disabled; dropping processing_at while a relay reclaims fails every pass".into());
+        }
+        if config.outbox.storage == crate::model::Storage::Retain {
+            blockers.push("this configuration says storage: retain, whose claim writes processing_at: run step 3 with the relays' configuration (outbox.storage: consume, or --storage consume)".into());
         }
         Some(3)
     };
@@ -463,11 +466,18 @@ impl DropPlan {
 
     /// The whole of step 3 as SQL, for `--dry-run`.
     pub fn script(&self, options: DropOptions) -> String {
-        let scripts: Vec<String> = self
-            .drops
-            .iter()
-            .map(|d| d.script(Dur(options.lock_timeout), Dur(options.check_timeout)))
-            .collect();
+        // what step 3 checks before it runs, and what keeps a pasted script from going on
+        // past a refusal (psql runs the next table's transaction after a failed one otherwise)
+        let mut scripts = vec![
+            "-- step 3 of the retain → consume move: every relay runs with storage: consume and reclaim_stale_after: null\n\
+             -- one transaction per table, as step 3 runs them: run with psql -v ON_ERROR_STOP=1 so a refusal stops the rest"
+                .to_owned(),
+        ];
+        scripts.extend(
+            self.drops
+                .iter()
+                .map(|d| d.script(Dur(options.lock_timeout), Dur(options.check_timeout))),
+        );
         scripts.join("\n\n")
     }
 }
@@ -604,7 +614,15 @@ mod tests {
             retries: 10,
             check_timeout: Duration::from_secs(2),
         });
-        assert!(script.starts_with("BEGIN;\nSET LOCAL lock_timeout = '500ms';"));
+        assert!(
+            script.starts_with("-- step 3 of the retain → consume move"),
+            "{script}"
+        );
+        assert!(script.contains("psql -v ON_ERROR_STOP=1"), "{script}");
+        assert!(
+            script.contains("\n\nBEGIN;\nSET LOCAL lock_timeout = '500ms';"),
+            "{script}"
+        );
         assert!(
             script
                 .contains("ALTER TABLE app.a DROP COLUMN processing_at, DROP COLUMN published_at;")

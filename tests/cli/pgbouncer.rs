@@ -337,6 +337,8 @@ async fn every_command_works_through_transaction_pooling() {
             "--step",
             "3",
             "--reclaim-disabled",
+            "--storage",
+            "consume",
             "--yes",
         ],
     ));

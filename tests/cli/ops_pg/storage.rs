@@ -75,13 +75,22 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
         .execute(&mut conn)
         .await
         .unwrap();
+    // this configuration still says retain (the default): its claim writes processing_at
     let r = cmd(
         &schema,
-        &["--yes"],
+        &["--yes", "--reclaim-disabled"],
+        &["storage", "to-consume", "--step", "3"],
+    );
+    assert_eq!(r.code, REFUSED, "storage: retain: {r:?}");
+    assert!(r.stderr.contains("--storage consume"), "{r:?}");
+    let r = cmd(
+        &schema,
+        &["--yes", "--storage", "consume"],
         &["storage", "to-consume", "--step", "3"],
     );
     assert_eq!(r.code, REFUSED, "reclaim still on: {r:?}");
     assert!(r.stderr.contains("reclaim"), "{r:?}");
+    assert!(!r.stderr.contains("storage: retain"), "{r:?}");
     let r = cmd(
         &schema,
         &["--yes", "--reclaim-disabled"],
@@ -94,10 +103,11 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     );
     let r = cmd(
         &schema,
-        &["--reclaim-disabled"],
+        &["--reclaim-disabled", "--storage", "consume"],
         &["storage", "to-consume", "--step", "3"],
     );
     assert_eq!(r.code, REFUSED, "no --yes without a terminal: {r:?}");
+    assert!(r.stderr.contains("--yes"), "{r:?}");
     let r = cmd(
         &schema,
         &["--reclaim-disabled", "--format", "json"],
@@ -118,7 +128,14 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     );
     let r = cmd(
         &schema,
-        &["--yes", "--reclaim-disabled", "--format", "json"],
+        &[
+            "--yes",
+            "--reclaim-disabled",
+            "--storage",
+            "consume",
+            "--format",
+            "json",
+        ],
         &["storage", "to-consume"],
     );
     assert_eq!(r.code, OK, "{r:?}");
@@ -365,6 +382,8 @@ async fn storage_checks_every_tenants_table() {
         "3",
         "--yes",
         "--reclaim-disabled",
+        "--storage",
+        "consume",
     ]);
     assert_eq!(r.code, REFUSED, "{r:?}");
     assert!(
@@ -395,6 +414,8 @@ async fn storage_checks_every_tenants_table() {
         "3",
         "--yes",
         "--reclaim-disabled",
+        "--storage",
+        "consume",
     ]);
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(
@@ -439,6 +460,8 @@ async fn a_table_tenants_share_is_moved_once() {
         "3",
         "--yes",
         "--reclaim-disabled",
+        "--storage",
+        "consume",
     ];
     // this configuration's reclaim is off, but forze's relays are the operator's to vouch for
     let r = with(&step3[..5]);
@@ -481,7 +504,7 @@ async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
     .unwrap();
     let r = cmd(
         &schema,
-        &["--yes", "--reclaim-disabled"],
+        &["--yes", "--reclaim-disabled", "--storage", "consume"],
         &[
             "storage",
             "to-consume",
@@ -548,7 +571,7 @@ async fn step_3_waits_for_its_lock_up_to_the_lock_timeout_not_the_check_timeout(
     let url = format!("{base}{sep}options=-c%20statement_timeout%3D300ms");
     let step3 = ob(["storage", "to-consume", "--step", "3"])
         .args(["--database-url", &url, "--relation", &t])
-        .args(["--yes", "--reclaim-disabled"])
+        .args(["--yes", "--reclaim-disabled", "--storage", "consume"])
         .args([
             "--lock-timeout",
             "20s",
