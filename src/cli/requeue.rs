@@ -82,11 +82,14 @@ fn report(ctx: &Ctx, r: &FailedRowsReport) {
     ctx.out.show(r, || {
         let verb = r.verb();
         ctx.out.lines(&format!("{verb}: "), &r.ids);
+        // on a tenant-aware outbox an id is looked for among the configured tenants' rows only
+        let among = match ctx.config.outbox.tenant_aware {
+            true => " of the configured tenants",
+            false => "",
+        };
         ctx.out.lines(
             "skipped: ",
-            r.not_failed
-                .iter()
-                .map(|id| format!("{id} (not a failed row)")),
+            (r.not_failed.iter()).map(|id| format!("{id} (not a failed row{among})")),
         );
         r.groups
             .iter()

@@ -207,6 +207,12 @@ async fn requeue_by_id_keeps_to_the_tenant() {
     let r = requeue(&only_a, &["--id", &row_b]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert_eq!(json(&r)["not_failed"][0], row_b.as_str(), "{r:?}");
+    let r = ob(["--yes", "requeue", "--id", &row_b])
+        .pg(&t)
+        .config(&only_a)
+        .run();
+    let skipped = format!("skipped: {row_b} (not a failed row of the configured tenants)");
+    assert!(r.stdout.contains(&skipped), "{r:?}");
     let r = requeue(&cfg, &["--id", &row_a, "--dry-run"]);
     assert_eq!(json(&r)["count"], 1, "once, not once per tenant: {r:?}");
     let r = requeue(&cfg, &["--id", &row_a, "--id", &row_b]);
