@@ -28,7 +28,8 @@
 //! `prepared_statements: true`, and, as a diagnostic only, a loop of the relay's own statements
 //! through its store with nothing published. Then: the relay through a pgbouncer in transaction
 //! pooling against the same relay direct; the relay as it ships against the same relay whose
-//! claim and marks go as SQL (their functions dropped), every mode; the relay as `relay --once` assembles it, with the
+//! claim and marks go as SQL (their functions dropped), every mode; two relays on the route at
+//! once (a connection each) against one, and against the limit; the relay as `relay --once` assembles it, with the
 //! relay registry and a heartbeat every 100 ms against `outbox.registry: off`; consume on a tie group (every row one `created_at`)
 //! against distinct rows; the built binary as a child (`relay --once` to `file:/dev/null`), its
 //! CPU seconds and peak RSS per 100,000 events from `wait4`, beside `OUTBOXCTL_BENCH_OTHER_BIN`
@@ -216,17 +217,33 @@ async fn drop_functions(mode: Mode) {
 
 /// The relay in this process, to `file:/dev/null`, as `relay --once` runs it.
 async fn relay(mode: Mode, db: &DatabaseUrl, prepared: bool) -> (usize, Duration) {
-    let store = PgStore::connect(db, Duration::from_secs(10), options(SCHEMA, mode, prepared))
-        .await
-        .unwrap();
-    let sink = Sink::Publisher(std::sync::Arc::new(
-        Lines::file(std::path::Path::new("/dev/null")).unwrap(),
-    ));
-    let mut relay = Relay::single(store, vec![(target(), sink)], settings(mode));
+    relays(mode, db, prepared, 1).await
+}
+
+/// `count` relays on the route at once, each on its own connection (as `count` processes
+/// would run): the events they published together and the time until the last one was done.
+async fn relays(mode: Mode, db: &DatabaseUrl, prepared: bool, count: usize) -> (usize, Duration) {
+    let mut all = Vec::new();
+    for _ in 0..count {
+        let options = options(SCHEMA, mode, prepared);
+        let store = PgStore::connect(db, Duration::from_secs(10), options)
+            .await
+            .unwrap();
+        let sink = Sink::Publisher(std::sync::Arc::new(
+            Lines::file(std::path::Path::new("/dev/null")).unwrap(),
+        ));
+        all.push(Relay::single(store, vec![(target(), sink)], settings(mode)));
+    }
     let started = Instant::now();
-    let stats = relay.drain_once(None, |_, _| {}).await;
-    assert_eq!(stats[0].failed_passes, 0, "{:?}", stats[0].last_error);
-    (stats[0].published as usize, started.elapsed())
+    let drains = all.iter_mut().map(|r| r.drain_once(None, |_, _| {}));
+    let stats = futures_util::future::join_all(drains).await;
+    let elapsed = started.elapsed();
+    let mut published = 0;
+    for s in stats.iter().map(|s| &s[0]) {
+        assert_eq!(s.failed_passes, 0, "{:?}", s.last_error);
+        published += s.published as usize;
+    }
+    (published, elapsed)
 }
 
 /// `OUTBOXCTL_BENCH_HEARTBEAT`: the registry side's `relay.heartbeat` (default 100ms, the floor).
@@ -410,7 +427,7 @@ fn round_count() -> usize {
 }
 
 /// Whether a part after the main table runs: `OUTBOXCTL_BENCH_PARTS` (comma-separated, of
-/// `pgbouncer`, `function`, `registry`, `ties`, `binary`, `pgbench`; default all).
+/// `pgbouncer`, `function`, `pair`, `registry`, `ties`, `binary`, `pgbench`; default all).
 fn part(name: &str) -> bool {
     std::env::var("OUTBOXCTL_BENCH_PARTS").map_or(true, |v| v.split(',').any(|p| p.trim() == name))
 }
@@ -588,6 +605,37 @@ async fn main() {
             })
             .await;
             pair_row(mode, &all);
+        }
+    }
+
+    // two relays on the route at once (two processes' worth, one connection each) against one,
+    // and against the limit, which is one connection's
+    if part("pair") {
+        println!();
+        println!(
+            "two relays on one route at once against one relay, as it ships (N = {n}); the limit is one connection's"
+        );
+        println!(
+            "{:<28} {:>11} {:>11} {:>11} {:>7} {:>11} {:>11}",
+            "mode", "limit ev/s", "one ev/s", "two ev/s", "ratio", "rounds", "two ÷ limit"
+        );
+        for mode in [Mode::Consume, Mode::Retain] {
+            let all = rounds(&mut conn, mode, n, 3, async |side| match side {
+                0 => limit(mode.storage()).await,
+                count => relays(mode, &direct, false, count).await,
+            })
+            .await;
+            let r = medians(&all);
+            println!(
+                "{:<28} {:>11.0} {:>11.0} {:>11.0} {:>7.2} {:>11} {:>11.2}",
+                mode.name(),
+                r[0],
+                r[1],
+                r[2],
+                r[2] / r[1],
+                spread(&all[2], &all[1]),
+                r[2] / r[0]
+            );
         }
     }
 
