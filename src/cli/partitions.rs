@@ -60,7 +60,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub fix: bool,
     /// With --fix: print what it would move and add, and change nothing
-    #[arg(long)]
+    #[arg(long, requires = "fix")]
     pub dry_run: bool,
     #[command(flatten)]
     pub lock: LockArgs,
@@ -73,17 +73,12 @@ impl LockArgs {
 }
 
 pub async fn run(ctx: &Ctx, cmd: PartitionsCommand) -> anyhow::Result<()> {
-    // a usage error is told before connecting: it needs no database and changes nothing
-    let fix = match &cmd {
-        PartitionsCommand::Check(a) => Fix::chosen(a.fix, a.dry_run, a.lock.policy(ctx))?,
-        _ => None,
-    };
     let mut log = ops::open(&ctx.config, ctx.connect_timeout).await?;
     match cmd {
         PartitionsCommand::List => list(ctx, &mut log).await,
         PartitionsCommand::AddAhead(a) => add_ahead(ctx, &mut log, &a).await,
         PartitionsCommand::DropExpired(a) => drop_expired(ctx, &mut log, &a).await,
-        PartitionsCommand::Check(a) => check(ctx, &mut log, &a, fix).await,
+        PartitionsCommand::Check(a) => check(ctx, &mut log, &a).await,
     }
 }
 
@@ -168,13 +163,9 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
     Ok(report.verdict()?)
 }
 
-async fn check(
-    ctx: &Ctx,
-    log: &mut DeliveryLog,
-    args: &CheckArgs,
-    fix: Option<Fix>,
-) -> anyhow::Result<()> {
+async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Result<()> {
     let min_ahead = args.min_ahead.unwrap_or(ctx.config.partitions.ahead_days);
+    let fix = Fix::chosen(args.fix, args.dry_run, args.lock.policy(ctx))?;
     let each = |step: &FixStep| ctx.out.lines("", (!ctx.out.is_json()).then_some(step));
     let report = log.check(min_ahead, fix, each).await?;
     ctx.out

@@ -82,15 +82,8 @@ fn report(ctx: &Ctx, r: &FailedRowsReport) {
     ctx.out.show(r, || {
         let verb = r.verb();
         ctx.out.lines(&format!("{verb}: "), &r.ids);
-        // on a tenant-aware outbox an id is looked for among the configured tenants' rows only
-        let among = match ctx.config.outbox.tenant_aware {
-            true => " of the configured tenants",
-            false => "",
-        };
-        ctx.out.lines(
-            "skipped: ",
-            (r.not_failed.iter()).map(|id| format!("{id} (not a failed row{among})")),
-        );
+        let skipped = r.skipped(ctx.config.outbox.tenant_aware);
+        ctx.out.lines("skipped: ", skipped);
         r.groups
             .iter()
             .for_each(|(g, n)| ctx.out.note(&format!("group {g}: {n} row(s)")));

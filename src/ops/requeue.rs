@@ -182,6 +182,19 @@ impl FailedRowsReport {
         }
     }
 
+    /// A line per id given that was not a failed row: on a tenant-aware outbox it was looked
+    /// for among the configured tenants' rows only, and the line says so.
+    pub fn skipped(&self, tenant_aware: bool) -> Vec<String> {
+        let among = if tenant_aware {
+            " of the configured tenants"
+        } else {
+            ""
+        };
+        (self.not_failed.iter())
+            .map(|id| format!("{id} (not a failed row{among})"))
+            .collect()
+    }
+
     /// A failed check when some ids given were not failed rows (they were left as they are).
     pub fn verdict(&self) -> Result<(), Error> {
         match self.not_failed.len() {
