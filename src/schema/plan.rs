@@ -135,9 +135,19 @@ impl MigrationPlan {
         });
     }
 
+    /// Adds `other`'s steps and problems, each once: tenants that share the outbox table but
+    /// not the delivery log each plan the table's objects, which are created once.
     pub fn extend(&mut self, other: MigrationPlan) {
-        self.steps.extend(other.steps);
-        self.problems.extend(other.problems);
+        for step in other.steps {
+            if !self.steps.contains(&step) {
+                self.steps.push(step);
+            }
+        }
+        for problem in other.problems {
+            if !self.problems.contains(&problem) {
+                self.problems.push(problem);
+            }
+        }
     }
 
     /// The plan as a script: SQL (or mongosh) with each step introduced by a comment.

@@ -367,3 +367,24 @@ fn queue_autovacuum_is_set_on_a_new_table_and_on_an_existing_one_only_when_asked
     let plan = plan_postgres(&want, &catalog(Some(custom)));
     assert!(!plan.steps.iter().any(|s| s.summary.contains("autovacuum")));
 }
+
+#[test]
+fn a_table_tenants_share_is_planned_once_beside_each_tenants_log() {
+    let log = |t: &str| Some(QualifiedName::parse("log", &format!("app.delivered_{t}")).unwrap());
+    let (mut a, mut b) = (
+        schema(Storage::Consume, false),
+        schema(Storage::Consume, false),
+    );
+    (a.delivery_log, b.delivery_log) = (log("a"), log("b"));
+    let mut plan = plan_postgres(&a, &PgCatalog::default());
+    let first = plan.steps.len();
+    let b_plan = plan_postgres(&b, &PgCatalog::default());
+    let b_only = (b_plan.steps.iter())
+        .filter(|s| !plan.steps.contains(s))
+        .count();
+    assert!(b_only > 0 && b_only < b_plan.steps.len(), "{b_plan:?}");
+    plan.extend(b_plan);
+    assert_eq!(plan.steps.len(), first + b_only);
+    let creates_table = |s: &&Step| s.summary.starts_with("create table app.outbox");
+    assert_eq!(plan.steps.iter().filter(creates_table).count(), 1);
+}
