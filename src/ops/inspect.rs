@@ -222,22 +222,27 @@ impl Inspector {
 
     /// Where an event is: its outbox rows and delivery-log records over every target.
     pub async fn event(&mut self, event_id: Uuid) -> Result<EventReport, Error> {
-        let mut found = Vec::new();
-        for i in 0..self.outboxes.len() {
-            // a target's rows only: tenants sharing a table are targets of that one table
-            let tenant = self.outboxes.target(i).tenant();
-            let mut ops = self.outboxes.open(i).await?;
-            let mut here = ops.find_event(event_id).await?;
-            if let Some(t) = tenant {
-                here.rows.retain(|r| r.tenant_id == Some(t));
-                for d in here.deliveries.iter_mut() {
-                    d.retain(|d| d.tenant_id == Some(t));
-                }
-            }
-            found.push(here);
-        }
-        Ok(EventReport::merge(event_id, found))
+        find_event(&mut self.outboxes, event_id).await
     }
+}
+
+/// Where an event is over every target of `outboxes`: each target's own rows and delivery-log
+/// records only (tenants sharing a table, or a log, are targets of that one table or log).
+pub async fn find_event(outboxes: &mut Outboxes, event_id: Uuid) -> Result<EventReport, Error> {
+    let mut found = Vec::new();
+    for i in 0..outboxes.len() {
+        let tenant = outboxes.target(i).tenant();
+        let mut ops = outboxes.open(i).await?;
+        let mut here = ops.find_event(event_id).await?;
+        if let Some(t) = tenant {
+            here.rows.retain(|r| r.tenant_id == Some(t));
+            for d in here.deliveries.iter_mut() {
+                d.retain(|d| d.tenant_id == Some(t));
+            }
+        }
+        found.push(here);
+    }
+    Ok(EventReport::merge(event_id, found))
 }
 
 /// Where an event is, over every target. The fields are in alphabetical order: the JSON

@@ -14,7 +14,6 @@ use crate::config::Config;
 use crate::replay::request::Plan;
 use crate::replay::{Destinations, Pace, Stopped, Tally};
 use crate::store::backend::Backend;
-use crate::store::ops::{EventLocation, OpsStore};
 pub use crate::store::replay::Source;
 
 /// A replay about to run: its plan, and what a count of it found.
@@ -77,7 +76,7 @@ pub struct DeliveryProof {
     /// Always false: nothing holds the events.
     pub replayable: bool,
     pub reason: String,
-    pub events: Vec<EventLocation>,
+    pub events: Vec<super::inspect::EventReport>,
 }
 
 impl DeliveryProof {
@@ -105,7 +104,7 @@ impl DeliveryProof {
 }
 
 /// Consume storage: delivered rows are gone. With a delivery log, `event_ids` and a dry run,
-/// looks each event up there (in each outbox table served, once) to prove delivery; otherwise
+/// looks each event up there (each tenant's records in its own log) to prove delivery; otherwise
 /// the error says what keeps events instead.
 pub async fn delivered(
     config: &Config,
@@ -136,17 +135,9 @@ pub async fn delivered(
     }
     let mut outboxes = backend.outboxes(tenant).await?;
     let mut events = Vec::new();
-    let mut seen = Vec::new();
-    for i in 0..outboxes.len() {
-        let table = outboxes.target(i).table().cloned();
-        if seen.contains(&table) {
-            continue;
-        }
-        seen.push(table);
-        let mut ops = outboxes.open(i).await?;
-        for id in event_ids {
-            events.push(ops.find_event(*id).await?);
-        }
+    for id in event_ids {
+        // each target's own tenant's records, in its own log: as `inspect event` reads them
+        events.push(super::inspect::find_event(&mut outboxes, *id).await?);
     }
     Ok(DeliveryProof {
         replayable: false,

@@ -384,6 +384,71 @@ async fn consume_storage_says_what_keeps_events_and_looks_ids_up_in_the_delivery
     assert_eq!(v["events"][1]["deliveries"], Value::Array(vec![]), "{v}");
 }
 
+/// Tenants sharing a table, each with a delivery log of its own (`delivery_log:
+/// …d_{tenant}`): a delivery is looked up in its tenant's log, once. The lookup used to read the
+/// first tenant's log only, and said the second tenant's delivered event was not there.
+#[tokio::test]
+async fn the_delivery_lookup_reads_each_tenants_own_log_once() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let t = schema.rel("outbox");
+    let cfg = config_file(
+        test,
+        &format!(
+            "outbox:\n  relation: {t}\n  storage: consume\n  delivery_log: {}.d_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\n",
+            schema.name
+        ),
+    );
+    let with = |args: &[&str]| ob(args).pg(&t).config(&cfg).run();
+    assert_eq!(with(&["migrate", "-q"]).code, OK);
+    stage(&mut conn, &t, "orders", 2, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET tenant_id = CASE WHEN (payload->>'n')::int = 1 THEN '{a}'::uuid ELSE '{b}'::uuid END"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let of = async |conn: &mut PgConnection, tenant: &str| -> String {
+        sqlx::query_scalar(&format!(
+            "SELECT event_id::text FROM {t} WHERE tenant_id = '{tenant}'::uuid"
+        ))
+        .fetch_one(conn)
+        .await
+        .unwrap()
+    };
+    let (event_a, event_b) = (of(&mut conn, a).await, of(&mut conn, b).await);
+    let r = with(&[
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--to",
+        "file:/dev/null",
+    ]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let r = with(&[
+        "replay",
+        "--dry-run",
+        "--format",
+        "json",
+        "--event-id",
+        &format!("{event_a},{event_b}"),
+    ]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v = r.json();
+    let events = v["events"].as_array().unwrap();
+    assert_eq!(events.len(), 2, "an entry per event asked for: {v}");
+    for (e, tenant) in events.iter().zip([a, b]) {
+        let ds = e["deliveries"].as_array().unwrap();
+        assert_eq!(ds.len(), 1, "one delivery, in its tenant's log: {v}");
+        assert_eq!(ds[0]["tenant_id"], tenant, "{v}");
+    }
+}
+
 #[tokio::test]
 async fn a_postgres_table_destination_replays_what_it_received() {
     let test = test_name!();
