@@ -422,15 +422,23 @@ impl Stopped {
         }
     }
 
-    /// The error, followed by how to resume; a database that could not be reached stays
-    /// that error (and its exit code).
+    /// The error, followed by how to resume; a database that could not be reached, or whose
+    /// connection was lost, stays that error (and its exit code, 3).
     pub fn into_error(self, resume: &str) -> Error {
+        use crate::db::{DbError, fault::Fault};
         match self.error {
-            Error::Db(crate::db::DbError::Connect { target, reason }) => {
-                Error::Db(crate::db::DbError::Connect {
-                    target,
-                    reason: format!("{reason}; {resume}"),
-                })
+            Error::Db(DbError::Connect { target, reason }) => Error::Db(DbError::Connect {
+                target,
+                reason: format!("{reason}; {resume}"),
+            }),
+            Error::Db(mut e) if matches!(e.fault(), Fault::Lost | Fault::Unreachable) => {
+                if let DbError::Postgres { what, .. }
+                | DbError::PgClient { what, .. }
+                | DbError::Mongo { what, .. } = &mut e
+                {
+                    *what = format!("{what} ({resume})");
+                }
+                Error::Db(e)
             }
             e => ReplayError::Stopped {
                 error: e.to_string(),

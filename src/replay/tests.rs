@@ -159,3 +159,28 @@ fn broker_key_falls_back_to_the_event_id() {
     assert_eq!(broker_key(Some(""), id), id.to_string());
     assert_eq!(broker_key(None, id), id.to_string());
 }
+
+#[test]
+fn a_replay_stopped_by_a_lost_database_keeps_exit_3_and_says_how_to_resume() {
+    use crate::exit_code::{CONNECT, ERROR, ExitStatus};
+    let lost = sqlx::Error::Io(std::io::Error::new(
+        std::io::ErrorKind::ConnectionReset,
+        "connection reset by peer",
+    ));
+    let stopped = |error| Stopped {
+        tally: Tally::default(),
+        error,
+    };
+    let e = stopped(Error::pg("reading the outbox", lost)).into_error("resume with --after r1.x");
+    assert_eq!(e.exit_code(), CONNECT, "{e}");
+    let text = e.to_string();
+    assert!(
+        text.starts_with("reading the outbox (resume with --after r1.x): ")
+            && text.contains("reset"),
+        "{text}"
+    );
+    let e = stopped(Error::pg("reading the outbox", sqlx::Error::RowNotFound))
+        .into_error("resume with --after r1.x");
+    assert_eq!(e.exit_code(), ERROR, "{e}");
+    assert!(e.to_string().ends_with("; resume with --after r1.x"), "{e}");
+}
