@@ -137,17 +137,11 @@ impl MigrationPlan {
 
     /// Adds `other`'s steps and problems, each once: tenants that share the outbox table but
     /// not the delivery log each plan the table's objects, which are created once.
-    pub fn extend(&mut self, other: MigrationPlan) {
-        for step in other.steps {
-            if !self.steps.contains(&step) {
-                self.steps.push(step);
-            }
-        }
-        for problem in other.problems {
-            if !self.problems.contains(&problem) {
-                self.problems.push(problem);
-            }
-        }
+    pub fn extend(&mut self, mut other: MigrationPlan) {
+        other.steps.retain(|s| !self.steps.contains(s));
+        other.problems.retain(|p| !self.problems.contains(p));
+        self.steps.extend(other.steps);
+        self.problems.extend(other.problems);
     }
 
     /// The plan as a script: SQL (or mongosh) with each step introduced by a comment.
