@@ -136,7 +136,15 @@ impl Inspector {
             let mut ops = self.outboxes.open(i).await?;
             let routes = match &self.route {
                 Some(r) => vec![r.clone()],
-                None => ops.routes().await?,
+                None => {
+                    // a route drained under consume storage is in the delivery log only
+                    let day = self.now - chrono::Duration::days(1);
+                    let mut routes = ops.routes().await?;
+                    routes.extend(ops.delivered_routes(day, tenant).await?);
+                    routes.sort();
+                    routes.dedup();
+                    routes
+                }
             };
             for route in routes {
                 let mut summary = ops.summary(&route, tenant, self.now).await?;

@@ -178,6 +178,13 @@ impl OpsStore for AnyOps<'_> {
     async fn routes(&mut self) -> Result<Vec<String>, Error> {
         delegate!(self, o => o.routes().await)
     }
+    async fn delivered_routes(
+        &mut self,
+        since: chrono::DateTime<chrono::Utc>,
+        tenant: Option<Uuid>,
+    ) -> Result<Vec<String>, Error> {
+        delegate!(self, o => o.delivered_routes(since, tenant).await)
+    }
     async fn summary(
         &mut self,
         route: &str,

@@ -250,6 +250,15 @@ pub struct Chosen {
 pub trait OpsStore {
     /// Routes present in the outbox (any status).
     async fn routes(&mut self) -> Result<Vec<String>, crate::Error>;
+    /// Routes the delivery log recorded (for `tenant`) since `since`: under consume storage a
+    /// drained route is there only. None without a log (MongoDB has none).
+    async fn delivered_routes(
+        &mut self,
+        _since: DateTime<Utc>,
+        _tenant: Option<Uuid>,
+    ) -> Result<Vec<String>, crate::Error> {
+        Ok(Vec::new())
+    }
     async fn summary(
         &mut self,
         route: &str,

@@ -329,6 +329,25 @@ impl OpsStore for PgOps<'_> {
             .map_err(|e| Error::pg("listing routes", e))
     }
 
+    async fn delivered_routes(
+        &mut self,
+        since: DateTime<Utc>,
+        tenant: Option<Uuid>,
+    ) -> Result<Vec<String>, Error> {
+        let Some(log) = &self.log else {
+            return Ok(Vec::new());
+        };
+        let sql = format!(
+            "SELECT DISTINCT outbox_route FROM {log} WHERE published_at > $1 AND ($2::uuid IS NULL OR tenant_id = $2) ORDER BY 1"
+        );
+        crate::db::pg::query_scalar(&sql)
+            .bind(since)
+            .bind(tenant)
+            .fetch_all(&mut *self.conn)
+            .await
+            .map_err(|e| Error::pg("listing the delivery log's routes", e))
+    }
+
     async fn summary(
         &mut self,
         route: &str,

@@ -117,6 +117,15 @@ async fn inspect_event_answers_did_it_go_out() {
     let v = json(&r);
     assert_eq!(v["rows"].as_array().unwrap().len(), 0);
     assert_eq!(v["deliveries"].as_array().unwrap().len(), 1);
+    // the drained route has no row left; the summary still shows it, with its deliveries
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &["inspect"],
+    );
+    let v = json(&r);
+    assert_eq!(v[0]["route"], "orders", "{v}");
+    assert_eq!(v[0]["delivered_last_hour"], 2, "{v}");
     let r = cmd(
         &schema,
         &extra,
