@@ -84,6 +84,52 @@ async fn a_pipe_gets_one_snapshot_on_mongo() {
 
 /// Each refresh statement on 1,000,000 rows: no sequential scan, and few buffers (the plan's
 /// own count, which does not depend on the machine's speed). The refresh's time is printed.
+/// Two retries due now: one made two hours ago that came due last, one made ten minutes ago
+/// that came due first. The oldest ripe row is the one made two hours ago (the due range runs in
+/// the order rows came due; its head used to be taken for the oldest), on both backends.
+#[tokio::test]
+async fn the_oldest_ripe_row_among_due_retries_is_the_oldest_made() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET attempts = 1,
+           created_at = CASE WHEN (payload->>'n')::int = 1 THEN now() - interval '2 hours' ELSE now() - interval '10 minutes' END,
+           available_at = CASE WHEN (payload->>'n')::int = 1 THEN now() - interval '1 minute' ELSE now() - interval '2 minutes' END"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let age = |v: &Value| v["routes"][0]["oldest_ripe_age_seconds"].as_f64().unwrap();
+    let v = ob(["top", "--format", "json"]).pg(&t).code(OK).json();
+    assert!((7_000.0..7_400.0).contains(&age(&v)), "{v}");
+    let db = MongoDb::new(test).await;
+    let coll = format!("{}.outbox", db.name);
+    ob(["migrate", "-q"]).mongo(&coll).code(OK);
+    emit_events("orders", 2, "{}").mongo(&coll).code(OK);
+    let outbox = db.db().collection::<mongodb::bson::Document>("outbox");
+    let ids: Vec<mongodb::bson::Bson> = outbox
+        .distinct("_id", mongodb::bson::doc! {})
+        .await
+        .unwrap();
+    let ago = |minutes: i64| {
+        mongodb::bson::DateTime::from_millis(
+            (chrono::Utc::now() - chrono::Duration::minutes(minutes)).timestamp_millis(),
+        )
+    };
+    for (id, (made, due)) in ids.iter().zip([(120, 1), (10, 2)]) {
+        let set = mongodb::bson::doc! { "$set": { "attempts": 1, "created_at": ago(made), "available_at": ago(due) } };
+        outbox
+            .update_one(mongodb::bson::doc! { "_id": id }, set)
+            .await
+            .unwrap();
+    }
+    let v = ob(["top", "--format", "json"]).mongo(&coll).code(OK).json();
+    assert!((7_000.0..7_400.0).contains(&age(&v)), "{v}");
+}
+
 #[tokio::test]
 async fn a_refresh_reads_bounded_ranges_of_a_million_rows() {
     let test = test_name!();

@@ -115,6 +115,30 @@ impl MongoOps {
             .and_then(|t| DateTime::from_timestamp_millis(t.timestamp_millis())))
     }
 
+    /// The earliest `field` among the first `limit` documents of `f` in `sort` order: bounded
+    /// as the capped counts are.
+    async fn earliest_of_first(
+        &self,
+        f: Document,
+        field: &str,
+        sort: Document,
+        limit: i64,
+    ) -> Result<Option<DateTime<Utc>>, Error> {
+        let pipeline = vec![
+            doc! { "$match": f },
+            doc! { "$sort": sort },
+            doc! { "$limit": limit },
+            doc! { "$group": { "_id": Bson::Null, "m": { "$min": format!("${field}") } } },
+        ];
+        let docs = super::collect(self.coll.aggregate(pipeline))
+            .await
+            .map_err(|e| Error::mongo("reading", e))?;
+        Ok(docs
+            .first()
+            .and_then(|d| d.get_datetime("m").ok())
+            .and_then(|t| DateTime::from_timestamp_millis(t.timestamp_millis())))
+    }
+
     /// The document of a row to requeue or discard, while it is failed (with its error, when
     /// that chose it).
     fn chosen_filter(&self, r: &Chosen) -> Document {
@@ -404,12 +428,13 @@ impl OpsStore for MongoOps {
             }
             None => None,
         };
-        // the heads of the claim index's two ripe ranges, in its order
+        // the fresh range's head in the claim index's order; of the due retries (in the
+        // order they came due) the oldest among as many as a count reads
         let by_claim = doc! { "available_at": 1, "created_at": 1 };
         let oldest = [
             self.first_date_by(fresh.clone(), "created_at", by_claim.clone())
                 .await?,
-            self.first_date_by(due.clone(), "created_at", by_claim)
+            self.earliest_of_first(due.clone(), "created_at", by_claim, limit)
                 .await?,
         ]
         .into_iter()

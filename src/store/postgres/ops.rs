@@ -113,7 +113,8 @@ impl<'c> PgOps<'c> {
 
     /// `top`'s counts for one route: `$1` route, `$2` tenant, `$3` now, `$4` stale cutoff, `$5`
     /// the cap + 1. Each count reads at most `$5` entries of one claim-index range; the oldest
-    /// ripe row is the earlier of the two range heads the claim itself starts from.
+    /// ripe row is the earlier of the fresh range's head and the oldest of the due retries'
+    /// first `$5` (that range is in the order they came due, not the order they were made).
     pub fn glance_sql(&self) -> String {
         let t = &self.table;
         let tf = "AND ($2::uuid IS NULL OR tenant_id = $2)";
@@ -130,7 +131,7 @@ impl<'c> PgOps<'c> {
         format!(
             "SELECT {} + {} AS ripe, {} AS scheduled, {} AS processing, {stale} AS stale, {} AS failed,
   LEAST((SELECT created_at FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at IS NULL {tf} ORDER BY available_at, created_at LIMIT 1),
-        (SELECT created_at FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at <= $3 {tf} ORDER BY available_at, created_at LIMIT 1)) AS oldest",
+        (SELECT min(created_at) FROM (SELECT created_at FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at <= $3 {tf} ORDER BY available_at, created_at LIMIT $5) d)) AS oldest",
             capped("status = 'pending' AND available_at IS NULL"),
             capped("status = 'pending' AND available_at <= $3"),
             capped("status = 'pending' AND available_at > $3"),
