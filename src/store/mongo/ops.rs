@@ -11,7 +11,7 @@ use mongodb::options::FindOptions;
 use mongodb::{Client, Collection};
 use uuid::Uuid;
 
-use super::{MongoStoreOptions, bson_date, decode};
+use super::{MongoStoreOptions, bson_date};
 use crate::Error;
 use crate::store::ops::{
     CheckpointRow, Chosen, ErrorFilter, EventLocation, NewEvent, OpsStore, RouteSummary, RowFilter,
@@ -191,9 +191,13 @@ impl OpsStore for MongoOps {
                 continue;
             };
             let head = self.view(doc);
-            let row = decode(doc, &self.opts)
-                .map_err(|e| Error::data(format!("a document in {}", self.opts.collection), e))?;
-            let mut behind = super::Position::of(&row).after(self.opts.hlc_ordering);
+            // read from the document as it is: a head the relay parked because it could not
+            // decode it (a payload gone bad) is just the head an operator looks for
+            let at = super::Position::in_document(doc).ok_or_else(|| {
+                let what = format!("a document in {}", self.opts.collection);
+                Error::data(what, "it has no created_at or id")
+            })?;
+            let mut behind = at.after(self.opts.hlc_ordering);
             behind.insert("outbox_route", &head.route);
             behind.insert(
                 "tenant_id",

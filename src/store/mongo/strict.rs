@@ -328,7 +328,7 @@ impl Position {
     }
 
     /// The position `d` carries in its `hlc`, `created_at` and `id` fields.
-    fn in_document(d: &Document) -> Option<Position> {
+    pub(crate) fn in_document(d: &Document) -> Option<Position> {
         let hlc = match d.get("hlc") {
             Some(Bson::Int64(h)) => Some(*h),
             Some(Bson::Int32(h)) => Some(i64::from(*h)),

@@ -297,6 +297,21 @@ async fn inspect_blocked_on_mongo_lists_the_stuck_key() {
         (Some("K"), Some(3))
     );
     assert_eq!(keys[0]["head"]["last_error"], "refused");
+    // a head the relay parked because it could not read it (occurred_at gone bad) is listed
+    // the same: blocked reads its place from the document as it is
+    let coll = db.db().collection::<Document>("outbox");
+    let set = doc! { "$set": { "occurred_at": "yesterday" } };
+    coll.update_one(doc! { "status": "failed" }, set)
+        .await
+        .unwrap();
+    let r = cmd(&db, &["inspect", "blocked", "--format", "json"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        (v[0]["ordering_key"].as_str(), v[0]["waiting"].as_i64()),
+        (Some("K"), Some(3)),
+        "{v}"
+    );
 }
 
 /// Failure groups on MongoDB: the same ids as on PostgreSQL for the same errors, retrying
