@@ -165,9 +165,14 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
     }
     let mut tables: Vec<crate::vacuum::TableHealth> = Vec::new();
     for (i, t) in targets.iter().enumerate() {
-        // a table tenants share is checked once; its rows, tenant by tenant
-        let again = targets[..i].iter().any(|o| o.table == t.table);
-        let health = pg_table_checks(&pg, options, &mut conn, t, again, now, &mut report).await?;
+        // a table or log tenants share is checked once, the node's HLC mark once; the rows
+        // tenant by tenant
+        let seen = Seen {
+            table: targets[..i].iter().any(|o| o.table == t.table),
+            log: targets[..i].iter().any(|o| o.log == t.log),
+            mark: i > 0,
+        };
+        let health = pg_table_checks(&pg, options, &mut conn, t, seen, now, &mut report).await?;
         if let Some(h) = health.filter(|h| tables.iter().all(|t| t.table != h.table)) {
             tables.push(h);
         }
@@ -199,7 +204,7 @@ async fn pg_table_checks(
     options: DoctorOptions,
     conn: &mut sqlx::PgConnection,
     t: &PgTarget,
-    again: bool,
+    seen: Seen,
     now: DateTime<Utc>,
     report: &mut DoctorReport,
 ) -> Result<Option<crate::vacuum::TableHealth>, Error> {
@@ -214,7 +219,7 @@ async fn pg_table_checks(
         .await
         .map_err(|e| Error::pg(format!("reading {name}"), e))?;
     let Some(facts) = facts else {
-        if !again {
+        if !seen.table {
             report.add(
                 "outbox table",
                 Level::Fail,
@@ -223,17 +228,14 @@ async fn pg_table_checks(
         }
         return Ok(None);
     };
-    if again {
-        // its indexes, claim plan, functions, health and log were checked with the first tenant
+    if seen.table {
+        // its indexes, claim plan, functions and health were checked with the first tenant
         let mut ops = pg.open(conn, t).await?;
-        row_checks(
-            &mut ops,
-            &rows_of,
-            t.tenant,
-            options.max_pending_age,
-            report,
-        )
-        .await?;
+        let limit = options.max_pending_age;
+        row_checks(&mut ops, &rows_of, t.tenant, limit, !seen.mark, report).await?;
+        if let Some(log) = t.log.as_ref().filter(|_| !seen.log) {
+            delivery_log_checks(config, conn, log, now, report).await?;
+        }
         return Ok(None);
     }
     let valid = |def: &str| facts.indexes.iter().any(|i| i.using == def && i.valid);
@@ -317,14 +319,8 @@ async fn pg_table_checks(
         ),
     }
     claim_function::check(pg, &mut *ops.conn, report).await;
-    row_checks(
-        &mut ops,
-        &rows_of,
-        t.tenant,
-        options.max_pending_age,
-        report,
-    )
-    .await?;
+    let limit = options.max_pending_age;
+    row_checks(&mut ops, &rows_of, t.tenant, limit, !seen.mark, report).await?;
     let health = match diagnostics::table_health(conn, &t.table).await {
         Ok(health) => {
             for f in crate::vacuum::assess(&health, now) {
@@ -345,10 +341,19 @@ async fn pg_table_checks(
             None
         }
     };
-    if let Some(log) = &t.log {
+    if let Some(log) = t.log.as_ref().filter(|_| !seen.log) {
         delivery_log_checks(config, conn, log, now, report).await?;
     }
     Ok(health)
+}
+
+/// What a target shares with the targets checked before it: its table (tenants of one
+/// table), its delivery log, and the node's HLC mark (every target after the first).
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    table: bool,
+    log: bool,
+    mark: bool,
 }
 
 /// What follows `USING` in `pg_get_indexdef` for the claim index.
@@ -410,6 +415,7 @@ async fn row_checks<O: OpsStore>(
     name: &str,
     tenant: Option<uuid::Uuid>,
     max_pending_age: Duration,
+    mark: bool,
     report: &mut DoctorReport,
 ) -> Result<(), Error> {
     let now = Utc::now();
@@ -483,7 +489,8 @@ async fn row_checks<O: OpsStore>(
             format!("nothing pending in {name}"),
         ),
     }
-    if let Some(cps) = ops.checkpoints().await? {
+    // the HLC mark is the node's, not the table's or tenant's: checked once (`mark`)
+    if let Some(cps) = ops.checkpoints().await?.filter(|_| mark) {
         match cps.iter().max_by_key(|c| c.hlc) {
             Some(m) if (m.physical - now).num_milliseconds() > MAX_DRIFT_MS as i64 => report.add(
                 "hlc mark",

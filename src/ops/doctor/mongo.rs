@@ -112,8 +112,13 @@ pub(super) async fn mongo_checks(
     for i in 0..outboxes.len() {
         let tenant = outboxes.target(i).tenant();
         let mut ops = outboxes.open(i).await?;
-        let name = collection.to_string();
-        row_checks(&mut ops, &name, tenant, options.max_pending_age, report).await?;
+        let name = match tenant {
+            Some(t) => format!("{collection} (tenant {t})"),
+            None => collection.to_string(),
+        };
+        // the node's HLC mark once, with the first
+        let limit = options.max_pending_age;
+        row_checks(&mut ops, &name, tenant, limit, i == 0, report).await?;
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use crate::common::{
 };
 
 mod change;
+mod doctor;
 mod inspect;
 mod storage;
 

@@ -487,47 +487,6 @@ async fn a_table_tenants_share_is_moved_once() {
     assert_eq!(left, 0);
 }
 
-/// Doctor on a table two tenants share checks the table once (its indexes, functions, health)
-/// and its rows tenant by tenant, each check naming its tenant: it used to repeat every check
-/// of the table for each tenant, and its rows' checks named neither.
-#[tokio::test]
-async fn doctor_checks_a_shared_table_once_and_its_rows_per_tenant() {
-    let test = test_name!();
-    let (schema, mut conn) = PgSchema::new(test).await;
-    let (a, b) = TENANTS;
-    let t = schema.rel("outbox");
-    let with = tenants_config(test, &t);
-    assert_eq!(with(&["migrate"]).code, OK);
-    stage(&mut conn, &t, "orders", 3, None).await;
-    sqlx::raw_sql(&format!(
-        "UPDATE {t} SET tenant_id = '{b}'::uuid, status = 'failed', last_error = 'boom' WHERE (payload->>'n')::int = 1"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
-    let r = with(&["doctor", "--format", "json"]);
-    let v = json(&r);
-    let named = |check: &str| -> Vec<String> {
-        (v["checks"].as_array().unwrap().iter())
-            .filter(|c| c["check"] == check)
-            .map(|c| c["detail"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    for once in ["claim index", "claim plan", "old functions"] {
-        assert_eq!(named(once).len(), 1, "{once} once: {v}");
-    }
-    let failed = named("failed rows");
-    assert_eq!(failed.len(), 2, "{v}");
-    assert!(
-        failed[0].starts_with(&format!("0 failed row(s) in {t} (tenant {a})")),
-        "{failed:?}"
-    );
-    assert!(
-        failed[1].starts_with(&format!("1 failed row(s) in {t} (tenant {b})")),
-        "{failed:?}"
-    );
-}
-
 /// Step 3 holds an ACCESS EXCLUSIVE lock while it re-checks the table: a re-check slower than
 /// `--check-timeout` gives up (exit 4) and drops nothing, instead of blocking the relays. The
 /// re-check reads the claim index route by route, so what makes it slow here is a route per row.
