@@ -531,8 +531,9 @@ impl PgSchema {
         )
     }
 
-    /// The whole schema as `schema print` writes it: the specification's text, in its order.
-    pub fn print(&self) -> String {
+    /// The whole schema as `schema print` writes it, a section per object: the
+    /// specification's text, in its order (`join("\n")` of them is the script).
+    pub fn sections(&self) -> Vec<String> {
         let mut sections: Vec<String> = Vec::new();
         let t = &self.outbox;
         let claim = self.claim_idx().expect("checked in from_config");
@@ -586,7 +587,7 @@ impl PgSchema {
         for sink in &self.sinks {
             sections.push(render::join(&self.sink_statements(sink)));
         }
-        sections.join("\n")
+        sections
     }
 }
 

@@ -43,7 +43,13 @@ pub fn script(
             if extras.delivery_log && config.outbox.storage != crate::model::Storage::Consume {
                 notes("-- note: the delivery log is for storage: consume");
             }
-            let mut parts: Vec<String> = schemas.iter().map(PgSchema::print).collect();
+            let mut parts: Vec<String> = Vec::new();
+            // tenants sharing the outbox table (a delivery log each) print its DDL once
+            for section in schemas.iter().flat_map(PgSchema::sections) {
+                if !parts.contains(&section) {
+                    parts.push(section);
+                }
+            }
             if registry {
                 parts.extend(schemas.iter().filter_map(PgSchema::print_registry));
             }

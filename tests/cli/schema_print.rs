@@ -165,3 +165,31 @@ fn outboxctls_own_parts_print_only_when_named() {
         "{all:?}"
     );
 }
+
+/// Tenants sharing the outbox table, each with a delivery log of its own: the table's DDL once,
+/// then each tenant's log (the table used to be printed once per tenant, and the script failed
+/// when pasted).
+#[test]
+fn a_table_tenants_share_is_printed_once_beside_each_tenants_log() {
+    let (a, b) = (
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
+        "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
+    );
+    let cfg = crate::common::config_file(
+        "schema_print_tenant_logs",
+        &format!(
+            "outbox:\n  relation: app.outbox\n  storage: consume\n  delivery_log: app.d_{{tenant}}\n  tenant_aware: true\n  tenants: [{a}, {b}]\n"
+        ),
+    );
+    let r = ob(["schema", "print"]).config(&cfg).code(OK);
+    assert_eq!(
+        r.stdout.matches("CREATE TABLE app.outbox (").count(),
+        1,
+        "{}",
+        r.stdout
+    );
+    for t in [a, b] {
+        let log = format!("CREATE TABLE app.d_{} (", t.replace('-', ""));
+        assert_eq!(r.stdout.matches(&log).count(), 1, "{log}: {}", r.stdout);
+    }
+}
