@@ -72,14 +72,20 @@ impl LockArgs {
     }
 }
 
+/// Each delivery log in turn (a per-tenant one: each tenant's); the first failure is kept.
 pub async fn run(ctx: &Ctx, cmd: PartitionsCommand) -> anyhow::Result<()> {
-    let mut log = ops::open(&ctx.config, ctx.connect_timeout).await?;
-    match cmd {
-        PartitionsCommand::List => list(ctx, &mut log).await,
-        PartitionsCommand::AddAhead(a) => add_ahead(ctx, &mut log, &a).await,
-        PartitionsCommand::DropExpired(a) => drop_expired(ctx, &mut log, &a).await,
-        PartitionsCommand::Check(a) => check(ctx, &mut log, &a).await,
+    let (mut log, logs) = ops::open(&ctx.config, ctx.connect_timeout).await?;
+    let mut outcome = Ok(());
+    for name in &logs {
+        log.turn_to(name).await?;
+        outcome = outcome.and(match &cmd {
+            PartitionsCommand::List => list(ctx, &mut log).await,
+            PartitionsCommand::AddAhead(a) => add_ahead(ctx, &mut log, a).await,
+            PartitionsCommand::DropExpired(a) => drop_expired(ctx, &mut log, a).await,
+            PartitionsCommand::Check(a) => check(ctx, &mut log, a).await,
+        });
     }
+    outcome
 }
 
 async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<()> {

@@ -19,10 +19,14 @@ use crate::store::backend::{Backend, Postgres};
 use crate::store::postgres::partitions::{self as lp, LogFacts, PartitionInfo};
 use crate::target::QualifiedName;
 
-/// The configured delivery log (and its backend), or why there is none.
-pub fn delivery_log<'b, 'c>(
+mod check;
+pub use check::{CheckReport, Fix, FixStep, Moved};
+
+/// The configured delivery logs (and their backend): the one log, or each configured
+/// tenant's for a per-tenant name (`{tenant}`); or why there is none.
+pub fn delivery_logs<'b, 'c>(
     backend: &'b Backend<'c>,
-) -> Result<(&'b Postgres<'c>, QualifiedName), Error> {
+) -> Result<(&'b Postgres<'c>, Vec<QualifiedName>), Error> {
     let pg = match backend {
         Backend::Postgres(pg) => pg,
         Backend::Mongo(_) | Backend::Memory(_) => {
@@ -35,10 +39,12 @@ pub fn delivery_log<'b, 'c>(
         None => Err(Error::NotConfigured(
             "no delivery log configured: set outbox.delivery_log (or pass --delivery-log SCHEMA.TABLE)",
         )),
-        Some(log) if log.is_per_tenant() => Err(Error::NotConfigured(
-            "a per-tenant delivery log ({tenant}) is not supported by partitions yet; name one log",
-        )),
-        Some(log) => Ok((pg, log.resolve(None)?)),
+        Some(log) if log.is_per_tenant() => {
+            let tenants = pg.config.relation_tenants()?;
+            let logs: Result<Vec<_>, _> = tenants.into_iter().map(|t| log.resolve(t)).collect();
+            Ok((pg, logs?))
+        }
+        Some(log) => Ok((pg, vec![log.resolve(None)?])),
     }
 }
 
@@ -63,18 +69,27 @@ pub struct DeliveryLog {
     pub today: NaiveDate,
 }
 
-/// Finds the configured delivery log, connects and reads its partitions.
-pub async fn open(config: &Config, connect_timeout: Duration) -> Result<DeliveryLog, Error> {
+/// Finds the configured delivery logs, connects and reads the first one's partitions; the
+/// others' names come with it ([`DeliveryLog::turn_to`] each on the same connection).
+pub async fn open(
+    config: &Config,
+    connect_timeout: Duration,
+) -> Result<(DeliveryLog, Vec<QualifiedName>), Error> {
     let backend = Backend::of(config, connect_timeout);
-    let (pg, log) = delivery_log(&backend)?;
+    let (pg, logs) = delivery_logs(&backend)?;
     let mut conn = pg.connect().await?;
+    let log = logs[0].clone();
     let facts = lp::read(&mut conn, &log).await?;
-    Ok(DeliveryLog {
-        conn,
-        log,
-        facts,
-        today: Utc::now().date_naive(),
-    })
+    let today = Utc::now().date_naive();
+    Ok((
+        DeliveryLog {
+            conn,
+            log,
+            facts,
+            today,
+        },
+        logs,
+    ))
 }
 
 /// Every partition and what is wrong (`partitions list`).
@@ -280,131 +295,16 @@ impl DropReport {
     }
 }
 
-/// What `check --fix` does: its changes, under a lock policy, or (`--dry-run`) only what they
-/// would be.
-#[derive(Debug, Clone, Copy)]
-pub enum Fix {
-    Apply(LockPolicy),
-    Plan,
-}
-
-impl Fix {
-    /// `--fix` (with its lock policy) or `--fix --dry-run`; none without `--fix`, and a usage
-    /// error for `--dry-run` alone (a plain check changes nothing already).
-    pub fn chosen(fix: bool, dry_run: bool, policy: LockPolicy) -> Result<Option<Fix>, Error> {
-        match (fix, dry_run) {
-            (false, true) => Err(Error::Usage(
-                "--dry-run goes with --fix: partitions check alone changes nothing".into(),
-            )),
-            (false, false) => Ok(None),
-            (true, true) => Ok(Some(Fix::Plan)),
-            (true, false) => Ok(Some(Fix::Apply(policy))),
-        }
-    }
-}
-
-/// One change `check --fix` made (or, `planned`, would make).
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "step", rename_all = "lowercase")]
-pub enum FixStep {
-    /// The day's rows moved out of the default partition (named) into a new partition.
-    Moved {
-        day: NaiveDate,
-        rows: u64,
-        default: String,
-        planned: bool,
-    },
-    /// A day between partitions filled with an empty partition (`false`: skipped, the default
-    /// partition holds rows of it).
-    Gap {
-        day: NaiveDate,
-        added: bool,
-        planned: bool,
-    },
-}
-
-impl std::fmt::Display for FixStep {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (moved, added, skipped) = match self {
-            FixStep::Moved { planned: true, .. } | FixStep::Gap { planned: true, .. } => {
-                ("would move", "would add", "would skip")
-            }
-            _ => ("moved", "added", "skipped"),
-        };
-        match self {
-            FixStep::Moved {
-                day, rows, default, ..
-            } => write!(
-                f,
-                "{moved} {rows} row(s) of {day} from {default} into a new partition"
-            ),
-            FixStep::Gap {
-                day, added: true, ..
-            } => write!(f, "{added}: partition for {day} (a gap)"),
-            FixStep::Gap {
-                day, added: false, ..
-            } => write!(
-                f,
-                "{skipped}: partition for {day} (a gap): {DEFAULT_HAS_ROWS}"
-            ),
-        }
-    }
-}
-
-/// Rows of a day moved out of the default partition.
-#[derive(Debug, Serialize)]
-pub struct Moved {
-    pub day: NaiveDate,
-    pub rows: u64,
-}
-
-/// `partitions check`: what is wrong (nothing: ok), after what `--fix` did (`moved`, and every
-/// step in `fixed`); with `--fix --dry-run`, what is wrong now and what `--fix` would do
-/// (`planned`).
-#[derive(Debug, Serialize)]
-pub struct CheckReport {
-    pub log: String,
-    pub ok: bool,
-    pub findings: Vec<Finding>,
-    pub moved: Vec<Moved>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub planned: Vec<FixStep>,
-    /// With `--fix`: every step it took (the text's `moved …` and `added …` lines), gaps too.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fixed: Vec<FixStep>,
-    pub days_attached_from_today: u32,
-}
-
-impl CheckReport {
-    /// The check's lines: `ok: …` (none with `quiet`), or a `problem: …` line per finding.
-    pub fn lines(&self, quiet: bool) -> Vec<String> {
-        let log = &self.log;
-        match self.ok {
-            true if quiet => Vec::new(),
-            true => vec![format!(
-                "ok: {log}: default partition empty, {} day(s) attached from today, no gaps",
-                self.days_attached_from_today
-            )],
-            false => (self.findings.iter())
-                .map(|f| format!("problem: {log}: {f}"))
-                .collect(),
-        }
-    }
-
-    /// A failed check when anything is wrong.
-    pub fn verdict(&self) -> Result<(), Error> {
-        if self.ok {
-            return Ok(());
-        }
-        Err(Error::CheckFailed(format!(
-            "partitions check: {} problem(s) in {}",
-            self.findings.len(),
-            self.log
-        )))
-    }
-}
-
 impl DeliveryLog {
+    /// The same connection on another delivery log (a tenant's): its partitions read anew.
+    pub async fn turn_to(&mut self, log: &QualifiedName) -> Result<(), Error> {
+        if *log != self.log {
+            self.facts = lp::read(&mut self.conn, log).await?;
+            self.log = log.clone();
+        }
+        Ok(())
+    }
+
     /// `partitions list`: the partitions, whether the default one holds rows, and what
     /// `check` would find with `ahead_days` ahead (rows in the default partition aside).
     pub async fn list(&mut self, ahead_days: u32) -> Result<Listing, Error> {

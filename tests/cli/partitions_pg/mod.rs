@@ -2,6 +2,7 @@
 //! `fix.rs`).
 
 mod fix;
+mod tenants;
 
 use chrono::{Days, NaiveDate, Utc};
 use sqlx::Row;
