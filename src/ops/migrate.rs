@@ -334,6 +334,8 @@ enum FunctionStep {
 fn lock_keys(target: &str, schemas: &[PgSchema]) -> Vec<String> {
     let mut keys = vec![target.to_owned()];
     for s in schemas {
+        // each tenant's table too: a migrate configured with it by name waits for this one
+        keys.push(s.outbox.plain());
         let shared = [&s.checkpoint, &s.delivery_log, &s.registry];
         keys.extend(shared.into_iter().flatten().map(|n| n.plain()));
         keys.extend(s.sinks.iter().map(|n| n.plain()));

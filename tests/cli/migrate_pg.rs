@@ -432,6 +432,32 @@ async fn a_migrate_waits_for_another_outboxs_migrate_of_a_shared_checkpoint() {
     assert_eq!(migrate(&schema, &shared).code, OK);
 }
 
+/// A table per tenant: a migrate of the per-tenant relation holds each tenant's table's key, so
+/// a migrate configured with one tenant's table by name waits for it (and the other way round).
+/// It used to hold only the relation's template (`…outbox_{tenant}`).
+#[tokio::test]
+async fn a_migrate_of_a_per_tenant_relation_waits_for_a_migrate_of_one_tenants_table() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let tenant = "0190c4e2-8a6c-7e4a-9b1e-00000000000a";
+    let table = format!("{}.outbox_{}", schema.name, tenant.replace('-', ""));
+    hold_migration_lock(&mut conn, &table).await;
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "outbox:\n  relation: {}.outbox_{{tenant}}\n  tenant_aware: true\n  tenants: [{tenant}]\n  registry: off\n",
+            schema.name
+        ),
+    );
+    let url = crate::common::pg_url();
+    let r = ob(["migrate", "--lock-wait", "1s", "--database-url", &url])
+        .config(&cfg)
+        .run();
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
+    assert!(r.stderr.contains(&table), "{r:?}");
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_busy_table_lock_is_retried_then_given_up_with_exit_4() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
