@@ -34,7 +34,9 @@ impl MongoOps {
                 .iter()
                 .map(|e| self.document(e, now, None))
                 .collect::<Result<Vec<_>, _>>()?;
-            let dup = insert_docs(&self.coll, docs, None).await?;
+            let dup = insert_docs(&self.coll, docs, None)
+                .await
+                .map_err(|e| Error::mongo("staging", e))?;
             return Ok(staged(events, &dup, &[]));
         }
         if self.checkpoint.is_some() && !super::diagnostics::has_transactions(&self.client).await? {
@@ -69,9 +71,9 @@ impl MongoOps {
                 let dup = if self.checkpoint.is_some() {
                     insert_new_docs(&self.coll, docs, &mut session).await?
                 } else {
-                    insert_docs(&self.coll, docs, Some(&mut session))
-                        .await
-                        .map_err(|e| mongodb::error::Error::custom(e.to_string()))?
+                    // the driver's own error: its kind (a lost connection) and labels (a
+                    // transient transaction error, tried again) kept
+                    insert_docs(&self.coll, docs, Some(&mut session)).await?
                 };
                 if let (Some(cp), Some(max)) = (&self.checkpoint, stamps.iter().max()) {
                     let coll = self
@@ -266,7 +268,7 @@ async fn insert_docs(
     coll: &Collection<Document>,
     docs: Vec<Document>,
     session: Option<&mut mongodb::ClientSession>,
-) -> Result<Vec<bool>, Error> {
+) -> mongodb::error::Result<Vec<bool>> {
     let n = docs.len();
     let result = match session {
         Some(s) => coll.insert_many(docs).ordered(false).session(s).await,
@@ -288,7 +290,7 @@ async fn insert_docs(
                 }
                 Ok(dup)
             }
-            _ => Err(Error::mongo("staging", e)),
+            _ => Err(e),
         },
     }
 }

@@ -470,3 +470,22 @@ async fn write_concern_fails(client: &mongodb::Client, command: &str) {
     };
     fail_command(client, Bson::Document(doc! { "times": 2 }), data).await;
 }
+
+/// `emit` in HLC order without a checkpoint (one transaction) on a server that closes the
+/// connection on every insert: exit 3 (the database went away), as elsewhere. Its insert error
+/// used to be rewrapped as text, losing the driver's kind: exit 2.
+#[tokio::test]
+async fn emit_whose_inserts_lose_the_connection_exits_3() {
+    let (own, client) = own_primary("own_mongod_emit_lost", 30800).await;
+    let url = format!("mongodb://127.0.0.1:{}/?replicaSet=rsr", own.port);
+    let on = ["--database-url", &url, "--collection", "own.outbox"];
+    ob(["migrate", "-q", "--hlc-ordering"]).args(on).code(OK);
+    let data = doc! { "failCommands": ["insert"], "closeConnection": true };
+    fail_command(&client, Bson::String("alwaysOn".into()), data).await;
+    let r = crate::common::emit_events("orders", 1, "{}")
+        .args(on)
+        .args(["--hlc-ordering", "--connect-timeout", "2s"])
+        .run();
+    assert_eq!(r.code, crate::common::CONNECT, "{r:?}");
+    fail_command(&client, Bson::String("off".into()), doc! {}).await;
+}
