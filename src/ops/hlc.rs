@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::hlc::MAX_DRIFT_MS;
 use crate::store::backend::Backend;
 use crate::store::ops::{CheckpointRow, OpsStore};
+use crate::store::postgres::ops::checkpoint_rows;
 
 /// The checkpoint as read now.
 #[derive(Debug, Serialize)]
@@ -43,14 +44,24 @@ pub async fn checkpoint(
     config: &Config,
     connect_timeout: Duration,
 ) -> Result<CheckpointReport, Error> {
-    let mut outboxes = Backend::of(config, connect_timeout).outboxes(None).await?;
-    if outboxes.is_empty() {
-        return Err(Error::NotConfigured("no outbox configured"));
-    }
-    let mut ops = outboxes.open(0).await?;
-    let rows = ops.checkpoints().await?.ok_or(Error::NotConfigured(
+    let none = Error::NotConfigured(
         "no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)",
-    ))?;
+    );
+    let backend = Backend::of(config, connect_timeout);
+    let rows = match &backend {
+        // the node's mark: read without the outbox table, or resolving a tenant's
+        Backend::Postgres(pg) => {
+            let cp = pg.hlc_checkpoint.ok_or(none)?;
+            checkpoint_rows(&mut pg.connect().await?, cp).await?
+        }
+        _ => {
+            let mut outboxes = backend.outboxes(None).await?;
+            if outboxes.is_empty() {
+                return Err(Error::NotConfigured("no outbox configured"));
+            }
+            outboxes.open(0).await?.checkpoints().await?.ok_or(none)?
+        }
+    };
     let now = chrono::Utc::now();
     let max = rows.iter().max_by_key(|r| r.hlc).cloned();
     let ahead = max.as_ref().map(|m| (m.physical - now).num_milliseconds());

@@ -637,18 +637,24 @@ impl OpsStore for PgOps<'_> {
     }
 
     async fn checkpoints(&mut self) -> Result<Option<Vec<CheckpointRow>>, Error> {
-        let Some(cp) = &self.checkpoint else {
-            return Ok(None);
-        };
-        let rows =
-            crate::db::pg::query(&format!("SELECT node_key, hlc FROM {cp} ORDER BY node_key"))
-                .fetch_all(&mut *self.conn)
-                .await
-                .map_err(|e| Error::pg("reading the hlc checkpoint", e))?;
-        Ok(Some(
-            rows.iter()
-                .filter_map(|r| CheckpointRow::new(r.get(0), r.get(1)))
-                .collect(),
-        ))
+        match &self.checkpoint {
+            Some(cp) => checkpoint_rows(self.conn, cp).await.map(Some),
+            None => Ok(None),
+        }
     }
+}
+
+/// The HLC checkpoint's marks, by node key: the node's, read without the outbox table.
+pub async fn checkpoint_rows(
+    conn: &mut sqlx::PgConnection,
+    cp: &QualifiedName,
+) -> Result<Vec<CheckpointRow>, Error> {
+    let rows = crate::db::pg::query(&format!("SELECT node_key, hlc FROM {cp} ORDER BY node_key"))
+        .fetch_all(conn)
+        .await
+        .map_err(|e| Error::pg("reading the hlc checkpoint", e))?;
+    Ok(rows
+        .iter()
+        .filter_map(|r| CheckpointRow::new(r.get(0), r.get(1)))
+        .collect())
 }

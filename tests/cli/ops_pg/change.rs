@@ -349,6 +349,12 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
     let v = json(&r);
     assert_eq!(v["rows"][0]["node_key"], "default");
     assert_eq!(v["too_far_ahead"], false);
+    // the mark is the node's: read without any outbox table (it used to need one)
+    let r = ob(["hlc", "show", "--format", "json", "--hlc-checkpoint", &cp])
+        .pg(&schema.rel("no_such_outbox"))
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(json(&r)["rows"][0]["node_key"], "default", "{r:?}");
 }
 
 #[tokio::test]
