@@ -3,30 +3,6 @@
 
 use super::*;
 
-const TENANTS: (&str, &str) = (
-    "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
-    "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
-);
-
-/// A command on a tenant-aware outbox of [`TENANTS`] in `relation`, with `more` outbox keys.
-fn tenants_config(
-    test: &str,
-    relation: &str,
-    more: &str,
-) -> impl Fn(&[&str]) -> crate::common::Run + use<> {
-    let (a, b) = TENANTS;
-    let cfg = crate::common::config_file(
-        test,
-        &format!(
-            "outbox:\n  relation: {relation}\n  tenant_aware: true\n  tenants: [{a}, {b}]\n{more}"
-        ),
-    );
-    let url = pg_url();
-    move |args: &[&str]| {
-        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
-    }
-}
-
 /// The details of every check named `name`.
 fn details(v: &Value, name: &str) -> Vec<String> {
     (v["checks"].as_array().unwrap().iter())
@@ -48,7 +24,7 @@ fn details(v: &Value, name: &str) -> Vec<String> {
 async fn doctor_checks_a_shared_table_once_and_its_rows_per_tenant() {
     let test = test_name!();
     let (schema, mut conn) = PgSchema::new(test).await;
-    let (a, b) = TENANTS;
+    let [a, b] = TENANTS;
     let t = schema.rel("outbox");
     let with = tenants_config(test, &t, "");
     assert_eq!(with(&["migrate"]).code, OK);
@@ -89,7 +65,7 @@ async fn doctor_checks_a_shared_table_once_and_its_rows_per_tenant() {
 async fn doctor_checks_each_tenants_own_log_and_the_mark_once() {
     let test = test_name!();
     let (schema, mut conn) = PgSchema::new(test).await;
-    let (_, b) = TENANTS;
+    let [_, b] = TENANTS;
     let t = schema.rel("outbox");
     let more = format!(
         "  storage: consume\n  delivery_log: {s}.d_{{tenant}}\n  hlc_checkpoint: {s}.hlc_checkpoint\n",

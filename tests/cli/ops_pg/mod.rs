@@ -27,6 +27,26 @@ const TENANTS: [&str; 2] = [
     "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
 ];
 
+/// A command on a tenant-aware outbox of [`TENANTS`] in `relation`, its configuration's
+/// `more` keys appended (`"  storage: consume\n"` under `outbox:`, or a `relay:` section).
+fn tenants_config(
+    test: &str,
+    relation: &str,
+    more: &str,
+) -> impl Fn(&[&str]) -> crate::common::Run + use<> {
+    let [a, b] = TENANTS;
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "outbox:\n  relation: {relation}\n  tenant_aware: true\n  tenants: [{a}, {b}]\n{more}"
+        ),
+    );
+    let url = pg_url();
+    move |args: &[&str]| {
+        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
+    }
+}
+
 /// A tenant-aware outbox `t` serving both [`TENANTS`] (the configuration file returned),
 /// migrated, with `n` rows of route `orders` staged: odd ones the first tenant's, even ones the
 /// second's.

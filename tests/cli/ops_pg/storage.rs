@@ -2,26 +2,8 @@
 
 use super::*;
 
-/// Two tenants of a tenant-aware outbox.
-const TENANTS: (&str, &str) = (
-    "0190c4e2-8a6c-7e4a-9b1e-00000000000a",
-    "0190c4e2-8a6c-7e4a-9b1e-00000000000b",
-);
-
-/// A command on a tenant-aware outbox of [`TENANTS`] in `relation`, reclaim off.
-fn tenants_config(test: &str, relation: &str) -> impl Fn(&[&str]) -> crate::common::Run + use<> {
-    let (a, b) = TENANTS;
-    let cfg = crate::common::config_file(
-        test,
-        &format!(
-            "outbox:\n  relation: {relation}\n  tenant_aware: true\n  tenants: [{a}, {b}]\nrelay:\n  reclaim_stale_after: null\n"
-        ),
-    );
-    let url = pg_url();
-    move |args: &[&str]| {
-        ob([args, &["--database-url", &url, "--config", cfg.as_str()]].concat()).run()
-    }
-}
+/// This configuration's reclaim off (forze's relays are the operator's to vouch for).
+const RECLAIM_OFF: &str = "relay:\n  reclaim_stale_after: null\n";
 
 #[tokio::test]
 async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table() {
@@ -350,8 +332,9 @@ async fn doctor_warns_while_the_claim_has_no_function() {
 async fn storage_checks_every_tenants_table() {
     let test = test_name!();
     let (schema, mut conn) = PgSchema::new(test).await;
-    let (a, b) = TENANTS;
-    let with = tenants_config(test, &format!("{}.outbox_{{tenant}}", schema.name));
+    let [a, b] = TENANTS;
+    let relation = format!("{}.outbox_{{tenant}}", schema.name);
+    let with = tenants_config(test, &relation, RECLAIM_OFF);
     assert_eq!(with(&["migrate"]).code, OK);
     let table_b = format!("{}.outbox_{}", schema.name, b.replace('-', ""));
     stage(&mut conn, &table_b, "orders", 2, None).await;
@@ -433,7 +416,7 @@ async fn storage_checks_every_tenants_table() {
 async fn a_table_tenants_share_is_moved_once() {
     let test = test_name!();
     let (schema, mut conn) = PgSchema::new(test).await;
-    let with = tenants_config(test, &schema.rel("outbox"));
+    let with = tenants_config(test, &schema.rel("outbox"), RECLAIM_OFF);
     assert_eq!(with(&["migrate"]).code, OK);
     let r = with(&["storage", "status", "--format", "json"]);
     assert_eq!(r.code, OK, "{r:?}");
