@@ -421,14 +421,7 @@ async fn the_delivery_lookup_reads_each_tenants_own_log_once() {
         .unwrap()
     };
     let (event_a, event_b) = (of(&mut conn, a).await, of(&mut conn, b).await);
-    let r = with(&[
-        "relay",
-        "--once",
-        "--route",
-        "orders",
-        "--to",
-        "file:/dev/null",
-    ]);
+    let r = with(&crate::common::RELAY_TO_NOWHERE);
     assert_eq!(r.code, OK, "{r:?}");
     let r = with(&[
         "replay",
