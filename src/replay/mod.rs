@@ -236,9 +236,17 @@ pub struct Summary<'a> {
 }
 
 impl Summary<'_> {
-    /// Whether the replayed events went to stdout (the summary then goes to stderr).
+    /// Whether the replayed events went to stdout (the summary then goes to stderr), by name
+    /// or as a file (`file:/dev/stdout`).
     pub fn to_stdout(&self) -> bool {
-        matches!(self.to.as_deref(), Some("stdout" | "-"))
+        use crate::desturl::DestinationUrl;
+        match self.to.as_deref().map(DestinationUrl::parse) {
+            Some(Ok(DestinationUrl::Stdout)) => true,
+            Some(Ok(DestinationUrl::File(path))) => ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+                .iter()
+                .any(|s| path == std::path::Path::new(s)),
+            _ => false,
+        }
     }
 
     /// The summary in a sentence: how many, where, how fast, and the `--after` that resumes.

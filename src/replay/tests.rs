@@ -184,3 +184,30 @@ fn a_replay_stopped_by_a_lost_database_keeps_exit_3_and_says_how_to_resume() {
     assert_eq!(e.exit_code(), ERROR, "{e}");
     assert!(e.to_string().ends_with("; resume with --after r1.x"), "{e}");
 }
+
+#[test]
+fn the_summary_keeps_off_standard_output_however_the_replay_names_it() {
+    let routes = BTreeMap::new();
+    let to = |t: &str| {
+        Summary {
+            dry_run: false,
+            to: Some(t.into()),
+            count: 0,
+            routes: &routes,
+            cursor: None,
+            elapsed_ms: 0,
+            stopped: None,
+        }
+        .to_stdout()
+    };
+    for out in ["stdout", "-", "file:/dev/stdout", "file:///dev/fd/1"] {
+        assert!(to(out), "{out}");
+    }
+    for elsewhere in [
+        "file:/tmp/replayed.jsonl",
+        "file:/dev/stderr",
+        "nats://h:4222/s",
+    ] {
+        assert!(!to(elsewhere), "{elsewhere}");
+    }
+}
