@@ -446,6 +446,11 @@ impl RelationSpec {
         self.schema.contains(TENANT_PLACEHOLDER) || self.table.contains(TENANT_PLACEHOLDER)
     }
 
+    /// Whether the schema part is a tenant's (`app_{tenant}.outbox`).
+    pub fn schema_is_per_tenant(&self) -> bool {
+        self.schema.contains(TENANT_PLACEHOLDER)
+    }
+
     /// The concrete relation for a tenant (the tenant is ignored for a plain relation).
     pub fn resolve(&self, tenant: Option<Uuid>) -> Result<QualifiedName, NameError> {
         let fill = |s: &str| match tenant {

@@ -257,6 +257,10 @@ impl PgSchema {
             let checkpoint = match hlc_checkpoint {
                 _ if !first => None,
                 Some(c) => Some(c.clone()),
+                // the node's one checkpoint has no tenant's schema to sit beside
+                None if extras.checkpoint && relation.schema_is_per_tenant() => {
+                    return Err(crate::Error::Usage("the relation's schema is per tenant ({tenant}): name the node's HLC checkpoint with outbox.hlc_checkpoint (or --hlc-checkpoint SCHEMA.TABLE)".into()));
+                }
                 None if extras.checkpoint => Some(QualifiedName::new(
                     outbox.schema.clone(),
                     Ident::new("hlc checkpoint", "hlc_checkpoint").expect("valid"),

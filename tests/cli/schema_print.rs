@@ -193,3 +193,27 @@ fn a_table_tenants_share_is_printed_once_beside_each_tenants_log() {
         assert_eq!(r.stdout.matches(&log).count(), 1, "{log}: {}", r.stdout);
     }
 }
+
+/// The node's one HLC checkpoint beside a relation whose schema is a tenant's: refused, naming
+/// `outbox.hlc_checkpoint` (it used to land in the first tenant's schema); named, it is printed.
+#[test]
+fn a_checkpoint_beside_a_per_tenant_schema_must_be_named() {
+    let cfg = crate::common::config_file(
+        "schema_print_tenant_schema",
+        "outbox:\n  relation: app_{tenant}.outbox\n  tenant_aware: true\n  tenants: [0190c4e2-8a6c-7e4a-9b1e-00000000000a]\n",
+    );
+    let r = ob(["schema", "print", "--with", "checkpoint"])
+        .config(&cfg)
+        .code(ERROR);
+    assert!(r.stderr.contains("outbox.hlc_checkpoint"), "{r:?}");
+    assert_eq!(r.stderr.lines().count(), 1, "{r:?}");
+    let r = ob(["schema", "print", "--with", "checkpoint"])
+        .args(["--hlc-checkpoint", "app.hlc_checkpoint"])
+        .config(&cfg)
+        .code(OK);
+    assert!(
+        r.stdout.contains("CREATE TABLE app.hlc_checkpoint ("),
+        "{}",
+        r.stdout
+    );
+}
