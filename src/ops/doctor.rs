@@ -210,11 +210,7 @@ async fn pg_table_checks(
 ) -> Result<Option<crate::vacuum::TableHealth>, Error> {
     let config = pg.config;
     let name = t.table.plain();
-    // the rows' checks name the tenant whose rows they count
-    let rows_of = match t.tenant.filter(|_| config.outbox.tenant_aware) {
-        Some(tenant) => format!("{name} (tenant {tenant})"),
-        None => name.clone(),
-    };
+    let rows_of = of_tenant(&name, t.tenant.filter(|_| config.outbox.tenant_aware));
     let facts = crate::schema::postgres::table_facts(conn, &t.table)
         .await
         .map_err(|e| Error::pg(format!("reading {name}"), e))?;
@@ -407,6 +403,15 @@ async fn delivery_log_checks(
         report.add("delivery log", level, format!("{}: {f}", log.plain()));
     }
     Ok(())
+}
+
+/// What the rows' checks call a table (or collection) whose rows they count for one tenant:
+/// `app.outbox (tenant …)`.
+fn of_tenant(name: &str, tenant: Option<uuid::Uuid>) -> String {
+    match tenant {
+        Some(t) => format!("{name} (tenant {t})"),
+        None => name.to_owned(),
+    }
 }
 
 /// The checks that read rows: stale processing, failed, oldest pending, the HLC mark.

@@ -2,7 +2,7 @@
 //! specification's, the one in claim order, the claim token's, strict order's key index) and
 //! the claim's plan, then each outbox's rows.
 
-use super::{DoctorOptions, DoctorReport, Level, row_checks};
+use super::{DoctorOptions, DoctorReport, Level, of_tenant, row_checks};
 use crate::Error;
 use crate::schema::desired::CLAIM_INDEX_COLUMNS;
 use crate::store::backend;
@@ -112,10 +112,7 @@ pub(super) async fn mongo_checks(
     for i in 0..outboxes.len() {
         let tenant = outboxes.target(i).tenant();
         let mut ops = outboxes.open(i).await?;
-        let name = match tenant {
-            Some(t) => format!("{collection} (tenant {t})"),
-            None => collection.to_string(),
-        };
+        let name = of_tenant(&collection.to_string(), tenant);
         // the node's HLC mark once, with the first
         let limit = options.max_pending_age;
         row_checks(&mut ops, &name, tenant, limit, i == 0, report).await?;
