@@ -293,6 +293,8 @@ impl MongoStore {
         .map_err(|e| err("reading the claim", e))?;
         let mut rows = Vec::with_capacity(docs.len());
         let mut parked = 0;
+        // under strict order a parked document fails its key like a failed publish
+        let mut parked_keys = Vec::new();
         for d in &docs {
             let oid = d.get("_id").cloned().unwrap_or(Bson::Null);
             match decode(d, &self.opts) {
@@ -311,13 +313,15 @@ impl MongoStore {
                         .await
                         .map_err(|e| err("parking an undecodable document", e))?;
                     parked += 1;
+                    parked_keys
+                        .extend(Position::of_document(d).filter(|((_, k), _)| !k.is_empty()));
                 }
             }
         }
         // A claim whose rows were handed back counts as short: the next one, not this pass's
         // drain, looks again (a key whose earlier row another relay holds resolves by then).
         if strict {
-            let (kept, released) = self.hold_back(target, rows, token).await?;
+            let (kept, released) = self.hold_back(target, rows, token, parked_keys).await?;
             rows = kept;
             candidates -= released;
         }

@@ -192,11 +192,9 @@ impl OpsStore for MongoOps {
             };
             let head = self.view(doc);
             // read from the document as it is: a head the relay parked because it could not
-            // decode it (a payload gone bad) is just the head an operator looks for
-            let at = super::Position::in_document(doc).ok_or_else(|| {
-                let what = format!("a document in {}", self.opts.collection);
-                Error::data(what, "it has no created_at or id")
-            })?;
+            // decode it (a payload gone bad, no date in created_at) is just the head an
+            // operator looks for
+            let at = super::Position::in_document(doc);
             let mut behind = at.after(self.opts.hlc_ordering);
             behind.insert("outbox_route", &head.route);
             behind.insert(

@@ -104,6 +104,7 @@ impl MongoStore {
         target: &PassTarget,
         rows: Vec<OutboxRow>,
         token: &str,
+        parked: Vec<((Option<Uuid>, String), Position)>,
     ) -> Result<(Vec<OutboxRow>, usize), StoreError> {
         let hlc = self.opts.hlc_ordering;
         let mut last: HashMap<(Option<Uuid>, String), Position> = HashMap::new();
@@ -151,7 +152,12 @@ impl MongoStore {
                 }
                 _ => err("checking key order", e),
             })?;
-        for (key, pos) in earlier.iter().filter_map(Position::of_document) {
+        // the claim's own parked documents first: one read with no date in `created_at` is
+        // not in the range below, yet heads its key
+        let earlier = parked
+            .into_iter()
+            .chain(earlier.iter().filter_map(Position::of_document));
+        for (key, pos) in earlier {
             let Some(at) = last.get(&key) else { continue };
             if pos.cmp_claim(at, hlc).is_gt() {
                 continue;
@@ -327,28 +333,32 @@ impl Position {
         }
     }
 
-    /// The position `d` carries in its `hlc`, `created_at` and `id` fields.
-    pub(crate) fn in_document(d: &Document) -> Option<Position> {
+    /// The position `d` carries in its `hlc`, `created_at` and `id` fields. A document
+    /// another writer left without a date in `created_at` (missing, null, a string) sorts
+    /// before every dated one, as MongoDB sorts it, and an `id` that is not a string before
+    /// every id: such a document is the head of its key, not a document to skip.
+    pub(crate) fn in_document(d: &Document) -> Position {
         let hlc = match d.get("hlc") {
             Some(Bson::Int64(h)) => Some(*h),
             Some(Bson::Int32(h)) => Some(i64::from(*h)),
             _ => None,
         };
-        Some(Position {
+        Position {
             hlc,
-            created_ms: d.get_datetime("created_at").ok()?.timestamp_millis(),
-            id: d.get_str("id").ok()?.to_owned(),
-        })
+            created_ms: (d.get_datetime("created_at").ok())
+                .map_or(i64::MIN, |c| c.timestamp_millis()),
+            id: d.get_str("id").unwrap_or_default().to_owned(),
+        }
     }
 
     /// The key and position of a document read with them.
-    fn of_document(d: &Document) -> Option<((Option<Uuid>, String), Position)> {
+    pub(super) fn of_document(d: &Document) -> Option<((Option<Uuid>, String), Position)> {
         let tenant = d
             .get_str("tenant_id")
             .ok()
             .and_then(|t| Uuid::parse_str(t).ok());
         let key = d.get_str("ordering_key").ok()?.to_owned();
-        Some(((tenant, key), Self::in_document(d)?))
+        Some(((tenant, key), Self::in_document(d)))
     }
 
     /// The key and position of a [`MongoStore::first_per_key`] result (its key in `_id`).
@@ -357,7 +367,7 @@ impl Position {
         let tenant = key.get_str("t").ok().and_then(|t| Uuid::parse_str(t).ok());
         Some((
             (tenant, key.get_str("k").ok()?.to_owned()),
-            Self::in_document(d)?,
+            Self::in_document(d),
         ))
     }
 

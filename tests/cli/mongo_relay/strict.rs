@@ -140,6 +140,60 @@ async fn strict_key_order_holds_back_keys_behind_a_failed_or_foreign_row() {
     );
 }
 
+/// A document another writer left with no date in `created_at` sorts first in claim order:
+/// the relay parks it (it cannot be read) and, under strict order, holds the later rows of
+/// its key back in that pass and every pass after, while other keys go out; `inspect blocked`
+/// lists the key behind it.
+#[tokio::test]
+async fn strict_key_order_holds_back_a_key_behind_a_document_without_a_date() {
+    let db = setup(test_name!(), &["--key-order", "strict"]).await;
+    emit(&db, 3, Some("a"), &[]);
+    emit(&db, 2, Some("c"), &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    let head = coll
+        .find_one(doc! { "ordering_key": "a" })
+        .sort(doc! { "created_at": 1, "id": 1 })
+        .await
+        .unwrap()
+        .unwrap();
+    coll.update_one(
+        doc! { "_id": head.get("_id").unwrap() },
+        doc! { "$set": { "created_at": "2026-12-01T10:00:00Z" } },
+    )
+    .await
+    .unwrap();
+    let path = out_file(test_name!());
+    let to = format!("file:{}", path.display());
+    for pass in 0..2 {
+        let r = strict_relay_once(&db, &to).run();
+        let parked_now = if pass == 0 { CHECK_FAILED } else { OK };
+        assert_eq!(r.code, parked_now, "pass {pass}: {r:?}");
+        let keys: Vec<String> = lines(&path)
+            .iter()
+            .map(|l| l["key"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(keys, ["c", "c"], "pass {pass}: a's later rows wait");
+    }
+    let parked = docs(&db, doc! { "status": "failed" }).await;
+    assert_eq!(parked.len(), 1, "{parked:?}");
+    assert_eq!(parked[0].get("_id"), head.get("_id"));
+    let waiting = docs(&db, doc! { "ordering_key": "a", "status": "pending" }).await;
+    assert_eq!(waiting.len(), 2, "a's later rows wait, untouched");
+    assert!(
+        waiting
+            .iter()
+            .all(|d| d.get_i32("attempts").unwrap_or(0) == 0)
+    );
+    let r = cmd(&db, &["inspect", "blocked", "--format", "json"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        (v[0]["ordering_key"].as_str(), v[0]["waiting"].as_i64()),
+        (Some("a"), Some(2)),
+        "{v}"
+    );
+}
+
 /// One stuck key does not stop the route: key K's head is parked, 150 more K documents wait
 /// behind it at the head of the queue, then 50 of key L. The claim skips K's rows at the scan,
 /// so L goes out and `--once` ends, instead of claiming and handing back K's rows forever.
