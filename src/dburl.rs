@@ -120,9 +120,18 @@ fn query_passwords(raw: &str) -> impl Iterator<Item = std::ops::Range<usize>> + 
 
 /// Masks the password in anything that looks like `scheme://user:password@host…` or carries a
 /// `password=` query parameter (more than the password rather than less, when the text is
-/// odd). Text that does not parse is masked after the scheme entirely.
+/// odd). Text that does not parse is masked after the scheme entirely. A NATS URL's user
+/// information without a password is a token, masked whole; a webhook's query (and fragment)
+/// often carries a token (`?token=`, a signed URL's signature), masked whole too, so webhooks
+/// that differ only there are shown alike.
 pub fn mask(raw: &str) -> String {
-    let masked = mask_userinfo(raw);
+    let mut masked = mask_userinfo(raw);
+    let web = ["http://", "https://"]
+        .iter()
+        .any(|s| masked.starts_with(s));
+    if let Some(query) = masked.find(['?', '#']).filter(|_| web) {
+        masked.replace_range(query.., "?****");
+    }
     let ranges: Vec<_> = query_passwords(&masked).collect();
     let mut out = masked.clone();
     for r in ranges.into_iter().rev() {
@@ -145,6 +154,7 @@ fn mask_userinfo(raw: &str) -> String {
     let (userinfo, host) = (&rest[..end], &rest[end + 1..]);
     match userinfo.split_once(':') {
         Some((user, _)) => format!("{scheme}://{user}:****@{host}"),
+        None if matches!(scheme, "nats" | "tls") => format!("{scheme}://****@{host}"),
         None => format!("{scheme}://{userinfo}@{host}"),
     }
 }
@@ -240,5 +250,23 @@ mod tests {
         );
         // a parameter that only ends in "password" is not one
         assert_eq!(mask("nats://h/?xpassword=a"), "nats://h/?xpassword=a");
+    }
+
+    #[test]
+    fn masks_a_nats_token_and_a_webhook_query() {
+        assert_eq!(mask("nats://s3cr3tT0k@h:4222"), "nats://****@h:4222");
+        assert_eq!(mask("tls://s3cr3tT0k@h:4222"), "tls://****@h:4222");
+        assert_eq!(mask("nats://u:pw@h:4222"), "nats://u:****@h:4222");
+        // a user name alone is no secret elsewhere
+        assert_eq!(mask("amqp://guest@h:5672/%2f"), "amqp://guest@h:5672/%2f");
+        assert_eq!(
+            mask("https://hooks.example.com/in?token=s3cr3t&x=1#frag"),
+            "https://hooks.example.com/in?****"
+        );
+        assert_eq!(
+            mask("http://u:pw@h:8080/hook#sig=s3cr3t"),
+            "http://u:****@h:8080/hook?****"
+        );
+        assert_eq!(mask("https://h/hook"), "https://h/hook");
     }
 }

@@ -44,24 +44,58 @@ pub enum StreamCheck {
 /// then finds the destination down and dials again once a probe succeeds. Credentials the
 /// server refuses are [`DestinationError::Refused`], anything else is unreachable.
 async fn dial(url: &str, ack_timeout: Duration) -> Result<Conn, DestinationError> {
-    let client = async_nats::ConnectOptions::new()
+    let (server, credentials) = credentials(url);
+    let options = async_nats::ConnectOptions::new()
         .connection_timeout(Duration::from_secs(3))
-        .max_reconnects(1)
-        .connect(url)
-        .await
-        .map_err(|e| {
-            use async_nats::ConnectErrorKind as K;
-            let refused = matches!(e.kind(), K::Authentication | K::AuthorizationViolation);
-            let text = format!("connecting to NATS at {}: {e}", crate::dburl::mask(url));
-            if refused {
-                DestinationError::refused(text).because(e)
-            } else {
-                DestinationError::unreachable(text).because(e)
-            }
-        })?;
+        .max_reconnects(1);
+    let options = match credentials {
+        Credentials::None => options,
+        Credentials::Token(token) => options.token(token),
+        Credentials::UserPassword(user, password) => options.user_and_password(user, password),
+    };
+    let client = options.connect(server.as_str()).await.map_err(|e| {
+        use async_nats::ConnectErrorKind as K;
+        let refused = matches!(e.kind(), K::Authentication | K::AuthorizationViolation);
+        let text = format!("connecting to NATS at {}: {e}", crate::dburl::mask(url));
+        if refused {
+            DestinationError::refused(text).because(e)
+        } else {
+            DestinationError::unreachable(text).because(e)
+        }
+    })?;
     let mut js = jetstream::new(client.clone());
     js.set_timeout(ack_timeout);
     Ok((client, js))
+}
+
+/// What a NATS URL's user information says: `nats://user:password@host` a user and password,
+/// `nats://token@host` a token (as the NATS tools read them; the client itself ignores both).
+#[derive(Debug, PartialEq, Eq)]
+enum Credentials {
+    None,
+    Token(String),
+    UserPassword(String, String),
+}
+
+/// The URL without its user information, and the credentials it carried (percent-decoded).
+fn credentials(url: &str) -> (String, Credentials) {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return (url.to_owned(), Credentials::None);
+    };
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let user = decode(parsed.username());
+    let credentials = match parsed.password().map(decode) {
+        Some(password) => Credentials::UserPassword(user, password),
+        None if user.is_empty() => return (url.to_owned(), Credentials::None),
+        None => Credentials::Token(user),
+    };
+    let _ = parsed.set_username("");
+    let _ = parsed.set_password(None);
+    (parsed.to_string(), credentials)
 }
 
 /// The stream that captures the subject (one request: proves the server answers, too). No
@@ -196,6 +230,36 @@ pub fn headers(message: &Message) -> async_nats::HeaderMap {
     h
 }
 
+/// Why the server could never take `message`, found before it is sent: a header value with a
+/// line break (the client writes it as it is, so it would end the header and start another,
+/// even a `Nats-Msg-Id` that makes JetStream drop the message as a duplicate), or a message
+/// over the server's `max_payload` (the client sends it anyway; the server closes the
+/// connection, and every publish in flight on it would time out).
+fn unsendable(
+    message: &Message,
+    headers: &async_nats::HeaderMap,
+    max_payload: usize,
+) -> Option<PublishError> {
+    let mut size = "NATS/1.0\r\n\r\n".len() + message.payload.get().len();
+    for (name, values) in headers.iter() {
+        for value in values {
+            if value.as_str().contains(['\r', '\n']) {
+                return Some(PublishError::permanent(format!(
+                    "NATS header {name} of event {} carries a line break, which a NATS header cannot",
+                    message.event_id
+                )));
+            }
+            size += AsRef::<str>::as_ref(name).len() + ": \r\n".len() + value.as_str().len();
+        }
+    }
+    (max_payload > 0 && size > max_payload).then(|| {
+        PublishError::permanent(format!(
+            "event {} is {size} bytes with its NATS headers, over the server's max_payload of {max_payload}",
+            message.event_id
+        ))
+    })
+}
+
 fn connected(client: &async_nats::Client) -> bool {
     client.connection_state() == async_nats::connection::State::Connected
 }
@@ -215,9 +279,14 @@ impl Publisher for Nats {
             let Some((client, js)) = current.filter(|(c, _)| connected(c)) else {
                 return Err(PublishError::away("NATS is not connected"));
             };
+            let headers = headers(&message);
+            let max_payload = client.server_info().max_payload;
+            if let Some(refused) = unsendable(&message, &headers, max_payload) {
+                return Err(refused);
+            }
             let body = bytes_of(&message);
             let ack = js
-                .publish_with_headers(subject.clone(), headers(&message), body)
+                .publish_with_headers(subject.clone(), headers, body)
                 .await
                 .map_err(|e| PublishError::away(format!("NATS publish: {e}")))?;
             let Err(e) = ack.await else {
@@ -319,4 +388,29 @@ fn subject_fault(subject: &str) -> Option<&'static str> {
         return Some("has a wildcard token (* or >), which only subscriptions take");
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_urls_user_information_is_a_user_and_password_or_a_token() {
+        let c = |url: &str| credentials(url);
+        assert_eq!(
+            c("nats://relay:p%40ss@h:4222"),
+            (
+                "nats://h:4222".into(),
+                Credentials::UserPassword("relay".into(), "p@ss".into())
+            )
+        );
+        assert_eq!(
+            c("tls://s3cr3t@h:4222"),
+            ("tls://h:4222".into(), Credentials::Token("s3cr3t".into()))
+        );
+        assert_eq!(
+            c("nats://h:4222"),
+            ("nats://h:4222".into(), Credentials::None)
+        );
+    }
 }

@@ -366,3 +366,164 @@ async fn a_redis_replica_is_a_destination_down_not_a_refusal() {
     drop(replica);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What NATS could never take is refused before it is sent, and its row parks at once with no
+/// attempt counted, while the route's other rows go out: an ordering key with a line break
+/// (written as it is, it ended the header and began another: a `Nats-Msg-Id` naming another
+/// event made JetStream drop the message as a duplicate, acknowledged), and a message over the
+/// server's `max_payload` (1 MiB; sent, the server closed the connection and every publish in
+/// flight timed out, an attempt each).
+#[tokio::test]
+async fn nats_refuses_a_header_with_a_line_break_and_a_message_over_max_payload() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, Some(3)).await;
+    let ids: Vec<(uuid::Uuid, uuid::Uuid)> =
+        sqlx::query_as(&format!("SELECT id, event_id FROM {t} ORDER BY created_at"))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    let injected = format!("k\r\nNats-Msg-Id: {}", ids[1].1);
+    sqlx::query(&format!("UPDATE {t} SET ordering_key = $1 WHERE id = $2"))
+        .bind(&injected)
+        .bind(ids[0].0)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    sqlx::query(&format!(
+        "UPDATE {t} SET payload = jsonb_build_object('blob', repeat('x', 1100000)) WHERE id = $1"
+    ))
+    .bind(ids[2].0)
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let subject = format!("{}.orders", schema.name);
+    let js = async_nats::jetstream::new(
+        async_nats::connect(NATS)
+            .await
+            .expect("NATS on 127.0.0.1:4222 (scripts/services.sh starts it)"),
+    );
+    let name = schema.name.clone();
+    let _ = js.delete_stream(&name).await;
+    js.create_stream(async_nats::jetstream::stream::Config {
+        name: name.clone(),
+        subjects: vec![subject.clone()],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let cfg = crate::common::config_file(
+        test,
+        &format!("relay:\n  routes:\n    orders:\n      to: {NATS}\n      channel: {subject}\n"),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
+    let rows: Vec<(String, i32, Option<String>)> = sqlx::query_as(&format!(
+        "SELECT status, attempts, last_error FROM {t} ORDER BY created_at"
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    let error = |i: usize| rows[i].2.clone().unwrap_or_default();
+    assert_eq!((rows[0].0.as_str(), rows[0].1), ("failed", 0), "{rows:?}");
+    assert!(error(0).contains("line break"), "{rows:?}");
+    assert_eq!(
+        (rows[1].0.as_str(), rows[1].1),
+        ("published", 0),
+        "{rows:?}"
+    );
+    assert_eq!((rows[2].0.as_str(), rows[2].1), ("failed", 0), "{rows:?}");
+    assert!(error(2).contains("max_payload"), "{rows:?}");
+    let mut stream = js.get_stream(&name).await.unwrap();
+    assert_eq!(stream.info().await.unwrap().state.messages, 1);
+    let sent = stream.get_raw_message(1).await.unwrap();
+    let msg_id = sent.headers.get(async_nats::header::NATS_MESSAGE_ID);
+    assert_eq!(
+        msg_id.map(|v| v.as_str().to_owned()),
+        Some(ids[1].1.to_string())
+    );
+    js.delete_stream(&name).await.unwrap();
+}
+
+/// A NATS URL's credentials reach the server: `nats://user:password@host` as a user and
+/// password, `nats://token@host` as a token (the client ignores a URL's user information by
+/// itself). A wrong password is refused at start (exit 2); neither secret is printed, even by
+/// `-vv`.
+#[tokio::test]
+async fn nats_credentials_in_the_url_are_sent_and_never_shown() {
+    use crate::common::{OwnServer, stable_port};
+    use std::path::Path;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    for (auth, secret, url_userinfo) in [
+        (
+            ["--user", "relay", "--pass", "Zpw5ecret"],
+            "Zpw5ecret",
+            "relay:Zpw5ecret",
+        ),
+        (["--auth", "Tok3nZq9", "", ""], "Tok3nZq9", "Tok3nZq9"),
+    ] {
+        let port = stable_port();
+        let args: Vec<String> = auth
+            .iter()
+            .filter(|a| !a.is_empty())
+            .map(|a| a.to_string())
+            .collect();
+        let mut nats = OwnServer::new(test, Path::new("/usr/sbin/nats-server"), port, move |dir| {
+            let mut c = std::process::Command::new("/usr/sbin/nats-server");
+            c.args(["-a", "127.0.0.1", "-p", &port.to_string(), "-js", "-sd"])
+                .arg(dir)
+                .args(&args);
+            c
+        });
+        nats.start().await;
+        let url = format!("nats://{url_userinfo}@127.0.0.1:{port}");
+        let options = match url_userinfo.split_once(':') {
+            Some((u, p)) => async_nats::ConnectOptions::with_user_and_password(u.into(), p.into()),
+            None => async_nats::ConnectOptions::with_token(secret.into()),
+        };
+        let client = options.connect(format!("127.0.0.1:{port}")).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        js.create_stream(async_nats::jetstream::stream::Config {
+            name: "auth".into(),
+            subjects: vec!["auth.orders".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        stage(&mut conn, &t, "orders", 2, None).await;
+        let cfg = crate::common::config_file(
+            test,
+            &format!(
+                "relay:\n  routes:\n    orders:\n      to: \"{url}\"\n      channel: auth.orders\n"
+            ),
+        );
+        let out = ob(["relay", "--once", "-vv"]).pg(&t).config(&cfg).run();
+        assert_eq!(out.code, OK, "{out:?}");
+        assert!(!format!("{out:?}").contains(secret), "{out:?}");
+        let mut stream = js.get_stream("auth").await.unwrap();
+        assert_eq!(stream.info().await.unwrap().state.messages, 2);
+        // a wrong secret is the server's refusal, at start
+        stage(&mut conn, &t, "orders", 1, None).await;
+        let wrong = url.replace(secret, "Wr0ngZz");
+        let cfg = crate::common::config_file(
+            test,
+            &format!(
+                "relay:\n  routes:\n    orders:\n      to: \"{wrong}\"\n      channel: auth.orders\n"
+            ),
+        );
+        let out = ob(["relay", "--once"]).pg(&t).config(&cfg).run();
+        assert_eq!(out.code, ERROR, "{out:?}");
+        assert!(out.stderr.contains("check the credentials"), "{out:?}");
+        assert!(!out.stderr.contains("Wr0ngZz"), "{out:?}");
+        sqlx::raw_sql(&format!("DELETE FROM {t}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        nats.stop();
+    }
+}
