@@ -265,6 +265,15 @@ impl Publisher for Amqp {
     fn publish(&self, message: Arc<Message>) -> BoxFuture<'static, Result<(), PublishError>> {
         let (url, opts, slot) = (self.url.clone(), self.opts.clone(), self.slot.clone());
         Box::pin(async move {
+            // the `type` property is a short string: a longer one would be cut at its length
+            // byte and the frame the broker reads broken (it closes the connection)
+            if message.event_type.len() > 255 {
+                return Err(PublishError::permanent(format!(
+                    "event {} has an event_type of {} bytes; the AMQP type property holds 255 at most",
+                    message.event_id,
+                    message.event_type.len()
+                )));
+            }
             let queue = naming::rabbitmq_queue(
                 &opts.channel,
                 &opts.namespace,
@@ -274,6 +283,10 @@ impl Publisher for Amqp {
             let channel = {
                 let mut guard = slot.lock().await;
                 match guard.as_ref() {
+                    // a resource alarm: the broker reads nothing this connection sends
+                    Some((conn, _)) if conn.status().blocked() => {
+                        return Err(PublishError::away(BLOCKED));
+                    }
                     Some((_, ch)) if ch.status().connected() => ch.clone(),
                     _ => {
                         let (conn, ch) = open(&url)
@@ -328,11 +341,18 @@ impl Publisher for Amqp {
         })
     }
 
-    /// A fresh connection (the handshake is a round trip), with the queue checked as at start;
-    /// it then serves the publishes.
+    /// The connection the broker blocked (a resource alarm) is not back until the broker
+    /// unblocks it: a fresh one would be blocked only once it publishes. Otherwise a fresh
+    /// connection (the handshake is a round trip), with the queue checked as at start; it
+    /// then serves the publishes.
     fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let (url, opts, slot) = (self.url.clone(), self.opts.clone(), self.slot.clone());
         Box::pin(async move {
+            let blocked = (slot.lock().await.as_ref())
+                .is_some_and(|(conn, _)| conn.status().connected() && conn.status().blocked());
+            if blocked {
+                return Err(DestinationError::unreachable(BLOCKED));
+            }
             let (conn, channel) = open(&url).await?;
             if !opts.tenant_aware && opts.exchange.is_none() {
                 let queue = naming::rabbitmq_queue(&opts.channel, &opts.namespace, false, None)
@@ -346,6 +366,8 @@ impl Publisher for Amqp {
         })
     }
 }
+
+const BLOCKED: &str = "RabbitMQ blocks publishing on this connection: a resource alarm (memory or disk) is set on the broker";
 
 /// A publish (of a body of `len` bytes) whose channel closed under it. Closed by the broker
 /// with a soft error, the broker judged a message: one over `max_message_size`

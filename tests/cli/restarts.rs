@@ -285,6 +285,35 @@ async fn rabbitmq_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_no
     .await;
 }
 
+/// A resource alarm on RabbitMQ (its disk free limit raised past what the disk has) blocks
+/// every connection that publishes: the broker reads nothing more from it, yet a fresh
+/// connection opens and declares as before. Like a stall, it costs the publishes in flight one
+/// attempt each and parks nothing: the relay finds the destination down while its connection
+/// is blocked, instead of probing with a fresh connection, resuming and spending an attempt
+/// of every row in flight again, pass after pass.
+#[tokio::test]
+async fn rabbitmq_resource_alarm_costs_the_publishes_in_flight_one_attempt_and_parks_nothing() {
+    let test = test_name!();
+    let (rabbit, url) = own_rabbitmq(test).await;
+    let dest = format!("      to: {url}\n      channel: alarm\n      declare: true\n");
+    let log = rabbit.dir.join("relay.log");
+    let limit = |bytes: &str| {
+        let node = format!("outboxctl{}@localhost", rabbit.port);
+        let status = Command::new("/usr/lib/rabbitmq/bin/rabbitmqctl")
+            .args(["-n", &node, "set_disk_free_limit", bytes])
+            .env("HOME", &rabbit.dir)
+            .env("ERL_EPMD_ADDRESS", "127.0.0.1")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "rabbitmqctl set_disk_free_limit {bytes}");
+    };
+    relay_across_stall(test, &dest, &log, &mut || limit("100000GB"), &mut || {
+        limit("50MB")
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_stalled_costs_the_publishes_in_flight_one_attempt_and_parks_nothing() {
     let port = free_port();

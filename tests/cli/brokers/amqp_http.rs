@@ -395,3 +395,117 @@ async fn http_webhook_redirects_and_credentials() {
     assert!(!format!("{out:?}").contains("Zpw12345"), "{out:?}");
     assert_eq!(row(&mut conn).await.2, None);
 }
+
+/// An `event_type` longer than the AMQP `type` property holds (255 bytes) is refused for good
+/// before it is sent: the row parks at once, the broker keeps its connection and the route's
+/// other rows go out. (Sent, it broke the frame; the broker closed the connection, and the
+/// relay took the route for down and claimed the row first again after every probe.)
+#[tokio::test]
+async fn rabbitmq_an_event_type_over_255_bytes_parks_at_once() {
+    use lapin::options::{QueueDeclareOptions, QueueDeleteOptions};
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let long = "t".repeat(300);
+    sqlx::query(&format!(
+        "UPDATE {t} SET event_type = $1 WHERE id = (SELECT id FROM {t} ORDER BY created_at LIMIT 1)"
+    ))
+    .bind(&long)
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let queue = format!("{}.orders.long", schema.name);
+    let (_c, ch) = amqp_channel().await;
+    let _ = ch.queue_delete(&queue, QueueDeleteOptions::default()).await;
+    let durable = QueueDeclareOptions {
+        durable: true,
+        ..Default::default()
+    };
+    ch.queue_declare(&queue, durable, Default::default())
+        .await
+        .unwrap();
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      channel: \"{queue}\"\n"
+        ),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, CHECK_FAILED, "one row parked: {out:?}");
+    assert!(!out.stdout.contains("destination down"), "{out:?}");
+    let rows: Vec<(String, String, i32, Option<String>)> = sqlx::query_as(&format!(
+        "SELECT event_type, status, attempts, last_error FROM {t} ORDER BY created_at"
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    let (_, status, attempts, error) = &rows[0];
+    assert_eq!((status.as_str(), *attempts), ("failed", 0), "{rows:?}");
+    assert!(
+        error.as_deref().unwrap().contains("255 at most"),
+        "{rows:?}"
+    );
+    for (kind, status, _, _) in &rows[1..] {
+        assert_eq!(
+            (kind.as_str(), status.as_str()),
+            ("order.placed", "published")
+        );
+    }
+    let count = ch
+        .queue_declare(
+            &queue,
+            QueueDeclareOptions {
+                passive: true,
+                ..durable
+            },
+            Default::default(),
+        )
+        .await
+        .unwrap()
+        .message_count();
+    assert_eq!(count, 2, "the route's other rows went out");
+    let _ = ch.queue_delete(&queue, QueueDeleteOptions::default()).await;
+}
+
+/// A message whose headers HTTP cannot carry (an ordering key with a line break) is refused
+/// for good before any request: the row parks at once, and the route's other rows go out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_webhook_parks_a_header_it_cannot_send_at_once() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, Some(3)).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET ordering_key = E'k\\r\\nX-Injected: 1' WHERE id = (SELECT id FROM {t} ORDER BY created_at LIMIT 1)"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let server = hook(vec![]).await;
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "relay:\n  routes:\n    orders:\n      to: {}\n",
+            server.addr
+        ),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, CHECK_FAILED, "{out:?}");
+    let rows: Vec<(String, i32, Option<String>)> = sqlx::query_as(&format!(
+        "SELECT status, attempts, last_error FROM {t} ORDER BY created_at"
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!((rows[0].0.as_str(), rows[0].1), ("failed", 0), "{rows:?}");
+    assert!(
+        rows[0].2.as_deref().unwrap().contains("cannot be made"),
+        "{rows:?}"
+    );
+    assert!(rows[1..].iter().all(|r| r.0 == "published"), "{rows:?}");
+    let requests = server.requests.lock().unwrap().len();
+    assert_eq!(requests, 2, "no request for the parked row");
+}
