@@ -211,6 +211,10 @@ impl Post {
                 PublishError::timed_out(format!("POST timed out: {e}"))
             } else if e.is_connect() {
                 PublishError::away(format!("POST failed: {e}"))
+            } else if e.is_builder() {
+                // the same message could never be sent: a header value with a line break
+                // (an ordering key, an event type), say
+                PublishError::permanent(format!("the POST cannot be made: {e}"))
             } else {
                 PublishError::transient(format!("POST failed: {e}"))
             }
