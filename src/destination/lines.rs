@@ -5,13 +5,16 @@
 //! the write, under the same lock, so no partial line stays; a line a writer killed mid-write
 //! left unfinished (`kill -9` can stop a write between pages) is cut back, under the lock,
 //! before the next write. Out of space (ENOSPC, EDQUOT) means the destination is away; the
-//! probe waits for free space.
+//! probe waits for free space. A write the reader of a pipe (stdout, a FIFO) does not take is
+//! given up at the publish bound (the relay's wait, not the write: it goes on) and the
+//! destination is away until it is done.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
@@ -28,6 +31,9 @@ enum Target {
     File {
         file: Mutex<File>,
         fsync: bool,
+        /// A character device (`/dev/null`): a write that never waits, made inline. Anything
+        /// else is written from the blocking pool: a pipe's reader may stop reading.
+        device: bool,
         /// The size of the last write that found the disk full: the probe waits for that
         /// much free space (and at least [`MIN_FREE`]).
         needed: AtomicU64,
@@ -40,6 +46,10 @@ const MIN_FREE: u64 = 64 * 1024;
 pub struct Lines {
     target: Arc<Target>,
     pending: Arc<Mutex<Vec<u8>>>,
+    /// A write is under way: a pipe whose reader stopped holds it, past the pass that began
+    /// it (the relay stops waiting at its publish bound). The next flush writes nothing
+    /// and the probe finds the destination down until that write is done.
+    writing: Arc<AtomicBool>,
     /// How traces name it: `stdout`, or the file's path.
     name: String,
 }
@@ -49,6 +59,7 @@ impl Lines {
         Self {
             target: Arc::new(Target::Stdout(lock)),
             pending: Arc::default(),
+            writing: Arc::default(),
             name: "stdout".into(),
         }
     }
@@ -67,14 +78,16 @@ impl Lines {
             opened => opened?,
         };
         // A regular file is fsynced before marks; a device such as /dev/null has nothing to sync.
-        let fsync = file.metadata()?.file_type().is_file();
+        let kind = file.metadata()?.file_type();
         Ok(Self {
             target: Arc::new(Target::File {
                 file: Mutex::new(file),
-                fsync,
+                fsync: kind.is_file(),
+                device: kind.is_char_device(),
                 needed: AtomicU64::new(0),
             }),
             pending: Arc::default(),
+            writing: Arc::default(),
             name: path.display().to_string(),
         })
     }
@@ -93,19 +106,27 @@ impl Publisher for Lines {
 
     fn flush(&self) -> BoxFuture<'static, Result<(), PublishError>> {
         let (target, pending) = (self.target.clone(), self.pending.clone());
+        let (writing, name) = (self.writing.clone(), self.name.clone());
         Box::pin(async move {
             let buf = std::mem::take(&mut *pending.lock().expect("not poisoned"));
             if buf.is_empty() {
                 return Ok(());
             }
-            // Without an fsync the write lands in the page cache (or a device such as
-            // /dev/null): cheaper inline than a hop to the blocking pool.
-            if matches!(&*target, Target::File { fsync: false, .. }) {
+            // A device such as /dev/null takes a write at once: cheaper inline than a hop to
+            // the blocking pool.
+            if matches!(&*target, Target::File { device: true, .. }) {
                 return write_all(&target, &buf);
             }
-            tokio::task::spawn_blocking(move || write_all(&target, &buf))
-                .await
-                .map_err(|e| PublishError::transient(format!("writer task failed: {e}")))?
+            if writing.swap(true, Ordering::AcqRel) {
+                return Err(PublishError::away(still_writing(&name)));
+            }
+            tokio::task::spawn_blocking(move || {
+                let written = write_all(&target, &buf);
+                writing.store(false, Ordering::Release);
+                written
+            })
+            .await
+            .map_err(|e| PublishError::transient(format!("writer task failed: {e}")))?
         })
     }
 
@@ -128,10 +149,18 @@ impl Publisher for Lines {
         std::time::Duration::from_secs(30)
     }
 
-    /// A file: enough free space on its file system for the write that found it full.
+    /// No write still under way (its reader has taken it), and for a file enough free space
+    /// on its file system for the write that found it full.
     fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let target = self.target.clone();
+        let still = self
+            .writing
+            .load(Ordering::Acquire)
+            .then(|| still_writing(&self.name));
         Box::pin(async move {
+            if let Some(still) = still {
+                return Err(DestinationError::local(still));
+            }
             let Target::File { file, needed, .. } = &*target else {
                 return Ok(());
             };
@@ -151,6 +180,10 @@ impl Publisher for Lines {
             }
         })
     }
+}
+
+fn still_writing(name: &str) -> String {
+    format!("{name} has not taken the last write yet (a pipe whose reader stopped reading?)")
 }
 
 /// Bytes an unprivileged writer may still use on the file's file system.
@@ -237,11 +270,12 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
             file,
             fsync,
             needed,
+            ..
         } => {
             let guard = file.lock().expect("not poisoned");
             let mut f: &File = &guard;
             if !*fsync {
-                // a device (/dev/null): nothing to lock, cut back or sync
+                // a device (/dev/null) or a pipe: nothing to lock, cut back or sync
                 return f.write_all(buf).map_err(|e| fail("writing to the file", e));
             }
             let _lock = Flock::take(f).map_err(|e| fail("locking the file", e))?;

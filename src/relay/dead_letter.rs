@@ -73,10 +73,13 @@ pub(super) async fn dead_letter_first(
         }
         let limit = parking.deadline.bound(now + timeout);
         let letter = Arc::new(dead_letter_message(message, &error, rows[i].attempts + 1));
-        let publish = tokio::time::timeout_at(limit.into(), dl.publish(letter));
+        // the write (a file's flush) within the same bound as the publish
+        let publish = tokio::time::timeout_at(limit.into(), async {
+            dl.publish(letter).await?;
+            dl.flush().await
+        });
         let sent = match parking.deadline.unless_stopped(publish).await {
-            Some(Ok(Ok(()))) => dl.flush().await,
-            Some(Ok(Err(e))) => Err(e),
+            Some(Ok(sent)) => sent,
             _ => Err(PublishError::timed_out("dead-letter publish timed out")),
         };
         match sent {

@@ -354,7 +354,19 @@ async fn pass_body<S: RelayStore>(
                     outcomes[i] = outcome;
                 }
                 if any_published {
-                    let flushed = publisher.flush().await;
+                    // bounded like a publish: a pipe whose reader stopped holds a write for
+                    // as long as it likes (it goes on; the probe waits for it)
+                    let now = Instant::now();
+                    let limit = deadline.bound(now + publish_timeout(settings, publisher.as_ref()));
+                    let flushed = tokio::time::timeout_at(limit.into(), publisher.flush())
+                        .await
+                        .unwrap_or_else(|_| {
+                            Err(PublishError::timed_out(format!(
+                                "writing out timed out after {:.3}s",
+                                now.elapsed().as_secs_f64()
+                            )))
+                        });
+                    timed_out |= matches!(&flushed, Err(e) if e.kind == Refusal::TimedOut);
                     if flushed.is_ok() {
                         let at = Utc::now();
                         for &i in &chunk {

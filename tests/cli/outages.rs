@@ -343,6 +343,81 @@ async fn file_on_a_full_disk_counts_no_attempt_and_leaves_no_partial_line() {
     assert_eq!((written.len(), ids.len()), (320, 320));
 }
 
+/// A pipe whose reader stops reading (a FIFO here; stdout piped to a stuck consumer alike)
+/// holds the relay's write for as long as it likes. Under consume the pass stops waiting at its
+/// deadline, inside its transaction's idle limit, and commits; the destination is down while
+/// the write waits (the route claims nothing meanwhile); once the reader reads again every
+/// event arrives and nothing is parked. (The write used to block the relay whole, and the
+/// server ended the pass's session at its idle limit.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pipe_whose_reader_stops_holds_no_pass_past_its_deadline() {
+    use std::io::BufRead;
+    use std::os::unix::fs::OpenOptionsExt;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let t = schema.rel("outbox");
+    // lines of about 1 KiB: far more than a pipe holds (64 KiB)
+    stage(&mut conn, &t, "orders", 300, Some(4)).await;
+    let pad = format!("UPDATE {t} SET payload = jsonb_build_object('pad', repeat('x', 1000))");
+    sqlx::raw_sql(&pad).execute(&mut conn).await.unwrap();
+    let staged: HashSet<String> = crate::common::staged_event_ids(&mut conn, &t)
+        .await
+        .into_iter()
+        .collect();
+    let fifo = out_file(test).with_extension("fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo {}", fifo.display());
+    // a reader that reads nothing yet
+    let idle_reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let cfg = config_file(
+        test,
+        &format!(
+            "outbox:\n  storage: consume\nrelay:\n  interval: 100ms\n  pass_deadline: 1s\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+            fifo.display()
+        ),
+    );
+    let log = out_file(test).with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    wait_log(&log, "has not taken the last write yet", 1).await;
+    // the reader reads again: every line, until the relay closes the pipe
+    let reader = std::fs::File::open(&fifo).unwrap();
+    drop(idle_reader);
+    let read = std::thread::spawn(move || {
+        let lines = std::io::BufReader::new(reader).lines();
+        let ids = lines.map(|l| {
+            let line: serde_json::Value = serde_json::from_str(&l.unwrap()).unwrap();
+            line["event_id"].as_str().unwrap().to_owned()
+        });
+        ids.collect::<HashSet<String>>()
+    });
+    let left = format!("SELECT count(*) FROM {t}");
+    crate::common::eventually(
+        Duration::from_secs(60),
+        "the outbox drained",
+        async || match count(&mut conn, &left).await {
+            0 => Ok(()),
+            n => Err(format!("{n} rows left")),
+        },
+    )
+    .await;
+    assert!(relay.terminate().success());
+    let received = read.join().unwrap();
+    assert_eq!(received, staged, "every event arrived");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !["idle-in-transaction", "pass failed", "database is away"]
+            .iter()
+            .any(|bad| text.contains(bad)),
+        "every pass committed within its limits:\n{text}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_destination_stalled_does_not_hold_up_another() {
     let test = test_name!();
