@@ -28,6 +28,14 @@ fn parses_kafka_urls() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("needs a port") && !e.contains("secret"), "{e}");
+    // a password with a raw `?`: the URL is cut there, and no part of the password shown
+    let e = KafkaUrl::parse("kafka://app:s3cr?et@b1:9092")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("a broker is not host:port") && !e.contains("s3cr"),
+        "{e}"
+    );
     let e = KafkaUrl::parse("kafka://b1:9092?acks=1")
         .unwrap_err()
         .to_string();
