@@ -126,9 +126,10 @@ fn query_passwords(raw: &str) -> impl Iterator<Item = std::ops::Range<usize>> + 
 /// that differ only there are shown alike.
 pub fn mask(raw: &str) -> String {
     let mut masked = mask_userinfo(raw);
-    let web = ["http://", "https://"]
-        .iter()
-        .any(|s| masked.starts_with(s));
+    let scheme = masked
+        .split_once("://")
+        .map(|(s, _)| s.to_ascii_lowercase());
+    let web = matches!(scheme.as_deref(), Some("http" | "https"));
     if let Some(query) = masked.find(['?', '#']).filter(|_| web) {
         masked.replace_range(query.., "?****");
     }
@@ -154,7 +155,12 @@ fn mask_userinfo(raw: &str) -> String {
     let (userinfo, host) = (&rest[..end], &rest[end + 1..]);
     match userinfo.split_once(':') {
         Some((user, _)) => format!("{scheme}://{user}:****@{host}"),
-        None if matches!(scheme, "nats" | "tls") => format!("{scheme}://****@{host}"),
+        None if ["nats", "tls"]
+            .iter()
+            .any(|s| scheme.eq_ignore_ascii_case(s)) =>
+        {
+            format!("{scheme}://****@{host}")
+        }
         None => format!("{scheme}://{userinfo}@{host}"),
     }
 }
@@ -268,5 +274,8 @@ mod tests {
             "http://u:****@h:8080/hook?****"
         );
         assert_eq!(mask("https://h/hook"), "https://h/hook");
+        // schemes are read in any case
+        assert_eq!(mask("NATS://s3cr3tT0k@h:4222"), "NATS://****@h:4222");
+        assert_eq!(mask("HTTPS://h/in?token=s3cr3t"), "HTTPS://h/in?****");
     }
 }

@@ -263,8 +263,21 @@ pub enum RouteSpec {
 }
 
 impl RouteSpec {
-    /// The destination as logs, metrics and lanes name it (password masked): routes whose
-    /// specs show the same destination share one lane and its down state.
+    /// The destination itself, secrets and all (never shown): routes whose specs name the
+    /// same one share one lane and its down state.
+    pub fn identity(&self) -> String {
+        match self {
+            Self::Redis { url, .. }
+            | Self::Amqp { url, .. }
+            | Self::Nats { url, .. }
+            | Self::Http { url, .. }
+            | Self::Kafka { url, .. } => url.clone(),
+            _ => self.shown(),
+        }
+    }
+
+    /// The destination as logs and metrics name it (password, a NATS token and a webhook's
+    /// query masked).
     pub fn shown(&self) -> String {
         match self {
             Self::Stdout => "stdout".into(),

@@ -332,11 +332,12 @@ impl LaneBuild<'_> {
     ) -> Result<Vec<LaneRoutes>, Error> {
         let stdout_lock = Arc::new(Mutex::new(()));
         let mut lanes: Vec<LaneRoutes> = Vec::new();
+        let mut identities: Vec<String> = Vec::new();
         let build_ctx = destination::BuildContext::from_config(self.config);
         for ((route, dest), ((spec, planned_warnings), dead_letter)) in
             self.routes.iter().zip(planned)
         {
-            let shown = spec.shown();
+            let (shown, identity) = (spec.shown(), spec.identity());
             let (sink, mut warnings) =
                 destination::connect(route, spec, &stdout_lock, build_ctx).await?;
             warnings.splice(0..0, planned_warnings);
@@ -371,9 +372,12 @@ impl LaneBuild<'_> {
                     "route {route}: postgres-table under retain storage is at-least-once (each mark commits on its own); consume storage makes it exactly once"
                 ));
             }
-            let lane = match lanes.iter().position(|(d, _, _)| *d == shown) {
+            // by the destination itself, not as shown: two webhooks that differ only in
+            // their (masked) query are two lanes
+            let lane = match identities.iter().position(|d| *d == identity) {
                 Some(i) => i,
                 None => {
+                    identities.push(identity);
                     lanes.push((shown, Vec::new(), HashMap::new()));
                     lanes.len() - 1
                 }

@@ -100,7 +100,11 @@ impl Receiver {
     }
 }
 
-/// One connection: requests answered 200 (a HEAD too), or held unanswered while stalled.
+/// Requests held because their URL asked for it.
+static HELD_BY_URL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One connection: requests answered 200 (a HEAD too), or held unanswered while stalled (or
+/// when their URL asks for it, `?stall=1`).
 async fn serve(
     sock: tokio::net::TcpStream,
     bodies: Arc<Mutex<Vec<String>>>,
@@ -131,7 +135,11 @@ async fn serve(
         if r.read_exact(&mut body).await.is_err() {
             return;
         }
-        if stalled.load(Ordering::Relaxed) {
+        let asked = line.contains("stall=1");
+        if asked {
+            HELD_BY_URL.fetch_add(1, Ordering::Relaxed);
+        }
+        if stalled.load(Ordering::Relaxed) || asked {
             // the connection stays open; nothing answers
             std::future::pending::<()>().await;
         }
@@ -461,6 +469,43 @@ async fn one_destination_stalled_does_not_hold_up_another() {
     )
     .await;
     assert_eq!(failed, 0);
+}
+
+/// Two webhooks that differ only in their query (which logs and metrics mask alike) are two
+/// destinations: while one stalls, the other delivers within its usual cadence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_that_differ_only_in_their_query_do_not_hold_each_other_up() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let receiver = Receiver::start().await;
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  publish_timeout: 5s\n  routes:\n    a_slow:\n      to: \"{url}?stall=1\"\n    b_fast:\n      to: \"{url}?stall=0\"\n",
+            url = receiver.url(),
+        ),
+    );
+    let log = out_file(test).with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    stage(&mut conn, &t, "a_slow", 10, Some(2)).await;
+    // a_slow's pass waits on its webhook now: b_fast's rows come while it waits
+    wait_until(Duration::from_secs(30), "a_slow's POST held", || {
+        HELD_BY_URL.load(Ordering::Relaxed) > 0
+    })
+    .await;
+    let started = Instant::now();
+    stage(&mut conn, &t, "b_fast", 50, Some(10)).await;
+    let fast =
+        format!("SELECT count(*) FROM {t} WHERE outbox_route = 'b_fast' AND status = 'published'");
+    wait_rows(&mut conn, &fast, 50).await;
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(4),
+        "the fast webhook waited for the stalled one: {took:?}"
+    );
+    drop(relay);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -113,8 +113,14 @@ impl KafkaUrl {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let Some((_, setting)) = PARAMS.iter().find(|(name, _)| *name == key) else {
                 let known: Vec<&str> = PARAMS.iter().map(|(name, _)| *name).collect();
+                // named only as the masked URL shows it (a password's tail after a raw `?`)
+                let key = if shown.contains(key) {
+                    format!("{key:?}")
+                } else {
+                    "in the query".to_owned()
+                };
                 return Err(DestinationError::invalid(format!(
-                    "{shown}: unknown parameter {key:?} (known: {})",
+                    "{shown}: unknown parameter {key} (known: {})",
                     known.join(", ")
                 )));
             };

@@ -36,6 +36,13 @@ fn parses_kafka_urls() {
         e.contains("a broker is not host:port") && !e.contains("s3cr"),
         "{e}"
     );
+    let e = KafkaUrl::parse("kafka://app:1234?s3cret@b1:9092")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown parameter in the query") && !e.contains("s3cret"),
+        "{e}"
+    );
     let e = KafkaUrl::parse("kafka://b1:9092?acks=1")
         .unwrap_err()
         .to_string();
