@@ -79,11 +79,13 @@ impl Lines {
         };
         // A regular file is fsynced before marks; a device such as /dev/null has nothing to sync.
         let kind = file.metadata()?.file_type();
+        // a terminal is a device too, but one that can stop taking writes (Ctrl-S)
+        let terminal = std::io::IsTerminal::is_terminal(&file);
         Ok(Self {
             target: Arc::new(Target::File {
                 file: Mutex::new(file),
                 fsync: kind.is_file(),
-                device: kind.is_char_device(),
+                device: kind.is_char_device() && !terminal,
                 needed: AtomicU64::new(0),
             }),
             pending: Arc::default(),
