@@ -53,20 +53,35 @@ async fn dial(url: &str, ack_timeout: Duration) -> Result<Conn, DestinationError
         Credentials::Token(token) => options.token(token),
         Credentials::UserPassword(user, password) => options.user_and_password(user, password),
     };
-    let client = options.connect(server.as_str()).await.map_err(|e| {
-        use async_nats::ConnectErrorKind as K;
-        let refused = matches!(e.kind(), K::Authentication | K::AuthorizationViolation);
-        let text = format!("connecting to NATS at {}: {e}", crate::dburl::mask(url));
-        if refused {
-            DestinationError::refused(text).because(e)
-        } else {
-            DestinationError::unreachable(text).because(e)
-        }
-    })?;
+    // bounded as a whole: the client's own timeout covers the TCP connect, not a server that
+    // accepts and never says a word
+    let connect = tokio::time::timeout(CONNECT_WITHIN, options.connect(server.as_str()));
+    let shown = crate::dburl::mask(url);
+    let client = connect
+        .await
+        .map_err(|_| {
+            let within = crate::duration::Dur(CONNECT_WITHIN);
+            DestinationError::unreachable(format!(
+                "connecting to NATS at {shown}: no answer within {within}"
+            ))
+        })?
+        .map_err(|e| {
+            use async_nats::ConnectErrorKind as K;
+            let refused = matches!(e.kind(), K::Authentication | K::AuthorizationViolation);
+            let text = format!("connecting to NATS at {shown}: {e}");
+            if refused {
+                DestinationError::refused(text).because(e)
+            } else {
+                DestinationError::unreachable(text).because(e)
+            }
+        })?;
     let mut js = jetstream::new(client.clone());
     js.set_timeout(ack_timeout);
     Ok((client, js))
 }
+
+/// How long dialing NATS may take, the server's first words included.
+const CONNECT_WITHIN: Duration = Duration::from_secs(5);
 
 /// What a NATS URL's user information says: `nats://user:password@host` a user and password,
 /// `nats://token@host` a token (as the NATS tools read them; the client itself ignores both).

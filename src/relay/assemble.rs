@@ -199,13 +199,16 @@ pub async fn assemble_on(
     };
     // The database first: a pooler that cannot hold a transaction, or a server that does not
     // answer, stops the relay before any broker is contacted. Then one store per lane.
-    let mut registered: Option<Registered> = None;
+    // The heartbeat runs from registering on: connecting to the destinations may take a
+    // while (a slow broker waits out its connect timeout), and meanwhile the row stays live
+    // and the pauses a first pass obeys stay fresh.
+    let mut heartbeat: Option<HeartbeatTask> = None;
     let built = async {
         Ok::<_, Error>(match backend {
             Backend::Postgres(pg) => {
                 let mut opts = pg.store_options();
                 let mut first = pg.relay_store(opts.clone()).await?;
-                registered =
+                let registered =
                     Registered::register(backend, config, identity, fleet.clone(), warn).await;
                 // With named statements the claim reads the pauses itself (free once
                 // prepared), so a pause holds from the next pass; unnamed ones would plan that
@@ -218,6 +221,7 @@ pub async fn assemble_on(
                 if opts.pauses.is_some() {
                     fleet.claim_checks_pauses();
                 }
+                heartbeat = registered.map(Registered::spawn);
                 first.read_pauses(opts.pauses.clone());
                 let mut stores = vec![first];
                 let lanes = lanes.build(planned, warn).await?;
@@ -229,8 +233,9 @@ pub async fn assemble_on(
             Backend::Mongo(mongo) => {
                 refuse_table_sinks(&routes)?;
                 let first = mongo.relay_store().await?;
-                registered =
-                    Registered::register(backend, config, identity, fleet.clone(), warn).await;
+                heartbeat = Registered::register(backend, config, identity, fleet.clone(), warn)
+                    .await
+                    .map(Registered::spawn);
                 let lanes = lanes.build(planned, warn).await?;
                 let stores = (0..lanes.len()).map(|_| first.fork()).collect();
                 AnyRelay::Mongo(relay_of(stores, lanes, settings, fleet))
@@ -250,15 +255,15 @@ pub async fn assemble_on(
     let Some(Ok(relay)) = built else {
         // registered, then unable to start (a destination, a store) or stopped meanwhile:
         // its row says stopped, not live and then stale for a day
-        if let Some(r) = registered {
-            r.withdraw(HEARTBEAT_STOP_WITHIN).await;
+        if let Some(h) = heartbeat {
+            h.stop(HEARTBEAT_STOP_WITHIN).await;
         }
         return built.transpose().map(|_| None);
     };
     Ok(Some(Assembled {
         relay,
         to_stdout,
-        heartbeat: registered.map(Registered::spawn),
+        heartbeat,
     }))
 }
 

@@ -162,15 +162,6 @@ impl Registered {
         Ok(self.fleet.apply(answer.pauses, sent))
     }
 
-    /// Marks the row stopped (bounded by `within`): the relay registered and then could not
-    /// start.
-    pub async fn withdraw(mut self, within: Duration) {
-        let stop = self.registry.stop(&self.identity.id);
-        if !matches!(tokio::time::timeout(within, stop).await, Ok(Ok(()))) {
-            tracing::warn!("could not mark this relay stopped in the registry");
-        }
-    }
-
     /// Heartbeats every interval until [`HeartbeatTask::stop`].
     pub fn spawn(mut self) -> HeartbeatTask {
         let (tx, mut rx) = watch::channel(false);

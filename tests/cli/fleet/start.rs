@@ -89,3 +89,63 @@ async fn a_relay_stopped_while_its_destination_connects_is_listed_stopped() {
     held.abort();
     listed_stopped(&schema, &cfg);
 }
+
+/// The heartbeat runs from registering on, not from the first pass: while a slow destination
+/// connects (a NATS address that accepts and never says a word: 3s), the relay's row stays
+/// fresh and a pause made meanwhile holds the relay's first pass of that route. (The pauses
+/// used to be read once at registering, so a route paused during a slow start was claimed; and
+/// a NATS server that never says a word held the start for good: it is given up after 5s.)
+#[tokio::test]
+async fn a_pause_made_while_a_destination_connects_holds_the_first_pass() {
+    let test = test_name!();
+    let (schema, mut conn, _) = registered(test).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((conn, _)) = silent.accept().await {
+            open.push(conn);
+        }
+    });
+    let to = out_file(test);
+    let cfg = config_file(
+        test,
+        &format!(
+            "{FAST}  routes:\n    a_slow:\n      to: nats://{addr}\n    orders:\n      to: \"file:{}\"\n",
+            to.display()
+        ),
+    );
+    let relay = ob(["relay", "--once", "--format", "json"])
+        .pg(&t)
+        .config(&cfg)
+        .run_async();
+    let relay = tokio::spawn(relay);
+    eventually(
+        Duration::from_secs(30),
+        "the relay registered",
+        async || match relays(&schema, &cfg).as_slice() {
+            [row] if row["state"] == "live" => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    )
+    .await;
+    ob(["route", "pause", "orders", "--reason", "during start"])
+        .pg(&t)
+        .code(OK);
+    let r = relay.await.unwrap();
+    held.abort();
+    assert_eq!(r.code, OK, "{r:?}");
+    let orders = r.json();
+    let orders = orders
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["route"] == "orders")
+        .unwrap()
+        .clone();
+    assert_eq!(orders["claimed"], 0, "{orders}");
+    assert_eq!(orders["paused"]["reason"], "during start", "{orders}");
+    assert_eq!(line_count(&to), 0);
+}
