@@ -416,6 +416,38 @@ async fn route_commands_refuse_bad_input_and_change_nothing() {
     assert_eq!(list, serde_json::json!([]), "nothing was paused");
 }
 
+/// An on-call role that may pause routes but not read the relays' rows: the pause is made and
+/// `route pause` exits 0, warning that it could not tell whether a relay serves the route
+/// (it used to exit 2 with the pause in force, and a script took the route for flowing).
+#[tokio::test]
+async fn route_pause_made_is_success_even_when_the_relays_cannot_be_listed() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let (s, role) = (&schema.name, format!("oncall_{}", schema.name));
+    sqlx::raw_sql(&format!(
+        "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN;
+         GRANT USAGE ON SCHEMA {s} TO {role}; GRANT ALL ON ALL TABLES IN SCHEMA {s} TO {role};
+         REVOKE ALL ON {s}.outbox_relays FROM {role}"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let url = crate::common::pg_url().replacen("://postgres@", &format!("://{role}@"), 1);
+    let r = ob(["route", "pause", "orders", "--reason", "bad deploy"])
+        .args(["--database-url", &url, "--relation", &t])
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(r.stderr.contains("could not list the relays"), "{r:?}");
+    let list = ob(["route", "list", "--format", "json"])
+        .pg(&t)
+        .code(OK)
+        .json();
+    assert_eq!(list[0]["reason"], "bad deploy", "{list}");
+    crate::common::drop_role(&mut conn, &role).await;
+}
+
 #[tokio::test]
 async fn a_relay_on_a_database_without_the_registry_runs_and_says_once_how_to_add_it() {
     let test = test_name!();
