@@ -142,6 +142,8 @@ pub trait RelayEvents: Sync {
     fn destination(&self, _destination: &str, _routes: &[PassTarget], _down: Option<&str>) {}
     /// The database went away (`Some(reason)`) or answers again (`None`).
     fn database(&self, _away: Option<&str>) {}
+    /// A lane waits out the database's absence (no tick runs meanwhile).
+    fn waiting(&self) {}
 }
 
 impl RelayEvents for () {}
@@ -334,6 +336,7 @@ impl<S: RelayStore> Lane<S> {
                     only = None;
                 }
             } else {
+                events.waiting();
                 let wait = database_away.as_ref().map_or(settings.interval, |d| {
                     d.next_probe.saturating_duration_since(Instant::now())
                 });

@@ -227,4 +227,9 @@ impl RelayEvents for LoopEvents<'_> {
     fn database(&self, away: Option<&str>) {
         self.metrics.database(away);
     }
+
+    /// The heartbeat goes on while the database is away, and fails: its count stays current.
+    fn waiting(&self) {
+        self.fleet_gauges();
+    }
 }

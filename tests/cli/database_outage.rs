@@ -79,7 +79,7 @@ async fn arrived(path: &Path, n: usize, what: &str, log: &Path) {
 
 /// The outage story on an outbox `base` (the database flags): 50 events delivered, the
 /// database stopped (`up(false)`) for `outage`, during which the endpoint says the database is
-/// away, the route takes no backoff, liveness stays 200 and readiness 503; started again (`up(true)`),
+/// away and counts the heartbeats that failed, the route takes no backoff, liveness stays 200 and readiness 503; started again (`up(true)`),
 /// 20 more staged, and the time from the database answering to their delivery returned.
 async fn across_an_outage(
     base: &[String],
@@ -106,6 +106,23 @@ async fn across_an_outage(
                 Ok(())
             } else {
                 Err(text)
+            }
+        },
+    )
+    .await;
+    // the heartbeat fails meanwhile, and /metrics counts it while the database is still away
+    eventually(
+        Duration::from_secs(30),
+        "a failed heartbeat counted during the outage",
+        async || {
+            let (_, text) = get(&format!("{metrics}/metrics")).await;
+            let failures = text
+                .lines()
+                .find_map(|l| l.strip_prefix("outboxctl_heartbeat_failures_total "))
+                .and_then(|n| n.trim().parse::<u64>().ok());
+            match failures {
+                Some(n) if n > 0 => Ok(()),
+                _ => Err(text),
             }
         },
     )
