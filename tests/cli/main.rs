@@ -20,6 +20,7 @@ mod ecosystem;
 mod endpoint;
 mod errors;
 mod failures;
+mod file_outages;
 mod fleet;
 mod floors;
 mod help_text;

@@ -1,10 +1,10 @@
 //! A destination that goes away is not a message it refused: a webhook receiver that stops
-//! listening or stalls, a `file:` destination on a full disk, one destination down beside
-//! another that keeps delivering, RabbitMQ URLs read as forze reads them, and what `/readyz`
-//! and the metrics say meanwhile. (The brokers' own outages and stalls: `restarts`.)
+//! listening or stalls, one destination down beside another that keeps delivering, RabbitMQ
+//! URLs read as forze reads them, and what `/readyz` and the metrics say meanwhile. (The
+//! brokers' own outages and stalls: `restarts`; a `file:` destination's: `file_outages`.)
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,7 +15,7 @@ use tokio::sync::watch;
 
 use crate::common::wait_rows;
 use crate::common::wait_until;
-use crate::common::{ERROR, OK, PgSchema, config_file, count, lines, migrate, out_file, stage};
+use crate::common::{ERROR, OK, PgSchema, config_file, count, migrate, out_file, stage};
 use crate::common::{
     assert_no_attempts, free_port, relay_across_stall, spawn_loop_relay, wait_log,
 };
@@ -264,166 +264,6 @@ async fn sigterm_during_a_stalled_retain_pass_leaves_no_row_processing() {
     }
     assert!(!log_text.contains("cut and rolled back"), "{log_text}");
     drop(schema);
-}
-
-/// A small tmpfs of the test's own, unmounted when dropped.
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn mount(test: &str, size: &str) -> Self {
-        let dir = std::env::temp_dir().join(crate::common::unique_name(test));
-        let _ = Command::new("umount").arg(&dir).status();
-        std::fs::create_dir_all(&dir).unwrap();
-        let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(&dir)
-            .status()
-            .unwrap();
-        assert!(
-            status.success(),
-            "mounting a tmpfs at {} failed: the test needs root (CAP_SYS_ADMIN)",
-            dir.display()
-        );
-        Self(dir)
-    }
-
-    /// Fills the file system until a write fails; the filler is `path`.
-    fn fill(&self, path: &Path) {
-        use std::io::Write;
-        let mut f = std::fs::File::create(path).unwrap();
-        let block = vec![b'x'; 4096];
-        while f.write_all(&block).and_then(|()| f.sync_data()).is_ok() {}
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-        let _ = std::fs::remove_dir(&self.0);
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn file_on_a_full_disk_counts_no_attempt_and_leaves_no_partial_line() {
-    let test = test_name!();
-    let (schema, mut conn) = PgSchema::new(test).await;
-    migrate(&schema, &[]).await;
-    let t = schema.rel("outbox");
-    let fs = Tmpfs::mount(test, "512k");
-    let out = fs.0.join("events.jsonl");
-    let filler = fs.0.join("filler");
-    stage(&mut conn, &t, "orders", 20, Some(4)).await;
-    let cfg = config_file(
-        test,
-        &format!(
-            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  max_attempts: 2\n  routes:\n    orders:\n      to: \"file:{}\"\n",
-            out.display()
-        ),
-    );
-    let log = out_file(test).with_extension("log");
-    let relay = spawn_loop_relay(&t, &cfg, &log);
-    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
-    wait_rows(&mut conn, &published, 20).await;
-    fs.fill(&filler);
-    let full = Instant::now();
-    stage(&mut conn, &t, "orders", 300, Some(4)).await;
-    wait_log(&log, "destination down", 1).await;
-    assert!(
-        std::fs::read_to_string(&log)
-            .unwrap()
-            .contains("No space left on device"),
-        "the reason is logged"
-    );
-    wait_until(Duration::from_secs(30), "a full disk for 2s", || {
-        full.elapsed() >= Duration::from_secs(2)
-    })
-    .await;
-    std::fs::remove_file(&filler).unwrap();
-    wait_rows(&mut conn, &published, 320).await;
-    assert!(relay.terminate().success());
-    assert_no_attempts(&mut conn, &t).await;
-    // every line whole (a failed write was cut back), every event exactly once
-    let written = lines(&out);
-    let ids: HashSet<String> = written
-        .iter()
-        .map(|l| l["event_id"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!((written.len(), ids.len()), (320, 320));
-}
-
-/// A pipe whose reader stops reading (a FIFO here; stdout piped to a stuck consumer alike)
-/// holds the relay's write for as long as it likes. Under consume the pass stops waiting at its
-/// deadline, inside its transaction's idle limit, and commits; the destination is down while
-/// the write waits (the route claims nothing meanwhile); once the reader reads again every
-/// event arrives and nothing is parked. (The write used to block the relay whole, and the
-/// server ended the pass's session at its idle limit.)
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_pipe_whose_reader_stops_holds_no_pass_past_its_deadline() {
-    use std::io::BufRead;
-    use std::os::unix::fs::OpenOptionsExt;
-    let test = test_name!();
-    let (schema, mut conn) = PgSchema::new(test).await;
-    migrate(&schema, &["--storage", "consume"]).await;
-    let t = schema.rel("outbox");
-    // lines of about 1 KiB: far more than a pipe holds (64 KiB)
-    stage(&mut conn, &t, "orders", 300, Some(4)).await;
-    let pad = format!("UPDATE {t} SET payload = jsonb_build_object('pad', repeat('x', 1000))");
-    sqlx::raw_sql(&pad).execute(&mut conn).await.unwrap();
-    let staged: HashSet<String> = crate::common::staged_event_ids(&mut conn, &t)
-        .await
-        .into_iter()
-        .collect();
-    let fifo = out_file(test).with_extension("fifo");
-    let _ = std::fs::remove_file(&fifo);
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success(), "mkfifo {}", fifo.display());
-    // a reader that reads nothing yet
-    let idle_reader = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&fifo)
-        .unwrap();
-    let cfg = config_file(
-        test,
-        &format!(
-            "outbox:\n  storage: consume\nrelay:\n  interval: 100ms\n  pass_deadline: 1s\n  retry_base_delay: 100ms\n  retry_max_backoff: 500ms\n  routes:\n    orders:\n      to: \"file:{}\"\n",
-            fifo.display()
-        ),
-    );
-    let log = out_file(test).with_extension("log");
-    let relay = spawn_loop_relay(&t, &cfg, &log);
-    wait_log(&log, "has not taken the last write yet", 1).await;
-    // the reader reads again: every line, until the relay closes the pipe
-    let reader = std::fs::File::open(&fifo).unwrap();
-    drop(idle_reader);
-    let read = std::thread::spawn(move || {
-        let lines = std::io::BufReader::new(reader).lines();
-        let ids = lines.map(|l| {
-            let line: serde_json::Value = serde_json::from_str(&l.unwrap()).unwrap();
-            line["event_id"].as_str().unwrap().to_owned()
-        });
-        ids.collect::<HashSet<String>>()
-    });
-    let left = format!("SELECT count(*) FROM {t}");
-    crate::common::eventually(
-        Duration::from_secs(60),
-        "the outbox drained",
-        async || match count(&mut conn, &left).await {
-            0 => Ok(()),
-            n => Err(format!("{n} rows left")),
-        },
-    )
-    .await;
-    assert!(relay.terminate().success());
-    let received = read.join().unwrap();
-    assert_eq!(received, staged, "every event arrived");
-    let text = std::fs::read_to_string(&log).unwrap();
-    assert!(
-        !["idle-in-transaction", "pass failed", "database is away"]
-            .iter()
-            .any(|bad| text.contains(bad)),
-        "every pass committed within its limits:\n{text}"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
