@@ -20,6 +20,33 @@ fn listed_stopped(schema: &PgSchema, cfg: &str) {
     assert_eq!(listed[0]["state"], "stopped", "{listed:?}");
 }
 
+/// An address that accepts connections and never says a word (a NATS server that hangs),
+/// while the task returned runs.
+async fn silent() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((conn, _)) = silent.accept().await {
+            open.push(conn);
+        }
+    });
+    (addr, held)
+}
+
+/// Waits until exactly one relay is listed, live.
+async fn listed_live(schema: &PgSchema, cfg: &str) {
+    eventually(
+        Duration::from_secs(30),
+        "the relay registered",
+        async || match relays(schema, cfg).as_slice() {
+            [row] if row["state"] == "live" => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    )
+    .await;
+}
+
 /// A relay that registers and then cannot start (its destination's file cannot be opened)
 /// leaves its row stopped, not live and then stale for a day.
 #[tokio::test]
@@ -62,28 +89,13 @@ async fn a_relay_whose_metrics_address_is_taken_is_listed_stopped() {
 #[tokio::test]
 async fn a_relay_stopped_while_its_destination_connects_is_listed_stopped() {
     let (schema, _conn, cfg) = registered(test_name!()).await;
-    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = silent.local_addr().unwrap();
-    let held = tokio::spawn(async move {
-        let mut open = Vec::new();
-        while let Ok((conn, _)) = silent.accept().await {
-            open.push(conn);
-        }
-    });
+    let (addr, held) = silent().await;
     let mut relay = ob(["relay", "--loop", "--route", "orders"])
         .pg(&schema.rel("outbox"))
         .config(&cfg)
         .args(["--to", &format!("nats://{addr}/orders")])
         .spawn(None);
-    eventually(
-        Duration::from_secs(30),
-        "the relay registered",
-        async || match relays(&schema, &cfg).as_slice() {
-            [row] if row["state"] == "live" => Ok(()),
-            other => Err(format!("{other:?}")),
-        },
-    )
-    .await;
+    listed_live(&schema, &cfg).await;
     let exit = relay.terminate_within(Duration::from_secs(20)).await;
     assert!(exit.is_some_and(|s| s.success()), "{exit:?}");
     held.abort();
@@ -101,14 +113,7 @@ async fn a_pause_made_while_a_destination_connects_holds_the_first_pass() {
     let (schema, mut conn, _) = registered(test).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 5, None).await;
-    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = silent.local_addr().unwrap();
-    let held = tokio::spawn(async move {
-        let mut open = Vec::new();
-        while let Ok((conn, _)) = silent.accept().await {
-            open.push(conn);
-        }
-    });
+    let (addr, held) = silent().await;
     let to = out_file(test);
     let cfg = config_file(
         test,
@@ -122,15 +127,7 @@ async fn a_pause_made_while_a_destination_connects_holds_the_first_pass() {
         .config(&cfg)
         .run_async();
     let relay = tokio::spawn(relay);
-    eventually(
-        Duration::from_secs(30),
-        "the relay registered",
-        async || match relays(&schema, &cfg).as_slice() {
-            [row] if row["state"] == "live" => Ok(()),
-            other => Err(format!("{other:?}")),
-        },
-    )
-    .await;
+    listed_live(&schema, &cfg).await;
     ob(["route", "pause", "orders", "--reason", "during start"])
         .pg(&t)
         .code(OK);

@@ -111,6 +111,12 @@ async fn all_delivered(coll: &mongodb::Collection<Document>, limit: Duration) {
 
 /// Parks the first document (in `created_at, id` order) of `key`; returns it.
 async fn park_first(db: &MongoDb, key: &str, error: &str) -> Document {
+    set_first(db, key, doc! { "status": "failed", "last_error": error }).await
+}
+
+/// Sets `fields` on the first document (in `created_at, id` order) of `key`; returns it as
+/// it was.
+async fn set_first(db: &MongoDb, key: &str, fields: Document) -> Document {
     let coll = db.db().collection::<Document>("outbox");
     let head = coll
         .find_one(doc! { "ordering_key": key })
@@ -120,7 +126,7 @@ async fn park_first(db: &MongoDb, key: &str, error: &str) -> Document {
         .unwrap();
     coll.update_one(
         doc! { "_id": head.get("_id").unwrap() },
-        doc! { "$set": { "status": "failed", "last_error": error } },
+        doc! { "$set": fields },
     )
     .await
     .unwrap();

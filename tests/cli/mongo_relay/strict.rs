@@ -149,19 +149,7 @@ async fn strict_key_order_holds_back_a_key_behind_a_document_without_a_date() {
     let db = setup(test_name!(), &["--key-order", "strict"]).await;
     emit(&db, 3, Some("a"), &[]);
     emit(&db, 2, Some("c"), &[]);
-    let coll = db.db().collection::<Document>("outbox");
-    let head = coll
-        .find_one(doc! { "ordering_key": "a" })
-        .sort(doc! { "created_at": 1, "id": 1 })
-        .await
-        .unwrap()
-        .unwrap();
-    coll.update_one(
-        doc! { "_id": head.get("_id").unwrap() },
-        doc! { "$set": { "created_at": "2026-12-01T10:00:00Z" } },
-    )
-    .await
-    .unwrap();
+    let head = set_first(&db, "a", doc! { "created_at": "2026-12-01T10:00:00Z" }).await;
     let path = out_file(test_name!());
     let to = format!("file:{}", path.display());
     for pass in 0..2 {
