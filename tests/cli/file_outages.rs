@@ -170,4 +170,5 @@ async fn a_pipe_whose_reader_stops_holds_no_pass_past_its_deadline() {
             .any(|bad| text.contains(bad)),
         "every pass committed within its limits:\n{text}"
     );
+    std::fs::remove_file(&fifo).unwrap();
 }
