@@ -90,33 +90,13 @@ impl MongoOps {
             .map_err(|e| Error::mongo("counting", e))
     }
 
+    /// `field` of the first document in `field` order.
     async fn first_date(&self, f: Document, field: &str) -> Result<Option<DateTime<Utc>>, Error> {
-        self.first_date_by(f, field, doc! { field: 1 }).await
+        self.earliest_of_first(f, field, doc! { field: 1 }, 1).await
     }
 
-    /// `field` of the first document in `sort` order.
-    async fn first_date_by(
-        &self,
-        f: Document,
-        field: &str,
-        sort: Document,
-    ) -> Result<Option<DateTime<Utc>>, Error> {
-        let opts = FindOptions::builder()
-            .sort(sort)
-            .limit(1)
-            .projection(doc! { field: 1 })
-            .build();
-        let docs: Vec<Document> = super::collect(self.coll.find(f).with_options(opts))
-            .await
-            .map_err(|e| Error::mongo("reading", e))?;
-        Ok(docs
-            .first()
-            .and_then(|d| d.get_datetime(field).ok())
-            .and_then(|t| DateTime::from_timestamp_millis(t.timestamp_millis())))
-    }
-
-    /// The earliest `field` among the first `limit` documents of `f` in `sort` order: bounded
-    /// as the capped counts are.
+    /// The earliest `field` among the first `limit` documents of `f` in `sort` order (with a
+    /// limit of 1, the first document's): bounded as the capped counts are.
     async fn earliest_of_first(
         &self,
         f: Document,
@@ -434,7 +414,7 @@ impl OpsStore for MongoOps {
         // order they came due) the oldest among as many as a count reads
         let by_claim = doc! { "available_at": 1, "created_at": 1 };
         let oldest = [
-            self.first_date_by(fresh.clone(), "created_at", by_claim.clone())
+            self.earliest_of_first(fresh.clone(), "created_at", by_claim.clone(), 1)
                 .await?,
             self.earliest_of_first(due.clone(), "created_at", by_claim, limit)
                 .await?,
