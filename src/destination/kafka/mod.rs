@@ -62,6 +62,12 @@ const PARAMS: [(&str, &str); 5] = [
     ("ssl_key_location", "ssl.key.location"),
 ];
 
+/// `part` of a URL, quoted, when the URL as shown (`shown`, its password masked) holds it:
+/// a part cut from a password is never named.
+fn quoted_if_shown(shown: &str, part: &str) -> Option<String> {
+    shown.contains(part).then(|| format!("{part:?}"))
+}
+
 impl KafkaUrl {
     pub fn parse(url: &str) -> Result<Self, DestinationError> {
         let shown = crate::dburl::mask(url);
@@ -89,13 +95,9 @@ impl KafkaUrl {
         };
         let mut bootstrap = Vec::new();
         for host in hosts.split(',') {
-            // a password with a raw `?` is cut there and looks like a broker: name one only
-            // as the masked URL shows it
-            let broker = if shown.contains(host) {
-                format!("broker {host:?}")
-            } else {
-                "a broker".to_owned()
-            };
+            // a password with a raw `?` is cut there and looks like a broker
+            let broker = quoted_if_shown(&shown, host)
+                .map_or_else(|| "a broker".to_owned(), |h| format!("broker {h}"));
             let (name, port) = host.rsplit_once(':').ok_or_else(|| {
                 DestinationError::invalid(format!(
                     "{shown}: {broker} needs a port, e.g. kafka://broker1:9092,broker2:9092"
@@ -113,12 +115,8 @@ impl KafkaUrl {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             let Some((_, setting)) = PARAMS.iter().find(|(name, _)| *name == key) else {
                 let known: Vec<&str> = PARAMS.iter().map(|(name, _)| *name).collect();
-                // named only as the masked URL shows it (a password's tail after a raw `?`)
-                let key = if shown.contains(key) {
-                    format!("{key:?}")
-                } else {
-                    "in the query".to_owned()
-                };
+                // a password's tail after a raw `?` looks like a parameter
+                let key = quoted_if_shown(&shown, key).unwrap_or_else(|| "in the query".into());
                 return Err(DestinationError::invalid(format!(
                     "{shown}: unknown parameter {key} (known: {})",
                     known.join(", ")
