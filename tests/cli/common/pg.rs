@@ -111,6 +111,24 @@ pub fn lines(path: &PathBuf) -> Vec<Value> {
 }
 
 /// The `count(*)` (or any `bigint`) one query returns.
+/// One delivery of route `orders` recorded in the delivery log `log` (for `tenant`, a UUID's
+/// text), published at `at`.
+pub async fn log_delivery(
+    conn: &mut PgConnection,
+    log: &str,
+    tenant: Option<&str>,
+    at: chrono::DateTime<chrono::Utc>,
+) {
+    sqlx::query(&format!(
+        "INSERT INTO {log} (id, outbox_route, event_id, tenant_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), $2::uuid, $1)"
+    ))
+    .bind(at)
+    .bind(tenant)
+    .execute(conn)
+    .await
+    .unwrap();
+}
+
 pub async fn count(conn: &mut PgConnection, sql: &str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(conn).await.unwrap()
 }

@@ -74,12 +74,13 @@ async fn doctor_checks_each_tenants_own_log_and_the_mark_once() {
     let with = tenants_config(test, &t, &more);
     assert_eq!(with(&["migrate", "-q"]).code, OK);
     let log_b = format!("{}.d_{}", schema.name, b.replace('-', ""));
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {log_b} (id, outbox_route, event_id, tenant_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), '{b}', '2020-01-01T12:00:00Z')"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    crate::common::log_delivery(
+        &mut conn,
+        &log_b,
+        Some(b),
+        "2020-01-01T12:00:00Z".parse().unwrap(),
+    )
+    .await;
     let r = with(&["doctor", "--format", "json"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let v = json(&r);
@@ -107,12 +108,13 @@ async fn doctor_checks_a_log_tenant_tables_share_once() {
         &format!("  storage: consume\n  delivery_log: {log}\n"),
     );
     assert_eq!(with(&["migrate", "-q"]).code, OK);
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {log} (id, outbox_route, event_id, tenant_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), NULL, '2020-01-01T12:00:00Z')"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    crate::common::log_delivery(
+        &mut conn,
+        &log,
+        None,
+        "2020-01-01T12:00:00Z".parse().unwrap(),
+    )
+    .await;
     let r = with(&["doctor", "--format", "json"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let logs = details(&json(&r), "delivery log");

@@ -17,13 +17,7 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
     // rows for days nobody added land in the default partition
     for ago in [3u64, 2, 2] {
         let d = today() - Days::new(ago);
-        sqlx::query(&format!(
-            "INSERT INTO {log} (id, outbox_route, event_id, tenant_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), NULL, $1)"
-        ))
-        .bind(chrono::DateTime::<Utc>::from_naive_utc_and_offset(d.and_hms_opt(13, 0, 0).unwrap(), Utc))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+        crate::common::log_delivery(&mut conn, &log, None, at(d, 13)).await;
     }
     let total_before = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
     let r = parts(&schema, &log, &["check"]);

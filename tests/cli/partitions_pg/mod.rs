@@ -316,13 +316,7 @@ async fn a_consume_pass_logs_while_another_day_is_being_attached() {
 async fn add_ahead_does_not_attach_a_day_whose_rows_sit_in_the_default() {
     let (schema, mut conn, log) = log_with("partitions_add_ahead_default_rows").await;
     let d = today() + Days::new(9);
-    sqlx::query(&format!(
-        "INSERT INTO {log} (id, outbox_route, event_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), $1)"
-    ))
-    .bind(chrono::DateTime::<Utc>::from_naive_utc_and_offset(d.and_hms_opt(1, 0, 0).unwrap(), Utc))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    crate::common::log_delivery(&mut conn, &log, None, at(d, 1)).await;
     let r = parts(&schema, &log, &["add-ahead", "--days", "10"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(
@@ -391,13 +385,7 @@ async fn adding_a_day_whose_rows_are_in_the_default_is_refused_inside_the_transa
     use outboxctl::store::postgres::partitions::{self as lp, Added};
     let (_schema, mut conn, log) = log_with("partitions_attach_race").await;
     let d = today() + Days::new(12);
-    sqlx::query(&format!(
-        "INSERT INTO {log} (id, outbox_route, event_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), $1)"
-    ))
-    .bind(at(d, 1))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    crate::common::log_delivery(&mut conn, &log, None, at(d, 1)).await;
     let name = outboxctl::target::QualifiedName::parse("log", &log).unwrap();
     let policy = outboxctl::schema::postgres::LockPolicy {
         lock_timeout: std::time::Duration::from_millis(200),

@@ -53,13 +53,8 @@ async fn each_tenants_log_is_kept_in_turn() {
     }
     assert_eq!(parts(&["check"]).code, OK);
     // a row in the second tenant's default partition: check names that log, --fix moves it
-    sqlx::raw_sql(&format!(
-        "INSERT INTO {} (id, outbox_route, event_id, tenant_id, published_at) VALUES (gen_random_uuid(), 'orders', gen_random_uuid(), '{b}', now() - interval '40 days')",
-        log_of(b)
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    let forty_days_ago = Utc::now() - chrono::Duration::days(40);
+    crate::common::log_delivery(&mut conn, &log_of(b), Some(b), forty_days_ago).await;
     let r = parts(&["check"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains(&format!("ok: {}", log_of(a))), "{r:?}");
