@@ -314,6 +314,16 @@ pub fn add_day_statements(
     ])
 }
 
+/// The table of `day` built apart to take rows moved out of the default partition: with the
+/// log's indexes, built while nothing waits on it, which `ATTACH` then adopts instead of
+/// building them under the default partition's lock.
+pub fn day_table_with_indexes(log: &QualifiedName, day: NaiveDate) -> Result<Statement, NameError> {
+    let part = day_name(log, day)?;
+    Ok(Statement::new(format!(
+        "CREATE TABLE {part} (LIKE {log} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES);"
+    )))
+}
+
 /// The name of the log's default partition, `<log>_default`.
 pub fn default_name(log: &QualifiedName) -> Result<Ident, NameError> {
     log.name.with_suffix("default partition", "_default")

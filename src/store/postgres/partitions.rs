@@ -283,7 +283,8 @@ async fn columns_of(conn: &mut PgConnection, table: &QualifiedName) -> Result<St
 
 /// Moves `day`'s rows out of the default partition into the day's partition, then attaches it.
 /// The partition is built apart first; rows move in transactions of [`MOVE_BATCH`] that lock
-/// only those rows, so the relays' inserts never wait on the move; then one short transaction
+/// only those rows, so the relays' inserts never wait on the move, into the log's indexes built
+/// with the table (`ATTACH` adopts them); then one short transaction
 /// locks the default partition against new rows (`SHARE ROW EXCLUSIVE`, under the lock
 /// policy), moves what arrived meanwhile, and attaches. Returns how many rows moved.
 pub async fn move_default_day(
@@ -307,8 +308,9 @@ pub async fn move_default_day(
         .await
         .map_err(|e| Error::pg(&what, e))?;
     if !exists {
-        // built apart (a run cut short before may have left it, with rows moved into it)
-        sqlx::raw_sql(&stmts[0].sql)
+        // built apart, with its indexes (a run cut short before may have left it, with rows
+        // moved into it)
+        sqlx::raw_sql(&partitions::day_table_with_indexes(log, day)?.sql)
             .execute(&mut *conn)
             .await
             .map_err(|e| Error::pg(&what, e))?;

@@ -216,6 +216,16 @@ async fn a_fix_cut_short_is_found_and_finished_by_the_next_one() {
         0,
         "the moved rows are outside the log"
     );
+    // the log's index was built with the day's table, not by ATTACH under the default's lock
+    let built = format!(
+        "SELECT count(*) FROM pg_indexes WHERE schemaname = '{}' AND tablename = '{part}' AND indexdef LIKE '%(event_id)'",
+        schema.name
+    );
+    assert_eq!(
+        count(&mut conn, &built).await,
+        1,
+        "the day's index is there before ATTACH"
+    );
     let r = parts(&schema, &log, &["check"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(
