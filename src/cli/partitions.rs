@@ -4,6 +4,7 @@
 use clap::{Args, Subcommand};
 
 use super::Ctx;
+use crate::config::MAX_DAYS;
 use crate::duration::Dur;
 use crate::ops::partitions::{self as ops, DeliveryLog, Fix, FixStep};
 use crate::schema::postgres::LockPolicy;
@@ -33,7 +34,7 @@ pub struct LockArgs {
 #[derive(Debug, Args)]
 pub struct AddAheadArgs {
     /// Days after today to cover (default: partitions.ahead_days, 7)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(MAX_DAYS)))]
     pub days: Option<u32>,
     #[command(flatten)]
     pub lock: LockArgs,
@@ -42,7 +43,7 @@ pub struct AddAheadArgs {
 #[derive(Debug, Args)]
 pub struct DropArgs {
     /// Days to keep (default: partitions.keep_days, 30)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(MAX_DAYS)))]
     pub keep_days: Option<u32>,
     /// Print what would be dropped and change nothing
     #[arg(long)]
@@ -54,7 +55,7 @@ pub struct DropArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Days from today that must be attached (today counts; default: partitions.ahead_days)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(MAX_DAYS)))]
     pub min_ahead: Option<u32>,
     /// Move rows out of the default partition into day partitions; attach empty days over gaps
     #[arg(long)]
@@ -125,8 +126,7 @@ async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> any
         .await?;
     bar.finish_and_clear();
     ctx.out.show(&report, || {
-        ctx.out
-            .lines("", report.days.iter().filter_map(|d| d.line()));
+        ctx.out.lines("", report.lines(!ctx.out.quiet));
         if report.added == 0 && report.problems() == 0 {
             let (n, today) = (days + 1, log.today);
             ctx.out.note(&format!(
@@ -155,8 +155,7 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
         return Ok(());
     }
     let names = &plan.would_drop;
-    let (n, all) = (names.len(), names.join(", "));
-    let name = &plan.log;
+    let (n, all, name) = (names.len(), names.join(", "), &plan.log);
     ctx.confirm(&format!(
         "drop {n} partition(s) of {name} ending at or before {cutoff} ({all})"
     ))?;
@@ -165,7 +164,8 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
         .drop_expired(&plan, args.lock.policy(ctx), || bar.inc(1))
         .await?;
     bar.finish_and_clear();
-    ctx.out.show(&report, || ctx.out.lines("", report.lines()));
+    ctx.out
+        .show(&report, || ctx.out.lines("", report.lines(!ctx.out.quiet)));
     Ok(report.verdict()?)
 }
 

@@ -200,6 +200,10 @@ pub struct RelayConfig {
     pub wake_url: Option<DatabaseUrl>,
 }
 
+/// The most days any day count of the partition commands may span (100 years): more is a
+/// typo, and dates far enough out do not exist.
+pub const MAX_DAYS: u32 = 36_500;
+
 #[derive(Debug, Clone)]
 pub struct PartitionsConfig {
     pub ahead_days: u32,
@@ -438,6 +442,14 @@ impl Config {
                 .transpose()?,
         };
         let p = &file.partitions;
+        for (key, days) in [("ahead_days", p.ahead_days), ("keep_days", p.keep_days)] {
+            let most = MAX_DAYS;
+            if days.is_some_and(|d| d > most) {
+                return Err(invalid(format!(
+                    "partitions.{key}: at most {most} (100 years)"
+                )));
+            }
+        }
         let partitions = PartitionsConfig {
             ahead_days: p.ahead_days.unwrap_or(7),
             keep_days: p.keep_days.unwrap_or(30),

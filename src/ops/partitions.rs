@@ -204,6 +204,15 @@ pub struct AddAheadReport {
 }
 
 impl AddAheadReport {
+    /// A line for each day added (when `added`: `-q` leaves them out) and each day skipped
+    /// or in conflict.
+    pub fn lines(&self, added: bool) -> Vec<String> {
+        (self.days.iter())
+            .filter(|d| added || d.result != DayResult::Added)
+            .filter_map(DayOutcome::line)
+            .collect()
+    }
+
     /// Days skipped or in conflict.
     pub fn problems(&self) -> usize {
         self.days
@@ -254,11 +263,13 @@ impl DropPlan {
             cutoff: self.cutoff,
             dropped: Vec::new(),
             gave_up: Vec::new(),
+            failed: Vec::new(),
+            first_failure: None,
         }
     }
 }
 
-/// A partition `drop-expired` gave up on: its lock stayed busy.
+/// A partition `drop-expired` gave up on (its lock stayed busy) or failed to drop.
 #[derive(Debug, Serialize)]
 pub struct GaveUp {
     pub partition: String,
@@ -272,19 +283,31 @@ pub struct DropReport {
     pub cutoff: DateTime<Utc>,
     pub dropped: Vec<String>,
     pub gave_up: Vec<GaveUp>,
+    /// Partitions whose drop failed for another reason (a view on one, a permission): the
+    /// others are still dropped.
+    pub failed: Vec<GaveUp>,
+    /// The error of the first of `failed`: its exit code is the command's.
+    #[serde(skip)]
+    first_failure: Option<Error>,
 }
 
 impl DropReport {
-    /// What was dropped and what was given up on, a line each.
-    pub fn lines(&self) -> Vec<String> {
-        let dropped = self.dropped.iter().map(|n| format!("dropped: {n}"));
+    /// What was dropped (when `dropped`) and what was given up on or failed, a line each.
+    pub fn lines(&self, dropped: bool) -> Vec<String> {
+        let dropped = (self.dropped.iter())
+            .filter(|_| dropped)
+            .map(|n| format!("dropped: {n}"));
         let gave_up =
             (self.gave_up.iter()).map(|g| format!("gave up: {}: {}", g.partition, g.reason));
-        dropped.chain(gave_up).collect()
+        let failed = (self.failed.iter()).map(|g| format!("failed: {}: {}", g.partition, g.reason));
+        dropped.chain(gave_up).chain(failed).collect()
     }
 
-    /// Lock busy when `drop-expired` gave up on a partition.
-    pub fn verdict(&self) -> Result<(), Error> {
+    /// The first drop that failed, else lock busy when `drop-expired` gave up on a partition.
+    pub fn verdict(mut self) -> Result<(), Error> {
+        if let Some(e) = self.first_failure.take() {
+            return Err(e);
+        }
         match self.gave_up.len() {
             0 => Ok(()),
             n => Err(Error::LockBusy(format!(
@@ -306,7 +329,8 @@ impl DeliveryLog {
     }
 
     /// `partitions list`: the partitions, whether the default one holds rows, and what
-    /// `check` would find with `ahead_days` ahead (rows in the default partition aside).
+    /// `check` would find with `ahead_days` from today (its default `--min-ahead`; rows in the
+    /// default partition aside).
     pub async fn list(&mut self, ahead_days: u32) -> Result<Listing, Error> {
         let default_has_rows = match &self.facts.default {
             Some(d) => lp::default_span(&mut self.conn, d).await?.is_some(),
@@ -321,7 +345,7 @@ impl DeliveryLog {
             days_attached_from_today: partitions::days_covered_from(self.today, &bounds),
             findings: partitions::check(
                 self.today,
-                ahead_days + 1,
+                ahead_days,
                 &bounds,
                 Some(0),
                 &self.facts.unattached_names(),
@@ -416,8 +440,8 @@ impl DeliveryLog {
     }
 
     /// `partitions drop-expired`: drops what `plan` lists, each in its own short transaction;
-    /// a partition whose lock stays busy is given up on, the others still dropped. `on_each`
-    /// hears of each partition done.
+    /// a partition whose lock stays busy is given up on, one whose drop fails otherwise is
+    /// reported, and the others are still dropped. `on_each` hears of each partition done.
     pub async fn drop_expired(
         &mut self,
         plan: &DropPlan,
@@ -432,7 +456,13 @@ impl DeliveryLog {
                     partition: n.clone(),
                     reason,
                 }),
-                Err(e) => return Err(e),
+                Err(e) => {
+                    report.failed.push(GaveUp {
+                        partition: n.clone(),
+                        reason: e.to_string(),
+                    });
+                    report.first_failure.get_or_insert(e);
+                }
             }
             on_each();
         }

@@ -130,6 +130,28 @@ fn absurd_durations_are_refused_with_the_limit() {
     assert!(r.stderr.contains("100 years at most"), "{r:?}");
 }
 
+/// Day counts of the partition commands past any real date are refused by name, before any
+/// I/O, instead of panicking (exit 101) on a date out of range.
+#[test]
+fn absurd_day_counts_are_refused_with_the_limit() {
+    for args in [
+        &["drop-expired", "--keep-days", "4000000000", "--dry-run"][..],
+        &["add-ahead", "--days", "40000"],
+        &["check", "--min-ahead", "40000"],
+    ] {
+        let r = ob(["partitions"]).args(args).run();
+        assert_eq!(r.code, ERROR, "{args:?}: {r:?}");
+        assert!(r.stderr.contains("0..=36500"), "{args:?}: {r:?}");
+    }
+    let cfg = crate::common::config_file("absurd_days", "partitions:\n  keep_days: 40000\n");
+    let r = ob(["partitions", "list", "--config", &cfg]).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains("partitions.keep_days: at most 36500"),
+        "{r:?}"
+    );
+}
+
 #[test]
 fn injection_in_a_relation_is_refused_before_any_io() {
     let r = ob([

@@ -137,6 +137,14 @@ async fn migrate_attaches_days_ahead_and_add_ahead_is_idempotent_in_any_time_zon
     assert_eq!(v["partitions"].as_array().unwrap().len(), 12);
     assert_eq!(v["days_attached_from_today"], 11);
     assert_eq!(v["default_has_rows"], false);
+    // cron's -q: silent when it adds days too
+    let r = parts(&schema, &log, &["add-ahead", "--days", "12", "-q"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stdout.is_empty() && r.stderr.is_empty(),
+        "-q is silent: {r:?}"
+    );
+    assert_eq!(bounds(&mut conn, &log).await.len(), 14, "two days added");
 }
 
 #[tokio::test]
@@ -282,6 +290,80 @@ async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
         .unwrap();
     let delivered = count(&mut conn, &format!("SELECT count(*) FROM {log}")).await;
     assert_eq!(delivered, 20);
+}
+
+/// A partition whose drop fails (a view depends on it) is reported and the others are still
+/// dropped: retention is not held up by one table, and the report names what was dropped.
+#[tokio::test]
+async fn drop_expired_goes_on_past_a_partition_it_cannot_drop() {
+    let (schema, mut conn, log) = log_with("partitions_drop_past_failure").await;
+    let s = &schema.name;
+    for ago in [42u64, 41, 40] {
+        let d = today() - Days::new(ago);
+        sqlx::raw_sql(&format!(
+            "CREATE TABLE {s}.old_{ago} (LIKE {log}); ALTER TABLE {log} ATTACH PARTITION {s}.old_{ago}
+               FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00')",
+            d.format("%Y-%m-%d"),
+            (d + Days::new(1)).format("%Y-%m-%d")
+        ))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    sqlx::raw_sql(&format!(
+        "CREATE VIEW {s}.audit AS SELECT * FROM {s}.old_41"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let args = [
+        "drop-expired",
+        "--keep-days",
+        "30",
+        "--yes",
+        "--format",
+        "json",
+    ];
+    let r = parts(&schema, &log, &args);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("a report");
+    assert_eq!(
+        v["dropped"],
+        serde_json::json!(["old_42", "old_40"]),
+        "{r:?}"
+    );
+    assert_eq!(v["failed"][0]["partition"], "old_41", "{r:?}");
+    assert!(
+        v["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("depend on it"),
+        "{r:?}"
+    );
+    let left: Vec<String> = bounds(&mut conn, &log)
+        .await
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        left.contains(&"old_41".to_owned()) && !left.contains(&"old_40".to_owned()),
+        "{left:?}"
+    );
+    // cron's -q: what failed is still said, what was dropped is not
+    let quiet = ["drop-expired", "--keep-days", "30", "--yes", "-q"];
+    let r = parts(&schema, &log, &quiet);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stdout.starts_with("failed: old_41"), "{r:?}");
+    sqlx::raw_sql(&format!("DROP VIEW {s}.audit"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = parts(&schema, &log, &quiet);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(
+        r.stdout.is_empty() && r.stderr.is_empty(),
+        "-q is silent: {r:?}"
+    );
 }
 
 #[tokio::test]
