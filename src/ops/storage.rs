@@ -227,7 +227,7 @@ async fn status(
     let has_published_at = facts.column("published_at").is_some();
     let indexes = consume_move::indexes_on_retain_columns(conn, table).await?;
     let (processing, published) = consume_move::remaining(conn, table, PUBLISHED_CAP).await?;
-    let reclaim_on = config.relay.reclaim_stale_after.is_some() && !reclaim_disabled;
+    let reclaim_on = config.relay.reclaim_stale_after.is_some();
     let mut blockers = Vec::new();
     let next_step = if !has_processing_at && !has_published_at {
         None
@@ -251,6 +251,9 @@ async fn status(
         // configuration's being off says nothing of theirs
         if !reclaim_disabled {
             blockers.push("reclaim may be on: set relay.reclaim_stale_after: null in every relay, then pass --reclaim-disabled; dropping processing_at while a relay reclaims fails every pass".into());
+        } else if let Some(stale) = config.relay.reclaim_stale_after {
+            // the relays' configuration, as step 3 is run with, cannot have it on
+            blockers.push(format!("--reclaim-disabled, but this configuration has reclaim on (relay.reclaim_stale_after: {}), and a relay run with it fails every pass once processing_at is gone: run step 3 with the relays' configuration, which sets relay.reclaim_stale_after: null", crate::duration::Dur(stale)));
         }
         if config.outbox.storage == crate::model::Storage::Retain {
             blockers.push("this configuration says storage: retain, whose claim writes processing_at: run step 3 with the relays' configuration (outbox.storage: consume, or --storage consume)".into());
@@ -339,7 +342,7 @@ impl StepReport {
         let next = match step {
             None => format!("{tables}: already consume-only: nothing to do"),
             Some(1) => "step 1 confirmed; next: outboxctl storage to-consume --step 2".into(),
-            Some(2) => "step 2 done: no processing and no published rows; next: retire the retention job (it reads published_at), turn reclaim off in every relay, then --step 3 --reclaim-disabled".into(),
+            Some(2) => "step 2 done: no processing and no published rows; next: retire the retention job (it reads published_at), turn reclaim off in every relay, then --step 3 --reclaim-disabled with the relays' configuration (storage: consume, reclaim_stale_after: null)".into(),
             Some(_) => "already consume-only: nothing to drop".into(),
         };
         StepReport {

@@ -9,6 +9,8 @@ const RECLAIM_OFF: &str = "relay:\n  reclaim_stale_after: null\n";
 async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &[]).await;
+    // the relays' configuration, as step 3 is run with
+    let off = crate::common::config_file(test_name!(), RECLAIM_OFF);
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 6, None).await;
     sqlx::raw_sql(&format!(
@@ -83,9 +85,23 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
             .contains("DROP COLUMN processing_at, DROP COLUMN published_at"),
         "{r:?}"
     );
+    // the flag vouches for every relay, but this configuration's own reclaim is on
     let r = cmd(
         &schema,
-        &["--reclaim-disabled", "--storage", "consume"],
+        &["--yes", "--reclaim-disabled", "--storage", "consume"],
+        &["storage", "to-consume", "--step", "3"],
+    );
+    assert_eq!(r.code, REFUSED, "this configuration's reclaim: {r:?}");
+    assert!(r.stderr.contains("relay.reclaim_stale_after: 5m"), "{r:?}");
+    let r = cmd(
+        &schema,
+        &[
+            "--reclaim-disabled",
+            "--storage",
+            "consume",
+            "--config",
+            &off,
+        ],
         &["storage", "to-consume", "--step", "3"],
     );
     assert_eq!(r.code, REFUSED, "no --yes without a terminal: {r:?}");
@@ -117,6 +133,8 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
             "consume",
             "--format",
             "json",
+            "--config",
+            &off,
         ],
         &["storage", "to-consume"],
     );
@@ -485,9 +503,17 @@ async fn step_3_gives_up_when_its_recheck_under_the_lock_is_slow() {
     .execute(&mut conn)
     .await
     .unwrap();
+    let off = crate::common::config_file(test_name!(), RECLAIM_OFF);
     let r = cmd(
         &schema,
-        &["--yes", "--reclaim-disabled", "--storage", "consume"],
+        &[
+            "--yes",
+            "--reclaim-disabled",
+            "--storage",
+            "consume",
+            "--config",
+            &off,
+        ],
         &[
             "storage",
             "to-consume",
@@ -552,9 +578,11 @@ async fn step_3_waits_for_its_lock_up_to_the_lock_timeout_not_the_check_timeout(
     let base = pg_url();
     let sep = if base.contains('?') { '&' } else { '?' };
     let url = format!("{base}{sep}options=-c%20statement_timeout%3D300ms");
+    let off = crate::common::config_file(test_name!(), RECLAIM_OFF);
     let step3 = ob(["storage", "to-consume", "--step", "3"])
         .args(["--database-url", &url, "--relation", &t])
         .args(["--yes", "--reclaim-disabled", "--storage", "consume"])
+        .args(["--config", &off])
         .args([
             "--lock-timeout",
             "20s",
