@@ -75,7 +75,8 @@ pub async fn error_rows(
         .map(|d| now - d);
     let mut rows = Vec::new();
     for i in which {
-        let tenant = outboxes.target(i).tenant();
+        // an outbox of no tenant in particular narrows to the one asked for, if any
+        let tenant = outboxes.target(i).tenant().or(filter.tenant);
         let mut ops = outboxes.open(i).await?;
         let f = ErrorFilter {
             tenant,

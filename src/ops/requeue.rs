@@ -215,6 +215,12 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
     let mut error_of = HashMap::new();
     let by_error = sel.narrowing.error_contains.is_some();
     for ti in 0..outboxes.len() {
+        // outboxes opened for every tenant (`top`'s) serve a selection of one: the others'
+        // rows are not its
+        let own = outboxes.target(ti).tenant();
+        if sel.tenant.is_some() && own.is_some() && own != sel.tenant {
+            continue;
+        }
         if !sel.groups.is_empty() {
             let filter = ErrorFilter {
                 route: sel.route.clone(),
@@ -358,5 +364,64 @@ impl FailedRows {
         progress: impl FnMut(u64),
     ) -> Result<FailedRowsReport, Error> {
         apply_in(&mut self.outboxes, picked, action, progress).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KeyOrder, OutboxRow, Status, Storage};
+    use crate::store::memory::{MemRow, MemoryOutbox};
+
+    fn failed(n: u128, tenant: Uuid) -> MemRow {
+        let at = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(1_764_583_200_000)
+            .expect("a time");
+        let mut row = MemRow::pending(OutboxRow {
+            id: Uuid::from_u128(n),
+            route: "orders".into(),
+            event_id: Uuid::from_u128(0xE000 + n),
+            event_type: "t".into(),
+            tenant_id: Some(tenant),
+            execution_id: None,
+            correlation_id: None,
+            causation_id: None,
+            occurred_at: at,
+            payload: "{}".into(),
+            attempts: 1,
+            ordering_key: None,
+            created_at: at,
+            hlc: None,
+            traceparent: None,
+        });
+        row.status = Status::Failed;
+        row.last_error = Some("boom".into());
+        row
+    }
+
+    /// `top` opens every tenant's outbox; its `r` on one tenant's row selects that tenant's
+    /// failed rows of the group, not the other tenants' of the same route and error.
+    #[tokio::test]
+    async fn a_group_on_one_tenant_leaves_the_other_tenants_rows() {
+        let (a, b) = (Uuid::from_u128(0xA), Uuid::from_u128(0xB));
+        let outbox = MemoryOutbox::new(Storage::Retain, KeyOrder::BestEffort);
+        outbox.table().rows.extend([failed(1, a), failed(2, b)]);
+        let mut outboxes = Outboxes::Memory {
+            outbox: outbox.clone(),
+            tenants: vec![Some(a), Some(b)],
+        };
+        let sel = Selection {
+            groups: vec![fingerprint("boom")],
+            route: Some("orders".into()),
+            tenant: Some(a),
+            ..Default::default()
+        };
+        let picked = select_in(&mut outboxes, &sel).await.expect("selected");
+        assert_eq!(picked.ids, vec![Uuid::from_u128(1)]);
+        let done = apply_in(&mut outboxes, &picked, Action::Requeue, |_| {})
+            .await
+            .expect("requeued");
+        assert_eq!(done.count, 1);
+        let statuses: Vec<Status> = outbox.table().rows.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, vec![Status::Pending, Status::Failed]);
     }
 }
