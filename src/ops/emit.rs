@@ -24,6 +24,14 @@ pub enum EmitError {
     TraceWithoutPropagation,
     #[error("the outbox is tenant-aware: pass --tenant")]
     TenantNeeded,
+    #[error("--tenant {0} is not listed under outbox.tenants: no relay serves its rows")]
+    TenantNotListed(Uuid),
+    #[error("--{0} must not be empty")]
+    Empty(&'static str),
+    #[error(
+        "--traceparent {0:?} is not a W3C traceparent (00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, ids not all zeros)"
+    )]
+    NotTraceparent(String),
     #[error("reading the payload {from}: {source}")]
     Read {
         from: String,
@@ -122,11 +130,29 @@ impl Emit {
         if self.count == 0 {
             return Err(EmitError::NoCount);
         }
-        if self.traceparent.is_some() && !config.outbox.propagate_trace {
-            return Err(EmitError::TraceWithoutPropagation);
+        for (flag, value) in [("route", &self.route), ("type", &self.event_type)] {
+            if value.trim().is_empty() {
+                return Err(EmitError::Empty(flag));
+            }
         }
-        if config.outbox.tenant_aware && self.tenant.is_none() {
-            return Err(EmitError::TenantNeeded);
+        if let Some(tp) = &self.traceparent {
+            if !config.outbox.propagate_trace {
+                return Err(EmitError::TraceWithoutPropagation);
+            }
+            if crate::telemetry::parse_traceparent(tp).is_none() {
+                return Err(EmitError::NotTraceparent(tp.clone()));
+            }
+        }
+        if config.outbox.tenant_aware {
+            match self.tenant {
+                None => return Err(EmitError::TenantNeeded),
+                Some(t)
+                    if !config.outbox.tenants.is_empty() && !config.outbox.tenants.contains(&t) =>
+                {
+                    return Err(EmitError::TenantNotListed(t));
+                }
+                Some(_) => {}
+            }
         }
         Ok(())
     }

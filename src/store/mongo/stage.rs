@@ -120,6 +120,15 @@ impl MongoOps {
     ) -> Result<Document, Error> {
         let payload: serde_json::Value =
             serde_json::from_str(&e.payload).map_err(|x| Error::data("payload", x))?;
+        // parsed, a number is already an f64: its text is what says whether it was rounded
+        if let Some(n) = inexact_number(&e.payload) {
+            return Err(Error::Data {
+                what: format!(
+                    "payload number {n} cannot be stored exactly in MongoDB (a 64-bit integer or a double); send it as a string"
+                ),
+                source: None,
+            });
+        }
         let payload = json_to_bson(&payload)?;
         let opt = |u: Option<Uuid>| u.map_or(Bson::Null, |u| Bson::String(u.to_string()));
         let mut d = doc! {
@@ -177,6 +186,71 @@ impl MongoOps {
             .and_then(|d| d.get_i64("hlc").ok())
             .and_then(|h| HlcTimestamp::unpack(h).ok()))
     }
+}
+
+/// The first number of the JSON text `json` that BSON cannot hold exactly: an integer outside
+/// 64 bits, or a fraction whose nearest double reads back as another value
+/// (`0.12345678901234567890`); `1.50` and `1e2` are held exactly enough (their double reads
+/// back as the same value).
+fn inexact_number(json: &str) -> Option<&str> {
+    let b = json.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if c == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if c == b'-' || c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                i += 1;
+            }
+            let n = &json[start..i];
+            let exact = if n.contains(['.', 'e', 'E']) {
+                n.parse::<f64>().ok().is_some_and(|f| {
+                    f.is_finite()
+                        && serde_json::Number::from_f64(f)
+                            .is_some_and(|shown| decimal(&shown.to_string()) == decimal(n))
+                })
+            } else {
+                n.parse::<i64>().is_ok()
+            };
+            if !exact {
+                return Some(n);
+            }
+            continue;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A JSON number's value as (negative, significant digits, exponent): `0.d1d2… × 10^exp`,
+/// the same for every way of writing one value (`1.50`, `1.5`, `15e-1`).
+fn decimal(n: &str) -> (bool, String, i64) {
+    let (neg, n) = n.strip_prefix('-').map_or((false, n), |m| (true, m));
+    let (mantissa, exp) = n.split_once(['e', 'E']).unwrap_or((n, "0"));
+    let exp: i64 = exp.trim_start_matches('+').parse().unwrap_or(0);
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    let lead = digits.len() - digits.trim_start_matches('0').len();
+    let significant = digits.trim_start_matches('0').trim_end_matches('0');
+    if significant.is_empty() {
+        return (false, String::new(), 0);
+    }
+    let exp = exp + int.len() as i64 - lead as i64;
+    (neg, significant.to_owned(), exp)
 }
 
 /// JSON to BSON, refusing numbers BSON cannot hold exactly (send those as strings).
@@ -324,5 +398,32 @@ async fn commit(session: &mut mongodb::ClientSession) -> mongodb::error::Result<
             }
             other => return other,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_bson_cannot_hold_exactly_are_found_by_their_text() {
+        for exact in [
+            r#"{"a": 1, "b": -2.5, "c": 1.50, "d": 1e2, "e": 0.1, "f": 9223372036854775807}"#,
+            r#"{"s": "0.12345678901234567890 and 123456789012345678901", "t": "\\\" 1"}"#,
+            r#"[0, -0, 0.0, 1.7976931348623157e308, 5e-324, 123456789012345678]"#,
+        ] {
+            assert_eq!(inexact_number(exact), None, "{exact}");
+        }
+        for (json, first) in [
+            (r#"{"p": 0.12345678901234567890}"#, "0.12345678901234567890"),
+            (r#"{"big": 123456789012345678901}"#, "123456789012345678901"),
+            (r#"[18446744073709551615]"#, "18446744073709551615"),
+            (r#"{"x": "9.99999999999999999999", "y": 1e400}"#, "1e400"),
+        ] {
+            assert_eq!(inexact_number(json), Some(first), "{json}");
+        }
+        assert_eq!(decimal("1.50"), decimal("15e-1"));
+        assert_eq!(decimal("100.0"), decimal("1e2"));
+        assert_ne!(decimal("-1"), decimal("1"));
     }
 }

@@ -261,6 +261,25 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
         (v["staged"].as_u64(), v["deduplicated"].as_u64()),
         (Some(1), Some(0))
     );
+    // what a relay could not send as it is (forze writes W3C values only) stages nothing
+    for (flag, bad, says) in [
+        ("--traceparent", "garbage", "not a W3C traceparent"),
+        ("--route", " ", "--route must not be empty"),
+        ("--type", "", "--type must not be empty"),
+    ] {
+        let mut wrong = args.to_vec();
+        let at = wrong.iter().position(|a| *a == flag).expect("the flag") + 1;
+        wrong[at] = bad;
+        let r = cmd(&schema, &extra, &wrong);
+        assert_eq!(r.code, ERROR, "{flag}: {r:?}");
+        assert!(r.stderr.contains(says), "{flag}: {r:?}");
+    }
+    let staged = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {}", schema.rel("outbox")),
+    )
+    .await;
+    assert_eq!(staged, 1, "nothing more staged");
     let stamped = v["events"][0]["hlc"].as_str().unwrap().to_owned();
     let r = cmd(
         &schema,
