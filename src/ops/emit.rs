@@ -104,13 +104,14 @@ pub fn read_payload(arg: &str, stdin: impl std::io::Read) -> Result<String, Emit
 }
 
 impl std::fmt::Display for Staged {
-    /// `staged: event E row R hlc H` (or `deduplicated (already in the outbox): …`).
+    /// `staged: event E row R hlc H` (or `deduplicated (already in the outbox): event E`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match self.inserted {
             true => "staged",
             false => "deduplicated (already in the outbox)",
         };
-        write!(f, "{what}: event {} row {}", self.event_id, self.id)?;
+        write!(f, "{what}: event {}", self.event_id)?;
+        self.id.map_or(Ok(()), |id| write!(f, " row {id}"))?;
         self.hlc.as_ref().map_or(Ok(()), |h| write!(f, " hlc {h}"))
     }
 }

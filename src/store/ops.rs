@@ -204,7 +204,10 @@ pub struct NewEvent {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Staged {
-    pub id: Uuid,
+    /// The row staged; `None` for a deduplicated event whose row was not read (the event is
+    /// in the outbox already, under a row of its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Uuid>,
     pub event_id: Uuid,
     /// False when `(route, event_id)` was already in the outbox (deduplicated).
     pub inserted: bool,

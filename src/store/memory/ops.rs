@@ -332,7 +332,7 @@ impl OpsStore for MemoryStore {
                 .map(|r| r.row.id);
             if let Some(id) = existing {
                 staged.push(Staged {
-                    id,
+                    id: Some(id),
                     event_id: e.event_id,
                     inserted: false,
                     hlc: None,
@@ -358,7 +358,7 @@ impl OpsStore for MemoryStore {
                 traceparent: e.traceparent.clone(),
             }));
             staged.push(Staged {
-                id: e.id,
+                id: Some(e.id),
                 event_id: e.event_id,
                 inserted: true,
                 hlc: None,

@@ -374,10 +374,11 @@ fn staged(events: &[NewEvent], dup: &[bool], stamps: &[HlcTimestamp]) -> Vec<Sta
         .iter()
         .enumerate()
         .map(|(i, e)| Staged {
-            id: e.id,
+            // a deduplicated event's row and stamp are the ones already stored, not these
+            id: (!dup[i]).then_some(e.id),
             event_id: e.event_id,
             inserted: !dup[i],
-            hlc: stamps.get(i).map(|s| s.encode()),
+            hlc: stamps.get(i).filter(|_| !dup[i]).map(|s| s.encode()),
         })
         .collect()
 }

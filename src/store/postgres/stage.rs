@@ -128,11 +128,15 @@ RETURNING id"
         Ok(events
             .iter()
             .zip(stamps)
-            .map(|(e, s)| Staged {
-                id: e.id,
-                event_id: e.event_id,
-                inserted: inserted.contains(&e.id),
-                hlc: s.map(HlcTimestamp::encode),
+            .map(|(e, s)| {
+                // a deduplicated event's row and stamp are the ones already stored, not these
+                let inserted = inserted.contains(&e.id);
+                Staged {
+                    id: inserted.then_some(e.id),
+                    event_id: e.event_id,
+                    inserted,
+                    hlc: s.filter(|_| inserted).map(HlcTimestamp::encode),
+                }
             })
             .collect())
     }

@@ -291,6 +291,11 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
         1,
         "same event id, same route: {r:?}"
     );
+    let again = &json(&r)["events"][0];
+    assert!(
+        again.get("id").is_none() && again.get("hlc").is_none(),
+        "a deduplicated event names no row or stamp but those stored: {r:?}"
+    );
     let mark: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {cp} WHERE node_key = 'default'"))
         .fetch_one(&mut conn)
         .await
