@@ -59,6 +59,29 @@ async fn bounds(conn: &mut PgConnection, log: &str) -> Vec<(String, String)> {
     rows.iter().map(|r| (r.get(0), r.get(1))).collect()
 }
 
+/// `drop-expired` keeping 30 days, confirmed, its report in JSON.
+const DROP_JSON: [&str; 6] = [
+    "drop-expired",
+    "--keep-days",
+    "30",
+    "--yes",
+    "--format",
+    "json",
+];
+
+/// Attaches `table` (made `LIKE` the log) to the log as the partition of `day`.
+async fn attach_day(conn: &mut PgConnection, log: &str, table: &str, day: NaiveDate) {
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {table} (LIKE {log}); ALTER TABLE {log} ATTACH PARTITION {table}
+           FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00')",
+        day.format("%Y-%m-%d"),
+        (day + Days::new(1)).format("%Y-%m-%d")
+    ))
+    .execute(conn)
+    .await
+    .unwrap();
+}
+
 fn expected_bound(day: NaiveDate) -> String {
     format!(
         "FOR VALUES FROM ('{} 00:00:00+00') TO ('{} 00:00:00+00')",
@@ -153,16 +176,7 @@ async fn drop_expired_drops_exactly_the_expired_days_and_keeps_the_default() {
     let s = &schema.name;
     let old = |ago: u64| today() - Days::new(ago);
     for ago in [40u64, 32, 31, 30, 29] {
-        let d = old(ago);
-        sqlx::raw_sql(&format!(
-            "CREATE TABLE {s}.keep_{ago} (LIKE {log}); ALTER TABLE {log} ATTACH PARTITION {s}.keep_{ago}
-               FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00')",
-            d.format("%Y-%m-%d"),
-            (d + Days::new(1)).format("%Y-%m-%d")
-        ))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+        attach_day(&mut conn, &log, &format!("{s}.keep_{ago}"), old(ago)).await;
     }
     // names say nothing: bounds decide (keep_31 ends at today-30: expired with --keep-days 30)
     let r = parts(
@@ -180,18 +194,7 @@ async fn drop_expired_drops_exactly_the_expired_days_and_keeps_the_default() {
         5 + 9,
         "nothing dropped yet"
     );
-    let r = parts(
-        &schema,
-        &log,
-        &[
-            "drop-expired",
-            "--keep-days",
-            "30",
-            "--yes",
-            "--format",
-            "json",
-        ],
-    );
+    let r = parts(&schema, &log, &DROP_JSON);
     assert_eq!(r.code, OK, "{r:?}");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
@@ -223,16 +226,8 @@ async fn drop_expired_drops_exactly_the_expired_days_and_keeps_the_default() {
 async fn drop_expired_gives_up_instead_of_blocking_the_relay() {
     let (schema, mut conn, log) = log_with("partitions_drop_gives_up").await;
     let s = &schema.name;
-    let d = today() - Days::new(60);
-    sqlx::raw_sql(&format!(
-        "CREATE TABLE {s}.ancient (LIKE {log}); ALTER TABLE {log} ATTACH PARTITION {s}.ancient
-           FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00')",
-        d.format("%Y-%m-%d"),
-        (d + Days::new(1)).format("%Y-%m-%d")
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    let ancient = format!("{s}.ancient");
+    attach_day(&mut conn, &log, &ancient, today() - Days::new(60)).await;
     stage(&mut conn, &schema.rel("outbox"), "orders", 20, None).await;
     // A long reader holds ACCESS SHARE on the log: DROP must wait for it.
     let mut reader = crate::common::pg().await;
@@ -299,16 +294,8 @@ async fn drop_expired_goes_on_past_a_partition_it_cannot_drop() {
     let (schema, mut conn, log) = log_with("partitions_drop_past_failure").await;
     let s = &schema.name;
     for ago in [42u64, 41, 40] {
-        let d = today() - Days::new(ago);
-        sqlx::raw_sql(&format!(
-            "CREATE TABLE {s}.old_{ago} (LIKE {log}); ALTER TABLE {log} ATTACH PARTITION {s}.old_{ago}
-               FOR VALUES FROM ('{} 00:00+00') TO ('{} 00:00+00')",
-            d.format("%Y-%m-%d"),
-            (d + Days::new(1)).format("%Y-%m-%d")
-        ))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+        let day = today() - Days::new(ago);
+        attach_day(&mut conn, &log, &format!("{s}.old_{ago}"), day).await;
     }
     sqlx::raw_sql(&format!(
         "CREATE VIEW {s}.audit AS SELECT * FROM {s}.old_41"
@@ -316,15 +303,7 @@ async fn drop_expired_goes_on_past_a_partition_it_cannot_drop() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let args = [
-        "drop-expired",
-        "--keep-days",
-        "30",
-        "--yes",
-        "--format",
-        "json",
-    ];
-    let r = parts(&schema, &log, &args);
+    let r = parts(&schema, &log, &DROP_JSON);
     assert_eq!(r.code, ERROR, "{r:?}");
     let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("a report");
     assert_eq!(
