@@ -135,7 +135,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;migrate' {
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'lock_timeout for each change to an existing table')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'lock_timeout for each change to an existing table (default: half relay.pass_statement_timeout)')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Attempts after the first when a lock stays busy')
             [CompletionResult]::new('--lock-wait', '--lock-wait', [CompletionResultType]::ParameterName, 'How long to wait for another migrate of the same outbox to finish')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')

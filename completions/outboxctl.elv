@@ -126,7 +126,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;schema;help;help'= {
         }
         &'outboxctl;migrate'= {
-            cand --lock-timeout 'lock_timeout for each change to an existing table'
+            cand --lock-timeout 'lock_timeout for each change to an existing table (default: half relay.pass_statement_timeout)'
             cand --retries 'Attempts after the first when a lock stays busy'
             cand --lock-wait 'How long to wait for another migrate of the same outbox to finish'
             cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'

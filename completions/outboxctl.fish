@@ -128,7 +128,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_s
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from print" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "print" -d 'Print the schema, ready to paste into a migration file'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand schema; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l lock-timeout -d 'lock_timeout for each change to an existing table' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l lock-timeout -d 'lock_timeout for each change to an existing table (default: half relay.pass_statement_timeout)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l retries -d 'Attempts after the first when a lock stays busy' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l lock-wait -d 'How long to wait for another migrate of the same outbox to finish' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand migrate" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F

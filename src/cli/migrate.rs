@@ -7,7 +7,6 @@ use clap::Args;
 use super::Ctx;
 use crate::duration::Dur;
 use crate::ops::migrate::Migration;
-use crate::schema::postgres::LockPolicy;
 
 #[derive(Debug, Args)]
 pub struct MigrateArgs {
@@ -17,9 +16,9 @@ pub struct MigrateArgs {
     /// Change nothing; exit 1 when the database differs from the configured schema
     #[arg(long, conflicts_with = "dry_run")]
     pub check: bool,
-    /// lock_timeout for each change to an existing table
-    #[arg(long, value_name = "DURATION", default_value = "2s")]
-    pub lock_timeout: Dur,
+    /// lock_timeout for each change to an existing table (default: half relay.pass_statement_timeout)
+    #[arg(long, value_name = "DURATION")]
+    pub lock_timeout: Option<Dur>,
     /// Attempts after the first when a lock stays busy
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub retries: u32,
@@ -76,10 +75,7 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
     if let Some(question) = migration.prune_question() {
         ctx.confirm(&question)?;
     }
-    let policy = LockPolicy {
-        lock_timeout: args.lock_timeout.0,
-        retries: args.retries,
-    };
+    let policy = Migration::lock_policy(&ctx.config, args.lock_timeout.map(|d| d.0), args.retries);
     let bar = ctx.progress(migration.plan.steps.len() as u64, "migrating");
     migration
         .apply(policy, |step, took| {

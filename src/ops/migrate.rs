@@ -57,6 +57,21 @@ pub struct Migration {
 }
 
 impl Migration {
+    /// Each change's lock policy: `lock_timeout` as given, else half the relays'
+    /// `pass_statement_timeout` (a relay's statement queued behind a change then waits well
+    /// under its own timeout), and `retries`.
+    pub fn lock_policy(
+        config: &Config,
+        lock_timeout: Option<Duration>,
+        retries: u32,
+    ) -> LockPolicy {
+        let half = (config.relay.pass_statement_timeout / 2).max(Duration::from_millis(10));
+        LockPolicy {
+            lock_timeout: lock_timeout.unwrap_or(half),
+            retries,
+        }
+    }
+
     /// Connects and plans. With `lock_wait` (to apply), first takes the migration lock,
     /// waiting that long for another migrate of the same outbox (then exit 4). With
     /// `prune_functions` the plan also drops the functions of the pass that the configuration's

@@ -487,6 +487,45 @@ async fn a_busy_table_lock_is_retried_then_given_up_with_exit_4() {
     assert_eq!(migrate(&schema, &["--propagate-trace"]).code, OK);
 }
 
+/// By default each change waits for its lock at most half the relays' statement timeout: a
+/// relay's claim queued behind it (while a long pass holds the table) still gets its rows
+/// within its own `pass_statement_timeout` (1s), where a 2s wait made it time out.
+#[tokio::test]
+async fn a_relay_queued_behind_a_change_waits_less_than_its_statement_timeout() {
+    let (schema, mut pass) = PgSchema::new(test_name!()).await;
+    let t = schema.rel("outbox");
+    assert_eq!(migrate(&schema, &[]).code, OK);
+    sqlx::raw_sql(&format!("BEGIN; LOCK TABLE {t} IN ACCESS SHARE MODE"))
+        .execute(&mut pass)
+        .await
+        .unwrap();
+    let change = ob(["migrate", "--propagate-trace", "--retries", "0"])
+        .pg(&t)
+        .run_async();
+    let mut claim = crate::common::pg().await;
+    let relay = async {
+        crate::common::wait_for_session(
+            &mut claim,
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'ALTER TABLE%traceparent%')",
+            None,
+            std::time::Duration::from_secs(10),
+        )
+        .await;
+        sqlx::raw_sql(&format!(
+            "SET statement_timeout = '1s'; SELECT id FROM {t} FOR UPDATE SKIP LOCKED LIMIT 1"
+        ))
+        .execute(&mut claim)
+        .await
+    };
+    let (r, claimed) = tokio::join!(change, relay);
+    assert!(
+        claimed.is_ok(),
+        "the claim waited past its timeout: {claimed:?}"
+    );
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
+    sqlx::raw_sql("ROLLBACK").execute(&mut pass).await.unwrap();
+}
+
 /// Under a default isolation of REPEATABLE READ and a short idle_in_transaction_session_timeout
 /// (a role's or a database's), migrate's lock holds no snapshot (its own CREATE INDEX
 /// CONCURRENTLY went on waiting on it for ever) and outlives its idle run (the server ended it
