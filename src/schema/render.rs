@@ -103,7 +103,8 @@ impl fmt::Display for Statement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(comment) = &self.comment {
             for line in comment.lines() {
-                if line.starts_with("--") {
+                // a line already a comment (SQL's, or a mongosh script's) stays as it is
+                if line.starts_with("--") || line.starts_with("//") {
                     writeln!(f, "{line}")?;
                 } else {
                     writeln!(f, "-- {line}")?;

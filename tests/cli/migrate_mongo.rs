@@ -58,6 +58,11 @@ async fn fresh_migrate_creates_the_recommended_indexes_and_is_idempotent() {
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     let r = migrate(&db, &["--dry-run"]);
     assert_eq!(r.code, OK, "{r:?}");
+    // a script mongosh runs: comments as its own, each statement a line of its own
+    assert!(
+        (r.stdout.lines()).all(|l| l.is_empty() || l.starts_with("// ") || l.starts_with("db.")),
+        "{r:?}"
+    );
     assert!(
         r.stdout
             .contains("db.outbox.createIndex({ claim_token: 1 }, { sparse: true })"),
