@@ -339,6 +339,47 @@ pub fn plan(route: &str, dest: &Route) -> Result<(RouteSpec, Vec<String>), Desti
     Ok((spec, warnings))
 }
 
+/// `dest` keeping only the options its destination's kind takes: `relay --to URL` points a
+/// configured route elsewhere, and the options of the destination it had (a subject, an
+/// exchange, a timeout) do not follow it to one that does not take them.
+pub fn keep_options_of_its_kind(dest: &mut Route) {
+    let Ok(url) = dest.to.get() else {
+        return;
+    };
+    let takes: &[&str] = match url {
+        DestinationUrl::Stdout | DestinationUrl::File(_) | DestinationUrl::PostgresTable(_) => &[],
+        DestinationUrl::Redis(_) => redis::OPTIONS,
+        DestinationUrl::Amqp(_) => amqp::OPTIONS,
+        DestinationUrl::Nats(_) => nats::OPTIONS,
+        DestinationUrl::Http(_) => http::OPTIONS,
+        DestinationUrl::Kafka(_) => kafka::OPTIONS,
+    };
+    macro_rules! keep {
+        ($($option:ident),*) => {$(
+            if !takes.contains(&stringify!($option)) {
+                dest.$option = None;
+            }
+        )*};
+    }
+    keep!(
+        channel,
+        mode,
+        maxlen,
+        namespace,
+        tenant_aware,
+        exchange,
+        declare,
+        dead_letter_exchange,
+        create_stream,
+        create_topic,
+        partitions,
+        timeout,
+        secret_env,
+        signature,
+        batch
+    );
+}
+
 /// The channel (subject, queue, stream, topic) a route's dead letters go to.
 pub fn dead_letter_channel(route: &str) -> String {
     format!("{route}.dead_letter")

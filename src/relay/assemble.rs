@@ -64,6 +64,7 @@ pub fn route_destinations(
                 let key = format!("relay.routes.{name}.to");
                 let url = crate::config::destination_url(&key, to, &crate::config::process_env)?;
                 dest.to = url.into();
+                crate::destination::keep_options_of_its_kind(&mut dest);
             }
             Ok((name, dest))
         })

@@ -300,6 +300,22 @@ async fn hlc_order_nulls_last_and_headers() {
     assert!(got[4]["headers"].get("forze_hlc").is_none());
 }
 
+/// `--to` points a configured route elsewhere: the options of the destination it had (a NATS
+/// subject, a timeout) do not follow it to one that takes none.
+#[tokio::test]
+async fn to_points_a_configured_route_elsewhere_without_its_options() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 2, None).await;
+    let route = r#"{ to: "nats://127.0.0.1:1", channel: orders.events, timeout: 2s }"#;
+    let cfg =
+        crate::common::config_file(test, &format!("relay:\n  routes:\n    orders: {route}\n"));
+    let r = relay_once(&schema, "stdout", &["--config", &cfg]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(r.stdout.lines().count(), 2, "both rows on stdout: {r:?}");
+}
+
 #[tokio::test]
 async fn a_destination_that_always_fails_parks_rows_after_max_attempts() {
     let test = test_name!();
