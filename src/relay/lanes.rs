@@ -318,6 +318,18 @@ impl<S: RelayStore> Lane<S> {
         let mut next_full = Instant::now();
         let targets: Vec<PassTarget> = self.routes.iter().map(|(t, _)| t.clone()).collect();
         let stop = StopWatch::new(shutdown, settings.shutdown_drain_timeout);
+        // a destination away at start is down from the start: readiness and its gauge say so
+        // before any row is claimed (a quiet route would otherwise never find out)
+        if let Some(reason) = self.probe(settings).await {
+            tracing::warn!(destination = %self.destination, "destination down, its routes wait: {reason}");
+            events.destination(&self.destination, &targets, Some(&reason));
+            down = Some(Down {
+                reason,
+                wait: settings.interval,
+                next_probe: Instant::now() + settings.interval,
+                since: Instant::now(),
+            });
+        }
         while !shutdown.is_stopped() {
             let was_away = database_away.is_some();
             // a probe of a database that does not answer must not hold the stop

@@ -404,6 +404,35 @@ async fn readyz_and_destination_up_report_a_down_destination_while_healthz_stays
     assert!(relay.terminate().success());
 }
 
+/// A destination away when the relay starts is down from the start: `/readyz` and its gauge
+/// say so before any row is claimed (a quiet route never finds it out by publishing).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destination_away_at_start_is_not_ready_before_any_row() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let nobody = format!("http://127.0.0.1:{}/events", free_port());
+    let cfg = config_file(
+        test,
+        &format!("relay:\n  interval: 100ms\n  routes:\n    orders:\n      to: {nobody}\n"),
+    );
+    let addr = format!("127.0.0.1:{}", free_port());
+    let log = out_file(test).with_extension("log");
+    let relay = crate::common::ob(["relay", "--loop", "--metrics-addr", &addr])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .spawn(Some(&log));
+    wait_log(&log, "serving /metrics", 1).await;
+    wait_until(Duration::from_secs(10), "not ready", || {
+        http_get(&addr, "/readyz").0 == 503
+    })
+    .await;
+    let metrics = http_get(&addr, "/metrics").1;
+    let gauge = format!("outboxctl_destination_up{{destination=\"{nobody}\"}} 0");
+    assert!(metrics.contains(&gauge), "{metrics}");
+    assert!(relay.terminate().success());
+}
+
 #[tokio::test]
 async fn rabbitmq_urls_name_the_vhost_as_forze_reads_them() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
