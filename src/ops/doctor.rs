@@ -257,6 +257,25 @@ async fn pg_table_checks(
             ),
         );
     }
+    // every statement of the relay's pass, as this configuration's relay sends it, prepares on
+    // the table: a column it needs and the table lacks fails every pass
+    let reclaim = config.relay.reclaim_stale_after.is_some();
+    let full = pg.store_options();
+    let log = t.log.as_ref().filter(|_| full.delivery_log.is_some());
+    use crate::store::postgres::diagnostics::unpreparable;
+    let prepared = unpreparable(&mut *conn, &t.table, log, &full, reclaim).await;
+    match prepared.map_err(|e| Error::pg(format!("preparing the relay's statements on {name}"), e))? {
+        Some((step, why)) => report.add(
+            "pass statements",
+            Level::Fail,
+            format!("the relay's {step} fails on {name}: {why}; run outboxctl migrate with this configuration"),
+        ),
+        None => report.add(
+            "pass statements",
+            Level::Ok,
+            format!("the relay's statements prepare on {name}"),
+        ),
+    }
     // the plan of the claim alone: no delivery log, no traceparent column needed (the table
     // the plan reads is `t.table`; the relation as configured, not its name re-parsed, which
     // loses a quoted name's quotes)
@@ -495,7 +514,17 @@ async fn row_checks<O: OpsStore>(
         ),
     }
     // the HLC mark is the node's, not the table's or tenant's: checked once (`mark`)
-    if let Some(cps) = ops.checkpoints().await?.filter(|_| mark) {
+    let checkpoints = match (mark, ops.checkpoints().await) {
+        (false, _) => None,
+        // a checkpoint table missing is a finding, as a missing outbox or log is
+        (true, Err(e)) if e.sqlstate().as_deref() == Some(crate::db::sqlstate::UNDEFINED_TABLE) => {
+            let why = format!("the HLC checkpoint cannot be read ({e}): run `outboxctl migrate`");
+            report.add("hlc mark", Level::Fail, why);
+            None
+        }
+        (true, read) => read?,
+    };
+    if let Some(cps) = checkpoints {
         match cps.iter().max_by_key(|c| c.hlc) {
             Some(m) if (m.physical - now).num_milliseconds() > MAX_DRIFT_MS as i64 => report.add(
                 "hlc mark",

@@ -151,6 +151,42 @@ pub struct ClaimPlan {
     pub estimated_rows: f64,
 }
 
+/// The first of the relay's pass statements, as a relay with `opts` sends them (as SQL), that
+/// the server cannot prepare on `table`: its step and the server's message. A column
+/// `migrate` adds but the table lacks (`traceparent` under `propagate_trace`, `processing_at`
+/// that reclaim reads) fails every pass; `reclaim`: the relay reclaims (its statement is
+/// prepared too). Prepared only (Parse and Describe): nothing runs. Errors other than the
+/// statement's own (a lost connection) are returned as such.
+pub async fn unpreparable(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    log: Option<&QualifiedName>,
+    opts: &PgStoreOptions,
+    reclaim: bool,
+) -> Result<Option<(&'static str, String)>, sqlx::Error> {
+    use sqlx::Executor;
+    let sql = super::PgSql::new(table, log, opts);
+    let mut steps = vec![("claiming", sql.claim.clone())];
+    if reclaim {
+        steps.push(("reclaiming stale rows", sql.reclaim.clone()));
+    }
+    steps.push((sql.published_step, sql.published.clone()));
+    steps.push(("scheduling retries", sql.retry.clone()));
+    steps.push(("parking failed rows", sql.failed.clone()));
+    steps.extend(sql.release.clone().map(|r| ("releasing rows", r)));
+    for (step, text) in steps {
+        match conn.describe(&text).await {
+            Ok(_) => {}
+            // the statement's own fault (class 42: an undefined column, table or function)
+            Err(sqlx::Error::Database(e)) if e.code().is_some_and(|c| c.starts_with("42")) => {
+                return Ok(Some((step, e.message().to_owned())));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
+}
+
 /// `EXPLAIN` of the claim for a batch of 100 of `route` (and `tenant`, when tenant-aware).
 pub async fn claim_plan(
     conn: &mut PgConnection,

@@ -92,6 +92,24 @@ async fn doctor_checks_each_tenants_own_log_and_the_mark_once() {
         "{logs:?}"
     );
     assert_eq!(details(&v, "hlc mark").len(), 1, "{v}");
+    // a checkpoint table gone is a finding like the others, not the end of the report
+    sqlx::raw_sql(&format!("DROP TABLE {}.hlc_checkpoint", schema.name))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = with(&["doctor", "--format", "json"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let v = json(&r);
+    let mark = details(&v, "hlc mark");
+    assert!(
+        mark.len() == 1 && mark[0].starts_with("fail") && mark[0].contains("outboxctl migrate"),
+        "{mark:?}"
+    );
+    assert_eq!(
+        details(&v, "delivery log").len(),
+        2,
+        "the rest reported: {v}"
+    );
 }
 
 /// A table per tenant sharing one delivery log: the log is checked once (its failure used to be

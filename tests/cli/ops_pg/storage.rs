@@ -303,6 +303,32 @@ async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     assert_eq!(level("claim index"), "fail");
     assert_eq!(level("failed rows"), "warn");
     assert_eq!(level("oldest pending"), "fail");
+    assert_eq!(level("pass statements"), "ok");
+    // a relay that propagates traces needs the column migrate adds for it: every pass fails
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--propagate-trace"],
+        &["doctor"],
+    );
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let pass = doctor_check(&json(&r), "pass statements")["detail"].clone();
+    assert!(pass.as_str().unwrap().contains("traceparent"), "{pass}");
+    // and a consume relay that reclaims, the column reclaim reads
+    sqlx::raw_sql(&format!("ALTER TABLE {t} DROP COLUMN processing_at"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--storage", "consume"],
+        &["doctor"],
+    );
+    let pass = doctor_check(&json(&r), "pass statements")["detail"].clone();
+    assert!(
+        pass.as_str().unwrap().contains("reclaiming stale rows")
+            && pass.as_str().unwrap().contains("processing_at"),
+        "{pass}"
+    );
 }
 
 /// A claim without its function works but is planned on every pass: doctor warns until
