@@ -167,13 +167,12 @@ async fn dispatch(cli: Cli, color: bool) -> anyhow::Result<()> {
         _ => None,
     };
     let overrides = overrides(&global, &target, backend);
-    // init, completions and man never read outboxctl.yaml (init may be replacing a broken one)
-    let reads_file = !matches!(
-        command,
-        Command::Init(_) | Command::Completions(_) | Command::Man(_)
-    );
-    let config = Config::load_with(&overrides, reads_file, &config::process_env)
-        .map_err(crate::Error::from)?;
+    // init, completions and man never read outboxctl.yaml (init may be replacing a broken one);
+    // completions and man not the environment either (a DATABASE_URL of another program's)
+    let generates = matches!(command, Command::Completions(_) | Command::Man(_));
+    let reads_file = !generates && !matches!(command, Command::Init(_));
+    let env = config::process_env_unless(generates);
+    let config = Config::load_with(&overrides, reads_file, &env).map_err(crate::Error::from)?;
     if let Some(url) = &config.database_url {
         crate::error::keep_secret(url);
     }

@@ -7,6 +7,12 @@ pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// The process's environment, or (`blank`) none at all: what a command that needs no
+/// configuration (`completions`, `man`) reads, so another program's variables cannot fail it.
+pub fn process_env_unless(blank: bool) -> impl Fn(&str) -> Option<String> {
+    move |name| if blank { None } else { process_env(name) }
+}
+
 /// Why `${NAME}` expansion failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EnvError {

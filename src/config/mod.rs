@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 use crate::duration::Dur;
 use crate::model::{KeyOrder, Storage};
-pub use env::{Env, EnvError, expand_env, process_env};
+pub use env::{Env, EnvError, expand_env, process_env, process_env_unless};
 pub use file::{FileConfig, OutboxFile, PartitionsFile, RelayFile};
 pub use route::{Route, RouteFile, RouteOf, RouteUrl, UnsetVariable, destination_url};
 
@@ -576,6 +576,13 @@ impl Config {
                 "relay.pass_deadline ({}) plus relay.pass_statement_timeout ({}) must be at most {} (PostgreSQL's longest timeout)",
                 Dur(r.pass_deadline),
                 Dur(r.pass_statement_timeout),
+                Dur(pg_max)
+            )));
+        }
+        if self.partitions.lock_timeout > pg_max {
+            return Err(invalid(format!(
+                "partitions.lock_timeout ({}) must be at most {} (PostgreSQL's longest timeout)",
+                Dur(self.partitions.lock_timeout),
                 Dur(pg_max)
             )));
         }

@@ -212,14 +212,16 @@ impl Answers {
 
     /// Checks the text the way every command will read it, then writes it to `path` (a new
     /// file unless `overwrite`); returns the configuration the file gives. A file holding a
-    /// password is readable by its owner only.
+    /// password (the database's, or in the route's URL) is readable by its owner only.
     pub fn write(&self, path: &Path, overwrite: bool) -> Result<Config, ConfigError> {
         use std::io::Write;
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         let text = self.render();
         let file = FileConfig::parse(&path.display().to_string(), &text)?;
         let config = Config::resolve(file, Some(path.to_owned()), &Default::default(), &|_| None)?;
-        let secret = DatabaseUrl::parse(&self.database_url).is_ok_and(|u| u.password().is_some());
+        // the database's password, or a route URL's credentials (what masking would hide)
+        let secret = DatabaseUrl::parse(&self.database_url).is_ok_and(|u| u.password().is_some())
+            || (self.route.as_ref()).is_some_and(|(_, to)| crate::dburl::mask(to) != *to);
         let mode = if secret { 0o600 } else { 0o644 };
         let mut open = std::fs::OpenOptions::new();
         open.write(true).mode(mode);

@@ -32,8 +32,11 @@ fn committed_completions_match_the_cli() {
             have == want,
             "{path} has drifted from the CLI: regenerate with OUTBOXCTL_UPDATE_COMPLETIONS=1 cargo test committed_completions"
         );
-        let r = ob(["completions", &shell.to_string()]).run();
-        assert_eq!(r.code, OK);
+        // another program's DATABASE_URL in the environment is none of its business
+        let r = ob(["completions", &shell.to_string()])
+            .env("DATABASE_URL", "mysql://u:p@h/db")
+            .run();
+        assert_eq!(r.code, OK, "{r:?}");
         assert_eq!(
             r.stdout.trim_end().as_bytes(),
             String::from_utf8_lossy(&want).trim_end().as_bytes()
@@ -43,7 +46,7 @@ fn committed_completions_match_the_cli() {
 
 #[test]
 fn man_pages_render_from_the_same_definitions() {
-    let r = ob(["man"]).run();
+    let r = ob(["man"]).env("OUTBOXCTL_STORAGE", "sideways").run();
     assert_eq!(r.code, OK, "{r:?}");
     assert!(
         r.stdout.starts_with(".ie") || r.stdout.contains(".TH outboxctl"),
@@ -113,6 +116,18 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         0o600,
         "a file holding a password is its owner's only"
     );
+    let routed = dir.join("routed.yaml");
+    let r = ob(["init", "--path", routed.to_str().unwrap()])
+        .args([
+            "--database-url",
+            "postgres://app@db/app",
+            "--route",
+            "orders",
+        ])
+        .args(["--to", "amqp://relay:s3cret@mq:5672/%2f"])
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(mode(&routed), 0o600, "a route's password too");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
         text.contains("relation: \"shop.outbox\"")

@@ -118,6 +118,10 @@ fn absurd_durations_are_refused_with_the_limit() {
             "relay:\n  pass_statement_timeout: 30d\n",
             "PostgreSQL's longest timeout",
         ),
+        (
+            "partitions:\n  lock_timeout: 30d\n",
+            "partitions.lock_timeout (30days) must be at most",
+        ),
     ] {
         let cfg = crate::common::config_file("absurd_durations", yaml);
         let r = ob(["schema", "print", "--config", &cfg]).run();
