@@ -196,8 +196,9 @@ pub struct RelayConfig {
     /// How often a relay writes its registry row.
     pub heartbeat: Duration,
     /// PostgreSQL: where to `LISTEN` (a direct or session-pooled URL) when the database URL
-    /// goes through a transaction pooler.
-    pub wake_url: Option<DatabaseUrl>,
+    /// goes through a transaction pooler. `Err`: it names a `${NAME}` this process does not
+    /// have, an error only for the relay that listens (a secret set only where relays run).
+    pub wake_url: Option<Result<DatabaseUrl, UnsetVariable>>,
 }
 
 /// The most days any day count of the partition commands may span (100 years): more is a
@@ -431,15 +432,15 @@ impl Config {
             prepared_statements: r.prepared_statements.unwrap_or(false),
             wake: r.wake.unwrap_or_default(),
             heartbeat: r.heartbeat.map_or(secs(5), |d| d.0),
-            wake_url: r
-                .wake_url
-                .as_deref()
-                .map(|u| {
-                    expand_env(u, env)
-                        .map_err(|e| invalid(format!("relay.wake_url: {e}")))
-                        .and_then(|u| DatabaseUrl::parse(&u).map_err(ConfigError::from))
-                })
-                .transpose()?,
+            wake_url: match r.wake_url.as_deref().map(|u| expand_env(u, env)) {
+                None => None,
+                Some(Ok(u)) => Some(Ok(DatabaseUrl::parse(&u)?)),
+                Some(Err(source @ EnvError::Unset(_))) => Some(Err(UnsetVariable {
+                    key: "relay.wake_url".into(),
+                    source,
+                })),
+                Some(Err(e)) => return Err(invalid(format!("relay.wake_url: {e}"))),
+            },
         };
         let p = &file.partitions;
         for (key, days) in [("ahead_days", p.ahead_days), ("keep_days", p.keep_days)] {
@@ -535,10 +536,11 @@ impl Config {
                     "relay.wake_url is set but relay.wake is off: set relay.wake: notify",
                 ));
             }
-            if self.backend != Backend::Postgres || u.backend() != Backend::Postgres {
-                return Err(invalid(format!(
-                    "relay.wake_url {u} is for PostgreSQL's LISTEN (a direct or session-pooled postgres:// URL); MongoDB wakes through a change stream on the database URL"
-                )));
+            let other = u.as_ref().is_ok_and(|u| u.backend() != Backend::Postgres);
+            if self.backend != Backend::Postgres || other {
+                return Err(invalid(
+                    "relay.wake_url is for PostgreSQL's LISTEN (a direct or session-pooled postgres:// URL); MongoDB wakes through a change stream on the database URL",
+                ));
             }
         }
         if r.heartbeat < Duration::from_millis(100) {

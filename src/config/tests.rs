@@ -256,6 +256,18 @@ fn a_variable_not_set_here_fails_only_whoever_uses_the_url() {
         to.get().unwrap_err().to_string(),
         "relay.routes.orders.to: ${MISSING} is not set in the environment"
     );
+    // the wake-up listener's URL too: only the relay that listens needs it
+    let c = resolve(
+        "relay:\n  wake: notify\n  wake_url: \"postgres://relay:${MISSING}@h/db\"\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap();
+    let wake = c.relay.wake_url.as_ref().expect("a wake_url");
+    assert_eq!(
+        wake.as_ref().unwrap_err().to_string(),
+        "relay.wake_url: ${MISSING} is not set in the environment"
+    );
 }
 
 #[test]

@@ -68,7 +68,14 @@ impl Postgres<'_> {
                 &NoListener("the database URL goes through a pooler (the server listens on another port than the one dialled) and LISTEN needs a session of its own; set relay.wake_url to a direct or session-pooled URL".into()),
             ));
         }
-        let url = config.relay.wake_url.as_ref().unwrap_or(main);
+        let url = match &config.relay.wake_url {
+            Some(Ok(url)) => url,
+            // the listener needs it: an error for the relay alone
+            Some(Err(unset)) => {
+                return Err(crate::config::ConfigError::Invalid(unset.to_string()).into());
+            }
+            None => main,
+        };
         match super::postgres::wake::listen(url, main, &channels, self.connect_timeout).await {
             Ok(listener) => {
                 tracing::info!(url = %url, channels = channels.len(), "wake-up on commit: listening");

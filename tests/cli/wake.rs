@@ -212,6 +212,26 @@ async fn without_the_trigger_it_says_to_migrate() {
     );
 }
 
+/// A `wake_url` naming a variable this process does not have fails the relay that listens,
+/// naming it, and no other command (an operator's `migrate --dry-run`, `route list`).
+#[tokio::test]
+async fn a_wake_url_variable_not_set_fails_only_the_listening_relay() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let unset = "  wake_url: \"postgres://relay:${OUTBOXCTL_TEST_UNSET_WAKE}@127.0.0.1/test\"\n";
+    let cfg = wake_config(test, &out_file(test), unset);
+    let t = schema.rel("outbox");
+    ob(["migrate", "--dry-run"]).pg(&t).config(&cfg).code(OK);
+    let r = ob(["relay", "--loop"]).pg(&t).config(&cfg).run();
+    assert_eq!(r.code, crate::common::ERROR, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("relay.wake_url: ${OUTBOXCTL_TEST_UNSET_WAKE} is not set"),
+        "{r:?}"
+    );
+}
+
 #[tokio::test]
 async fn an_insert_wakes_the_relay_on_mongo_through_a_change_stream() {
     let test = test_name!();
