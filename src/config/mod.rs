@@ -444,10 +444,9 @@ impl Config {
         };
         let p = &file.partitions;
         for (key, days) in [("ahead_days", p.ahead_days), ("keep_days", p.keep_days)] {
-            let most = MAX_DAYS;
-            if days.is_some_and(|d| d > most) {
+            if days.is_some_and(|d| d > MAX_DAYS) {
                 return Err(invalid(format!(
-                    "partitions.{key}: at most {most} (100 years)"
+                    "partitions.{key}: at most {MAX_DAYS} (100 years)"
                 )));
             }
         }

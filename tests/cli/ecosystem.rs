@@ -117,6 +117,7 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         "a file holding a password is its owner's only"
     );
     let routed = dir.join("routed.yaml");
+    let _ = std::fs::remove_file(&routed);
     let r = ob(["init", "--path", routed.to_str().unwrap()])
         .args([
             "--database-url",
