@@ -155,8 +155,9 @@ pub struct ClaimPlan {
 /// the server cannot prepare on `table`: its step and the server's message. A column
 /// `migrate` adds but the table lacks (`traceparent` under `propagate_trace`, `processing_at`
 /// that reclaim reads) fails every pass; `reclaim`: the relay reclaims (its statement is
-/// prepared too). Prepared only (Parse and Describe): nothing runs. Errors other than the
-/// statement's own (a lost connection) are returned as such.
+/// prepared too). Prepared only, and dropped in the same simple query (one implicit
+/// transaction, so a transaction pooler keeps it on one server connection): nothing runs.
+/// Errors other than the statement's own (a lost connection) are returned as such.
 pub async fn unpreparable(
     conn: &mut PgConnection,
     table: &QualifiedName,
@@ -164,7 +165,6 @@ pub async fn unpreparable(
     opts: &PgStoreOptions,
     reclaim: bool,
 ) -> Result<Option<(&'static str, String)>, sqlx::Error> {
-    use sqlx::Executor;
     let sql = super::PgSql::new(table, log, opts);
     let mut steps = vec![("claiming", sql.claim.clone())];
     if reclaim {
@@ -175,7 +175,9 @@ pub async fn unpreparable(
     steps.push(("parking failed rows", sql.failed.clone()));
     steps.extend(sql.release.clone().map(|r| ("releasing rows", r)));
     for (step, text) in steps {
-        match conn.describe(&text).await {
+        let probe =
+            format!("PREPARE outboxctl_doctor_probe AS {text}; DEALLOCATE outboxctl_doctor_probe");
+        match sqlx::raw_sql(&probe).execute(&mut *conn).await {
             Ok(_) => {}
             // the statement's own fault (class 42: an undefined column, table or function)
             Err(sqlx::Error::Database(e)) if e.code().is_some_and(|c| c.starts_with("42")) => {
