@@ -244,6 +244,21 @@ async fn pg_table_checks(
             "{name} has no valid claim index: every claim reads the table; run outboxctl migrate"
         ),
     );
+    // staging (forze's, emit's) skips a duplicate event by ON CONFLICT (outbox_route, event_id):
+    // without a unique index on exactly those columns every staging fails
+    let event_key = |i: &crate::schema::plan::IndexFacts| {
+        let mut cols = i.columns.clone();
+        cols.sort();
+        i.unique && i.valid && !i.using.contains(" WHERE ") && cols == ["event_id", "outbox_route"]
+    };
+    report.index(
+        "event key",
+        facts.indexes.iter().any(event_key),
+        format!("{name} has its UNIQUE (outbox_route, event_id)"),
+        format!(
+            "{name} has no UNIQUE (outbox_route, event_id): staging's ON CONFLICT fails on every event; add it back as the specification has it"
+        ),
+    );
     if config.outbox.hlc_ordering {
         // the HLC claim reads its fresh rows in this order: without the index each claim
         // sorts every fresh pending row of the route

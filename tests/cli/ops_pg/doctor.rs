@@ -139,3 +139,31 @@ async fn doctor_checks_a_log_tenant_tables_share_once() {
     assert_eq!(logs.len(), 1, "{logs:?}");
     assert!(logs[0].starts_with("fail"), "{logs:?}");
 }
+
+/// Without `UNIQUE (outbox_route, event_id)` staging's `ON CONFLICT` (forze's and `emit`'s)
+/// fails on every event: doctor says so.
+#[tokio::test]
+async fn doctor_fails_an_outbox_without_its_event_key() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let v = json(&cmd(&schema, &["--format", "json"], &["doctor"]));
+    assert_eq!(
+        details(&v, "event key"),
+        ["ok ".to_owned() + &format!("{t} has its UNIQUE (outbox_route, event_id)")]
+    );
+    let key: String = sqlx::query_scalar(&format!(
+        "SELECT conname::text FROM pg_constraint WHERE conrelid = '{t}'::regclass AND contype = 'u'"
+    ))
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    sqlx::raw_sql(&format!("ALTER TABLE {t} DROP CONSTRAINT {key}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = cmd(&schema, &["--format", "json"], &["doctor"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let key = details(&json(&r), "event key");
+    assert!(key.len() == 1 && key[0].starts_with("fail"), "{key:?}");
+}
