@@ -244,16 +244,11 @@ async fn pg_table_checks(
             "{name} has no valid claim index: every claim reads the table; run outboxctl migrate"
         ),
     );
-    // staging (forze's, emit's) skips a duplicate event by ON CONFLICT (outbox_route, event_id):
-    // without a unique index on exactly those columns every staging fails
-    let event_key = |i: &crate::schema::plan::IndexFacts| {
-        let mut cols = i.columns.clone();
-        cols.sort();
-        i.unique && i.valid && !i.using.contains(" WHERE ") && cols == ["event_id", "outbox_route"]
-    };
+    // staging (forze's, emit's) skips a duplicate event by ON CONFLICT (outbox_route, event_id)
+    use crate::store::postgres::diagnostics::is_event_key;
     report.index(
         "event key",
-        facts.indexes.iter().any(event_key),
+        facts.indexes.iter().any(is_event_key),
         format!("{name} has its UNIQUE (outbox_route, event_id)"),
         format!(
             "{name} has no UNIQUE (outbox_route, event_id): staging's ON CONFLICT fails on every event; add it back as the specification has it"

@@ -142,6 +142,14 @@ pub async fn untrusted_maker(
     row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).transpose()
 }
 
+/// Whether `i` is the outbox's `UNIQUE (outbox_route, event_id)` (either column order, over
+/// every row): the arbiter staging's `ON CONFLICT` infers; without one every staging fails.
+pub fn is_event_key(i: &crate::schema::plan::IndexFacts) -> bool {
+    let mut cols = i.columns.clone();
+    cols.sort();
+    i.unique && i.valid && !i.using.contains(" WHERE ") && cols == ["event_id", "outbox_route"]
+}
+
 /// The claim's plan, as far as `doctor` cares.
 #[derive(Debug, Clone, Copy)]
 pub struct ClaimPlan {
