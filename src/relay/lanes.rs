@@ -176,6 +176,16 @@ pub const DATABASE_PROBE_FIRST: Duration = Duration::from_millis(100);
 pub const DATABASE_PROBE_CAP: Duration = Duration::from_secs(1);
 
 impl Down {
+    /// A destination found down: probed again after `interval`.
+    fn destination(reason: &str, interval: Duration) -> Self {
+        Down {
+            reason: reason.to_owned(),
+            wait: interval,
+            next_probe: Instant::now() + interval,
+            since: Instant::now(),
+        }
+    }
+
     fn database(reason: &str) -> Self {
         Down {
             reason: reason.to_owned(),
@@ -323,12 +333,7 @@ impl<S: RelayStore> Lane<S> {
         if let Some(reason) = self.probe(settings).await {
             tracing::warn!(destination = %self.destination, "destination down, its routes wait: {reason}");
             events.destination(&self.destination, &targets, Some(&reason));
-            down = Some(Down {
-                reason,
-                wait: settings.interval,
-                next_probe: Instant::now() + settings.interval,
-                since: Instant::now(),
-            });
+            down = Some(Down::destination(&reason, settings.interval));
         }
         while !shutdown.is_stopped() {
             let was_away = database_away.is_some();
@@ -443,12 +448,7 @@ impl<S: RelayStore> Lane<S> {
                         if let Some(reason) = &report.down {
                             tracing::warn!(destination = %self.destination, route = %target, "destination down, its routes wait: {reason}");
                             events.destination(&self.destination, &targets, Some(reason));
-                            down = Some(Down {
-                                reason: reason.clone(),
-                                wait: settings.interval,
-                                next_probe: Instant::now() + settings.interval,
-                                since: Instant::now(),
-                            });
+                            down = Some(Down::destination(reason, settings.interval));
                             break;
                         }
                         if !report.committed {
