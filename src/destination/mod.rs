@@ -185,31 +185,54 @@ impl BuildContext {
     }
 }
 
+/// Calls `$then!` with every option a route's destination may take, each its field's name
+/// (the key the file gives it by): the one list [`only`] checks and [`keep_options_of_its_kind`]
+/// clears.
+macro_rules! route_options {
+    ($then:ident) => {
+        $then!(
+            channel,
+            mode,
+            maxlen,
+            namespace,
+            tenant_aware,
+            exchange,
+            declare,
+            dead_letter_exchange,
+            create_stream,
+            create_topic,
+            partitions,
+            timeout,
+            secret_env,
+            signature,
+            batch
+        )
+    };
+}
+
+/// A destination URL's kind, as errors name it, and the options it takes.
+fn kind_of(url: &DestinationUrl) -> (&'static str, &'static [&'static str]) {
+    match url {
+        DestinationUrl::Stdout => ("stdout", &[]),
+        DestinationUrl::File(_) => ("file", &[]),
+        DestinationUrl::PostgresTable(_) => ("postgres-table", &[]),
+        DestinationUrl::Redis(_) => ("redis", redis::OPTIONS),
+        DestinationUrl::Amqp(_) => ("amqp", amqp::OPTIONS),
+        DestinationUrl::Nats(_) => ("nats", nats::OPTIONS),
+        DestinationUrl::Http(_) => ("http", http::OPTIONS),
+        DestinationUrl::Kafka(_) => ("kafka", kafka::OPTIONS),
+    }
+}
+
 /// Options that only some destinations take: refuse the others, naming the key.
-fn only(
-    route: &str,
-    kind: &'static str,
-    dest: &Route,
-    allowed: &[&str],
-) -> Result<(), DestinationError> {
-    let given: [(&str, bool); 15] = [
-        ("channel", dest.channel.is_some()),
-        ("mode", dest.mode.is_some()),
-        ("maxlen", dest.maxlen.is_some()),
-        ("namespace", dest.namespace.is_some()),
-        ("tenant_aware", dest.tenant_aware.is_some()),
-        ("exchange", dest.exchange.is_some()),
-        ("declare", dest.declare.is_some()),
-        ("dead_letter_exchange", dest.dead_letter_exchange.is_some()),
-        ("create_stream", dest.create_stream.is_some()),
-        ("create_topic", dest.create_topic.is_some()),
-        ("partitions", dest.partitions.is_some()),
-        ("timeout", dest.timeout.is_some()),
-        ("secret_env", dest.secret_env.is_some()),
-        ("signature", dest.signature.is_some()),
-        ("batch", dest.batch.is_some()),
-    ];
-    for (key, set) in given {
+fn only(route: &str, url: &DestinationUrl, dest: &Route) -> Result<(), DestinationError> {
+    let (kind, allowed) = kind_of(url);
+    macro_rules! given {
+        ($($option:ident),*) => {
+            [$((stringify!($option), dest.$option.is_some())),*]
+        };
+    }
+    for (key, set) in route_options!(given) {
         if set && !allowed.contains(&key) {
             return Err(DestinationError::NotApplicable {
                 route: route.to_owned(),
@@ -300,41 +323,20 @@ pub fn plan(route: &str, dest: &Route) -> Result<(RouteSpec, Vec<String>), Desti
     let url = dest.to.get()?.clone();
     let channel = dest.channel.clone().unwrap_or_else(|| route.to_owned());
     let mut warnings = Vec::new();
+    only(route, &url, dest)?;
     let spec = match url {
-        DestinationUrl::Stdout => {
-            only(route, "stdout", dest, &[])?;
-            RouteSpec::Stdout
-        }
-        DestinationUrl::File(path) => {
-            only(route, "file", dest, &[])?;
-            RouteSpec::File(path)
-        }
-        DestinationUrl::PostgresTable(table) => {
-            only(route, "postgres-table", dest, &[])?;
-            RouteSpec::Table(table)
-        }
+        DestinationUrl::Stdout => RouteSpec::Stdout,
+        DestinationUrl::File(path) => RouteSpec::File(path),
+        DestinationUrl::PostgresTable(table) => RouteSpec::Table(table),
         DestinationUrl::Redis(url) => {
-            only(route, "redis", dest, redis::OPTIONS)?;
             let (spec, warning) = redis::plan(url, channel, dest).map_err(err)?;
             warnings.extend(warning.map(|w| format!("route {route}: {w}")));
             spec
         }
-        DestinationUrl::Amqp(url) => {
-            only(route, "amqp", dest, amqp::OPTIONS)?;
-            amqp::plan(url, channel, dest)
-        }
-        DestinationUrl::Nats(url) => {
-            only(route, "nats", dest, nats::OPTIONS)?;
-            nats::plan(url, channel, dest).map_err(err)?
-        }
-        DestinationUrl::Http(url) => {
-            only(route, "http", dest, http::OPTIONS)?;
-            http::plan(route, url, dest)?
-        }
-        DestinationUrl::Kafka(url) => {
-            only(route, "kafka", dest, kafka::OPTIONS)?;
-            kafka::plan(url, channel, dest).map_err(err)?
-        }
+        DestinationUrl::Amqp(url) => amqp::plan(url, channel, dest),
+        DestinationUrl::Nats(url) => nats::plan(url, channel, dest).map_err(err)?,
+        DestinationUrl::Http(url) => http::plan(route, url, dest)?,
+        DestinationUrl::Kafka(url) => kafka::plan(url, channel, dest).map_err(err)?,
     };
     Ok((spec, warnings))
 }
@@ -346,14 +348,7 @@ pub fn keep_options_of_its_kind(dest: &mut Route) {
     let Ok(url) = dest.to.get() else {
         return;
     };
-    let takes: &[&str] = match url {
-        DestinationUrl::Stdout | DestinationUrl::File(_) | DestinationUrl::PostgresTable(_) => &[],
-        DestinationUrl::Redis(_) => redis::OPTIONS,
-        DestinationUrl::Amqp(_) => amqp::OPTIONS,
-        DestinationUrl::Nats(_) => nats::OPTIONS,
-        DestinationUrl::Http(_) => http::OPTIONS,
-        DestinationUrl::Kafka(_) => kafka::OPTIONS,
-    };
+    let (_, takes) = kind_of(url);
     macro_rules! keep {
         ($($option:ident),*) => {$(
             if !takes.contains(&stringify!($option)) {
@@ -361,23 +356,7 @@ pub fn keep_options_of_its_kind(dest: &mut Route) {
             }
         )*};
     }
-    keep!(
-        channel,
-        mode,
-        maxlen,
-        namespace,
-        tenant_aware,
-        exchange,
-        declare,
-        dead_letter_exchange,
-        create_stream,
-        create_topic,
-        partitions,
-        timeout,
-        secret_env,
-        signature,
-        batch
-    );
+    route_options!(keep);
 }
 
 /// The channel (subject, queue, stream, topic) a route's dead letters go to.
