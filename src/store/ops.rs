@@ -215,6 +215,19 @@ pub struct Staged {
     pub hlc: Option<String>,
 }
 
+impl Staged {
+    /// An event as staging left it, `id` and `hlc` those it was given: a deduplicated one
+    /// names neither (its row and stamp are the ones stored before).
+    pub fn new(id: Uuid, event_id: Uuid, inserted: bool, hlc: Option<String>) -> Self {
+        Staged {
+            id: inserted.then_some(id),
+            event_id,
+            inserted,
+            hlc: hlc.filter(|_| inserted),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckpointRow {
     pub node_key: String,

@@ -373,13 +373,7 @@ fn staged(events: &[NewEvent], dup: &[bool], stamps: &[HlcTimestamp]) -> Vec<Sta
     events
         .iter()
         .enumerate()
-        .map(|(i, e)| Staged {
-            // a deduplicated event's row and stamp are the ones already stored, not these
-            id: (!dup[i]).then_some(e.id),
-            event_id: e.event_id,
-            inserted: !dup[i],
-            hlc: stamps.get(i).filter(|_| !dup[i]).map(|s| s.encode()),
-        })
+        .map(|(i, e)| Staged::new(e.id, e.event_id, !dup[i], stamps.get(i).map(|s| s.encode())))
         .collect()
 }
 

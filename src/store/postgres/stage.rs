@@ -129,14 +129,8 @@ RETURNING id"
             .iter()
             .zip(stamps)
             .map(|(e, s)| {
-                // a deduplicated event's row and stamp are the ones already stored, not these
-                let inserted = inserted.contains(&e.id);
-                Staged {
-                    id: inserted.then_some(e.id),
-                    event_id: e.event_id,
-                    inserted,
-                    hlc: s.filter(|_| inserted).map(HlcTimestamp::encode),
-                }
+                let hlc = s.map(HlcTimestamp::encode);
+                Staged::new(e.id, e.event_id, inserted.contains(&e.id), hlc)
             })
             .collect())
     }
