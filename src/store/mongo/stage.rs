@@ -118,18 +118,7 @@ impl MongoOps {
         now: DateTime<Utc>,
         hlc: Option<HlcTimestamp>,
     ) -> Result<Document, Error> {
-        let payload: serde_json::Value =
-            serde_json::from_str(&e.payload).map_err(|x| Error::data("payload", x))?;
-        // parsed, a number is already an f64: its text is what says whether it was rounded
-        if let Some(n) = inexact_number(&e.payload) {
-            return Err(Error::Data {
-                what: format!(
-                    "payload number {n} cannot be stored exactly in MongoDB (a 64-bit integer or a double); send it as a string"
-                ),
-                source: None,
-            });
-        }
-        let payload = json_to_bson(&payload)?;
+        let payload = payload_to_bson(&e.payload)?;
         let opt = |u: Option<Uuid>| u.map_or(Bson::Null, |u| Bson::String(u.to_string()));
         let mut d = doc! {
             "id": e.id.to_string(),
@@ -253,30 +242,38 @@ fn decimal(n: &str) -> (bool, String, i64) {
     (neg, significant.to_owned(), exp)
 }
 
-/// JSON to BSON, refusing numbers BSON cannot hold exactly (send those as strings).
-pub fn json_to_bson(v: &serde_json::Value) -> Result<Bson, Error> {
+/// A payload's JSON text as BSON, refusing numbers BSON cannot hold exactly (send those as
+/// strings). Judged on the text: parsed, a number is already an `f64`, rounded.
+pub fn payload_to_bson(text: &str) -> Result<Bson, Error> {
+    let payload: serde_json::Value =
+        serde_json::from_str(text).map_err(|x| Error::data("payload", x))?;
+    if let Some(n) = inexact_number(text) {
+        return Err(inexact(n));
+    }
+    json_to_bson(&payload)
+}
+
+fn inexact(n: &str) -> Error {
+    Error::Data {
+        what: format!(
+            "payload number {n} cannot be stored exactly in MongoDB (a 64-bit integer or a double); send it as a string"
+        ),
+        source: None,
+    }
+}
+
+/// Parsed JSON to BSON, its numbers already judged by their text ([`payload_to_bson`]).
+fn json_to_bson(v: &serde_json::Value) -> Result<Bson, Error> {
     use serde_json::Value;
     Ok(match v {
         Value::Null => Bson::Null,
         Value::Bool(b) => Bson::Boolean(*b),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Bson::Int64(i)
-            } else if let Some(f) = n.as_f64().filter(|f| {
-                f.is_finite()
-                    && serde_json::Number::from_f64(*f)
-                        .is_some_and(|x| x.to_string() == n.to_string())
-            }) {
-                Bson::Double(f)
-            } else {
-                return Err(Error::Data {
-                    what: format!(
-                        "payload number {n} cannot be stored exactly in MongoDB; send it as a string"
-                    ),
-                    source: None,
-                });
-            }
-        }
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Bson::Int64(i),
+            (None, Some(f)) if n.is_f64() => Bson::Double(f),
+            // an integer past i64 (the text check refuses it first)
+            _ => return Err(inexact(&n.to_string())),
+        },
         Value::String(s) => Bson::String(s.clone()),
         Value::Array(a) => Bson::Array(a.iter().map(json_to_bson).collect::<Result<_, _>>()?),
         Value::Object(o) => {
