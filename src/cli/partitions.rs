@@ -4,7 +4,6 @@
 use clap::{Args, Subcommand};
 
 use super::Ctx;
-use crate::config::MAX_DAYS;
 use crate::duration::Dur;
 use crate::ops::partitions::{self as ops, DeliveryLog, Fix, FixStep};
 use crate::schema::postgres::LockPolicy;
@@ -31,10 +30,15 @@ pub struct LockArgs {
     pub retries: Option<u32>,
 }
 
+/// A day count's flag: at most [`crate::config::MAX_DAYS`].
+fn day_count() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(..=i64::from(crate::config::MAX_DAYS))
+}
+
 #[derive(Debug, Args)]
 pub struct AddAheadArgs {
     /// Days after today to cover (default: partitions.ahead_days, 7)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(MAX_DAYS)))]
+    #[arg(long, value_name = "N", value_parser = day_count())]
     pub days: Option<u32>,
     #[command(flatten)]
     pub lock: LockArgs,
@@ -43,7 +47,7 @@ pub struct AddAheadArgs {
 #[derive(Debug, Args)]
 pub struct DropArgs {
     /// Days to keep (default: partitions.keep_days, 30)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(MAX_DAYS)))]
+    #[arg(long, value_name = "N", value_parser = day_count())]
     pub keep_days: Option<u32>,
     /// Print what would be dropped and change nothing
     #[arg(long)]
@@ -55,7 +59,7 @@ pub struct DropArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Days from today that must be attached (today counts; default: partitions.ahead_days)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(MAX_DAYS)))]
+    #[arg(long, value_name = "N", value_parser = day_count())]
     pub min_ahead: Option<u32>,
     /// Move rows out of the default partition into day partitions; attach empty days over gaps
     #[arg(long)]
