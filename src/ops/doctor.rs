@@ -2,10 +2,12 @@
 //! [`DoctorReport`]. The drain timeout, each route's destination (checked as the relay does at
 //! start, changing nothing), transactions and a pooler, then per outbox table its claim index
 //! and the claim's plan, stale, failed and old pending rows, the HLC mark, vacuum and the
-//! delivery log's partitions; then what holds the xmin horizon ([`xmin`]). The command prints
-//! the report; nothing here does.
+//! delivery log's partitions; then the HLC checkpoint's key and what holds the xmin horizon
+//! ([`xmin`]). The command prints the report; nothing here does.
 
+mod checkpoint;
 mod claim_function;
+mod destinations;
 pub mod fleet;
 mod mongo;
 pub mod xmin;
@@ -128,7 +130,7 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
         Backend::Postgres(pg) => pg,
         Backend::Mongo(mongo) => {
             drain_check(config, &mut report);
-            destination_checks(config, &mut report).await;
+            destinations::checks(config, &mut report).await;
             mongo::mongo_checks(&mongo, options, &mut report).await?;
             fleet::checks(config, options.connect_timeout, &mut report).await;
             return Ok(report);
@@ -136,7 +138,7 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
         // nothing to check on a store in memory
         Backend::Memory(_) => {
             drain_check(config, &mut report);
-            destination_checks(config, &mut report).await;
+            destinations::checks(config, &mut report).await;
             return Ok(report);
         }
     };
@@ -145,7 +147,7 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
     let mut conn = pg.connect().await?;
     let url = config.require_url()?;
     drain_check(config, &mut report);
-    destination_checks(config, &mut report).await;
+    destinations::checks(config, &mut report).await;
     // pgbouncer in statement pooling refuses every transaction (and closes the connection).
     match db::pg::check_transactions(&mut conn).await {
         Err(db::DbError::Postgres { source, .. }) if db::pg::is_statement_pooling(&source) => {
@@ -176,6 +178,9 @@ pub async fn run(config: &Config, options: DoctorOptions) -> Result<DoctorReport
         if let Some(h) = health.filter(|h| tables.iter().all(|t| t.table != h.table)) {
             tables.push(h);
         }
+    }
+    if let Some(cp) = pg.hlc_checkpoint {
+        checkpoint::key_check(&mut conn, cp, &mut report).await?;
     }
     use crate::store::postgres::diagnostics;
     match diagnostics::xmin_holders(&mut conn).await {
@@ -567,83 +572,17 @@ async fn pooler(conn: &mut sqlx::PgConnection, url: &crate::dburl::DatabaseUrl) 
     })
 }
 
-/// Each configured route's destination, connected to and checked as the relay does at start
-/// (NATS stream and its duplicate window, RabbitMQ queue, Kafka topic), without changing
-/// anything: `create_stream`, `create_topic` and `declare` are checked, not carried out.
-async fn destination_checks(config: &Config, report: &mut DoctorReport) {
-    use crate::destination::{self, BuildContext, DestinationUrl};
-    let build_ctx = BuildContext::from_config(config);
-    let stdout = std::sync::Arc::new(std::sync::Mutex::new(()));
-    for (route, dest) in &config.relay.routes {
-        let shown = format!("{route} → {}", dest.to);
-        let contacted = match dest.to.url() {
-            Some(DestinationUrl::Nats(_) | DestinationUrl::Amqp(_) | DestinationUrl::Kafka(_)) => {
-                true
-            }
-            // a file would be created by opening it: check its folder only
-            Some(DestinationUrl::File(path)) => {
-                let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-                match dir {
-                    Some(d) if !d.is_dir() => report.add(
-                        "destination",
-                        Level::Fail,
-                        format!("{shown}: folder {} does not exist", d.display()),
-                    ),
-                    _ => report.add("destination", Level::Ok, format!("{shown}: valid")),
-                }
-                continue;
-            }
-            _ => false,
-        };
-        let creates = dest.create_stream == Some(true)
-            || dest.create_topic == Some(true)
-            || dest.declare == Some(true);
-        let read_only = crate::config::Route {
-            create_stream: None,
-            create_topic: None,
-            partitions: None,
-            declare: None,
-            ..dest.clone()
-        };
-        let (level, detail) = match destination::build(route, &read_only, &stdout, build_ctx).await
-        {
-            Err(e)
-                if creates
-                    && ["create_stream", "create_topic", "declare: true"]
-                        .iter()
-                        .any(|k| e.to_string().contains(k)) =>
-            {
-                (
-                    Level::Ok,
-                    format!("{shown}: reachable; the relay will create what is missing"),
-                )
-            }
-            Err(e) => (Level::Fail, e.to_string()),
-            Ok((_, warnings)) if warnings.iter().any(|w| w.contains("unreachable")) => {
-                (Level::Fail, format!("{shown}: {}", warnings.join("; ")))
-            }
-            Ok((_, warnings)) if !warnings.is_empty() => {
-                (Level::Warn, format!("{shown}: {}", warnings.join("; ")))
-            }
-            Ok(_) if contacted => (
-                Level::Ok,
-                format!("{shown}: reachable, its stream / queue / topic exists"),
-            ),
-            Ok((destination::Sink::Publisher(p), _)) => match p.probe().await {
-                Ok(Some(seen)) => (Level::Ok, format!("{shown}: reachable, {seen}")),
-                Ok(None) => (Level::Ok, format!("{shown}: valid (not contacted)")),
-                Err(e) => (Level::Fail, format!("{shown}: {e}")),
-            },
-            Ok(_) => (Level::Ok, format!("{shown}: valid (not contacted)")),
-        };
-        report.add("destination", level, detail);
-    }
-}
-
-/// `shutdown_drain_timeout ≥ 5 × pass_statement_timeout`, so the drain's last pass commits.
+/// `shutdown_drain_timeout ≥ 5 × pass_statement_timeout`, so the drain's last pass commits (the
+/// configuration's own rule: without a drain there is nothing to check).
 fn drain_check(config: &Config, report: &mut DoctorReport) {
     let r = &config.relay;
-    if r.shutdown_drain_timeout >= r.pass_statement_timeout * 5 {
+    if !r.drain_on_shutdown {
+        report.add(
+            "drain timeout",
+            Level::Ok,
+            "drain_on_shutdown is off: a stopped relay leaves its claims to reclaim",
+        );
+    } else if r.shutdown_drain_timeout >= r.pass_statement_timeout * 5 {
         report.add(
             "drain timeout",
             Level::Ok,

@@ -1,6 +1,6 @@
 //! `doctor` on MongoDB: a replica set for transactions, the claim's indexes (the
-//! specification's, the one in claim order, the claim token's, strict order's key index) and
-//! the claim's plan, then each outbox's rows.
+//! specification's, the one in claim order, the claim token's, strict order's key index), the
+//! event key staging deduplicates by, and the claim's plan, then each outbox's rows.
 
 use super::{DoctorOptions, DoctorReport, Level, of_tenant, row_checks};
 use crate::Error;
@@ -52,6 +52,21 @@ pub(super) async fn mongo_checks(
         format!("{collection} has an index on claim_token"),
         format!(
             "{collection} has no index on claim_token: each claim reads its documents back by scanning the collection; run outboxctl migrate"
+        ),
+    );
+    // staging (forze's, emit's) skips a duplicate event by this key: without it a duplicate is
+    // staged again and published twice
+    let event_key = |i: &&crate::schema::plan::MongoIndexFacts| {
+        let mut keys: Vec<&str> = i.keys.iter().map(|(k, _)| k.as_str()).collect();
+        keys.sort();
+        i.unique && i.partial.is_none() && keys == ["event_id", "outbox_route"]
+    };
+    report.index(
+        "event key",
+        indexes.iter().any(|i| event_key(&i)),
+        format!("{collection} has its unique index {{ outbox_route, event_id }}"),
+        format!(
+            "{collection} has no unique index {{ outbox_route, event_id }} over every document: an event staged twice is stored and published twice; run outboxctl migrate"
         ),
     );
     // the claim reads pending documents in its order through it and stops at its batch

@@ -124,6 +124,16 @@ async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(doctor_check(&v, "claim token index")["level"], "ok");
     assert_eq!(doctor_check(&v, "claim order index")["level"], "ok");
+    assert_eq!(doctor_check(&v, "event key")["level"], "ok");
+    // without its unique key a duplicate event is staged (and published) again
+    coll.drop_index("outbox_route_1_event_id_1").await.unwrap();
+    coll.create_index(
+        mongodb::IndexModel::builder()
+            .keys(doc! { "event_id": 1, "outbox_route": 1 })
+            .build(),
+    )
+    .await
+    .unwrap();
     coll.drop_index("outbox_route_1_status_1_created_at_1_id_1")
         .await
         .unwrap();
@@ -138,6 +148,7 @@ async fn doctor_on_mongo_checks_indexes_plans_and_rows() {
     assert_eq!(level("claim index"), "fail");
     assert_eq!(level("claim token index"), "fail");
     assert_eq!(level("claim order index"), "warn");
+    assert_eq!(level("event key"), "fail", "not unique: {v}");
     assert_eq!(level("failed rows"), "warn");
     assert_eq!(level("transactions"), "ok");
 }

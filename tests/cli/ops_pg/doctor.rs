@@ -167,3 +167,35 @@ async fn doctor_fails_an_outbox_without_its_event_key() {
     let key = details(&json(&r), "event key");
     assert!(key.len() == 1 && key[0].starts_with("fail"), "{key:?}");
 }
+
+/// Staging advances the HLC mark by `ON CONFLICT (node_key)`: a checkpoint table without a
+/// unique key on `node_key` fails every such staging, and doctor says so.
+#[tokio::test]
+async fn doctor_fails_a_checkpoint_without_its_key() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let cp = schema.rel("hlc_checkpoint");
+    let flags = ["--hlc-ordering", "--hlc-checkpoint", &cp];
+    migrate(&schema, &flags).await;
+    let doctor = || {
+        cmd(
+            &schema,
+            &[&["--format", "json"][..], &flags].concat(),
+            &["doctor"],
+        )
+    };
+    let key = details(&json(&doctor()), "hlc checkpoint key");
+    assert_eq!(key, [format!("ok {cp} has its PRIMARY KEY (node_key)")]);
+    sqlx::raw_sql(&format!(
+        "ALTER TABLE {cp} DROP CONSTRAINT hlc_checkpoint_pkey; CREATE INDEX ON {cp} (node_key)"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = doctor();
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let key = details(&json(&r), "hlc checkpoint key");
+    assert!(
+        key.len() == 1 && key[0].starts_with("fail") && key[0].contains("ON CONFLICT (node_key)"),
+        "{key:?}"
+    );
+}

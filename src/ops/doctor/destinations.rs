@@ -1,0 +1,78 @@
+//! `doctor`'s destination checks: each route's broker or file, checked as the relay checks it
+//! at start, changing nothing.
+
+use super::{DoctorReport, Level};
+use crate::config::Config;
+
+/// Each configured route's destination, connected to and checked as the relay does at start
+/// (NATS stream and its duplicate window, RabbitMQ queue, Kafka topic), without changing
+/// anything: `create_stream`, `create_topic` and `declare` are checked, not carried out.
+pub(super) async fn checks(config: &Config, report: &mut DoctorReport) {
+    use crate::destination::{self, BuildContext, DestinationUrl};
+    let build_ctx = BuildContext::from_config(config);
+    let stdout = std::sync::Arc::new(std::sync::Mutex::new(()));
+    for (route, dest) in &config.relay.routes {
+        let shown = format!("{route} → {}", dest.to);
+        let contacted = match dest.to.url() {
+            Some(DestinationUrl::Nats(_) | DestinationUrl::Amqp(_) | DestinationUrl::Kafka(_)) => {
+                true
+            }
+            // a file would be created by opening it: check its folder only
+            Some(DestinationUrl::File(path)) => {
+                let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+                match dir {
+                    Some(d) if !d.is_dir() => report.add(
+                        "destination",
+                        Level::Fail,
+                        format!("{shown}: folder {} does not exist", d.display()),
+                    ),
+                    _ => report.add("destination", Level::Ok, format!("{shown}: valid")),
+                }
+                continue;
+            }
+            _ => false,
+        };
+        let creates = dest.create_stream == Some(true)
+            || dest.create_topic == Some(true)
+            || dest.declare == Some(true);
+        let read_only = crate::config::Route {
+            create_stream: None,
+            create_topic: None,
+            partitions: None,
+            declare: None,
+            ..dest.clone()
+        };
+        let (level, detail) = match destination::build(route, &read_only, &stdout, build_ctx).await
+        {
+            Err(e)
+                if creates
+                    && ["create_stream", "create_topic", "declare: true"]
+                        .iter()
+                        .any(|k| e.to_string().contains(k)) =>
+            {
+                (
+                    Level::Ok,
+                    format!("{shown}: reachable; the relay will create what is missing"),
+                )
+            }
+            Err(e) => (Level::Fail, e.to_string()),
+            Ok((_, warnings)) if warnings.iter().any(|w| w.contains("unreachable")) => {
+                (Level::Fail, format!("{shown}: {}", warnings.join("; ")))
+            }
+            Ok((_, warnings)) if !warnings.is_empty() => {
+                (Level::Warn, format!("{shown}: {}", warnings.join("; ")))
+            }
+            Ok(_) if contacted => (
+                Level::Ok,
+                format!("{shown}: reachable, its stream / queue / topic exists"),
+            ),
+            Ok((destination::Sink::Publisher(p), _)) => match p.probe().await {
+                Ok(Some(seen)) => (Level::Ok, format!("{shown}: reachable, {seen}")),
+                Ok(None) => (Level::Ok, format!("{shown}: valid (not contacted)")),
+                Err(e) => (Level::Fail, format!("{shown}: {e}")),
+            },
+            Ok(_) => (Level::Ok, format!("{shown}: valid (not contacted)")),
+        };
+        report.add("destination", level, detail);
+    }
+}
