@@ -28,6 +28,7 @@ pub struct FailedRowsArgs {
         long = "group",
         value_name = "ID",
         value_delimiter = ',',
+        value_parser = crate::ops::failure_groups::parse_group_id,
         conflicts_with_all = ["ids", "all"]
     )]
     pub groups: Vec<String>,

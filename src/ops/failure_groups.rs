@@ -75,6 +75,16 @@ pub fn group_id(masked: &str) -> String {
         .collect()
 }
 
+/// A group id as given on the command line (`requeue --group`): 12 hex digits, in lower case.
+pub fn parse_group_id(text: &str) -> Result<String, String> {
+    let id = text.trim().to_ascii_lowercase();
+    if id.len() == 12 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(id)
+    } else {
+        Err("a group id is 12 hex digits, as inspect failed --group lists it".into())
+    }
+}
+
 /// The id of the group an error falls in.
 pub fn fingerprint(error: &str) -> String {
     group_id(&mask(error))
@@ -298,6 +308,10 @@ mod tests {
         assert_ne!(a, fingerprint("Redis 503 from 10.0.0.7:8080 after 1.002s"));
         // stable across runs, machines and backends: the id is the hash of version and text
         assert_eq!(group_id("HTTP <n> from <addr> after <duration>"), a);
+        assert_eq!(parse_group_id(&a.to_uppercase()), Ok(a.clone()));
+        for bad in ["", "478651ef7d6", "478651ef7d6dz", "478651ef7d6g"] {
+            assert!(parse_group_id(bad).is_err(), "{bad}");
+        }
         assert_eq!(a.len(), 12);
         // SHA-256 of "1\nHTTP <n> from <addr> after <duration>", computed apart (Python's
         // hashlib): a change here means the rules or the hash changed; bump RULES_VERSION

@@ -195,12 +195,25 @@ impl FailedRowsReport {
             .collect()
     }
 
-    /// A failed check when some ids given were not failed rows (they were left as they are).
+    /// A failed check when some ids given were not failed rows (they were left as they are),
+    /// or some groups given had none (each was named on stderr): as an id, a group mistyped
+    /// or already dealt with is not a success.
     pub fn verdict(&self) -> Result<(), Error> {
-        match self.not_failed.len() {
-            0 => Ok(()),
-            n => Err(Error::CheckFailed(format!(
+        let empty: Vec<&str> = (self.groups.iter())
+            .filter(|(_, n)| **n == 0)
+            .map(|(g, _)| g.as_str())
+            .collect();
+        match (self.not_failed.len(), empty.as_slice()) {
+            (0, []) => Ok(()),
+            (n, []) => Err(Error::CheckFailed(format!(
                 "{n} of the given row(s) were not failed rows and were left as they are"
+            ))),
+            // `--group` and `--id` are exclusive: no ids then
+            (_, groups) => Err(Error::CheckFailed(format!(
+                "{} of the given group(s) had no failed rows to {}: {}",
+                groups.len(),
+                self.action.verb(),
+                groups.join(", "),
             ))),
         }
     }
@@ -349,6 +362,19 @@ impl FailedRows {
         action: Action,
     ) -> Result<(Self, Picked), Error> {
         sel.check(action)?;
+        // on a shared table another tenant's rows are there to read, but requeued they would
+        // wait for a relay that never comes: the relay claims the listed tenants' rows only
+        let tenants = &config.outbox.tenants;
+        if let Some(t) = sel.tenant.filter(|t| {
+            action == Action::Requeue
+                && config.outbox.tenant_aware
+                && !tenants.is_empty()
+                && !tenants.contains(t)
+        }) {
+            return Err(Error::Usage(format!(
+                "--tenant {t} is not listed under outbox.tenants: no relay serves its rows, so requeued they would stay pending; list it first"
+            )));
+        }
         let mut outboxes = Backend::of(config, connect_timeout)
             .outboxes(sel.tenant)
             .await?;

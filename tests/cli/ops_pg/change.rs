@@ -166,7 +166,8 @@ async fn requeue_under_consume_leaves_the_retain_columns_while_they_remain() {
 
 /// On a tenant-aware table `--id` stays within the configured tenants, as `--all` does: a
 /// failed row of another tenant is not a failed row of this selection (left as it is, exit 1),
-/// and a row is counted once, not once per configured tenant.
+/// and a row is counted once, not once per configured tenant. An unlisted `--tenant` is not
+/// requeued.
 #[tokio::test]
 async fn requeue_by_id_keeps_to_the_tenant() {
     let test = test_name!();
@@ -213,6 +214,31 @@ async fn requeue_by_id_keeps_to_the_tenant() {
         .run();
     let skipped = format!("skipped: {row_b} (not a failed row of the configured tenants)");
     assert!(r.stdout.contains(&skipped), "{r:?}");
+    // requeued, a tenant's rows no relay serves would stay pending: refused, nothing changed;
+    // read (or discarded) they may be
+    let b = super::TENANTS[1];
+    let r = requeue(&only_a, &["--tenant", b, "--all"]);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr
+            .contains(&format!("--tenant {b} is not listed under outbox.tenants")),
+        "{r:?}"
+    );
+    let failed = format!("SELECT count(*) FROM {t} WHERE status = 'failed'");
+    assert_eq!(count(&mut conn, &failed).await, 2);
+    let r = ob([
+        "--format",
+        "json",
+        "discard",
+        "--dry-run",
+        "--all",
+        "--tenant",
+        b,
+    ])
+    .pg(&t)
+    .config(&only_a)
+    .run();
+    assert_eq!((r.code, json(&r)["count"].clone()), (OK, 1.into()), "{r:?}");
     let r = requeue(&cfg, &["--id", &row_a, "--dry-run"]);
     assert_eq!(json(&r)["count"], 1, "once, not once per tenant: {r:?}");
     let r = requeue(&cfg, &["--id", &row_a, "--id", &row_b]);
@@ -640,13 +666,26 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
         "rows waiting for a retry are not requeued"
     );
     assert_eq!(count(&mut conn, &failed_with("order")).await, 3);
-    // discard another group; an id with no rows now is said, not an error
+    // a group id that is not one is refused before anything is read
+    let typo = format!("{}x", &refused[1..]);
+    let r = cmd(&schema, &["--yes"], &["discard", "--group", &typo]);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("12 hex digits"), "{r:?}");
+    assert_eq!(count(&mut conn, &failed_with("order")).await, 3);
+    // discard another group; a group with no rows now is said, and fails the run as an id
+    // that is not a failed row does
     let r = cmd(
         &schema,
         &["--format", "json", "--yes"],
         &["discard", "--group", &format!("{refused},{http}")],
     );
-    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(
+        r.stderr.contains(&format!(
+            "1 of the given group(s) had no failed rows to discard: {http}"
+        )),
+        "{r:?}"
+    );
     assert_eq!(r.json()["groups"][&refused], 3);
     assert_eq!(r.json()["groups"][&http], 0);
     assert!(
