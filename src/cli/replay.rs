@@ -112,11 +112,10 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
         },
     };
     let mut replay = ops::Replay::new(&ctx.config, ctx.connect_timeout, *plan);
-    if args.dry_run || !ctx.yes {
-        let bar = ctx.out.progress(None, "counting");
-        replay.count(args.limit).await?;
-        bar.finish_and_clear();
-    }
+    // counted with --yes too: what was counted bounds what goes
+    let bar = ctx.out.progress(None, "counting");
+    replay.count(args.limit).await?;
+    bar.finish_and_clear();
     let done = |tally: &Tally, to: Option<&Destinations>, stopped: Option<String>| {
         let to = to.map(Destinations::shown);
         let summary = tally.summary(to.is_none(), to, started.elapsed(), stopped);

@@ -21,7 +21,7 @@ pub struct Replay<'c> {
     config: &'c Config,
     connect_timeout: Duration,
     plan: Plan,
-    /// What [`Replay::count`] found (a dry run, or a count before a confirmation).
+    /// What [`Replay::count`] found (a dry run, or the count before publishing).
     pub counted: Option<Tally>,
 }
 

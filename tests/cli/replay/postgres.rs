@@ -31,6 +31,17 @@ async fn published_rows_go_out_again_byte_for_byte_in_claim_order_and_the_outbox
         "the replay is the first delivery, byte for byte and in the same order"
     );
     assert_eq!(table_state(&mut conn, &t).await, before, "nothing changed");
+    // with --yes it counts first too: what it counted bounds the run
+    let r = replay(&schema, &cfg)
+        .args([
+            "--route",
+            "nothing-here",
+            "--to",
+            &file_url(&again),
+            "--yes",
+        ])
+        .code(OK);
+    assert!(r.stderr.contains("nothing to replay"), "{r:?}");
 
     // the plan pages through the replay index, not the table
     let plan: Vec<String> = sqlx::query_scalar(&format!(
