@@ -147,6 +147,7 @@ async fn a_rate_spaces_each_send_after_a_stall() {
     .await
     .unwrap();
     let starts = slow.0.lock().unwrap().clone();
+    assert_eq!(starts.len(), 3, "every event of the page sent once");
     for w in starts.windows(2) {
         assert!(w[1] - w[0] >= interval, "{:?}", w[1] - w[0]);
     }

@@ -202,11 +202,22 @@ mod tests {
             r.get(&opentelemetry::Key::new("service.name"))
                 .map(|v| v.to_string())
         };
-        // the SDK reads the real environment for the rest: only our default is checked here
-        if std::env::var_os("OTEL_SERVICE_NAME").is_none()
-            && std::env::var_os("OTEL_RESOURCE_ATTRIBUTES").is_none()
-        {
-            assert_eq!(name(&[]).as_deref(), Some("outboxctl"));
+        // the SDK reads the real environment for the rest: this test needs it silent
+        for var in ["OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"] {
+            assert!(
+                std::env::var_os(var).is_none(),
+                "the OpenTelemetry SDK reads {var} from the environment: unset it to run this test"
+            );
+        }
+        assert_eq!(name(&[]).as_deref(), Some("outboxctl"));
+        for named in [
+            ("OTEL_SERVICE_NAME", "billing"),
+            (
+                "OTEL_RESOURCE_ATTRIBUTES",
+                "deployment.environment=prod, service.name=billing",
+            ),
+        ] {
+            assert_ne!(name(&[named]).as_deref(), Some("outboxctl"), "{named:?}");
         }
     }
 }

@@ -82,10 +82,11 @@ fn version_names_the_commit() {
 
 #[test]
 fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
+    // every file of an earlier run gone: `init` without --force refuses to overwrite one
     let dir = std::env::temp_dir().join(crate::common::unique_name("init_flags"));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("outboxctl.yaml");
-    let _ = std::fs::remove_file(&path);
     let p = path.to_str().unwrap();
     let r = ob([
         "init",
@@ -117,7 +118,6 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         "a file holding a password is its owner's only"
     );
     let routed = dir.join("routed.yaml");
-    let _ = std::fs::remove_file(&routed);
     let r = ob(["init", "--path", routed.to_str().unwrap()])
         .args([
             "--database-url",
@@ -212,12 +212,14 @@ pub fn init_on_a_pseudo_terminal(url: &str, test: &str) {
         "this test drives a pseudo-terminal with util-linux `script`: apt-get install bsdutils"
     );
     let dir = std::env::temp_dir().join(crate::common::unique_name(test));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("outboxctl.yaml");
-    let _ = std::fs::remove_file(&path);
     let bin = env!("CARGO_BIN_EXE_outboxctl");
+    // a schema of the test's own: the dry run plans it from nothing
+    let schema = crate::common::unique_name(test);
     let command = format!(
-        "{bin} init --path {} --database-url {} --relation pty.outbox",
+        "{bin} init --path {} --database-url {} --relation {schema}.outbox",
         path.display(),
         url
     );
@@ -242,11 +244,14 @@ pub fn init_on_a_pseudo_terminal(url: &str, test: &str) {
     let screen = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{screen}");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("no file ({e}): {screen}"));
-    assert!(text.contains("relation: \"pty.outbox\""), "{text}");
+    assert!(
+        text.contains(&format!("relation: \"{schema}.outbox\"")),
+        "{text}"
+    );
     assert!(text.contains("storage: consume"), "{text}");
     assert!(
         text.contains("hlc_ordering: true")
-            && text.contains("hlc_checkpoint: \"pty.hlc_checkpoint\""),
+            && text.contains(&format!("hlc_checkpoint: \"{schema}.hlc_checkpoint\"")),
         "{text}"
     );
     assert!(
@@ -254,7 +259,8 @@ pub fn init_on_a_pseudo_terminal(url: &str, test: &str) {
         "{text}"
     );
     assert!(
-        screen.contains("connected to") && screen.contains("CREATE TABLE pty.outbox ("),
+        screen.contains("connected to")
+            && screen.contains(&format!("CREATE TABLE {schema}.outbox (")),
         "the dry run printed the plan: {screen}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -533,7 +533,7 @@ async fn a_relay_queued_behind_a_change_waits_less_than_its_statement_timeout() 
 #[tokio::test]
 async fn migrate_holds_no_snapshot_whatever_the_default_isolation() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
-    migrate(&schema, &[]);
+    assert_eq!(migrate(&schema, &[]).code, OK);
     // rows enough that building the index takes longer than the idle timeout below
     crate::common::stage(&mut conn, &schema.rel("outbox"), "orders", 200_000, None).await;
     let run = ob(["migrate", "--hlc-ordering"])

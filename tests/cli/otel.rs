@@ -39,7 +39,14 @@ struct Collector {
 
 impl Collector {
     fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        Self::on("127.0.0.1:0")
+    }
+
+    /// A collector on `addr` (`127.0.0.1:4318`: where the SDK sends by default).
+    fn on(addr: &str) -> Self {
+        let listener = TcpListener::bind(addr).unwrap_or_else(|e| {
+            panic!("cannot listen on {addr} for a collector ({e}): free that port")
+        });
         let endpoint = format!("http://{}", listener.local_addr().unwrap());
         let seen: Arc<Mutex<Seen>> = Arc::default();
         let shared = seen.clone();
@@ -360,6 +367,9 @@ async fn nothing_is_exported_unless_the_environment_turns_tracing_on() {
     migrate(&schema, &["--propagate-trace"]).await;
     let t = schema.rel("outbox");
     let collector = Collector::start();
+    // with no endpoint set, the SDK's default one is listened on: a relay tracing by default
+    // would send there
+    let default = Collector::on("127.0.0.1:4318");
     let off: [&[(&str, &str)]; 4] = [
         &[],
         &[("OTEL_SDK_DISABLED", "true")],
@@ -377,8 +387,13 @@ async fn nothing_is_exported_unless_the_environment_turns_tracing_on() {
             run = run.env(k, v);
         }
         run.code(OK);
-        let seen = collector.take();
+        let (seen, by_default) = (collector.take(), default.take());
         assert!(seen.spans.is_empty(), "{vars:?}: {:?}", seen.spans);
+        assert!(
+            by_default.spans.is_empty(),
+            "{vars:?}: {:?}",
+            by_default.spans
+        );
     }
     // the traces endpoint alone turns it on
     stage(&mut conn, &t, "orders", 5, None).await;

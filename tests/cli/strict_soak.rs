@@ -520,6 +520,10 @@ fn seeds() -> Vec<u64> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
+    assert!(
+        n > 0,
+        "OUTBOXCTL_STRICT_SEEDS=0 would check nothing: give 1 or more"
+    );
     (0..n).map(|_| rand::thread_rng().r#gen()).collect()
 }
 

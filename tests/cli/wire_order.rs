@@ -165,6 +165,10 @@ fn seeds() -> Vec<u64> {
     let n: u64 = std::env::var("OUTBOXCTL_WIRE_SEEDS")
         .map(|s| s.parse().expect("OUTBOXCTL_WIRE_SEEDS is a number"))
         .unwrap_or(2);
+    assert!(
+        n > 0,
+        "OUTBOXCTL_WIRE_SEEDS=0 would check nothing: give 1 or more"
+    );
     let first: u64 = rand::thread_rng().gen_range(0..1_000_000) * 2;
     (first..first + n).collect()
 }
@@ -442,6 +446,12 @@ async fn each_message_key_reaches_redis_in_claim_order_from_mongodb() {
             }
         }
         let channel = format!("{}.wire", db.name);
+        // the far side, empty (a failed run leaves its entries)
+        let _: () = redis::cmd("DEL")
+            .arg(&channel)
+            .query_async(&mut redis_conn().await)
+            .await
+            .unwrap();
         let cfg = crate::common::config_file(
             &format!("{test}_{seed}"),
             &format!(

@@ -276,6 +276,10 @@ async fn nats_away_is_no_attempt_then_delivers_and_create_stream_works() {
     assert!(out.stdout.contains("destination down"), "{out:?}");
     crate::common::assert_no_attempts(&mut conn, &t).await;
     let subject = format!("{}.created", schema.name);
+    let name = subject.replace('.', "_");
+    let js = async_nats::jetstream::new(async_nats::connect(NATS).await.unwrap());
+    // created by the relay below: gone first (a failed run leaves it, with its messages)
+    let _ = js.delete_stream(&name).await;
     let back = crate::common::config_file(
         "broker_nats_back",
         &format!(
@@ -290,8 +294,6 @@ async fn nats_away_is_no_attempt_then_delivers_and_create_stream_works() {
     )
     .await;
     assert_eq!(published, 5);
-    let js = async_nats::jetstream::new(async_nats::connect(NATS).await.unwrap());
-    let name = subject.replace('.', "_");
     let mut stream = js.get_stream(&name).await.unwrap();
     let info = stream.info().await.unwrap();
     assert_eq!(info.state.messages, 5);

@@ -15,12 +15,20 @@ use crate::common::{KillOnDrop, PgSchema, config_file, migrate, ob, stage, uniqu
 
 /// A port for a server the test will stop and start again: outside the range the kernel hands
 /// out for `bind(0)` (32768–60999 here), so that while the server is down no other test's
-/// [`free_port`] can take it, and chosen by the test process's id (one process per test).
+/// [`free_port`] can take it. Chosen from the test process's id (nextest: one process per
+/// test), and never twice in one process (`cargo test`: every test in one), so a port freed
+/// while one test's server is down is not another's.
 pub fn stable_port() -> u16 {
+    static GIVEN: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut given = GIVEN.lock().unwrap();
     let base = 21_000 + (std::process::id() % 2_000) as u16 * 3;
-    (base..base + 3)
-        .find(|&p| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok())
-        .unwrap_or_else(free_port)
+    let port = (base..27_000)
+        .chain(21_000..base)
+        .find(|&p| !given.contains(&p) && std::net::TcpListener::bind(("127.0.0.1", p)).is_ok())
+        .unwrap_or_else(free_port);
+    given.insert(port);
+    port
 }
 
 /// A port nothing listens on right now.

@@ -46,6 +46,14 @@ async fn a_file_archive_replays_to_a_real_broker_selected_by_hlc_and_resumes_by_
 
     // to Redis (a stream of the test's own): the same payload and headers
     let stream = crate::common::unique_name(test);
+    let client = redis::Client::open(REDIS).unwrap();
+    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+    // empty: a failed run leaves its entries
+    let _: () = redis::cmd("DEL")
+        .arg(&stream)
+        .query_async(&mut con)
+        .await
+        .unwrap();
     let to_redis = || {
         ob([
             "replay",
@@ -78,8 +86,6 @@ async fn a_file_archive_replays_to_a_real_broker_selected_by_hlc_and_resumes_by_
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("was printed for another file"), "{r:?}");
     to_redis().args(["--after", &cursor]).code(OK);
-    let client = redis::Client::open(REDIS).unwrap();
-    let mut con = client.get_multiplexed_async_connection().await.unwrap();
     let entries: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
         .arg(&stream)
         .arg("-")
@@ -286,6 +292,10 @@ async fn replay_resumed_through_random_refusals_keeps_key_order_and_loses_nothin
         Ok(s) => vec![s.parse().expect("OUTBOXCTL_REPLAY_SEED: a number")],
         Err(_) => {
             let n: u64 = std::env::var("OUTBOXCTL_REPLAY_SEEDS").map_or(1, |s| s.parse().unwrap());
+            assert!(
+                n > 0,
+                "OUTBOXCTL_REPLAY_SEEDS=0 would check nothing: give 1 or more"
+            );
             (0..n).map(|_| rand::random()).collect()
         }
     };
