@@ -301,27 +301,21 @@ async fn pass_body<S: RelayStore>(
             .collect();
         match sink {
             Sink::Table(table) => {
-                let msgs: Vec<&Message> = chunk
-                    .iter()
-                    .map(|&i| messages[i].as_deref().expect("built"))
-                    .collect();
-                let began = flow.trace.now();
-                let inserted = if msgs.is_empty() {
-                    Ok(0)
-                } else {
-                    store.insert_sink(table, &msgs, Utc::now()).await
+                let job = TableChunk {
+                    table,
+                    rows: &rows,
+                    messages: &messages,
+                    chunk: &chunk,
+                    storage: settings.storage,
+                    strict,
                 };
-                if let Some(began) = began {
-                    let error = inserted.as_ref().err().map(ToString::to_string);
-                    let error = error.as_deref().map(|e| ("database", e));
-                    let to = crate::destination::table_messaging(table);
-                    flow.trace.send(&to, began, msgs.iter().copied(), error);
-                }
-                inserted?;
+                job.insert(store, &flow.trace, &mut outcomes, &mut blocked_keys)
+                    .await?;
                 let at = Utc::now();
                 for &i in &chunk {
-                    outcomes[i] = Outcome::Published;
-                    report.lag_seconds.push(lag(&rows[i], at));
+                    if matches!(outcomes[i], Outcome::Published) {
+                        report.lag_seconds.push(lag(&rows[i], at));
+                    }
                 }
             }
             Sink::Publisher(publisher) => {
@@ -636,6 +630,10 @@ async fn finish_marks<S: RelayStore>(
     }
     Ok(())
 }
+
+#[path = "engine_table.rs"]
+mod table;
+use table::TableChunk;
 
 #[path = "engine_trace.rs"]
 mod trace;

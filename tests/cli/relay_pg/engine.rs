@@ -378,3 +378,93 @@ async fn a_pass_cancelled_while_it_opens_leaves_the_connection_usable() {
         0
     );
 }
+
+/// Under retain, a `postgres-table:` destination that refuses a row (a constraint; the database
+/// up) gives that row an attempt, as a refused publish, and takes the others. The refused row
+/// used to fail the whole pass, its chunk left `processing` with no attempt counted until
+/// reclaim, and again after it, for ever. Under strict order its key's later rows wait; at
+/// max_attempts it parks.
+#[tokio::test]
+async fn a_table_destination_refusing_a_row_retries_it_and_takes_the_rest() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    let sink = outboxctl::target::QualifiedName::parse("sink", &schema.rel("sink")).unwrap();
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {sink} (event_id UUID PRIMARY KEY, outbox_route TEXT NOT NULL, event_type TEXT NOT NULL,
+            ordering_key TEXT, tenant_id UUID, payload JSONB NOT NULL, headers JSONB NOT NULL,
+            published_at TIMESTAMPTZ NOT NULL, CONSTRAINT no_two CHECK ((payload->>'n')::int <> 2))"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let state = async |conn: &mut PgConnection| -> Vec<(i32, String, i32, Option<String>)> {
+        let rows = sqlx::query(&format!(
+            "SELECT (payload->>'n')::int, status, attempts, last_error FROM {t} ORDER BY 1"
+        ))
+        .fetch_all(conn)
+        .await
+        .unwrap();
+        (rows.iter())
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect()
+    };
+    let refused = Some(
+        "inserting into the destination table: new row for relation \"sink\" violates check constraint \"no_two\"".to_owned(),
+    );
+    // n = 1..6, keys k1, k0, k1, k0, k1, k0: the table refuses n = 2
+    for (order, held) in [
+        (KeyOrder::BestEffort, vec![]),
+        (KeyOrder::Strict, vec![4, 6]),
+    ] {
+        sqlx::raw_sql(&format!("TRUNCATE {t}, {sink}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        stage(&mut conn, &t, "orders", 6, Some(2)).await;
+        let mut s = store(&schema, Storage::Retain, order).await;
+        let sink = Sink::Table(sink.clone());
+        let mut settings = settings(Storage::Retain);
+        settings.key_order = order;
+        let report = run_pass(&mut s, &target(), &sink, &settings, PassOptions::default()).await;
+        assert!(report.committed, "{order:?}: {report:?}");
+        assert_eq!(report.retried, 1, "{order:?}: {report:?}");
+        assert_eq!(report.published, 5 - held.len(), "{order:?}: {report:?}");
+        for (n, status, attempts, error) in state(&mut conn).await {
+            let want = match n {
+                2 => ("pending", 1, refused.clone()),
+                n if held.contains(&n) => ("pending", 0, None),
+                _ => ("published", 0, None),
+            };
+            assert_eq!(
+                (status.as_str(), attempts, error),
+                want,
+                "{order:?}: row {n}"
+            );
+        }
+        let inserted = format!("SELECT count(*) FROM {}", schema.rel("sink"));
+        let inserted = count(&mut conn, &inserted).await;
+        assert_eq!(inserted, 5 - held.len() as i64, "{order:?}");
+    }
+    // refused again at its last attempt, it parks
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET attempts = {} - 1, available_at = NULL WHERE attempts = 1",
+        settings(Storage::Retain).max_attempts
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    let sink = Sink::Table(sink.clone());
+    let report = run_pass(
+        &mut s,
+        &target(),
+        &sink,
+        &settings(Storage::Retain),
+        PassOptions::default(),
+    )
+    .await;
+    assert_eq!(report.failed, 1, "{report:?}");
+    let parked = state(&mut conn).await;
+    assert_eq!(parked[1].1, "failed", "{parked:?}");
+}
