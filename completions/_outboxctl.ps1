@@ -911,7 +911,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             break
         }
         'outboxctl;relay' {
-            [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Relay only these routes (repeatable; default: every route in relay.routes)')
+            [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'Relay only these routes (repeatable or comma-separated; default: every route in relay.routes)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Destination for the given routes (default stdout): stdout, file:PATH, postgres-table:SCHEMA.TABLE, nats://, amqp://, redis://, kafka://, http(s)://')
             [CompletionResult]::new('--max-passes', '--max-passes', [CompletionResultType]::ParameterName, 'With --once: stop each route after this many passes')
             [CompletionResult]::new('--metrics-addr', '--metrics-addr', [CompletionResultType]::ParameterName, 'With --loop: serve /metrics (Prometheus), /healthz and /readyz on this address')

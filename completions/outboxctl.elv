@@ -859,7 +859,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         &'outboxctl;storage;help;help'= {
         }
         &'outboxctl;relay'= {
-            cand --route 'Relay only these routes (repeatable; default: every route in relay.routes)'
+            cand --route 'Relay only these routes (repeatable or comma-separated; default: every route in relay.routes)'
             cand --to 'Destination for the given routes (default stdout): stdout, file:PATH, postgres-table:SCHEMA.TABLE, nats://, amqp://, redis://, kafka://, http(s)://'
             cand --max-passes 'With --once: stop each route after this many passes'
             cand --metrics-addr 'With --loop: serve /metrics (Prometheus), /healthz and /readyz on this address'

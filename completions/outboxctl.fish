@@ -775,7 +775,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from help" -f -a "status" -d 'Where the table stands: columns, processing and published rows, the next step'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from help" -f -a "to-consume" -d 'Walk the retain → consume steps (the next one, or --step N)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l route -d 'Relay only these routes (repeatable; default: every route in relay.routes)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l route -d 'Relay only these routes (repeatable or comma-separated; default: every route in relay.routes)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l to -d 'Destination for the given routes (default stdout): stdout, file:PATH, postgres-table:SCHEMA.TABLE, nats://, amqp://, redis://, kafka://, http(s)://' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l max-passes -d 'With --once: stop each route after this many passes' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand relay" -l metrics-addr -d 'With --loop: serve /metrics (Prometheus), /healthz and /readyz on this address' -r

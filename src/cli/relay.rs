@@ -20,12 +20,13 @@ pub struct Mode {
     pub run_loop: bool,
 }
 
+const ADDR: &str = "metrics_addr"; // the endpoint's flag, which its settings require
 #[derive(Debug, Args)]
 pub struct RelayArgs {
     #[command(flatten)]
     pub mode: Mode,
-    /// Relay only these routes (repeatable; default: every route in relay.routes)
-    #[arg(long = "route", value_name = "ROUTE")]
+    /// Relay only these routes (repeatable or comma-separated; default: every route in relay.routes)
+    #[arg(long = "route", value_name = "ROUTE", value_delimiter = ',')]
     pub routes: Vec<String>,
     /// Destination for the given routes (default stdout): stdout, file:PATH,
     /// postgres-table:SCHEMA.TABLE, nats://, amqp://, redis://, kafka://, http(s)://
@@ -38,16 +39,17 @@ pub struct RelayArgs {
     #[arg(long, value_name = "ADDR", conflicts_with = "once")]
     pub metrics_addr: Option<std::net::SocketAddr>,
     /// With --metrics-addr: /healthz fails when a route's passes have failed for longer than this
-    #[arg(long, value_name = "DURATION", default_value = "60s")]
+    #[arg(long, value_name = "DURATION", default_value = "60s", requires = ADDR)]
     pub health_max_failing: crate::duration::Dur,
     /// With --metrics-addr: how long a client may take to send its request headers
-    #[arg(long, value_name = "DURATION", default_value = "5s")]
+    #[arg(long, value_name = "DURATION", default_value = "5s", requires = ADDR)]
     pub metrics_header_timeout: crate::duration::Dur,
     /// With --metrics-addr: at most this many connections at once (an idle one makes room)
     #[arg(
         long,
         value_name = "N",
         default_value_t = crate::relay::endpoint::MAX_CONNECTIONS,
+        requires = ADDR,
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_535)
     )]
     pub metrics_max_connections: usize,

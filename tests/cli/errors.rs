@@ -188,6 +188,16 @@ fn usage_errors_exit_2() {
         assert_eq!(r.code, ERROR, "{r:?}");
         assert!(r.stderr.contains("cannot be used with"), "{r:?}");
     }
+    // the endpoint's settings without the endpoint are refused, not ignored
+    for (flag, value) in [
+        ("--health-max-failing", "1s"),
+        ("--metrics-header-timeout", "1s"),
+        ("--metrics-max-connections", "8"),
+    ] {
+        let r = ob(["relay", "--loop", flag, value]).run();
+        assert_eq!(r.code, ERROR, "{r:?}");
+        assert!(r.stderr.contains("--metrics-addr"), "{flag}: {r:?}");
+    }
 }
 
 #[tokio::test]
@@ -248,4 +258,33 @@ fn partitions_check_dry_run_without_fix_is_refused_before_connecting() {
     );
     assert!(r.stderr.contains("--fix"), "{r:?}");
     assert!(!r.stderr.contains("cannot connect"), "{r:?}");
+}
+
+/// A `--route` the configured routes lack (a typo, another `--config`) would have gone to
+/// stdout and been consumed there: refused before any I/O unless `--to` says where. Commas
+/// separate routes.
+#[test]
+fn relay_refuses_a_route_the_configuration_lacks_unless_told_where() {
+    let cfg = crate::common::config_file(
+        "relay_unknown_route",
+        "relay:\n  routes:\n    orders:\n      to: stdout\n    billing:\n      to: stdout\n",
+    );
+    // nothing listens there: a refusal after connecting would exit 3
+    let url = "postgres://app:Pw1234@127.0.0.1:1/app";
+    for routes in ["ordres", "orders,ordres"] {
+        let r = ob(["relay", "--once", "--route", routes, "--database-url", url])
+            .config(&cfg)
+            .run();
+        assert_eq!(r.code, ERROR, "{r:?}");
+        assert!(
+            r.stderr
+                .contains("route ordres is not in relay.routes (billing, orders)"),
+            "{r:?}"
+        );
+    }
+    let r = ob(["relay", "--once", "--route", "ordres", "--to", "stdout"])
+        .args(["--database-url", url])
+        .config(&cfg)
+        .run();
+    assert_eq!(r.code, CONNECT, "--to says where: {r:?}");
 }
