@@ -81,7 +81,7 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
         .apply(policy, |step, took| {
             bar.inc(1);
             let line = format!("applied: {} ({:.2}s)", step.summary, took.as_secs_f64());
-            if !ctx.out.is_json() {
+            if !ctx.out.is_json() && !ctx.out.quiet {
                 bar.suspend(|| ctx.out.data(&line));
             }
         })

@@ -112,7 +112,6 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
         },
     };
     let mut replay = ops::Replay::new(&ctx.config, ctx.connect_timeout, *plan);
-    // counted with --yes too: what was counted bounds what goes
     let bar = ctx.out.progress(None, "counting");
     replay.count(args.limit).await?;
     bar.finish_and_clear();

@@ -297,7 +297,7 @@ pub fn plan(
         ),
         Some(other) => {
             return Err(DestinationError::invalid(format!(
-                "mode {other:?} is not stream or pubsub"
+                "mode {other:?} is not stream or pubsub: set the route's mode to one of them"
             )));
         }
     };

@@ -651,8 +651,11 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
             Some(i) if i.keys != keys || i.partial != partial => plan.problem(
                 format!("{}.{}", want.outbox, i.name),
                 format!(
-                    "is not the index outboxctl names so (keys {:?}, partial filter {}); left as it is: drop it and run migrate again",
-                    i.keys,
+                    "is not the index outboxctl names so (keys {{ {} }}, partial filter {}); left as it is: drop it and run migrate again",
+                    (i.keys.iter())
+                        .map(|(k, v)| format!("{k}: {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     i.partial.as_deref().unwrap_or("none")
                 ),
             ),

@@ -212,7 +212,7 @@ impl Postgres<'_> {
             tenants.retain(|x| *x == Some(t));
             if tenants.is_empty() {
                 return Err(Error::Usage(format!(
-                    "tenant {t} is not listed under outbox.tenants"
+                    "--tenant {t} is not listed under outbox.tenants: add it there, or check the id"
                 )));
             }
         }

@@ -156,7 +156,10 @@ impl ReplaySource for MongoPublished {
             for d in &docs {
                 let bad = |e: String| {
                     ReplayError::record(
-                        format!("document {:?} of {}", d.get("_id"), self.opts.collection),
+                        match d.get("_id") {
+                            Some(id) => format!("document {id} of {}", self.opts.collection),
+                            None => format!("a document without _id of {}", self.opts.collection),
+                        },
                         e,
                     )
                 };
