@@ -104,8 +104,18 @@ fn userinfo_end(rest: &str) -> Option<usize> {
     before_query.rfind('@').or_else(|| rest.rfind('@'))
 }
 
-/// Where the values of `password=` query parameters are in `raw` (libpq and sqlx take a
-/// password there too).
+/// Query keys whose values are secrets, lower case: a password (libpq and sqlx take one
+/// there too), libpq's `sslpassword` and MongoDB's `tlsCertificateKeyFilePassword` (a client
+/// key's), and MongoDB's `authMechanismProperties` (an AWS session token).
+const SECRET_KEYS: [&str; 4] = [
+    "password",
+    "sslpassword",
+    "tlscertificatekeyfilepassword",
+    "authmechanismproperties",
+];
+
+/// Where the values of secret query parameters ([`SECRET_KEYS`]) are in `raw`, their keys
+/// matched as the drivers read them: percent-decoded, in any case.
 fn query_passwords(raw: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
     let query = raw.find('?').map_or(raw.len(), |q| q + 1);
     let end = raw[query..].find('#').map_or(raw.len(), |h| query + h);
@@ -113,8 +123,11 @@ fn query_passwords(raw: &str) -> impl Iterator<Item = std::ops::Range<usize>> + 
     raw[query..end].split('&').filter_map(move |pair| {
         let start = at;
         at += pair.len() + 1;
-        pair.strip_prefix("password=")
-            .map(|v| start + "password=".len()..start + "password=".len() + v.len())
+        let (key, value) = pair.split_once('=')?;
+        let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+        let secret = SECRET_KEYS.contains(&key.to_ascii_lowercase().as_str());
+        let from = start + pair.len() - value.len();
+        secret.then_some(from..from + value.len())
     })
 }
 
@@ -256,6 +269,34 @@ mod tests {
         );
         // a parameter that only ends in "password" is not one
         assert_eq!(mask("nats://h/?xpassword=a"), "nats://h/?xpassword=a");
+        // secret keys as the drivers read them: percent-decoded, in any case, and the other
+        // secrets a URL may carry
+        for (url, shown) in [
+            (
+                "postgres://db/app?%70assword=s3cret",
+                "postgres://db/app?%70assword=****",
+            ),
+            (
+                "postgres://db/app?PASSWORD=s3cret",
+                "postgres://db/app?PASSWORD=****",
+            ),
+            (
+                "postgres://db/app?sslpassword=s3cret",
+                "postgres://db/app?sslpassword=****",
+            ),
+            (
+                "mongodb://db/?tls=true&tlsCertificateKeyFilePassword=s3cret",
+                "mongodb://db/?tls=true&tlsCertificateKeyFilePassword=****",
+            ),
+            (
+                "mongodb://db/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:s3cret",
+                "mongodb://db/?authMechanism=MONGODB-AWS&authMechanismProperties=****",
+            ),
+        ] {
+            assert_eq!(mask(url), shown, "{url}");
+        }
+        let url = DatabaseUrl::parse("postgres://db/app?%70assword=s3cret").unwrap();
+        assert_eq!(url.password(), Some("s3cret"));
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
         (args.route.clone()).map(|r| (r, args.to.clone().unwrap_or_else(|| "stdout".into())));
     let mut a = Answers::of(c, route);
     if interactive {
-        let url = ask("database URL", &a.database_url, false)?;
+        let url = ask("database URL", &a.url_offered(), false)?;
         a.set_url(c, url).map_err(Error::from)?;
         a.outbox = ask(a.outbox_question(), &a.outbox, false)?;
         if a.backend == Backend::Postgres {

@@ -66,9 +66,21 @@ impl Answers {
         }
     }
 
+    /// The database URL as offered on a terminal: its password masked (a screen, a scrollback,
+    /// a shared session).
+    pub fn url_offered(&self) -> String {
+        crate::dburl::mask(&self.database_url)
+    }
+
     /// A database URL answered: its backend, and on another backend than the configuration's
-    /// an outbox name that suits it (`c`'s own otherwise). MongoDB keeps retain storage.
+    /// an outbox name that suits it (`c`'s own otherwise). MongoDB keeps retain storage. The
+    /// URL [`Answers::url_offered`] offered, taken as it was, is the one known, password and all.
     pub fn set_url(&mut self, c: &Config, url: String) -> Result<(), ConfigError> {
+        let url = if url == self.url_offered() {
+            self.database_url.clone()
+        } else {
+            url
+        };
         self.backend = crate::dburl::DatabaseUrl::parse(&url)?.backend();
         if self.backend != c.backend {
             self.outbox = "app.outbox".into();
@@ -278,6 +290,20 @@ mod tests {
         assert_eq!(back.delivery_log.as_deref(), Some("app.outbox_delivered"));
         assert_eq!(back.hlc_checkpoint.as_deref(), Some("app.hlc_checkpoint"));
         assert_eq!(c.relay.routes.keys().collect::<Vec<_>>(), ["orders"]);
+    }
+
+    /// The URL is offered with its password masked; taken as offered it keeps the password,
+    /// and another answer is taken as given.
+    #[test]
+    fn the_url_is_offered_masked_and_kept_when_taken_as_offered() {
+        let c = resolved(FileConfig::default());
+        let mut a = Answers::of(&c, None);
+        a.database_url = "postgres://app:s3cret@db/app".into();
+        assert_eq!(a.url_offered(), "postgres://app:****@db/app");
+        a.set_url(&c, a.url_offered()).unwrap();
+        assert_eq!(a.database_url, "postgres://app:s3cret@db/app");
+        a.set_url(&c, "postgres://app:other@db/app".into()).unwrap();
+        assert_eq!(a.database_url, "postgres://app:other@db/app");
     }
 
     /// Names that need quotes keep them through the file, the optional tables are named from

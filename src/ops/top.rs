@@ -196,7 +196,7 @@ impl<'a> Source<'a> {
                 v
             }
             Err(e) => RelayView {
-                url: url.to_owned(),
+                url: crate::dburl::mask(url),
                 error: Some(e),
                 ..Default::default()
             },

@@ -42,8 +42,9 @@ impl Origin {
                 }
                 .into())
             }
+            // a broker's URL may carry a password
             _ => Err(ReplayError::From {
-                text: text.to_owned(),
+                text: crate::dburl::mask(text),
                 reason: "use postgres-table:SCHEMA.TABLE or file:PATH (without --from: the outbox's published rows)".into(),
             }
             .into()),
@@ -250,6 +251,14 @@ mod tests {
                 "{e}"
             );
         }
+        // a broker's password stays out of the error
+        let e = Origin::parse(Some("amqp://relay:s3cret@mq:5672/%2f"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--from \"amqp://relay:****@mq:5672/%2f\": use postgres-table:"),
+            "{e}"
+        );
         let e = Origin::parse(Some("postgres-table:a.b.c"))
             .unwrap_err()
             .to_string();

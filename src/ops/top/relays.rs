@@ -195,7 +195,7 @@ impl RelayView {
     pub fn read(url: &str, text: &str, before: Option<&RelayView>, seconds: f64) -> Self {
         let samples = parse_metrics(text);
         let mut view = RelayView {
-            url: url.to_owned(),
+            url: crate::dburl::mask(url),
             ..Default::default()
         };
         let down: BTreeMap<&str, &str> = samples
@@ -304,6 +304,9 @@ outboxctl_database_away_info{reason="reconnecting: connection refused"} 1
             Some((false, Some("reconnecting: connection refused".into())))
         );
         assert_eq!(histogram_quantile(0.5, &[]), None);
+        // shown, a relay's URL keeps its password out
+        let v = RelayView::read("http://admin:s3cret@r:9464", "", None, 0.0);
+        assert_eq!(v.url, "http://admin:****@r:9464");
     }
 
     #[test]
