@@ -412,6 +412,13 @@ async fn a_table_destination_refusing_a_row_retries_it_and_takes_the_rest() {
     let refused = Some(
         "inserting into the destination table: new row for relation \"sink\" violates check constraint \"no_two\"".to_owned(),
     );
+    let pass = async |order: KeyOrder| {
+        let mut s = store(&schema, Storage::Retain, order).await;
+        let mut settings = settings(Storage::Retain);
+        settings.key_order = order;
+        let sink = Sink::Table(sink.clone());
+        run_pass(&mut s, &target(), &sink, &settings, PassOptions::default()).await
+    };
     // n = 1..6, keys k1, k0, k1, k0, k1, k0: the table refuses n = 2
     for (order, held) in [
         (KeyOrder::BestEffort, vec![]),
@@ -422,11 +429,7 @@ async fn a_table_destination_refusing_a_row_retries_it_and_takes_the_rest() {
             .await
             .unwrap();
         stage(&mut conn, &t, "orders", 6, Some(2)).await;
-        let mut s = store(&schema, Storage::Retain, order).await;
-        let sink = Sink::Table(sink.clone());
-        let mut settings = settings(Storage::Retain);
-        settings.key_order = order;
-        let report = run_pass(&mut s, &target(), &sink, &settings, PassOptions::default()).await;
+        let report = pass(order).await;
         assert!(report.committed, "{order:?}: {report:?}");
         assert_eq!(report.retried, 1, "{order:?}: {report:?}");
         assert_eq!(report.published, 5 - held.len(), "{order:?}: {report:?}");
@@ -454,16 +457,7 @@ async fn a_table_destination_refusing_a_row_retries_it_and_takes_the_rest() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
-    let sink = Sink::Table(sink.clone());
-    let report = run_pass(
-        &mut s,
-        &target(),
-        &sink,
-        &settings(Storage::Retain),
-        PassOptions::default(),
-    )
-    .await;
+    let report = pass(KeyOrder::BestEffort).await;
     assert_eq!(report.failed, 1, "{report:?}");
     let parked = state(&mut conn).await;
     assert_eq!(parked[1].1, "failed", "{parked:?}");
