@@ -269,18 +269,30 @@ async fn pass_body<S: RelayStore>(
     trace::claimed(&mut flow.trace, target, report);
 
     let mut outcomes: Vec<Outcome> = vec![Outcome::NotReached; rows.len()];
+    let strict = settings.key_order == KeyOrder::Strict;
+    // strict: a row that cannot be sent (parked) holds its key's later rows, as a failed one
+    // does from the next claim on
+    let mut poisoned: HashSet<(Option<uuid::Uuid>, String)> = HashSet::new();
     let messages: Vec<Option<Arc<Message>>> = rows
         .iter()
         .enumerate()
-        .map(|(i, row)| match Message::from_row(row) {
-            Ok(m) => Some(Arc::new(m)),
-            Err(e) => {
-                outcomes[i] = Outcome::Poison(format!("payload is not valid JSON: {e}"));
-                None
+        .map(|(i, row)| {
+            if !poisoned.is_empty() && poisoned.contains(&row.order_key()) {
+                outcomes[i] = Outcome::HeldBack;
+                return None;
+            }
+            match Message::from_row(row) {
+                Ok(m) => Some(Arc::new(m)),
+                Err(e) => {
+                    outcomes[i] = Outcome::Poison(format!("payload is not valid JSON: {e}"));
+                    if strict {
+                        poisoned.insert(row.order_key());
+                    }
+                    None
+                }
             }
         })
         .collect();
-    let strict = settings.key_order == KeyOrder::Strict;
     let mut blocked_keys: HashSet<(Option<uuid::Uuid>, String)> = HashSet::new();
 
     // How many rows are published before their marks. Retain: one mark chunk, so a crash

@@ -239,6 +239,37 @@ async fn strict_holds_back_a_key_behind_a_failure_in_the_pass_and_at_the_next_cl
     assert_eq!(status_of(&store, 4), (Status::Pending, 0));
 }
 
+/// Strict order: a row whose payload cannot be sent is parked, and its key's later rows in the
+/// pass wait (they went out while it parked); its earlier ones and other keys go. Best-effort
+/// order sends them.
+#[tokio::test]
+async fn strict_holds_back_a_key_behind_a_row_it_cannot_send() {
+    for strict in [true, false] {
+        let mut store = memory(Storage::Retain, strict);
+        stage(&store, 9, |i| Some(format!("k{}", i % 3)));
+        store.table().rows[4].row.payload = "{not json".into();
+        let all = Script::new(|_| Ok(()));
+        let s = settings(Storage::Retain, strict);
+        let report = pass(&mut store, &all, &s).await;
+        let (sent, held) = if strict {
+            (vec![0, 1, 2, 3, 5, 6, 8], 1)
+        } else {
+            (vec![0, 1, 2, 3, 5, 6, 7, 8], 0)
+        };
+        let mut accepted = all.accepted();
+        accepted.sort();
+        assert_eq!(accepted, sent, "strict {strict}");
+        assert_eq!((report.failed, report.untouched), (1, held), "{report:?}");
+        assert_eq!(status_of(&store, 4).0, Status::Failed);
+        let seventh = if strict {
+            Status::Pending
+        } else {
+            Status::Published
+        };
+        assert_eq!(status_of(&store, 7).0, seventh, "strict {strict}");
+    }
+}
+
 /// What [`KeyWatch`] saw: keys in flight, keys found in flight twice, arrivals in order.
 #[derive(Default)]
 struct Watched {
