@@ -11,7 +11,7 @@ use serde::Serialize;
 
 pub use super::Problem;
 use super::desired::{
-    Addition, CHECKPOINT_COLUMNS, ColumnSpec, LOG_COLUMNS, MongoSchema, OUTBOX_COLUMNS, PgSchema,
+    Addition, CHECKPOINT_COLUMNS, ColumnSpec, MongoSchema, OUTBOX_COLUMNS, PgSchema,
     RETAIN_ONLY_COLUMNS,
 };
 use super::render::{MongoIndexSpec, Statement};
@@ -55,6 +55,18 @@ pub struct TableFacts {
     pub triggers: Vec<String>,
     /// Its storage parameters (`pg_class.reloptions`), `name=value`.
     pub reloptions: Vec<String>,
+    /// A partitioned table's partitions, the default one too, by name.
+    pub partitions: Vec<PartitionFacts>,
+}
+
+/// A partition and its event index (the delivery log's `btree (event_id)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionFacts {
+    pub name: QualifiedName,
+    /// A valid index of its on `(event_id)`, by name (the one attached, if one is).
+    pub event_index: Option<String>,
+    /// That index is a partition of an index of the partitioned table.
+    pub attached: bool,
 }
 
 impl TableFacts {
@@ -489,64 +501,6 @@ fn plan_registry(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
     }
 }
 
-fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
-    let Some((log, event_idx, default)) = want.log_names() else {
-        return;
-    };
-    let stmts = want.delivery_log_statements().expect("delivery log wanted");
-    let Some(table) = have.tables.get(&log) else {
-        plan.step(
-            format!(
-                "create delivery log {} with its event index and default partition",
-                log.plain()
-            ),
-            StepKind::Transaction,
-            stmts,
-        );
-        return;
-    };
-    if table.relkind != 'p' || table.partition_key.as_deref() != Some("RANGE (published_at)") {
-        plan.problem(
-            log.plain(),
-            "is not partitioned by RANGE (published_at); the delivery log must be, for daily retention",
-        );
-        return;
-    }
-    check_columns(&log.plain(), table, LOG_COLUMNS.iter(), plan);
-    // On a partitioned table CREATE INDEX cannot run CONCURRENTLY; it is brief on a log
-    // whose partitions are dropped daily, and runs under a short lock_timeout.
-    match table.indexes.iter().find(|i| i.name == event_idx.name()) {
-        Some(i) if i.using != "btree (event_id)" => plan.problem(
-            format!("{}.{}", log.schema.name(), event_idx.name()),
-            format!(
-                "is defined as USING {}, expected USING btree (event_id); left as it is",
-                i.using
-            ),
-        ),
-        Some(_) => {}
-        None if table.indexes.iter().any(|i| i.using == "btree (event_id)") => {}
-        None => plan.step(
-            format!("create index {}.{}", log.schema.name(), event_idx.name()),
-            StepKind::ShortLock,
-            vec![stmts[1].clone()],
-        ),
-    }
-    if table.default_partition.is_none() {
-        if have.tables.contains_key(&default) {
-            plan.problem(
-                default.plain(),
-                "exists but is not the default partition of the delivery log",
-            );
-        } else {
-            plan.step(
-                format!("create default partition {}", default.plain()),
-                StepKind::ShortLock,
-                vec![stmts[2].clone()],
-            );
-        }
-    }
-}
-
 /// When a plan creates the delivery log, it also attaches today's partition and the next
 /// `ahead_days` days (one short transaction each), so relays never start by filling the
 /// default partition; so it does for a log that has no day at all (a migrate cut short after
@@ -694,6 +648,9 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
     }
     plan
 }
+
+mod log;
+use log::plan_delivery_log;
 
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use sqlx::postgres::PgConnection;
 use sqlx::{Connection, Row};
 
 use super::desired::PgSchema;
-use super::plan::{ColumnFacts, IndexFacts, PgCatalog, Step, StepKind, TableFacts};
+use super::plan::{ColumnFacts, IndexFacts, PartitionFacts, PgCatalog, Step, StepKind, TableFacts};
 use crate::Error;
 use crate::db::pg::{query, query_scalar};
 use crate::target::{Ident, QualifiedName};
@@ -45,6 +45,26 @@ SELECT c.relname::text
   FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
  WHERE i.inhparent = $1 AND c.relpartbound IS NOT NULL
    AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'";
+
+/// A partitioned table's partitions, each with a valid index of its on `(event_id)` (the one
+/// attached to an index of the table first) and whether that one is attached.
+const PARTITIONS_SQL: &str = "\
+SELECT n.nspname::text AS schema, c.relname::text AS name, ix.name AS event_index,
+       coalesce(ix.attached, false) AS attached
+  FROM pg_inherits i
+  JOIN pg_class c ON c.oid = i.inhrelid
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  LEFT JOIN LATERAL (
+       SELECT xi.relname::text AS name,
+              EXISTS (SELECT 1 FROM pg_inherits h JOIN pg_index p ON p.indexrelid = h.inhparent
+                       WHERE h.inhrelid = x.indexrelid AND p.indrelid = $1) AS attached
+         FROM pg_index x JOIN pg_class xi ON xi.oid = x.indexrelid
+        WHERE x.indrelid = c.oid AND x.indisvalid
+          AND pg_get_indexdef(x.indexrelid) LIKE '% USING btree (event_id)'
+        ORDER BY 2 DESC, 1
+        LIMIT 1) ix ON true
+ WHERE i.inhparent = $1
+ ORDER BY 1, 2";
 
 /// Reads the facts about one relation, or `None` when it does not exist.
 pub async fn table_facts(
@@ -93,6 +113,27 @@ pub async fn table_facts(
             })
         })
         .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    let partitions = if relkind == "p" {
+        (query(PARTITIONS_SQL)
+            .bind(oid)
+            .fetch_all(&mut *conn)
+            .await?
+            .iter())
+        .map(|r| {
+            let (schema, name): (String, String) = (r.try_get("schema")?, r.try_get("name")?);
+            let name = (Ident::new("partition", &schema)
+                .and_then(|s| Ok(QualifiedName::new(s, Ident::new("partition", &name)?))))
+            .map_err(|e| sqlx::Error::Decode(e.into()))?;
+            Ok(PartitionFacts {
+                name,
+                event_index: r.try_get("event_index")?,
+                attached: r.try_get("attached")?,
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?
+    } else {
+        Vec::new()
+    };
     let (default_partition, range_partitions) = if relkind == "p" {
         let default = query_scalar(DEFAULT_PARTITION_SQL)
             .bind(oid)
@@ -125,6 +166,7 @@ pub async fn table_facts(
         range_partitions,
         triggers,
         reloptions,
+        partitions,
     }))
 }
 

@@ -60,6 +60,7 @@ fn spec_table(without: &[&str]) -> TableFacts {
         partition_key: None,
         default_partition: None,
         range_partitions: 0,
+        partitions: Vec::new(),
         triggers: vec![],
         reloptions: vec![],
     }

@@ -1,6 +1,7 @@
 //! `partitions list | add-ahead | drop-expired | check` on a real PostgreSQL (`check --fix` in
 //! `fix.rs`).
 
+mod event_index;
 mod fix;
 mod tenants;
 
