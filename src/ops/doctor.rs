@@ -411,6 +411,25 @@ async fn delivery_log_checks(
         Some(d) => Some(stored::default_rows(conn, d).await?),
         None => None,
     };
+    // a delivery looked up by event id (replay, an operator's query) reads every day without it
+    let indexes = crate::schema::postgres::table_facts(conn, log)
+        .await
+        .map_err(|e| Error::pg(format!("reading {}", log.plain()), e))?
+        .map(|t| t.indexes)
+        .unwrap_or_default();
+    if !indexes
+        .iter()
+        .any(|i| i.using == "btree (event_id)" && i.valid)
+    {
+        report.add(
+            "log event index",
+            Level::Warn,
+            format!(
+                "{} has no valid index on (event_id): a delivery looked up by event id reads every day; run outboxctl migrate",
+                log.plain()
+            ),
+        );
+    }
     let findings = partitions::check(
         now.date_naive(),
         config.partitions.ahead_days,

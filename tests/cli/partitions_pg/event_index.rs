@@ -9,7 +9,7 @@ use crate::common::{eventually, log_delivery, pg};
 /// While `migrate` builds a large day's event index, an insert into the log waits for no lock
 /// (a plain `CREATE INDEX` on the partitioned table held `SHARE` on every partition through
 /// the build, and the relays' inserts waited it out); the index ends valid on the log and on
-/// every partition, and a second run has nothing to do.
+/// every partition, and a second run has nothing to do. Doctor warns while it is missing.
 #[tokio::test]
 async fn migrate_builds_a_logs_event_index_without_blocking_inserts() {
     let test = test_name!();
@@ -31,6 +31,19 @@ async fn migrate_builds_a_logs_event_index_without_blocking_inserts() {
             &log,
         ])
     };
+    let doctor = || {
+        let r = ob(["doctor", "--format", "json"])
+            .pg(&schema.rel("outbox"))
+            .args(["--storage", "consume", "--delivery-log", &log])
+            .run();
+        let v = r.json();
+        let checks = v["checks"].as_array().unwrap().clone();
+        (checks.into_iter())
+            .filter(|c| c["check"] == "log event index")
+            .map(|c| c["level"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(doctor(), ["warn"], "doctor says the index is missing");
     let mut child = migrate().spawn_piped();
     let mut watcher = pg().await;
     eventually(
@@ -75,4 +88,9 @@ async fn migrate_builds_a_logs_event_index_without_blocking_inserts() {
     assert_eq!(count(&mut conn, &attached).await, partitions);
     let r = migrate().code(OK);
     assert!(r.stderr.contains("up to date"), "{r:?}");
+    assert_eq!(
+        doctor(),
+        Vec::<String>::new(),
+        "and then says nothing of it"
+    );
 }
