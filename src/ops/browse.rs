@@ -47,12 +47,12 @@ pub struct Browser {
     pub message: Option<String>,
 }
 
-/// A requeue `r` asks about: a group's failed rows on one route (and tenant), counted when
-/// asked; `y` requeues them as they are then.
+/// A requeue `r` asks about: a group's failed rows on one route (and tenant), picked when
+/// asked; `y` requeues those rows (still failed with the group's error), no others.
 pub struct Requeue {
     pub group: String,
     pub on: Glance,
-    pub rows: usize,
+    pub picked: crate::ops::requeue::Picked,
 }
 
 impl Browser {
@@ -82,15 +82,36 @@ impl Browser {
         self.snap.groups_on(route)
     }
 
-    /// A new snapshot, keeping the selection where it still points at a route; a failed
-    /// refresh keeps the last one and says why.
+    /// A new snapshot, keeping the selection on the route (and tenant) and the failure group it
+    /// was on, wherever they moved (a drained route gone, groups sorted anew); a failed
+    /// refresh keeps the last one and says why, until one succeeds.
     pub async fn refresh(&mut self, source: &mut Source<'_>) {
         match source.snapshot(self.filter.as_deref()).await {
             Ok(s) => {
+                let route = self
+                    .selected_route()
+                    .map(|r| (r.glance.route.clone(), r.glance.tenant));
+                let group = (self.visible_groups().get(self.group)).map(|g| g.id.clone());
                 self.snap = s;
                 let n = self.snap.routes.len();
-                if self.selected.is_none_or(|i| i >= n) {
-                    self.selected = (n > 0).then_some(0);
+                let same = |r: &RouteRow| {
+                    route.as_ref() == Some(&(r.glance.route.clone(), r.glance.tenant))
+                };
+                self.selected = match self.snap.routes.iter().position(same) {
+                    Some(i) => Some(i),
+                    None if self.selected.is_none_or(|i| i >= n) => (n > 0).then_some(0),
+                    None => self.selected,
+                };
+                let groups = self.visible_groups();
+                self.group = (groups.iter())
+                    .position(|g| Some(&g.id) == group.as_ref())
+                    .unwrap_or(self.group.min(groups.len().saturating_sub(1)));
+                if self
+                    .message
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with("refresh failed"))
+                {
+                    self.message = None;
                 }
             }
             Err(e) => {
@@ -119,9 +140,9 @@ impl Browser {
             }
             return Ok(false);
         }
-        if let Some(Requeue { group, on, .. }) = self.confirm.take() {
+        if let Some(Requeue { group, on, picked }) = self.confirm.take() {
             if key == Key::Char('y') {
-                let n = source.requeue_group(&group, &on).await?;
+                let n = source.requeue_group(&picked).await?;
                 let route = &on.route;
                 self.message = Some(format!("requeued {n} row(s) of group {group} on {route}"));
                 self.snap = source.snapshot(self.filter.as_deref()).await?;
@@ -169,14 +190,14 @@ impl Browser {
                 let on = self.selected_route().map(|r| r.glance.clone());
                 match (focus, group, on) {
                     (Focus::Groups, Some(group), Some(on)) => {
-                        let rows = source.group_rows(&group, &on).await?;
-                        if rows == 0 {
+                        let picked = source.group_rows(&group, &on).await?;
+                        if picked.ids.is_empty() {
                             let route = &on.route;
                             self.message = Some(format!(
                                 "group {group} has no failed rows on {route} now; nothing to requeue"
                             ));
                         } else {
-                            self.confirm = Some(Requeue { group, on, rows });
+                            self.confirm = Some(Requeue { group, on, picked });
                         }
                     }
                     _ => {
@@ -194,7 +215,8 @@ impl Browser {
     pub fn footer(&self) -> String {
         if let Some(t) = &self.typing {
             format!("filter routes: {t}▏ (Enter apply, Esc cancel)")
-        } else if let Some(Requeue { group, on, rows }) = &self.confirm {
+        } else if let Some(Requeue { group, on, picked }) = &self.confirm {
+            let rows = picked.ids.len();
             let tenant = on.tenant.map(|t| format!(" ({t})")).unwrap_or_default();
             let route = &on.route;
             format!("requeue the {rows} failed row(s) of group {group} on {route}{tenant}? y/N")

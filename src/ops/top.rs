@@ -354,18 +354,16 @@ impl<'a> Source<'a> {
         Ok(out)
     }
 
-    /// How many failed rows group `id` has on `on`'s route (and tenant) now: what `r` asks
-    /// about.
-    pub async fn group_rows(&mut self, id: &str, on: &Glance) -> Result<usize, Error> {
-        let picked = requeue::select_in(&mut self.outboxes, &group_on(id, on)).await?;
-        Ok(picked.ids.len())
+    /// The failed rows group `id` has on `on`'s route (and tenant) now: what `r` asks about.
+    pub async fn group_rows(&mut self, id: &str, on: &Glance) -> Result<requeue::Picked, Error> {
+        requeue::select_in(&mut self.outboxes, &group_on(id, on)).await
     }
 
-    /// Requeues the failed rows of group `id` on `on`'s route (and tenant) as they are now
-    /// (what `requeue --group ID --route R` does); returns how many.
-    pub async fn requeue_group(&mut self, id: &str, on: &Glance) -> Result<usize, Error> {
-        let picked = requeue::select_in(&mut self.outboxes, &group_on(id, on)).await?;
-        let done = requeue::apply_in(&mut self.outboxes, &picked, Action::Requeue, |_| {}).await?;
+    /// Requeues the rows [`Source::group_rows`] picked, those still failed with the group's
+    /// error (as `requeue --group ID --route R` acts on what it counted); returns how many.
+    /// Rows that joined the group while the question was asked are not among them.
+    pub async fn requeue_group(&mut self, picked: &requeue::Picked) -> Result<usize, Error> {
+        let done = requeue::apply_in(&mut self.outboxes, picked, Action::Requeue, |_| {}).await?;
         Ok(done.count)
     }
 }

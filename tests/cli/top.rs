@@ -352,21 +352,23 @@ async fn the_live_screen_in_tmux_follows_the_outbox_and_restores_the_terminal() 
         s.contains("requeue the 3 failed row(s) of group") && s.contains("on billing? y/N")
     })
     .await;
+    // two more rows join the group while it asks: `y` requeues the 3 it asked about
+    park(&mut conn, &t, "billing", 2, "HTTP 503 from 10.0.0.8:8080").await;
     tmux.keys(&["y"]);
     tmux.wait_for("the requeue's report", |s| {
         s.contains("requeued 3 row(s)") && s.contains("on billing")
     })
     .await;
     let failed: Vec<String> = sqlx::query_scalar(&format!(
-        "SELECT outbox_route FROM {t} WHERE status = 'failed'"
+        "SELECT outbox_route FROM {t} WHERE status = 'failed' ORDER BY 1"
     ))
     .fetch_all(&mut conn)
     .await
     .unwrap();
     assert_eq!(
         failed,
-        ["shipping", "shipping"],
-        "another route's rows of the group stay"
+        ["billing", "billing", "shipping", "shipping"],
+        "the rows that joined after the question, and another route's rows of the group, stay"
     );
 
     // q: the shell is back, in cooked mode with echo
