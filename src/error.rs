@@ -194,7 +194,7 @@ fn fault_exit_code(fault: Fault) -> u8 {
     match fault {
         Fault::Unreachable | Fault::Lost | Fault::Auth => exit_code::CONNECT,
         Fault::LockBusy => exit_code::LOCK_BUSY,
-        Fault::Canceled | Fault::Definition | Fault::Statement => exit_code::ERROR,
+        Fault::Canceled | Fault::Definition | Fault::Refused | Fault::Statement => exit_code::ERROR,
     }
 }
 

@@ -22,6 +22,11 @@ pub enum Fault {
     /// missing, its role lacks a privilege, a type changed (SQLSTATE class 42, and 0A000 for a
     /// cached plan whose result changed).
     Definition,
+    /// The database up, it refused the data: a value its type cannot hold, a constraint, a
+    /// trigger's `RAISE`, a serialization failure or deadlock (SQLSTATE classes 22, 23, 40 and
+    /// P0, and 54000, a value over a limit). What one row brings on itself, unlike a disk or
+    /// memory the database lacks.
+    Refused,
     /// Anything else: the statement failed with the database up.
     Statement,
 }
@@ -54,6 +59,10 @@ impl Fault {
                 Fault::Lost
             }
             c if c.starts_with("42") || c == "0A000" => Fault::Definition,
+            // 54000: a value too large for an index row, say
+            c if c == "54000" || ["22", "23", "40", "P0"].iter().any(|k| c.starts_with(k)) => {
+                Fault::Refused
+            }
             _ => Fault::Statement,
         }
     }
@@ -143,8 +152,12 @@ mod tests {
         assert_eq!(Fault::of_sqlstate("55P03"), Fault::LockBusy);
         assert_eq!(Fault::of_sqlstate("57014"), Fault::Canceled);
         assert_eq!(Fault::of_sqlstate("28P01"), Fault::Auth);
-        assert_eq!(Fault::of_sqlstate("23514"), Fault::Statement);
-        assert_eq!(Fault::of_sqlstate("40P01"), Fault::Statement, "deadlock");
+        assert_eq!(Fault::of_sqlstate("23514"), Fault::Refused, "a check");
+        assert_eq!(Fault::of_sqlstate("22001"), Fault::Refused, "too long");
+        assert_eq!(Fault::of_sqlstate("P0001"), Fault::Refused, "a RAISE");
+        assert_eq!(Fault::of_sqlstate("40P01"), Fault::Refused, "deadlock");
+        assert_eq!(Fault::of_sqlstate("53100"), Fault::Statement, "disk full");
+        assert_eq!(Fault::of_sqlstate("XX000"), Fault::Statement);
         assert_eq!(
             Fault::of_sqlstate("42883"),
             Fault::Definition,

@@ -121,12 +121,14 @@ impl PgClient {
             Ok(Err(e)) => {
                 let reason = url.scrub(&message(&e));
                 return Err(match Fault::of_tokio_postgres(&e) {
-                    Fault::Statement | Fault::Definition | Fault::LockBusy | Fault::Canceled => {
-                        DbError::Unusable {
-                            target: url.to_string(),
-                            reason,
-                        }
-                    }
+                    Fault::Statement
+                    | Fault::Refused
+                    | Fault::Definition
+                    | Fault::LockBusy
+                    | Fault::Canceled => DbError::Unusable {
+                        target: url.to_string(),
+                        reason,
+                    },
                     _ => DbError::Connect {
                         target: url.to_string(),
                         reason,

@@ -1,8 +1,9 @@
 //! A chunk into a `postgres-table:` destination: one insert of its rows. Under retain, when the
-//! table refuses it with the database up (a constraint, a value it cannot take), the rows go
-//! one by one, so the row it refuses gets an attempt as a refused publish does (and parks at
-//! `max_attempts`) and the others are taken. Under consume the insert waits for the pass's
-//! `COMMIT`, where a refusal rolls the whole pass back.
+//! table refuses the data ([`Fault::Refused`]: a constraint, a value it cannot take, a trigger's
+//! `RAISE`), the rows go one by one, so the row it refuses gets an attempt as a refused publish
+//! does (and parks at `max_attempts`) and the others are taken. Anything else (a disk full, the
+//! database away) fails the pass as before: no attempt counts against the rows. Under consume
+//! the insert waits for the pass's `COMMIT`, where a refusal rolls the whole pass back.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -58,7 +59,7 @@ impl TableChunk<'_> {
                 go.iter().for_each(|&i| outcomes[i] = Outcome::Published);
                 return Ok(());
             }
-            Err(e) if self.storage == Storage::Retain && e.fault == Fault::Statement => {}
+            Err(e) if self.storage == Storage::Retain && e.fault == Fault::Refused => {}
             Err(e) => return Err(e),
         }
         for i in go {
@@ -68,7 +69,7 @@ impl TableChunk<'_> {
             }
             outcomes[i] = match self.send(store, trace, [message(i)]).await {
                 Ok(()) => Outcome::Published,
-                Err(e) if e.fault == Fault::Statement => {
+                Err(e) if e.fault == Fault::Refused => {
                     if self.strict {
                         blocked.insert(self.rows[i].order_key());
                     }
