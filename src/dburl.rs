@@ -77,7 +77,8 @@ impl DatabaseUrl {
             .and_then(|end| rest[..end].split_once(':'))
             .map(|(_, p)| p)
             .filter(|p| !p.is_empty());
-        in_userinfo.or_else(|| query_passwords(&self.raw).next().map(|r| &self.raw[r]))
+        let mut in_query = query_secrets(&self.raw, &SECRET_KEYS[..1]);
+        in_userinfo.or_else(|| in_query.next().map(|r| &self.raw[r]))
     }
 
     /// Replaces the password wherever it occurs in a message (drivers may echo URLs), as
@@ -104,8 +105,8 @@ fn userinfo_end(rest: &str) -> Option<usize> {
     before_query.rfind('@').or_else(|| rest.rfind('@'))
 }
 
-/// Query keys whose values are secrets, lower case: a password (libpq and sqlx take one
-/// there too), libpq's `sslpassword` and MongoDB's `tlsCertificateKeyFilePassword` (a client
+/// Query keys whose values are secrets, lower case: the login password first (libpq and sqlx
+/// take one there too), libpq's `sslpassword` and MongoDB's `tlsCertificateKeyFilePassword` (a client
 /// key's), and MongoDB's `authMechanismProperties` (an AWS session token).
 const SECRET_KEYS: [&str; 4] = [
     "password",
@@ -114,9 +115,12 @@ const SECRET_KEYS: [&str; 4] = [
     "authmechanismproperties",
 ];
 
-/// Where the values of secret query parameters ([`SECRET_KEYS`]) are in `raw`, their keys
-/// matched as the drivers read them: percent-decoded, in any case.
-fn query_passwords(raw: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+/// Where the values of the query parameters named by `keys` (of [`SECRET_KEYS`]) are in `raw`,
+/// their keys matched as the drivers read them: percent-decoded, in any case.
+fn query_secrets<'a>(
+    raw: &'a str,
+    keys: &'a [&str],
+) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
     let query = raw.find('?').map_or(raw.len(), |q| q + 1);
     let end = raw[query..].find('#').map_or(raw.len(), |h| query + h);
     let mut at = query;
@@ -125,7 +129,7 @@ fn query_passwords(raw: &str) -> impl Iterator<Item = std::ops::Range<usize>> + 
         at += pair.len() + 1;
         let (key, value) = pair.split_once('=')?;
         let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
-        let secret = SECRET_KEYS.contains(&key.to_ascii_lowercase().as_str());
+        let secret = keys.contains(&key.to_ascii_lowercase().as_str());
         let from = start + pair.len() - value.len();
         secret.then_some(from..from + value.len())
     })
@@ -146,7 +150,7 @@ pub fn mask(raw: &str) -> String {
     if let Some(query) = masked.find(['?', '#']).filter(|_| web) {
         masked.replace_range(query.., "?****");
     }
-    let ranges: Vec<_> = query_passwords(&masked).collect();
+    let ranges: Vec<_> = query_secrets(&masked, &SECRET_KEYS).collect();
     let mut out = masked.clone();
     for r in ranges.into_iter().rev() {
         out.replace_range(r, "****");
@@ -297,6 +301,9 @@ mod tests {
         }
         let url = DatabaseUrl::parse("postgres://db/app?%70assword=s3cret").unwrap();
         assert_eq!(url.password(), Some("s3cret"));
+        // the login password, whichever secret comes first
+        let url = DatabaseUrl::parse("postgres://db/app?sslpassword=keypw&password=dbpw").unwrap();
+        assert_eq!(url.password(), Some("dbpw"));
     }
 
     #[test]
