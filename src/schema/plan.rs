@@ -63,10 +63,12 @@ pub struct TableFacts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionFacts {
     pub name: QualifiedName,
-    /// A valid index of its on `(event_id)`, by name (the one attached, if one is).
+    /// A valid index of its on `(event_id)`, not unique, by name (one attached, if one is).
     pub event_index: Option<String>,
-    /// That index is a partition of an index of the partitioned table.
-    pub attached: bool,
+    /// The index of the partitioned table that one is attached to.
+    pub attached_to: Option<String>,
+    /// An invalid index of its on `(event_id)`: a concurrent build cut short.
+    pub leftover: Option<String>,
 }
 
 impl TableFacts {

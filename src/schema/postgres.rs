@@ -46,23 +46,32 @@ SELECT c.relname::text
  WHERE i.inhparent = $1 AND c.relpartbound IS NOT NULL
    AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'";
 
-/// A partitioned table's partitions, each with a valid index of its on `(event_id)` (the one
-/// attached to an index of the table first) and whether that one is attached.
+/// A partitioned table's partitions, each with a valid index of its own on `(event_id)` (not
+/// unique, over every row; one attached to an index of the table first) and the index it is
+/// attached to, and an invalid such index (a concurrent build cut short).
 const PARTITIONS_SQL: &str = "\
-SELECT n.nspname::text AS schema, c.relname::text AS name, ix.name AS event_index,
-       coalesce(ix.attached, false) AS attached
+SELECT n.nspname::text AS schema, c.relname::text AS name,
+       ix.name AS event_index, ix.parent AS attached_to, bad.name AS leftover
   FROM pg_inherits i
   JOIN pg_class c ON c.oid = i.inhrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace
   LEFT JOIN LATERAL (
-       SELECT xi.relname::text AS name,
-              EXISTS (SELECT 1 FROM pg_inherits h JOIN pg_index p ON p.indexrelid = h.inhparent
-                       WHERE h.inhrelid = x.indexrelid AND p.indrelid = $1) AS attached
-         FROM pg_index x JOIN pg_class xi ON xi.oid = x.indexrelid
-        WHERE x.indrelid = c.oid AND x.indisvalid
-          AND pg_get_indexdef(x.indexrelid) LIKE '% USING btree (event_id)'
-        ORDER BY 2 DESC, 1
+       SELECT y.name, y.parent FROM (
+           SELECT xi.relname::text AS name,
+                  (SELECT pi.relname::text FROM pg_inherits h JOIN pg_class pi ON pi.oid = h.inhparent
+                    WHERE h.inhrelid = x.indexrelid) AS parent
+             FROM pg_index x JOIN pg_class xi ON xi.oid = x.indexrelid
+            WHERE x.indrelid = c.oid AND x.indisvalid AND NOT x.indisunique
+              AND pg_get_indexdef(x.indexrelid) LIKE '% USING btree (event_id)') y
+        ORDER BY y.parent IS NULL, y.name
         LIMIT 1) ix ON true
+  LEFT JOIN LATERAL (
+       SELECT xi.relname::text AS name
+         FROM pg_index x JOIN pg_class xi ON xi.oid = x.indexrelid
+        WHERE x.indrelid = c.oid AND NOT x.indisvalid AND NOT x.indisunique
+          AND pg_get_indexdef(x.indexrelid) LIKE '% USING btree (event_id)'
+        ORDER BY 1
+        LIMIT 1) bad ON true
  WHERE i.inhparent = $1
  ORDER BY 1, 2";
 
@@ -127,7 +136,8 @@ pub async fn table_facts(
             Ok(PartitionFacts {
                 name,
                 event_index: r.try_get("event_index")?,
-                attached: r.try_get("attached")?,
+                attached_to: r.try_get("attached_to")?,
+                leftover: r.try_get("leftover")?,
             })
         })
         .collect::<Result<Vec<_>, sqlx::Error>>()?

@@ -6,7 +6,7 @@
 //! valid. A run cut short leaves the parent's index invalid, and the next one goes on from the
 //! partitions not yet attached.
 
-use super::{MigrationPlan, PartitionFacts, PgCatalog, StepKind, TableFacts, check_columns};
+use super::{MigrationPlan, PgCatalog, StepKind, TableFacts, check_columns};
 use crate::schema::desired::{LOG_COLUMNS, PgSchema};
 use crate::schema::render::Statement;
 use crate::target::{Ident, QualifiedName};
@@ -49,7 +49,16 @@ pub(super) fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut Mi
         ),
         Some(i) if i.valid => {}
         // an earlier build cut short: its partitions not yet attached
-        Some(_) => attach_partitions(&log, &event_idx, table, plan),
+        Some(_) => {
+            let before = (plan.steps.len(), plan.problems.len());
+            attach_partitions(&log, &event_idx, table, plan);
+            if (plan.steps.len(), plan.problems.len()) == before {
+                plan.problem(
+                    qualified,
+                    "is invalid though every partition's index is attached to it (a partition dropped before it was attached leaves it so): drop it and run migrate again",
+                );
+            }
+        }
         None if table
             .indexes
             .iter()
@@ -81,67 +90,71 @@ pub(super) fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut Mi
     }
 }
 
-/// Each partition's event index built without blocking writes (unless it has one) and attached
-/// to the log's `event_idx`.
+/// Each partition's event index built without blocking writes (unless it has one; an invalid
+/// one, left by a build cut short, rebuilt) and attached to the log's `event_idx`.
 fn attach_partitions(
     log: &QualifiedName,
     event_idx: &Ident,
     table: &TableFacts,
     plan: &mut MigrationPlan,
 ) {
-    for p in table.partitions.iter().filter(|p| !p.attached) {
-        let child = match child_index(p) {
-            Ok(child) => child,
-            Err(why) => {
-                plan.problem(p.name.plain(), why);
+    let parent = format!("{}.{}", log.schema.name(), event_idx.name());
+    for p in &table.partitions {
+        let child = match (&p.event_index, &p.attached_to) {
+            (Some(_), Some(to)) if to == event_idx.name() => continue,
+            (Some(index), Some(to)) => {
+                plan.problem(
+                    p.name.plain(),
+                    format!("its event index {index} is attached to {to}, and an index has one parent: drop {to} and run migrate again to attach it to {parent}"),
+                );
+                continue;
+            }
+            (Some(index), None) => Ident::new("index", index),
+            (None, _) => match &p.leftover {
+                Some(leftover) => Ident::new("index", leftover).inspect(|child| {
+                    let at = QualifiedName::new(p.name.schema.clone(), child.clone());
+                    plan.step(
+                        format!(
+                            "rebuild invalid index {} (left by an interrupted concurrent build)",
+                            at.plain()
+                        ),
+                        StepKind::Concurrent,
+                        vec![Statement::new(format!("REINDEX INDEX CONCURRENTLY {at};"))],
+                    );
+                }),
+                None => (p.name.name)
+                    .with_suffix("partition index", "_event_idx")
+                    .inspect(|child| {
+                        let at = QualifiedName::new(p.name.schema.clone(), child.clone());
+                        plan.step(
+                            format!("create index {} without blocking writes", at.plain()),
+                            StepKind::Concurrent,
+                            vec![Statement::new(format!(
+                                "CREATE INDEX CONCURRENTLY {child} ON {} (event_id);",
+                                p.name
+                            ))],
+                        );
+                    }),
+            },
+        };
+        let child = match child {
+            Ok(child) => QualifiedName::new(p.name.schema.clone(), child),
+            Err(e) => {
+                plan.problem(
+                    p.name.plain(),
+                    format!("has no event index, and none can be named for it ({e}): create one on (event_id) by hand and run migrate again"),
+                );
                 continue;
             }
         };
-        let child_name = QualifiedName::new(p.name.schema.clone(), child.clone());
-        if p.event_index.is_none() {
-            // an invalid index of that name, left by a build cut short, goes first
-            plan.step(
-                format!(
-                    "create index {} without blocking writes",
-                    child_name.plain()
-                ),
-                StepKind::Concurrent,
-                vec![
-                    Statement::new(format!("DROP INDEX CONCURRENTLY IF EXISTS {child_name};")),
-                    Statement::new(format!(
-                        "CREATE INDEX CONCURRENTLY {child} ON {} (event_id);",
-                        p.name
-                    )),
-                ],
-            );
-        }
         plan.step(
-            format!(
-                "attach index {} to {}.{}",
-                child_name.plain(),
-                log.schema.name(),
-                event_idx.name()
-            ),
+            format!("attach index {} to {parent}", child.plain()),
             StepKind::ShortLock,
             vec![Statement::new(format!(
-                "ALTER INDEX {}.{event_idx} ATTACH PARTITION {child_name};",
+                "ALTER INDEX {}.{event_idx} ATTACH PARTITION {child};",
                 log.schema
             ))],
         );
-    }
-}
-
-/// The partition's event index: the one it has, else `<partition>_event_idx`.
-fn child_index(p: &PartitionFacts) -> Result<Ident, String> {
-    match &p.event_index {
-        Some(name) => Ident::new("index", name).map_err(|e| e.to_string()),
-        None => p
-            .name
-            .name
-            .with_suffix("partition index", "_event_idx")
-            .map_err(|e| {
-                format!("has no event index, and its name is too long for one ({e}): create one on (event_id) by hand and run migrate again")
-            }),
     }
 }
 
@@ -149,21 +162,24 @@ fn child_index(p: &PartitionFacts) -> Result<Ident, String> {
 mod tests {
     use super::*;
     use crate::model::Storage;
-    use crate::schema::plan::{IndexFacts, plan_postgres};
+    use crate::schema::plan::{IndexFacts, PartitionFacts, plan_postgres};
+    use StepKind::{Concurrent, ShortLock};
 
-    fn partition(name: &str, event_index: Option<&str>, attached: bool) -> PartitionFacts {
+    fn partition(name: &str, index: Option<&str>, attached_to: Option<&str>) -> PartitionFacts {
         PartitionFacts {
             name: QualifiedName::parse("p", &format!("app.{name}")).unwrap(),
-            event_index: event_index.map(str::to_owned),
-            attached,
+            event_index: index.map(str::to_owned),
+            attached_to: attached_to.map(str::to_owned),
+            leftover: None,
         }
     }
 
-    /// The steps about the event index of a log with `index` (valid or not) and `partitions`.
-    fn event_steps(
+    /// The steps about the event index of a log with `index` (valid or not) and `partitions`,
+    /// and the plan's problems.
+    fn event_plan(
         index: Option<bool>,
         partitions: Vec<PartitionFacts>,
-    ) -> Vec<(StepKind, String)> {
+    ) -> (Vec<(StepKind, String)>, Vec<String>) {
         let want = PgSchema {
             outbox: QualifiedName::parse("r", "app.outbox").unwrap(),
             storage: Storage::Consume,
@@ -193,80 +209,96 @@ mod tests {
                 .collect(),
             partition_key: Some("RANGE (published_at)".into()),
             default_partition: Some("outbox_delivered_default".into()),
-            range_partitions: partitions.len() - 1,
+            range_partitions: partitions.len().saturating_sub(1),
             triggers: vec![],
             reloptions: vec![],
             partitions,
         };
         let mut have = PgCatalog::default();
         have.tables.insert(want.delivery_log.clone().unwrap(), log);
-        (plan_postgres(&want, &have).steps.into_iter())
+        let plan = plan_postgres(&want, &have);
+        let steps = (plan.steps.into_iter())
             .filter(|s| s.summary.contains("event_idx"))
             .map(|s| (s.kind, s.summary))
-            .collect()
+            .collect();
+        let problems = (plan.problems.into_iter())
+            .filter(|p| !p.message.contains("column"))
+            .map(|p| p.message)
+            .collect();
+        (steps, problems)
     }
 
     #[test]
     fn an_existing_logs_event_index_is_built_on_the_log_alone_then_per_partition() {
-        let steps = event_steps(
+        let (steps, problems) = event_plan(
             None,
             vec![
-                partition("outbox_delivered_20261206", None, false),
-                partition("outbox_delivered_default", Some("by_hand"), false),
+                partition("outbox_delivered_20261206", None, None),
+                partition("outbox_delivered_default", Some("by_hand"), None),
             ],
         );
         let idx = "app.outbox_delivered_event_idx";
+        let day = "app.outbox_delivered_20261206_event_idx";
         assert_eq!(
             steps,
             [
                 (
-                    StepKind::ShortLock,
+                    ShortLock,
                     format!("create index {idx} on the log alone (ON ONLY: no build)")
                 ),
                 (
-                    StepKind::Concurrent,
-                    "create index app.outbox_delivered_20261206_event_idx without blocking writes"
-                        .into()
+                    Concurrent,
+                    format!("create index {day} without blocking writes")
                 ),
-                (
-                    StepKind::ShortLock,
-                    format!("attach index app.outbox_delivered_20261206_event_idx to {idx}")
-                ),
-                (
-                    StepKind::ShortLock,
-                    format!("attach index app.by_hand to {idx}")
-                ),
+                (ShortLock, format!("attach index {day} to {idx}")),
+                (ShortLock, format!("attach index app.by_hand to {idx}")),
             ]
         );
+        assert!(problems.is_empty(), "{problems:?}");
     }
 
     /// A run cut short left the log's index invalid: the next goes on from the partitions not
-    /// attached yet; a valid one needs nothing.
+    /// attached yet, rebuilding an invalid one; a valid index needs nothing; an invalid one with
+    /// nothing left to attach, or a partition attached elsewhere, is said, not hidden.
     #[test]
     fn a_build_cut_short_goes_on_from_the_partitions_not_attached() {
         let parts = || {
+            let mut cut = partition("outbox_delivered_20261207", None, None);
+            cut.leftover = Some("outbox_delivered_20261207_event_idx".into());
             vec![
                 partition(
                     "outbox_delivered_20261206",
                     Some("outbox_delivered_20261206_event_idx"),
-                    true,
+                    Some("outbox_delivered_event_idx"),
                 ),
-                partition("outbox_delivered_default", None, false),
+                cut,
+                partition("outbox_delivered_default", None, None),
             ]
         };
-        let steps = event_steps(Some(false), parts());
+        let (steps, problems) = event_plan(Some(false), parts());
         let kinds: Vec<StepKind> = steps.iter().map(|(k, _)| *k).collect();
         assert_eq!(
             kinds,
-            [StepKind::Concurrent, StepKind::ShortLock],
+            [Concurrent, ShortLock, Concurrent, ShortLock],
             "{steps:?}"
         );
+        let rebuilt = "rebuild invalid index app.outbox_delivered_20261207_event_idx";
+        assert!(steps[0].1.starts_with(rebuilt), "{steps:?}");
+        let attached = "attach index app.outbox_delivered_default_event_idx";
+        assert!(steps[3].1.starts_with(attached), "{steps:?}");
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(event_plan(Some(true), parts()), (vec![], vec![]));
+        let (steps, problems) = event_plan(Some(false), parts()[..1].to_vec());
         assert!(
-            steps[1]
-                .1
-                .starts_with("attach index app.outbox_delivered_default_event_idx"),
-            "{steps:?}"
+            steps.is_empty() && problems.len() == 1,
+            "{steps:?} {problems:?}"
         );
-        assert_eq!(event_steps(Some(true), parts()), []);
+        let elsewhere = vec![partition(
+            "outbox_delivered_20261206",
+            Some("x"),
+            Some("by_hand"),
+        )];
+        let (_, problems) = event_plan(Some(false), elsewhere);
+        assert!(problems[0].contains("attached to by_hand"), "{problems:?}");
     }
 }

@@ -94,3 +94,32 @@ async fn migrate_builds_a_logs_event_index_without_blocking_inserts() {
         "and then says nothing of it"
     );
 }
+
+/// A build cut short (the log's index made `ON ONLY`, one day's attached, the rest not): the
+/// next `migrate` goes on from the partitions not attached, and the index ends valid.
+#[tokio::test]
+async fn migrate_finishes_a_logs_event_index_left_half_attached() {
+    let test = test_name!();
+    let (schema, mut conn, log) = log_with(test).await;
+    let s = &schema.name;
+    let day = format!("{s}.outbox_delivered_{}", today().format("%Y%m%d"));
+    sqlx::raw_sql(&format!(
+        "DROP INDEX {s}.outbox_delivered_event_idx;
+         CREATE INDEX outbox_delivered_event_idx ON ONLY {log} (event_id);
+         CREATE INDEX day_eid ON {day} (event_id);
+         ALTER INDEX {s}.outbox_delivered_event_idx ATTACH PARTITION {s}.day_eid;"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let valid = format!(
+        "SELECT indisvalid::int::bigint FROM pg_index WHERE indexrelid = '{s}.outbox_delivered_event_idx'::regclass"
+    );
+    assert_eq!(count(&mut conn, &valid).await, 0, "half attached: invalid");
+    let r = ob(["migrate"])
+        .pg(&schema.rel("outbox"))
+        .args(["--storage", "consume", "--delivery-log", &log])
+        .code(OK);
+    assert!(!r.stdout.contains("day_eid"), "the attached day is left as it is: {r:?}");
+    assert_eq!(count(&mut conn, &valid).await, 1, "{r:?}");
+}
