@@ -145,16 +145,41 @@ pub async fn pause(
     })
 }
 
-/// Resumes a route; `None` when it was not paused.
+/// Resumes a route; `None` when it was not paused. A resume of the whole route while only
+/// some tenants' pauses are in force (or of a tenant while the whole route's is) is refused,
+/// naming them: "not paused" would send the on-call person the wrong way.
 pub async fn resume(
     config: &Config,
     connect_timeout: Duration,
     target: &RouteRef,
 ) -> Result<Option<Pause>, Error> {
     let mut registry = open(config, connect_timeout).await?;
-    registry
+    let ended = (registry)
         .resume(&target.route, target.tenant, &registry::os_actor())
-        .await
+        .await?;
+    if ended.is_some() {
+        return Ok(ended);
+    }
+    let route = &target.route;
+    let others: Vec<String> = (registry.pauses(false).await?.into_iter())
+        .filter(|p| p.pause.route == *route && p.pause.tenant != target.tenant)
+        .map(|p| match p.pause.tenant {
+            Some(t) => format!("--tenant {t}"),
+            None => "the whole route (no --tenant)".into(),
+        })
+        .collect();
+    if others.is_empty() {
+        return Ok(None);
+    }
+    Err(ConfigError::Invalid(format!(
+        "route {route} has no pause {}; its pauses in force are for {}: resume those",
+        match target.tenant {
+            Some(t) => format!("for tenant {t}"),
+            None => "for the whole route".into(),
+        },
+        others.join(", ")
+    ))
+    .into())
 }
 
 /// A route's line in `route list`: paused or active, or (history) one pause or resume.

@@ -12,6 +12,7 @@ use crate::common::{
     emit_events, eventually, lines, migrate, ob, out_file, stage,
 };
 
+mod resume;
 mod start;
 
 fn line_count(path: &Path) -> usize {

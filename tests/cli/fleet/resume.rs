@@ -1,0 +1,45 @@
+//! `route resume` of a scope that has no pause while another scope of the route has one.
+
+use super::*;
+
+/// With only a tenant's pause in force, resuming the whole route is refused, naming the
+/// tenant's pause (it said "not paused" and exited 0 while the tenant's rows stayed held);
+/// resuming that tenant ends it; the other way round too.
+#[tokio::test]
+async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    let tenant = "6d1f1b3e-8f3b-4c7a-9a53-2f0f6f1c2a11";
+    let cfg = config_file(
+        test,
+        &format!("outbox:\n  tenant_aware: true\n  tenants: [{tenant}]\n"),
+    );
+    let t = schema.rel("outbox");
+    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    let route = |args: &[&str]| ob(["route"]).args(args).pg(&t).config(&cfg);
+    route(&[
+        "pause",
+        "orders",
+        "--tenant",
+        tenant,
+        "--reason",
+        "one tenant",
+    ])
+    .code(OK);
+    let r = route(&["resume", "orders"]).code(ERROR);
+    assert!(
+        r.stderr.contains(&format!(
+            "route orders has no pause for the whole route; its pauses in force are for --tenant {tenant}"
+        )),
+        "{r:?}"
+    );
+    let r = route(&["resume", "orders", "--tenant", tenant]).code(OK);
+    assert!(r.stdout.contains("resumed"), "{r:?}");
+    route(&["pause", "orders", "--reason", "all"]).code(OK);
+    let r = route(&["resume", "orders", "--tenant", tenant]).code(ERROR);
+    assert!(r.stderr.contains("the whole route (no --tenant)"), "{r:?}");
+    let r = route(&["resume", "orders"]).code(OK);
+    assert!(r.stdout.contains("resumed"), "{r:?}");
+    let r = route(&["resume", "orders"]).code(OK);
+    assert!(r.stdout.contains("was not paused"), "{r:?}");
+}
