@@ -120,6 +120,9 @@ async fn migrate_finishes_a_logs_event_index_left_half_attached() {
         .pg(&schema.rel("outbox"))
         .args(["--storage", "consume", "--delivery-log", &log])
         .code(OK);
-    assert!(!r.stdout.contains("day_eid"), "the attached day is left as it is: {r:?}");
+    assert!(
+        !r.stdout.contains("day_eid"),
+        "the attached day is left as it is: {r:?}"
+    );
     assert_eq!(count(&mut conn, &valid).await, 1, "{r:?}");
 }
