@@ -121,8 +121,16 @@ impl Browser {
         }
     }
 
-    /// One key; `true` quits.
+    /// One key; `true` quits. What a key could not read or change (the database away for a
+    /// moment) is said at the bottom, and the view goes on.
     pub async fn on(&mut self, source: &mut Source<'_>, key: Key) -> Result<bool, Error> {
+        self.act(source, key).await.or_else(|e| {
+            self.message = Some(crate::error::one_line(&e));
+            Ok(false)
+        })
+    }
+
+    async fn act(&mut self, source: &mut Source<'_>, key: Key) -> Result<bool, Error> {
         if let Some(text) = &mut self.typing {
             match key {
                 Key::Enter => {
@@ -145,7 +153,10 @@ impl Browser {
                 let n = source.requeue_group(&picked).await?;
                 let route = &on.route;
                 self.message = Some(format!("requeued {n} row(s) of group {group} on {route}"));
-                self.snap = source.snapshot(self.filter.as_deref()).await?;
+                // the requeue is done: a snapshot that fails now waits for the next refresh
+                if let Ok(snap) = source.snapshot(self.filter.as_deref()).await {
+                    self.snap = snap;
+                }
             } else {
                 self.message = Some("requeue cancelled; nothing changed".into());
             }

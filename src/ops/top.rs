@@ -136,6 +136,7 @@ impl Snapshot {
 /// last readings rates are computed from.
 pub struct Source<'a> {
     config: &'a Config,
+    connect_timeout: Duration,
     outboxes: Outboxes,
     relays: Vec<String>,
     http: reqwest::Client,
@@ -169,6 +170,7 @@ impl<'a> Source<'a> {
         let registry = Backend::of(config, connect_timeout).registry().await.ok();
         Ok(Self {
             config,
+            connect_timeout,
             outboxes,
             relays,
             http,
@@ -219,8 +221,22 @@ impl<'a> Source<'a> {
     }
 
     /// One refresh: routes whose name contains `filter` (all without one), failure groups
-    /// from a sample of failed rows, rates since the last refresh, and the relays.
+    /// from a sample of failed rows, rates since the last refresh, and the relays. A lost
+    /// connection (a restart, a failover, a pooler's idle timeout) is made again, once a
+    /// refresh: the screen follows the database back instead of freezing on it.
     pub async fn snapshot(&mut self, filter: Option<&str>) -> Result<Snapshot, Error> {
+        match self.read(filter).await {
+            Err(Error::Db(e)) if e.fault().is_away() => {
+                let backend = Backend::of(self.config, self.connect_timeout);
+                self.outboxes = backend.outboxes(None).await?;
+                self.last_activity = None;
+                self.read(filter).await
+            }
+            read => read,
+        }
+    }
+
+    async fn read(&mut self, filter: Option<&str>) -> Result<Snapshot, Error> {
         let started = Instant::now();
         let now = Utc::now();
         let mut routes = Vec::new();

@@ -10,6 +10,39 @@ use crate::common::mongo::MongoDb;
 use crate::common::own_server::{free_port, wait_log};
 use crate::common::{OK, PgSchema, emit_events, eventually, migrate, ob, out_file, stage};
 
+/// The local ports of the TCP connections to PostgreSQL (port 5432) of the one process whose
+/// command line matches `pattern` (`pgrep -f`), from `/proc`.
+fn client_ports(pattern: &str) -> Vec<i32> {
+    let out = std::process::Command::new("pgrep")
+        .args(["-f", pattern])
+        .output()
+        .expect("pgrep (procps) runs");
+    let pids = String::from_utf8(out.stdout).unwrap();
+    let pid = match pids.split_whitespace().collect::<Vec<_>>()[..] {
+        [pid] => pid.to_owned(),
+        ref more => panic!("one process matches {pattern:?}, not {more:?}"),
+    };
+    let inodes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter_map(|l| {
+            let l = l.to_string_lossy().into_owned();
+            Some(l.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
+        })
+        .collect();
+    // /proc/net/tcp: `sl local rem st … uid timeout inode`, addresses as HEXIP:HEXPORT
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap()
+        + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+    (table.lines().skip(1))
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let port = |a: &str| i32::from_str_radix(a.rsplit(':').next()?, 16).ok();
+            let (to_postgres, inode) = (port(f.get(2)?)? == 5432, *f.get(9)?);
+            (to_postgres && inodes.iter().any(|i| i == inode)).then(|| port(f[1]))?
+        })
+        .collect()
+}
+
 async fn park(conn: &mut sqlx::PgConnection, t: &str, route: &str, n: i64, error: &str) {
     sqlx::raw_sql(&format!(
         "UPDATE {t} SET status = 'failed', attempts = 5, last_error = '{error}'
@@ -321,6 +354,22 @@ async fn the_live_screen_in_tmux_follows_the_outbox_and_restores_the_terminal() 
         })
         .await;
     assert!(s.contains(&format!("http://127.0.0.1:{port}  up")), "{s}");
+
+    // the server ends top's connections: the screen follows the database back
+    let ports = client_ports(&format!("top --database-url .* --relation {t} "));
+    let ended: i64 = sqlx::query_scalar(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE client_port = ANY($1)",
+    )
+    .bind(&ports)
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert!(ended > 0, "top's connections {ports:?} ended");
+    stage(&mut conn, &t, "recovered", 1, None).await;
+    tmux.wait_for("a route staged after the connection was lost", |s| {
+        s.contains("recovered") && !s.contains("refresh failed")
+    })
+    .await;
 
     // Enter: the selected route's rows (billing sorts first)
     tmux.keys(&["Enter"]);
