@@ -196,26 +196,22 @@ fn draw(f: &mut ratatui::Frame, screen: &Browser) {
         let [groups, relays] =
             Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
                 .areas(lower);
-        let focus = screen.focus;
-        let picked = screen.group;
         let lines: Vec<Line> = screen
             .visible_groups()
             .iter()
             .enumerate()
             .map(|(i, g)| {
                 let line = Line::from(view::group_line(g));
-                if focus == Focus::Groups && i == picked {
+                if screen.focus == Focus::Groups && i == screen.group {
                     line.reversed()
                 } else {
                     line
                 }
             })
             .collect();
-        let title = format!(" {} ", screen.snap.groups_title());
-        f.render_widget(
-            Paragraph::new(lines).block(Block::bordered().title(title)),
-            groups,
-        );
+        let scroll = (screen.group_scroll(groups.height.saturating_sub(2)), 0);
+        let block = Block::bordered().title(format!(" {} ", screen.snap.groups_title()));
+        f.render_widget(Paragraph::new(lines).scroll(scroll).block(block), groups);
         let lines: Vec<Line> = screen.relay_lines().into_iter().map(Line::from).collect();
         f.render_widget(
             Paragraph::new(lines)

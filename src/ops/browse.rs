@@ -76,6 +76,12 @@ impl Browser {
         self.selected.and_then(|i| self.snap.routes.get(i))
     }
 
+    /// The first failure group shown in a panel of `rows` lines: the picked one stays in sight
+    /// (the panel held the first few, and `j` went on picking groups nobody could see).
+    pub fn group_scroll(&self, rows: u16) -> u16 {
+        scroll_to(self.group, rows)
+    }
+
     /// The failure groups with rows on the selected route.
     pub fn visible_groups(&self) -> Vec<&FailureGroup> {
         let route = self.selected_route().map(|r| r.glance.route.as_str());
@@ -336,5 +342,23 @@ impl Browser {
             ],
             false => lines,
         }
+    }
+}
+
+/// The first line shown of a list in `rows` lines so that line `picked` is in sight.
+fn scroll_to(picked: usize, rows: u16) -> u16 {
+    let picked = u16::try_from(picked).unwrap_or(u16::MAX);
+    picked.saturating_add(1).saturating_sub(rows.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_picked_group_stays_in_sight() {
+        assert_eq!(super::scroll_to(0, 6), 0);
+        assert_eq!(super::scroll_to(5, 6), 0);
+        assert_eq!(super::scroll_to(6, 6), 1, "the seventh of six lines");
+        assert_eq!(super::scroll_to(9, 6), 4);
+        assert_eq!(super::scroll_to(3, 0), 3, "no room: the picked one first");
     }
 }
