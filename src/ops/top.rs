@@ -316,12 +316,19 @@ impl<'a> Source<'a> {
                 *delivered_total.get_or_insert(0.0) += sum;
             }
         }
-        // the registry is extra: a missing table or a failed read shows no relays, no pauses
+        // the registry is extra: a failed read shows no relays, no pauses; a missing table (no
+        // `migrate` since the registry came) is not asked again, a connection each refresh
         let (registered, pauses) = match &mut self.registry {
-            Some(reg) => (
-                reg.relays().await.unwrap_or_default(),
-                reg.pauses(false).await.unwrap_or_default(),
-            ),
+            Some(reg) => match reg.relays().await {
+                Err(e) if e.sqlstate().as_deref() == Some(crate::db::sqlstate::UNDEFINED_TABLE) => {
+                    self.registry = None;
+                    (Vec::new(), Vec::new())
+                }
+                relays => (
+                    relays.unwrap_or_default(),
+                    reg.pauses(false).await.unwrap_or_default(),
+                ),
+            },
             None => (Vec::new(), Vec::new()),
         };
         let pauses = crate::fleet::PauseSet(pauses.into_iter().map(|p| p.pause).collect());

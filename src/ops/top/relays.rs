@@ -146,11 +146,34 @@ pub struct RelayView {
     /// Published per second per route and tenant, between this refresh and the last.
     #[serde(skip)]
     pub per_second_by_tenant: BTreeMap<(String, String), f64>,
+    /// Quantiles of what was observed since the last refresh (since the relay started on the
+    /// first, or when nothing was observed in between, or the relay restarted).
     pub publish_p50_ms: Option<f64>,
     pub publish_p99_ms: Option<f64>,
     pub lag_p50_ms: Option<f64>,
     pub lag_p99_ms: Option<f64>,
     pub wakes: f64,
+    /// The histograms' cumulative buckets as read, by name: the next refresh's base.
+    #[serde(skip)]
+    pub histograms: BTreeMap<&'static str, Vec<(f64, f64)>>,
+}
+
+/// What a histogram observed since `before`: bucket by bucket the difference, when the same
+/// buckets grew by something; else (a first reading, a quiet interval, a restarted relay) the
+/// buckets as they are.
+fn since(now: Vec<(f64, f64)>, before: Option<&Vec<(f64, f64)>>) -> Vec<(f64, f64)> {
+    let Some(before) = before.filter(|b| b.len() == now.len()) else {
+        return now;
+    };
+    let delta: Vec<(f64, f64)> = (now.iter().zip(before))
+        .map(|(&(le, n), &(ble, bn))| (le, if le == ble { n - bn } else { f64::NAN }))
+        .collect();
+    let grew = delta.last().is_some_and(|&(_, n)| n > 0.0);
+    if grew && delta.iter().all(|&(_, n)| n >= 0.0) {
+        delta
+    } else {
+        now
+    }
 }
 
 impl RelayView {
@@ -230,13 +253,16 @@ impl RelayView {
                 _ => {}
             }
         }
-        let ms = |q: f64, name: &str| {
-            histogram_quantile(q, &buckets(&samples, name)).map(|s| s * 1000.0)
+        let mut quantiles = |name: &'static str| {
+            let now = buckets(&samples, name);
+            let seen = since(now.clone(), before.and_then(|b| b.histograms.get(name)));
+            view.histograms.insert(name, now);
+            let ms = |q: f64| histogram_quantile(q, &seen).map(|s| s * 1000.0);
+            (ms(0.5), ms(0.99))
         };
-        view.publish_p50_ms = ms(0.5, "outboxctl_publish_duration_seconds");
-        view.publish_p99_ms = ms(0.99, "outboxctl_publish_duration_seconds");
-        view.lag_p50_ms = ms(0.5, "outboxctl_delivery_lag_seconds");
-        view.lag_p99_ms = ms(0.99, "outboxctl_delivery_lag_seconds");
+        (view.publish_p50_ms, view.publish_p99_ms) =
+            quantiles("outboxctl_publish_duration_seconds");
+        (view.lag_p50_ms, view.lag_p99_ms) = quantiles("outboxctl_delivery_lag_seconds");
         if let Some(b) = before {
             for (route, &n) in &view.published {
                 if let Some(r) = rate(b.published.get(route).copied(), n, seconds) {
@@ -307,6 +333,32 @@ outboxctl_database_away_info{reason="reconnecting: connection refused"} 1
         // shown, a relay's URL keeps its password out
         let v = RelayView::read("http://admin:s3cret@r:9464", "", None, 0.0);
         assert_eq!(v.url, "http://admin:****@r:9464");
+    }
+
+    /// The lag quantiles are those of the interval: a jump to 60 s after a day of 0.05 s shows
+    /// at once (the lifetime's p99 stayed low for hours); a quiet interval or a restarted relay
+    /// shows the buckets as read.
+    #[test]
+    fn quantiles_are_of_what_happened_since_the_last_refresh() {
+        let text = |fast: u32, slow: u32| {
+            let lag = "outboxctl_delivery_lag_seconds_bucket{route=\"orders\",tenant=\"\"";
+            let (all, to_1s) = (fast + slow, fast);
+            format!(
+                "{lag},le=\"0.1\"}} {fast}\n{lag},le=\"1\"}} {to_1s}\n{lag},le=\"100\"}} {all}\n{lag},le=\"+Inf\"}} {all}\n"
+            )
+        };
+        let first = RelayView::read("http://r:1", &text(10_000, 0), None, 0.0);
+        assert!(first.lag_p99_ms.unwrap() <= 100.0, "{:?}", first.lag_p99_ms);
+        let jump = RelayView::read("http://r:1", &text(10_000, 50), Some(&first), 1.0);
+        assert!(jump.lag_p99_ms.unwrap() > 1_000.0, "{:?}", jump.lag_p99_ms);
+        let quiet = RelayView::read("http://r:1", &text(10_000, 50), Some(&jump), 1.0);
+        assert!(
+            quiet.lag_p99_ms.unwrap() <= 100.0,
+            "lifetime again: {:?}",
+            quiet.lag_p99_ms
+        );
+        let restarted = RelayView::read("http://r:1", &text(5, 0), Some(&jump), 1.0);
+        assert!(restarted.lag_p50_ms.unwrap() <= 100.0);
     }
 
     #[test]
