@@ -299,7 +299,14 @@ impl<'a> Source<'a> {
         for url in self.relays.clone() {
             relays.push(self.relay(&url).await);
         }
-        let mut delivered_total: Option<f64> = None;
+        // the headline: every route the relays delivered on (matching the filter), a route with
+        // no row left in the table too (a relay that keeps up, under consume)
+        let rates: Vec<f64> = (relays.iter())
+            .flat_map(|v| v.published_per_second.iter())
+            .filter(|(route, _)| filter.is_none_or(|f| route.contains(f)))
+            .map(|(_, r)| *r)
+            .collect();
+        let delivered_total = (!rates.is_empty()).then(|| rates.iter().sum::<f64>());
         for r in &mut routes {
             // a tenant's row gets its own rate (the metrics label each tenant); else the route's
             let route = &r.glance.route;
@@ -311,9 +318,7 @@ impl<'a> Source<'a> {
                 .copied()
                 .collect();
             if !per.is_empty() {
-                let sum: f64 = per.iter().sum();
-                r.delivered_per_second = Some(sum);
-                *delivered_total.get_or_insert(0.0) += sum;
+                r.delivered_per_second = Some(per.iter().sum());
             }
         }
         // the registry is extra: a failed read shows no relays, no pauses; a missing table (no
