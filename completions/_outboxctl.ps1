@@ -241,6 +241,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
             [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
             [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print which days would be added and change nothing')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr (repeat for more)')

@@ -2238,7 +2238,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__partitions__subcmd__add__subcmd__ahead)
-            opts="-y -v -q -h -V --days --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --days --dry-run --lock-timeout --retries --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -229,6 +229,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
             cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
             cand --key-order 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]'
+            cand --dry-run 'Print which days would be added and change nothing'
             cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand -v 'More detail on stderr (repeat for more)'

@@ -230,6 +230,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fi
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -l dry-run -d 'Print which days would be added and change nothing'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -s v -l verbose -d 'More detail on stderr (repeat for more)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand partitions; and __fish_seen_subcommand_from add-ahead" -s q -l quiet -d 'Print nothing on success but data'

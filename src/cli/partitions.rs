@@ -40,6 +40,9 @@ pub struct AddAheadArgs {
     /// Days after today to cover (default: partitions.ahead_days, 7)
     #[arg(long, value_name = "N", value_parser = day_count())]
     pub days: Option<u32>,
+    /// Print which days would be added and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub lock: LockArgs,
 }
@@ -126,7 +129,7 @@ async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> any
     let days = args.days.unwrap_or(ctx.config.partitions.ahead_days);
     let bar = ctx.progress(u64::from(days) + 1, "adding partitions");
     let report = log
-        .add_ahead(days, args.lock.policy(ctx), |_| bar.inc(1))
+        .add_ahead(days, args.lock.policy(ctx), args.dry_run, |_| bar.inc(1))
         .await?;
     bar.finish_and_clear();
     ctx.out.show(&report, || {

@@ -150,6 +150,8 @@ impl Listing {
 #[serde(rename_all = "lowercase")]
 pub enum DayResult {
     Added,
+    /// `--dry-run`: it would be added.
+    WouldAdd,
     Present,
     Conflict,
     /// Rows of the day are in the default partition.
@@ -160,6 +162,7 @@ impl DayResult {
     pub fn as_str(self) -> &'static str {
         match self {
             DayResult::Added => "added",
+            DayResult::WouldAdd => "would add",
             DayResult::Present => "present",
             DayResult::Conflict => "conflict",
             DayResult::Skipped => "skipped",
@@ -185,6 +188,7 @@ impl DayOutcome {
         | DayAction::Conflict { day, partition }) = &self.action;
         match self.result {
             DayResult::Added => Some(format!("added: {partition} for {day}")),
+            DayResult::WouldAdd => Some(format!("would add: {partition} for {day}")),
             DayResult::Present => None,
             result => Some(format!(
                 "{}: {day}: {}",
@@ -199,6 +203,8 @@ impl DayOutcome {
 #[derive(Debug, Serialize)]
 pub struct AddAheadReport {
     pub log: String,
+    /// `--dry-run`: nothing was added; `added` counts the days that would be.
+    pub dry_run: bool,
     pub days: Vec<DayOutcome>,
     pub added: usize,
 }
@@ -356,10 +362,13 @@ impl DeliveryLog {
 
     /// `partitions add-ahead`: adds each missing day from today to today + `days`, one short
     /// transaction per day; `on_day` hears of each.
+    /// Attaches each day from today to `days` ahead that is missing; `dry_run`: says which it
+    /// would, changing nothing (a day whose rows sit in the default partition is still found).
     pub async fn add_ahead(
         &mut self,
         days: u32,
         policy: LockPolicy,
+        dry_run: bool,
         mut on_day: impl FnMut(&DayOutcome),
     ) -> Result<AddAheadReport, Error> {
         let plan = partitions::plan_add_ahead(&self.log, self.today, days, &self.facts.bounds())?;
@@ -388,32 +397,34 @@ impl DeliveryLog {
                     };
                     // ATTACH checks the default partition again inside its transaction: a row
                     // that lands there after this look is caught too.
-                    let added = if blocked {
-                        lp::Added::DefaultHasRows
+                    let result = if blocked {
+                        DayResult::Skipped
+                    } else if dry_run {
+                        DayResult::WouldAdd
                     } else {
                         let create = !self.facts.is_unattached(*day);
-                        lp::add_day(&mut self.conn, &self.log, *day, policy, create).await?
+                        match lp::add_day(&mut self.conn, &self.log, *day, policy, create).await? {
+                            lp::Added::DefaultHasRows => DayResult::Skipped,
+                            lp::Added::Attached(_) => DayResult::Added,
+                        }
                     };
-                    match added {
-                        lp::Added::DefaultHasRows => DayOutcome {
-                            action,
-                            result: DayResult::Skipped,
-                            reason: Some(DEFAULT_HAS_ROWS.into()),
-                        },
-                        lp::Added::Attached(_) => DayOutcome {
-                            action,
-                            result: DayResult::Added,
-                            reason: None,
-                        },
+                    let reason = (result == DayResult::Skipped).then(|| DEFAULT_HAS_ROWS.into());
+                    DayOutcome {
+                        action,
+                        result,
+                        reason,
                     }
                 }
             };
             on_day(&r);
             out.push(r);
         }
-        let added = out.iter().filter(|r| r.result == DayResult::Added).count();
+        let added = (out.iter())
+            .filter(|r| matches!(r.result, DayResult::Added | DayResult::WouldAdd))
+            .count();
         Ok(AddAheadReport {
             log: self.log.plain(),
+            dry_run,
             days: out,
             added,
         })

@@ -1,4 +1,4 @@
-//! `partitions check --fix` (and its `--dry-run`): rows moved out of the default partition
+//! `partitions check --fix` (and its `--dry-run`, and `add-ahead --dry-run`): rows moved out of the default partition
 //! without losing any, by column name, while rows keep arriving, and a fix cut short.
 
 use super::*;
@@ -296,4 +296,38 @@ async fn fix_leaves_a_gap_day_a_hand_made_partition_half_covers_and_fills_the_re
             "{now:?}"
         );
     }
+}
+
+/// `add-ahead --dry-run` says which days it would attach (text and JSON) and attaches none;
+/// the run after it attaches them.
+#[tokio::test]
+async fn add_ahead_dry_run_says_which_days_and_adds_none() {
+    let (schema, mut conn, log) = log_with(test_name!()).await;
+    let before = bounds(&mut conn, &log).await;
+    let (ninth, tenth) = (today() + Days::new(8), today() + Days::new(9));
+    let name = |d: NaiveDate| format!("outbox_delivered_{}", d.format("%Y%m%d"));
+    let r = parts(&schema, &log, &["add-ahead", "--days", "9", "--dry-run"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    for d in [ninth, tenth] {
+        let line = format!("would add: {} for {d}", name(d));
+        assert!(r.stdout.contains(&line), "{line}: {r:?}");
+    }
+    let json = parts(
+        &schema,
+        &log,
+        &["add-ahead", "--days", "9", "--dry-run", "--format", "json"],
+    );
+    let v = json.json();
+    assert_eq!(
+        (v["dry_run"].clone(), v["added"].clone()),
+        (true.into(), 2.into()),
+        "{v}"
+    );
+    assert_eq!(bounds(&mut conn, &log).await, before, "nothing attached");
+    let r = parts(&schema, &log, &["add-ahead", "--days", "9"]);
+    assert!(
+        r.stdout.contains(&format!("added: {}", name(tenth))),
+        "{r:?}"
+    );
+    assert_eq!(bounds(&mut conn, &log).await.len(), before.len() + 2);
 }
