@@ -43,6 +43,8 @@ impl Inner {
     fn waits(&mut self, t: &PassTarget) {
         if let Some(r) = self.routes.get_mut(&key(t)) {
             r.failing_since = None;
+            // nor is it backing off from failures: a paused route alerted as failing
+            r.backoff_seconds = 0.0;
         }
     }
 }
@@ -193,10 +195,10 @@ impl Metrics {
         let mut inner = self.inner.lock().expect("not poisoned");
         inner.database_away = away.map(str::to_owned);
         if away.is_some() {
-            inner
-                .routes
-                .values_mut()
-                .for_each(|r| r.failing_since = None);
+            inner.routes.values_mut().for_each(|r| {
+                r.failing_since = None;
+                r.backoff_seconds = 0.0;
+            });
         }
     }
 
@@ -589,7 +591,8 @@ mod tests {
     }
 
     /// A route whose pass failed, then waits on something else (its destination down, the
-    /// database away, a pause), is not failing: `/healthz` stays healthy, as the docs say.
+    /// database away, a pause), is not failing: `/healthz` stays healthy, as the docs say, and
+    /// its backoff gauge reads 0 (a paused route set off the backoff alert).
     #[test]
     fn a_route_that_waits_is_not_failing() {
         let failed = PassReport {
@@ -611,6 +614,10 @@ mod tests {
             assert_eq!(m.failing_longer_than(Duration::ZERO), ["orders"]);
             wait(&m);
             assert!(m.failing_longer_than(Duration::ZERO).is_empty());
+            // nor backing off: the alert on the gauge stays quiet
+            let text = m.render(&[], chrono::Utc::now());
+            let gauge = "outboxctl_route_backoff_seconds{route=\"orders\",tenant=\"\"} 0";
+            assert!(text.contains(gauge), "{text}");
         }
     }
 }
