@@ -329,8 +329,12 @@ impl<S: RelayStore> Lane<S> {
         let targets: Vec<PassTarget> = self.routes.iter().map(|(t, _)| t.clone()).collect();
         let stop = StopWatch::new(shutdown, settings.shutdown_drain_timeout);
         // a destination away at start is down from the start: readiness and its gauge say so
-        // before any row is claimed (a quiet route would otherwise never find out)
-        if let Some(reason) = self.probe(settings).await {
+        // before any row is claimed (a quiet route would otherwise never find out); a stop
+        // meanwhile does not wait for its answer
+        let Some(first) = shutdown.unless_stopped(self.probe(settings)).await else {
+            return totals;
+        };
+        if let Some(reason) = first {
             tracing::warn!(destination = %self.destination, "destination down, its routes wait: {reason}");
             events.destination(&self.destination, &targets, Some(&reason));
             down = Some(Down::destination(&reason, settings.interval));
@@ -371,7 +375,10 @@ impl<S: RelayStore> Lane<S> {
                 .as_ref()
                 .is_some_and(|d| Instant::now() >= d.next_probe)
             {
-                match (self.probe(settings).await, down.take()) {
+                let Some(probed) = shutdown.unless_stopped(self.probe(settings)).await else {
+                    break;
+                };
+                match (probed, down.take()) {
                     (None, _) => {
                         tracing::info!(destination = %self.destination, "destination is back: its routes resume");
                         events.destination(&self.destination, &targets, None);
