@@ -241,6 +241,10 @@ fn readiness(metrics: &Metrics) -> (StatusCode, String) {
             .iter()
             .map(|(d, why)| format!("destination {d} is down: {why}")),
     );
+    lines.extend(
+        (metrics.unprobed_destinations().iter())
+            .map(|d| format!("destination {d} not probed yet (starting)")),
+    );
     if lines.is_empty() {
         (StatusCode::OK, "ready\n".to_owned())
     } else {

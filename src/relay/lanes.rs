@@ -334,9 +334,9 @@ impl<S: RelayStore> Lane<S> {
         let Some(first) = shutdown.unless_stopped(self.probe(settings)).await else {
             return totals;
         };
+        events.destination(&self.destination, &targets, first.as_deref());
         if let Some(reason) = first {
             tracing::warn!(destination = %self.destination, "destination down, its routes wait: {reason}");
-            events.destination(&self.destination, &targets, Some(&reason));
             down = Some(Down::destination(&reason, settings.interval));
         }
         while !shutdown.is_stopped() {

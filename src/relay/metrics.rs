@@ -68,6 +68,8 @@ struct Inner {
     latency_count: u64,
     /// Each destination (masked), and why it is down (`None`: up).
     destinations: BTreeMap<String, Option<String>>,
+    /// The destinations whose lane has not probed them yet (the relay is starting).
+    unprobed: std::collections::BTreeSet<String>,
     /// Wake-ups heard per route (`relay.wake`).
     wakes: BTreeMap<String, u64>,
     /// Why the database is away (`None`: it answers).
@@ -168,12 +170,20 @@ impl Metrics {
         *inner.wakes.entry(route.to_owned()).or_default() += 1;
     }
 
-    /// The destinations the relay serves, up until told otherwise.
+    /// The destinations the relay serves, up until told otherwise, and not probed yet: the
+    /// relay is not ready until each lane's start probe has answered.
     pub fn set_destinations(&self, destinations: &[String]) {
         let mut inner = self.inner.lock().expect("not poisoned");
         for d in destinations {
             inner.destinations.entry(d.clone()).or_insert(None);
+            inner.unprobed.insert(d.clone());
         }
+    }
+
+    /// The destinations not probed yet.
+    pub fn unprobed_destinations(&self) -> Vec<String> {
+        let inner = self.inner.lock().expect("not poisoned");
+        inner.unprobed.iter().cloned().collect()
     }
 
     /// A destination (serving `routes`) went down (`Some(reason)`) or came back (`None`). Its
@@ -181,6 +191,7 @@ impl Metrics {
     /// theirs from before it.
     pub fn destination(&self, destination: &str, routes: &[PassTarget], down: Option<&str>) {
         let mut inner = self.inner.lock().expect("not poisoned");
+        inner.unprobed.remove(destination);
         inner
             .destinations
             .insert(destination.to_owned(), down.map(str::to_owned));
@@ -572,7 +583,9 @@ mod tests {
     fn destinations_up_and_down_with_their_reason() {
         let m = Metrics::new(Duration::from_secs(1), Duration::from_secs(300));
         m.set_destinations(&["nats://a".into(), "redis://b".into()]);
+        assert_eq!(m.unprobed_destinations(), ["nats://a", "redis://b"]);
         m.destination("nats://a", &[], Some("connection refused"));
+        assert_eq!(m.unprobed_destinations(), ["redis://b"], "a probe answered");
         let text = m.render(&[], chrono::Utc::now());
         assert!(
             text.contains("outboxctl_destination_up{destination=\"nats://a\"} 0"),

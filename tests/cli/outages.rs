@@ -370,7 +370,8 @@ async fn readyz_and_destination_up_report_a_down_destination_while_healthz_stays
         .spawn(Some(&log));
     wait_log(&log, "serving /metrics", 1).await;
     let get = |path: &str| http_get(&addr, path);
-    assert_eq!(get("/readyz").0, 200);
+    // ready once the lane's start probe has answered
+    wait_until(Duration::from_secs(10), "ready", || get("/readyz").0 == 200).await;
     receiver.go_away();
     stage(&mut conn, &t, "orders", 5, None).await;
     wait_log(&log, "destination down", 1).await;
@@ -423,14 +424,50 @@ async fn a_destination_away_at_start_is_not_ready_before_any_row() {
         .config(&cfg)
         .spawn(Some(&log));
     wait_log(&log, "serving /metrics", 1).await;
-    wait_until(Duration::from_secs(10), "not ready", || {
-        http_get(&addr, "/readyz").0 == 503
+    wait_until(Duration::from_secs(10), "not ready: down", || {
+        let (status, body) = http_get(&addr, "/readyz");
+        status == 503 && body.contains("is down")
     })
     .await;
     let metrics = http_get(&addr, "/metrics").1;
     let gauge = format!("outboxctl_destination_up{{destination=\"{nobody}\"}} 0");
     assert!(metrics.contains(&gauge), "{metrics}");
     assert!(relay.terminate().success());
+}
+
+/// While a lane's start probe waits on a destination that accepts and never answers, the relay
+/// is not ready (it said ready before any probe had answered), and a stop does not wait for
+/// the probe's timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_relay_is_not_ready_before_its_start_probe_answers_nor_held_by_it() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hook = format!("http://{}/events", silent.local_addr().unwrap());
+    let held = std::thread::spawn(move || silent.incoming().take(4).collect::<Vec<_>>());
+    let cfg = config_file(
+        test,
+        &format!("relay:\n  publish_timeout: 30s\n  routes:\n    orders:\n      to: {hook}\n"),
+    );
+    let addr = format!("127.0.0.1:{}", free_port());
+    let log = out_file(test).with_extension("log");
+    let mut relay = crate::common::ob(["relay", "--loop", "--metrics-addr", &addr])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .spawn(Some(&log));
+    wait_log(&log, "serving /metrics", 1).await;
+    let (status, body) = http_get(&addr, "/readyz");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("not probed yet"), "{body}");
+    let asked = Instant::now();
+    let exit = relay.terminate_within(Duration::from_secs(3)).await;
+    assert!(
+        exit.is_some_and(|s| s.success()),
+        "{exit:?} after {:?}",
+        asked.elapsed()
+    );
+    drop(held);
 }
 
 #[tokio::test]
