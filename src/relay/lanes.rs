@@ -363,10 +363,10 @@ impl<S: RelayStore> Lane<S> {
                 });
                 tokio::select! {
                     stopped = shutdown.sleep(wait) => if stopped { break },
-                    () = self.wake.notified() => {
-                        self.wake.take();
-                        woken = true;
-                    }
+                    // a wake of every route (a listener that reconnected, the database back for
+                    // another lane) is an answer; a route's notification (a direct wake_url
+                    // behind a pooler that is away) does not cut the probe's wait short
+                    () = self.wake.notified() => woken = self.wake.take().is_none(),
                 }
                 continue;
             }

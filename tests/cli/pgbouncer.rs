@@ -21,7 +21,7 @@ use crate::common::{OwnServer, free_port};
 
 /// A pgbouncer in front of the test PostgreSQL, on a free port, in a directory of its own.
 pub struct PgBouncer {
-    _server: OwnServer,
+    server: OwnServer,
     /// `postgres://user@127.0.0.1:PORT/db`, through the pooler.
     pub url: String,
 }
@@ -56,9 +56,14 @@ impl PgBouncer {
             });
         server.start().await;
         Self {
-            _server: server,
+            server,
             url: format!("postgres://{user}@127.0.0.1:{port}/{db}"),
         }
+    }
+
+    /// Stops the pooler (its port then refuses connections).
+    pub fn stop(&mut self) {
+        self.server.stop();
     }
 }
 

@@ -400,3 +400,42 @@ async fn a_listener_whose_server_goes_silent_wakes_every_lane() {
     assert!(woken.is_ok(), "the silent connection went unnoticed");
     assert_eq!(lane.take(), None, "every route of the lane");
 }
+
+/// The pooler away while the direct `wake_url` goes on notifying: a notification does not
+/// send the relay to the pooler at once, each (a connection storm while writers commit); it
+/// asks at its own pace, 100 ms doubling to 1 s.
+#[tokio::test]
+async fn notifications_while_the_pooler_is_away_do_not_storm_it() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let t = own_table(&schema, test);
+    let mut bouncer = PgBouncer::start(test, "transaction").await;
+    let out = out_file(test);
+    let direct = format!("  wake_url: {}\n", crate::common::pg_url());
+    let cfg = wake_config(test, &out, &direct);
+    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    let log = out_file(&format!("{test}-log"));
+    let _relay = ob(["relay", "--loop", "--relation", &t])
+        .args(["--database-url", &bouncer.url])
+        .config(&cfg)
+        .env("RUST_LOG", "outboxctl=debug")
+        .spawn(Some(&log));
+    wait_log(&log, "wake-up on commit: listening", 1).await;
+    bouncer.stop();
+    stage(&mut conn, &t, "orders", 1, None).await;
+    wait_log(&log, "the database is away", 1).await;
+    let away = std::time::Instant::now();
+    let asked = || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.matches("the database is still away").count()
+    };
+    let before = asked();
+    // a commit every 20 ms for 2 s: a hundred notifications
+    while away.elapsed() < Duration::from_secs(2) {
+        stage(&mut conn, &t, "orders", 1, None).await;
+        // pacing the writer, not waiting on a condition
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let probes = asked() - before;
+    assert!(probes <= 8, "{probes} probes of the pooler in 2 s");
+}
