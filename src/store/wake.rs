@@ -76,20 +76,31 @@ impl Postgres<'_> {
             }
             None => main,
         };
-        match super::postgres::wake::listen(url, main, &channels, self.connect_timeout).await {
+        use super::postgres::wake::{self as pg_wake, ListenFailed};
+        let on = pg_wake::ListenOn {
+            url: url.clone(),
+            notify_url: main.clone(),
+            channels,
+            check_every: pg_wake::QUIET_CHECK,
+        };
+        match pg_wake::listen(url, main, &on.channels, self.connect_timeout).await {
             Ok(listener) => {
-                tracing::info!(url = %url, channels = channels.len(), "wake-up on commit: listening");
-                let on = super::postgres::wake::ListenOn {
-                    url: url.clone(),
-                    notify_url: main.clone(),
-                    channels,
-                    check_every: super::postgres::wake::QUIET_CHECK,
-                };
-                Ok(Some(tokio::spawn(super::postgres::wake::run(
+                tracing::info!(url = %url, channels = on.channels.len(), "wake-up on commit: listening");
+                Ok(Some(tokio::spawn(pg_wake::run(
                     listener, on, wakers, on_wake,
                 ))))
             }
-            Err(why) => Ok(polls(warn, polling, &why)),
+            // a server away for a moment at start must not leave the run polling for good
+            Err(ListenFailed::Unreachable(why)) => {
+                warn(&format!(
+                    "relay.wake: notify: {why}; polling every {polling} while the listener tries again"
+                ));
+                let timeout = self.connect_timeout;
+                Ok(Some(tokio::spawn(pg_wake::listen_when_reachable(
+                    on, timeout, wakers, on_wake,
+                ))))
+            }
+            Err(ListenFailed::Unusable(why)) => Ok(polls(warn, polling, &why)),
         }
     }
 }

@@ -439,3 +439,42 @@ async fn notifications_while_the_pooler_is_away_do_not_storm_it() {
     let probes = asked() - before;
     assert!(probes <= 8, "{probes} probes of the pooler in 2 s");
 }
+
+/// The wake-up URL's server away when the relay starts (a port nothing listens on yet): the
+/// relay polls and its listener asks again until the server answers, then listens, and staged
+/// rows are delivered at once (the interval is an hour: only a wake delivers them). It used to
+/// poll for the whole run.
+#[tokio::test]
+async fn a_wake_url_away_at_start_is_listened_on_once_it_answers() {
+    use sqlx::postgres::PgConnectOptions;
+    use std::str::FromStr;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let t = own_table(&schema, test);
+    let server = PgConnectOptions::from_str(&crate::common::pg_url()).unwrap();
+    let (host, port) = (server.get_host().to_owned(), server.get_port());
+    let front = crate::common::own_server::free_port();
+    let wake_url = crate::common::pg_url().replacen(&format!(":{port}/"), &format!(":{front}/"), 1);
+    assert_ne!(
+        wake_url,
+        crate::common::pg_url(),
+        "the test URL names its port"
+    );
+    let out = out_file(test);
+    let cfg = wake_config(test, &out, &format!("  wake_url: {wake_url}\n"));
+    ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
+    let log = out_file(&format!("{test}-log"));
+    let _relay = crate::common::own_server::spawn_loop_relay(&t, &cfg, &log);
+    wait_log(&log, "while the listener tries again", 1).await;
+    // the server answers at that address from now on
+    let _front = crate::common::KillOnDrop::new(
+        std::process::Command::new("socat")
+            .arg(format!("TCP-LISTEN:{front},bind=127.0.0.1,reuseaddr,fork"))
+            .arg(format!("TCP:{host}:{port}"))
+            .spawn()
+            .expect("socat (scripts/services.sh installs it)"),
+    );
+    wait_log(&log, "wake-up on commit: listening", 1).await;
+    stage(&mut conn, &t, "orders", 3, None).await;
+    wait_published(&mut conn, &t, 3, &log).await;
+}

@@ -18,30 +18,82 @@ const PROBE: &str = "\u{1}outboxctl-probe ";
 
 /// Connects to `url`, listens on `channels`, and checks that a notification sent through
 /// `notify_url` (another connection, as a writer's would be) arrives. `Err` says why not.
+/// Why a listener did not start: its server could not be reached (it may come back: worth
+/// asking again), or it answered and cannot serve (a pooler that delivers nothing, a LISTEN
+/// refused).
+#[derive(Debug)]
+pub enum ListenFailed {
+    Unreachable(crate::wake::NoListener),
+    Unusable(crate::wake::NoListener),
+}
+
+impl std::fmt::Display for ListenFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (ListenFailed::Unreachable(why) | ListenFailed::Unusable(why)) = self;
+        write!(f, "{why}")
+    }
+}
+
 pub async fn listen(
     url: &DatabaseUrl,
     notify_url: &DatabaseUrl,
     channels: &[String],
     timeout: Duration,
-) -> Result<PgListener, crate::wake::NoListener> {
+) -> Result<PgListener, ListenFailed> {
     try_listen(url, notify_url, channels, timeout)
         .await
-        .map_err(crate::wake::NoListener)
+        .map_err(|(reached, why)| match reached {
+            false => ListenFailed::Unreachable(crate::wake::NoListener(why)),
+            true => ListenFailed::Unusable(crate::wake::NoListener(why)),
+        })
 }
 
+/// Asks again, 1 s doubling to a minute, for a listener whose server could not be reached
+/// when the relay started (it polls meanwhile), then runs it; gives up, saying why, on a
+/// server that answers and cannot serve. Rows staged before it listens are found by a wake of
+/// every route.
+pub async fn listen_when_reachable(
+    on: ListenOn,
+    timeout: Duration,
+    wakers: Wakers,
+    on_wake: impl Fn(&str),
+) {
+    let mut wait = Duration::from_secs(1);
+    loop {
+        tokio::time::sleep(wait).await;
+        match listen(&on.url, &on.notify_url, &on.channels, timeout).await {
+            Ok(listener) => {
+                let url = &on.url;
+                tracing::info!(url = %url, channels = on.channels.len(), "wake-up on commit: listening");
+                wakers.all();
+                return run(listener, on, wakers, on_wake).await;
+            }
+            Err(ListenFailed::Unreachable(why)) => {
+                tracing::debug!("the wake-up listener's server is still away: {why}");
+                wait = (wait * 2).min(Duration::from_secs(60));
+            }
+            Err(ListenFailed::Unusable(why)) => {
+                tracing::warn!("relay.wake: notify is off for this run, polling only: {why}");
+                return;
+            }
+        }
+    }
+}
+
+/// A listener on `url`, or why not, with whether its server was reached.
 async fn try_listen(
     url: &DatabaseUrl,
     notify_url: &DatabaseUrl,
     channels: &[String],
     timeout: Duration,
-) -> Result<PgListener, String> {
-    let options = crate::db::pg_options(url).map_err(|e| e.to_string())?;
+) -> Result<PgListener, (bool, String)> {
+    let options = crate::db::pg_options(url).map_err(|e| (true, e.to_string()))?;
     // a pool that cannot connect only says it timed out: one direct connection first says why
     crate::db::connect_pg(url, timeout)
         .await
         .map_err(|e| match e {
-            crate::db::DbError::Connect { reason, .. } => reason,
-            other => other.to_string(),
+            crate::db::DbError::Connect { reason, .. } => (false, reason),
+            other => (true, other.to_string()),
         })?;
     let pool = PgPoolOptions::new()
         .max_connections(1)
@@ -50,20 +102,30 @@ async fn try_listen(
         .acquire_slow_level(tracing::log::LevelFilter::Off)
         .connect_with(options)
         .await
-        .map_err(|e| format!("cannot connect to {url}: {}", crate::db::pg_message(&e)))?;
-    let mut listener = PgListener::connect_with(&pool)
-        .await
-        .map_err(|e| format!("cannot listen on {url}: {}", crate::db::pg_message(&e)))?;
+        .map_err(|e| {
+            (
+                false,
+                format!("cannot connect to {url}: {}", crate::db::pg_message(&e)),
+            )
+        })?;
+    let mut listener = PgListener::connect_with(&pool).await.map_err(|e| {
+        (
+            true,
+            format!("cannot listen on {url}: {}", crate::db::pg_message(&e)),
+        )
+    })?;
     let names: Vec<&str> = channels.iter().map(String::as_str).collect();
-    listener
-        .listen_all(names)
-        .await
-        .map_err(|e| format!("LISTEN failed: {}", crate::db::pg_message(&e)))?;
+    listener.listen_all(names).await.map_err(|e| {
+        (
+            true,
+            format!("LISTEN failed: {}", crate::db::pg_message(&e)),
+        )
+    })?;
     // a notification from another session must arrive
     let token = format!("{PROBE}{}", uuid::Uuid::new_v4());
     let mut conn = crate::db::connect_pg(notify_url, timeout)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| (false, e.to_string()))?;
     let not_heard = |detail: &str| {
         format!(
             "a NOTIFY sent to {notify_url} did not reach the LISTEN on {url}{detail}: a transaction pooler such as pgbouncer in transaction mode accepts LISTEN and delivers nothing; set relay.wake_url to a direct or session-pooled URL"
@@ -76,10 +138,10 @@ async fn try_listen(
         .await
     {
         let _ = listener.unlisten_all().await;
-        return Err(not_heard(&format!(
-            " (it failed: {})",
-            crate::db::pg_message(&e)
-        )));
+        return Err((
+            true,
+            not_heard(&format!(" (it failed: {})", crate::db::pg_message(&e))),
+        ));
     }
     let heard = tokio::time::timeout(timeout.min(Duration::from_secs(3)), async {
         loop {
@@ -97,7 +159,7 @@ async fn try_listen(
     } else {
         // a pooled server connection must not keep listening for its next client
         let _ = listener.unlisten_all().await;
-        Err(not_heard(""))
+        Err((true, not_heard("")))
     }
 }
 
