@@ -82,10 +82,11 @@ impl Browser {
         scroll_to(self.group, rows)
     }
 
-    /// The failure groups with rows on the selected route.
+    /// The failure groups with rows on the selected route (and tenant).
     pub fn visible_groups(&self) -> Vec<&FailureGroup> {
-        let route = self.selected_route().map(|r| r.glance.route.as_str());
-        self.snap.groups_on(route)
+        let selected = self.selected_route().map(|r| &r.glance);
+        let route = selected.map(|g| g.route.as_str());
+        self.snap.groups_on(route, selected.and_then(|g| g.tenant))
     }
 
     /// A new snapshot, keeping the selection on the route (and tenant) and the failure group it

@@ -123,13 +123,25 @@ impl Snapshot {
         )
     }
 
-    /// The failure groups with rows on `route` (all of them without one).
-    pub fn groups_on(&self, route: Option<&str>) -> Vec<&FailureGroup> {
-        self.groups
-            .iter()
-            .filter(|g| route.is_none_or(|r| g.routes.contains_key(r)))
-            .collect()
+    /// The failure groups with rows on `route` (all of them without one) and, on a
+    /// tenant-aware outbox, of `tenant`: a tenant's row lists its own groups, not another
+    /// tenant's of the same route (whose `r` then found nothing to requeue).
+    pub fn groups_on(&self, route: Option<&str>, tenant: Option<uuid::Uuid>) -> Vec<&FailureGroup> {
+        groups_on(&self.groups, route, tenant)
     }
+}
+
+/// [`Snapshot::groups_on`] over `groups`.
+fn groups_on<'a>(
+    groups: &'a [FailureGroup],
+    route: Option<&str>,
+    tenant: Option<uuid::Uuid>,
+) -> Vec<&'a FailureGroup> {
+    let tenant = tenant.map(|t| t.to_string());
+    (groups.iter())
+        .filter(|g| route.is_none_or(|r| g.routes.contains_key(r)))
+        .filter(|g| tenant.as_ref().is_none_or(|t| g.tenants.contains_key(t)))
+        .collect()
 }
 
 /// What the view reads from, refresh after refresh: one connection to the outbox, and the
@@ -410,6 +422,38 @@ fn group_on(id: &str, on: &Glance) -> Selection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tenant's row of the view lists the groups of its own failed rows, not another
+    /// tenant's of the same route.
+    #[test]
+    fn a_tenants_groups_are_its_own() {
+        let (a, b) = (uuid::Uuid::from_u128(0xa), uuid::Uuid::from_u128(0xb));
+        let row = |tenant: uuid::Uuid, error: &str| crate::store::ops::RowView {
+            id: uuid::Uuid::now_v7(),
+            event_id: uuid::Uuid::now_v7(),
+            route: "orders".into(),
+            event_type: "t".into(),
+            tenant_id: Some(tenant),
+            ordering_key: None,
+            status: "failed".into(),
+            attempts: 5,
+            available_at: None,
+            created_at: Utc::now(),
+            last_error: Some(error.into()),
+        };
+        let groups = crate::ops::failure_groups::group(&[
+            row(a, "HTTP 503 from 10.0.0.7"),
+            row(b, "order refused: 'sold out'"),
+        ]);
+        let ids = |tenant| -> Vec<&str> {
+            (groups_on(&groups, Some("orders"), tenant).into_iter())
+                .map(|g| g.sample_error.as_str())
+                .collect()
+        };
+        assert_eq!(ids(Some(a)), ["HTTP 503 from 10.0.0.7"]);
+        assert_eq!(ids(Some(b)), ["order refused: 'sold out'"]);
+        assert_eq!(ids(None).len(), 2);
+    }
 
     #[test]
     fn counts_and_rates_read_as_people_expect() {
