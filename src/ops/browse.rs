@@ -297,9 +297,19 @@ impl Snapshot {
         self.routes.iter().any(|r| r.glance.tenant.is_some())
     }
 
-    /// Each paused route, with its pause (the relays panel and a printed snapshot list them).
-    pub fn paused_routes(&self) -> impl Iterator<Item = (&String, &crate::fleet::Pause)> {
-        (self.routes.iter()).filter_map(|r| Some((&r.glance.route, r.paused.as_ref()?)))
+    /// Each pause in force on a route shown, once, named by its route and (a tenant's
+    /// pause) its tenant: the relays panel and a printed snapshot list them. A route's pause
+    /// was listed once per tenant row, and a tenant's read as the whole route's.
+    pub fn paused_routes(&self) -> Vec<(String, &crate::fleet::Pause)> {
+        let mut seen = std::collections::HashSet::new();
+        (self.routes.iter())
+            .filter_map(|r| r.paused.as_ref())
+            .filter(|p| seen.insert((&p.route, p.tenant)))
+            .map(|p| match p.tenant {
+                Some(t) => (format!("{} (tenant {t})", p.route), p),
+                None => (p.route.clone(), p),
+            })
+            .collect()
     }
 
     /// The failure groups' title: whether they come from a sample of the failed rows.
@@ -334,8 +344,8 @@ impl Browser {
         let s = &self.snap;
         let given = s.relays.iter().map(|r| r.line());
         let registered = s.registered.iter().map(|r| r.summary(s.at));
-        let paused =
-            (s.paused_routes()).map(|(route, p)| format!("route {route} PAUSED: {}", p.reason));
+        let paused = (s.paused_routes().into_iter())
+            .map(|(route, p)| format!("route {route} PAUSED: {}", p.reason));
         let lines: Vec<String> = given.chain(registered).chain(paused).collect();
         match lines.is_empty() {
             true => vec![

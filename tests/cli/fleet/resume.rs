@@ -26,6 +26,15 @@ async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
         "one tenant",
     ])
     .code(OK);
+    // top names the tenant's pause as the tenant's, once
+    emit_events("orders", 1, "{}")
+        .args(["--tenant", tenant])
+        .pg(&t)
+        .config(&cfg)
+        .code(OK);
+    let top = ob(["top"]).pg(&t).config(&cfg).code(OK);
+    let line = format!("route orders (tenant {tenant}) PAUSED by");
+    assert_eq!(top.stdout.matches(&line).count(), 1, "{top:?}");
     let r = route(&["resume", "orders"]).code(ERROR);
     assert!(
         r.stderr.contains(&format!(
