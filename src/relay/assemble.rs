@@ -390,12 +390,20 @@ impl LaneBuild<'_> {
                 ));
             }
             // by the destination itself, not as shown: two webhooks that differ only in
-            // their (masked) query are two lanes
+            // their (masked) query are two lanes, and named apart (`… #2`), so their down
+            // state, logs and metrics are not one destination's
             let lane = match identities.iter().position(|d| *d == identity) {
                 Some(i) => i,
                 None => {
                     identities.push(identity);
-                    lanes.push((shown, Vec::new(), HashMap::new()));
+                    let alike = (lanes.iter())
+                        .filter(|(name, ..)| name.split(" #").next() == Some(shown.as_str()))
+                        .count();
+                    let name = match alike {
+                        0 => shown,
+                        n => format!("{shown} #{}", n + 1),
+                    };
+                    lanes.push((name, Vec::new(), HashMap::new()));
                     lanes.len() - 1
                 }
             };

@@ -312,7 +312,7 @@ async fn one_destination_stalled_does_not_hold_up_another() {
 }
 
 /// Two webhooks that differ only in their query (which logs and metrics mask alike) are two
-/// destinations: while one stalls, the other delivers within its usual cadence.
+/// destinations, named apart: while one stalls, the other delivers within its usual cadence.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhooks_that_differ_only_in_their_query_do_not_hold_each_other_up() {
     let test = test_name!();
@@ -328,7 +328,20 @@ async fn webhooks_that_differ_only_in_their_query_do_not_hold_each_other_up() {
         ),
     );
     let log = out_file(test).with_extension("log");
-    let relay = spawn_loop_relay(&t, &cfg, &log);
+    let addr = format!("127.0.0.1:{}", free_port());
+    let relay = crate::common::ob(["relay", "--loop", "--metrics-addr", &addr])
+        .pg(&t)
+        .config(&cfg)
+        .spawn(Some(&log));
+    wait_log(&log, "serving /metrics", 1).await;
+    // and two in the metrics: the second named apart, not one entry for both
+    let metrics = http_get(&addr, "/metrics").1;
+    let up = format!(
+        "outboxctl_destination_up{{destination=\"{}?****",
+        receiver.url()
+    );
+    assert_eq!(metrics.matches(&up).count(), 2, "{metrics}");
+    assert!(metrics.contains("?**** #2\"}"), "{metrics}");
     stage(&mut conn, &t, "a_slow", 10, Some(2)).await;
     // a_slow's pass waits on its webhook now: b_fast's rows come while it waits
     wait_until(Duration::from_secs(30), "a_slow's POST held", || {
