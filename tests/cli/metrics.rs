@@ -180,30 +180,6 @@ async fn metrics_count_blocked_keys_under_strict_order() {
     stop(&mut child);
 }
 
-/// The local ports of `pid`'s TCP connections to port 5432 (from `/proc`).
-fn postgres_ports(pid: u32) -> std::collections::HashSet<u16> {
-    let inodes: std::collections::HashSet<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .unwrap()
-        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
-        .filter_map(|l| {
-            let l = l.to_string_lossy().into_owned();
-            Some(l.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
-        })
-        .collect();
-    let mut ports = std::collections::HashSet::new();
-    for table in ["tcp", "tcp6"] {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")).unwrap();
-        for line in text.lines().skip(1) {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let port = |a: &str| u16::from_str_radix(a.rsplit(':').next().unwrap(), 16).unwrap();
-            if port(f[2]) == 5432 && inodes.contains(f[9]) {
-                ports.insert(port(f[1]));
-            }
-        }
-    }
-    ports
-}
-
 /// Continues a backend stopped with SIGSTOP when dropped (the test's server is shared).
 struct Stopped(i32);
 
@@ -224,10 +200,10 @@ async fn a_silent_gauges_connection_is_replaced_by_the_next_scrape() {
     migrate(&schema, &[]).await;
     let (mut child, base, _log) = start(&schema, &[]);
     let gauge = "outboxctl_pending{route=\"orders\",tenant=\"\"}";
-    let before = postgres_ports(child.id());
+    let before = crate::common::postgres_ports(child.id());
     let (_, body) = get(&format!("{base}/metrics")).await;
     assert!(body.contains(gauge), "{body}");
-    let opened: Vec<u16> = postgres_ports(child.id())
+    let opened: Vec<u16> = crate::common::postgres_ports(child.id())
         .difference(&before)
         .copied()
         .collect();

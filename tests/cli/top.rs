@@ -11,7 +11,7 @@ use crate::common::own_server::{free_port, wait_log};
 use crate::common::{OK, PgSchema, emit_events, eventually, migrate, ob, out_file, stage};
 
 /// The local ports of the TCP connections to PostgreSQL (port 5432) of the one process whose
-/// command line matches `pattern` (`pgrep -f`), from `/proc`.
+/// command line matches `pattern` (`pgrep -f`).
 fn client_ports(pattern: &str) -> Vec<i32> {
     let out = std::process::Command::new("pgrep")
         .args(["-f", pattern])
@@ -22,24 +22,9 @@ fn client_ports(pattern: &str) -> Vec<i32> {
         [pid] => pid.to_owned(),
         ref more => panic!("one process matches {pattern:?}, not {more:?}"),
     };
-    let inodes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .unwrap()
-        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
-        .filter_map(|l| {
-            let l = l.to_string_lossy().into_owned();
-            Some(l.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
-        })
-        .collect();
-    // /proc/net/tcp: `sl local rem st … uid timeout inode`, addresses as HEXIP:HEXPORT
-    let table = std::fs::read_to_string("/proc/net/tcp").unwrap()
-        + &std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
-    (table.lines().skip(1))
-        .filter_map(|line| {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let port = |a: &str| i32::from_str_radix(a.rsplit(':').next()?, 16).ok();
-            let (to_postgres, inode) = (port(f.get(2)?)? == 5432, *f.get(9)?);
-            (to_postgres && inodes.iter().any(|i| i == inode)).then(|| port(f[1]))?
-        })
+    let pid: u32 = pid.parse().unwrap();
+    (crate::common::postgres_ports(pid).into_iter())
+        .map(i32::from)
         .collect()
 }
 

@@ -215,3 +215,27 @@ pub async fn wait_rows(conn: &mut PgConnection, sql: &str, n: i64) {
     })
     .await
 }
+
+/// The local ports of `pid`'s TCP connections to port 5432 (from `/proc`).
+pub fn postgres_ports(pid: u32) -> std::collections::HashSet<u16> {
+    let inodes: std::collections::HashSet<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter_map(|l| {
+            let l = l.to_string_lossy().into_owned();
+            Some(l.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
+        })
+        .collect();
+    let mut ports = std::collections::HashSet::new();
+    for table in ["tcp", "tcp6"] {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")).unwrap();
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let port = |a: &str| u16::from_str_radix(a.rsplit(':').next().unwrap(), 16).unwrap();
+            if port(f[2]) == 5432 && inodes.contains(f[9]) {
+                ports.insert(port(f[1]));
+            }
+        }
+    }
+    ports
+}
