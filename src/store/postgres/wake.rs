@@ -16,8 +16,6 @@ use crate::wake::{Wakers, reconnect_wait};
 /// Payloads that start with this are outboxctl's own checks, not routes.
 const PROBE: &str = "\u{1}outboxctl-probe ";
 
-/// Connects to `url`, listens on `channels`, and checks that a notification sent through
-/// `notify_url` (another connection, as a writer's would be) arrives. `Err` says why not.
 /// Why a listener did not start: its server could not be reached (it may come back: worth
 /// asking again), or it answered and cannot serve (a pooler that delivers nothing, a LISTEN
 /// refused).
@@ -34,6 +32,8 @@ impl std::fmt::Display for ListenFailed {
     }
 }
 
+/// Connects to `url`, listens on `channels`, and checks that a notification sent through
+/// `notify_url` (another connection, as a writer's would be) arrives. `Err` says why not.
 pub async fn listen(
     url: &DatabaseUrl,
     notify_url: &DatabaseUrl,
