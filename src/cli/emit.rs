@@ -76,6 +76,7 @@ pub async fn run(ctx: &Ctx, args: EmitArgs) -> anyhow::Result<()> {
 }
 
 fn print(ctx: &Ctx, route: &str, r: &EmitReport) {
+    r.warnings.iter().for_each(|w| ctx.out.warn(w));
     ctx.out.show(r, || {
         let listed = r.events.iter().filter(|_| r.events.len() <= 20);
         ctx.out.lines("", listed);

@@ -81,6 +81,10 @@ pub struct EmitReport {
     /// Each event staged (left out of JSON past [`LISTED_AT_MOST`] events).
     #[serde(skip_serializing_if = "too_many")]
     pub events: Vec<Staged>,
+    /// What the staging did not stop but the person should know (a route no relay of this
+    /// configuration serves).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A report lists its events as JSON up to this many (a load test stages far more).
@@ -201,10 +205,25 @@ impl Emit {
             progress(u64::from(n));
         }
         let staged = events.iter().filter(|s| s.inserted).count();
+        // a typo of a route stages rows nothing claims: staged all the same (relays of another
+        // configuration may serve it), and said
+        let routes = &config.relay.routes;
+        let warnings = (!routes.is_empty() && !routes.contains_key(&self.route))
+            .then(|| {
+                let known: Vec<&str> = routes.keys().map(String::as_str).collect();
+                format!(
+                    "route {} is not in relay.routes ({}): no relay of this configuration serves it",
+                    self.route,
+                    known.join(", ")
+                )
+            })
+            .into_iter()
+            .collect();
         Ok(EmitReport {
             staged,
             deduplicated: events.len() - staged,
             events,
+            warnings,
         })
     }
 }

@@ -10,6 +10,7 @@ use crate::common::{
 
 mod change;
 mod doctor;
+mod emit;
 mod inspect;
 mod storage;
 
