@@ -27,6 +27,8 @@ struct Receiver {
     port: u16,
     bodies: Arc<Mutex<Vec<String>>>,
     stalled: Arc<AtomicBool>,
+    /// Requests answered so far (a probe's too).
+    answered: Arc<std::sync::atomic::AtomicUsize>,
     stop: Option<watch::Sender<bool>>,
 }
 
@@ -36,6 +38,7 @@ impl Receiver {
             port: crate::common::own_server::stable_port(),
             bodies: Arc::default(),
             stalled: Arc::default(),
+            answered: Arc::default(),
             stop: None,
         };
         r.listen().await;
@@ -53,6 +56,7 @@ impl Receiver {
         let (tx, rx) = watch::channel(false);
         self.stop = Some(tx);
         let (bodies, stalled) = (self.bodies.clone(), self.stalled.clone());
+        let answered = self.answered.clone();
         tokio::spawn(async move {
             let mut stop = rx.clone();
             loop {
@@ -64,10 +68,11 @@ impl Receiver {
                     },
                 };
                 let (bodies, stalled, mut stop) = (bodies.clone(), stalled.clone(), rx.clone());
+                let answered = answered.clone();
                 tokio::spawn(async move {
                     tokio::select! {
                         _ = stop.wait_for(|&s| s) => {}
-                        _ = serve(sock, bodies, stalled) => {}
+                        _ = serve(sock, bodies, stalled, answered) => {}
                     }
                 });
             }
@@ -109,6 +114,7 @@ async fn serve(
     sock: tokio::net::TcpStream,
     bodies: Arc<Mutex<Vec<String>>>,
     stalled: Arc<AtomicBool>,
+    answered: Arc<std::sync::atomic::AtomicUsize>,
 ) {
     let (r, mut w) = sock.into_split();
     let mut r = BufReader::new(r);
@@ -155,6 +161,7 @@ async fn serve(
         {
             return;
         }
+        answered.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -235,8 +242,12 @@ async fn sigterm_during_a_stalled_retain_pass_leaves_no_row_processing() {
     );
     let log = out_file(test).with_extension("log");
     let mut relay = spawn_loop_relay(&t, &cfg, &log);
-    // the relay's probe at start is answered; then the receiver stalls
-    wait_log(&log, "relay started", 1).await;
+    // the relay's probe at start is answered (it comes after "relay started"); then the
+    // receiver stalls
+    wait_until(Duration::from_secs(30), "the start probe answered", || {
+        receiver.answered.load(Ordering::Relaxed) > 0
+    })
+    .await;
     receiver.stalled.store(true, Ordering::Relaxed);
     stage(&mut conn, &t, "orders", 5, None).await;
     let processing = format!("SELECT count(*) FROM {t} WHERE status = 'processing'");
