@@ -419,7 +419,7 @@ async fn delivery_log_checks(
         .unwrap_or_default();
     if !indexes
         .iter()
-        .any(|i| i.using == "btree (event_id)" && i.valid)
+        .any(|i| i.using == crate::schema::plan::LOG_EVENT_USING && i.valid)
     {
         report.add(
             "log event index",

@@ -39,6 +39,21 @@ pub struct IndexFacts {
     pub valid: bool,
 }
 
+impl IndexFacts {
+    /// Whether `ON CONFLICT (columns)` takes it for its arbiter: valid, unique, over every row
+    /// (no `WHERE`), on exactly `columns` in any order.
+    pub fn is_arbiter_for(&self, columns: &[&str]) -> bool {
+        let mut mine: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        let mut wanted = columns.to_vec();
+        mine.sort();
+        wanted.sort();
+        self.unique && self.valid && !self.using.contains(" WHERE ") && mine == wanted
+    }
+}
+
+/// The delivery log's event index, as `pg_get_indexdef` shows it after `USING`.
+pub const LOG_EVENT_USING: &str = "btree (event_id)";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableFacts {
     /// `r` table, `p` partitioned table, anything else is not a table.

@@ -9,7 +9,7 @@ use crate::target::QualifiedName;
 
 /// Whether `i` is the checkpoint's key: unique on `node_key` alone, over every row.
 fn is_node_key(i: &IndexFacts) -> bool {
-    i.unique && i.valid && !i.using.contains(" WHERE ") && i.columns == ["node_key"]
+    i.is_arbiter_for(&["node_key"])
 }
 
 /// Adds the `hlc checkpoint key` check of `checkpoint`; nothing when the table is missing

@@ -6,13 +6,10 @@
 //! valid. A run cut short leaves the parent's index invalid, and the next one goes on from the
 //! partitions not yet attached.
 
-use super::{MigrationPlan, PgCatalog, StepKind, TableFacts, check_columns};
+use super::{LOG_EVENT_USING, MigrationPlan, PgCatalog, StepKind, TableFacts, check_columns};
 use crate::schema::desired::{LOG_COLUMNS, PgSchema};
 use crate::schema::render::Statement;
 use crate::target::{Ident, QualifiedName};
-
-/// The event index's definition.
-const EVENT_USING: &str = "btree (event_id)";
 
 pub(super) fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
     let Some((log, event_idx, default)) = want.log_names() else {
@@ -40,10 +37,10 @@ pub(super) fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut Mi
     check_columns(&log.plain(), table, LOG_COLUMNS.iter(), plan);
     let qualified = format!("{}.{}", log.schema.name(), event_idx.name());
     match table.indexes.iter().find(|i| i.name == event_idx.name()) {
-        Some(i) if i.using != EVENT_USING => plan.problem(
+        Some(i) if i.using != LOG_EVENT_USING => plan.problem(
             qualified,
             format!(
-                "is defined as USING {}, expected USING {EVENT_USING}; left as it is",
+                "is defined as USING {}, expected USING {LOG_EVENT_USING}; left as it is",
                 i.using
             ),
         ),
@@ -62,7 +59,7 @@ pub(super) fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut Mi
         None if table
             .indexes
             .iter()
-            .any(|i| i.using == EVENT_USING && i.valid) => {}
+            .any(|i| i.using == LOG_EVENT_USING && i.valid) => {}
         None => {
             plan.step(
                 format!("create index {qualified} on the log alone (ON ONLY: no build)"),
@@ -200,7 +197,7 @@ mod tests {
             indexes: (index.iter())
                 .map(|&valid| IndexFacts {
                     name: "outbox_delivered_event_idx".into(),
-                    using: EVENT_USING.into(),
+                    using: LOG_EVENT_USING.into(),
                     columns: vec!["event_id".into()],
                     unique: false,
                     primary: false,

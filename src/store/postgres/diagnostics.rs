@@ -145,9 +145,7 @@ pub async fn untrusted_maker(
 /// Whether `i` is the outbox's `UNIQUE (outbox_route, event_id)` (either column order, over
 /// every row): the arbiter staging's `ON CONFLICT` infers; without one every staging fails.
 pub fn is_event_key(i: &crate::schema::plan::IndexFacts) -> bool {
-    let mut cols = i.columns.clone();
-    cols.sort();
-    i.unique && i.valid && !i.using.contains(" WHERE ") && cols == ["event_id", "outbox_route"]
+    i.is_arbiter_for(&["outbox_route", "event_id"])
 }
 
 /// The claim's plan, as far as `doctor` cares.
