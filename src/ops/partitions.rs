@@ -361,9 +361,8 @@ impl DeliveryLog {
     }
 
     /// `partitions add-ahead`: adds each missing day from today to today + `days`, one short
-    /// transaction per day; `on_day` hears of each.
-    /// Attaches each day from today to `days` ahead that is missing; `dry_run`: says which it
-    /// would, changing nothing (a day whose rows sit in the default partition is still found).
+    /// transaction per day; `on_day` hears of each. `dry_run`: says which it would add,
+    /// changing nothing (a day whose rows sit in the default partition is still found).
     pub async fn add_ahead(
         &mut self,
         days: u32,

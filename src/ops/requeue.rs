@@ -122,10 +122,7 @@ pub struct Picked {
 impl Picked {
     /// The groups asked for that have no failed rows now.
     pub fn empty_groups(&self) -> impl Iterator<Item = &str> {
-        self.groups
-            .iter()
-            .filter(|(_, n)| **n == 0)
-            .map(|(g, _)| g.as_str())
+        empty(&self.groups)
     }
 
     /// What acting would change (the ids asked for that are not failed rows now among it): the
@@ -199,10 +196,7 @@ impl FailedRowsReport {
     /// or some groups given had none (each was named on stderr): as an id, a group mistyped
     /// or already dealt with is not a success.
     pub fn verdict(&self) -> Result<(), Error> {
-        let empty: Vec<&str> = (self.groups.iter())
-            .filter(|(_, n)| **n == 0)
-            .map(|(g, _)| g.as_str())
-            .collect();
+        let empty: Vec<&str> = empty(&self.groups).collect();
         match (self.not_failed.len(), empty.as_slice()) {
             (0, []) => Ok(()),
             (n, []) => Err(Error::CheckFailed(format!(
@@ -217,6 +211,13 @@ impl FailedRowsReport {
             ))),
         }
     }
+}
+
+/// The groups of `groups` (each with its rows' count) that have none.
+fn empty(groups: &BTreeMap<String, usize>) -> impl Iterator<Item = &str> {
+    (groups.iter())
+        .filter(|(_, n)| **n == 0)
+        .map(|(g, _)| g.as_str())
 }
 
 /// Selects the failed rows `sel` names over `outboxes`.
@@ -364,13 +365,9 @@ impl FailedRows {
         sel.check(action)?;
         // on a shared table another tenant's rows are there to read, but requeued they would
         // wait for a relay that never comes: the relay claims the listed tenants' rows only
-        let tenants = &config.outbox.tenants;
-        if let Some(t) = sel.tenant.filter(|t| {
-            action == Action::Requeue
-                && config.outbox.tenant_aware
-                && !tenants.is_empty()
-                && !tenants.contains(t)
-        }) {
+        if let Some(t) =
+            (sel.tenant).filter(|&t| action == Action::Requeue && config.tenant_unlisted(t))
+        {
             return Err(Error::Usage(format!(
                 "--tenant {t} is not listed under outbox.tenants: no relay serves its rows, so requeued they would stay pending; list it first"
             )));
