@@ -662,6 +662,25 @@ impl Config {
     pub fn configured_tenants(&self) -> Vec<Option<Uuid>> {
         self.outbox.tenants.iter().copied().map(Some).collect()
     }
+
+    /// Whether no relay of this configuration serves `tenant`'s rows: the outbox is
+    /// tenant-aware and lists its tenants, not this one.
+    pub fn tenant_unlisted(&self, tenant: Uuid) -> bool {
+        let listed = &self.outbox.tenants;
+        self.outbox.tenant_aware && !listed.is_empty() && !listed.contains(&tenant)
+    }
+
+    /// `route R is not in relay.routes (a, b)` when routes are configured and not `route`.
+    pub fn route_unconfigured(&self, route: &str) -> Option<String> {
+        let routes = &self.relay.routes;
+        (!routes.is_empty() && !routes.contains_key(route)).then(|| {
+            let known: Vec<&str> = routes.keys().map(String::as_str).collect();
+            format!(
+                "route {route} is not in relay.routes ({})",
+                known.join(", ")
+            )
+        })
+    }
 }
 
 #[cfg(test)]

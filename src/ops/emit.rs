@@ -151,11 +151,7 @@ impl Emit {
         if config.outbox.tenant_aware {
             match self.tenant {
                 None => return Err(EmitError::TenantNeeded),
-                Some(t)
-                    if !config.outbox.tenants.is_empty() && !config.outbox.tenants.contains(&t) =>
-                {
-                    return Err(EmitError::TenantNotListed(t));
-                }
+                Some(t) if config.tenant_unlisted(t) => return Err(EmitError::TenantNotListed(t)),
                 Some(_) => {}
             }
         }
@@ -207,17 +203,8 @@ impl Emit {
         let staged = events.iter().filter(|s| s.inserted).count();
         // a typo of a route stages rows nothing claims: staged all the same (relays of another
         // configuration may serve it), and said
-        let routes = &config.relay.routes;
-        let warnings = (!routes.is_empty() && !routes.contains_key(&self.route))
-            .then(|| {
-                let known: Vec<&str> = routes.keys().map(String::as_str).collect();
-                format!(
-                    "route {} is not in relay.routes ({}): no relay of this configuration serves it",
-                    self.route,
-                    known.join(", ")
-                )
-            })
-            .into_iter()
+        let warnings = (config.route_unconfigured(&self.route).into_iter())
+            .map(|why| format!("{why}: no relay of this configuration serves it"))
             .collect();
         Ok(EmitReport {
             staged,

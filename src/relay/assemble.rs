@@ -55,13 +55,12 @@ pub fn route_destinations(
     }
     // a name the configuration lacks (a typo, another --config) would go to stdout, consumed
     // there: with routes configured, only --to says where it goes
-    if let Some(name) = (names.iter())
-        .find(|n| to.is_none() && !configured.is_empty() && !configured.contains_key(*n))
+    if let Some(why) = (names.iter())
+        .filter(|_| to.is_none())
+        .find_map(|n| config.route_unconfigured(n))
     {
-        let known: Vec<&str> = configured.keys().map(String::as_str).collect();
         return Err(Error::Usage(format!(
-            "route {name} is not in relay.routes ({}): check the name and --config, or pass --to URL (stdout too) to relay it there",
-            known.join(", ")
+            "{why}: check the name and --config, or pass --to URL (stdout too) to relay it there"
         )));
     }
     names
