@@ -102,7 +102,8 @@ impl Browser {
                 self.snap = s;
                 let n = self.snap.routes.len();
                 let same = |r: &RouteRow| {
-                    route.as_ref() == Some(&(r.glance.route.clone(), r.glance.tenant))
+                    (route.as_ref())
+                        .is_some_and(|(name, t)| *name == r.glance.route && *t == r.glance.tenant)
                 };
                 self.selected = match self.snap.routes.iter().position(same) {
                     Some(i) => Some(i),

@@ -37,14 +37,21 @@ struct Route {
     lag_count: u64,
 }
 
+impl Route {
+    /// It waits on something else than its passes (a pause, its destination down, the
+    /// database away): no failure of its from before counts towards `/healthz`, nor is it
+    /// backing off from failures (a paused route set off the backoff alert).
+    fn waits(&mut self) {
+        self.failing_since = None;
+        self.backoff_seconds = 0.0;
+    }
+}
+
 impl Inner {
-    /// `t` waits on something else than its passes (a pause, its destination down): no
-    /// failure of its from before counts towards `/healthz`.
+    /// `t` waits on something else than its passes: [`Route::waits`].
     fn waits(&mut self, t: &PassTarget) {
         if let Some(r) = self.routes.get_mut(&key(t)) {
-            r.failing_since = None;
-            // nor is it backing off from failures: a paused route alerted as failing
-            r.backoff_seconds = 0.0;
+            r.waits();
         }
     }
 }
@@ -206,10 +213,7 @@ impl Metrics {
         let mut inner = self.inner.lock().expect("not poisoned");
         inner.database_away = away.map(str::to_owned);
         if away.is_some() {
-            inner.routes.values_mut().for_each(|r| {
-                r.failing_since = None;
-                r.backoff_seconds = 0.0;
-            });
+            inner.routes.values_mut().for_each(Route::waits);
         }
     }
 
