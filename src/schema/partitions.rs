@@ -303,9 +303,7 @@ pub fn add_day_statements(
 ) -> Result<Vec<Statement>, NameError> {
     let part = day_name(log, day)?;
     Ok(vec![
-        Statement::new(format!(
-            "CREATE TABLE {part} (LIKE {log} INCLUDING DEFAULTS INCLUDING CONSTRAINTS);"
-        )),
+        built_apart(&part, log, ""),
         Statement::new(format!(
             "ALTER TABLE {log} ATTACH PARTITION {part}\n    FOR VALUES FROM ({}) TO ({});",
             bound_literal(day),
@@ -318,10 +316,15 @@ pub fn add_day_statements(
 /// log's indexes, built while nothing waits on it, which `ATTACH` then adopts instead of
 /// building them under the default partition's lock.
 pub fn day_table_with_indexes(log: &QualifiedName, day: NaiveDate) -> Result<Statement, NameError> {
-    let part = day_name(log, day)?;
-    Ok(Statement::new(format!(
-        "CREATE TABLE {part} (LIKE {log} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES);"
-    )))
+    Ok(built_apart(&day_name(log, day)?, log, " INCLUDING INDEXES"))
+}
+
+/// `CREATE TABLE part (LIKE log …)`: a day's table built apart from the log, with its
+/// defaults and constraints and what `more` adds.
+fn built_apart(part: &impl std::fmt::Display, log: &QualifiedName, more: &str) -> Statement {
+    Statement::new(format!(
+        "CREATE TABLE {part} (LIKE {log} INCLUDING DEFAULTS INCLUDING CONSTRAINTS{more});"
+    ))
 }
 
 /// The name of the log's default partition, `<log>_default`.
