@@ -18,10 +18,11 @@ use super::dead_letter::{Parking, dead_letter_first};
 use super::deadline::Deadline;
 use super::shutdown::StopWatch;
 use crate::config::Config;
+use crate::db::fault::Fault;
 use crate::destination::{PublishError, Publisher, Refusal, Sink};
 use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow};
-use crate::store::{PassTarget, RelayStore, StoreError};
+use crate::store::{INSERTING_INTO_TABLE, PassTarget, RelayStore, StoreError};
 use crate::telemetry::Root;
 
 /// Marks go in chunks of this many ids; in retain storage it is also the most rows ever
@@ -134,6 +135,9 @@ fn is_zero(n: &usize) -> bool {
 /// commit, and the pass's trace.
 struct Flow {
     probe_after: bool,
+    /// A `postgres-table:` destination's inserts each in a savepoint, sent at once (consume:
+    /// the pass runs so once a refused insert rolled it back).
+    careful: bool,
     trace: Root,
 }
 
@@ -157,25 +161,44 @@ pub async fn run_pass<S: RelayStore>(
     let mut report = PassReport::default();
     let mut flow = Flow {
         probe_after: false,
+        careful: false,
         trace: trace::begin(),
     };
     // log lines of the pass carry its trace and span ids (while tracing)
     let log = flow.trace.log_span();
     let stop = options.stop.clone();
-    let result = pass_body(
-        store,
-        target,
-        sink,
-        settings,
-        options,
-        &mut report,
-        &mut flow,
-    )
-    .instrument(log.clone())
-    .await;
-    let failed = match result {
-        Ok(()) => store.commit_pass().instrument(log.clone()).await.err(),
-        Err(e) => Some(e),
+    // Under consume a `postgres-table:` destination's insert waits for the `COMMIT`, and a row
+    // the table refuses rolls back the whole pass, which the next pass would claim again, for
+    // ever. So the pass runs once more, carefully (`engine_table`): the refused row gets its
+    // attempt and the others go.
+    let careful_after = |e: &StoreError| {
+        settings.storage == Storage::Consume
+            && matches!(sink, Sink::Table(_))
+            && e.fault == Fault::Refused
+            && e.context == INSERTING_INTO_TABLE
+    };
+    let failed = loop {
+        let result = pass_body(
+            store,
+            target,
+            sink,
+            settings,
+            options.clone(),
+            &mut report,
+            &mut flow,
+        )
+        .instrument(log.clone())
+        .await;
+        let failed = match result {
+            Ok(()) => store.commit_pass().instrument(log.clone()).await.err(),
+            Err(e) => Some(e),
+        };
+        if flow.careful || !failed.as_ref().is_some_and(careful_after) {
+            break failed;
+        }
+        store.rollback_pass().await;
+        report = PassReport::default();
+        flow.careful = true;
     };
     match failed {
         None => report.committed = true,
@@ -318,7 +341,7 @@ async fn pass_body<S: RelayStore>(
                     rows: &rows,
                     messages: &messages,
                     chunk: &chunk,
-                    storage: settings.storage,
+                    guarded: settings.storage == Storage::Retain || flow.careful,
                     strict,
                 };
                 job.insert(store, &flow.trace, &mut outcomes, &mut blocked_keys)

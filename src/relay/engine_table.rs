@@ -1,9 +1,13 @@
-//! A chunk into a `postgres-table:` destination: one insert of its rows. Under retain, when the
-//! table refuses the data ([`Fault::Refused`]: a constraint, a value it cannot take, a trigger's
+//! A chunk into a `postgres-table:` destination: one insert of its rows. When the table
+//! refuses the data ([`Fault::Refused`]: a constraint, a value it cannot take, a trigger's
 //! `RAISE`), the rows go one by one, so the row it refuses gets an attempt as a refused publish
 //! does (and parks at `max_attempts`) and the others are taken. Anything else (a disk full, the
-//! database away) fails the pass as before: no attempt counts against the rows. Under consume
-//! the insert waits for the pass's `COMMIT`, where a refusal rolls the whole pass back.
+//! database away) fails the pass as before: no attempt counts against the rows.
+//!
+//! That needs the insert `guarded`: under retain it stands on its own (inside a caller's
+//! transaction, in a savepoint). Under consume the insert waits for the pass's `COMMIT`, where a
+//! refusal rolls the whole pass back; the pass then runs once more with each insert in a
+//! savepoint of its own, sent at once (`run_pass`), so the happy path keeps its two round trips.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -13,7 +17,7 @@ use chrono::Utc;
 use super::Outcome;
 use crate::db::fault::Fault;
 use crate::destination::PublishError;
-use crate::model::{Message, OutboxRow, Storage};
+use crate::model::{Message, OutboxRow};
 use crate::store::{RelayStore, StoreError};
 use crate::target::QualifiedName;
 use crate::telemetry::Root;
@@ -24,7 +28,9 @@ pub(super) struct TableChunk<'a> {
     pub rows: &'a [OutboxRow],
     pub messages: &'a [Option<Arc<Message>>],
     pub chunk: &'a [usize],
-    pub storage: Storage,
+    /// Each insert in a savepoint of its own, sent now, so that a refused row can be told
+    /// from the others (always under retain; under consume once a pass was refused).
+    pub guarded: bool,
     pub strict: bool,
 }
 
@@ -59,7 +65,7 @@ impl TableChunk<'_> {
                 go.iter().for_each(|&i| outcomes[i] = Outcome::Published);
                 return Ok(());
             }
-            Err(e) if self.storage == Storage::Retain && e.fault == Fault::Refused => {}
+            Err(e) if self.guarded && e.fault == Fault::Refused => {}
             Err(e) => return Err(e),
         }
         for i in go {
@@ -93,7 +99,7 @@ impl TableChunk<'_> {
             return Ok(());
         }
         let began = trace.now();
-        let inserted = store.insert_sink(self.table, &msgs, Utc::now()).await;
+        let inserted = (store.insert_sink(self.table, &msgs, Utc::now(), self.guarded)).await;
         if let Some(began) = began {
             let error = inserted.as_ref().err().map(ToString::to_string);
             let error = error.as_deref().map(|e| ("database", e));

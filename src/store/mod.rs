@@ -22,6 +22,9 @@ use crate::db::fault::Fault;
 use crate::model::{Message, OutboxRow};
 use crate::target::QualifiedName;
 
+/// The step a `postgres-table:` destination's insert fails as.
+pub const INSERTING_INTO_TABLE: &str = "inserting into the destination table";
+
 /// A store step that failed: which step (named as the storage does it: "deleting the delivered
 /// rows", not "marking published", under consume), the driver's message, and its [`Fault`].
 #[derive(Debug, Error)]
@@ -135,12 +138,16 @@ pub trait RelayStore {
     ) -> Result<u64, StoreError>;
     /// Returns claimed rows to `pending` untouched (retain: rows held back or not reached).
     async fn release(&mut self, target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError>;
-    /// Inserts messages into a table in the same database, inside the pass.
+    /// Inserts messages into a table in the same database, inside the pass (its error's
+    /// context: [`INSERTING_INTO_TABLE`]). `guarded`: in a savepoint of its own, sent now, so
+    /// that under consume a refusal leaves the pass's transaction usable (otherwise the insert
+    /// may wait for the pass's `COMMIT`, where a refusal rolls the whole pass back).
     async fn insert_sink(
         &mut self,
         table: &QualifiedName,
         messages: &[&Message],
         at: DateTime<Utc>,
+        guarded: bool,
     ) -> Result<u64, StoreError>;
     async fn commit_pass(&mut self) -> Result<(), StoreError>;
     /// Rolls the pass back (consume: every claimed row is pending again). Never fails loudly.

@@ -380,9 +380,10 @@ impl RelayStore for MemoryStore {
         table: &QualifiedName,
         _messages: &[&Message],
         _at: DateTime<Utc>,
+        _guarded: bool,
     ) -> Result<u64, StoreError> {
         Err(StoreError::other(
-            "inserting into a table sink",
+            crate::store::INSERTING_INTO_TABLE,
             format!("the memory store has no table {table}"),
         ))
     }

@@ -495,6 +495,7 @@ impl RelayStore for MongoStore {
         table: &QualifiedName,
         _messages: &[&Message],
         _at: DateTime<Utc>,
+        _guarded: bool,
     ) -> Result<u64, StoreError> {
         Err(bad(
             "postgres-table destination",

@@ -389,29 +389,9 @@ async fn a_table_destination_refusing_a_row_retries_it_and_takes_the_rest() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
     migrate(&schema, &["--key-order", "strict"]).await;
     let t = schema.rel("outbox");
-    let sink = outboxctl::target::QualifiedName::parse("sink", &schema.rel("sink")).unwrap();
-    sqlx::raw_sql(&format!(
-        "CREATE TABLE {sink} (event_id UUID PRIMARY KEY, outbox_route TEXT NOT NULL, event_type TEXT NOT NULL,
-            ordering_key TEXT, tenant_id UUID, payload JSONB NOT NULL, headers JSONB NOT NULL,
-            published_at TIMESTAMPTZ NOT NULL, CONSTRAINT no_two CHECK ((payload->>'n')::int <> 2))"
-    ))
-    .execute(&mut conn)
-    .await
-    .unwrap();
-    let state = async |conn: &mut PgConnection| -> Vec<(i32, String, i32, Option<String>)> {
-        let rows = sqlx::query(&format!(
-            "SELECT (payload->>'n')::int, status, attempts, last_error FROM {t} ORDER BY 1"
-        ))
-        .fetch_all(conn)
-        .await
-        .unwrap();
-        (rows.iter())
-            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
-            .collect()
-    };
-    let refused = Some(
-        "inserting into the destination table: new row for relation \"sink\" violates check constraint \"no_two\"".to_owned(),
-    );
+    let sink = refusing_sink(&schema, &mut conn).await;
+    let state = async |conn: &mut PgConnection| outbox_state(conn, &t).await;
+    let refused = Some(REFUSED.to_owned());
     let pass = async |order: KeyOrder| {
         let mut s = store(&schema, Storage::Retain, order).await;
         let mut settings = settings(Storage::Retain);
@@ -461,4 +441,100 @@ async fn a_table_destination_refusing_a_row_retries_it_and_takes_the_rest() {
     assert_eq!(report.failed, 1, "{report:?}");
     let parked = state(&mut conn).await;
     assert_eq!(parked[1].1, "failed", "{parked:?}");
+}
+
+/// A destination table that refuses the row whose payload's `n` is 2 (a check).
+async fn refusing_sink(
+    schema: &PgSchema,
+    conn: &mut PgConnection,
+) -> outboxctl::target::QualifiedName {
+    let sink = outboxctl::target::QualifiedName::parse("sink", &schema.rel("sink")).unwrap();
+    sqlx::raw_sql(&format!(
+        "CREATE TABLE {sink} (event_id UUID PRIMARY KEY, outbox_route TEXT NOT NULL, event_type TEXT NOT NULL,
+            ordering_key TEXT, tenant_id UUID, payload JSONB NOT NULL, headers JSONB NOT NULL,
+            published_at TIMESTAMPTZ NOT NULL, CONSTRAINT no_two CHECK ((payload->>'n')::int <> 2))"
+    ))
+    .execute(conn)
+    .await
+    .unwrap();
+    sink
+}
+
+/// The refused row's `last_error`.
+const REFUSED: &str = "inserting into the destination table: new row for relation \"sink\" violates check constraint \"no_two\"";
+
+/// Each outbox row by `n`: status, attempts, last error.
+async fn outbox_state(conn: &mut PgConnection, t: &str) -> Vec<(i32, String, i32, Option<String>)> {
+    let rows = sqlx::query(&format!(
+        "SELECT (payload->>'n')::int, status, attempts, last_error FROM {t} ORDER BY 1"
+    ))
+    .fetch_all(conn)
+    .await
+    .unwrap();
+    (rows.iter())
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .collect()
+}
+
+/// Under consume the same refusal used to roll back the whole pass at its `COMMIT`, and every
+/// pass after it claimed the same rows: the route stalled behind one row. Now the pass runs
+/// again with each insert in a savepoint: the refused row gets its attempt, the others are
+/// inserted and deleted in one transaction (under strict order its key's later rows wait).
+/// On the store's own connection (plain and with named statements) and inside a caller's
+/// transaction.
+#[tokio::test]
+async fn under_consume_a_table_destination_refusing_a_row_stalls_nothing() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--storage", "consume", "--key-order", "strict"]).await;
+    let t = schema.rel("outbox");
+    let sink = refusing_sink(&schema, &mut conn).await;
+    let inserted = format!("SELECT count(*) FROM {sink}");
+    let mut caller = crate::common::pg().await;
+    // n = 1..6, keys k1, k0, k1, k0, k1, k0: the table refuses n = 2
+    for (order, prepared, in_caller) in [
+        (KeyOrder::BestEffort, false, false),
+        (KeyOrder::Strict, true, false),
+        (KeyOrder::BestEffort, false, true),
+    ] {
+        let case = format!("{order:?}, prepared {prepared}, in a caller's transaction {in_caller}");
+        let held: &[i32] = if order == KeyOrder::Strict {
+            &[4, 6]
+        } else {
+            &[]
+        };
+        sqlx::raw_sql(&format!("TRUNCATE {t}, {sink}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        stage(&mut conn, &t, "orders", 6, Some(2)).await;
+        let mut opts = store_options(&schema, Storage::Consume, order);
+        opts.prepared_statements = prepared;
+        let mut settings = settings(Storage::Consume);
+        settings.key_order = order;
+        let table = Sink::Table(sink.clone());
+        let report = if in_caller {
+            use sqlx::Connection;
+            let mut tx = caller.begin().await.unwrap();
+            let mut s = PgStore::in_transaction(&mut tx, opts).unwrap();
+            let report = run_pass(&mut s, &target(), &table, &settings, Default::default()).await;
+            drop(s);
+            tx.commit().await.unwrap();
+            report
+        } else {
+            let url = outboxctl::dburl::DatabaseUrl::parse(&pg_url()).unwrap();
+            let mut s = PgStore::connect(&url, Duration::from_secs(5), opts)
+                .await
+                .unwrap();
+            run_pass(&mut s, &target(), &table, &settings, Default::default()).await
+        };
+        assert!(report.committed, "{case}: {report:?}");
+        assert_eq!(report.retried, 1, "{case}: {report:?}");
+        assert_eq!(report.published, 5 - held.len(), "{case}: {report:?}");
+        let left = outbox_state(&mut conn, &t).await;
+        let mut want = vec![(2, "pending".to_owned(), 1, Some(REFUSED.to_owned()))];
+        want.extend(held.iter().map(|&n| (n, "pending".to_owned(), 0, None)));
+        assert_eq!(left, want, "{case}: the rest were delivered and deleted");
+        let inserted = count(&mut conn, &inserted).await;
+        assert_eq!(inserted, 5 - held.len() as i64, "{case}");
+    }
 }

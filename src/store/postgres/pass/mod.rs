@@ -26,6 +26,7 @@ use super::session::{
 };
 use super::sql::calls_functions;
 use super::{PgSql, PgStoreOptions};
+use crate::db::fault::Fault;
 use crate::db::pgclient::{PgClient, Reply, Stmt, Value};
 use crate::dburl::DatabaseUrl;
 use crate::model::Storage;
@@ -493,6 +494,27 @@ impl<'a> PgStore<'a> {
             None => self.queued.push(step),
         }
         Ok(ids)
+    }
+
+    /// A write of the open pass in a savepoint of its own, sent now (`SAVEPOINT`, the write,
+    /// `RELEASE`: one round trip). When the database refuses it ([`Fault::Refused`]) the pass
+    /// goes back to before it and stays usable (a second round trip); the refusal is the
+    /// answer. Any other failure is the pass's.
+    async fn guarded(&mut self, step: Step) -> Result<(), StoreError> {
+        let plain = |sql: &'static str, name| Self::step(&Arc::from(sql), Vec::new(), false, name);
+        let set = plain("SAVEPOINT outboxctl_guard", "opening a savepoint");
+        let release = || plain("RELEASE SAVEPOINT outboxctl_guard", "releasing a savepoint");
+        let refusal = match self.send(vec![set, step, release()], false).await {
+            Ok(_) => return Ok(()),
+            Err(e) if e.fault == Fault::Refused => e,
+            Err(e) => return Err(e),
+        };
+        let back = plain(
+            "ROLLBACK TO SAVEPOINT outboxctl_guard",
+            "going back to a savepoint",
+        );
+        self.send(vec![back, release()], false).await?;
+        Err(refusal)
     }
 
     fn step(sql: &Arc<str>, values: Vec<Value>, rows: bool, name: &'static str) -> Step {

@@ -12,7 +12,7 @@ use super::{Answer, Conn, Pass, PgStore, Step};
 use crate::db::fault::Fault;
 use crate::db::pgclient::{Reply, Stmt, Value};
 use crate::model::{Message, Storage};
-use crate::store::{Claimed, PassTarget, RelayStore, StoreError};
+use crate::store::{Claimed, INSERTING_INTO_TABLE, PassTarget, RelayStore, StoreError};
 use crate::target::QualifiedName;
 
 impl RelayStore for PgStore<'_> {
@@ -176,6 +176,7 @@ impl RelayStore for PgStore<'_> {
         table: &QualifiedName,
         messages: &[&Message],
         at: DateTime<Utc>,
+        guarded: bool,
     ) -> Result<u64, StoreError> {
         let sql: Arc<str> = format!(
             "INSERT INTO {table} (event_id, outbox_route, event_type, ordering_key, tenant_id, payload, headers, published_at)
@@ -197,8 +198,16 @@ ON CONFLICT (event_id) DO NOTHING"
             texts(&|m| Some(m.headers_json())),
             Value::Time(at),
         ];
-        let step = Self::step(&sql, values, false, "inserting into the destination table");
-        self.write(step, false).await?;
+        let step = Self::step(&sql, values, false, INSERTING_INTO_TABLE);
+        // a guard is a savepoint: only inside a transaction (retain on the store's own
+        // connection has none, and its write stands on its own)
+        let in_transaction =
+            self.pass != Pass::Closed || matches!(self.conn, Conn::InTransaction(_));
+        if guarded && in_transaction {
+            self.guarded(step).await?;
+        } else {
+            self.write(step, false).await?;
+        }
         Ok(messages.len() as u64)
     }
 
