@@ -116,6 +116,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<()> {
     }
     let mut inspector =
         Inspector::open(&ctx.config, ctx.connect_timeout, args.route, args.tenant).await?;
+    inspector.warning().iter().for_each(|w| ctx.out.warn(w));
     match command {
         InspectCommand::Summary => {
             let all = inspector.summaries().await?;

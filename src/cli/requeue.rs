@@ -61,11 +61,7 @@ impl From<&FailedRowsArgs> for Selection {
 pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Result<()> {
     let (rows, picked) =
         FailedRows::select(&ctx.config, ctx.connect_timeout, &(&args).into(), action).await?;
-    for group in picked.empty_groups() {
-        ctx.out.warn(&format!(
-            "group {group} has no failed rows now (requeued, discarded, or not an id from inspect failed --group)"
-        ));
-    }
+    picked.warnings.iter().for_each(|w| ctx.out.warn(w));
     if args.dry_run || picked.ids.is_empty() {
         let plan = picked.plan(action, args.dry_run);
         report(ctx, &plan);

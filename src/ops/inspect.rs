@@ -127,6 +127,14 @@ impl Inspector {
         })
     }
 
+    /// What the operator should hear beside the answer: the route asked for is not one this
+    /// configuration serves (a typo reads as an empty outbox).
+    pub fn warning(&self) -> Option<String> {
+        let route = self.route.as_deref()?;
+        let why = self.config.route_unconfigured(route)?;
+        Some(format!("{why}: no relay of this configuration serves it"))
+    }
+
     /// Per route (and tenant): counts, ages, attempts and deliveries, and the pause that holds
     /// it (read from the relay registry when there is one).
     pub async fn summaries(&mut self) -> Result<Vec<RouteSummary>, Error> {

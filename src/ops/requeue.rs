@@ -117,14 +117,12 @@ pub struct Picked {
     /// The error each row was chosen by (its failure group, `--error-contains`; `None`: it had
     /// none): the change acts on it only while it still has that error.
     error_of: HashMap<Uuid, Option<String>>,
+    /// What the operator should hear before acting: groups that have no failed rows now, a
+    /// route the configuration does not serve (a typo, or rows requeued for no relay of it).
+    pub warnings: Vec<String>,
 }
 
 impl Picked {
-    /// The groups asked for that have no failed rows now.
-    pub fn empty_groups(&self) -> impl Iterator<Item = &str> {
-        empty(&self.groups)
-    }
-
     /// What acting would change (the ids asked for that are not failed rows now among it): the
     /// selection as a dry run, or, with `dry_run` false, as the outcome of a selection that
     /// found nothing to change.
@@ -295,6 +293,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
         groups,
         group_of,
         error_of,
+        warnings: Vec::new(),
     })
 }
 
@@ -375,7 +374,19 @@ impl FailedRows {
         let mut outboxes = Backend::of(config, connect_timeout)
             .outboxes(sel.tenant)
             .await?;
-        let picked = select_in(&mut outboxes, sel).await?;
+        let mut picked = select_in(&mut outboxes, sel).await?;
+        picked.warnings = empty(&picked.groups)
+            .map(|g| format!("group {g} has no failed rows now (requeued, discarded, or not an id from inspect failed --group)"))
+            .collect();
+        // a route no relay of this configuration serves: a typo selects nothing, and requeued
+        // rows of it would wait for relays of another configuration
+        let unserved = (sel.route.as_deref()).and_then(|r| config.route_unconfigured(r));
+        if let Some(why) = unserved.filter(|_| picked.ids.is_empty() || action == Action::Requeue) {
+            picked.warnings.push(match action {
+                Action::Requeue => format!("{why}: requeued rows wait for a relay that serves it"),
+                Action::Discard => why,
+            });
+        }
         Ok((Self { outboxes }, picked))
     }
 
