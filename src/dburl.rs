@@ -182,6 +182,41 @@ fn mask_userinfo(raw: &str) -> String {
     }
 }
 
+/// A text that may carry a secret, as it was given (a URL from a flag, the file or a request,
+/// before it is parsed): `Debug` masks it ([`mask`]), so a struct that derives `Debug` never
+/// shows the password; [`SecretText::expose`] gives it whole, to parse and connect with.
+#[derive(Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct SecretText(String);
+
+impl SecretText {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_exposed(self) -> String {
+        self.0
+    }
+}
+
+impl From<String> for SecretText {
+    fn from(text: String) -> Self {
+        Self(text)
+    }
+}
+
+impl From<&str> for SecretText {
+    fn from(text: &str) -> Self {
+        Self(text.to_owned())
+    }
+}
+
+impl fmt::Debug for SecretText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&mask(&self.0), f)
+    }
+}
+
 impl fmt::Display for DatabaseUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&mask(&self.raw))

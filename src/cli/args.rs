@@ -41,7 +41,7 @@ pub struct GlobalArgs {
     pub config: Option<PathBuf>,
     /// Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]
     #[arg(long, global = true, value_name = "URL")]
-    pub database_url: Option<String>,
+    pub database_url: Option<crate::dburl::SecretText>,
     /// Output format for data on stdout
     #[arg(long, global = true, value_enum, default_value_t = Format::Table)]
     pub format: Format,

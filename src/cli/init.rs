@@ -26,7 +26,7 @@ pub struct InitArgs {
     pub route: Option<String>,
     /// The first route's destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)
     #[arg(long, value_name = "URL", requires = "route")]
-    pub to: Option<String>,
+    pub to: Option<crate::dburl::SecretText>,
 }
 
 fn ask_error(e: dialoguer::Error) -> Error {
@@ -45,7 +45,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
     let c = &ctx.config;
     let interactive = !ctx.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let route =
-        (args.route.clone()).map(|r| (r, args.to.clone().unwrap_or_else(|| "stdout".into())));
+        (args.route.clone()).map(|r| (r, args.to.as_ref().map_or("stdout", |u| u.expose()).into()));
     let mut a = Answers::of(c, route);
     if interactive {
         let url = ask("database URL", &a.url_offered(), false)?;

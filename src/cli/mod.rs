@@ -159,7 +159,11 @@ async fn dispatch(cli: Cli, color: bool) -> anyhow::Result<()> {
         command,
     } = cli;
     // a flag's password stays out of every error line, one about the configuration too
-    if let Some(Ok(url)) = global.database_url.as_deref().map(DatabaseUrl::parse) {
+    if let Some(Ok(url)) = global
+        .database_url
+        .as_ref()
+        .map(|u| DatabaseUrl::parse(u.expose()))
+    {
         crate::error::keep_secret(&url);
     }
     let backend = match &command {

@@ -31,7 +31,7 @@ pub struct RelayArgs {
     /// Destination for the given routes (default stdout): stdout, file:PATH,
     /// postgres-table:SCHEMA.TABLE, nats://, amqp://, redis://, kafka://, http(s)://
     #[arg(long, value_name = "URL")]
-    pub to: Option<String>,
+    pub to: Option<crate::dburl::SecretText>,
     /// With --once: stop each route after this many passes
     #[arg(long, value_name = "N", conflicts_with = "run_loop")]
     pub max_passes: Option<u64>,

@@ -18,11 +18,11 @@ pub struct ReplayArgs {
     /// Where to publish: any destination the relay takes (stdout, file:PATH, nats://, amqp://,
     /// redis://, kafka://, http(s)://); required unless --dry-run
     #[arg(long, value_name = "URL", required_unless_present = "dry_run")]
-    pub to: Option<String>,
+    pub to: Option<crate::dburl::SecretText>,
     /// Where delivered events are read: the outbox's published rows (default),
     /// postgres-table:SCHEMA.TABLE or file:PATH
     #[arg(long, value_name = "SOURCE")]
-    pub from: Option<String>,
+    pub from: Option<crate::dburl::SecretText>,
     /// Subject, queue, stream or topic for every route [default: the route's name]
     #[arg(long, value_name = "NAME")]
     pub channel: Option<String>,
@@ -99,8 +99,8 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
     };
     // --to is checked before anything is read or contacted
     let build = crate::destination::BuildContext::from_config(&ctx.config);
-    let mut to = (args.to.as_deref())
-        .map(|url| Destinations::new(url, args.channel.clone(), build))
+    let mut to = (args.to.as_ref())
+        .map(|url| Destinations::new(url.expose(), args.channel.clone(), build))
         .transpose()?;
     let started = std::time::Instant::now();
     let pace = Pace {

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::ConfigError;
 use super::route::RouteFile;
+use crate::dburl::SecretText;
 use crate::duration::Dur;
 use crate::model::{KeyOrder, Storage};
 
@@ -23,7 +24,7 @@ where
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
-    pub database_url: Option<String>,
+    pub database_url: Option<SecretText>,
     #[serde(default)]
     pub outbox: OutboxFile,
     #[serde(default)]
@@ -74,7 +75,7 @@ pub struct RelayFile {
     pub key_order: Option<KeyOrder>,
     pub prepared_statements: Option<bool>,
     pub wake: Option<crate::model::Wake>,
-    pub wake_url: Option<String>,
+    pub wake_url: Option<SecretText>,
     pub heartbeat: Option<Dur>,
 }
 

@@ -23,7 +23,7 @@ pub use env::{Env, EnvError, expand_env, process_env, process_env_unless};
 pub use file::{FileConfig, OutboxFile, PartitionsFile, RelayFile};
 pub use route::{Route, RouteFile, RouteOf, RouteUrl, UnsetVariable, destination_url};
 
-use crate::dburl::{Backend, DatabaseUrl, UrlError};
+use crate::dburl::{Backend, DatabaseUrl, SecretText, UrlError};
 use crate::desturl::DestinationUrlError;
 use crate::target::{CollectionName, NameError, QualifiedName, RelationSpec};
 
@@ -106,7 +106,7 @@ fn invalid(message: impl Into<String>) -> ConfigError {
 #[derive(Debug, Default, Clone)]
 pub struct Overrides {
     pub config: Option<PathBuf>,
-    pub database_url: Option<String>,
+    pub database_url: Option<SecretText>,
     pub backend: Option<Backend>,
     pub relation: Option<String>,
     pub collection: Option<String>,
@@ -277,9 +277,9 @@ impl Config {
             .transpose()?;
 
         let url_text = pick(
-            o.database_url.clone(),
+            o.database_url.clone().map(SecretText::into_exposed),
             || env("OUTBOXCTL_DATABASE_URL"),
-            file.database_url.clone(),
+            file.database_url.clone().map(SecretText::into_exposed),
         )
         .or_else(|| env("DATABASE_URL"));
         let database_url = url_text.as_deref().map(DatabaseUrl::parse).transpose()?;
@@ -432,7 +432,7 @@ impl Config {
             prepared_statements: r.prepared_statements.unwrap_or(false),
             wake: r.wake.unwrap_or_default(),
             heartbeat: r.heartbeat.map_or(secs(5), |d| d.0),
-            wake_url: match r.wake_url.as_deref().map(|u| expand_env(u, env)) {
+            wake_url: match r.wake_url.as_ref().map(|u| expand_env(u.expose(), env)) {
                 None => None,
                 Some(Ok(u)) => Some(Ok(DatabaseUrl::parse(&u)?)),
                 Some(Err(source @ EnvError::Unset(_))) => Some(Err(UnsetVariable {

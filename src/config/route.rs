@@ -42,7 +42,7 @@ pub struct RouteOf<To> {
 }
 
 /// A route as the file gives it.
-pub type RouteFile = RouteOf<String>;
+pub type RouteFile = RouteOf<crate::dburl::SecretText>;
 
 /// A route as the configuration resolved it: `${NAME}` expanded, its URLs parsed.
 pub type Route = RouteOf<RouteUrl>;
@@ -172,13 +172,14 @@ pub(super) fn resolve_routes(
             if name.is_empty() {
                 return Err(invalid("relay.routes has an empty route name"));
             }
-            if route.to.trim().is_empty() {
+            if route.to.expose().trim().is_empty() {
                 return Err(invalid(format!("relay.routes.{name}.to is empty")));
             }
-            let to = route_url(format!("relay.routes.{name}.to"), &route.to, env)?;
+            let to = route_url(format!("relay.routes.{name}.to"), route.to.expose(), env)?;
             let dead_letter_to = route
                 .dead_letter_to
-                .as_deref()
+                .as_ref()
+                .map(crate::dburl::SecretText::expose)
                 .map(|t| route_url(format!("relay.routes.{name}.dead_letter_to"), t, env))
                 .transpose()?;
             Ok((name, route.with(to, dead_letter_to)))

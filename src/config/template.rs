@@ -8,8 +8,9 @@ use crate::dburl::{Backend, DatabaseUrl};
 use crate::model::{KeyOrder, Storage};
 use crate::target::{Ident, QualifiedName, RelationSpec};
 
-/// What goes into the file.
-#[derive(Debug, Clone)]
+/// What goes into the file. No `Debug`: the database URL and a route's `to:` are as given,
+/// passwords and all.
+#[derive(Clone)]
 pub struct Answers {
     pub database_url: String,
     pub backend: Backend,

@@ -249,8 +249,9 @@ fn only(route: &str, url: &DestinationUrl, dest: &Route) -> Result<(), Destinati
     Ok(())
 }
 
-/// A route's destination with every option checked, before anything is contacted.
-#[derive(Debug, Clone)]
+/// A route's destination with every option checked, before anything is contacted. `Debug`
+/// shows it as logs do ([`RouteSpec::shown`]: secrets masked).
+#[derive(Clone)]
 pub enum RouteSpec {
     Stdout,
     File(std::path::PathBuf),
@@ -283,6 +284,12 @@ pub enum RouteSpec {
         /// With `create_topic`: the partition count to create it with.
         create: Option<u32>,
     },
+}
+
+impl std::fmt::Debug for RouteSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RouteSpec({})", self.shown())
+    }
 }
 
 impl RouteSpec {

@@ -27,7 +27,7 @@ pub struct RelayRequest {
     /// The routes to serve (empty: every route in `relay.routes`).
     pub routes: Vec<String>,
     /// One destination for every route served, instead of the configured ones.
-    pub to: Option<String>,
+    pub to: Option<crate::dburl::SecretText>,
     /// A looping relay (it logs each route as it gets ready); else a one-shot drain.
     pub looping: bool,
     /// A stop that ends the start early (a signal while destinations connect): nothing is
@@ -171,7 +171,11 @@ pub async fn assemble_on(
     request: &RelayRequest,
     warn: &mut dyn FnMut(&str),
 ) -> Result<Option<Assembled>, Error> {
-    let routes = route_destinations(config, &request.routes, request.to.as_deref())?;
+    let routes = route_destinations(
+        config,
+        &request.routes,
+        request.to.as_ref().map(crate::dburl::SecretText::expose),
+    )?;
     let planned = routes
         .iter()
         .map(|(route, dest)| {

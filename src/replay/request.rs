@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use super::{Cursor, ReplayError, Selection};
 use crate::Error;
 use crate::config::Config;
+use crate::dburl::SecretText;
 use crate::destination::DestinationUrl;
 use crate::hlc::HlcTimestamp;
 use crate::model::Storage;
@@ -74,9 +75,9 @@ impl Origin {
 #[derive(Debug, Clone, Default)]
 pub struct Request {
     /// `--from`.
-    pub from: Option<String>,
+    pub from: Option<SecretText>,
     /// `--to`, checked against `--from` only (a replay must not read what it writes).
-    pub to: Option<String>,
+    pub to: Option<SecretText>,
     /// `--after`: the cursor an earlier replay printed.
     pub after: Option<String>,
     /// What to replay; no routes: the configured ones (a file: every route it holds).
@@ -115,7 +116,7 @@ fn reads_what_it_writes(origin: &Origin, to: Option<&str>) -> bool {
 
 /// Checks a request against the configuration.
 pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
-    let origin = Origin::parse(request.from.as_deref())?;
+    let origin = Origin::parse(request.from.as_ref().map(SecretText::expose))?;
     let after = request.after.as_deref().map(Cursor::parse).transpose()?;
     if let Some(c) = after.as_ref().filter(|c| c.source_kind() != origin.kind()) {
         return Err(ReplayError::CursorKind {
@@ -135,7 +136,7 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
                     Origin::File(_) => "file",
                     _ => "table",
                 },
-                request.from.as_deref().unwrap_or_default()
+                request.from.as_ref().map(SecretText::expose).unwrap_or_default()
             ))
             .into());
         }
@@ -143,7 +144,7 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
     if origin == Origin::Published && config.outbox.storage == Storage::Consume {
         return Ok(Prepared::NothingKept);
     }
-    if reads_what_it_writes(&origin, request.to.as_deref()) {
+    if reads_what_it_writes(&origin, request.to.as_ref().map(SecretText::expose)) {
         return Err(ReplayError::Selection(
             "--from and --to are the same archive or table: the replay would read the events it writes, without end; replay to another destination",
         )
