@@ -427,7 +427,7 @@ pub const OPTIONS: &[&str] = &[
 /// A route's AMQP options (no I/O; every value is valid as written).
 pub fn plan(url: String, channel: String, dest: &crate::config::Route) -> super::RouteSpec {
     super::RouteSpec::Amqp {
-        url,
+        url: url.into(),
         opts: AmqpOptions {
             channel,
             namespace: dest.namespace.clone().unwrap_or_default(),

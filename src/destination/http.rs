@@ -347,7 +347,7 @@ pub fn plan(
         }
     };
     Ok(super::RouteSpec::Http {
-        url,
+        url: url.into(),
         timeout: dest.timeout.map_or(Duration::from_secs(10), |d| d.0),
         signer,
         batch: dest.batch.map(|b| b as usize),

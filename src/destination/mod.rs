@@ -20,6 +20,7 @@ use futures_util::future::BoxFuture;
 use thiserror::Error;
 
 use crate::config::Route;
+use crate::dburl::SecretText;
 use crate::model::Message;
 use crate::target::QualifiedName;
 use crate::telemetry::SendTo;
@@ -249,47 +250,41 @@ fn only(route: &str, url: &DestinationUrl, dest: &Route) -> Result<(), Destinati
     Ok(())
 }
 
-/// A route's destination with every option checked, before anything is contacted. `Debug`
-/// shows it as logs do ([`RouteSpec::shown`]: secrets masked).
-#[derive(Clone)]
+/// A route's destination with every option checked, before anything is contacted. Its URL is
+/// masked in `Debug`.
+#[derive(Debug, Clone)]
 pub enum RouteSpec {
     Stdout,
     File(std::path::PathBuf),
     Table(QualifiedName),
     Redis {
-        url: String,
+        url: SecretText,
         channel: String,
         mode: redis::Mode,
         maxlen: Option<u64>,
         tenant_aware: bool,
     },
     Amqp {
-        url: String,
+        url: SecretText,
         opts: amqp::AmqpOptions,
     },
     Nats {
-        url: String,
+        url: SecretText,
         channel: String,
         create_stream: bool,
     },
     Http {
-        url: String,
+        url: SecretText,
         timeout: std::time::Duration,
         signer: Option<webhook_sign::Signer>,
         batch: Option<usize>,
     },
     Kafka {
-        url: String,
+        url: SecretText,
         topic: String,
         /// With `create_topic`: the partition count to create it with.
         create: Option<u32>,
     },
-}
-
-impl std::fmt::Debug for RouteSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RouteSpec({})", self.shown())
-    }
 }
 
 impl RouteSpec {
@@ -301,7 +296,7 @@ impl RouteSpec {
             | Self::Amqp { url, .. }
             | Self::Nats { url, .. }
             | Self::Http { url, .. }
-            | Self::Kafka { url, .. } => url.clone(),
+            | Self::Kafka { url, .. } => url.expose().to_owned(),
             _ => self.shown(),
         }
     }
@@ -317,7 +312,7 @@ impl RouteSpec {
             | Self::Amqp { url, .. }
             | Self::Nats { url, .. }
             | Self::Http { url, .. }
-            | Self::Kafka { url, .. } => crate::dburl::mask(url),
+            | Self::Kafka { url, .. } => crate::dburl::mask(url.expose()),
         }
     }
 }
@@ -441,8 +436,8 @@ pub async fn connect(
             maxlen,
             tenant_aware,
         } => {
-            let publisher =
-                redis::Redis::new(&url, channel, mode, maxlen, tenant_aware).map_err(err)?;
+            let publisher = redis::Redis::new(url.expose(), channel, mode, maxlen, tenant_aware)
+                .map_err(err)?;
             if let Some(w) = publisher.check_at_start().await.map_err(err)? {
                 warnings.push(format!(
                     "route {route}: {w}; its routes wait until it answers"
@@ -451,7 +446,8 @@ pub async fn connect(
             Sink::Publisher(Arc::new(publisher))
         }
         RouteSpec::Amqp { url, opts } => {
-            let (publisher, warning) = amqp::Amqp::connect(&url, opts).await.map_err(err)?;
+            let (publisher, warning) =
+                amqp::Amqp::connect(url.expose(), opts).await.map_err(err)?;
             warnings.extend(warning);
             Sink::Publisher(Arc::new(publisher))
         }
@@ -465,7 +461,7 @@ pub async fn connect(
                 .unwrap_or(std::time::Duration::from_secs(120))
                 .max(std::time::Duration::from_secs(120));
             let (publisher, check) = nats::Nats::connect(
-                &url,
+                url.expose(),
                 channel.clone(),
                 create_stream,
                 window,
@@ -503,11 +499,11 @@ pub async fn connect(
             signer,
             batch,
         } => Sink::Publisher(Arc::new(
-            http::Http::new(&url, timeout, signer, batch).map_err(err)?,
+            http::Http::new(url.expose(), timeout, signer, batch).map_err(err)?,
         )),
         RouteSpec::Kafka { url, topic, create } => {
             let (publisher, check) =
-                kafka::Kafka::connect(&url, topic.clone(), create, ctx.ack_timeout)
+                kafka::Kafka::connect(url.expose(), topic.clone(), create, ctx.ack_timeout)
                     .await
                     .map_err(err)?;
             match check {

@@ -383,7 +383,7 @@ pub fn plan(
         )));
     }
     Ok(super::RouteSpec::Nats {
-        url,
+        url: url.into(),
         channel,
         create_stream: dest.create_stream.unwrap_or(false),
     })

@@ -313,7 +313,7 @@ pub fn plan(
         ));
     }
     let spec = super::RouteSpec::Redis {
-        url,
+        url: url.into(),
         channel,
         mode,
         maxlen: dest.maxlen,

@@ -378,7 +378,9 @@ impl Destinations {
             return Ok(p.clone());
         }
         let spec = self.spec(route)?;
-        let id = format!("{spec:?}");
+        // the destination itself and every option it was planned with: routes whose channels
+        // differ get publishers of their own
+        let id = format!("{} {spec:?}", spec.identity());
         let publisher = match self.by_spec.get(&id) {
             Some(p) => p.clone(),
             None => {

@@ -680,7 +680,7 @@ pub fn plan(
     }
     Ok(super::RouteSpec::Kafka {
         topic,
-        url,
+        url: url.into(),
         create: (dest.create_topic == Some(true)).then(|| dest.partitions.unwrap_or(1)),
     })
 }

@@ -546,3 +546,57 @@ async fn a_postgres_table_destination_replays_what_it_received() {
         "{r:?}"
     );
 }
+
+/// Replayed to one broker without `--channel`, each route goes to its own channel (its name):
+/// routes share a publisher only when every option they were planned with is the same. A
+/// route's events once went to the first route's stream when the key of that sharing stopped
+/// naming the channel.
+#[tokio::test]
+async fn replayed_to_a_broker_each_route_keeps_its_own_channel() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let cfg = config_file(test, "outbox:\n  replay_index: true\n");
+    migrate(&schema, &["--config", &cfg]).await;
+    let t = schema.rel("outbox");
+    let (a, b) = (
+        crate::common::unique_name(&format!("{test}_a")),
+        crate::common::unique_name(&format!("{test}_b")),
+    );
+    stage(&mut conn, &t, &a, 3, None).await;
+    stage(&mut conn, &t, &b, 2, None).await;
+    for route in [&a, &b] {
+        relay_to(&schema, &cfg, route, "file:/dev/null");
+    }
+    let mut redis = redis::Client::open(REDIS)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let lengths = async |redis: &mut redis::aio::MultiplexedConnection| -> (i64, i64) {
+        let len = async |redis: &mut redis::aio::MultiplexedConnection, key: &str| {
+            redis::cmd("XLEN")
+                .arg(key)
+                .query_async(redis)
+                .await
+                .unwrap()
+        };
+        (len(redis, &a).await, len(redis, &b).await)
+    };
+    let _: () = redis::cmd("DEL")
+        .arg(&a)
+        .arg(&b)
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    replay(&schema, &cfg)
+        .args(["--route", &format!("{a},{b}"), "--to", REDIS, "--yes"])
+        .code(OK);
+    let got = lengths(&mut redis).await;
+    let _: () = redis::cmd("DEL")
+        .arg(&a)
+        .arg(&b)
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    assert_eq!(got, (3, 2), "each route's events in its own stream");
+}
