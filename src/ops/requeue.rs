@@ -381,11 +381,12 @@ impl FailedRows {
         // a route no relay of this configuration serves: a typo selects nothing, and requeued
         // rows of it would wait for relays of another configuration
         let unserved = (sel.route.as_deref()).and_then(|r| config.route_unconfigured(r));
-        if let Some(why) = unserved.filter(|_| picked.ids.is_empty() || action == Action::Requeue) {
-            picked.warnings.push(match action {
-                Action::Requeue => format!("{why}: requeued rows wait for a relay that serves it"),
-                Action::Discard => why,
-            });
+        match unserved {
+            Some(why) if picked.ids.is_empty() => picked.warnings.push(why),
+            Some(why) if action == Action::Requeue => picked
+                .warnings
+                .push(format!("{why}: requeued rows wait for a relay that serves it")),
+            _ => {}
         }
         Ok((Self { outboxes }, picked))
     }
