@@ -383,9 +383,9 @@ impl FailedRows {
         let unserved = (sel.route.as_deref()).and_then(|r| config.route_unconfigured(r));
         match unserved {
             Some(why) if picked.ids.is_empty() => picked.warnings.push(why),
-            Some(why) if action == Action::Requeue => picked
-                .warnings
-                .push(format!("{why}: requeued rows wait for a relay that serves it")),
+            Some(why) if action == Action::Requeue => picked.warnings.push(format!(
+                "{why}: requeued rows wait for a relay that serves it"
+            )),
             _ => {}
         }
         Ok((Self { outboxes }, picked))
