@@ -190,6 +190,11 @@ impl MigrationPlan {
             ));
             for stmt in &step.statements {
                 out.push_str(&stmt.to_string());
+                // each SQL statement ends, so that psql does not read the next one into it
+                let sql = step.kind != StepKind::Mongo;
+                if sql && !stmt.sql.trim_end().ends_with(';') {
+                    out.push(';');
+                }
                 out.push('\n');
             }
             out.push('\n');

@@ -605,3 +605,72 @@ async fn a_delivery_log_without_days_gets_them_from_the_next_migrate() {
         "a log with days is left as it is"
     );
 }
+
+/// What `migrate --dry-run` prints is the migration: run by psql (each statement on its own,
+/// stopping at the first error), it leaves nothing for `migrate --check` to miss. With every
+/// part (strict order's claim function, the mark function, a delivery log and its partitions'
+/// indexes, the checkpoint), so the plan has steps of each kind. The functions' statements
+/// once ended without `;` and psql read the next one into them.
+#[tokio::test]
+async fn the_dry_run_plan_run_by_psql_is_the_migration() {
+    let (schema, _conn) = PgSchema::absent(test_name!()).await;
+    let (log, checkpoint) = (schema.rel("outbox_delivered"), schema.rel("hlc_checkpoint"));
+    // retain: both functions; consume: the claim function and a partitioned delivery log
+    let cases: [(&str, &[&str]); 2] = [
+        ("kept", &["--hlc-checkpoint", &checkpoint]),
+        (
+            "consumed",
+            &["--storage", "consume", "--delivery-log", &log],
+        ),
+    ];
+    for (table, parts) in cases {
+        let migrate = |more: &str| {
+            ob(["migrate", more, "--key-order", "strict"])
+                .pg(&schema.rel(table))
+                .args(parts)
+                .run()
+        };
+        let plan = migrate("--dry-run");
+        assert_eq!(plan.code, OK, "{plan:?}");
+        assert!(
+            plan.stdout.contains("$outboxctl$"),
+            "{table}: a function: {plan:?}"
+        );
+        let psql = psql(&plan.stdout);
+        assert!(
+            psql.status.success(),
+            "{table}: psql: {}\n{}",
+            String::from_utf8_lossy(&psql.stderr),
+            plan.stdout
+        );
+        let check = migrate("--check");
+        assert_eq!(
+            check.code, OK,
+            "{table}: after the plan, nothing is missing: {check:?}"
+        );
+    }
+}
+
+/// psql running `script` from its standard input, stopping at the first error.
+fn psql(script: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("psql")
+        .args([
+            &crate::common::pg_url(),
+            "-X",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+        ])
+        .args(["-f", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("psql runs (Debian's postgresql-client)");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(script.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
