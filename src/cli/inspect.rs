@@ -1,7 +1,5 @@
 //! `outboxctl inspect [summary] | pending | failed | event ID`: what is stuck and why.
 
-use std::io::IsTerminal;
-
 use clap::{Args, Subcommand};
 use uuid::Uuid;
 
@@ -124,7 +122,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<()> {
         }
         InspectCommand::Pending(l) => {
             let rows = inspector.rows(ListStatus::Pending, &(&l).into()).await?;
-            print_rows(ctx, &rows);
+            print_rows(ctx, &rows, l.limit);
         }
         InspectCommand::Failed(f) if f.group => {
             let groups = inspector
@@ -136,7 +134,7 @@ pub async fn run(ctx: &Ctx, mut args: InspectArgs) -> anyhow::Result<()> {
             let rows = inspector
                 .rows(ListStatus::Failed, &(&f.list).into())
                 .await?;
-            print_rows(ctx, &rows);
+            print_rows(ctx, &rows, f.list.limit);
         }
         InspectCommand::Blocked { limit } => print_blocked(ctx, &inspector.blocked(limit).await?),
         InspectCommand::Event { event_id } => print_event(ctx, &inspector.event(event_id).await?),
@@ -258,7 +256,8 @@ fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
 
 const SECONDS: &str = "%Y-%m-%d %H:%M:%S";
 
-pub fn print_rows(ctx: &Ctx, rows: &[RowView]) {
+/// The rows of a page of `limit`; a full page says how to ask for the next.
+pub fn print_rows(ctx: &Ctx, rows: &[RowView], limit: u32) {
     let header = "id,event id,route,type,tenant,key,attempts,available at,created at,last error";
     let listed = ctx.out.list(rows, "no rows", header, |r| {
         vec![
@@ -274,7 +273,7 @@ pub fn print_rows(ctx: &Ctx, rows: &[RowView]) {
             error_cell(r.last_error.as_deref()),
         ]
     });
-    if listed && (rows.len() > 1 || std::io::stdout().is_terminal()) {
+    if listed && rows.len() >= limit as usize {
         let last = rows.last().expect("not empty").id;
         ctx.out.note(&format!("next page: --after {last}"));
     }

@@ -49,6 +49,16 @@ async fn inspect_lists_with_filters_and_keyset_pages() {
     );
     let page1 = ids(&r);
     assert_eq!(page1.len(), 2);
+    // as a table, a full page says how to ask for the next one; the last page (short) does not
+    let table = |more: &[&str]| {
+        let args = [&["--route", "a"][..], more].concat();
+        cmd(&schema, &args, &["inspect", "pending"])
+    };
+    let r = table(&["--limit", "2"]);
+    let next = format!("next page: --after {}", page1[1]);
+    assert!(r.stderr.contains(&next), "{r:?}");
+    let r = table(&["--limit", "10", "--after", &page1[1]]);
+    assert!(!r.stderr.contains("next page"), "{r:?}");
     let r = cmd(
         &schema,
         &[
