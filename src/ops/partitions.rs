@@ -147,7 +147,7 @@ impl Listing {
 
 /// What adding one day came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum DayResult {
     Added,
     /// `--dry-run`: it would be added.

@@ -323,6 +323,10 @@ async fn add_ahead_dry_run_says_which_days_and_adds_none() {
         (true.into(), 2.into()),
         "{v}"
     );
+    let would: Vec<&serde_json::Value> = (v["days"].as_array().unwrap().iter())
+        .filter(|d| d["result"] == "would_add")
+        .collect();
+    assert_eq!(would.len(), 2, "each day to add, as JSON names it: {v}");
     assert_eq!(bounds(&mut conn, &log).await, before, "nothing attached");
     let r = parts(&schema, &log, &["add-ahead", "--days", "9"]);
     assert!(
