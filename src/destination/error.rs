@@ -106,4 +106,18 @@ impl DestinationError {
             source: Box::new(self),
         }
     }
+
+    /// An error the relay names by a route's `to:` key (`relay.routes.ROUTE.to: …`), named by
+    /// the flag that gave the URL instead (`--to`): the operator wrote no such key.
+    pub fn given_by(self, route: &str, flag: &str) -> Self {
+        match self {
+            Self::Route { key, source } if key == format!("relay.routes.{route}.to") => {
+                Self::Route {
+                    key: flag.to_owned(),
+                    source,
+                }
+            }
+            other => other,
+        }
+    }
 }

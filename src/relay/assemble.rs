@@ -53,6 +53,11 @@ pub fn route_destinations(
             "no routes to relay: pass --route NAME (with --to URL, default stdout) or configure relay.routes",
         ));
     }
+    if names.iter().any(|n| n.trim().is_empty()) {
+        return Err(Error::Usage(
+            "--route must not be empty: name a route, or several separated by commas".into(),
+        ));
+    }
     // a name the configuration lacks (a typo, another --config) would go to stdout, consumed
     // there: with routes configured, only --to says where it goes
     if let Some(why) = (names.iter())
@@ -71,8 +76,7 @@ pub fn route_destinations(
                 .cloned()
                 .unwrap_or_else(|| Route::new(DestinationUrl::Stdout));
             if let Some(to) = to {
-                let key = format!("relay.routes.{name}.to");
-                let url = crate::config::destination_url(&key, to, &crate::config::process_env)?;
+                let url = crate::config::destination_url("--to", to, &crate::config::process_env)?;
                 dest.to = url.into();
                 crate::destination::keep_options_of_its_kind(&mut dest);
             }
@@ -176,11 +180,12 @@ pub async fn assemble_on(
         &request.routes,
         request.to.as_ref().map(crate::dburl::SecretText::expose),
     )?;
+    let to_flag = request.to.is_some();
     let planned = routes
         .iter()
         .map(|(route, dest)| {
             Ok::<_, Error>((
-                destination::plan(route, dest)?,
+                destination::plan(route, dest).map_err(|e| given_by(e, route, to_flag))?,
                 destination::plan_dead_letter(route, dest)?,
             ))
         })
@@ -211,6 +216,7 @@ pub async fn assemble_on(
         routes: &routes,
         tenants: &tenants,
         looping: request.looping,
+        to_flag,
     };
     // The database first: a pooler that cannot hold a transaction, or a server that does not
     // answer, stops the relay before any broker is contacted. Then one store per lane.
@@ -339,6 +345,8 @@ struct LaneBuild<'a> {
     routes: &'a [(String, Route)],
     tenants: &'a [Option<uuid::Uuid>],
     looping: bool,
+    /// Every route's `to:` is `--to`'s: errors name the flag.
+    to_flag: bool,
 }
 
 impl LaneBuild<'_> {
@@ -358,8 +366,9 @@ impl LaneBuild<'_> {
             self.routes.iter().zip(planned)
         {
             let (shown, identity) = (spec.shown(), spec.identity());
-            let (sink, mut warnings) =
-                destination::connect(route, spec, &stdout_lock, build_ctx).await?;
+            let (sink, mut warnings) = destination::connect(route, spec, &stdout_lock, build_ctx)
+                .await
+                .map_err(|e| given_by(e, route, self.to_flag))?;
             warnings.splice(0..0, planned_warnings);
             let dead_letter = match dead_letter {
                 None => None,
@@ -424,5 +433,13 @@ impl LaneBuild<'_> {
             }
         }
         Ok(lanes)
+    }
+}
+
+/// A destination's error named by `--to` when the flag gave every route's URL.
+fn given_by(e: destination::DestinationError, route: &str, to_flag: bool) -> Error {
+    match to_flag {
+        true => e.given_by(route, "--to").into(),
+        false => e.into(),
     }
 }

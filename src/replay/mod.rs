@@ -403,16 +403,7 @@ impl Destinations {
 /// A destination error as the relay words it (`relay.routes.ROUTE.to: …`), named by the flag
 /// that gave the URL instead.
 fn as_flag(e: DestinationError, route: &str, flag: &str) -> Error {
-    match e {
-        DestinationError::Route { key, source } if key == format!("relay.routes.{route}.to") => {
-            DestinationError::Route {
-                key: flag.to_owned(),
-                source,
-            }
-        }
-        other => other,
-    }
-    .into()
+    e.given_by(route, flag).into()
 }
 
 /// Why a replay stopped before its end, with what it had done.

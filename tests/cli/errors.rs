@@ -287,4 +287,30 @@ fn relay_refuses_a_route_the_configuration_lacks_unless_told_where() {
         .config(&cfg)
         .run();
     assert_eq!(r.code, CONNECT, "--to says where: {r:?}");
+    // an empty name (a variable not set in a script) is no route, refused before any I/O
+    for routes in ["", "orders,"] {
+        let r = ob(["relay", "--once", "--route", routes, "--to", "stdout"])
+            .args(["--database-url", url])
+            .config(&cfg)
+            .run();
+        assert_eq!(r.code, ERROR, "{routes:?}: {r:?}");
+        assert!(r.stderr.contains("--route must not be empty"), "{r:?}");
+    }
+}
+
+/// A destination `--to` gave is named `--to` in its errors, not a `relay.routes` key the
+/// operator never wrote: here before any I/O, the URL itself being wrong (once connected:
+/// `relay_pg::cli`).
+#[test]
+fn relay_names_to_in_the_errors_of_its_destination() {
+    let url = "postgres://app:Pw1234@127.0.0.1:1/app";
+    let r = ob(["relay", "--once", "--route", "orders", "--to", "bogus://x"])
+        .args(["--database-url", url])
+        .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("--to: destination \"bogus://x\" is not supported"),
+        "{r:?}"
+    );
 }

@@ -301,7 +301,7 @@ async fn hlc_order_nulls_last_and_headers() {
 }
 
 /// `--to` points a configured route elsewhere: the options of the destination it had (a NATS
-/// subject, a timeout) do not follow it to one that takes none.
+/// subject, a timeout) do not follow it to one that takes none, and its errors name `--to`.
 #[tokio::test]
 async fn to_points_a_configured_route_elsewhere_without_its_options() {
     let test = test_name!();
@@ -314,6 +314,13 @@ async fn to_points_a_configured_route_elsewhere_without_its_options() {
     let r = relay_once(&schema, "stdout", &["--config", &cfg]);
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(r.stdout.lines().count(), 2, "both rows on stdout: {r:?}");
+    // a destination --to gave that cannot be opened is named by the flag, not by the route's key
+    let r = relay_once(&schema, "file:/nonexistent/x.jsonl", &["--config", &cfg]);
+    assert_ne!(r.code, OK, "{r:?}");
+    assert!(
+        r.stderr.contains("--to: cannot open /nonexistent/x.jsonl"),
+        "{r:?}"
+    );
 }
 
 #[tokio::test]
