@@ -123,6 +123,13 @@ impl Answers {
     /// parsed name, so a quoted one stays quoted; an outbox name that does not parse is left
     /// for [`Answers::write`] to refuse.
     pub fn name_optional_tables(&mut self, hlc_checkpoint: bool, delivery_log: bool) {
+        let (hlc, log) = self.optional_names();
+        self.hlc_checkpoint = hlc.filter(|_| hlc_checkpoint);
+        self.delivery_log = log.filter(|_| delivery_log);
+    }
+
+    /// The names of the checkpoint and (PostgreSQL) the delivery log beside the outbox.
+    fn optional_names(&self) -> (Option<String>, Option<String>) {
         let relation = (self.backend == Backend::Postgres)
             .then(|| RelationSpec::parse("outbox relation", &self.outbox).ok())
             .flatten();
@@ -131,7 +138,7 @@ impl Answers {
             let table = Ident::new("hlc_checkpoint", "hlc_checkpoint").ok()?;
             Some(QualifiedName::new(schema, table).to_string())
         };
-        let (hlc, log) = match &relation {
+        match &relation {
             Some(r) => (
                 checkpoint(r.fixed_schema().unwrap_or("app")),
                 Some(r.with_table_suffix("_delivered").sql_text()),
@@ -140,16 +147,14 @@ impl Answers {
                 let db = self.outbox.split_once('.').map_or("app", |(d, _)| d);
                 (Some(format!("{db}.hlc_checkpoint")), None)
             }
-        };
-        self.hlc_checkpoint = hlc.filter(|_| hlc_checkpoint);
-        self.delivery_log = log.filter(|_| delivery_log);
+        }
     }
 
     /// The file's text: every key commented, the chosen values set.
     pub fn render(&self) -> String {
         let a = self;
         let mut out = String::from(
-            "# outboxctl configuration (written by `outboxctl init`). See README.md for every key.\n\
+            "# outboxctl configuration (written by `outboxctl init`). See docs/configuration.md for every key.\n\
              # Precedence: flag > environment (OUTBOXCTL_*) > this file > default.\n",
         );
         out.push_str(&format!(
@@ -170,16 +175,23 @@ impl Answers {
             "  hlc_ordering: {}            # claim in Hybrid Logical Clock order\n  propagate_trace: {}         # store and forward W3C traceparent\n",
             a.hlc_ordering, a.propagate_trace
         ));
-        out.push_str(&match &a.delivery_log {
-            Some(l) => format!(
+        // the tables not chosen are shown as they would be named, beside the outbox
+        let (hlc, log) = a.optional_names();
+        out.push_str(&match (&a.delivery_log, log) {
+            (Some(l), _) => format!(
                 "  delivery_log: {}   # consume storage: what went out, partitioned by day\n",
                 yaml_str(l)
             ),
-            None => "  # delivery_log: app.outbox_delivered   # consume storage only\n".into(),
+            (None, Some(l)) => format!(
+                "  # delivery_log: {}   # consume storage only\n",
+                yaml_str(&l)
+            ),
+            (None, None) => String::new(),
         });
-        out.push_str(&match &a.hlc_checkpoint {
-            Some(c) => format!("  hlc_checkpoint: {}\n", yaml_str(c)),
-            None => "  # hlc_checkpoint: app.hlc_checkpoint\n".into(),
+        out.push_str(&match (&a.hlc_checkpoint, hlc) {
+            (Some(c), _) => format!("  hlc_checkpoint: {}\n", yaml_str(c)),
+            (None, Some(c)) => format!("  # hlc_checkpoint: {}\n", yaml_str(&c)),
+            (None, None) => String::new(),
         });
         out.push_str("  # tenant_aware: false\n  # tenants: []\n");
         if a.storage == Storage::Consume {
@@ -305,6 +317,23 @@ mod tests {
         assert_eq!(a.database_url, "postgres://app:s3cret@db/app");
         a.set_url(&c, "postgres://app:other@db/app".into()).unwrap();
         assert_eq!(a.database_url, "postgres://app:other@db/app");
+    }
+
+    /// The tables not chosen are still shown, commented, as they would be named beside the
+    /// outbox (they once read `app.…` whatever the outbox's schema).
+    #[test]
+    fn the_tables_not_chosen_are_suggested_beside_the_outbox() {
+        let mut a = Answers::of(&resolved(FileConfig::default()), None);
+        a.outbox = r#"billing."Order-Events""#.into();
+        a.name_optional_tables(false, false);
+        let text = a.render();
+        assert!(!text.contains("app."), "{text}");
+        for line in [
+            r#"  # delivery_log: "billing.\"Order-Events_delivered\"""#,
+            r#"  # hlc_checkpoint: "billing.hlc_checkpoint""#,
+        ] {
+            assert!(text.contains(line), "{line}: {text}");
+        }
     }
 
     /// Names that need quotes keep them through the file, the optional tables are named from
