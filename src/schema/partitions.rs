@@ -212,9 +212,11 @@ impl std::fmt::Display for Finding {
                 f,
                 "the default partition holds {rows} row(s): days are missing; run `outboxctl partitions check --fix`"
             ),
+            // add-ahead --days N attaches today and N days after it
             Finding::FewDaysAhead { attached, wanted } => write!(
                 f,
-                "only {attached} day(s) from today are attached, fewer than {wanted}; run `outboxctl partitions add-ahead`"
+                "only {attached} day(s) from today are attached, fewer than {wanted}; run `outboxctl partitions add-ahead --days {}`",
+                wanted.saturating_sub(1)
             ),
             Finding::Unattached { partition } => write!(
                 f,

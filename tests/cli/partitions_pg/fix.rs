@@ -96,6 +96,13 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
     let r = parts(&schema, &log, &["check", "--min-ahead", "20"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains("only 8 day(s)"), "{r:?}");
+    // the command it names is the one that mends it
+    let fix = "run `outboxctl partitions add-ahead --days 19`";
+    assert!(r.stdout.contains(fix), "{r:?}");
+    let r = parts(&schema, &log, &["add-ahead", "--days", "19"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let r = parts(&schema, &log, &["check", "--min-ahead", "20"]);
+    assert_eq!(r.code, OK, "{r:?}");
 }
 
 /// Moving rows names the columns: a default partition attached with another column order
