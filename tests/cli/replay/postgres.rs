@@ -572,31 +572,26 @@ async fn replayed_to_a_broker_each_route_keeps_its_own_channel() {
         .get_multiplexed_async_connection()
         .await
         .unwrap();
-    let lengths = async |redis: &mut redis::aio::MultiplexedConnection| -> (i64, i64) {
-        let len = async |redis: &mut redis::aio::MultiplexedConnection, key: &str| {
-            redis::cmd("XLEN")
-                .arg(key)
-                .query_async(redis)
-                .await
-                .unwrap()
-        };
-        (len(redis, &a).await, len(redis, &b).await)
+    // the two streams' lengths, and then they are emptied (a failed run leaves its entries)
+    let lengths_then_empty = async |redis: &mut redis::aio::MultiplexedConnection| {
+        let got: (i64, i64, (), ()) = redis::pipe()
+            .cmd("XLEN")
+            .arg(&a)
+            .cmd("XLEN")
+            .arg(&b)
+            .cmd("DEL")
+            .arg(&a)
+            .cmd("DEL")
+            .arg(&b)
+            .query_async(redis)
+            .await
+            .unwrap();
+        (got.0, got.1)
     };
-    let _: () = redis::cmd("DEL")
-        .arg(&a)
-        .arg(&b)
-        .query_async(&mut redis)
-        .await
-        .unwrap();
+    lengths_then_empty(&mut redis).await;
     replay(&schema, &cfg)
         .args(["--route", &format!("{a},{b}"), "--to", REDIS, "--yes"])
         .code(OK);
-    let got = lengths(&mut redis).await;
-    let _: () = redis::cmd("DEL")
-        .arg(&a)
-        .arg(&b)
-        .query_async(&mut redis)
-        .await
-        .unwrap();
+    let got = lengths_then_empty(&mut redis).await;
     assert_eq!(got, (3, 2), "each route's events in its own stream");
 }
