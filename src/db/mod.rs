@@ -156,6 +156,11 @@ pub async fn connect_mongo(
         Ok(Ok(o)) => o,
     };
     options.app_name = Some("outboxctl".into());
+    // What outboxctl reads it (or a relay) has just written: a claim read back by its token,
+    // strict order's check of earlier documents, a requeue's selection. A secondary's copy
+    // lags, so the primary answers whatever the URL's readPreference asks.
+    let primary = mongodb::options::ReadPreference::Primary;
+    options.selection_criteria = Some(mongodb::options::SelectionCriteria::ReadPreference(primary));
     options.server_selection_timeout = Some(timeout);
     options.connect_timeout = Some(timeout);
     let client = mongodb::Client::with_options(options).map_err(|e| DbError::BadUrl {

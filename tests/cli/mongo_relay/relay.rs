@@ -530,3 +530,30 @@ async fn a_claim_cut_short_after_its_update_leaves_nothing_processing() {
         .collect();
     assert_eq!(statuses, ["pending"; 3], "the claim's documents went back");
 }
+
+/// The relay reads from the primary whatever the URL's `readPreference` asks: its claim read
+/// back from a secondary could miss the documents it just claimed (left processing until
+/// reclaim), and strict order would judge from a lagging copy. On this one-node replica set a
+/// URL asking for secondaries once failed every pass (no secondary to read from).
+#[tokio::test]
+async fn a_url_asking_for_secondaries_still_claims_from_the_primary() {
+    let db = setup(test_name!(), &[]).await;
+    emit(&db, 10, None, &[]);
+    let base = mongo_url();
+    let join = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{join}readPreference=secondary");
+    let r = ob([
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--to",
+        "file:/dev/null",
+    ])
+    .args(["--connect-timeout", "2s", "--database-url", &url])
+    .args(["--collection", &format!("{}.outbox", db.name)])
+    .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    let left = docs(&db, doc! { "status": { "$ne": "published" } }).await;
+    assert!(left.is_empty(), "{left:?}");
+}
