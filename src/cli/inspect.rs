@@ -78,7 +78,7 @@ pub struct FailedArgs {
     pub list: ListArgs,
     /// Group the rows by a fingerprint of their last error (numbers, ids, addresses, durations
     /// and quoted text masked), most rows first; its id serves `requeue`/`discard --group`
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["limit", "after"])]
     pub group: bool,
     /// With --group: also rows waiting for a retry, not only parked ones
     #[arg(long, requires = "group")]

@@ -346,3 +346,20 @@ fn debug_never_shows_a_password() {
         assert!(text.contains("****"), "masked, not dropped: {text}");
     }
 }
+
+/// `inspect failed --group` shows every group: the flags that page rows are refused beside it
+/// rather than ignored (a `--limit 1` once still listed every group).
+#[test]
+fn inspect_failed_group_refuses_the_paging_flags() {
+    let url = "postgres://app:Pw1234@127.0.0.1:1/app";
+    for paging in [
+        &["--limit", "1"][..],
+        &["--after", "0190c4e2-8a6c-7e4a-9b1e-000000000001"],
+    ] {
+        let r = ob(["inspect", "failed", "--group", "--database-url", url])
+            .args(paging)
+            .run();
+        assert_eq!(r.code, ERROR, "{paging:?}: {r:?}");
+        assert!(r.stderr.contains("cannot be used with"), "{r:?}");
+    }
+}
