@@ -108,6 +108,10 @@ pub struct PassReport {
     /// not the route's failure (no backoff); the relay probes the database instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database_away: Option<String>,
+    /// The pass failed as not fitting the database (a missing table or column, a privilege
+    /// not granted): the setup's fault, which another pass does not mend.
+    #[serde(skip)]
+    pub unfit: bool,
     /// Rows published to the route's dead-letter destination, then parked.
     #[serde(skip_serializing_if = "is_zero")]
     pub dead_lettered: usize,
@@ -204,6 +208,7 @@ pub async fn run_pass<S: RelayStore>(
         None => report.committed = true,
         Some(e) => {
             report.error = Some(e.to_string());
+            report.unfit = e.fault == Fault::Definition;
             if e.connection_lost() {
                 report.database_away = Some(e.to_string());
             }

@@ -52,6 +52,9 @@ pub struct RouteStats {
     pub lag: LagHistogram,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// A pass failed as not fitting the database ([`PassReport::unfit`]): its error.
+    #[serde(skip)]
+    pub unfit: Option<String>,
     /// The route's destination was away: why (its rows stayed pending, no attempt counted).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub destination_down: Option<String>,
@@ -96,6 +99,9 @@ impl RouteStats {
         if !r.committed {
             self.failed_passes += 1;
             self.last_error.clone_from(&r.error);
+            if r.unfit {
+                self.unfit.clone_from(&r.error);
+            }
         }
         // the destination's state after the latest pass
         self.destination_down.clone_from(&r.down);
@@ -113,6 +119,9 @@ impl RouteStats {
         self.lag.merge(&other.lag);
         if other.last_error.is_some() {
             self.last_error.clone_from(&other.last_error);
+        }
+        if other.unfit.is_some() {
+            self.unfit.clone_from(&other.unfit);
         }
         if other.destination_down.is_some() {
             self.destination_down.clone_from(&other.destination_down);

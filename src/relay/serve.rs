@@ -164,8 +164,15 @@ pub async fn once(
 }
 
 /// A drain's outcome as a check: failed when a route had failed rows, failed passes or its
-/// destination down (each route named once; the summary says which and why).
+/// destination down (each route named once; the summary says which and why). A pass that
+/// failed as not fitting the database (a missing table, a privilege) is the setup's error
+/// instead, as it is for every other command.
 pub fn once_verdict(stats: &[RouteStats]) -> Result<(), Error> {
+    if let Some((route, e)) = (stats.iter()).find_map(|s| Some((&s.route, s.unfit.as_ref()?))) {
+        return Err(Error::SchemaMissing(format!(
+            "relay --once: route {route}: {e}; run `outboxctl migrate`, or check the relation and the role's grants"
+        )));
+    }
     let mut troubled: Vec<&str> = (stats.iter())
         .filter(|s| s.failed_passes > 0 || s.failed > 0 || s.destination_down.is_some())
         .map(|s| s.route.as_str())

@@ -151,3 +151,14 @@ async fn to_stdout_the_summary_is_a_message_on_stderr() {
         }
     }
 }
+
+/// `relay --once` on an outbox table that is not there (no `migrate` yet, a wrong relation)
+/// exits 2 with what to do, as every other command does, not 1 as a pass that failed by chance.
+#[tokio::test]
+async fn relay_once_on_a_missing_table_is_a_setup_error() {
+    let (schema, _conn) = PgSchema::absent(test_name!()).await;
+    let r = relay_once(&schema, "file:/dev/null", &[]);
+    assert_eq!(r.code, crate::common::ERROR, "{r:?}");
+    let said = ["route orders:", "does not exist", "run `outboxctl migrate`"];
+    assert!(said.iter().all(|s| r.stderr.contains(s)), "{r:?}");
+}
