@@ -87,6 +87,16 @@ pub(super) fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut Mi
     }
 }
 
+/// How a partition's event index comes to be before it is attached.
+enum Build {
+    /// A valid one is there.
+    Have,
+    /// An invalid one, left by a build cut short, is rebuilt.
+    Rebuild,
+    /// None is there: one is built.
+    Create,
+}
+
 /// Each partition's event index built without blocking writes (unless it has one; an invalid
 /// one, left by a build cut short, rebuilt) and attached to the log's `event_idx`.
 fn attach_partitions(
@@ -97,7 +107,7 @@ fn attach_partitions(
 ) {
     let parent = format!("{}.{}", log.schema.name(), event_idx.name());
     for p in &table.partitions {
-        let child = match (&p.event_index, &p.attached_to) {
+        let (name, build) = match (&p.event_index, &p.attached_to) {
             (Some(_), Some(to)) if to == event_idx.name() => continue,
             (Some(index), Some(to)) => {
                 plan.problem(
@@ -106,36 +116,17 @@ fn attach_partitions(
                 );
                 continue;
             }
-            (Some(index), None) => Ident::new("index", index),
+            (Some(index), None) => (Ident::new("index", index), Build::Have),
             (None, _) => match &p.leftover {
-                Some(leftover) => Ident::new("index", leftover).inspect(|child| {
-                    let at = QualifiedName::new(p.name.schema.clone(), child.clone());
-                    plan.step(
-                        format!(
-                            "rebuild invalid index {} (left by an interrupted concurrent build)",
-                            at.plain()
-                        ),
-                        StepKind::Concurrent,
-                        vec![Statement::new(format!("REINDEX INDEX CONCURRENTLY {at};"))],
-                    );
-                }),
-                None => (p.name.name)
-                    .with_suffix("partition index", "_event_idx")
-                    .inspect(|child| {
-                        let at = QualifiedName::new(p.name.schema.clone(), child.clone());
-                        plan.step(
-                            format!("create index {} without blocking writes", at.plain()),
-                            StepKind::Concurrent,
-                            vec![Statement::new(format!(
-                                "CREATE INDEX CONCURRENTLY {child} ON {} (event_id);",
-                                p.name
-                            ))],
-                        );
-                    }),
+                Some(leftover) => (Ident::new("index", leftover), Build::Rebuild),
+                None => (
+                    (p.name.name).with_suffix("partition index", "_event_idx"),
+                    Build::Create,
+                ),
             },
         };
-        let child = match child {
-            Ok(child) => QualifiedName::new(p.name.schema.clone(), child),
+        let child = match name {
+            Ok(name) => QualifiedName::new(p.name.schema.clone(), name),
             Err(e) => {
                 plan.problem(
                     p.name.plain(),
@@ -144,6 +135,26 @@ fn attach_partitions(
                 continue;
             }
         };
+        let built = match build {
+            Build::Have => None,
+            Build::Rebuild => Some((
+                format!(
+                    "rebuild invalid index {} (left by an interrupted concurrent build)",
+                    child.plain()
+                ),
+                format!("REINDEX INDEX CONCURRENTLY {child};"),
+            )),
+            Build::Create => Some((
+                format!("create index {} without blocking writes", child.plain()),
+                format!(
+                    "CREATE INDEX CONCURRENTLY {} ON {} (event_id);",
+                    child.name, p.name
+                ),
+            )),
+        };
+        if let Some((summary, sql)) = built {
+            plan.step(summary, StepKind::Concurrent, vec![Statement::new(sql)]);
+        }
         plan.step(
             format!("attach index {} to {parent}", child.plain()),
             StepKind::ShortLock,
