@@ -99,7 +99,9 @@ impl TableChunk<'_> {
             return Ok(());
         }
         let began = trace.now();
-        let inserted = (store.insert_sink(self.table, &msgs, Utc::now(), self.guarded)).await;
+        let inserted = store
+            .insert_sink(self.table, &msgs, Utc::now(), self.guarded)
+            .await;
         if let Some(began) = began {
             let error = inserted.as_ref().err().map(ToString::to_string);
             let error = error.as_deref().map(|e| ("database", e));

@@ -542,17 +542,10 @@ async fn a_url_asking_for_secondaries_still_claims_from_the_primary() {
     let base = mongo_url();
     let join = if base.contains('?') { '&' } else { '?' };
     let url = format!("{base}{join}readPreference=secondary");
-    let r = ob([
-        "relay",
-        "--once",
-        "--route",
-        "orders",
-        "--to",
-        "file:/dev/null",
-    ])
-    .args(["--connect-timeout", "2s", "--database-url", &url])
-    .args(["--collection", &format!("{}.outbox", db.name)])
-    .run();
+    let r = ob(RELAY_TO_NOWHERE)
+        .args(["--connect-timeout", "2s", "--database-url", &url])
+        .args(["--collection", &format!("{}.outbox", db.name)])
+        .run();
     assert_eq!(r.code, OK, "{r:?}");
     let left = docs(&db, doc! { "status": { "$ne": "published" } }).await;
     assert!(left.is_empty(), "{left:?}");

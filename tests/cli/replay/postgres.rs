@@ -362,17 +362,10 @@ async fn consume_storage_says_what_keeps_events_and_looks_ids_up_in_the_delivery
     .fetch_all(&mut conn)
     .await
     .unwrap();
-    ob([
-        "relay",
-        "--once",
-        "--route",
-        "orders",
-        "--to",
-        "file:/dev/null",
-    ])
-    .pg(&t)
-    .args(consume)
-    .code(OK);
+    ob(crate::common::RELAY_TO_NOWHERE)
+        .pg(&t)
+        .args(consume)
+        .code(OK);
     let r = ob(["replay", "--route", "orders", "--to", "stdout"])
         .pg(&t)
         .args(consume)
