@@ -681,6 +681,13 @@ impl Config {
             )
         })
     }
+
+    /// [`Config::route_unconfigured`] as a warning beside what was done with the route anyway
+    /// (staged, inspected): relays of another configuration may serve it.
+    pub fn route_unserved(&self, route: &str) -> Option<String> {
+        let why = self.route_unconfigured(route)?;
+        Some(format!("{why}: no relay of this configuration serves it"))
+    }
 }
 
 #[cfg(test)]

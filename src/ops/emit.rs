@@ -203,9 +203,7 @@ impl Emit {
         let staged = events.iter().filter(|s| s.inserted).count();
         // a typo of a route stages rows nothing claims: staged all the same (relays of another
         // configuration may serve it), and said
-        let warnings = (config.route_unconfigured(&self.route).into_iter())
-            .map(|why| format!("{why}: no relay of this configuration serves it"))
-            .collect();
+        let warnings = config.route_unserved(&self.route).into_iter().collect();
         Ok(EmitReport {
             staged,
             deduplicated: events.len() - staged,

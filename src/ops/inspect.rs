@@ -130,9 +130,7 @@ impl Inspector {
     /// What the operator should hear beside the answer: the route asked for is not one this
     /// configuration serves (a typo reads as an empty outbox).
     pub fn warning(&self) -> Option<String> {
-        let route = self.route.as_deref()?;
-        let why = self.config.route_unconfigured(route)?;
-        Some(format!("{why}: no relay of this configuration serves it"))
+        self.config.route_unserved(self.route.as_deref()?)
     }
 
     /// Per route (and tenant): counts, ages, attempts and deliveries, and the pause that holds
