@@ -170,7 +170,6 @@ pub async fn run_pass<S: RelayStore>(
     };
     // log lines of the pass carry its trace and span ids (while tracing)
     let log = flow.trace.log_span();
-    let stop = options.stop.clone();
     // Under consume a `postgres-table:` destination's insert waits for the `COMMIT`, and a row
     // the table refuses rolls back the whole pass, which the next pass would claim again, for
     // ever. So the pass runs once more, carefully (`engine_table`): the refused row gets its
@@ -187,7 +186,7 @@ pub async fn run_pass<S: RelayStore>(
             target,
             sink,
             settings,
-            options.clone(),
+            &options,
             &mut report,
             &mut flow,
         )
@@ -222,7 +221,7 @@ pub async fn run_pass<S: RelayStore>(
         report.failed = 0;
     }
     // a stopping relay asks no more of a destination: the drain's time is for marks
-    let stopping = stop.as_ref().is_some_and(StopWatch::is_stopped);
+    let stopping = options.stop.as_ref().is_some_and(StopWatch::is_stopped);
     if let (true, None, Sink::Publisher(p), false) =
         (flow.probe_after, &report.down, sink, stopping)
     {
@@ -261,7 +260,7 @@ async fn pass_body<S: RelayStore>(
     target: &PassTarget,
     sink: &Sink,
     settings: &RelaySettings,
-    options: PassOptions,
+    options: &PassOptions,
     report: &mut PassReport,
     flow: &mut Flow,
 ) -> Result<(), StoreError> {
