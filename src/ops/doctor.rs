@@ -412,15 +412,11 @@ async fn delivery_log_checks(
         None => None,
     };
     // a delivery looked up by event id (replay, an operator's query) reads every day without it
-    let indexes = crate::schema::postgres::table_facts(conn, log)
+    let indexed = crate::schema::postgres::table_facts(conn, log)
         .await
         .map_err(|e| Error::pg(format!("reading {}", log.plain()), e))?
-        .map(|t| t.indexes)
-        .unwrap_or_default();
-    if !indexes
-        .iter()
-        .any(|i| i.using == crate::schema::plan::LOG_EVENT_USING && i.valid)
-    {
+        .is_some_and(|t| t.has_log_event_index());
+    if !indexed {
         report.add(
             "log event index",
             Level::Warn,

@@ -91,6 +91,12 @@ impl TableFacts {
         self.columns.iter().find(|c| c.name == name)
     }
 
+    /// A valid index of the delivery log's on `(event_id)` ([`LOG_EVENT_USING`]), whatever its
+    /// name.
+    pub fn has_log_event_index(&self) -> bool {
+        (self.indexes.iter()).any(|i| i.using == LOG_EVENT_USING && i.valid)
+    }
+
     fn has_index_on(&self, columns: &[&str], unique: bool, primary: bool) -> bool {
         self.indexes.iter().any(|i| {
             i.columns == columns && (!unique || i.unique) && (!primary || i.primary) && i.valid

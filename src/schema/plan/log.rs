@@ -56,10 +56,7 @@ pub(super) fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut Mi
                 );
             }
         }
-        None if table
-            .indexes
-            .iter()
-            .any(|i| i.using == LOG_EVENT_USING && i.valid) => {}
+        None if table.has_log_event_index() => {}
         None => {
             plan.step(
                 format!("create index {qualified} on the log alone (ON ONLY: no build)"),
