@@ -91,22 +91,28 @@ impl Fault {
     /// database away; an authentication failure is [`Fault::Auth`].
     pub fn of_mongo(e: &mongodb::error::Error) -> Fault {
         use mongodb::error::{ErrorKind, WriteFailure};
-        /// The driver's retryable codes: not primary, shutting down, host unreachable, …
-        const AWAY: [i32; 13] = [
-            11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 134, 262,
+        /// The driver's retryable codes (not primary, shutting down, host unreachable, …) and
+        /// the legacy "not master" (10058).
+        const AWAY: [i32; 14] = [
+            11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 134, 262, 10058,
         ];
-        let code = match e.kind.as_ref() {
+        // a write error's code counts too: a primary stepping down in the middle of a write
+        // can answer "not primary" or "interrupted" for the write rather than the command
+        let codes: Vec<i32> = match e.kind.as_ref() {
             ErrorKind::ServerSelection { .. } | ErrorKind::DnsResolve { .. } => {
                 return Fault::Unreachable;
             }
             ErrorKind::Io(_) | ErrorKind::ConnectionPoolCleared { .. } => return Fault::Lost,
             ErrorKind::Authentication { .. } => return Fault::Auth,
-            ErrorKind::Command(c) => Some(c.code),
-            ErrorKind::Write(WriteFailure::WriteConcernError(w)) => Some(w.code),
-            ErrorKind::InsertMany(m) => m.write_concern_error.as_ref().map(|w| w.code),
-            _ => None,
+            ErrorKind::Command(c) => vec![c.code],
+            ErrorKind::Write(WriteFailure::WriteConcernError(w)) => vec![w.code],
+            ErrorKind::Write(WriteFailure::WriteError(w)) => vec![w.code],
+            ErrorKind::InsertMany(m) => (m.write_concern_error.iter().map(|w| w.code))
+                .chain(m.write_errors.iter().flatten().map(|w| w.code))
+                .collect(),
+            _ => Vec::new(),
         };
-        if code.is_some_and(|c| AWAY.contains(&c)) || e.contains_label("RetryableWriteError") {
+        if codes.iter().any(|c| AWAY.contains(c)) || e.contains_label("RetryableWriteError") {
             Fault::Lost
         } else {
             Fault::Statement
@@ -170,5 +176,52 @@ mod tests {
         );
         assert!(Fault::Lost.is_away() && Fault::Unreachable.is_away());
         assert!(!Fault::Canceled.is_away());
+    }
+
+    /// A driver error of a kind, from the server's reply as the driver reads it.
+    fn mongo(kind: mongodb::error::ErrorKind) -> mongodb::error::Error {
+        kind.into()
+    }
+
+    fn reply<T: serde::de::DeserializeOwned>(code: i32) -> T {
+        let reply = mongodb::bson::doc! { "code": code, "index": 0, "errmsg": "from the server" };
+        mongodb::bson::from_document(reply).unwrap()
+    }
+
+    #[test]
+    fn a_stepping_down_mongod_is_away_however_the_write_reports_it() {
+        use mongodb::error::{ErrorKind, InsertManyError, WriteFailure};
+        let not_primary = 10107;
+        let interrupted = 11602;
+        let legacy_not_master = 10058;
+        let duplicate_key = 11000;
+        assert_eq!(
+            Fault::of_mongo(&mongo(ErrorKind::Command(reply(not_primary)))),
+            Fault::Lost
+        );
+        assert_eq!(
+            Fault::of_mongo(&mongo(ErrorKind::Command(reply(legacy_not_master)))),
+            Fault::Lost
+        );
+        let write = |code| ErrorKind::Write(WriteFailure::WriteError(reply(code)));
+        assert_eq!(Fault::of_mongo(&mongo(write(interrupted))), Fault::Lost);
+        assert_eq!(
+            Fault::of_mongo(&mongo(write(duplicate_key))),
+            Fault::Statement
+        );
+        let insert = |codes: &[i32]| {
+            let mut m: InsertManyError =
+                mongodb::bson::from_document(mongodb::bson::doc! {}).unwrap();
+            m.write_errors = Some(codes.iter().map(|&c| reply(c)).collect());
+            ErrorKind::InsertMany(m)
+        };
+        assert_eq!(
+            Fault::of_mongo(&mongo(insert(&[duplicate_key, not_primary]))),
+            Fault::Lost
+        );
+        assert_eq!(
+            Fault::of_mongo(&mongo(insert(&[duplicate_key]))),
+            Fault::Statement
+        );
     }
 }
