@@ -536,6 +536,14 @@ async fn statement_pooling_is_refused_with_its_reason() {
     let r = ob(&cfg, &["doctor"]);
     assert_eq!(r.code, CHECK_FAILED, "{r:?}");
     assert!(r.stdout.contains(reason), "{r:?}");
+    // the registry's commands: the pooler is named, not migrate (which it named for any
+    // failure, while the registry was there all along)
+    let r = ob(&cfg, &["route", "pause", "orders", "--reason", "x"]);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains(reason) && !r.stderr.contains("migrate"),
+        "{r:?}"
+    );
 }
 
 #[tokio::test]

@@ -25,11 +25,33 @@ pub struct PgRegistry {
     pub names: RegistryNames,
 }
 
-fn what(names: &RegistryNames, doing: &str) -> String {
+/// What failed on the registry; `migrate` named as the fix only when the table is missing (it
+/// was named for any failure, a pooler's refusal too, where the registry was there).
+fn what(names: &RegistryNames, doing: &str, sqlstate: Option<&str>) -> String {
+    let hint = match sqlstate {
+        Some(crate::db::sqlstate::UNDEFINED_TABLE) => " (`outboxctl migrate` adds it)",
+        _ => "",
+    };
     format!(
-        "{doing} the relay registry {} (`outboxctl migrate` adds it)",
+        "{doing} the relay registry {}{hint}",
         names.registry.plain()
     )
+}
+
+/// A command's statement on the registry failed while `doing`.
+fn failed(names: &RegistryNames, doing: &str, e: sqlx::Error) -> Error {
+    let code = e.as_database_error().and_then(|d| d.code());
+    Error::pg(what(names, doing, code.as_deref()), e)
+}
+
+/// The relay's own client failed on the registry while `doing`.
+fn client_failed(
+    names: &RegistryNames,
+    doing: &str,
+    e: std::sync::Arc<tokio_postgres::Error>,
+) -> Error {
+    let code = e.as_db_error().map(|d| d.code().code());
+    Error::pg_client(what(names, doing, code), e)
 }
 
 /// The active-pause row's columns, as [`pause_of`] reads them.
@@ -99,7 +121,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
             ],
             rows: true,
         };
-        let fail = |doing: &str, e| Error::pg_client(what(n, doing), e);
+        let fail = |doing: &str, e| client_failed(n, doing, e);
         let rows = match client.run(&stmt).await {
             Ok(Reply::Rows(rows)) => rows,
             Ok(Reply::Count(_)) => Vec::new(),
@@ -141,7 +163,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
             .run(&stmt)
             .await
             .map(drop)
-            .map_err(|e| Error::pg_client(what(&self.names, "stopping a relay in"), e))
+            .map_err(|e| client_failed(&self.names, "stopping a relay in", e))
     }
 
     /// Every relay registered, its state judged by the server.
@@ -159,7 +181,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
             .bind(f64::from(MISSED_BEATS_STALE))
             .fetch_all(conn)
             .await
-            .map_err(|e| Error::pg(what(&self.names, "reading"), e))?;
+            .map_err(|e| failed(&self.names, "reading", e))?;
         rows.iter()
             .map(|row| {
                 let state: String = row.try_get("state")?;
@@ -183,7 +205,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
-            .map_err(|e| Error::pg(what(&self.names, "reading"), e))
+            .map_err(|e| failed(&self.names, "reading", e))
     }
 
     /// The pauses in force, or (`history`) every pause ever made, oldest first.
@@ -201,7 +223,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
             .bind(history)
             .fetch_all(conn)
             .await
-            .map_err(|e| Error::pg(what(&self.names, "reading the pauses of"), e))?;
+            .map_err(|e| failed(&self.names, "reading the pauses of", e))?;
         rows.iter()
             .map(|row| {
                 Ok(PauseRecord {
@@ -211,7 +233,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
-            .map_err(|e| Error::pg(what(&self.names, "reading the pauses of"), e))
+            .map_err(|e| failed(&self.names, "reading the pauses of", e))
     }
 
     /// Pauses `route` (for `tenant`, else every tenant). `Err(pause)`: it was paused already
@@ -232,7 +254,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
              RETURNING {PAUSE_COLUMNS}",
             t = self.names.pauses
         );
-        let fail = |e| Error::pg(what(&self.names, "pausing a route in"), e);
+        let fail = |e| failed(&self.names, "pausing a route in", e);
         let made = query(&sql)
             .bind(route)
             .bind(tenant)
@@ -267,7 +289,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
              RETURNING {PAUSE_COLUMNS}",
             t = self.names.pauses
         );
-        let fail = |e| Error::pg(what(&self.names, "resuming a route in"), e);
+        let fail = |e| failed(&self.names, "resuming a route in", e);
         let row = query(&sql)
             .bind(route)
             .bind(tenant)
@@ -289,7 +311,7 @@ SELECT now() AS server_now, {PAUSE_COLUMNS}
               WHERE p.route = $1 AND p.tenant_id IS NOT DISTINCT FROM $2 AND p.resumed_at IS NULL",
             self.names.pauses
         );
-        let fail = |e| Error::pg(what(&self.names, "reading the pauses of"), e);
+        let fail = |e| failed(&self.names, "reading the pauses of", e);
         let row = query(&sql)
             .bind(route)
             .bind(tenant)
