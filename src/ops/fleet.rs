@@ -58,6 +58,17 @@ impl RouteRef {
     }
 }
 
+/// "route X", or "route X for tenant T": what pause and resume say they acted on.
+impl std::fmt::Display for RouteRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "route {}", self.route)?;
+        match self.tenant {
+            Some(t) => write!(f, " for tenant {t}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// What `route pause` did.
 #[derive(Debug, Serialize)]
 pub struct Paused {
@@ -72,21 +83,26 @@ pub struct Paused {
 impl Paused {
     /// The warning `route pause` gives when no live relay serves the route.
     pub fn unserved_warning(&self, r: &RouteRef) -> Option<String> {
-        let tenant = r
-            .tenant
-            .map(|t| format!(" for tenant {t}"))
-            .unwrap_or_default();
-        let route = &r.route;
-        self.unserved.then(|| format!("no live relay serves route {route}{tenant}: it is paused all the same, for any relay that starts"))
+        self.unserved.then(|| {
+            format!(
+                "no live relay serves {r}: it is paused all the same, for any relay that starts"
+            )
+        })
     }
 
-    /// What `route pause` says it did.
+    /// What `route pause` says it did, with the command that undoes it (a tenant's pause is
+    /// ended by naming the tenant).
     pub fn line(&self, r: &RouteRef) -> String {
-        let (route, p) = (&r.route, &self.pause);
+        let p = &self.pause;
+        let tenant = r
+            .tenant
+            .map(|t| format!(" --tenant {t}"))
+            .unwrap_or_default();
         match self.already {
-            true => format!("route {route} was paused already, {p}"),
+            true => format!("{r} was paused already, {p}"),
             false => format!(
-                "route {route} paused: every outboxctl relay stops claiming it within relay.heartbeat (`outboxctl route resume {route}` to undo)"
+                "{r} paused: every outboxctl relay stops claiming it within relay.heartbeat (`outboxctl route resume {}{tenant}` to undo)",
+                r.route
             ),
         }
     }
@@ -95,12 +111,11 @@ impl Paused {
 impl RouteRef {
     /// What `route resume` says it did (`ended`: the pause it ended).
     pub fn resumed(&self, ended: Option<&Pause>) -> String {
-        let route = &self.route;
         match ended {
-            Some(p) => format!(
-                "route {route} resumed (paused {p}); relays claim it again within relay.heartbeat"
-            ),
-            None => format!("route {route} was not paused: nothing to resume"),
+            Some(p) => {
+                format!("{self} resumed (paused {p}); relays claim it again within relay.heartbeat")
+            }
+            None => format!("{self} was not paused: nothing to resume"),
         }
     }
 }

@@ -67,7 +67,8 @@ impl RouteStats {
     /// What a summary says of the route below its figures: its last failed pass, its pause, its
     /// destination away.
     pub fn notes(&self) -> Vec<String> {
-        let route = &self.route;
+        let (route, tenant) = (self.route.clone(), self.tenant);
+        let route = PassTarget { route, tenant };
         let last = (self.last_error.as_ref()).map(|e| format!("{route}: last failed pass: {e}"));
         let paused =
             (self.paused.as_ref()).map(|p| format!("{route}: nothing claimed, paused {p}"));

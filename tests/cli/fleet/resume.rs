@@ -17,7 +17,7 @@ async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
     let t = schema.rel("outbox");
     ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
     let route = |args: &[&str]| ob(["route"]).args(args).pg(&t).config(&cfg);
-    route(&[
+    let paused = route(&[
         "pause",
         "orders",
         "--tenant",
@@ -26,6 +26,15 @@ async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
         "one tenant",
     ])
     .code(OK);
+    // it names the tenant, and its undo names it too (it said `route resume orders`, which
+    // is refused below)
+    let said = format!("route orders for tenant {tenant} paused");
+    assert!(paused.stdout.contains(&said), "{paused:?}");
+    let undo = paused.stdout.split('`').nth(1).expect("an undo command");
+    assert_eq!(
+        undo,
+        format!("outboxctl route resume orders --tenant {tenant}")
+    );
     // top names the tenant's pause as the tenant's, once
     emit_events("orders", 1, "{}")
         .args(["--tenant", tenant])
@@ -35,6 +44,12 @@ async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
     let top = ob(["top"]).pg(&t).config(&cfg).code(OK);
     let line = format!("route orders (tenant {tenant}) PAUSED by");
     assert_eq!(top.stdout.matches(&line).count(), 1, "{top:?}");
+    // the relay's summary names the paused tenant
+    let relay = ob(["relay", "--once", "--route", "orders", "--to", "stdout"]);
+    let relay = relay.pg(&t).config(&cfg);
+    let relay = relay.code(OK);
+    let note = format!("orders (tenant {tenant}): nothing claimed, paused by");
+    assert!(relay.stderr.contains(&note), "{relay:?}");
     let r = route(&["resume", "orders"]).code(ERROR);
     assert!(
         r.stderr.contains(&format!(
@@ -42,8 +57,10 @@ async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
         )),
         "{r:?}"
     );
-    let r = route(&["resume", "orders", "--tenant", tenant]).code(OK);
-    assert!(r.stdout.contains("resumed"), "{r:?}");
+    let args: Vec<&str> = undo.split(' ').skip(2).collect();
+    let r = route(&args).code(OK);
+    let said = format!("route orders for tenant {tenant} resumed");
+    assert!(r.stdout.contains(&said), "{r:?}");
     route(&["pause", "orders", "--reason", "all"]).code(OK);
     let r = route(&["resume", "orders", "--tenant", tenant]).code(ERROR);
     assert!(r.stderr.contains("the whole route (no --tenant)"), "{r:?}");
