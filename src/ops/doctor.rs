@@ -283,7 +283,10 @@ async fn pg_table_checks(
         Some((step, why)) => report.add(
             "pass statements",
             Level::Fail,
-            format!("the relay's {step} fails on {name}: {why}; run outboxctl migrate with this configuration"),
+            match crate::schema::desired::consume_only_hint(&why) {
+                Some(hint) => format!("the relay's {step} fails on {name}: {why}; {hint}"),
+                None => format!("the relay's {step} fails on {name}: {why}; run outboxctl migrate with this configuration"),
+            },
         ),
         None => report.add(
             "pass statements",

@@ -169,8 +169,11 @@ pub async fn once(
 /// instead, as it is for every other command.
 pub fn once_verdict(stats: &[RouteStats]) -> Result<(), Error> {
     if let Some((route, e)) = (stats.iter()).find_map(|s| Some((&s.route, s.unfit.as_ref()?))) {
+        let fix = crate::schema::desired::consume_only_hint(e).unwrap_or_else(|| {
+            "run `outboxctl migrate`, or check the relation and the role's grants".into()
+        });
         return Err(Error::SchemaMissing(format!(
-            "relay --once: route {route}: {e}; run `outboxctl migrate`, or check the relation and the role's grants"
+            "relay --once: route {route}: {e}; {fix}"
         )));
     }
     let mut troubled: Vec<&str> = (stats.iter())

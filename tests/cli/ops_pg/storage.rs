@@ -170,10 +170,31 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     assert_eq!(json(&r)["next_step"], Value::Null);
     // the consume relay serves the table
     // reclaim reads processing_at: with it on, every pass now fails, as the specification
-    // warns; a one-shot drain says so as the setup's error (exit 2)
+    // warns; a one-shot drain says so as the setup's error (exit 2), and what to set (it
+    // said to run migrate, which refuses a retain configuration here)
+    let fix = "run with outbox.storage: consume and relay.reclaim_stale_after: null";
     let r = cmd(&schema, &["--storage", "consume"], &RELAY_TO_NOWHERE);
     assert_eq!(r.code, ERROR, "{r:?}");
-    assert!(r.stderr.contains("processing_at"), "{r:?}");
+    assert!(
+        r.stderr.contains("processing_at") && r.stderr.contains(fix),
+        "{r:?}"
+    );
+    // the configuration that did not move (retain): relay, doctor and status say the same
+    let r = cmd(&schema, &[], &RELAY_TO_NOWHERE);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains(fix) && !r.stderr.contains("migrate`"),
+        "{r:?}"
+    );
+    let r = cmd(&schema, &[], &["doctor"]);
+    let line = r.stdout.lines().find(|l| l.contains("pass statements"));
+    assert!(line.is_some_and(|l| l.contains(fix)), "{r:?}");
+    let r = cmd(&schema, &[], &["storage", "status"]);
+    assert!(
+        r.stdout
+            .contains("mismatch:         this configuration's storage: retain"),
+        "{r:?}"
+    );
     let cfg = std::env::temp_dir()
         .join("outboxctl-tests")
         .join(format!("{}.yaml", schema.name));
