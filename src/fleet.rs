@@ -45,8 +45,8 @@ pub struct BeatAnswer {
     pub pauses: PauseSet,
 }
 
-/// A relay as `inspect relays` shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A relay as `inspect relays` shows it; ordered live, stale, stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RelayState {
     /// Heartbeating.

@@ -36,9 +36,9 @@ pub async fn run(ctx: &Ctx, args: TopArgs) -> anyhow::Result<()> {
     let mut source = Source::open(&ctx.config, ctx.connect_timeout, args.relays.clone()).await?;
     let terminal = std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     if args.once || !terminal || ctx.out.is_json() {
-        let snap = source.one(args.filter.as_deref(), args.interval.0).await?;
+        let (snap, away) = source.one(args.filter.as_deref(), args.interval.0).await?;
         print_snapshot(ctx, &snap);
-        return Ok(());
+        return away.map_or(Ok(()), |e| Err(e.into()));
     }
     Ok(live(&args, source).await?)
 }

@@ -58,7 +58,8 @@ pub struct Requeue {
 impl Browser {
     /// The first snapshot, the first route selected.
     pub async fn open(source: &mut Source<'_>, filter: Option<String>) -> Result<Self, Error> {
-        let snap = source.snapshot(filter.as_deref()).await?;
+        let (snap, away) = source.snapshot_or_away(filter.as_deref()).await?;
+        let message = away.map(|e| format!("refresh failed: {}", crate::error::one_line(&e)));
         Ok(Browser {
             snap,
             selected: Some(0),
@@ -68,7 +69,7 @@ impl Browser {
             typing: None,
             detail: None,
             confirm: None,
-            message: None,
+            message,
         })
     }
 
@@ -125,6 +126,12 @@ impl Browser {
             Err(e) => {
                 let why = crate::error::one_line(&e);
                 self.message = Some(format!("refresh failed: {why}"));
+                // the relays answer without the database: their panel stays live (a relay's
+                // DATABASE AWAY among it), the routes are the last screen's
+                if matches!(&e, Error::Db(d) if d.fault().is_away()) {
+                    self.snap.relays = source.read_relays().await;
+                    self.snap.database_away = Some(why);
+                }
             }
         }
     }
@@ -339,15 +346,16 @@ pub fn view_row(r: &RowView) -> Vec<String> {
 }
 
 impl Browser {
-    /// The relays panel: each relay given and registered, each paused route (or what to do
-    /// when there is no relay to show).
+    /// The relays panel: each paused route first (a panel of a few lines does not scroll),
+    /// then each relay given and registered, live ones first (or what to do when there is no
+    /// relay to show).
     pub fn relay_lines(&self) -> Vec<String> {
         let s = &self.snap;
         let given = s.relays.iter().map(|r| r.line());
         let registered = s.registered.iter().map(|r| r.summary(s.at));
         let paused = (s.paused_routes().into_iter())
             .map(|(route, p)| format!("route {route} PAUSED: {}", p.reason));
-        let lines: Vec<String> = given.chain(registered).chain(paused).collect();
+        let lines: Vec<String> = paused.chain(given).chain(registered).collect();
         match lines.is_empty() {
             true => vec![
                 "no relay registered (outbox.registry) nor given (--relay http://HOST:PORT)".into(),
@@ -365,6 +373,104 @@ fn scroll_to(picked: usize, rows: u16) -> u16 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::fleet::{Pause, RelayRecord, RelayState};
+    use chrono::Utc;
+
+    fn relay(id: &str, state: RelayState, seen_secs_ago: i64) -> RelayRecord {
+        let seen = Utc::now() - chrono::Duration::seconds(seen_secs_ago);
+        RelayRecord {
+            id: id.into(),
+            host: "h".into(),
+            pid: 1,
+            version: "v".into(),
+            routes: vec!["orders".into()],
+            tenants: Vec::new(),
+            state,
+            started_at: seen,
+            last_seen: seen,
+            last_pass_at: None,
+            last_error: None,
+            published: 0,
+            lag_p99_ms: None,
+            metrics_addr: None,
+        }
+    }
+
+    /// The panel is a few lines and does not scroll: the pause and the live relays come
+    /// before the stopped relays a registry keeps for a day (they came last, out of sight).
+    #[test]
+    fn the_relays_panel_shows_pauses_and_live_relays_first() {
+        let mut registered = vec![
+            relay("old-stopped", RelayState::Stopped, 3000),
+            relay("stale-one", RelayState::Stale, 60),
+            relay("live-older", RelayState::Live, 5),
+            relay("new-stopped", RelayState::Stopped, 100),
+            relay("live-newer", RelayState::Live, 1),
+        ];
+        crate::ops::top::live_first(&mut registered);
+        let glance = Glance {
+            route: "orders".into(),
+            tenant: None,
+            ripe: 1,
+            scheduled: 0,
+            processing: 0,
+            stale: None,
+            failed: 0,
+            oldest_ripe: None,
+        };
+        let pause = Pause {
+            route: "orders".into(),
+            tenant: None,
+            reason: "bad deploy".into(),
+            by: "me".into(),
+            since: Utc::now(),
+        };
+        let snap = Snapshot {
+            outbox: "app.outbox".into(),
+            storage: "retain".into(),
+            at: Utc::now(),
+            refresh_ms: 1.0,
+            cap: 10,
+            staged_per_second: None,
+            delivered_per_second: None,
+            routes: vec![RouteRow {
+                glance,
+                oldest_ripe_age_seconds: None,
+                delivered_per_second: None,
+                paused: Some(pause),
+            }],
+            groups: Vec::new(),
+            groups_sampled: false,
+            relays: Vec::new(),
+            registered,
+            database_away: None,
+        };
+        let screen = Browser {
+            snap,
+            selected: Some(0),
+            group: 0,
+            focus: Focus::Routes,
+            filter: None,
+            typing: None,
+            detail: None,
+            confirm: None,
+            message: None,
+        };
+        let firsts: Vec<String> = (screen.relay_lines().iter())
+            .map(|l| l.split_whitespace().next().unwrap_or_default().to_owned())
+            .collect();
+        let order = [
+            "route",
+            "live-newer",
+            "live-older",
+            "stale-one",
+            "new-stopped",
+            "old-stopped",
+        ];
+        assert_eq!(firsts, order, "{:#?}", screen.relay_lines());
+    }
+
     #[test]
     fn the_picked_group_stays_in_sight() {
         assert_eq!(super::scroll_to(0, 6), 0);

@@ -74,6 +74,28 @@ pub fn rate(before: Option<f64>, now: f64, seconds: f64) -> Option<f64> {
     (now >= b && seconds > 0.0).then(|| (now - b) / seconds)
 }
 
+/// Registered relays as the on-call reads them: live ones first (a stopped relay is kept for a
+/// day, and a panel of a few lines showed only those), the latest seen first.
+pub fn live_first(registered: &mut [crate::fleet::RelayRecord]) {
+    registered.sort_by_key(|r| (r.state, std::cmp::Reverse(r.last_seen)));
+}
+
+/// The database cannot be reached or the connection is gone.
+fn is_away(e: &Error) -> bool {
+    matches!(e, Error::Db(d) if d.fault().is_away())
+}
+
+/// The headline's delivered rate: every route the relays delivered on (matching the filter),
+/// a route with no row left in the table too (a relay that keeps up, under consume).
+fn delivered(relays: &[RelayView], filter: Option<&str>) -> Option<f64> {
+    let rates: Vec<f64> = (relays.iter())
+        .flat_map(|v| v.published_per_second.iter())
+        .filter(|(route, _)| filter.is_none_or(|f| route.contains(f)))
+        .map(|(_, r)| *r)
+        .collect();
+    (!rates.is_empty()).then(|| rates.iter().sum::<f64>())
+}
+
 /// A route (and tenant) as one refresh saw it.
 #[derive(Debug, Clone, Serialize)]
 pub struct RouteRow {
@@ -107,12 +129,20 @@ pub struct Snapshot {
     pub relays: Vec<RelayView>,
     /// The relays registered (`outbox.registry`), when there is a registry.
     pub registered: Vec<crate::fleet::RelayRecord>,
+    /// The database did not answer: why. The relays are read all the same (a relay's own
+    /// `DATABASE AWAY` line is among them); the rest is the last screen's, or empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database_away: Option<String>,
 }
 
 impl Snapshot {
     /// The first line: the outbox, its storage, what is staged and delivered per second, how
     /// long the refresh took.
     pub fn headline(&self) -> String {
+        if let Some(why) = &self.database_away {
+            let (outbox, storage) = (&self.outbox, &self.storage);
+            return format!("outboxctl top — {outbox} ({storage} storage)  DATABASE AWAY: {why}");
+        }
         format!(
             "outboxctl top — {} ({} storage)  staged {}  delivered {}  refreshed in {:.0} ms",
             self.outbox,
@@ -149,7 +179,8 @@ fn groups_on<'a>(
 pub struct Source<'a> {
     config: &'a Config,
     connect_timeout: Duration,
-    outboxes: Outboxes,
+    /// None while the database is away: each refresh connects again.
+    outboxes: Option<Outboxes>,
     relays: Vec<String>,
     http: reqwest::Client,
     /// The last table statistics and relay readings, for rates.
@@ -174,7 +205,13 @@ impl<'a> Source<'a> {
                 .into());
             }
         }
-        let outboxes = Backend::of(config, connect_timeout).outboxes(None).await?;
+        let outboxes = match Backend::of(config, connect_timeout).outboxes(None).await {
+            Ok(o) => Some(o),
+            // with relays to read, top opens without the database: their panel shows what
+            // they see (a relay's DATABASE AWAY), and each refresh asks the database again
+            Err(Error::Db(e)) if !relays.is_empty() && e.fault().is_away() => None,
+            Err(e) => return Err(e),
+        };
         let http = reqwest::Client::builder()
             .timeout(Duration::from_millis(800))
             .build()
@@ -219,17 +256,53 @@ impl<'a> Source<'a> {
 
     /// One snapshot on its own, with rates where they can be had (relays given, or
     /// PostgreSQL's statistics): a first reading, a pause of `interval` (a second at most),
-    /// then the snapshot.
+    /// then the snapshot; with the database away and relays given, their readings and why
+    /// ([`Source::snapshot_or_away`]).
     pub async fn one(
         &mut self,
         filter: Option<&str>,
         interval: Duration,
-    ) -> Result<Snapshot, Error> {
+    ) -> Result<(Snapshot, Option<Error>), Error> {
         if !self.relays.is_empty() || self.config.backend == crate::dburl::Backend::Postgres {
-            self.snapshot(filter).await?;
+            let first = self.snapshot_or_away(filter).await?;
+            if first.1.is_some() {
+                return Ok(first);
+            }
             tokio::time::sleep(interval.min(Duration::from_secs(1))).await;
         }
-        self.snapshot(filter).await
+        self.snapshot_or_away(filter).await
+    }
+
+    /// A snapshot; with the database away and relays given, a snapshot of the relays alone
+    /// (no routes), and the error: the relays' side of an outage is what the on-call needs.
+    pub async fn snapshot_or_away(
+        &mut self,
+        filter: Option<&str>,
+    ) -> Result<(Snapshot, Option<Error>), Error> {
+        match self.snapshot(filter).await {
+            Ok(s) => Ok((s, None)),
+            Err(e) if !self.relays.is_empty() && is_away(&e) => {
+                let started = Instant::now();
+                let relays = self.read_relays().await;
+                let snap = Snapshot {
+                    outbox: self.config.outbox.target.to_string(),
+                    storage: self.config.outbox.storage.to_string(),
+                    at: Utc::now(),
+                    refresh_ms: started.elapsed().as_secs_f64() * 1000.0,
+                    cap: CAP,
+                    staged_per_second: None,
+                    delivered_per_second: delivered(&relays, filter),
+                    routes: Vec::new(),
+                    groups: Vec::new(),
+                    groups_sampled: false,
+                    relays,
+                    registered: Vec::new(),
+                    database_away: Some(crate::error::one_line(&e)),
+                };
+                Ok((snap, Some(e)))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// One refresh: routes whose name contains `filter` (all without one), failure groups
@@ -237,15 +310,41 @@ impl<'a> Source<'a> {
     /// connection (a restart, a failover, a pooler's idle timeout) is made again, once a
     /// refresh: the screen follows the database back instead of freezing on it.
     pub async fn snapshot(&mut self, filter: Option<&str>) -> Result<Snapshot, Error> {
+        let connected = self.outboxes.is_some();
         match self.read(filter).await {
-            Err(Error::Db(e)) if e.fault().is_away() => {
-                let backend = Backend::of(self.config, self.connect_timeout);
-                self.outboxes = backend.outboxes(None).await?;
-                self.last_activity = None;
+            Err(e) if connected && is_away(&e) => {
+                self.outboxes = None;
                 self.read(filter).await
             }
             read => read,
         }
+    }
+
+    /// Each relay's metrics, read now.
+    pub async fn read_relays(&mut self) -> Vec<RelayView> {
+        let mut relays = Vec::new();
+        for url in self.relays.clone() {
+            relays.push(self.relay(&url).await);
+        }
+        relays
+    }
+
+    /// The outboxes' connection, made again when there is none (the database was away); the
+    /// registry is opened again then too, if it could not be.
+    async fn outboxes(&mut self) -> Result<&mut Outboxes, Error> {
+        let outboxes = match self.outboxes.take() {
+            Some(o) => o,
+            None => {
+                self.last_activity = None;
+                let backend = Backend::of(self.config, self.connect_timeout);
+                let outboxes = backend.outboxes(None).await?;
+                if self.registry.is_none() {
+                    self.registry = backend.registry().await.ok();
+                }
+                outboxes
+            }
+        };
+        Ok(self.outboxes.insert(outboxes))
     }
 
     async fn read(&mut self, filter: Option<&str>) -> Result<Snapshot, Error> {
@@ -257,10 +356,11 @@ impl<'a> Source<'a> {
         let mut activity: Option<Activity> = None;
         // a table's statistics once, however many of its tenants are targets
         let mut counted = std::collections::HashSet::new();
-        for i in 0..self.outboxes.len() {
-            let target = self.outboxes.target(i);
+        let outboxes = self.outboxes().await?;
+        for i in 0..outboxes.len() {
+            let target = outboxes.target(i);
             let (tenant, first) = (target.tenant(), counted.insert(target.table().cloned()));
-            let mut ops = self.outboxes.open(i).await?;
+            let mut ops = outboxes.open(i).await?;
             let read = if first { ops.activity().await? } else { None };
             if let Some(a) = read {
                 let sum = activity.get_or_insert_with(Default::default);
@@ -307,18 +407,8 @@ impl<'a> Source<'a> {
             }
             self.last_activity = Some((at, a));
         }
-        let mut relays = Vec::new();
-        for url in self.relays.clone() {
-            relays.push(self.relay(&url).await);
-        }
-        // the headline: every route the relays delivered on (matching the filter), a route with
-        // no row left in the table too (a relay that keeps up, under consume)
-        let rates: Vec<f64> = (relays.iter())
-            .flat_map(|v| v.published_per_second.iter())
-            .filter(|(route, _)| filter.is_none_or(|f| route.contains(f)))
-            .map(|(_, r)| *r)
-            .collect();
-        let delivered_total = (!rates.is_empty()).then(|| rates.iter().sum::<f64>());
+        let relays = self.read_relays().await;
+        let delivered_total = delivered(&relays, filter);
         for r in &mut routes {
             // a tenant's row gets its own rate (the metrics label each tenant); else the route's
             let route = &r.glance.route;
@@ -335,7 +425,7 @@ impl<'a> Source<'a> {
         }
         // the registry is extra: a failed read shows no relays, no pauses; a missing table (no
         // `migrate` since the registry came) is not asked again, a connection each refresh
-        let (registered, pauses) = match &mut self.registry {
+        let (mut registered, pauses) = match &mut self.registry {
             Some(reg) => match reg.relays().await {
                 Err(e) if e.sqlstate().as_deref() == Some(crate::db::sqlstate::UNDEFINED_TABLE) => {
                     self.registry = None;
@@ -348,6 +438,7 @@ impl<'a> Source<'a> {
             },
             None => (Vec::new(), Vec::new()),
         };
+        live_first(&mut registered);
         let pauses = crate::fleet::PauseSet(pauses.into_iter().map(|p| p.pause).collect());
         for r in &mut routes {
             r.paused = pauses.find(&r.glance.route, r.glance.tenant).cloned();
@@ -366,17 +457,19 @@ impl<'a> Source<'a> {
             groups_sampled: sampled,
             relays,
             registered,
+            database_away: None,
         })
     }
 
     /// The oldest pending and failed rows of a route, for the detail view.
     pub async fn rows(&mut self, route: &RouteRow) -> Result<Vec<RowView>, Error> {
         let mut out = Vec::new();
-        for i in 0..self.outboxes.len() {
-            if self.outboxes.target(i).tenant() != route.glance.tenant {
+        let outboxes = self.outboxes().await?;
+        for i in 0..outboxes.len() {
+            if outboxes.target(i).tenant() != route.glance.tenant {
                 continue;
             }
-            let mut ops = self.outboxes.open(i).await?;
+            let mut ops = outboxes.open(i).await?;
             for status in [ListStatus::Pending, ListStatus::Failed] {
                 let f = RowFilter {
                     status,
@@ -396,14 +489,15 @@ impl<'a> Source<'a> {
 
     /// The failed rows group `id` has on `on`'s route (and tenant) now: what `r` asks about.
     pub async fn group_rows(&mut self, id: &str, on: &Glance) -> Result<requeue::Picked, Error> {
-        requeue::select_in(&mut self.outboxes, &group_on(id, on)).await
+        requeue::select_in(self.outboxes().await?, &group_on(id, on)).await
     }
 
     /// Requeues the rows [`Source::group_rows`] picked, those still failed with the group's
     /// error (as `requeue --group ID --route R` acts on what it counted); returns how many.
     /// Rows that joined the group while the question was asked are not among them.
     pub async fn requeue_group(&mut self, picked: &requeue::Picked) -> Result<usize, Error> {
-        let done = requeue::apply_in(&mut self.outboxes, picked, Action::Requeue, |_| {}).await?;
+        let done =
+            requeue::apply_in(self.outboxes().await?, picked, Action::Requeue, |_| {}).await?;
         Ok(done.count)
     }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    KillOnDrop, OK, emit_events, eventually, free_port, lines, ob, out_file, own_mongod,
+    CONNECT, KillOnDrop, OK, emit_events, eventually, free_port, lines, ob, out_file, own_mongod,
     own_postgres, wait_log, wait_until,
 };
 
@@ -133,6 +133,21 @@ async fn across_an_outage(
         || stopped.elapsed() >= outage,
     )
     .await;
+    // top pointed at the relay shows both sides of the outage, its own and the relay's, and
+    // exits 3 (it exited 3 at once and showed nothing of the relay)
+    let top = ob(["top", "--once", "--relay", metrics])
+        .args(base)
+        .code(CONNECT);
+    let away = |s: &str| s.matches("DATABASE AWAY: ").count();
+    assert_eq!(
+        away(&top.stdout),
+        2,
+        "the headline and the relay's line: {top:?}"
+    );
+    assert!(
+        top.stdout.contains(&format!("relay {metrics}  up")),
+        "{top:?}"
+    );
     let (status, body) = get(&format!("{metrics}/healthz")).await;
     assert_eq!(status, 200, "alive while the database is away: {body}");
     assert!(body.contains("database is away"), "{body}");
