@@ -66,6 +66,9 @@ pub enum Error {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+    /// Ctrl-C stopped the command where it could stop cleanly: where, and how to go on.
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 impl Error {
@@ -215,6 +218,7 @@ impl ExitStatus for Error {
             Error::LockBusy(_) => exit_code::LOCK_BUSY,
             Error::Refused(_) => exit_code::REFUSED,
             Error::CheckFailed(_) => exit_code::CHECK_FAILED,
+            Error::Interrupted(_) => exit_code::INTERRUPTED,
             Error::Db(e) => fault_exit_code(e.fault()),
         }
     }

@@ -14,6 +14,7 @@ pub mod error;
 pub mod exit_code;
 pub mod fleet;
 pub mod hlc;
+pub mod interrupt;
 pub mod model;
 pub mod ops;
 pub mod relay;

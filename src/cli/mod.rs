@@ -110,7 +110,7 @@ where
         }
         tokio::select! {
             result = dispatch(cli, color) => exit_code_of(result),
-            _ = tokio::signal::ctrl_c() => {
+            _ = crate::interrupt::unhandled() => {
                 eprintln!("interrupted");
                 exit_code::INTERRUPTED
             }

@@ -441,6 +441,7 @@ impl Stopped {
                 }
                 Error::Db(e)
             }
+            Error::Interrupted(why) => Error::Interrupted(format!("{why}; {resume}")),
             e => ReplayError::Stopped {
                 error: e.to_string(),
                 resume: resume.to_owned(),
@@ -453,7 +454,9 @@ impl Stopped {
 /// Publishes what the source yields, page by page, in order: one key's messages one after
 /// another, up to `KEYS_IN_FLIGHT` keys at once (one message at a time with a rate or a
 /// serial destination). A page is flushed before its events count as replayed; the first
-/// failure stops the replay at the last event that went out with all before it.
+/// failure stops the replay at the last event that went out with all before it. Ctrl-C stops
+/// it too: the messages that went out are flushed and counted (one at a time, every one that
+/// was acknowledged; otherwise the page's, none), and the cursor after them is where to resume.
 pub async fn run(
     source: &mut impl ReplaySource,
     to: &mut Destinations,
@@ -464,6 +467,9 @@ pub async fn run(
     // with a rate: when the last send started (the next waits 1/rate after it)
     let mut last_send: Option<tokio::time::Instant> = None;
     let stop = |tally, error| Stopped { tally, error };
+    let _taken = crate::interrupt::take();
+    let interrupted = crate::interrupt::next();
+    tokio::pin!(interrupted);
     loop {
         let left = pace.limit.map(|l| l.saturating_sub(tally.count));
         if left == Some(0) {
@@ -493,6 +499,8 @@ pub async fn run(
             )]);
         }
         let began = trace.now();
+        // how many of the page went out in order, acknowledged (read after a Ctrl-C)
+        let acknowledged = std::sync::atomic::AtomicUsize::new(0);
         let outcome = trace.attach(publish_page(
             &page,
             &publishers,
@@ -500,11 +508,23 @@ pub async fn run(
             pace.tries,
             pace.rate
                 .map(|rate| (Duration::from_secs_f64(1.0 / rate), &mut last_send)),
+            &acknowledged,
         ));
-        let outcome = outcome.instrument(trace.log_span()).await;
-        let done = match outcome {
+        let outcome = tokio::select! {
+            biased;
+            _ = &mut interrupted => Err(None),
+            o = outcome.instrument(trace.log_span()) => o.map_err(Some),
+        };
+        let done = match &outcome {
             Ok(()) => page.len(),
-            Err((done, _)) => done,
+            Err(Some((done, _))) => *done,
+            Err(None) => acknowledged.load(std::sync::atomic::Ordering::SeqCst),
+        };
+        let interrupted_now = matches!(outcome, Err(None));
+        let outcome = match outcome {
+            Err(None) => Ok(()),
+            Err(Some(e)) => Err(e),
+            Ok(()) => Ok(()),
         };
         // What went out is durable before it counts (a file is fsynced).
         let mut unique: Vec<&Arc<dyn Publisher>> = Vec::new();
@@ -548,6 +568,10 @@ pub async fn run(
         }
         progress(&tally);
         if let Some(e) = failure {
+            return Err(stop(tally, e));
+        }
+        if interrupted_now {
+            let e = Error::Interrupted("interrupted (Ctrl-C)".into());
             return Err(stop(tally, e));
         }
     }
@@ -598,6 +622,7 @@ async fn publish_page(
     serial: bool,
     tries: Tries,
     mut paced: Option<(Duration, &mut Option<tokio::time::Instant>)>,
+    acknowledged: &std::sync::atomic::AtomicUsize,
 ) -> Result<(), (usize, destination::PublishError)> {
     if serial {
         for (i, item) in page.iter().enumerate() {
@@ -612,6 +637,7 @@ async fn publish_page(
             if let Err(e) = publish(&publishers[i], &item.message, tries).await {
                 return Err((i, e));
             }
+            acknowledged.store(i + 1, std::sync::atomic::Ordering::SeqCst);
         }
         return Ok(());
     }

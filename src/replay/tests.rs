@@ -82,9 +82,17 @@ async fn one_keys_events_go_in_order_across_tenants() {
             done: Default::default(),
         });
         let p: Arc<dyn Publisher> = Arc::new(r.clone());
-        publish_page(&page, &[p.clone(), p], false, Tries::default(), None)
-            .await
-            .unwrap();
+        let acknowledged = Default::default();
+        publish_page(
+            &page,
+            &[p.clone(), p],
+            false,
+            Tries::default(),
+            None,
+            &acknowledged,
+        )
+        .await
+        .unwrap();
         let want: Vec<Uuid> = order.iter().map(|&n| Uuid::from_u128(n)).collect();
         assert_eq!(
             *r.done.lock().unwrap(),
@@ -137,17 +145,24 @@ async fn a_rate_spaces_each_send_after_a_stall() {
     let p: Arc<dyn Publisher> = Arc::new(slow.clone());
     let mut last = None;
     let interval = Duration::from_millis(100);
+    let acknowledged = std::sync::atomic::AtomicUsize::new(0);
     publish_page(
         &page,
         &[p.clone(), p.clone(), p],
         true,
         Tries::default(),
         Some((interval, &mut last)),
+        &acknowledged,
     )
     .await
     .unwrap();
     let starts = slow.0.lock().unwrap().clone();
     assert_eq!(starts.len(), 3, "every event of the page sent once");
+    assert_eq!(
+        acknowledged.into_inner(),
+        3,
+        "each counted as it was acknowledged"
+    );
     for w in starts.windows(2) {
         assert!(w[1] - w[0] >= interval, "{:?}", w[1] - w[0]);
     }

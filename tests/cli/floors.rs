@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const FLOORS: &[&[&str]] = &[
     // pure types and rules (durations and ages first: the others print them)
     &["duration", "text"],
-    &["dburl", "exit_code", "fleet", "hlc", "vacuum"],
+    &["dburl", "exit_code", "fleet", "hlc", "interrupt", "vacuum"],
     &["model", "target"],
     // a destination URL (its `postgres-table:` names a table)
     &["desturl"],
