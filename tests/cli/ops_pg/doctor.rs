@@ -1,5 +1,7 @@
-//! doctor on tenant-aware outboxes: a table or delivery log tenants share is checked once, each
-//! tenant's own log and rows each, the node's HLC mark once.
+//! doctor on PostgreSQL: a name that needs quotes, the HLC claim index, processing rows with
+//! reclaim off, a healthy and a broken outbox, the claim's function; on tenant-aware outboxes,
+//! a table or delivery log tenants share is checked once, each tenant's own log and rows each,
+//! the node's HLC mark once.
 
 use super::*;
 
@@ -198,4 +200,185 @@ async fn doctor_fails_a_checkpoint_without_its_key() {
         key.len() == 1 && key[0].starts_with("fail") && key[0].contains("ON CONFLICT (node_key)"),
         "{key:?}"
     );
+}
+
+/// A table whose name needs quotes (`"Order-Events"`) gets the same checks as any other: doctor
+/// used to re-read the name without its quotes and stop with exit 2.
+#[tokio::test]
+async fn doctor_checks_an_outbox_whose_name_needs_quotes() {
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    let t = format!("{}.\"Order-Events\"", schema.name);
+    ob(["migrate", "-q"]).pg(&t).code(OK);
+    let r = ob(["doctor", "--format", "json"]).pg(&t).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(
+        doctor_check(&json(&r), "claim plan")["level"],
+        "ok",
+        "{r:?}"
+    );
+}
+
+/// With HLC ordering doctor checks the HLC claim index too (the claim's fresh rows are read in
+/// its order): ok after `migrate --hlc-ordering`, a fail once it is dropped.
+#[tokio::test]
+async fn doctor_checks_the_hlc_claim_index() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &["--hlc-ordering"]).await;
+    let doctor = || {
+        cmd(
+            &schema,
+            &["--format", "json", "--hlc-ordering"],
+            &["doctor"],
+        )
+    };
+    let level = |r: &crate::common::Run| doctor_check(&json(r), "hlc claim index")["level"].clone();
+    let r = doctor();
+    assert_eq!((r.code, level(&r)), (OK, "ok".into()), "{r:?}");
+    sqlx::raw_sql(&format!("DROP INDEX {}.outbox_claim_hlc_idx", schema.name))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = doctor();
+    assert_eq!((r.code, level(&r)), (CHECK_FAILED, "fail".into()), "{r:?}");
+}
+
+/// With reclaim off (`reclaim_stale_after: null`) no row is ever reclaimed, so every
+/// processing row is reported (a warn), where doctor said none was older than the setting.
+#[tokio::test]
+async fn doctor_with_reclaim_off_reports_every_processing_row() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'processing', processing_at = now() - interval '1 day'"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let cfg = crate::common::config_file(test, "relay:\n  reclaim_stale_after: null\n");
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--config", &cfg],
+        &["doctor"],
+    );
+    let v = json(&r);
+    let check = doctor_check(&v, "stale processing");
+    assert_eq!(check["level"], "warn", "{r:?}");
+    assert!(
+        check["detail"]
+            .as_str()
+            .unwrap()
+            .contains("2 processing row(s)"),
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let r = cmd(&schema, &["--format", "json"], &["doctor"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v = json(&r);
+    assert_eq!(v["ok"], true);
+    // as text, a line a check, each detail starting one space after the longest name
+    let names: Vec<&str> = (v["checks"].as_array().unwrap().iter())
+        .map(|c| c["check"].as_str().unwrap())
+        .collect();
+    let width = names.iter().map(|n| n.len()).max().unwrap();
+    let r = cmd(&schema, &[], &["doctor"]);
+    assert_eq!(r.stdout.lines().count(), names.len(), "{r:?}");
+    for (line, name) in r.stdout.lines().zip(&names) {
+        assert_eq!(
+            line.get(6..width + 7),
+            Some(format!("{name:<width$} ").as_str()),
+            "{r:?}"
+        );
+        assert_ne!(line.as_bytes()[width + 7], b' ', "{r:?}");
+    }
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET status = 'failed' WHERE (payload->>'n')::int = 1;
+         UPDATE {t} SET created_at = now() - interval '1 hour' WHERE (payload->>'n')::int = 2;
+         DROP INDEX {}.outbox_claim_idx;",
+        schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = cmd(&schema, &["--format", "json"], &["doctor"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let v = json(&r);
+    let level = |name: &str| doctor_check(&v, name)["level"].clone();
+    assert_eq!(level("claim index"), "fail");
+    assert_eq!(level("failed rows"), "warn");
+    assert_eq!(level("oldest pending"), "fail");
+    assert_eq!(level("pass statements"), "ok");
+    // a relay that propagates traces needs the column migrate adds for it: every pass fails
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--propagate-trace"],
+        &["doctor"],
+    );
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let pass = doctor_check(&json(&r), "pass statements")["detail"].clone();
+    assert!(pass.as_str().unwrap().contains("traceparent"), "{pass}");
+    // and a consume relay that reclaims, the column reclaim reads
+    sqlx::raw_sql(&format!("ALTER TABLE {t} DROP COLUMN processing_at"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let r = cmd(
+        &schema,
+        &["--format", "json", "--storage", "consume"],
+        &["doctor"],
+    );
+    let pass = doctor_check(&json(&r), "pass statements")["detail"].clone();
+    assert!(
+        pass.as_str().unwrap().contains("reclaiming stale rows")
+            && pass.as_str().unwrap().contains("processing_at"),
+        "{pass}"
+    );
+}
+
+/// A claim without its function works but is planned on every pass: doctor warns until
+/// `migrate` adds it, then says it is there. Each key order has its own function (its body is
+/// its claim), so a migrate for best-effort order leaves strict order's missing.
+#[tokio::test]
+async fn doctor_warns_while_the_claim_has_no_function() {
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let check = |order: &str| {
+        let args = ["--format", "json", "--key-order", order];
+        let v = json(&cmd(&schema, &args, &["doctor"]));
+        let c = doctor_check(&v, "claim function");
+        (
+            c["level"].clone(),
+            c["detail"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    let (level, detail) = check("best-effort");
+    assert_eq!(level, "ok", "{detail}");
+    assert!(detail.contains("planned once per connection"), "{detail}");
+    // retain (the default) marks through a function too
+    let v = json(&cmd(&schema, &["--format", "json"], &["doctor"]));
+    let mark = doctor_check(&v, "mark function");
+    assert_eq!(mark["level"], "ok", "{mark}");
+    assert!(
+        mark["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the mark is a call of"),
+        "{mark}"
+    );
+    let (level, detail) = check("strict");
+    assert_eq!(level, "warn", "{detail}");
+    assert!(detail.contains("run outboxctl migrate"), "{detail}");
+    migrate(&schema, &["--key-order", "strict"]).await;
+    let (level, detail) = check("strict");
+    assert_eq!(level, "ok", "{detail}");
+    assert!(detail.contains("planned once per connection"), "{detail}");
 }
