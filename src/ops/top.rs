@@ -237,7 +237,8 @@ impl<'a> Source<'a> {
         let text = match self.http.get(&metrics).send().await {
             Ok(r) if r.status().is_success() => r.text().await.map_err(|e| e.to_string()),
             Ok(r) => Err(format!("HTTP {}", r.status().as_u16())),
-            Err(e) => Err(crate::db::first_line(&e.to_string())),
+            // the whole chain: reqwest's own line ("error sending request for url") hides why
+            Err(e) => Err(crate::db::first_line(&crate::error::one_line(&e))),
         };
         match text {
             Ok(text) => {

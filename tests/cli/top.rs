@@ -81,6 +81,12 @@ async fn a_pipe_gets_one_snapshot_with_capped_counts_and_failure_groups() {
     );
     let r = ob(["top", "--relay", "127.0.0.1:9464"]).pg(&t).run();
     assert!(r.stderr.contains("http://HOST:PORT"), "{r:?}");
+    // a relay that does not answer: DOWN, and why (reqwest's own line hid it)
+    let nobody = format!("http://127.0.0.1:{}", crate::common::free_port());
+    let r = ob(["top", "--relay", &nobody]).pg(&t).code(OK);
+    let line = format!("relay {nobody}  DOWN  error sending request for url");
+    assert!(r.stdout.contains(&line), "{r:?}");
+    assert!(r.stdout.contains("Connection refused"), "{r:?}");
 }
 
 #[tokio::test]
