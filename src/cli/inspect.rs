@@ -220,7 +220,9 @@ fn print_blocked(ctx: &Ctx, keys: &[BlockedKey]) {
         ]
     });
     if listed {
-        ctx.out.note("a parked head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered");
+        crate::ops::inspect::blocked_notes(keys)
+            .into_iter()
+            .for_each(|n| ctx.out.note(n));
     }
 }
 

@@ -312,7 +312,7 @@ impl std::fmt::Display for EventReport {
             if log_configured {
                 lines.push("and the delivery log has no record of it. A missing log row does not prove the event was not delivered: a pass that published and then rolled back logs nothing, and days past retention are dropped.".into());
             } else {
-                lines.push("(no delivery log is configured: under consume storage a delivered event leaves no trace)".into());
+                lines.push("(no delivery log is configured: under retain storage a delivered row stays until the retention job prunes it; under consume storage a delivered event leaves no trace)".into());
             }
         } else if rows.is_empty() && log_configured {
             lines
@@ -338,4 +338,19 @@ impl EventReport {
             rows,
         }
     }
+}
+
+/// What to do about the held keys listed, by what their heads are: a parked head waits for an
+/// operator, a processing one for its relay (or reclaim), a pending one for its retry. (It
+/// said requeue or discard whatever the head was: requeue refuses a row that is not failed.)
+pub fn blocked_notes(keys: &[BlockedKey]) -> Vec<&'static str> {
+    let has = |status: &str| keys.iter().any(|k| k.head.status == status);
+    [
+        (has("failed")).then_some("a parked (failed) head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered"),
+        (has("processing")).then_some("a processing head is being published, or (its relay gone) goes back to pending once reclaim_stale_after passes: wait, no requeue"),
+        (has("pending")).then_some("a pending head waits for its retry (available_at) and goes by itself when due"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }

@@ -280,6 +280,15 @@ async fn inspect_blocked_lists_each_stuck_key_with_its_head_and_backlog() {
         r.stdout.contains("K") && r.stdout.contains("refused"),
         "{r:?}"
     );
+    // what to do, by what the heads are: requeue for the parked one, wait for the retry (it
+    // said requeue or discard whatever the head was)
+    let said = format!("{}{}", r.stdout, r.stderr);
+    assert!(
+        said.contains("a parked (failed) head waits for `outboxctl requeue --id`"),
+        "{r:?}"
+    );
+    assert!(said.contains("a pending head waits for its retry"), "{r:?}");
+    assert!(!said.contains("a processing head"), "{r:?}");
 }
 
 /// Grouping reads the failed rows only: on 1,000,000 rows of which 50,000 failed (and 10,000
