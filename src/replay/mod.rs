@@ -339,6 +339,12 @@ impl Destinations {
         channel: Option<String>,
         ctx: destination::BuildContext,
     ) -> Result<Self, Error> {
+        // a replay redelivers nothing after a crash: the relay's reclaim window (which a NATS
+        // stream's duplicate window is checked against) says nothing of it
+        let ctx = destination::BuildContext {
+            reclaim_stale_after: None,
+            ..ctx
+        };
         let this = Self {
             to: to.to_owned(),
             url: crate::config::destination_url("--to", to, &crate::config::process_env)?,

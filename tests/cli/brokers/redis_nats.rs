@@ -257,6 +257,16 @@ async fn nats_jetstream_headers_dedup_and_order() {
         201,
         "deduplicated by Nats-Msg-Id"
     );
+    // a replay to the same stream: it redelivers nothing after a crash, so the relay's reclaim
+    // window is not its business (it warned of it)
+    let event = "0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e";
+    let out = crate::common::ob(["replay", "--event-id", event, "--to", NATS])
+        .args(["--channel", &subject])
+        .pg(&t)
+        .config(&cfg)
+        .run();
+    assert_eq!(out.code, OK, "{out:?}");
+    assert!(!out.stderr.contains("reclaim_stale_after"), "{out:?}");
     js.delete_stream(&stream_name).await.unwrap();
 }
 
