@@ -8,20 +8,22 @@ pub mod cursor;
 pub mod error;
 pub mod file;
 pub mod request;
+mod send;
 mod trace;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use futures_util::StreamExt;
 use serde::Serialize;
 use tracing::Instrument;
 use uuid::Uuid;
 
 pub use cursor::Cursor;
 pub use error::ReplayError;
+use send::{page_failure, publish_page};
 
 use crate::Error;
 use crate::destination::{self, DestinationError, DestinationUrl, Publisher, Sink};
@@ -461,8 +463,9 @@ impl Stopped {
 /// another, up to `KEYS_IN_FLIGHT` keys at once (one message at a time with a rate or a
 /// serial destination). A page is flushed before its events count as replayed; the first
 /// failure stops the replay at the last event that went out with all before it. Ctrl-C stops
-/// it too: the messages that went out are flushed and counted (one at a time, every one that
-/// was acknowledged; otherwise the page's, none), and the cursor after them is where to resume.
+/// it too: no publish starts after it, those in flight finish, what went out is flushed, and
+/// the replay stops at the last event acknowledged with all before it (events of other keys
+/// acknowledged after it go again on resume, as after a failure).
 pub async fn run(
     source: &mut impl ReplaySource,
     to: &mut Destinations,
@@ -473,8 +476,9 @@ pub async fn run(
     // with a rate: when the last send started (the next waits 1/rate after it)
     let mut last_send: Option<tokio::time::Instant> = None;
     let stop = |tally, error| Stopped { tally, error };
-    let _taken = crate::interrupt::take();
+    // listening before taking Ctrl-C over: none falls between the two
     let interrupted = crate::interrupt::next();
+    let _taken = crate::interrupt::take();
     tokio::pin!(interrupted);
     loop {
         let left = pace.limit.map(|l| l.saturating_sub(tally.count));
@@ -505,32 +509,32 @@ pub async fn run(
             )]);
         }
         let began = trace.now();
-        // how many of the page went out in order, acknowledged (read after a Ctrl-C)
-        let acknowledged = std::sync::atomic::AtomicUsize::new(0);
-        let outcome = trace.attach(publish_page(
+        // set on Ctrl-C: no publish of the page starts after it, those in flight finish
+        let halt = AtomicBool::new(false);
+        let publishing = trace.attach(publish_page(
             &page,
             &publishers,
             serial,
             pace.tries,
             pace.rate
                 .map(|rate| (Duration::from_secs_f64(1.0 / rate), &mut last_send)),
-            &acknowledged,
+            &halt,
         ));
+        let publishing = publishing.instrument(trace.log_span());
+        tokio::pin!(publishing);
         let outcome = tokio::select! {
+            // a Ctrl-C heard while the page was read: nothing of it starts
             biased;
-            _ = &mut interrupted => Err(None),
-            o = outcome.instrument(trace.log_span()) => o.map_err(Some),
+            _ = &mut interrupted => {
+                halt.store(true, Ordering::SeqCst);
+                publishing.await
+            }
+            o = &mut publishing => o,
         };
-        let done = match &outcome {
-            Ok(()) => page.len(),
-            Err(Some((done, _))) => *done,
-            Err(None) => acknowledged.load(std::sync::atomic::Ordering::SeqCst),
-        };
-        let interrupted_now = matches!(outcome, Err(None));
-        let outcome = match outcome {
-            Err(None) => Ok(()),
-            Err(Some(e)) => Err(e),
-            Ok(()) => Ok(()),
+        let interrupted_now = halt.load(Ordering::SeqCst);
+        let (done, outcome) = match outcome {
+            (done, None) => (done, Ok(())),
+            (done, Some(failed)) => (done, Err(failed)),
         };
         // What went out is durable before it counts (a file is fsynced).
         let mut unique: Vec<&Arc<dyn Publisher>> = Vec::new();
@@ -580,104 +584,6 @@ pub async fn run(
             let e = Error::Interrupted("interrupted (Ctrl-C)".into());
             return Err(stop(tally, e));
         }
-    }
-}
-
-/// Publishes one message, tried as `how` says, retries 200 ms apart and doubling.
-async fn publish(
-    publisher: &Arc<dyn Publisher>,
-    message: &Arc<Message>,
-    how: Tries,
-) -> Result<(), destination::PublishError> {
-    let mut tries = 0;
-    loop {
-        let limit = how.timeout.unwrap_or_else(|| publisher.default_timeout());
-        let result = tokio::time::timeout(limit, publisher.publish(message.clone()))
-            .await
-            .unwrap_or_else(|_| {
-                Err(destination::PublishError::timed_out(format!(
-                    "no answer within {}",
-                    crate::duration::Dur(limit)
-                )))
-            });
-        match result {
-            Err(e) if e.kind != destination::Refusal::Permanent && tries < how.retries => {
-                tries += 1;
-                // doubling, up to a minute between tries (a shift past 31 would overflow)
-                let wait = RETRY_WAIT.saturating_mul(1 << (tries - 1).min(16));
-                tokio::time::sleep(wait.min(Duration::from_secs(60))).await;
-            }
-            other => return other,
-        }
-    }
-}
-
-/// Why event `i` of a page was not replayed.
-fn page_failure(page: &[Item], i: usize, e: &destination::PublishError) -> Error {
-    let m = &page[i].message;
-    Error::from(ReplayError::Publish {
-        what: format!("publishing event {} of route {}", m.event_id, m.route),
-        reason: e.to_string(),
-    })
-}
-
-/// Publishes one page; `Err((n, error))` when the first `n` went out and the next did not.
-async fn publish_page(
-    page: &[Item],
-    publishers: &[Arc<dyn Publisher>],
-    serial: bool,
-    tries: Tries,
-    mut paced: Option<(Duration, &mut Option<tokio::time::Instant>)>,
-    acknowledged: &std::sync::atomic::AtomicUsize,
-) -> Result<(), (usize, destination::PublishError)> {
-    if serial {
-        for (i, item) in page.iter().enumerate() {
-            // at most the rate: each send starts 1/rate after the one before it, so a stall
-            // (a slow page, a slow broker) is never made up for with a burst
-            if let Some((interval, last)) = paced.as_mut() {
-                if let Some(at) = **last {
-                    tokio::time::sleep_until(at + *interval).await;
-                }
-                **last = Some(tokio::time::Instant::now());
-            }
-            if let Err(e) = publish(&publishers[i], &item.message, tries).await {
-                return Err((i, e));
-            }
-            acknowledged.store(i + 1, std::sync::atomic::Ordering::SeqCst);
-        }
-        return Ok(());
-    }
-    // One chain per key, in page order; chains run side by side. A broker keys a message by
-    // its key alone, so one key's events go one at a time whatever their tenant, unless each
-    // tenant has a channel of its own (as the relay keys them).
-    let mut chains: Vec<Vec<usize>> = Vec::new();
-    let mut chain_of: HashMap<(&str, Option<Uuid>, &str), usize> = HashMap::new();
-    for (i, item) in page.iter().enumerate() {
-        let m = &item.message;
-        let tenant = m.tenant_id.filter(|_| publishers[i].channel_per_tenant());
-        let k = (m.route.as_str(), tenant, m.key.as_str());
-        let c = *chain_of.entry(k).or_insert_with(|| {
-            chains.push(Vec::new());
-            chains.len() - 1
-        });
-        chains[c].push(i);
-    }
-    let results: Vec<(usize, destination::PublishError)> = futures_util::stream::iter(chains)
-        .map(|chain| async move {
-            for i in chain {
-                if let Err(e) = publish(&publishers[i], &page[i].message, tries).await {
-                    return Some((i, e));
-                }
-            }
-            None
-        })
-        .buffer_unordered(KEYS_IN_FLIGHT)
-        .filter_map(|r| async move { r })
-        .collect()
-        .await;
-    match results.into_iter().min_by_key(|(i, _)| *i) {
-        None => Ok(()),
-        Some(first) => Err(first),
     }
 }
 

@@ -82,17 +82,9 @@ async fn one_keys_events_go_in_order_across_tenants() {
             done: Default::default(),
         });
         let p: Arc<dyn Publisher> = Arc::new(r.clone());
-        let acknowledged = Default::default();
-        publish_page(
-            &page,
-            &[p.clone(), p],
-            false,
-            Tries::default(),
-            None,
-            &acknowledged,
-        )
-        .await
-        .unwrap();
+        let halt = AtomicBool::new(false);
+        let sent = publish_page(&page, &[p.clone(), p], false, Tries::default(), None, &halt).await;
+        assert!(matches!(sent, (2, None)), "{sent:?}");
         let want: Vec<Uuid> = order.iter().map(|&n| Uuid::from_u128(n)).collect();
         assert_eq!(
             *r.done.lock().unwrap(),
@@ -145,27 +137,34 @@ async fn a_rate_spaces_each_send_after_a_stall() {
     let p: Arc<dyn Publisher> = Arc::new(slow.clone());
     let mut last = None;
     let interval = Duration::from_millis(100);
-    let acknowledged = std::sync::atomic::AtomicUsize::new(0);
-    publish_page(
+    let halt = AtomicBool::new(false);
+    let sent = publish_page(
         &page,
-        &[p.clone(), p.clone(), p],
+        &[p.clone(), p.clone(), p.clone()],
         true,
         Tries::default(),
         Some((interval, &mut last)),
-        &acknowledged,
+        &halt,
     )
-    .await
-    .unwrap();
+    .await;
+    assert!(matches!(sent, (3, None)), "{sent:?}");
     let starts = slow.0.lock().unwrap().clone();
     assert_eq!(starts.len(), 3, "every event of the page sent once");
-    assert_eq!(
-        acknowledged.into_inner(),
-        3,
-        "each counted as it was acknowledged"
-    );
     for w in starts.windows(2) {
         assert!(w[1] - w[0] >= interval, "{:?}", w[1] - w[0]);
     }
+    // halted (Ctrl-C): no publish starts, one at a time or side by side
+    halt.store(true, Ordering::SeqCst);
+    for serial in [true, false] {
+        let all = [p.clone(), p.clone(), p.clone()];
+        let sent = publish_page(&page, &all, serial, Tries::default(), None, &halt).await;
+        assert!(matches!(sent, (0, None)), "{sent:?}");
+    }
+    assert_eq!(
+        slow.0.lock().unwrap().len(),
+        3,
+        "nothing more sent once halted"
+    );
 }
 
 #[test]
