@@ -181,6 +181,9 @@ pub struct Source<'a> {
     connect_timeout: Duration,
     /// None while the database is away: each refresh connects again.
     outboxes: Option<Outboxes>,
+    /// Why the database could not be reached when top opened: the first refresh says so
+    /// instead of waiting for a connection again.
+    opened_away: Option<Error>,
     relays: Vec<String>,
     http: reqwest::Client,
     /// The last table statistics and relay readings, for rates.
@@ -205,22 +208,30 @@ impl<'a> Source<'a> {
                 .into());
             }
         }
-        let outboxes = match Backend::of(config, connect_timeout).outboxes(None).await {
-            Ok(o) => Some(o),
+        let backend = Backend::of(config, connect_timeout);
+        let (outboxes, opened_away) = match backend.outboxes(None).await {
+            Ok(o) => (Some(o), None),
             // with relays to read, top opens without the database: their panel shows what
             // they see (a relay's DATABASE AWAY), and each refresh asks the database again
-            Err(Error::Db(e)) if !relays.is_empty() && e.fault().is_away() => None,
+            Err(Error::Db(e)) if !relays.is_empty() && e.fault().is_away() => {
+                (None, Some(Error::Db(e)))
+            }
             Err(e) => return Err(e),
         };
         let http = reqwest::Client::builder()
             .timeout(Duration::from_millis(800))
             .build()
             .map_err(|e| Error::io("building an HTTP client", std::io::Error::other(e)))?;
-        let registry = Backend::of(config, connect_timeout).registry().await.ok();
+        // the registry is opened with the outboxes' connection (again when that comes back)
+        let registry = match outboxes {
+            Some(_) => backend.registry().await.ok(),
+            None => None,
+        };
         Ok(Self {
             config,
             connect_timeout,
             outboxes,
+            opened_away,
             relays,
             http,
             last_activity: None,
@@ -311,6 +322,9 @@ impl<'a> Source<'a> {
     /// connection (a restart, a failover, a pooler's idle timeout) is made again, once a
     /// refresh: the screen follows the database back instead of freezing on it.
     pub async fn snapshot(&mut self, filter: Option<&str>) -> Result<Snapshot, Error> {
+        if let Some(e) = self.opened_away.take() {
+            return Err(e);
+        }
         let connected = self.outboxes.is_some();
         match self.read(filter).await {
             Err(e) if connected && is_away(&e) => {
