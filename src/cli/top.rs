@@ -58,9 +58,7 @@ fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
         ctx.out.lines("relay ", s.relays.iter().map(|r| r.line()));
         ctx.out
             .lines("relay ", s.registered.iter().map(|r| r.summary(s.at)));
-        let paused =
-            (s.paused_routes().into_iter()).map(|(route, p)| format!("{route} PAUSED {p}"));
-        ctx.out.lines("route ", paused);
+        ctx.out.lines("route ", s.paused_lines());
     });
 }
 

@@ -128,9 +128,11 @@ impl Browser {
                 self.message = Some(format!("refresh failed: {why}"));
                 // the relays answer without the database: their panel stays live (a relay's
                 // DATABASE AWAY among it), the routes are the last screen's
+                self.snap.database_away = None;
                 if matches!(&e, Error::Db(d) if d.fault().is_away()) {
                     self.snap.relays = source.read_relays().await;
                     self.snap.database_away = Some(why);
+                    self.snap.at = chrono::Utc::now();
                 }
             }
         }
@@ -317,6 +319,13 @@ impl Snapshot {
                 Some(t) => (format!("{} (tenant {t})", p.route), p),
                 None => (p.route.clone(), p),
             })
+            .collect()
+    }
+
+    /// A printed snapshot's line for each pause in force: `orders PAUSED by … since …: reason`.
+    pub fn paused_lines(&self) -> Vec<String> {
+        (self.paused_routes().into_iter())
+            .map(|(route, p)| format!("{route} PAUSED {p}"))
             .collect()
     }
 
