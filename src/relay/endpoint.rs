@@ -58,6 +58,9 @@ impl Default for Limits {
 /// Reads the gauges `/metrics` shows from the database (pending rows, their age, blocked keys).
 pub trait Gauges: Send + Sync {
     fn read(&self) -> BoxFuture<'_, Result<Vec<RouteSummary>, Error>>;
+    /// Lets go of the connection the gauges read on, if idle: the next read connects afresh
+    /// (the database was away, and the old connection may be gone half-open).
+    fn forget(&self) {}
 }
 
 /// What the endpoint serves.
@@ -180,7 +183,10 @@ async fn answer(endpoint: &Endpoint, path: &str) -> Response<Full<Bytes>> {
             // with the database away its gauges would wait for it (up to 5 s: longer than
             // `top --relay` waits): the relay's own figures go at once, the gauges next time
             let gauges = match endpoint.metrics.database_away() {
-                Some(_) => Vec::new(),
+                Some(_) => {
+                    endpoint.gauges.forget();
+                    Vec::new()
+                }
                 None => tokio::time::timeout(Duration::from_secs(5), endpoint.gauges.read())
                     .await
                     .ok()
@@ -342,5 +348,11 @@ impl StoreGauges {
 impl Gauges for StoreGauges {
     fn read(&self) -> BoxFuture<'_, Result<Vec<RouteSummary>, Error>> {
         Box::pin(self.read_now())
+    }
+
+    fn forget(&self) {
+        if let Ok(mut outboxes) = self.outboxes.try_lock() {
+            *outboxes = None;
+        }
     }
 }
