@@ -75,10 +75,9 @@ impl std::fmt::Display for StorageStatus {
             Some(2) => "next step:        2 (after step 1: relays on storage: consume with reclaim on) — wait for the table to empty of processing and published rows".into(),
             Some(n) => format!("next step:        {n} — drop processing_at and published_at"),
         });
-        if self.next_step.is_none()
-            && self.configured_storage == crate::model::Storage::Retain.to_string()
-        {
-            lines.push("mismatch:         this configuration's storage: retain cannot run on a consume-only table (its relays' passes fail): set outbox.storage: consume (or --storage consume)".into());
+        let retain = self.configured_storage == crate::model::Storage::Retain.to_string();
+        if self.next_step.is_none() && (retain || self.reclaim_on) {
+            lines.push("mismatch:         this configuration (storage: retain, or reclaim on) cannot run on a consume-only table, its relays' passes fail: set outbox.storage: consume and relay.reclaim_stale_after: null".into());
         }
         lines.extend(
             self.blockers

@@ -121,17 +121,14 @@ pub const OUTBOX_COLUMNS: &[ColumnSpec] = &[
 /// Columns that only retain storage writes; consume storage may have dropped them.
 pub const RETAIN_ONLY_COLUMNS: &[&str] = &["processing_at", "published_at"];
 
-/// What to do when a relay's statement fails for a column of [`RETAIN_ONLY_COLUMNS`]
-/// (`message`: the database's error): the table is consume-only (the storage move's step 3
-/// dropped them), so retain storage and reclaim cannot run on it, and `migrate` does not
-/// bring them back.
+/// What to do when a relay's statement fails for want of `processing_at` (`message`: the
+/// database's error, in English): the table is consume-only (the storage move's step 3 dropped
+/// it with `published_at`), so retain storage and reclaim cannot run on it, and `migrate` does
+/// not bring it back. (Not `published_at`: a delivery log has a column of that name.)
 pub fn consume_only_hint(message: &str) -> Option<String> {
-    let column = RETAIN_ONLY_COLUMNS
-        .iter()
-        .find(|c| message.contains(&format!("column \"{c}\"")))?;
-    Some(format!(
-        "the table has no {column}: it is consume-only (the storage move dropped processing_at and published_at); run with outbox.storage: consume and relay.reclaim_stale_after: null, as the move asks of every relay"
-    ))
+    message.contains("column \"processing_at\"").then(|| {
+        "the table has no processing_at: it is consume-only (the storage move dropped processing_at and published_at); run with outbox.storage: consume and relay.reclaim_stale_after: null, as the move asks of every relay".into()
+    })
 }
 
 pub const CHECKPOINT_COLUMNS: &[ColumnSpec] = &[

@@ -190,11 +190,8 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     let line = r.stdout.lines().find(|l| l.contains("pass statements"));
     assert!(line.is_some_and(|l| l.contains(fix)), "{r:?}");
     let r = cmd(&schema, &[], &["storage", "status"]);
-    assert!(
-        r.stdout
-            .contains("mismatch:         this configuration's storage: retain"),
-        "{r:?}"
-    );
+    let mismatch = "mismatch:         this configuration (storage: retain, or reclaim on)";
+    assert!(r.stdout.contains(mismatch), "{r:?}");
     let cfg = std::env::temp_dir()
         .join("outboxctl-tests")
         .join(format!("{}.yaml", schema.name));
