@@ -7,7 +7,7 @@ use super::Ctx;
 use super::output::{error_cell, ms, opt, with_tenant};
 use crate::duration::{Dur, age};
 use crate::ops::failure_groups::FailureGroup;
-use crate::ops::inspect::{EventReport, Inspector, Page, RowNarrowing};
+use crate::ops::inspect::{EventReport, Inspector, Page, RowNarrowing, blocked_notes};
 use crate::store::ops::{BlockedKey, ListStatus, RouteSummary, RowView};
 
 #[derive(Debug, Args)]
@@ -220,9 +220,9 @@ fn print_blocked(ctx: &Ctx, keys: &[BlockedKey]) {
         ]
     });
     if listed {
-        crate::ops::inspect::blocked_notes(keys)
-            .into_iter()
-            .for_each(|n| ctx.out.note(n));
+        for note in blocked_notes(keys, &ctx.config) {
+            ctx.out.note(note);
+        }
     }
 }
 

@@ -341,13 +341,22 @@ impl EventReport {
 }
 
 /// What to do about the held keys listed, by what their heads are: a parked head waits for an
-/// operator, a processing one for its relay (or reclaim), a pending one for its retry. (It
+/// operator, a processing one for its relay (or reclaim, when `config` has it on), a pending
+/// one for its retry. (It
 /// said requeue or discard whatever the head was: requeue refuses a row that is not failed.)
-pub fn blocked_notes(keys: &[BlockedKey]) -> Vec<&'static str> {
+pub fn blocked_notes(keys: &[BlockedKey], config: &Config) -> Vec<&'static str> {
     let has = |status: &str| keys.iter().any(|k| k.head.status == status);
+    let processing = match config.relay.reclaim_stale_after.is_some() {
+        true => {
+            "a processing head is being published, or (its relay gone) goes back to pending once reclaim_stale_after passes: wait, no requeue"
+        }
+        false => {
+            "a processing head is being published; with reclaim off, one whose relay is gone stays processing until reclaim runs (set relay.reclaim_stale_after)"
+        }
+    };
     [
         (has("failed")).then_some("a parked (failed) head waits for `outboxctl requeue --id` or `discard --id`; its key's rows go once it is delivered"),
-        (has("processing")).then_some("a processing head is being published, or (its relay gone) goes back to pending once reclaim_stale_after passes: wait, no requeue"),
+        (has("processing")).then_some(processing),
         (has("pending")).then_some("a pending head waits for its retry (available_at) and goes by itself when due"),
     ]
     .into_iter()
