@@ -266,6 +266,7 @@ async fn nats_jetstream_headers_dedup_and_order() {
         .config(&cfg)
         .run();
     assert_eq!(out.code, OK, "{out:?}");
+    assert!(out.stderr.contains("replayed 1 event"), "{out:?}");
     assert!(!out.stderr.contains("reclaim_stale_after"), "{out:?}");
     js.delete_stream(&stream_name).await.unwrap();
 }
