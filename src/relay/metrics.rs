@@ -365,7 +365,9 @@ impl Metrics {
             out,
             "# HELP outboxctl_destination_up Whether the destination answers (0: down, its routes claim nothing until a probe succeeds).\n# TYPE outboxctl_destination_up gauge"
         );
-        for (d, why) in &inner.destinations {
+        // a destination not probed yet is neither: no figure until its lane's first probe
+        // answers (it read 1, up, while /readyz said "not probed yet")
+        for (d, why) in (inner.destinations.iter()).filter(|(d, _)| !inner.unprobed.contains(*d)) {
             let _ = writeln!(
                 out,
                 "outboxctl_destination_up{{destination=\"{}\"}} {}",
@@ -596,8 +598,8 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("outboxctl_destination_up{destination=\"redis://b\"} 1"),
-            "{text}"
+            !text.contains("outboxctl_destination_up{destination=\"redis://b\"}"),
+            "not probed yet: neither up nor down\n{text}"
         );
         assert!(text.contains(
             "outboxctl_destination_down_info{destination=\"nats://a\",reason=\"connection refused\"} 1"

@@ -345,13 +345,20 @@ async fn webhooks_that_differ_only_in_their_query_do_not_hold_each_other_up() {
         .config(&cfg)
         .spawn(Some(&log));
     wait_log(&log, "serving /metrics", 1).await;
-    // and two in the metrics: the second named apart, not one entry for both
-    let metrics = http_get(&addr, "/metrics").1;
+    // and two in the metrics: the second named apart, not one entry for both (each once its
+    // lane's first probe answered)
     let up = format!(
         "outboxctl_destination_up{{destination=\"{}?****",
         receiver.url()
     );
-    assert_eq!(metrics.matches(&up).count(), 2, "{metrics}");
+    let metrics = crate::common::eventually(Duration::from_secs(30), "both probed", async || {
+        let metrics = http_get(&addr, "/metrics").1;
+        match metrics.matches(&up).count() {
+            2 => Ok(metrics),
+            _ => Err(metrics),
+        }
+    })
+    .await;
     assert!(metrics.contains("?**** #2\"}"), "{metrics}");
     stage(&mut conn, &t, "a_slow", 10, Some(2)).await;
     // a_slow's pass waits on its webhook now: b_fast's rows come while it waits
@@ -484,6 +491,10 @@ async fn the_relay_is_not_ready_before_its_start_probe_answers_nor_held_by_it() 
     let (status, body) = http_get(&addr, "/readyz");
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("not probed yet"), "{body}");
+    // nor is it up in the metrics (it read 1 meanwhile)
+    let metrics = http_get(&addr, "/metrics").1;
+    let up = format!("outboxctl_destination_up{{destination=\"{hook}\"}}");
+    assert!(!metrics.contains(&up), "{metrics}");
     let asked = Instant::now();
     let exit = relay.terminate_within(Duration::from_secs(3)).await;
     assert!(
