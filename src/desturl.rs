@@ -36,6 +36,11 @@ pub enum DestinationUrlError {
         "destination {0:?} is not supported: use stdout, file:PATH, postgres-table:SCHEMA.TABLE, redis://, amqp://, nats://, kafka://, http(s)://"
     )]
     Unsupported(String),
+    /// An http(s) URL no request can be sent to (the text, its password masked, and why).
+    #[error(
+        "destination {url:?} is not a URL a POST can go to: {reason} (e.g. https://hooks.example/orders)"
+    )]
+    BadHttp { url: String, reason: String },
 }
 
 impl DestinationUrl {
@@ -65,7 +70,18 @@ impl DestinationUrl {
             "redis" | "rediss" => Ok(Self::Redis(text.to_owned())),
             "amqp" | "amqps" => Ok(Self::Amqp(text.to_owned())),
             "nats" | "tls" => Ok(Self::Nats(text.to_owned())),
-            "http" | "https" => Ok(Self::Http(text.to_owned())),
+            "http" | "https" => {
+                // checked now, not at the first POST (each row's publish failed, and parked it)
+                let bad = |reason: String| DestinationUrlError::BadHttp {
+                    url: mask(text),
+                    reason,
+                };
+                let parsed = url::Url::parse(text).map_err(|e| bad(e.to_string()))?;
+                if parsed.host_str().is_none_or(str::is_empty) {
+                    return Err(bad("no host".into()));
+                }
+                Ok(Self::Http(text.to_owned()))
+            }
             "kafka" | "kafkas" => Ok(Self::Kafka(text.to_owned())),
             _ => Err(DestinationUrlError::Unsupported(mask(text))),
         }
@@ -97,6 +113,29 @@ impl fmt::Debug for DestinationUrl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A webhook URL that cannot take a POST is refused when the configuration loads (every
+    /// row sent to it was parked: "the POST cannot be made: builder error").
+    #[test]
+    fn an_http_url_that_cannot_take_a_post_is_refused() {
+        for (text, why) in [
+            ("https://", "empty host"),
+            ("http://:8080/x", "empty host"),
+            ("http://h:99999/x", "invalid port number"),
+            ("http://exa mple.com/x", "invalid international domain name"),
+        ] {
+            let e = DestinationUrl::parse(text).unwrap_err().to_string();
+            assert!(
+                e.contains("is not a URL a POST can go to") && e.contains(why),
+                "{text}: {e}"
+            );
+        }
+        let e = DestinationUrl::parse("https://u:s3cret@:1/x")
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("s3cret"), "{e}");
+        assert!(DestinationUrl::parse("https://hooks.example:8443/x?a=1").is_ok());
+    }
 
     #[test]
     fn parses_destination_urls() {
