@@ -207,16 +207,17 @@ impl Post {
         let resp = req.body(body).send().await.map_err(|e| {
             // reqwest names the URL, credentials and all: the row's last_error must not
             let e = e.without_url();
+            let why = with_causes(&e);
             if e.is_timeout() {
-                PublishError::timed_out(format!("POST timed out: {e}"))
+                PublishError::timed_out(format!("POST timed out: {why}"))
             } else if e.is_connect() {
-                PublishError::away(format!("POST failed: {e}"))
+                PublishError::away(format!("POST failed: {why}"))
             } else if e.is_builder() {
                 // the same message could never be sent: a header value with a line break
                 // (an ordering key, an event type), say
-                PublishError::permanent(format!("the POST cannot be made: {e}"))
+                PublishError::permanent(format!("the POST cannot be made: {why}"))
             } else {
-                PublishError::transient(format!("POST failed: {e}"))
+                PublishError::transient(format!("POST failed: {why}"))
             }
         })?;
         let status = resp.status();
@@ -275,7 +276,7 @@ impl Publisher for Http {
             let resp = post.client.head(&post.url).send().await.map_err(|e| {
                 let e = e.without_url();
                 let url = traced_as(&post.url);
-                DestinationError::unreachable(format!("HEAD {url}: {e}")).because(e)
+                DestinationError::unreachable(format!("HEAD {url}: {}", with_causes(&e))).because(e)
             })?;
             match resp.status().as_u16() {
                 status @ 502..=504 => Err(DestinationError::unreachable(format!(
@@ -352,6 +353,22 @@ pub fn plan(
         signer,
         batch: dest.batch.map(|b| b as usize),
     })
+}
+
+/// reqwest's error with its causes: "error sending request" alone hid a refused connection, a
+/// name that does not resolve, a certificate refused.
+fn with_causes(e: &reqwest::Error) -> String {
+    let mut line = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        source = cause.source();
+    }
+    line
 }
 
 #[cfg(test)]

@@ -460,6 +460,9 @@ async fn a_destination_away_at_start_is_not_ready_before_any_row() {
         status == 503 && body.contains("is down")
     })
     .await;
+    // and why: reqwest's "error sending request" alone hid it
+    let (_, body) = http_get(&addr, "/readyz");
+    assert!(body.contains("Connection refused"), "{body}");
     let metrics = http_get(&addr, "/metrics").1;
     let gauge = format!("outboxctl_destination_up{{destination=\"{nobody}\"}} 0");
     assert!(metrics.contains(&gauge), "{metrics}");
