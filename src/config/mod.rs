@@ -45,7 +45,10 @@ enum RegistrySetting<'a> {
 fn registry_setting(value: Option<&str>) -> RegistrySetting<'_> {
     match value.map(str::trim) {
         None => RegistrySetting::Default,
-        Some("off" | "false" | "none") => RegistrySetting::Off,
+        // in any case, as YAML's own booleans go (`OFF`, `No` made a table of that name)
+        Some(v) if ["off", "false", "none", "no"].contains(&v.to_ascii_lowercase().as_str()) => {
+            RegistrySetting::Off
+        }
         Some(name) => RegistrySetting::Named(name),
     }
 }

@@ -327,3 +327,33 @@ fn expands_environment_variables_in_urls() {
             .contains("not an environment")
     );
 }
+
+/// `registry: off` in any case, as YAML writes its booleans: `OFF` or `No` named a table.
+#[test]
+fn registry_off_in_any_case() {
+    for off in ["off", "OFF", "Off", "false", "No", "none"] {
+        let c = resolve(
+            &format!("outbox:\n  registry: \"{off}\"\n"),
+            &Overrides::default(),
+            &no_env,
+        )
+        .unwrap();
+        let Target::Postgres { registry, .. } = &c.outbox.target else {
+            panic!("a PostgreSQL target")
+        };
+        assert!(registry.is_none(), "{off}: {registry:?}");
+    }
+    let c = resolve(
+        "outbox:\n  registry: app.fleet\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap();
+    let Target::Postgres { registry, .. } = &c.outbox.target else {
+        panic!("a PostgreSQL target")
+    };
+    assert_eq!(
+        registry.as_ref().map(|r| r.plain()).as_deref(),
+        Some("app.fleet")
+    );
+}
