@@ -567,6 +567,17 @@ async fn row_checks<O: OpsStore>(
                     crate::duration::age(m.physical - now)
                 ),
             ),
+            // ahead within the drift allowed, or not ahead: said as it is (it said "not ahead"
+            // of a mark minutes ahead, which hlc show gave)
+            Some(m) if m.physical > now => report.add(
+                "hlc mark",
+                Level::Ok,
+                format!(
+                    "the HLC mark is {} ahead of the wall clock, within the {} allowed",
+                    crate::duration::age(m.physical - now),
+                    crate::duration::age(chrono::Duration::milliseconds(MAX_DRIFT_MS as i64))
+                ),
+            ),
             Some(_) => report.add(
                 "hlc mark",
                 Level::Ok,

@@ -94,6 +94,23 @@ async fn doctor_checks_each_tenants_own_log_and_the_mark_once() {
         "{logs:?}"
     );
     assert_eq!(details(&v, "hlc mark").len(), 1, "{v}");
+    // a mark ahead of the clock, within the drift allowed: said so (it said "not ahead")
+    sqlx::raw_sql(&format!(
+        "INSERT INTO {}.hlc_checkpoint (node_key, hlc)
+         VALUES ('ahead', ((extract(epoch FROM now()) * 1000)::bigint + 180000) << 16)",
+        schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let mark = details(&json(&with(&["doctor", "--format", "json"])), "hlc mark");
+    assert!(
+        mark.len() == 1
+            && mark[0].starts_with("ok")
+            && mark[0].contains("ahead of the wall clock, within"),
+        "{mark:?}"
+    );
+    assert!(!mark[0].contains("not ahead"), "{mark:?}");
     // a checkpoint table gone is a finding like the others, not the end of the report
     sqlx::raw_sql(&format!("DROP TABLE {}.hlc_checkpoint", schema.name))
         .execute(&mut conn)
