@@ -111,7 +111,7 @@ where
         tokio::select! {
             result = dispatch(cli, color) => exit_code_of(result),
             _ = crate::interrupt::unhandled() => {
-                eprintln!("interrupted");
+                crate::telemetry::stderr_line(format_args!("interrupted"));
                 exit_code::INTERRUPTED
             }
         }
@@ -130,7 +130,8 @@ fn exit_code_of(result: anyhow::Result<()>) -> u8 {
     match result {
         Ok(()) => exit_code::OK,
         Err(e) => {
-            eprintln!("error: {}", crate::error::printable(e.as_ref()));
+            let line = crate::error::printable(e.as_ref());
+            crate::telemetry::stderr_line(format_args!("error: {line}"));
             crate::error::exit_code_of(e.as_ref())
         }
     }

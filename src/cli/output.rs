@@ -42,7 +42,7 @@ impl Output {
     pub fn data(&self, text: &str) {
         if self.data_on_stderr {
             if !self.quiet || self.is_json() {
-                eprintln!("{}", text.trim_end_matches('\n'));
+                crate::telemetry::stderr_line(format_args!("{}", text.trim_end_matches('\n')));
             }
             return;
         }
@@ -113,16 +113,16 @@ impl Output {
     /// A message for a person, on stderr, unless `-q`.
     pub fn note(&self, text: &str) {
         if !self.quiet {
-            eprintln!("{text}");
+            crate::telemetry::stderr_line(format_args!("{text}"));
         }
     }
 
     /// A warning, on stderr, even with `-q`.
     pub fn warn(&self, text: &str) {
         if self.color {
-            eprintln!("\x1b[33mwarning:\x1b[0m {text}");
+            crate::telemetry::stderr_line(format_args!("\x1b[33mwarning:\x1b[0m {text}"));
         } else {
-            eprintln!("warning: {text}");
+            crate::telemetry::stderr_line(format_args!("warning: {text}"));
         }
     }
 

@@ -2,6 +2,14 @@
 
 use tracing_subscriber::EnvFilter;
 
+/// A line for a person on stderr. A stderr that is closed (`2>&1 | jq` after jq quit) loses it
+/// rather than ending the process (`eprintln!` panics there: exit 101, a relay's registry row
+/// left to go stale).
+pub fn stderr_line(text: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
 /// Starts logging: `RUST_LOG` if set, else info (warn when `quiet`, debug from one `verbose`),
 /// with colour only for `ansi` text.
 pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {

@@ -314,6 +314,19 @@ impl Ob {
             .expect("spawn outboxctl")
     }
 
+    /// Runs it with stderr a pipe nobody reads any more (`2>&1 | jq` after jq quit), stdout
+    /// discarded; its exit status.
+    pub fn run_with_stderr_closed(mut self) -> std::process::ExitStatus {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        (self.cmd.args(&self.args))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .status()
+            .expect("run outboxctl")
+    }
+
     /// Starts it (stdout discarded, stderr to `log` when given); killed if the test ends first.
     pub fn spawn(mut self, log: Option<&Path>) -> KillOnDrop {
         let stderr = match log {
