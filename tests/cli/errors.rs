@@ -379,6 +379,6 @@ async fn a_closed_stderr_loses_the_warning_not_the_command() {
     let status = ob(["inspect", "--route", "elsewhere"])
         .pg(&schema.rel("outbox"))
         .config(&cfg)
-        .run_with_stderr_closed();
+        .run_with_stderr_failing();
     assert_eq!(status.code(), Some(0), "{status:?}");
 }

@@ -314,11 +314,12 @@ impl Ob {
             .expect("spawn outboxctl")
     }
 
-    /// Runs it with stderr a pipe nobody reads any more (`2>&1 | jq` after jq quit), stdout
-    /// discarded; its exit status.
-    pub fn run_with_stderr_closed(mut self) -> std::process::ExitStatus {
-        let (reader, writer) = std::io::pipe().expect("a pipe");
-        drop(reader);
+    /// Runs it with a stderr every write to fails, as to a pipe nobody reads any more (`2>&1 |
+    /// jq` after jq quit): `/dev/full`, which fails each one at once, with no race against a
+    /// reader's exit. Stdout discarded; its exit status.
+    pub fn run_with_stderr_failing(mut self) -> std::process::ExitStatus {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+        let writer = full.expect("/dev/full");
         (self.cmd.args(&self.args))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
