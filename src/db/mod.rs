@@ -147,6 +147,15 @@ pub async fn connect_mongo(
     let parse = ClientOptions::parse(url.expose());
     let mut options = match tokio::time::timeout(timeout, parse).await {
         Err(_) => return Err(connect_error(url, "resolving the URL took too long".into())),
+        // a `mongodb+srv://` name that does not resolve (now): the database cannot be reached,
+        // exit 3 as for any host, not a URL to fix (exit 2)
+        Ok(Err(e)) if matches!(*e.kind, mongodb::error::ErrorKind::DnsResolve { .. }) => {
+            let why = url.scrub(&mongo_message(&e));
+            return Err(connect_error(
+                url,
+                format!("{why}; does the URL name the right host?"),
+            ));
+        }
         Ok(Err(e)) => {
             return Err(DbError::BadUrl {
                 target: url.to_string(),

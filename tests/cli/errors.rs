@@ -41,6 +41,19 @@ fn unreachable_postgres_exits_3_without_the_password() {
     assert!(!r.stderr.contains("S3cretPw"), "{r:?}");
 }
 
+/// A `mongodb+srv://` name that does not resolve is the database out of reach (exit 3), as a
+/// host that does not resolve is; it exited 2, "invalid database URL", and cron read a DNS blip
+/// as a configuration to fix.
+#[test]
+fn an_srv_name_that_does_not_resolve_exits_3() {
+    let r = ob(["migrate", "--connect-timeout", "3s", "--database-url"])
+        .args(["mongodb+srv://app:S3cretPw@nosuch.invalid/"])
+        .run();
+    assert_eq!(r.code, CONNECT, "{r:?}");
+    assert!(r.stderr.contains("cannot connect to"), "{r:?}");
+    assert!(!r.stderr.contains("S3cretPw"), "{r:?}");
+}
+
 #[test]
 fn unreachable_mongo_exits_3_without_the_password() {
     let r = ob([
