@@ -89,7 +89,7 @@ impl Registry {
 
     /// Whether `e` (from this registry) says its table is missing: `migrate` has not run.
     pub fn is_missing(e: &Error) -> bool {
-        super::postgres::registry::is_missing(e)
+        matches!(e, Error::SchemaMissing(_)) || super::postgres::registry::is_missing(e)
     }
 
     /// One heartbeat: the relay's row written, the pauses in force read.

@@ -59,6 +59,24 @@ fn tenant_bson(tenant: Option<Uuid>) -> Bson {
 }
 
 impl MongoRegistry {
+    /// The registry's collection exists (`migrate` made it). Without it a read finds nothing
+    /// (`route list` said no pause, `inspect relays` no relay), and a pause would make its
+    /// collection in whatever database the URL names, a mistyped one too.
+    async fn require(&self) -> Result<(), Error> {
+        let ns = self.relays.namespace();
+        let names = (self.client.database(&ns.db))
+            .list_collection_names()
+            .filter(doc! { "name": &ns.coll })
+            .await
+            .map_err(|e| Error::mongo("looking for the relay registry", e))?;
+        match names.is_empty() {
+            true => Err(Error::SchemaMissing(format!(
+                "the relay registry {ns} does not exist: run `outboxctl migrate`"
+            ))),
+            false => Ok(()),
+        }
+    }
+
     pub fn new(client: &Client, registry: &CollectionName, pauses: &CollectionName) -> Self {
         let coll = |c: &CollectionName| client.database(&c.db).collection(&c.collection);
         Self {
@@ -136,6 +154,7 @@ impl MongoRegistry {
 
     /// Every relay registered, its state judged on the server.
     pub async fn relays(&self) -> Result<Vec<RelayRecord>, Error> {
+        self.require().await?;
         let fail = |e| Error::mongo("reading the relay registry", e);
         let stale_after = doc! { "$multiply": ["$heartbeat_ms", i64::from(MISSED_BEATS_STALE)] };
         let pipeline = vec![
@@ -194,6 +213,7 @@ impl MongoRegistry {
 
     /// The pauses in force, or (`history`) every pause ever made, oldest first.
     pub async fn pauses(&self, history: bool) -> Result<Vec<PauseRecord>, Error> {
+        self.require().await?;
         let filter = if history {
             doc! {}
         } else {
@@ -244,6 +264,7 @@ impl MongoRegistry {
         reason: &str,
         by: &str,
     ) -> Result<Result<Pause, Pause>, Error> {
+        self.require().await?;
         let fail = |e| Error::mongo("pausing a route", e);
         let by = crate::fleet::actor(by, &self.db_role().await);
         let filter = doc! { "route": route, "tenant_id": tenant_bson(tenant), "active": true };
@@ -282,6 +303,7 @@ impl MongoRegistry {
         tenant: Option<Uuid>,
         by: &str,
     ) -> Result<Option<Pause>, Error> {
+        self.require().await?;
         let fail = |e| Error::mongo("resuming a route", e);
         let by = crate::fleet::actor(by, &self.db_role().await);
         let active = doc! { "route": route, "tenant_id": tenant_bson(tenant), "active": true };

@@ -511,6 +511,26 @@ async fn registry_and_pause_on_mongodb() {
     let test = test_name!();
     let db = MongoDb::new(test).await;
     let coll = format!("{}.outbox", db.name);
+    // before migrate: the registry's commands say so (they said nothing was paused, and a
+    // pause made its collection in whatever database the URL named)
+    for args in [
+        &["route", "list"][..],
+        &["route", "pause", "orders", "--reason", "early"],
+        &["inspect", "relays"],
+    ] {
+        let r = ob(args).mongo(&coll).code(ERROR);
+        assert!(
+            r.stderr.contains("does not exist: run `outboxctl migrate`"),
+            "{r:?}"
+        );
+    }
+    let made = db
+        .client
+        .database(&db.name)
+        .list_collection_names()
+        .await
+        .unwrap();
+    assert!(made.is_empty(), "nothing made: {made:?}");
     let r = ob(["migrate", "--yes"]).mongo(&coll).code(OK);
     assert!(
         r.stdout
