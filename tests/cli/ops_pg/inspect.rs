@@ -411,3 +411,22 @@ async fn inspect_pages_merge_the_targets_in_order() {
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("no such row in the outbox now"), "{r:?}");
 }
+
+/// A warning to a stderr nobody reads any more (`2>&1 | jq` after jq quit) is lost, and the
+/// command goes on to its own exit (it panicked: exit 101, undocumented, and a relay left its
+/// registry row to go stale).
+#[tokio::test]
+async fn a_closed_stderr_loses_the_warning_not_the_command() {
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let cfg = crate::common::config_file(
+        &schema.name,
+        "relay:\n  routes:\n    orders:\n      to: file:/dev/null\n",
+    );
+    // a route the configuration lacks: a warning on stderr, then the summary
+    let status = ob(["inspect", "--route", "elsewhere"])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .run_with_stderr_failing();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
