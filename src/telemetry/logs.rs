@@ -22,9 +22,12 @@ pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {
         (false, _) => "debug,async_nats=info",
     };
     let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    // a log line stderr cannot take is lost, as stderr_line's are: the layer's own report of
+    // it (`eprintln!`) would panic there, in whichever task logged
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .log_internal_errors(false)
         .with_target(false);
     let _ = match json {
         false => builder.with_ansi(ansi).try_init(),

@@ -429,4 +429,10 @@ async fn a_closed_stderr_loses_the_warning_not_the_command() {
         .config(&cfg)
         .run_with_stderr_failing();
     assert_eq!(status.code(), Some(0), "{status:?}");
+    // log lines too: the logging layer's own report of a line it could not write panicked
+    let status = ob(["inspect"])
+        .pg(&schema.rel("outbox"))
+        .env("RUST_LOG", "debug")
+        .run_with_stderr_failing();
+    assert_eq!(status.code(), Some(0), "{status:?}");
 }
