@@ -438,11 +438,11 @@ impl<'a> Source<'a> {
                 r.delivered_per_second = Some(per.iter().sum());
             }
         }
-        // the registry is extra: a failed read shows no relays, no pauses; a missing table (no
-        // `migrate` since the registry came) is not asked again, a connection each refresh
+        // the registry is extra: a failed read shows no relays, no pauses; a missing table or
+        // collection (no `migrate` since the registry came) is not asked again each refresh
         let (mut registered, pauses) = match &mut self.registry {
             Some(reg) => match reg.relays().await {
-                Err(e) if e.sqlstate().as_deref() == Some(crate::db::sqlstate::UNDEFINED_TABLE) => {
+                Err(e) if crate::store::registry::Registry::is_missing(&e) => {
                     self.registry = None;
                     (Vec::new(), Vec::new())
                 }

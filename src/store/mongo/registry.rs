@@ -67,6 +67,8 @@ impl MongoRegistry {
         let names = (self.client.database(&ns.db))
             .list_collection_names()
             .filter(doc! { "name": &ns.coll })
+            // a role granted the registry's collections alone may still list them
+            .authorized_collections(true)
             .await
             .map_err(|e| Error::mongo("looking for the relay registry", e))?;
         match names.is_empty() {
