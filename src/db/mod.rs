@@ -137,6 +137,18 @@ pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnec
     }
 }
 
+/// A `mongodb+srv://` lookup that got no usable answer (no record, a timeout, no server),
+/// rather than records naming what cannot be (the driver's `SRV … does not match domain`,
+/// `TXT …`).
+fn dns_unanswered(e: &mongodb::error::Error) -> bool {
+    match e.kind.as_ref() {
+        mongodb::error::ErrorKind::DnsResolve { message, .. } => {
+            !(message.contains("does not match domain") || message.starts_with("TXT"))
+        }
+        _ => false,
+    }
+}
+
 /// Opens a MongoDB client and checks that a server answers within `timeout`.
 pub async fn connect_mongo(
     url: &DatabaseUrl,
@@ -148,8 +160,9 @@ pub async fn connect_mongo(
     let mut options = match tokio::time::timeout(timeout, parse).await {
         Err(_) => return Err(connect_error(url, "resolving the URL took too long".into())),
         // a `mongodb+srv://` name that does not resolve (now): the database cannot be reached,
-        // exit 3 as for any host, not a URL to fix (exit 2)
-        Ok(Err(e)) if matches!(*e.kind, mongodb::error::ErrorKind::DnsResolve { .. }) => {
+        // exit 3 as for any host, not a URL to fix (exit 2); what the records say that cannot
+        // be (a host outside the domain, a TXT option) stays the URL's to fix
+        Ok(Err(e)) if dns_unanswered(&e) => {
             let why = url.scrub(&mongo_message(&e));
             return Err(connect_error(
                 url,
