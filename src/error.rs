@@ -118,6 +118,11 @@ impl Error {
         })
     }
 
+    /// The database cannot be reached or its connection is gone (not the statement's fault).
+    pub fn is_away(&self) -> bool {
+        matches!(self, Error::Db(e) if e.fault().is_away())
+    }
+
     /// The SQLSTATE of a PostgreSQL error, e.g. `55P03` for a lock not available.
     pub fn sqlstate(&self) -> Option<String> {
         match self {
@@ -149,31 +154,8 @@ pub fn printable(error: &(dyn std::error::Error + 'static)) -> String {
     (secrets.iter()).fold(one_line(error), |m, s| m.replace(s.as_str(), "****"))
 }
 
-/// An error chain on one line, as `error:` prints it: each cause after a `: `, except a cause
-/// whose text the line already holds (a typed error shows its driver's message itself and
-/// also carries the driver's error as its source).
-pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut line = String::new();
-    for cause in chain(error) {
-        let text = cause.to_string();
-        let first = text.lines().next().unwrap_or_default();
-        if line.contains(first) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    line
-}
-
-/// An error and its sources, outermost first.
-fn chain<'a>(
-    error: &'a (dyn std::error::Error + 'static),
-) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
-    std::iter::successors(Some(error), |e| e.source())
-}
+use crate::text::chain;
+pub use crate::text::one_line;
 
 /// The exit code for an error chain: the first cause that knows its code (a library error, or
 /// a driver error through its [`Fault`]), else [`exit_code::ERROR`].

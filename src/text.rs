@@ -8,6 +8,33 @@ pub fn clip(text: &str, most: usize) -> String {
     }
 }
 
+/// An error chain on one line, as `error:` prints it (a destination's message too, where a
+/// library's own line names no cause: reqwest's "error sending request"): each cause after a
+/// `: `, except a cause whose text the line already holds (a typed error shows its driver's
+/// message itself and also carries the driver's error as its source).
+pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = String::new();
+    for cause in chain(error) {
+        let text = cause.to_string();
+        let first = text.lines().next().unwrap_or_default();
+        if line.contains(first) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+/// An error and its sources, outermost first.
+pub fn chain<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(error), |e| e.source())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

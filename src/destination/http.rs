@@ -207,7 +207,7 @@ impl Post {
         let resp = req.body(body).send().await.map_err(|e| {
             // reqwest names the URL, credentials and all: the row's last_error must not
             let e = e.without_url();
-            let why = with_causes(&e);
+            let why = crate::text::one_line(&e);
             if e.is_timeout() {
                 PublishError::timed_out(format!("POST timed out: {why}"))
             } else if e.is_connect() {
@@ -276,7 +276,8 @@ impl Publisher for Http {
             let resp = post.client.head(&post.url).send().await.map_err(|e| {
                 let e = e.without_url();
                 let url = traced_as(&post.url);
-                DestinationError::unreachable(format!("HEAD {url}: {}", with_causes(&e))).because(e)
+                DestinationError::unreachable(format!("HEAD {url}: {}", crate::text::one_line(&e)))
+                    .because(e)
             })?;
             match resp.status().as_u16() {
                 status @ 502..=504 => Err(DestinationError::unreachable(format!(
@@ -353,22 +354,6 @@ pub fn plan(
         signer,
         batch: dest.batch.map(|b| b as usize),
     })
-}
-
-/// reqwest's error with its causes: "error sending request" alone hid a refused connection, a
-/// name that does not resolve, a certificate refused.
-fn with_causes(e: &reqwest::Error) -> String {
-    let mut line = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !line.contains(&text) {
-            line.push_str(": ");
-            line.push_str(&text);
-        }
-        source = cause.source();
-    }
-    line
 }
 
 #[cfg(test)]
