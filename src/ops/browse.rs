@@ -129,7 +129,7 @@ impl Browser {
                 // the relays answer without the database: their panel stays live (a relay's
                 // DATABASE AWAY among it), the routes are the last screen's
                 self.snap.database_away = None;
-                if matches!(&e, Error::Db(d) if d.fault().is_away()) {
+                if e.is_away() {
                     self.snap.relays = source.read_relays().await;
                     self.snap.database_away = Some(why);
                     self.snap.at = chrono::Utc::now();

@@ -80,11 +80,6 @@ pub fn live_first(registered: &mut [crate::fleet::RelayRecord]) {
     registered.sort_by_key(|r| (r.state, std::cmp::Reverse(r.last_seen)));
 }
 
-/// The database cannot be reached or the connection is gone.
-fn is_away(e: &Error) -> bool {
-    matches!(e, Error::Db(d) if d.fault().is_away())
-}
-
 /// The headline's delivered rate: every route the relays delivered on (matching the filter),
 /// a route with no row left in the table too (a relay that keeps up, under consume).
 fn delivered(relays: &[RelayView], filter: Option<&str>) -> Option<f64> {
@@ -213,9 +208,7 @@ impl<'a> Source<'a> {
             Ok(o) => (Some(o), None),
             // with relays to read, top opens without the database: their panel shows what
             // they see (a relay's DATABASE AWAY), and each refresh asks the database again
-            Err(Error::Db(e)) if !relays.is_empty() && e.fault().is_away() => {
-                (None, Some(Error::Db(e)))
-            }
+            Err(e) if !relays.is_empty() && e.is_away() => (None, Some(e)),
             Err(e) => return Err(e),
         };
         let http = reqwest::Client::builder()
@@ -293,7 +286,7 @@ impl<'a> Source<'a> {
     ) -> Result<(Snapshot, Option<Error>), Error> {
         match self.snapshot(filter).await {
             Ok(s) => Ok((s, None)),
-            Err(e) if !self.relays.is_empty() && is_away(&e) => {
+            Err(e) if !self.relays.is_empty() && e.is_away() => {
                 let started = Instant::now();
                 let relays = self.read_relays().await;
                 let snap = Snapshot {
@@ -327,7 +320,7 @@ impl<'a> Source<'a> {
         }
         let connected = self.outboxes.is_some();
         match self.read(filter).await {
-            Err(e) if connected && is_away(&e) => {
+            Err(e) if connected && e.is_away() => {
                 self.outboxes = None;
                 self.read(filter).await
             }
