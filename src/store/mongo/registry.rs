@@ -25,6 +25,9 @@ pub struct MongoRegistry {
     client: Client,
     relays: Collection<Document>,
     pauses: Collection<Document>,
+    /// The registry's collection was found: not looked for again (`route pause` reads it
+    /// twice, `top` at each refresh).
+    found: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 fn date(d: &Document, key: &str) -> Option<DateTime<Utc>> {
@@ -63,6 +66,10 @@ impl MongoRegistry {
     /// (`route list` said no pause, `inspect relays` no relay), and a pause would make its
     /// collection in whatever database the URL names, a mistyped one too.
     async fn require(&self) -> Result<(), Error> {
+        use std::sync::atomic::Ordering;
+        if self.found.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         let ns = self.relays.namespace();
         let names = (self.client.database(&ns.db))
             .list_collection_names()
@@ -75,7 +82,10 @@ impl MongoRegistry {
             true => Err(Error::SchemaMissing(format!(
                 "the relay registry {ns} does not exist: run `outboxctl migrate`"
             ))),
-            false => Ok(()),
+            false => {
+                self.found.store(true, Ordering::Relaxed);
+                Ok(())
+            }
         }
     }
 
@@ -85,6 +95,7 @@ impl MongoRegistry {
             client: client.clone(),
             relays: coll(registry),
             pauses: coll(pauses),
+            found: Default::default(),
         }
     }
 
