@@ -279,15 +279,15 @@ async fn pg_table_checks(
     let log = t.log.as_ref().filter(|_| full.delivery_log.is_some());
     use crate::store::postgres::diagnostics::unpreparable;
     let prepared = unpreparable(&mut *conn, &t.table, log, &full, reclaim).await;
-    match prepared.map_err(|e| Error::pg(format!("preparing the relay's statements on {name}"), e))? {
-        Some((step, why)) => report.add(
-            "pass statements",
-            Level::Fail,
-            match crate::schema::desired::consume_only_hint(&why) {
-                Some(hint) => format!("the relay's {step} fails on {name}: {why}; {hint}"),
-                None => format!("the relay's {step} fails on {name}: {why}; run outboxctl migrate with this configuration"),
-            },
-        ),
+    match prepared
+        .map_err(|e| Error::pg(format!("preparing the relay's statements on {name}"), e))?
+    {
+        Some((step, why)) => {
+            let fix = crate::schema::desired::consume_only_hint(&why)
+                .unwrap_or_else(|| "run outboxctl migrate with this configuration".into());
+            let detail = format!("the relay's {step} fails on {name}: {why}; {fix}");
+            report.add("pass statements", Level::Fail, detail)
+        }
         None => report.add(
             "pass statements",
             Level::Ok,

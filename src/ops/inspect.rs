@@ -342,8 +342,8 @@ impl EventReport {
 
 /// What to do about the held keys listed, by what their heads are: a parked head waits for an
 /// operator, a processing one for its relay (or reclaim, when `config` has it on), a pending
-/// one for its retry. (It
-/// said requeue or discard whatever the head was: requeue refuses a row that is not failed.)
+/// one for its retry. (It said requeue or discard whatever the head was: requeue refuses a row
+/// that is not failed.)
 pub fn blocked_notes(keys: &[BlockedKey], config: &Config) -> Vec<&'static str> {
     let has = |status: &str| keys.iter().any(|k| k.head.status == status);
     let processing = match config.relay.reclaim_stale_after.is_some() {

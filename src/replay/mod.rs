@@ -532,10 +532,8 @@ pub async fn run(
             o = &mut publishing => o,
         };
         let interrupted_now = halt.load(Ordering::SeqCst);
-        let (done, outcome) = match outcome {
-            (done, None) => (done, Ok(())),
-            (done, Some(failed)) => (done, Err(failed)),
-        };
+        let (done, failed) = outcome;
+        let outcome = failed.map_or(Ok(()), Err);
         // What went out is durable before it counts (a file is fsynced).
         let mut unique: Vec<&Arc<dyn Publisher>> = Vec::new();
         for p in &publishers {
