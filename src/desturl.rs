@@ -40,6 +40,45 @@ pub enum DestinationUrlError {
     /// from `${VAR}` whole, a webhook's secret token in its path (the key names where it is).
     #[error("not an http(s) URL a POST can go to: {reason} (e.g. https://hooks.example/orders)")]
     BadHttp { reason: String },
+    /// A query parameter the destination's client would ignore without a word (`redis://h?db=2`
+    /// wrote to database 0). `key` is quoted, or "in the query" where it may be a password's tail.
+    #[error("{scheme} URL: unknown parameter {key} ({hint})")]
+    UnknownParam {
+        scheme: &'static str,
+        key: String,
+        hint: &'static str,
+    },
+}
+
+/// `part` of a URL, quoted, when the URL as shown (`shown`, its password masked) holds it:
+/// a part cut from a password is never named.
+pub fn quoted_if_shown(shown: &str, part: &str) -> Option<String> {
+    shown.contains(part).then(|| format!("{part:?}"))
+}
+
+/// Refuses a query parameter of `text` not in `known` (the ones its client reads).
+fn only_params(
+    text: &str,
+    scheme: &'static str,
+    known: &[&str],
+    hint: &'static str,
+) -> Result<(), DestinationUrlError> {
+    let Some((_, query)) = text.split_once('?') else {
+        return Ok(());
+    };
+    let shown = mask(text);
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let key = pair.split_once('=').map_or(pair, |(k, _)| k);
+        if !known.contains(&key) {
+            return Err(DestinationUrlError::UnknownParam {
+                scheme,
+                // a password's tail after a raw `?` looks like a parameter
+                key: quoted_if_shown(&shown, key).unwrap_or_else(|| "in the query".into()),
+                hint,
+            });
+        }
+    }
+    Ok(())
 }
 
 impl DestinationUrl {
@@ -66,9 +105,17 @@ impl DestinationUrl {
             .map(|(s, _)| s.to_ascii_lowercase())
             .unwrap_or_default();
         match scheme.as_str() {
-            "redis" | "rediss" => Ok(Self::Redis(text.to_owned())),
+            "redis" | "rediss" => {
+                let hint = "the only one read is protocol; the database is the path, e.g. redis://host:6379/2";
+                only_params(text, "redis://", &["protocol"], hint)?;
+                Ok(Self::Redis(text.to_owned()))
+            }
             "amqp" | "amqps" => Ok(Self::Amqp(text.to_owned())),
-            "nats" | "tls" => Ok(Self::Nats(text.to_owned())),
+            "nats" | "tls" => {
+                let hint = "it takes none; a user and password or a token go before the host, e.g. nats://user:password@host:4222";
+                only_params(text, "nats://", &[], hint)?;
+                Ok(Self::Nats(text.to_owned()))
+            }
             "http" | "https" => {
                 // checked now, not at the first POST (each row's publish failed, and parked it)
                 let bad = |reason: String| DestinationUrlError::BadHttp { reason };
@@ -176,6 +223,31 @@ mod tests {
             "{err}"
         );
         assert!(DestinationUrl::parse("postgres-table:a;b").is_err());
+    }
+
+    /// A parameter the client would ignore is refused when the configuration loads, named only
+    /// where it is not part of a password.
+    #[test]
+    fn a_parameter_the_client_ignores_is_refused() {
+        for (text, found) in [
+            ("redis://h:6379?db=2", "unknown parameter \"db\""),
+            (
+                "rediss://h:6380/0?protocol=3&timeout=5",
+                "unknown parameter \"timeout\"",
+            ),
+            (
+                "nats://h:4222?tls_required=true",
+                "unknown parameter \"tls_required\"",
+            ),
+            ("tls://h:4222/?x", "unknown parameter \"x\""),
+            ("redis://:pa?ss@h:6379/0", "unknown parameter in the query"),
+        ] {
+            let e = DestinationUrl::parse(text).unwrap_err().to_string();
+            assert!(e.contains(found), "{text}: {e}");
+            assert!(!e.contains("pa?ss") && !e.contains("ss@"), "{text}: {e}");
+        }
+        assert!(DestinationUrl::parse("redis://h:6379/2?protocol=resp3").is_ok());
+        assert!(DestinationUrl::parse("nats://u:p@h:4222").is_ok());
     }
 
     #[test]

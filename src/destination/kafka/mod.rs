@@ -26,6 +26,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::util::Timeout;
 
 use super::{DestinationError, PublishError, Publisher};
+use crate::desturl::quoted_if_shown;
 use crate::model::Message;
 
 /// `kafka[s]://[user:password@]host:port[,host:port…][?param=value&…]` → librdkafka settings.
@@ -61,12 +62,6 @@ const PARAMS: [(&str, &str); 5] = [
     ("ssl_certificate_location", "ssl.certificate.location"),
     ("ssl_key_location", "ssl.key.location"),
 ];
-
-/// `part` of a URL, quoted, when the URL as shown (`shown`, its password masked) holds it:
-/// a part cut from a password is never named.
-fn quoted_if_shown(shown: &str, part: &str) -> Option<String> {
-    shown.contains(part).then(|| format!("{part:?}"))
-}
 
 impl KafkaUrl {
     pub fn parse(url: &str) -> Result<Self, DestinationError> {
