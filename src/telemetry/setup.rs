@@ -39,9 +39,12 @@ pub struct Wanted {
 /// `true`.
 pub fn wanted(env: &dyn Fn(&str) -> Option<String>) -> Wanted {
     let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-    let endpoint = set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-        .or_else(|| set("OTEL_EXPORTER_OTLP_ENDPOINT"))
-        .is_some();
+    let endpoint = [
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+    ]
+    .into_iter()
+    .find_map(|name| set(name).map(|value| (name, value)));
     let disabled = set("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     let exporters = set("OTEL_TRACES_EXPORTER").unwrap_or_else(|| "otlp".into());
     let exporters: Vec<String> = exporters
@@ -63,10 +66,37 @@ pub fn wanted(env: &dyn Fn(&str) -> Option<String>) -> Wanted {
             "{name}={p} is not supported: spans are sent as http/protobuf"
         ));
     }
-    let on = endpoint && !disabled && !none;
-    Wanted {
-        on,
-        warnings: if on { warnings } else { Vec::new() },
+    // the SDK would send to localhost:4318 instead of an endpoint it cannot read, without a word
+    let bad = endpoint
+        .as_ref()
+        .and_then(|(name, value)| not_http(value).map(|why| (*name, value, why)));
+    if disabled || none || endpoint.is_none() {
+        return Wanted {
+            on: false,
+            warnings: Vec::new(),
+        };
+    }
+    if let Some((name, value, why)) = bad {
+        let value = crate::dburl::mask(value.trim());
+        return Wanted {
+            on: false,
+            warnings: vec![format!(
+                "tracing stays off: {name}={value:?} is not an http(s) URL ({why}); write e.g. http://collector:4318"
+            )],
+        };
+    }
+    Wanted { on: true, warnings }
+}
+
+/// Why an OTLP endpoint is not an http(s) URL spans can be posted to, if it is not.
+fn not_http(value: &str) -> Option<String> {
+    match url::Url::parse(value.trim()) {
+        Err(e) => Some(e.to_string()),
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => {
+            Some(format!("the scheme is {:?}", u.scheme()))
+        }
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => Some("no host".into()),
+        Ok(_) => None,
     }
 }
 
@@ -75,11 +105,11 @@ pub fn wanted(env: &dyn Fn(&str) -> Option<String>) -> Wanted {
 pub fn init() {
     let env = |name: &str| std::env::var(name).ok();
     let wanted = wanted(&env);
-    if !wanted.on {
-        return;
-    }
     for w in &wanted.warnings {
         tracing::warn!("{w}");
+    }
+    if !wanted.on {
+        return;
     }
     let exporter = match opentelemetry_otlp::SpanExporter::builder()
         .with_http()
@@ -183,7 +213,49 @@ mod tests {
             ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf"),
         ]);
         assert!(w.warnings.is_empty(), "{w:?}");
+        // an endpoint the SDK cannot post to is told, and tracing stays off (the SDK would send
+        // to localhost:4318 instead); the password is masked
+        for (name, value, why) in [
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "collector:4318",
+                "the scheme is \"collector\"",
+            ),
+            (
+                "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                "http://",
+                "empty host",
+            ),
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "grpc://u:s3cret@c:4317",
+                "the scheme is \"grpc\"",
+            ),
+        ] {
+            let w = with(&[(name, value)]);
+            assert!(!w.on, "{w:?}");
+            assert_eq!(w.warnings.len(), 1, "{w:?}");
+            assert!(
+                w.warnings[0].contains(name) && w.warnings[0].contains(why),
+                "{w:?}"
+            );
+            assert!(!w.warnings[0].contains("s3cret"), "{w:?}");
+        }
+        // the endpoint meant is the traces one: a good general one does not stand in for it
+        let w = with(&[
+            endpoint,
+            ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "c:4318/v1/traces"),
+        ]);
+        assert!(!w.on && w.warnings[0].contains("TRACES_ENDPOINT"), "{w:?}");
         // nothing is told while tracing is off
+        assert!(
+            with(&[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "x"),
+                ("OTEL_SDK_DISABLED", "true")
+            ])
+            .warnings
+            .is_empty()
+        );
         assert!(
             with(&[("OTEL_TRACES_EXPORTER", "zipkin")])
                 .warnings

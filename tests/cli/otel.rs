@@ -395,6 +395,19 @@ async fn nothing_is_exported_unless_the_environment_turns_tracing_on() {
             by_default.spans
         );
     }
+    // an endpoint without its scheme: the SDK would send to its default one, without a word
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let r = relay_to(&t, &out_file(test))
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", "127.0.0.1:4318")
+        .code(OK);
+    assert!(
+        r.stderr.contains(
+            "tracing stays off: OTEL_EXPORTER_OTLP_ENDPOINT=\"127.0.0.1:4318\" is not an http(s) URL"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(default.take().spans.is_empty());
     // the traces endpoint alone turns it on
     stage(&mut conn, &t, "orders", 5, None).await;
     relay_to(&t, &out_file(test))
