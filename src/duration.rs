@@ -52,10 +52,21 @@ impl fmt::Display for Dur {
     }
 }
 
+/// Parses inside the string's own visit, so that a YAML error names the key and its line (after
+/// the scalar was read, it would name the enclosing section and its first line).
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        Dur::parse(&text).map_err(serde::de::Error::custom)
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a duration such as 500ms, 5s or 5m")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Dur, E> {
+                Dur::parse(text).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Text)
     }
 }
 

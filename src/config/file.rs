@@ -93,10 +93,17 @@ impl FileConfig {
         if text.trim().is_empty() {
             return Ok(Self::default());
         }
-        serde_yaml_ng::from_str(text).map_err(|e| ConfigError::Parse {
+        let parse_error = |e: serde_yaml_ng::Error| ConfigError::Parse {
             path: path.to_owned(),
             message: e.to_string(),
-        })
+        };
+        // serde's own check of a key written twice names the mapping and its first line only
+        if let Err(e) = serde_yaml_ng::from_str::<OnceEach>(text) {
+            if e.to_string().contains(WRITTEN_TWICE) {
+                return Err(parse_error(e));
+            }
+        }
+        serde_yaml_ng::from_str(text).map_err(parse_error)
     }
 
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
@@ -106,5 +113,87 @@ impl FileConfig {
             source,
         })?;
         Self::parse(&shown, &text)
+    }
+}
+
+const WRITTEN_TWICE: &str = "is written twice in its mapping";
+
+/// A walk over any YAML document that fails at the second writing of a key (serde's check of a
+/// struct names the mapping's first line; a map of routes would keep the later one silently).
+/// The check runs inside the key's own visit, where serde_yaml names its path and line. Any
+/// other error of the walk is left to the real parse.
+struct OnceEach;
+
+impl<'de> Deserialize<'de> for OnceEach {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(OnceEach)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for OnceEach {
+    type Value = OnceEach;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<OnceEach>()?.is_some() {}
+        Ok(self)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while map.next_key_seed(Key(&mut seen))?.is_some() {
+            map.next_value::<OnceEach>()?;
+        }
+        Ok(self)
+    }
+}
+
+/// A mapping's key (a scalar), refused when the mapping had it already.
+struct Key<'a>(&'a mut std::collections::HashSet<String>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Key<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl serde::de::Visitor<'_> for Key<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<(), E> {
+        if self.0.insert(key.to_owned()) {
+            return Ok(());
+        }
+        Err(E::custom(format!("key `{key}` {WRITTEN_TWICE}; keep one")))
+    }
+    fn visit_bool<E: serde::de::Error>(self, key: bool) -> Result<(), E> {
+        self.visit_str(&key.to_string())
+    }
+    fn visit_i64<E: serde::de::Error>(self, key: i64) -> Result<(), E> {
+        self.visit_str(&key.to_string())
+    }
+    fn visit_u64<E: serde::de::Error>(self, key: u64) -> Result<(), E> {
+        self.visit_str(&key.to_string())
     }
 }

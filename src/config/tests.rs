@@ -121,6 +121,40 @@ fn unknown_keys_are_named_with_their_line() {
     assert!(err.contains("intervall") && err.contains("line 2"), "{err}");
 }
 
+/// A bad value and a key written twice name the key's own path and line, not the section's
+/// first (a duration's parse, and serde's check of a struct, ran after the scalar was read).
+#[test]
+fn a_bad_duration_and_a_key_written_twice_are_named_with_their_line() {
+    let err = |yaml: &str| {
+        resolve(yaml, &Overrides::default(), &no_env)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err("relay:\n  jitter: 0.1\n  max_claim_rows: 100\n  interval: 5x\n");
+    assert!(
+        e.contains("relay.interval: \"5x\" is not a duration") && e.contains("line 4"),
+        "{e}"
+    );
+    let e = err("relay:\n  interval: 5s\n  jitter: 0.1\n  interval: 6s\n");
+    assert!(
+        e.contains("relay: key `interval` is written twice") && e.contains("line 4"),
+        "{e}"
+    );
+    // a map keeps the later of two entries without a word: a route written twice is refused
+    let e = err("relay:\n  routes:\n    orders: {to: stdout}\n    orders: {to: \"file:/tmp/x\"}\n");
+    assert!(
+        e.contains("relay.routes: key `orders` is written twice") && e.contains("line 4"),
+        "{e}"
+    );
+    // the same key in two mappings is fine
+    resolve(
+        "relay:\n  routes:\n    a: {to: stdout, channel: x}\n    b: {to: stdout, channel: y}\n",
+        &Overrides::default(),
+        &no_env,
+    )
+    .unwrap();
+}
+
 #[test]
 fn durations_are_human_and_positive() {
     let c = resolve(
