@@ -424,9 +424,19 @@ pub const OPTIONS: &[&str] = &[
     "dead_letter_exchange",
 ];
 
-/// A route's AMQP options (no I/O; every value is valid as written).
-pub fn plan(url: String, channel: String, dest: &crate::config::Route) -> super::RouteSpec {
-    super::RouteSpec::Amqp {
+/// A route's AMQP options (no I/O). `dead_letter_exchange` only with `declare: true`: a queue
+/// only checked keeps the arguments it was declared with, and the option would do nothing.
+pub fn plan(
+    url: String,
+    channel: String,
+    dest: &crate::config::Route,
+) -> Result<super::RouteSpec, DestinationError> {
+    if dest.dead_letter_exchange.is_some() && dest.declare != Some(true) {
+        return Err(DestinationError::invalid(
+            "dead_letter_exchange applies with declare: true only (a queue only checked keeps the arguments it was declared with)",
+        ));
+    }
+    Ok(super::RouteSpec::Amqp {
         url: url.into(),
         opts: AmqpOptions {
             channel,
@@ -436,7 +446,7 @@ pub fn plan(url: String, channel: String, dest: &crate::config::Route) -> super:
             declare: dest.declare.unwrap_or(false),
             dead_letter_exchange: dest.dead_letter_exchange.clone(),
         },
-    }
+    })
 }
 
 #[cfg(test)]

@@ -335,7 +335,7 @@ pub fn plan(route: &str, dest: &Route) -> Result<(RouteSpec, Vec<String>), Desti
             warnings.extend(warning.map(|w| format!("route {route}: {w}")));
             spec
         }
-        DestinationUrl::Amqp(url) => amqp::plan(url, channel, dest),
+        DestinationUrl::Amqp(url) => amqp::plan(url, channel, dest).map_err(err)?,
         DestinationUrl::Nats(url) => nats::plan(url, channel, dest).map_err(err)?,
         DestinationUrl::Http(url) => http::plan(route, url, dest)?,
         DestinationUrl::Kafka(url) => kafka::plan(url, channel, dest).map_err(err)?,
@@ -575,5 +575,26 @@ mod tests {
                 .starts_with("relay.routes.orders.exchange does not apply to a redis destination"),
             "{e}"
         );
+    }
+
+    /// A queue only checked keeps the arguments it was declared with: a dead-letter exchange
+    /// without `declare: true` would do nothing, and is refused.
+    #[test]
+    fn a_dead_letter_exchange_needs_declare() {
+        let route = |declare: Option<bool>| Route {
+            dead_letter_exchange: Some("dlx".into()),
+            declare,
+            ..Route::new(DestinationUrl::parse("amqp://guest:guest@127.0.0.1:5672/%2f").unwrap())
+        };
+        for declare in [None, Some(false)] {
+            let e = plan("orders", &route(declare)).unwrap_err().to_string();
+            assert!(
+                e.starts_with(
+                    "relay.routes.orders.to: dead_letter_exchange applies with declare: true only"
+                ),
+                "{e}"
+            );
+        }
+        assert!(plan("orders", &route(Some(true))).is_ok());
     }
 }
