@@ -7,7 +7,7 @@
 //! before the next write. Out of space (ENOSPC, EDQUOT) means the destination is away; the
 //! probe waits for free space. A write the reader of a pipe (stdout, a FIFO) does not take is
 //! given up at the publish bound (the relay's wait, not the write: it goes on) and the
-//! destination is away until it is done.
+//! destination is away until it is done; a pipe whose reader quit (EPIPE) is away too.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -258,6 +258,17 @@ fn is_full(e: &std::io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
 }
 
+/// A pipe's reader quit (`relay --once | head`): no write is read until one comes back (a
+/// FIFO's next reader; stdout's, never). Away, like a full disk: no attempt is counted for the
+/// rows that could not go (each would otherwise be retried, and parked at `max_attempts`).
+fn closed_pipe(what: &str, e: std::io::Error) -> PublishError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        PublishError::away(format!("{what}: {e} (its reader quit)"))
+    } else {
+        PublishError::transient(format!("{what}: {e}"))
+    }
+}
+
 fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
     let fail = |what: &str, e: std::io::Error| PublishError::transient(format!("{what}: {e}"));
     match target {
@@ -266,7 +277,7 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
             let mut out = std::io::stdout().lock();
             out.write_all(buf)
                 .and_then(|()| out.flush())
-                .map_err(|e| fail("writing to stdout", e))
+                .map_err(|e| closed_pipe("writing to stdout", e))
         }
         Target::File {
             file,
@@ -278,7 +289,9 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
             let mut f: &File = &guard;
             if !*fsync {
                 // a device (/dev/null) or a pipe: nothing to lock, cut back or sync
-                return f.write_all(buf).map_err(|e| fail("writing to the file", e));
+                return f
+                    .write_all(buf)
+                    .map_err(|e| closed_pipe("writing to the file", e));
             }
             let _lock = Flock::take(f).map_err(|e| fail("locking the file", e))?;
             let len = f.metadata().map_err(|e| fail("reading the file", e))?.len();

@@ -73,7 +73,7 @@ impl RouteStats {
         let paused =
             (self.paused.as_ref()).map(|p| format!("{route}: nothing claimed, paused {p}"));
         let down = self.destination_down.as_ref().map(|d| {
-            format!("{route}: destination down, nothing attempted (rows stay pending): {d}")
+            format!("{route}: destination down (rows it did not reach stay pending, no attempt counted): {d}")
         });
         [last, paused, down].into_iter().flatten().collect()
     }

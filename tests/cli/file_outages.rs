@@ -8,8 +8,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    PgSchema, assert_no_attempts, config_file, count, lines, migrate, out_file, spawn_loop_relay,
-    stage, wait_log, wait_rows, wait_until,
+    PgSchema, assert_no_attempts, config_file, count, lines, migrate, ob, out_file,
+    spawn_loop_relay, stage, wait_log, wait_rows, wait_until,
 };
 
 /// A small tmpfs of the test's own, unmounted when dropped.
@@ -95,6 +95,31 @@ async fn file_on_a_full_disk_counts_no_attempt_and_leaves_no_partial_line() {
         .map(|l| l["event_id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!((written.len(), ids.len()), (320, 320));
+}
+
+/// Stdout whose reader quit (`relay --once | head` after head exited) is away, like a full
+/// disk: no attempt is counted and nothing is parked (each row was retried, and parked at
+/// `max_attempts`, the whole backlog in under a second); the summary says why, exit 1.
+#[tokio::test]
+async fn stdout_whose_reader_quit_is_down_and_counts_no_attempt() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 300, None).await;
+    let cfg = config_file(
+        test,
+        "relay:\n  max_attempts: 1\n  routes:\n    orders:\n      to: stdout\n",
+    );
+    let r = (ob(["relay", "--once"]).pg(&t).config(&cfg)).run_with_stdout_closed();
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.contains("orders: destination down") && r.stderr.contains("its reader quit"),
+        "{r:?}"
+    );
+    assert_no_attempts(&mut conn, &t).await;
+    let pending = format!("SELECT count(*) FROM {t} WHERE status = 'pending'");
+    assert_eq!(count(&mut conn, &pending).await, 300);
 }
 
 /// A pipe whose reader stops reading (a FIFO here; stdout piped to a stuck consumer alike)

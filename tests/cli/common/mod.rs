@@ -328,6 +328,24 @@ impl Ob {
             .expect("run outboxctl")
     }
 
+    /// Runs it to its end with a stdout whose reader already quit (`outboxctl … | head` after
+    /// head exited): a pipe without its read end, so every write fails with EPIPE, with no race
+    /// against a reader's exit.
+    pub fn run_with_stdout_closed(mut self) -> Run {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        let mut fds = [0; 2];
+        // SAFETY: pipe fills both descriptors when it succeeds.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
+        // SAFETY: both descriptors were just made, and are owned by nothing else.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        drop(read);
+        (self.cmd.args(&self.args))
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(write))
+            .stderr(Stdio::piped());
+        Run::from(self.cmd.output().expect("run outboxctl"))
+    }
+
     /// Starts it (stdout discarded, stderr to `log` when given); killed if the test ends first.
     pub fn spawn(mut self, log: Option<&Path>) -> KillOnDrop {
         let stderr = match log {
