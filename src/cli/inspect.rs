@@ -261,7 +261,7 @@ const SECONDS: &str = "%Y-%m-%d %H:%M:%S";
 /// The rows of a page of `limit`; a full page says how to ask for the next.
 pub fn print_rows(ctx: &Ctx, rows: &[RowView], limit: u32) {
     let header = "id,event id,route,type,tenant,key,attempts,available at,created at,last error";
-    let listed = ctx.out.list(rows, "no rows", header, |r| {
+    ctx.out.list(rows, "no rows", header, |r| {
         vec![
             r.id.to_string(),
             r.event_id.to_string(),
@@ -275,9 +275,9 @@ pub fn print_rows(ctx: &Ctx, rows: &[RowView], limit: u32) {
             error_cell(r.last_error.as_deref()),
         ]
     });
-    if listed && rows.len() >= limit as usize {
-        let last = rows.last().expect("not empty").id;
-        ctx.out.note(&format!("next page: --after {last}"));
+    // on stderr in every format: a script reading the JSON is told there is more, too
+    if let Some(last) = rows.last().filter(|_| rows.len() >= limit as usize) {
+        ctx.out.note(&format!("next page: --after {}", last.id));
     }
 }
 

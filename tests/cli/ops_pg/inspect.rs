@@ -49,13 +49,15 @@ async fn inspect_lists_with_filters_and_keyset_pages() {
     );
     let page1 = ids(&r);
     assert_eq!(page1.len(), 2);
-    // as a table, a full page says how to ask for the next one; the last page (short) does not
+    // in every format a full page says on stderr how to ask for the next one; the last page
+    // (short) does not
+    let next = format!("next page: --after {}", page1[1]);
+    assert!(r.stderr.contains(&next), "{r:?}");
     let table = |more: &[&str]| {
         let args = [&["--route", "a"][..], more].concat();
         cmd(&schema, &args, &["inspect", "pending"])
     };
     let r = table(&["--limit", "2"]);
-    let next = format!("next page: --after {}", page1[1]);
     assert!(r.stderr.contains(&next), "{r:?}");
     let r = table(&["--limit", "10", "--after", &page1[1]]);
     assert!(!r.stderr.contains("next page"), "{r:?}");
@@ -68,6 +70,7 @@ async fn inspect_lists_with_filters_and_keyset_pages() {
     );
     let page2 = ids(&r);
     assert_eq!(page2.len(), 3);
+    assert!(!r.stderr.contains("next page"), "{r:?}");
     assert!(!page2.contains(&page1[0]) && !page2.contains(&page1[1]));
     let r = cmd(
         &schema,
