@@ -73,7 +73,16 @@ impl std::fmt::Display for StorageStatus {
         lines.push(match self.next_step {
             None => "next step:        none: the table is consume-only".into(),
             Some(2) => "next step:        2 (after step 1: relays on storage: consume with reclaim on) — wait for the table to empty of processing and published rows".into(),
-            Some(n) => format!("next step:        {n} — drop processing_at and published_at"),
+            Some(n) => {
+                let present = [
+                    (self.has_processing_at, "processing_at"),
+                    (self.has_published_at, "published_at"),
+                ];
+                let columns: Vec<&str> = (present.iter().filter(|(has, _)| *has))
+                    .map(|(_, c)| *c)
+                    .collect();
+                format!("next step:        {n} — drop {}", columns.join(" and "))
+            }
         });
         let retain = self.configured_storage == crate::model::Storage::Retain.to_string();
         if self.next_step.is_none() && (retain || self.reclaim_on) {
@@ -297,7 +306,9 @@ async fn statuses(
 /// The step to run: the one asked for, else the earliest any table needs; `None` when every
 /// table is consume-only already.
 pub fn step_to_run(asked: Option<u8>, all: &[StorageStatus]) -> Option<u8> {
-    asked.or_else(|| all.iter().filter_map(|s| s.next_step).min())
+    let next = all.iter().filter_map(|s| s.next_step).min();
+    // every table consume-only: no step is left, whichever was asked for
+    asked.filter(|_| next.is_some()).or(next)
 }
 
 /// The blockers of every table, each naming its table when there are several.
@@ -370,6 +381,9 @@ impl StepReport {
             .collect();
         let next = match script {
             None => "the table is consume-only",
+            Some(_) if !plan.blocked.is_empty() => {
+                "step 3 would be refused now: clear what blocks it (blocked), then run it without --dry-run"
+            }
             Some(_) => "run step 3 without --dry-run",
         };
         StepReport {
@@ -569,6 +583,27 @@ mod tests {
         assert_eq!(step_to_run(None, &all), Some(2));
         assert_eq!(step_to_run(Some(1), &all), Some(1));
         assert_eq!(step_to_run(None, &[status("a.o", None, &[])]), None);
+        // every table consume-only: no step is left, whichever was asked for (step 2 on one
+        // said "step 2 done … then --step 3", which was done)
+        assert_eq!(step_to_run(Some(2), &[status("a.o", None, &[])]), None);
+    }
+
+    /// The next step names the columns still there (one dropped by hand: only the other).
+    #[test]
+    fn the_next_step_names_the_columns_left_to_drop() {
+        let next = |processing_at, published_at| {
+            let s = StorageStatus {
+                has_processing_at: processing_at,
+                has_published_at: published_at,
+                ..status("a.o", Some(3), &[])
+            };
+            let text = s.to_string();
+            let line = text.lines().find(|l| l.starts_with("next step:")).unwrap();
+            line.to_owned()
+        };
+        assert!(next(true, true).ends_with("3 — drop processing_at and published_at"));
+        assert!(next(false, true).ends_with("3 — drop published_at"));
+        assert!(next(true, false).ends_with("3 — drop processing_at"));
     }
 
     #[test]

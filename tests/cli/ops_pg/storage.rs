@@ -160,6 +160,11 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
         (Value::Null, Some(true)),
         "{r:?}"
     );
+    // a step asked for on a consume-only table: none is left, whichever it is (step 2 said
+    // "step 2 done … then --step 3")
+    let step_2 = ["storage", "to-consume", "--step", "2"];
+    let r = cmd(&schema, &["--format", "json"], &step_2);
+    assert_eq!(json(&r)["step"], Value::Null, "{r:?}");
     let cols: Vec<String> = sqlx::query_scalar("SELECT attname::text FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped")
         .bind(&t)
         .fetch_all(&mut conn)
