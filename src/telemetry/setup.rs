@@ -66,17 +66,14 @@ pub fn wanted(env: &dyn Fn(&str) -> Option<String>) -> Wanted {
             "{name}={p} is not supported: spans are sent as http/protobuf"
         ));
     }
-    // the SDK would send to localhost:4318 instead of an endpoint it cannot read, without a word
-    let bad = endpoint
-        .as_ref()
-        .and_then(|(name, value)| not_http(value).map(|why| (*name, value, why)));
-    if disabled || none || endpoint.is_none() {
+    let Some((name, value)) = endpoint.filter(|_| !disabled && !none) else {
         return Wanted {
             on: false,
             warnings: Vec::new(),
         };
-    }
-    if let Some((name, value, why)) = bad {
+    };
+    // the SDK would send to localhost:4318 instead of an endpoint it cannot read, without a word
+    if let Some(why) = not_http(&value) {
         let value = crate::dburl::mask(value.trim());
         return Wanted {
             on: false,
