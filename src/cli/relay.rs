@@ -33,7 +33,7 @@ pub struct RelayArgs {
     #[arg(long, value_name = "URL")]
     pub to: Option<crate::dburl::SecretText>,
     /// With --once: stop each route after this many passes
-    #[arg(long, value_name = "N", conflicts_with = "run_loop")]
+    #[arg(long, value_name = "N", conflicts_with = "run_loop", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_passes: Option<u64>,
     /// With --loop: serve /metrics (Prometheus), /healthz and /readyz on this address
     #[arg(long, value_name = "ADDR", conflicts_with = "once")]

@@ -78,11 +78,10 @@ fn connect_error(url: &DatabaseUrl, reason: String) -> DbError {
     }
 }
 
-/// Opens one PostgreSQL connection, giving up after `timeout`.
 /// The connect options outboxctl uses for a PostgreSQL URL.
 pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, DbError> {
     use sqlx::postgres::PgSslMode;
-    let o = PgConnectOptions::from_str(url.expose())
+    let o = PgConnectOptions::from_str(&for_sqlx(url))
         .map_err(|e| DbError::BadUrl {
             target: url.to_string(),
             reason: url.scrub(&e.to_string()),
@@ -107,6 +106,57 @@ pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, DbError> {
     })
 }
 
+/// The query parameters sqlx's URL parser reads (`options[NAME]` too). It logs any other with
+/// its value (`sslpassword=…` or `PassWord=…` in plain text) at every connection, and ignores it.
+const SQLX_READS: &[&str] = &[
+    "sslmode",
+    "ssl-mode",
+    "sslrootcert",
+    "ssl-root-cert",
+    "ssl-ca",
+    "sslcert",
+    "ssl-cert",
+    "sslkey",
+    "ssl-key",
+    "statement-cache-capacity",
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "application_name",
+    "options",
+];
+
+/// The URL as sqlx is given it: without the query parameters it does not read, which are
+/// named (never valued) in a warning, once a process.
+fn for_sqlx(url: &DatabaseUrl) -> String {
+    let raw = url.expose();
+    let Ok(mut parsed) = url::Url::parse(raw) else {
+        return raw.to_owned();
+    };
+    let reads = |k: &str| SQLX_READS.contains(&k) || k.starts_with("options[");
+    let (kept, ignored): (Vec<_>, Vec<_>) =
+        (parsed.query_pairs().into_owned()).partition(|(k, _)| reads(k));
+    if ignored.is_empty() {
+        return raw.to_owned();
+    }
+    static TOLD: std::sync::Once = std::sync::Once::new();
+    TOLD.call_once(|| {
+        let keys: Vec<&str> = ignored.iter().map(|(k, _)| k.as_str()).collect();
+        tracing::warn!(
+            "the database URL's parameter(s) {} are ignored: outboxctl's PostgreSQL driver does not read them",
+            keys.join(", ")
+        );
+    });
+    parsed.set_query(None);
+    if !kept.is_empty() {
+        parsed.query_pairs_mut().extend_pairs(kept);
+    }
+    parsed.into()
+}
+
 /// Whether the URL (`sslrootcert`, `ssl-root-cert`) or `PGSSLROOTCERT` names a root certificate.
 fn has_root_cert(url: &DatabaseUrl) -> bool {
     let named = url::Url::parse(url.expose()).is_ok_and(|u| {
@@ -116,6 +166,7 @@ fn has_root_cert(url: &DatabaseUrl) -> bool {
     named || std::env::var_os("PGSSLROOTCERT").is_some_and(|v| !v.is_empty())
 }
 
+/// Opens one PostgreSQL connection, giving up after `timeout`.
 pub async fn connect_pg(url: &DatabaseUrl, timeout: Duration) -> Result<PgConnection, DbError> {
     let options = pg_options(url)?;
     match tokio::time::timeout(timeout, options.connect()).await {
@@ -204,10 +255,8 @@ pub async fn connect_mongo(
                     "; is mongod running, and does the URL name the right host, port and replicaSet?"
                 }
             };
-            Err(connect_error(
-                url,
-                format!("{}{hint}", first_line(&e.to_string())),
-            ))
+            // the driver's text is its Debug of the whole topology, cut mid-word
+            Err(connect_error(url, format!("{}{hint}", mongo_message(&e))))
         }
         Err(e) => Err(DbError::Unusable {
             target: url.to_string(),
@@ -233,6 +282,7 @@ pub fn mongo_message(e: &mongodb::error::Error) -> String {
             w.code,
             &w.message,
         ),
+        ErrorKind::Authentication { message, .. } => format!("authentication failed: {message}"),
         ErrorKind::ServerSelection { message, .. } => {
             // "… Servers: [ { Address: h:p, Type: Unknown, Error: Kind: I/O error: Connection
             // refused (os error 111), labels: {} } ] }": the first server and its error
@@ -255,7 +305,8 @@ pub fn mongo_message(e: &mongodb::error::Error) -> String {
         _ => {
             let text = e.to_string();
             let text = text.strip_prefix("Kind: ").unwrap_or(&text).to_owned();
-            match text.rfind(", labels: ") {
+            // the first: a source's Debug that follows has labels of its own
+            match text.find(", labels: ") {
                 Some(at) => text[..at].to_owned(),
                 None => text,
             }

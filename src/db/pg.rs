@@ -157,10 +157,7 @@ pub const STATEMENT_POOLING: &str =
 
 /// The port a URL dials (PostgreSQL's default 5432 when it names none).
 pub fn dialled_port(url: &crate::dburl::DatabaseUrl) -> Option<u16> {
-    use std::str::FromStr;
-    sqlx::postgres::PgConnectOptions::from_str(url.expose())
-        .ok()
-        .map(|o| o.get_port())
+    super::pg_options(url).ok().map(|o| o.get_port())
 }
 
 /// The port the server listens on (NULL over a Unix socket) and this session's backend pid.

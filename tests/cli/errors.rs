@@ -66,6 +66,13 @@ fn unreachable_mongo_exits_3_without_the_password() {
     .run();
     assert_eq!(r.code, CONNECT, "{r:?}");
     assert!(r.stderr.contains("mongodb://app:****@127.0.0.1:1"), "{r:?}");
+    // the cause, not the driver's dump of its topology
+    assert!(
+        r.stderr
+            .contains("no MongoDB server to talk to (127.0.0.1:1: ")
+            && !r.stderr.contains("Topology"),
+        "{r:?}"
+    );
     assert!(
         !r.stderr.contains("S3cretPw") && !r.stdout.contains("S3cretPw"),
         "{r:?}"
@@ -211,6 +218,10 @@ fn usage_errors_exit_2() {
         assert_eq!(r.code, ERROR, "{r:?}");
         assert!(r.stderr.contains("--metrics-addr"), "{flag}: {r:?}");
     }
+    // no pass at all is no drain (0 ran one pass a route, and published)
+    let r = ob(["relay", "--once", "--max-passes", "0"]).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("--max-passes"), "{r:?}");
 }
 
 #[tokio::test]
@@ -358,6 +369,25 @@ fn debug_never_shows_a_password() {
         assert!(!text.contains("s3cret"), "{text}");
         assert!(text.contains("****"), "masked, not dropped: {text}");
     }
+}
+
+/// A PostgreSQL URL's parameter the driver does not read is named in a warning, never valued:
+/// sqlx logged `ignoring unrecognized connect parameter key=sslpassword value=…` in plain text
+/// at every connection.
+#[test]
+fn a_parameter_the_driver_does_not_read_is_named_without_its_value() {
+    let url = "postgres://app@127.0.0.1:1/app?sslpassword=Qwerty9&PassWord=Zx98w&sslmode=disable";
+    let r = ob(["inspect", "pending", "--database-url", url]).run();
+    assert_eq!(r.code, CONNECT, "{r:?}");
+    assert!(
+        !r.stderr.contains("Qwerty9") && !r.stderr.contains("Zx98w"),
+        "{r:?}"
+    );
+    assert!(
+        r.stderr
+            .contains("parameter(s) sslpassword, PassWord are ignored"),
+        "{r:?}"
+    );
 }
 
 /// `inspect failed --group` shows every group: the flags that page rows are refused beside it
