@@ -167,7 +167,11 @@ impl<'a> Backend<'a> {
                     settings: pg.ops_settings(),
                 }
             }
-            Backend::Mongo(m) => m.outboxes_on(m.connect().await?, only_tenant),
+            Backend::Mongo(m) => {
+                let client = m.connect().await?;
+                m.require_outbox(&client).await?;
+                m.outboxes_on(client, only_tenant)
+            }
             Backend::Memory(outbox) => Outboxes::Memory {
                 outbox: outbox.clone(),
                 tenants: vec![only_tenant],
@@ -269,6 +273,26 @@ impl Mongo<'_> {
         Ok(crate::db::connect_mongo(self.config.require_url()?, self.connect_timeout).await?)
     }
 
+    /// The outbox collection exists (`migrate` made it, with its unique index). MongoDB would
+    /// make a mistyped one at the first write, without that index, and find nothing to read
+    /// or relay in it, where PostgreSQL says the table does not exist.
+    pub async fn require_outbox(&self, client: &mongodb::Client) -> Result<(), Error> {
+        let ns = self.collection;
+        let names = (client.database(&ns.db))
+            .list_collection_names()
+            .filter(mongodb::bson::doc! { "name": &ns.collection })
+            // a role granted the outbox's collections alone may still list them
+            .authorized_collections(true)
+            .await
+            .map_err(|e| Error::mongo("looking for the outbox collection", e))?;
+        if names.is_empty() {
+            return Err(Error::SchemaMissing(format!(
+                "outbox collection {ns} does not exist; create it with `outboxctl migrate`"
+            )));
+        }
+        Ok(())
+    }
+
     /// The collection, read per tenant (only `only_tenant`'s when given), through `client`.
     pub fn outboxes_on(&self, client: mongodb::Client, only_tenant: Option<Uuid>) -> Outboxes {
         Outboxes::Mongo {
@@ -287,11 +311,13 @@ impl Mongo<'_> {
 
     /// One relay store; more for other lanes are [`MongoStore::fork`]s of it (one client).
     pub async fn relay_store(&self) -> Result<MongoStore, Error> {
-        MongoStore::connect(
+        let store = MongoStore::connect(
             self.config.require_url()?,
             self.connect_timeout,
             self.store_options(),
         )
-        .await
+        .await?;
+        self.require_outbox(store.database().client()).await?;
+        Ok(store)
     }
 }

@@ -102,6 +102,9 @@ impl MongoRegistry {
     /// One heartbeat: the relay's document upserted at the server's time, stale documents
     /// pruned (when `prune`), the pauses in force read.
     pub async fn beat(&self, hb: &Heartbeat, prune: bool) -> Result<BeatAnswer, Error> {
+        // an upsert would make the registry's collection, where `migrate` did not (a mistyped
+        // database too): the relay says it does not register instead, as on PostgreSQL
+        self.require().await?;
         let fail = |e| Error::mongo("heartbeat into the relay registry", e);
         let last_pass = match hb.last_pass.map(|t| t.elapsed()) {
             Some(ago) => Bson::Document(

@@ -22,6 +22,27 @@ async fn registry_and_pause_on_mongodb() {
             "{r:?}"
         );
     }
+    // and the outbox's (a mistyped collection): staging made it without its unique index,
+    // reading and relaying found nothing, and the relay's heartbeat made the registry
+    for args in [
+        &[
+            "emit",
+            "--route",
+            "orders",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+        ][..],
+        &["inspect", "pending"],
+        &["requeue", "--all", "--route", "orders", "--dry-run"],
+        &["relay", "--once", "--route", "orders"],
+    ] {
+        let r = ob(args).mongo(&coll).code(ERROR);
+        let missing =
+            format!("outbox collection {coll} does not exist; create it with `outboxctl migrate`");
+        assert!(r.stderr.contains(&missing), "{args:?}: {r:?}");
+    }
     let made = db
         .client
         .database(&db.name)
