@@ -240,6 +240,8 @@ impl<S: RelayStore> Lane<S> {
         on_pass: &mut impl FnMut(&PassTarget, &PassReport),
     ) -> Vec<RouteStats> {
         let mut down: Option<String> = None;
+        // whether the destination's state is known: a route sent it rows, or it was asked
+        let mut known = false;
         let mut all = Vec::new();
         for (target, sink) in &self.routes {
             let started = Instant::now();
@@ -266,6 +268,15 @@ impl<S: RelayStore> Lane<S> {
                     || max_passes.is_some_and(|m| stats.passes >= m)
                 {
                     break;
+                }
+            }
+            // nothing to send says nothing of the destination: a drain that sent it nothing
+            // asks it once (a broker down at start with no rows pending exited 0, unsaid)
+            known |= stats.claimed > 0;
+            if let (Sink::Publisher(p), None, false) = (sink, &down, known) {
+                if stats.paused.is_none() {
+                    known = true;
+                    down = probe(p.as_ref(), probe_timeout(settings, p.as_ref())).await;
                 }
             }
             stats.destination_down.clone_from(&down);

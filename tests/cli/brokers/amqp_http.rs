@@ -126,12 +126,16 @@ async fn rabbitmq_unroutable_is_a_failed_publish_and_unreachable_is_no_attempt()
     let (schema, mut conn) = PgSchema::new(test).await;
     migrate(&schema, &["--hlc-ordering", "--propagate-trace"]).await;
     let t = schema.rel("outbox");
-    stage(&mut conn, &t, "orders", 3, None).await;
     // broker away: nothing attempted, --once says why and exits 1
     let away = crate::common::config_file(
         "broker_rabbitmq_away",
         "relay:\n  routes:\n    orders:\n      to: \"amqp://guest:guest@127.0.0.1:1/%2f\"\n",
     );
+    // with no row pending too: a drain that sent nothing asks the broker (it exited 0, unsaid)
+    let out = relay(&schema, &away, &[]);
+    assert_eq!(out.code, CHECK_FAILED, "a destination down: {out:?}");
+    assert!(out.stdout.contains("destination down"), "{out:?}");
+    stage(&mut conn, &t, "orders", 3, None).await;
     let out = relay(&schema, &away, &[]);
     assert_eq!(out.code, CHECK_FAILED, "a destination down: {out:?}");
     assert!(out.stderr.contains("unreachable"), "{out:?}");
