@@ -14,133 +14,16 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
 use rand::Rng;
-use serde::Serialize;
 
 use super::backoff;
 use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout, run_pass};
 use super::fleet::FleetView;
-use super::lag::LagHistogram;
+pub use super::route_stats::RouteStats;
 pub use super::shutdown::Shutdown;
 use super::shutdown::StopWatch;
 use crate::destination::{Publisher, Sink};
 use crate::store::{PassTarget, RelayStore};
 use crate::wake::WakeSignal;
-
-/// Totals for one route (and tenant).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct RouteStats {
-    pub route: String,
-    pub tenant: Option<uuid::Uuid>,
-    pub passes: u64,
-    pub claimed: u64,
-    pub published: u64,
-    pub retried: u64,
-    pub failed: u64,
-    /// Of the failed rows, those published to the route's dead-letter destination first.
-    pub dead_lettered: u64,
-    pub failed_passes: u64,
-    pub reclaimed: u64,
-    pub seconds: f64,
-    pub events_per_second: f64,
-    /// Delivery lag (`created_at` to acknowledgement) of the rows published, median and 99th
-    /// percentile, in milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lag_p50_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lag_p99_ms: Option<f64>,
-    #[serde(skip)]
-    pub lag: LagHistogram,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
-    /// A pass failed as not fitting the database ([`PassReport::unfit`]): its error.
-    #[serde(skip)]
-    pub unfit: Option<String>,
-    /// The route's destination was away: why (its rows stayed pending, no attempt counted).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub destination_down: Option<String>,
-    /// The route is paused (`outboxctl route pause`): nothing was claimed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub paused: Option<crate::fleet::Pause>,
-}
-
-impl RouteStats {
-    /// What a summary says of the route below its figures: its last failed pass, its pause, its
-    /// destination away.
-    pub fn notes(&self) -> Vec<String> {
-        let (route, tenant) = (self.route.clone(), self.tenant);
-        let route = PassTarget { route, tenant };
-        let last = (self.last_error.as_ref()).map(|e| format!("{route}: last failed pass: {e}"));
-        let paused =
-            (self.paused.as_ref()).map(|p| format!("{route}: nothing claimed, paused {p}"));
-        let down = self.destination_down.as_ref().map(|d| {
-            format!("{route}: destination down (rows it did not reach stay pending, no attempt counted): {d}")
-        });
-        [last, paused, down].into_iter().flatten().collect()
-    }
-
-    fn new(target: &PassTarget) -> Self {
-        Self {
-            route: target.route.clone(),
-            tenant: target.tenant,
-            ..Default::default()
-        }
-    }
-
-    fn add(&mut self, r: &PassReport) {
-        self.passes += 1;
-        self.claimed += r.claimed as u64;
-        self.published += r.published as u64;
-        self.retried += r.retried as u64;
-        self.failed += r.failed as u64;
-        self.dead_lettered += r.dead_lettered as u64;
-        self.reclaimed += r.reclaimed;
-        for &s in &r.lag_seconds {
-            self.lag.record(s);
-        }
-        if !r.committed {
-            self.failed_passes += 1;
-            self.last_error.clone_from(&r.error);
-            if r.unfit {
-                self.unfit.clone_from(&r.error);
-            }
-        }
-        // the destination's state after the latest pass
-        self.destination_down.clone_from(&r.down);
-    }
-
-    fn merge(&mut self, other: &RouteStats) {
-        self.passes += other.passes;
-        self.claimed += other.claimed;
-        self.published += other.published;
-        self.retried += other.retried;
-        self.failed += other.failed;
-        self.dead_lettered += other.dead_lettered;
-        self.failed_passes += other.failed_passes;
-        self.reclaimed += other.reclaimed;
-        self.lag.merge(&other.lag);
-        if other.last_error.is_some() {
-            self.last_error.clone_from(&other.last_error);
-        }
-        if other.unfit.is_some() {
-            self.unfit.clone_from(&other.unfit);
-        }
-        if other.destination_down.is_some() {
-            self.destination_down.clone_from(&other.destination_down);
-        }
-    }
-
-    fn finish(&mut self, elapsed: Duration) {
-        self.seconds = elapsed.as_secs_f64();
-        self.events_per_second = if self.seconds > 0.0 {
-            self.published as f64 / self.seconds
-        } else {
-            0.0
-        };
-        let ms = |q: f64| self.lag.quantile(q).map(|s| (s * 1e4).round() / 10.0);
-        self.lag_p50_ms = ms(0.5);
-        self.lag_p99_ms = ms(0.99);
-    }
-}
 
 /// What the looping relay tells its caller (metrics, logs). Called from every lane.
 pub trait RelayEvents: Sync {

@@ -12,6 +12,7 @@ pub mod heartbeat;
 pub mod lag;
 pub mod lanes;
 pub mod metrics;
+mod route_stats;
 pub mod serve;
 pub mod shutdown;
 
