@@ -204,6 +204,28 @@ impl Amqp {
         let mut warning = None;
         let slot = match open(url).await {
             Ok((conn, channel)) => {
+                if let Some(exchange) = &opts.exchange {
+                    // a missing exchange closes the channel at the first publish (NOT_FOUND),
+                    // and every publish in flight with it: said now, as a missing queue is
+                    let passive = ExchangeDeclareOptions {
+                        passive: true,
+                        ..Default::default()
+                    };
+                    let checked = channel
+                        .exchange_declare(
+                            exchange,
+                            ExchangeKind::Direct,
+                            passive,
+                            FieldTable::default(),
+                        )
+                        .await;
+                    if let Err(e) = checked {
+                        let text = format!(
+                            "exchange {exchange} does not exist or cannot be used ({e}): declare it on the broker, or drop the route's exchange to publish through the default one"
+                        );
+                        return Err(DestinationError::refused(text).because(e));
+                    }
+                }
                 if !opts.tenant_aware && opts.exchange.is_none() {
                     let queue = naming::rabbitmq_queue(&opts.channel, &opts.namespace, false, None)
                         .map_err(|e| DestinationError::invalid(e.message))?;

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common::{
-    ERROR, KillOnDrop, OK, PgSchema, RELAY_TO_NOWHERE, config_file, doctor_check, emit_events,
-    eventually, lines, migrate, ob, out_file, stage,
+    CHECK_FAILED, ERROR, KillOnDrop, OK, PgSchema, RELAY_TO_NOWHERE, config_file, doctor_check,
+    emit_events, eventually, lines, migrate, ob, out_file, stage,
 };
 
 mod mongo;
