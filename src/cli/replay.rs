@@ -153,21 +153,19 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
         .await?;
     bar.finish_and_clear();
     to.warnings.drain(..).for_each(|w| ctx.out.warn(&w));
-    match outcome {
+    let stopped = match outcome {
+        Err(stopped) if !stopped.reader_quit() => stopped,
+        // stdout whose reader quit (`| head`): a closed pipe exits 0, as for any command
+        Err(_) => return Ok(()),
         Ok(tally) => {
             done(&tally, Some(to), None);
-            Ok(())
+            return Ok(());
         }
-        Err(stopped) => {
-            let resume = stopped.resume(args.after.as_deref());
-            done(
-                &stopped.tally,
-                Some(to),
-                Some(format!("{}; {resume}", stopped.error)),
-            );
-            Err(stopped.into_error(&resume).into())
-        }
-    }
+    };
+    let resume = stopped.resume(args.after.as_deref());
+    let why = format!("{}; {resume}", stopped.error);
+    done(&stopped.tally, Some(to), Some(why));
+    Err(stopped.into_error(&resume).into())
 }
 
 /// Consume storage: delivered rows are gone. Says what keeps events instead; with

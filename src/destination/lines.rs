@@ -263,10 +263,21 @@ fn is_full(e: &std::io::Error) -> bool {
 /// rows that could not go (each would otherwise be retried, and parked at `max_attempts`).
 fn closed_pipe(what: &str, e: std::io::Error) -> PublishError {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        PublishError::away(format!("{what}: {e} (its reader quit)"))
+        PublishError::away(format!("{what}: {e} ({READER_QUIT})"))
     } else {
         PublishError::transient(format!("{what}: {e}"))
     }
+}
+
+const READER_QUIT: &str = "its reader quit";
+const TO_STDOUT: &str = "writing to stdout";
+
+/// Stdout's reader quit (`outboxctl replay --to stdout | head`): a closed pipe, which ends a
+/// command that writes its data there with exit 0.
+pub fn stdout_reader_quit(e: &PublishError) -> bool {
+    e.is_away()
+        && e.message.starts_with(TO_STDOUT)
+        && e.message.ends_with(&format!("({READER_QUIT})"))
 }
 
 fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
@@ -277,7 +288,7 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
             let mut out = std::io::stdout().lock();
             out.write_all(buf)
                 .and_then(|()| out.flush())
-                .map_err(|e| closed_pipe("writing to stdout", e))
+                .map_err(|e| closed_pipe(TO_STDOUT, e))
         }
         Target::File {
             file,

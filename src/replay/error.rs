@@ -39,6 +39,9 @@ pub enum ReplayError {
     /// stored message's header; the text says which, and what it should look like.
     #[error("{0}")]
     Value(String),
+    /// Stdout's reader quit (`| head`): the replay ends there, exit 0, as for any command.
+    #[error("stdout's reader quit")]
+    ReaderQuit,
     /// A message could not be published (or flushed) to the replay's destination.
     #[error("{what}: {reason}")]
     Publish { what: String, reason: String },

@@ -431,6 +431,12 @@ impl Stopped {
         }
     }
 
+    /// Stdout's reader quit (`replay --to stdout | head`): a closed pipe, exit 0 as for any
+    /// command, with nothing more said.
+    pub fn reader_quit(&self) -> bool {
+        matches!(&self.error, Error::Area(e) if matches!(e.downcast_ref(), Some(ReplayError::ReaderQuit)))
+    }
+
     /// The error, followed by how to resume; a database that could not be reached, or whose
     /// connection was lost, stays that error (and its exit code, 3).
     pub fn into_error(self, resume: &str) -> Error {
@@ -557,6 +563,9 @@ pub async fn run(
             trace::page_sends(&trace, began, &page, &publishers, &sent);
         }
         let failure = match (&flushed, &outcome) {
+            (Err((_, e)), _) if crate::destination::lines::stdout_reader_quit(e) => {
+                Some(Error::from(ReplayError::ReaderQuit))
+            }
             (Err((_, e)), _) => Some(Error::from(ReplayError::Publish {
                 what: format!("flushing {}", to.shown()),
                 reason: e.to_string(),

@@ -161,6 +161,23 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
             .into());
         }
     }
+    // an empty window is a mistake (two times swapped), not "no events"
+    if let (Some(since), Some(until)) = (selection.since, selection.until) {
+        if since >= until {
+            return Err(value(format!(
+                "--until ({until}) is not after --since ({since}): the window selects nothing; swap them"
+            ))
+            .into());
+        }
+    }
+    if let (Some(from), Some(to)) = (selection.hlc_from, selection.hlc_to) {
+        if from > to {
+            return Err(value(format!(
+                "--hlc-to ({to}) is before --hlc-from ({from}): the range selects nothing; swap them"
+            ))
+            .into());
+        }
+    }
     if file && (selection.since.is_some() || selection.until.is_some()) {
         return Err(ReplayError::Selection(
             "--since/--until select by delivery time, which a file: archive does not keep; select by --hlc-from/--hlc-to, --event-id, --key or --type",

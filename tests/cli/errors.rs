@@ -390,6 +390,35 @@ fn a_parameter_the_driver_does_not_read_is_named_without_its_value() {
     );
 }
 
+/// A replay window that selects nothing (two times swapped) is refused before anything is
+/// read: it ran, and said "would replay 0 event(s)", exit 0.
+#[test]
+fn replay_refuses_an_empty_window() {
+    let url = "postgres://app@127.0.0.1:1/app";
+    for window in [
+        &[
+            "--since",
+            "2026-12-07T00:00:00Z",
+            "--until",
+            "2026-12-06T00:00:00Z",
+        ][..],
+        &["--hlc-from", "10", "--hlc-to", "5"],
+    ] {
+        let r = ob([
+            "replay",
+            "--route",
+            "orders",
+            "--dry-run",
+            "--database-url",
+            url,
+        ])
+        .args(window)
+        .run();
+        assert_eq!(r.code, ERROR, "{r:?}");
+        assert!(r.stderr.contains("swap them"), "{r:?}");
+    }
+}
+
 /// `inspect failed --group` shows every group: the flags that page rows are refused beside it
 /// rather than ignored (a `--limit 1` once still listed every group).
 #[test]

@@ -635,3 +635,16 @@ async fn ctrl_c_stops_a_replay_where_it_resumes() {
         "every event once, in order ({before} before Ctrl-C)"
     );
 }
+
+/// `replay --to stdout | head`: stdout's reader quit, a closed pipe, exit 0 with nothing more
+/// said, as for any command (it exited 2 saying "nothing was replayed; run it again").
+#[tokio::test]
+async fn a_closed_stdout_ends_the_replay_with_exit_0() {
+    let test = test_name!();
+    let (schema, _conn, cfg, _) = delivered(test, 1_200).await;
+    let r = replay(&schema, &cfg)
+        .args(["--route", "orders", "--to", "stdout", "--yes"])
+        .run_with_stdout_closed();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(!r.stderr.contains("error"), "{r:?}");
+}
