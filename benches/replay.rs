@@ -79,6 +79,7 @@ async fn in_process() -> (usize, Duration) {
         options(SCHEMA, Mode::Retain, false),
         lanes,
         selection,
+        "run outboxctl migrate",
         None,
     )
     .await

@@ -72,8 +72,14 @@ impl Backend<'_> {
                     pg.relation.clone(),
                     None,
                 );
+                // the index missing with the setting on: dropped by hand, or not migrated yet
+                let fix = match pg.config.outbox.replay_index {
+                    true => "run outboxctl migrate to add it (outbox.replay_index is on)",
+                    false => "set outbox.replay_index: true and run outboxctl migrate (one index entry per delivered row)",
+                };
+                let conn = pg.connect().await?;
                 Ok(Source::Published(
-                    PgPublished::open(pg.connect().await?, opts, lanes, selection, after).await?,
+                    PgPublished::open(conn, opts, lanes, selection, fix, after).await?,
                 ))
             }
             (Origin::Published, Backend::Mongo(m)) => {

@@ -52,7 +52,7 @@ impl MongoPublished {
                 .any(|m| m.keys.keys().cloned().collect::<Vec<_>>() == want)
             {
                 return Err(Error::Refused(format!(
-                    "replay pages {} through an index on ({}), which does not exist: set outbox.replay_index: true and run outboxctl migrate, or pick events with --event-id",
+                    "replay pages {} through an index on ({}), which does not exist: run outboxctl migrate (it adds it, whatever outbox.replay_index says), or pick events with --event-id",
                     opts.collection,
                     want.join(", ")
                 )));

@@ -155,12 +155,13 @@ pub struct PgPublished {
 
 impl PgPublished {
     /// Opens the lanes (checking each table has the replay index unless `--event-id` picks
-    /// rows), positioned after `after`.
+    /// rows: `fix` says how to add it), positioned after `after`.
     pub async fn open(
         mut conn: PgConnection,
         opts: PgStoreOptions,
         lanes: Vec<Lane>,
         selection: Selection,
+        fix: &str,
         after: Option<&Cursor>,
     ) -> Result<Self, Error> {
         if selection.event_ids.is_empty() {
@@ -171,13 +172,8 @@ impl PgPublished {
                 }
                 seen.push(&lane.table);
                 let idx = lane.table.name.with_suffix("replay index", "_replay_idx")?;
-                require_index(
-                    &mut conn,
-                    &lane.table,
-                    &idx,
-                    "set outbox.replay_index: true and run outboxctl migrate (one index entry per delivered row), or pick events with --event-id",
-                )
-                .await?;
+                let fix = format!("{fix}, or pick events with --event-id");
+                require_index(&mut conn, &lane.table, &idx, &fix).await?;
             }
         }
         let mut this = Self {

@@ -304,6 +304,13 @@ async fn without_the_replay_index_only_event_id_lookups_run() {
             && r.stderr.contains("outboxctl migrate"),
         "{r:?}"
     );
+    // with the setting on (the index dropped by hand, or not migrated yet): migrate alone
+    let on = replay_config(&format!("{test}_on"));
+    let r = replay(&schema, &on)
+        .args(["--route", "orders", "--to", "stdout"])
+        .code(REFUSED);
+    let fix = "run outboxctl migrate to add it (outbox.replay_index is on)";
+    assert!(r.stderr.contains(fix), "{r:?}");
     let id: String = sqlx::query_scalar(&format!("SELECT event_id::text FROM {t} LIMIT 1"))
         .fetch_one(&mut conn)
         .await
