@@ -17,6 +17,10 @@ pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
     for cause in chain(error) {
         let text = cause.to_string();
         let first = text.lines().next().unwrap_or_default();
+        // sqlx words a server's error "error returned from database: MESSAGE": told already
+        let first = first
+            .strip_prefix("error returned from database: ")
+            .unwrap_or(first);
         if line.contains(first) {
             continue;
         }
@@ -38,6 +42,36 @@ pub fn chain<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cause is told once: sqlx's "error returned from database: MESSAGE" after a line that
+    /// holds MESSAGE already adds nothing.
+    #[test]
+    fn a_cause_told_already_is_not_told_again() {
+        #[derive(Debug)]
+        struct E(&'static str, Option<Box<E>>);
+        impl std::fmt::Display for E {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.0)
+            }
+        }
+        impl std::error::Error for E {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                self.1.as_deref().map(|e| e as _)
+            }
+        }
+        let sqlx = E("error returned from database: cannot drop table t", None);
+        let e = E(
+            "dropping t failed: cannot drop table t",
+            Some(Box::new(sqlx)),
+        );
+        assert_eq!(one_line(&e), "dropping t failed: cannot drop table t");
+        let other = E("error returned from database: deadlock detected", None);
+        let e = E("dropping t failed", Some(Box::new(other)));
+        assert_eq!(
+            one_line(&e),
+            "dropping t failed: error returned from database: deadlock detected"
+        );
+    }
 
     #[test]
     fn clips_at_a_character_not_a_byte() {

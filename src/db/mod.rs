@@ -26,6 +26,7 @@ pub mod sqlstate {
     pub const INVALID_AUTHORIZATION: &str = "28000";
     pub const INVALID_CATALOG_NAME: &str = "3D000";
     pub const UNDEFINED_TABLE: &str = "42P01";
+    pub const DEPENDENT_OBJECTS_STILL_EXIST: &str = "2BP01";
     pub const UNDEFINED_COLUMN: &str = "42703";
     pub const CHECK_VIOLATION: &str = "23514";
     pub const DEADLOCK_DETECTED: &str = "40P01";
@@ -53,6 +54,16 @@ pub fn pg_message(e: &sqlx::Error) -> String {
         sqlx::Error::Database(db) => db.message().to_owned(),
         _ => e.to_string(),
     };
+    // what still depends on it is in the DETAIL ("view app.v depends on table …")
+    if pg_code(e).as_deref() == Some(sqlstate::DEPENDENT_OBJECTS_STILL_EXIST) {
+        let pg = (e.as_database_error())
+            .and_then(|d| d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>());
+        let detail = pg.and_then(|d| d.detail()).map(|d| d.replace('\n', "; "));
+        let detail = detail.map(|d| format!(" ({d})")).unwrap_or_default();
+        return format!(
+            "{base}{detail}; drop or change what depends on it, then run the command again"
+        );
+    }
     let hint = match pg_code(e).as_deref() {
         Some(sqlstate::INVALID_PASSWORD | sqlstate::INVALID_AUTHORIZATION) => {
             "; check the user and password in the database URL"

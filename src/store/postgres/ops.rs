@@ -652,7 +652,12 @@ pub async fn checkpoint_rows(
     let rows = crate::db::pg::query(&format!("SELECT node_key, hlc FROM {cp} ORDER BY node_key"))
         .fetch_all(conn)
         .await
-        .map_err(|e| Error::pg("reading the hlc checkpoint", e))?;
+        .map_err(|e| match crate::db::pg_code(&e).as_deref() {
+            Some(crate::db::sqlstate::UNDEFINED_TABLE) => Error::SchemaMissing(format!(
+                "the HLC checkpoint table {cp} does not exist; create it with `outboxctl migrate`"
+            )),
+            _ => Error::pg("reading the hlc checkpoint", e),
+        })?;
     Ok(rows
         .iter()
         .filter_map(|r| CheckpointRow::new(r.get(0), r.get(1)))

@@ -91,7 +91,7 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
     let key: Option<String> = row.get("key");
     if key.as_deref() != Some("RANGE (published_at)") {
         return Err(Error::SchemaMissing(format!(
-            "relation {} is not partitioned by RANGE (published_at), so it is not a delivery log outboxctl can maintain",
+            "relation {} is not partitioned by RANGE (published_at), so it is not a delivery log outboxctl can maintain: point outbox.delivery_log (or --delivery-log) at the log, or name a new one and run `outboxctl migrate`",
             log.plain()
         )));
     }

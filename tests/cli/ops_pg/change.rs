@@ -405,6 +405,17 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
         .run();
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(json(&r)["rows"][0]["node_key"], "default", "{r:?}");
+    // a checkpoint table that does not exist says how to make it, once (the server's words
+    // came twice, and no fix)
+    let missing = schema.rel("no_such_checkpoint");
+    let r = ob(["hlc", "show", "--hlc-checkpoint", &missing])
+        .pg(&schema.rel("outbox"))
+        .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    let said = format!(
+        "the HLC checkpoint table {missing} does not exist; create it with `outboxctl migrate`"
+    );
+    assert!(r.stderr.contains(&said), "{r:?}");
 }
 
 #[tokio::test]
