@@ -527,7 +527,7 @@ async fn row_checks<O: OpsStore>(
             "oldest pending",
             Level::Fail,
             format!(
-                "the oldest pending row of {name} is {} old (limit {})",
+                "the oldest pending row of {name} is {} old (limit {}): is a relay serving its route, its destination up? see outboxctl inspect and the playbook's \"A route or a key is stuck\"",
                 crate::duration::age(now - o),
                 Dur(max_pending_age)
             ),
@@ -550,8 +550,7 @@ async fn row_checks<O: OpsStore>(
     let checkpoints = match (mark, ops.checkpoints().await) {
         (false, _) => None,
         // a checkpoint table missing is a finding, as a missing outbox or log is
-        (true, Err(e)) if e.sqlstate().as_deref() == Some(crate::db::sqlstate::UNDEFINED_TABLE) => {
-            let why = format!("the HLC checkpoint cannot be read ({e}): run `outboxctl migrate`");
+        (true, Err(Error::SchemaMissing(why))) => {
             report.add("hlc mark", Level::Fail, why);
             None
         }
@@ -563,7 +562,8 @@ async fn row_checks<O: OpsStore>(
                 "hlc mark",
                 Level::Fail,
                 format!(
-                    "the HLC mark is {} ahead of the wall clock",
+                    "the HLC mark of node {} is {} ahead of the wall clock: every new stamp carries it; check that node's clock (outboxctl hlc show)",
+                    m.node_key,
                     crate::duration::age(m.physical - now)
                 ),
             ),

@@ -333,6 +333,11 @@ async fn doctor_passes_a_healthy_outbox_and_fails_a_broken_one() {
     assert_eq!(level("claim index"), "fail");
     assert_eq!(level("failed rows"), "warn");
     assert_eq!(level("oldest pending"), "fail");
+    let said = doctor_check(&v, "oldest pending")["detail"].to_string();
+    assert!(
+        said.contains("is a relay serving its route"),
+        "names where to look: {said}"
+    );
     assert_eq!(level("pass statements"), "ok");
     // a relay that propagates traces needs the column migrate adds for it: every pass fails
     let r = cmd(
