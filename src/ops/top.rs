@@ -364,6 +364,7 @@ impl<'a> Source<'a> {
         let mut activity: Option<Activity> = None;
         // a table's statistics once, however many of its tenants are targets
         let mut counted = std::collections::HashSet::new();
+        let configured: Vec<String> = self.config.relay.routes.keys().cloned().collect();
         let outboxes = self.outboxes().await?;
         for i in 0..outboxes.len() {
             let target = outboxes.target(i);
@@ -376,7 +377,13 @@ impl<'a> Source<'a> {
                 sum.updated += a.updated;
                 sum.deleted += a.deleted;
             }
-            for route in ops.routes().await? {
+            // a configured route without rows (consume storage deletes what it delivers) is a
+            // row of zeros, not gone from the screen
+            let mut names = ops.routes().await?;
+            names.extend(configured.iter().cloned());
+            names.sort();
+            names.dedup();
+            for route in names {
                 if filter.is_some_and(|f| !route.contains(f)) {
                     continue;
                 }

@@ -38,6 +38,25 @@ async fn park(conn: &mut sqlx::PgConnection, t: &str, route: &str, n: i64, error
     .unwrap();
 }
 
+/// A configured route with no rows (consume storage deletes what it delivers) is a row of
+/// zeros: it was gone from the screen once its outbox emptied.
+#[tokio::test]
+async fn a_configured_route_without_rows_is_a_row_of_zeros() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &["--storage", "consume"]).await;
+    let cfg = crate::common::config_file(
+        test,
+        "outbox:\n  storage: consume\nrelay:\n  routes:\n    orders:\n      to: stdout\n",
+    );
+    let v = (ob(["top", "--format", "json"]).pg(&schema.rel("outbox")))
+        .config(&cfg)
+        .code(OK)
+        .json();
+    assert_eq!(v["routes"][0]["route"], "orders", "{v}");
+    assert_eq!(v["routes"][0]["ripe"], 0, "{v}");
+}
+
 #[tokio::test]
 async fn a_pipe_gets_one_snapshot_with_capped_counts_and_failure_groups() {
     let test = test_name!();
