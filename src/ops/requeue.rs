@@ -283,6 +283,13 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
             }
         }
     }
+    // a document whose `id` is not a UUID (MongoDB, written by hand) reads as the nil UUID: no
+    // statement can name it, so it is left out and said (it was counted, then "left")
+    let unnamed = rows.iter().filter(|(_, id)| id.is_nil()).count();
+    rows.retain(|(_, id)| !id.is_nil());
+    let warnings = (unnamed > 0).then(|| format!(
+        "{unnamed} failed row(s) have an id that is not a UUID (a document written by hand?) and are left out: fix or remove them in the database"
+    ));
     let mut ids: Vec<Uuid> = rows.iter().map(|(_, id)| *id).collect();
     ids.sort();
     ids.dedup();
@@ -293,7 +300,7 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
         groups,
         group_of,
         error_of,
-        warnings: Vec::new(),
+        warnings: warnings.into_iter().collect(),
     })
 }
 
@@ -375,9 +382,8 @@ impl FailedRows {
             .outboxes(sel.tenant)
             .await?;
         let mut picked = select_in(&mut outboxes, sel).await?;
-        picked.warnings = empty(&picked.groups)
-            .map(|g| format!("group {g} has no failed rows now (requeued, discarded, or not an id from inspect failed --group)"))
-            .collect();
+        picked.warnings.extend(empty(&picked.groups)
+            .map(|g| format!("group {g} has no failed rows now (requeued, discarded, or not an id from inspect failed --group)")));
         // a route no relay of this configuration serves: a typo selects nothing, and requeued
         // rows of it would wait for relays of another configuration
         let unserved = (sel.route.as_deref()).and_then(|r| config.route_unconfigured(r));

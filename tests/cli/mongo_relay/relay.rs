@@ -489,6 +489,35 @@ async fn an_undecodable_document_is_parked_and_the_rest_of_its_claim_is_relayed(
     let r = cmd(&db, &["discard", "--id", id, "--yes"]);
     assert_eq!(r.code, OK, "{r:?}");
     assert!(docs(&db, doc! { "status": "failed" }).await.is_empty());
+    // parked documents whose id is not a UUID cannot be named: left out and said (they were
+    // listed under the nil id, counted, then reported "left" by a run that changed nothing)
+    let now = mongodb::bson::DateTime::now();
+    for id in ["not-a-uuid", "nor-this"] {
+        let event_id = uuid::Uuid::new_v4().to_string();
+        let bad = doc! { "id": id, "outbox_route": "orders", "event_id": event_id, "status": "failed", "created_at": now };
+        coll.insert_one(bad).await.unwrap();
+    }
+    emit(&db, 1, None, &[]);
+    coll.update_many(
+        doc! { "status": "pending" },
+        doc! { "$set": { "status": "failed" } },
+    )
+    .await
+    .unwrap();
+    let all = [
+        "discard", "--all", "--route", "orders", "--yes", "--format", "json",
+    ];
+    let r = cmd(&db, &all);
+    assert_eq!(r.code, OK, "{r:?}");
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["count"], 1, "{r:?}");
+    assert!(v.get("left").is_none(), "nothing left by another: {r:?}");
+    assert!(
+        r.stderr
+            .contains("2 failed row(s) have an id that is not a UUID"),
+        "{r:?}"
+    );
+    assert_eq!(docs(&db, doc! { "status": "failed" }).await.len(), 2);
 }
 
 /// A claim cut short after its update hands its documents back: the read of the claim fails (a
