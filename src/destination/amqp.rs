@@ -170,6 +170,42 @@ async fn prepare_queue(
     Ok(())
 }
 
+/// A passive declare of `exchange`: `Some(Ok(e))` when the broker says it is missing or not
+/// allowed, `Some(Err(why))` when it did not answer in time or the connection failed.
+async fn exchange_missing(
+    channel: &Channel,
+    exchange: &str,
+) -> Option<Result<lapin::Error, String>> {
+    let passive = ExchangeDeclareOptions {
+        passive: true,
+        ..Default::default()
+    };
+    let declared = channel.exchange_declare(
+        exchange,
+        ExchangeKind::Direct,
+        passive,
+        FieldTable::default(),
+    );
+    match tokio::time::timeout(OPEN_TIMEOUT, declared).await {
+        Ok(Ok(())) => None,
+        Ok(Err(e @ lapin::Error::ProtocolError(_))) if refused_by_broker(&e) => Some(Ok(e)),
+        Ok(Err(e)) => Some(Err(e.to_string())),
+        Err(_) => Some(Err(format!(
+            "no answer within {}",
+            crate::duration::Dur(OPEN_TIMEOUT)
+        ))),
+    }
+}
+
+/// The broker's NOT_FOUND or ACCESS_REFUSED.
+fn refused_by_broker(e: &lapin::Error) -> bool {
+    use lapin::protocol::{AMQPErrorKind, AMQPSoftError};
+    matches!(e, lapin::Error::ProtocolError(p) if matches!(
+        p.kind(),
+        AMQPErrorKind::Soft(AMQPSoftError::NOTFOUND | AMQPSoftError::ACCESSREFUSED)
+    ))
+}
+
 /// The message's properties: exactly the ones forze sets.
 pub fn properties(message: &Message) -> BasicProperties {
     let mut headers = FieldTable::default();
@@ -204,26 +240,25 @@ impl Amqp {
         let mut warning = None;
         let slot = match open(url).await {
             Ok((conn, channel)) => {
-                if let Some(exchange) = &opts.exchange {
-                    // a missing exchange closes the channel at the first publish (NOT_FOUND),
-                    // and every publish in flight with it: said now, as a missing queue is
-                    let passive = ExchangeDeclareOptions {
-                        passive: true,
-                        ..Default::default()
-                    };
-                    let checked = channel
-                        .exchange_declare(
-                            exchange,
-                            ExchangeKind::Direct,
-                            passive,
-                            FieldTable::default(),
-                        )
-                        .await;
-                    if let Err(e) = checked {
-                        let text = format!(
-                            "exchange {exchange} does not exist or cannot be used ({e}): declare it on the broker, or drop the route's exchange to publish through the default one"
-                        );
-                        return Err(DestinationError::refused(text).because(e));
+                // a missing exchange closes the channel at the first publish (NOT_FOUND), and
+                // every publish in flight with it: said now, as a missing queue is. Only the
+                // broker's NOT_FOUND or ACCESS_REFUSED refuses; anything else (no answer in
+                // time, the connection lost) leaves the route to wait for the broker.
+                if let Some(exchange) = opts.exchange.as_deref().filter(|e| !e.is_empty()) {
+                    match exchange_missing(&channel, exchange).await {
+                        Some(Ok(e)) => {
+                            let text = format!(
+                                "exchange {exchange} does not exist or cannot be used ({e}): declare it on the broker, or drop the route's exchange to publish through the default one"
+                            );
+                            return Err(DestinationError::refused(text).because(e));
+                        }
+                        Some(Err(e)) => {
+                            warning = Some(format!(
+                                "RabbitMQ at {} did not answer the check of exchange {exchange} ({e}); its routes wait until it answers",
+                                crate::dburl::mask(url)
+                            ));
+                        }
+                        None => {}
                     }
                 }
                 if !opts.tenant_aware && opts.exchange.is_none() {
