@@ -50,6 +50,9 @@ pub struct Lines {
     /// it (the relay stops waiting at its publish bound). The next flush writes nothing
     /// and the probe finds the destination down until that write is done.
     writing: Arc<AtomicBool>,
+    /// Stdout's reader quit (EPIPE): no reader comes back to a pipe, so the probe finds it
+    /// down for good (a looping relay claimed and released the same rows at every probe).
+    quit: Arc<AtomicBool>,
     /// How traces name it: `stdout`, or the file's path.
     name: String,
 }
@@ -60,6 +63,7 @@ impl Lines {
             target: Arc::new(Target::Stdout(lock)),
             pending: Arc::default(),
             writing: Arc::default(),
+            quit: Arc::default(),
             name: "stdout".into(),
         }
     }
@@ -90,6 +94,7 @@ impl Lines {
             }),
             pending: Arc::default(),
             writing: Arc::default(),
+            quit: Arc::default(),
             name: path.display().to_string(),
         })
     }
@@ -109,6 +114,7 @@ impl Publisher for Lines {
     fn flush(&self) -> BoxFuture<'static, Result<(), PublishError>> {
         let (target, pending) = (self.target.clone(), self.pending.clone());
         let (writing, name) = (self.writing.clone(), self.name.clone());
+        let quit = self.quit.clone();
         Box::pin(async move {
             let buf = std::mem::take(&mut *pending.lock().expect("not poisoned"));
             if buf.is_empty() {
@@ -125,6 +131,10 @@ impl Publisher for Lines {
             tokio::task::spawn_blocking(move || {
                 let written = write_all(&target, &buf);
                 writing.store(false, Ordering::Release);
+                if matches!(*target, Target::Stdout(_)) && written.as_ref().is_err_and(reader_quit)
+                {
+                    quit.store(true, Ordering::Release);
+                }
                 written
             })
             .await
@@ -159,9 +169,15 @@ impl Publisher for Lines {
             .writing
             .load(Ordering::Acquire)
             .then(|| still_writing(&self.name));
+        let quit = (self.quit.load(Ordering::Acquire)).then(|| {
+            format!(
+                "{} {READER_QUIT}: nothing written there is read any more",
+                self.name
+            )
+        });
         Box::pin(async move {
-            if let Some(still) = still {
-                return Err(DestinationError::local(still));
+            if let Some(why) = still.or(quit) {
+                return Err(DestinationError::local(why));
             }
             let Target::File { file, needed, .. } = &*target else {
                 return Ok(());
@@ -263,21 +279,18 @@ fn is_full(e: &std::io::Error) -> bool {
 /// rows that could not go (each would otherwise be retried, and parked at `max_attempts`).
 fn closed_pipe(what: &str, e: std::io::Error) -> PublishError {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        PublishError::away(format!("{what}: {e} ({READER_QUIT})"))
+        PublishError::away(format!("{what}: {e} {READER_QUIT}"))
     } else {
         PublishError::transient(format!("{what}: {e}"))
     }
 }
 
-const READER_QUIT: &str = "its reader quit";
-const TO_STDOUT: &str = "writing to stdout";
+const READER_QUIT: &str = "(its reader quit)";
 
-/// Stdout's reader quit (`outboxctl replay --to stdout | head`): a closed pipe, which ends a
-/// command that writes its data there with exit 0.
-pub fn stdout_reader_quit(e: &PublishError) -> bool {
-    e.is_away()
-        && e.message.starts_with(TO_STDOUT)
-        && e.message.ends_with(&format!("({READER_QUIT})"))
+/// The pipe's reader quit (`outboxctl replay --to stdout | head`): a closed pipe, which ends a
+/// command that writes its data to stdout with exit 0.
+pub fn reader_quit(e: &PublishError) -> bool {
+    e.is_away() && e.message.ends_with(READER_QUIT)
 }
 
 fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
@@ -288,7 +301,7 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
             let mut out = std::io::stdout().lock();
             out.write_all(buf)
                 .and_then(|()| out.flush())
-                .map_err(|e| closed_pipe(TO_STDOUT, e))
+                .map_err(|e| closed_pipe("writing to stdout", e))
         }
         Target::File {
             file,

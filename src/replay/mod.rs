@@ -241,14 +241,7 @@ impl Summary<'_> {
     /// Whether the replayed events went to stdout (the summary then goes to stderr), by name
     /// or as a file (`file:/dev/stdout`).
     pub fn to_stdout(&self) -> bool {
-        use crate::desturl::DestinationUrl;
-        match self.to.as_deref().map(DestinationUrl::parse) {
-            Some(Ok(DestinationUrl::Stdout)) => true,
-            Some(Ok(DestinationUrl::File(path))) => ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
-                .iter()
-                .any(|s| path == std::path::Path::new(s)),
-            _ => false,
-        }
+        self.to.as_deref().is_some_and(writes_to_stdout)
     }
 
     /// The summary in a sentence: how many, where, how fast, and the `--after` that resumes.
@@ -414,6 +407,18 @@ fn as_flag(e: DestinationError, route: &str, flag: &str) -> Error {
     e.given_by(route, flag).into()
 }
 
+/// Whether a destination (as shown) is this process's stdout: `stdout`, or a file that is it.
+fn writes_to_stdout(to: &str) -> bool {
+    use crate::desturl::DestinationUrl;
+    match DestinationUrl::parse(to) {
+        Ok(DestinationUrl::Stdout) => true,
+        Ok(DestinationUrl::File(path)) => ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+            .iter()
+            .any(|s| path == std::path::Path::new(s)),
+        _ => false,
+    }
+}
+
 /// Why a replay stopped before its end, with what it had done.
 #[derive(Debug)]
 pub struct Stopped {
@@ -563,7 +568,9 @@ pub async fn run(
             trace::page_sends(&trace, began, &page, &publishers, &sent);
         }
         let failure = match (&flushed, &outcome) {
-            (Err((_, e)), _) if crate::destination::lines::stdout_reader_quit(e) => {
+            (Err((_, e)), _)
+                if crate::destination::lines::reader_quit(e) && writes_to_stdout(&to.shown()) =>
+            {
                 Some(Error::from(ReplayError::ReaderQuit))
             }
             (Err((_, e)), _) => Some(Error::from(ReplayError::Publish {
