@@ -155,7 +155,14 @@ fn for_sqlx(url: &DatabaseUrl) -> String {
     }
     static TOLD: std::sync::Once = std::sync::Once::new();
     TOLD.call_once(|| {
-        let keys: Vec<&str> = ignored.iter().map(|(k, _)| k.as_str()).collect();
+        // a password's tail after a raw `?` reads as a parameter: named only where shown
+        let shown = crate::dburl::mask(raw);
+        let keys: Vec<String> = (ignored.iter())
+            .map(|(k, _)| {
+                crate::desturl::quoted_if_shown(&shown, k)
+                    .unwrap_or_else(|| "a parameter in the query".into())
+            })
+            .collect();
         tracing::warn!(
             "the database URL's parameter(s) {} are ignored: outboxctl's PostgreSQL driver does not read them",
             keys.join(", ")

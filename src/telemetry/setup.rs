@@ -72,7 +72,7 @@ pub fn wanted(env: &dyn Fn(&str) -> Option<String>) -> Wanted {
             warnings: Vec::new(),
         };
     };
-    // the SDK would send to localhost:4318 instead of an endpoint it cannot read, without a word
+    // the SDK would send elsewhere (the general endpoint, else localhost:4318) without a word
     if let Some(why) = not_http(&value) {
         let value = crate::dburl::mask(value.trim());
         return Wanted {
@@ -87,7 +87,11 @@ pub fn wanted(env: &dyn Fn(&str) -> Option<String>) -> Wanted {
 
 /// Why an OTLP endpoint is not an http(s) URL spans can be posted to, if it is not.
 fn not_http(value: &str) -> Option<String> {
-    match url::Url::parse(value.trim()) {
+    // the SDK parses the variable as it is: white space around it is not an endpoint
+    if value.trim() != value {
+        return Some("white space around it".into());
+    }
+    match url::Url::parse(value) {
         Err(e) => Some(e.to_string()),
         Ok(u) if !matches!(u.scheme(), "http" | "https") => {
             Some(format!("the scheme is {:?}", u.scheme()))
@@ -222,6 +226,11 @@ mod tests {
                 "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
                 "http://",
                 "empty host",
+            ),
+            (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                " http://c:4318",
+                "white space around it",
             ),
             (
                 "OTEL_EXPORTER_OTLP_ENDPOINT",

@@ -385,7 +385,7 @@ fn a_parameter_the_driver_does_not_read_is_named_without_its_value() {
     );
     assert!(
         r.stderr
-            .contains("parameter(s) sslpassword, PassWord are ignored"),
+            .contains("parameter(s) \"sslpassword\", \"PassWord\" are ignored"),
         "{r:?}"
     );
 }
