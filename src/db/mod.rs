@@ -283,6 +283,21 @@ pub async fn connect_mongo(
     }
 }
 
+/// Whether `db.collection` exists, as a role granted only some collections may still ask
+/// (`authorizedCollections`): `migrate` made it, or a write would make it, mistyped too.
+pub async fn mongo_collection_exists(
+    client: &mongodb::Client,
+    db: &str,
+    collection: &str,
+) -> Result<bool, mongodb::error::Error> {
+    let names = (client.database(db))
+        .list_collection_names()
+        .filter(mongodb::bson::doc! { "name": collection })
+        .authorized_collections(true)
+        .await?;
+    Ok(!names.is_empty())
+}
+
 /// A MongoDB driver error in outboxctl's words, one line: the server's code name, code and
 /// message for a command or write concern error, the first server's own error for a server
 /// selection that found none, and otherwise the driver's text without its `Kind: ` and label

@@ -278,14 +278,8 @@ impl Mongo<'_> {
     /// or relay in it, where PostgreSQL says the table does not exist.
     pub async fn require_outbox(&self, client: &mongodb::Client) -> Result<(), Error> {
         let ns = self.collection;
-        let names = (client.database(&ns.db))
-            .list_collection_names()
-            .filter(mongodb::bson::doc! { "name": &ns.collection })
-            // a role granted the outbox's collections alone may still list them
-            .authorized_collections(true)
-            .await
-            .map_err(|e| Error::mongo("looking for the outbox collection", e))?;
-        if names.is_empty() {
+        let found = crate::db::mongo_collection_exists(client, &ns.db, &ns.collection).await;
+        if !found.map_err(|e| Error::mongo("looking for the outbox collection", e))? {
             return Err(Error::SchemaMissing(format!(
                 "outbox collection {ns} does not exist; create it with `outboxctl migrate`"
             )));

@@ -71,22 +71,14 @@ impl MongoRegistry {
             return Ok(());
         }
         let ns = self.relays.namespace();
-        let names = (self.client.database(&ns.db))
-            .list_collection_names()
-            .filter(doc! { "name": &ns.coll })
-            // a role granted the registry's collections alone may still list them
-            .authorized_collections(true)
-            .await
-            .map_err(|e| Error::mongo("looking for the relay registry", e))?;
-        match names.is_empty() {
-            true => Err(Error::SchemaMissing(format!(
+        let found = crate::db::mongo_collection_exists(&self.client, &ns.db, &ns.coll).await;
+        if !found.map_err(|e| Error::mongo("looking for the relay registry", e))? {
+            return Err(Error::SchemaMissing(format!(
                 "the relay registry {ns} does not exist: run `outboxctl migrate`"
-            ))),
-            false => {
-                self.found.store(true, Ordering::Relaxed);
-                Ok(())
-            }
+            )));
         }
+        self.found.store(true, Ordering::Relaxed);
+        Ok(())
     }
 
     pub fn new(client: &Client, registry: &CollectionName, pauses: &CollectionName) -> Self {
