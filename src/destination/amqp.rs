@@ -170,12 +170,17 @@ async fn prepare_queue(
     Ok(())
 }
 
-/// A passive declare of `exchange`: `Some(Ok(e))` when the broker says it is missing or not
-/// allowed, `Some(Err(why))` when it did not answer in time or the connection failed.
-async fn exchange_missing(
-    channel: &Channel,
-    exchange: &str,
-) -> Option<Result<lapin::Error, String>> {
+/// What a passive declare of an exchange found.
+enum ExchangeCheck {
+    Found,
+    /// The broker's NOT_FOUND or ACCESS_REFUSED: the route cannot publish there.
+    Refused(lapin::Error),
+    /// No answer in time, or the connection failed: the broker is away, not the exchange.
+    NoAnswer(String),
+}
+
+/// A passive declare of `exchange`, within [`OPEN_TIMEOUT`].
+async fn check_exchange(channel: &Channel, exchange: &str) -> ExchangeCheck {
     let passive = ExchangeDeclareOptions {
         passive: true,
         ..Default::default()
@@ -187,13 +192,13 @@ async fn exchange_missing(
         FieldTable::default(),
     );
     match tokio::time::timeout(OPEN_TIMEOUT, declared).await {
-        Ok(Ok(())) => None,
-        Ok(Err(e @ lapin::Error::ProtocolError(_))) if refused_by_broker(&e) => Some(Ok(e)),
-        Ok(Err(e)) => Some(Err(e.to_string())),
-        Err(_) => Some(Err(format!(
+        Ok(Ok(())) => ExchangeCheck::Found,
+        Ok(Err(e)) if refused_by_broker(&e) => ExchangeCheck::Refused(e),
+        Ok(Err(e)) => ExchangeCheck::NoAnswer(e.to_string()),
+        Err(_) => ExchangeCheck::NoAnswer(format!(
             "no answer within {}",
             crate::duration::Dur(OPEN_TIMEOUT)
-        ))),
+        )),
     }
 }
 
@@ -245,20 +250,20 @@ impl Amqp {
                 // broker's NOT_FOUND or ACCESS_REFUSED refuses; anything else (no answer in
                 // time, the connection lost) leaves the route to wait for the broker.
                 if let Some(exchange) = opts.exchange.as_deref().filter(|e| !e.is_empty()) {
-                    match exchange_missing(&channel, exchange).await {
-                        Some(Ok(e)) => {
+                    match check_exchange(&channel, exchange).await {
+                        ExchangeCheck::Found => {}
+                        ExchangeCheck::Refused(e) => {
                             let text = format!(
                                 "exchange {exchange} does not exist or cannot be used ({e}): declare it on the broker, or drop the route's exchange to publish through the default one"
                             );
                             return Err(DestinationError::refused(text).because(e));
                         }
-                        Some(Err(e)) => {
+                        ExchangeCheck::NoAnswer(e) => {
                             warning = Some(format!(
                                 "RabbitMQ at {} did not answer the check of exchange {exchange} ({e}); its routes wait until it answers",
                                 crate::dburl::mask(url)
                             ));
                         }
-                        None => {}
                     }
                 }
                 if !opts.tenant_aware && opts.exchange.is_none() {
