@@ -82,6 +82,18 @@ fn only_params(
 }
 
 impl DestinationUrl {
+    /// Whether it writes to this process's stdout: `stdout`, or a file that is it
+    /// (`file:/dev/stdout`), where a command's report must not go.
+    pub fn is_stdout(&self) -> bool {
+        match self {
+            Self::Stdout => true,
+            Self::File(path) => ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+                .iter()
+                .any(|s| path == std::path::Path::new(s)),
+            _ => false,
+        }
+    }
+
     pub fn parse(text: &str) -> Result<Self, DestinationUrlError> {
         let text = text.trim();
         if text == "stdout" || text == "-" {

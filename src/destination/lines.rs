@@ -12,8 +12,8 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileTypeExt;
-use std::path::Path;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -38,6 +38,28 @@ enum Target {
         /// much free space (and at least [`MIN_FREE`]).
         needed: AtomicU64,
     },
+    /// A pipe named by a path: a FIFO, or `/dev/stdout` when stdout is a pipe. Opened for
+    /// writing only (never as a reader of its own, which would keep lines nobody reads and
+    /// never learn that the reader quit), and again after its reader quit: `None` while no
+    /// process reads it.
+    Pipe {
+        path: PathBuf,
+        file: Mutex<Option<File>>,
+        /// A pipe with no name (`/dev/stdout` is one): no reader ever comes back to it once
+        /// its reader quit, where a FIFO's next reader may.
+        anonymous: bool,
+    },
+}
+
+impl Target {
+    /// Whether a reader that quit is gone for good: stdout, or an anonymous pipe.
+    fn reader_never_returns(&self) -> bool {
+        match self {
+            Target::Stdout(_) => true,
+            Target::Pipe { anonymous, .. } => *anonymous,
+            Target::File { .. } => false,
+        }
+    }
 }
 
 /// The free space a full disk must have again before the file destination is back.
@@ -69,6 +91,22 @@ impl Lines {
     }
 
     pub fn file(path: &Path) -> std::io::Result<Self> {
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            // an anonymous pipe opens without a reader; a FIFO does not (ENXIO)
+            let file = match open_pipe(path) {
+                Err(e) if e.raw_os_error() == Some(libc::ENXIO) => None,
+                opened => Some(opened?),
+            };
+            let anonymous = file.as_ref().is_some_and(is_anonymous_pipe);
+            return Ok(Self::over(
+                Target::Pipe {
+                    path: path.to_owned(),
+                    file: Mutex::new(file),
+                    anonymous,
+                },
+                path,
+            ));
+        }
         // read too, to find a torn last line; write-only where reading is not allowed
         let file = match OpenOptions::new()
             .read(true)
@@ -85,19 +123,70 @@ impl Lines {
         let kind = file.metadata()?.file_type();
         // a terminal is a device too, but one that can stop taking writes (Ctrl-S)
         let terminal = std::io::IsTerminal::is_terminal(&file);
-        Ok(Self {
-            target: Arc::new(Target::File {
-                file: Mutex::new(file),
-                fsync: kind.is_file(),
-                device: kind.is_char_device() && !terminal,
-                needed: AtomicU64::new(0),
-            }),
+        let target = Target::File {
+            file: Mutex::new(file),
+            fsync: kind.is_file(),
+            device: kind.is_char_device() && !terminal,
+            needed: AtomicU64::new(0),
+        };
+        Ok(Self::over(target, path))
+    }
+
+    fn over(target: Target, path: &Path) -> Self {
+        Self {
+            target: Arc::new(target),
             pending: Arc::default(),
             writing: Arc::default(),
             quit: Arc::default(),
             name: path.display().to_string(),
-        })
+        }
     }
+
+    /// What the relay says at its start of a destination that cannot take a line yet: a FIFO
+    /// no process reads (its routes wait until one does).
+    pub fn check_at_start(&self) -> Option<String> {
+        match &*self.target {
+            Target::Pipe { file, .. } if file.lock().expect("not poisoned").is_none() => {
+                Some(no_reader(&self.name))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Opens a pipe for writing without waiting for a reader (`ENXIO` when it has none), then
+/// makes its writes block again: a write the reader does not take waits in the blocking pool.
+fn open_pipe(path: &Path) -> std::io::Result<File> {
+    let file = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on an open descriptor.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    // SAFETY: as above; clears O_NONBLOCK only.
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
+}
+
+/// Whether an open pipe has no name: its file system is the kernel's pipefs.
+fn is_anonymous_pipe(file: &File) -> bool {
+    const PIPEFS_MAGIC: u32 = 0x5049_5045;
+    let mut stat = std::mem::MaybeUninit::<libc::statfs>::uninit();
+    // SAFETY: fstatfs fills `stat` for an open descriptor, or fails without touching it.
+    if unsafe { libc::fstatfs(file.as_raw_fd(), stat.as_mut_ptr()) } != 0 {
+        return false;
+    }
+    // SAFETY: initialised by the successful call above.
+    let stat = unsafe { stat.assume_init() };
+    // the field's type differs between C libraries; the magic number fits in 32 bits
+    stat.f_type as u32 == PIPEFS_MAGIC
+}
+
+fn no_reader(name: &str) -> String {
+    format!("{name} {NO_READER}")
 }
 
 impl Publisher for Lines {
@@ -131,8 +220,7 @@ impl Publisher for Lines {
             tokio::task::spawn_blocking(move || {
                 let written = write_all(&target, &buf);
                 writing.store(false, Ordering::Release);
-                if matches!(*target, Target::Stdout(_)) && written.as_ref().is_err_and(reader_quit)
-                {
+                if target.reader_never_returns() && written.as_ref().is_err_and(reader_quit) {
                     quit.store(true, Ordering::Release);
                 }
                 written
@@ -149,7 +237,7 @@ impl Publisher for Lines {
     fn messaging(&self) -> SendTo<'_> {
         let system = match &*self.target {
             Target::Stdout(_) => "stdout",
-            Target::File { .. } => "file",
+            Target::File { .. } | Target::Pipe { .. } => "file",
         };
         SendTo {
             system,
@@ -175,9 +263,17 @@ impl Publisher for Lines {
                 self.name
             )
         });
+        let name = self.name.clone();
         Box::pin(async move {
             if let Some(why) = still.or(quit) {
                 return Err(DestinationError::local(why));
+            }
+            if let Target::Pipe { path, file, .. } = &*target {
+                let mut file = file.lock().expect("not poisoned");
+                if file.is_none() {
+                    *file = Some(open_pipe(path).map_err(|e| pipe_closed(&name, e))?);
+                }
+                return Ok(());
             }
             let Target::File { file, needed, .. } = &*target else {
                 return Ok(());
@@ -197,6 +293,15 @@ impl Publisher for Lines {
                 )))
             }
         })
+    }
+}
+
+/// Opening a pipe failed: no process reads it (`ENXIO`), or another fault.
+fn pipe_closed(name: &str, e: std::io::Error) -> DestinationError {
+    if e.raw_os_error() == Some(libc::ENXIO) {
+        DestinationError::local(no_reader(name))
+    } else {
+        DestinationError::local(format!("cannot open {name}: {e}")).because(e)
     }
 }
 
@@ -286,6 +391,8 @@ fn closed_pipe(what: &str, e: std::io::Error) -> PublishError {
 }
 
 const READER_QUIT: &str = "(its reader quit)";
+/// A FIFO that no process had open for reading when it was opened.
+const NO_READER: &str = "(a pipe no process reads)";
 
 /// The pipe's reader quit (`outboxctl replay --to stdout | head`): a closed pipe, which ends a
 /// command that writes its data to stdout with exit 0.
@@ -302,6 +409,26 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
             out.write_all(buf)
                 .and_then(|()| out.flush())
                 .map_err(|e| closed_pipe("writing to stdout", e))
+        }
+        Target::Pipe { path, file, .. } => {
+            let mut file = file.lock().expect("not poisoned");
+            if file.is_none() {
+                *file = match open_pipe(path) {
+                    Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                        return Err(PublishError::away(no_reader(&path.display().to_string())));
+                    }
+                    opened => Some(opened.map_err(|e| fail("opening the pipe", e))?),
+                };
+            }
+            let mut f: &File = file.as_ref().expect("opened above");
+            let written = f
+                .write_all(buf)
+                .map_err(|e| closed_pipe("writing to the pipe", e));
+            if written.as_ref().is_err_and(PublishError::is_away) {
+                // its reader quit: the next probe opens it again, for a reader that came back
+                *file = None;
+            }
+            written
         }
         Target::File {
             file,

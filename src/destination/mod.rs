@@ -421,12 +421,16 @@ pub async fn connect(
     let sink = match spec {
         RouteSpec::Stdout => Sink::Publisher(Arc::new(lines::Lines::stdout(stdout_lock.clone()))),
         RouteSpec::File(path) => {
-            Sink::Publisher(Arc::new(lines::Lines::file(&path).map_err(|e| {
+            let lines = lines::Lines::file(&path).map_err(|e| {
                 err(
                     DestinationError::local(format!("cannot open {}: {e}", path.display()))
                         .because(e),
                 )
-            })?))
+            })?;
+            if let Some(w) = lines.check_at_start() {
+                warnings.push(format!("route {route}: {w}; it waits until one does"));
+            }
+            Sink::Publisher(Arc::new(lines))
         }
         RouteSpec::Table(table) => Sink::Table(table),
         RouteSpec::Redis {

@@ -190,9 +190,7 @@ pub async fn assemble_on(
             ))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let to_stdout = routes
-        .iter()
-        .any(|(_, d)| d.to.url() == Some(&DestinationUrl::Stdout));
+    let to_stdout = (routes.iter()).any(|(_, d)| d.to.url().is_some_and(DestinationUrl::is_stdout));
     let tenants: Vec<Option<uuid::Uuid>> = if config.outbox.tenant_aware {
         if config.outbox.tenants.is_empty() {
             return Err(Error::NotConfigured(

@@ -409,14 +409,7 @@ fn as_flag(e: DestinationError, route: &str, flag: &str) -> Error {
 
 /// Whether a destination (as shown) is this process's stdout: `stdout`, or a file that is it.
 fn writes_to_stdout(to: &str) -> bool {
-    use crate::desturl::DestinationUrl;
-    match DestinationUrl::parse(to) {
-        Ok(DestinationUrl::Stdout) => true,
-        Ok(DestinationUrl::File(path)) => ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
-            .iter()
-            .any(|s| path == std::path::Path::new(s)),
-        _ => false,
-    }
+    crate::desturl::DestinationUrl::parse(to).is_ok_and(|d| d.is_stdout())
 }
 
 /// Why a replay stopped before its end, with what it had done.

@@ -100,6 +100,8 @@ async fn file_on_a_full_disk_counts_no_attempt_and_leaves_no_partial_line() {
 /// Stdout whose reader quit (`relay --once | head` after head exited) is away, like a full
 /// disk: no attempt is counted and nothing is parked (each row was retried, and parked at
 /// `max_attempts`, the whole backlog in under a second); the summary says why, exit 1.
+/// The same through `file:/dev/stdout` (it was opened as a reader too, so no write ever failed:
+/// the pipe filled and the write waited).
 #[tokio::test]
 async fn stdout_whose_reader_quit_is_down_and_counts_no_attempt() {
     let test = test_name!();
@@ -107,19 +109,103 @@ async fn stdout_whose_reader_quit_is_down_and_counts_no_attempt() {
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     stage(&mut conn, &t, "orders", 300, None).await;
+    for to in ["stdout", "\"file:/dev/stdout\""] {
+        let cfg = config_file(
+            test,
+            &format!("relay:\n  max_attempts: 1\n  routes:\n    orders:\n      to: {to}\n"),
+        );
+        let r = (ob(["relay", "--once"]).pg(&t).config(&cfg)).run_with_stdout_closed();
+        assert_eq!(r.code, 1, "{to}: {r:?}");
+        assert!(
+            r.stderr.contains("orders: destination down") && r.stderr.contains("its reader quit"),
+            "{to}: {r:?}"
+        );
+        assert_no_attempts(&mut conn, &t).await;
+        let pending = format!("SELECT count(*) FROM {t} WHERE status = 'pending'");
+        assert_eq!(count(&mut conn, &pending).await, 300, "{to}");
+    }
+}
+
+/// A looping relay whose stdout's reader quit stays down: every probe finds it so, and no row is
+/// claimed again (a probe found it back, so each one claimed the backlog and released it).
+#[tokio::test]
+async fn a_looping_relay_whose_stdout_reader_quit_stays_down() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 30, None).await;
+    for to in ["stdout", "\"file:/dev/stdout\""] {
+        let cfg = config_file(
+            test,
+            &format!("relay:\n  interval: 50ms\n  routes:\n    orders:\n      to: {to}\n"),
+        );
+        let log = out_file(test).with_extension("log");
+        let relay = (ob(["relay", "--loop"]).pg(&t).config(&cfg))
+            .env("RUST_LOG", "outboxctl=debug")
+            .spawn_with_stdout_closed(&log);
+        wait_log(&log, "destination still down", 3).await;
+        assert!(relay.terminate().success(), "{to}");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(!text.contains("destination is back"), "{to}: {text}");
+        // the first pass found it away; none claimed again
+        assert_eq!(text.matches("pass route=orders").count(), 1, "{to}: {text}");
+        assert_no_attempts(&mut conn, &t).await;
+        let pending = format!("SELECT count(*) FROM {t} WHERE status = 'pending'");
+        assert_eq!(count(&mut conn, &pending).await, 30, "{to}");
+    }
+}
+
+/// A FIFO that no process reads yet when the relay starts: the relay says so, the route waits
+/// (no attempt counted, nothing written where no one reads), and every event arrives once a
+/// reader opens it. (The relay opened it as a reader of its own: its lines filled the pipe,
+/// counted delivered, for a reader that might never come.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_with_no_reader_yet_waits_for_one() {
+    use std::io::BufRead;
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 50, Some(4)).await;
+    let staged: HashSet<String> = crate::common::staged_event_ids(&mut conn, &t)
+        .await
+        .into_iter()
+        .collect();
+    let fifo = out_file(test).with_extension("fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo {}", fifo.display());
     let cfg = config_file(
         test,
-        "relay:\n  max_attempts: 1\n  routes:\n    orders:\n      to: stdout\n",
+        &format!(
+            "relay:\n  interval: 100ms\n  max_attempts: 1\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+            fifo.display()
+        ),
     );
-    let r = (ob(["relay", "--once"]).pg(&t).config(&cfg)).run_with_stdout_closed();
-    assert_eq!(r.code, 1, "{r:?}");
-    assert!(
-        r.stderr.contains("orders: destination down") && r.stderr.contains("its reader quit"),
-        "{r:?}"
-    );
+    let log = out_file(test).with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    wait_log(&log, "a pipe no process reads", 2).await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("it waits until one does"), "{text}");
     assert_no_attempts(&mut conn, &t).await;
     let pending = format!("SELECT count(*) FROM {t} WHERE status = 'pending'");
-    assert_eq!(count(&mut conn, &pending).await, 300);
+    wait_rows(&mut conn, &pending, 50).await;
+    let reader = std::fs::File::open(&fifo).unwrap();
+    let read = std::thread::spawn(move || {
+        let lines = std::io::BufReader::new(reader).lines();
+        let ids = lines.map(|l| {
+            let line: serde_json::Value = serde_json::from_str(&l.unwrap()).unwrap();
+            line["event_id"].as_str().unwrap().to_owned()
+        });
+        ids.collect::<HashSet<String>>()
+    });
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 50).await;
+    assert!(relay.terminate().success());
+    assert_eq!(read.join().unwrap(), staged, "every event arrived");
+    assert_no_attempts(&mut conn, &t).await;
+    std::fs::remove_file(&fifo).unwrap();
 }
 
 /// A pipe whose reader stops reading (a FIFO here; stdout piped to a stuck consumer alike)

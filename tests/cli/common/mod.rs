@@ -332,18 +332,25 @@ impl Ob {
     /// head exited): a pipe without its read end, so every write fails with EPIPE, with no race
     /// against a reader's exit.
     pub fn run_with_stdout_closed(mut self) -> Run {
-        use std::os::fd::{FromRawFd, OwnedFd};
-        let mut fds = [0; 2];
-        // SAFETY: pipe fills both descriptors when it succeeds.
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
-        // SAFETY: both descriptors were just made, and are owned by nothing else.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-        drop(read);
         (self.cmd.args(&self.args))
             .stdin(Stdio::null())
-            .stdout(Stdio::from(write))
+            .stdout(readerless_pipe())
             .stderr(Stdio::piped());
         Run::from(self.cmd.output().expect("run outboxctl"))
+    }
+
+    /// Starts it with a stdout whose reader already quit (as above) and stderr to `log`;
+    /// killed if the test ends first.
+    pub fn spawn_with_stdout_closed(mut self, log: &Path) -> KillOnDrop {
+        let stderr = std::fs::File::create(log).expect("create the log");
+        KillOnDrop::new(
+            (self.cmd.args(&self.args))
+                .stdin(Stdio::null())
+                .stdout(readerless_pipe())
+                .stderr(stderr)
+                .spawn()
+                .expect("spawn outboxctl"),
+        )
     }
 
     /// Starts it (stdout discarded, stderr to `log` when given); killed if the test ends first.
@@ -479,4 +486,16 @@ pub async fn wait_until<F: FnMut() -> bool>(limit: Duration, what: &str, mut con
         }
     })
     .await
+}
+
+/// The write end of a pipe whose read end is closed: every write to it fails with EPIPE.
+fn readerless_pipe() -> Stdio {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe fills both descriptors when it succeeds.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe");
+    // SAFETY: both descriptors were just made, and are owned by nothing else.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    drop(read);
+    Stdio::from(write)
 }
