@@ -202,6 +202,14 @@ async fn check_exchange(channel: &Channel, exchange: &str) -> ExchangeCheck {
     }
 }
 
+/// An exchange the broker refused (NOT_FOUND, ACCESS_REFUSED), with the fix.
+fn exchange_refused(exchange: &str, e: lapin::Error) -> DestinationError {
+    let text = format!(
+        "exchange {exchange} does not exist or cannot be used ({e}): declare it on the broker, or drop the route's exchange to publish through the default one"
+    );
+    DestinationError::refused(text).because(e)
+}
+
 /// The broker's NOT_FOUND or ACCESS_REFUSED.
 fn refused_by_broker(e: &lapin::Error) -> bool {
     use lapin::protocol::{AMQPErrorKind, AMQPSoftError};
@@ -252,12 +260,7 @@ impl Amqp {
                 if let Some(exchange) = opts.exchange.as_deref().filter(|e| !e.is_empty()) {
                     match check_exchange(&channel, exchange).await {
                         ExchangeCheck::Found => {}
-                        ExchangeCheck::Refused(e) => {
-                            let text = format!(
-                                "exchange {exchange} does not exist or cannot be used ({e}): declare it on the broker, or drop the route's exchange to publish through the default one"
-                            );
-                            return Err(DestinationError::refused(text).because(e));
-                        }
+                        ExchangeCheck::Refused(e) => return Err(exchange_refused(exchange, e)),
                         ExchangeCheck::NoAnswer(e) => {
                             warning = Some(format!(
                                 "RabbitMQ at {} did not answer the check of exchange {exchange} ({e}); its routes wait until it answers",
@@ -405,8 +408,8 @@ impl Publisher for Amqp {
 
     /// The connection the broker blocked (a resource alarm) is not back until the broker
     /// unblocks it: a fresh one would be blocked only once it publishes. Otherwise a fresh
-    /// connection (the handshake is a round trip), with the queue checked as at start; it
-    /// then serves the publishes.
+    /// connection (the handshake is a round trip), with the exchange or queue checked as at
+    /// start; it then serves the publishes.
     fn alive(&self) -> BoxFuture<'static, Result<(), DestinationError>> {
         let (url, opts, slot) = (self.url.clone(), self.opts.clone(), self.slot.clone());
         Box::pin(async move {
@@ -416,6 +419,17 @@ impl Publisher for Amqp {
                 return Err(DestinationError::unreachable(BLOCKED));
             }
             let (conn, channel) = open(&url).await?;
+            if let Some(exchange) = opts.exchange.as_deref().filter(|e| !e.is_empty()) {
+                match check_exchange(&channel, exchange).await {
+                    ExchangeCheck::Found => {}
+                    ExchangeCheck::Refused(e) => return Err(exchange_refused(exchange, e)),
+                    ExchangeCheck::NoAnswer(e) => {
+                        return Err(DestinationError::unreachable(format!(
+                            "RabbitMQ did not answer the check of exchange {exchange} ({e})"
+                        )));
+                    }
+                }
+            }
             if !opts.tenant_aware && opts.exchange.is_none() {
                 let queue = naming::rabbitmq_queue(&opts.channel, &opts.namespace, false, None)
                     .map_err(|e| DestinationError::invalid(e.message))?;
@@ -434,10 +448,13 @@ const BLOCKED: &str = "RabbitMQ blocks publishing on this connection: a resource
 /// A publish (of a body of `len` bytes) whose channel closed under it. Closed by the broker
 /// with a soft error, the broker judged a message: one over `max_message_size`
 /// (`PRECONDITION_FAILED - message size N is larger than …`) is this one when N is its size, and
-/// parks at once, while the others in flight on the channel were not judged; another soft error
-/// (an exchange that does not exist, a publish not allowed) refuses every message alike, a
-/// refusal an operator fixes while the rows wait, retried to `max_attempts`. Otherwise the
-/// connection or channel went away and the broker never judged the message.
+/// parks at once, while the others in flight on the channel were not judged. An exchange that
+/// does not exist (`NOT_FOUND`: deleted while the relay runs) is away, as a missing queue is:
+/// no message was judged, and the probe finds it down until the exchange is back (retried to
+/// `max_attempts`, the backlog parked within seconds). Another soft error (a publish not
+/// allowed) refuses every message alike, a refusal an operator fixes while the rows wait,
+/// retried to `max_attempts`. Otherwise the connection or channel went away and the broker
+/// never judged the message.
 fn closed(e: lapin::Error, len: usize) -> PublishError {
     use lapin::protocol::{AMQPErrorKind, AMQPSoftError};
     let lapin::Error::ProtocolError(amqp) = &e else {
@@ -455,6 +472,9 @@ fn closed(e: lapin::Error, len: usize) -> PublishError {
                 ))
             }
         }
+        AMQPErrorKind::Soft(AMQPSoftError::NOTFOUND) => PublishError::away(format!(
+            "RabbitMQ: {text}: declare the exchange on the broker; its routes wait until it exists"
+        )),
         AMQPErrorKind::Soft(_) => PublishError::transient(refused),
         AMQPErrorKind::Hard(_) => PublishError::away(format!("RabbitMQ: {e}")),
     }
@@ -532,6 +552,9 @@ mod tests {
         assert_eq!(e.kind, Refusal::Away, "another message's size");
         let no_exchange = "NOT_FOUND - no exchange 'x' in vhost '/'";
         let e = super::closed(close(AMQPSoftError::NOTFOUND, no_exchange), 20);
+        assert_eq!(e.kind, Refusal::Away, "no message judged");
+        let denied = "ACCESS_REFUSED - write access to exchange 'x' in vhost '/' refused";
+        let e = super::closed(close(AMQPSoftError::ACCESSREFUSED, denied), 20);
         assert_eq!(e.kind, Refusal::Transient);
         let e = super::closed(
             lapin::Error::InvalidChannelState(lapin::ChannelState::Closed),

@@ -511,3 +511,89 @@ async fn http_webhook_parks_a_header_it_cannot_send_at_once() {
     let requests = server.requests.lock().unwrap().len();
     assert_eq!(requests, 2, "no request for the parked row");
 }
+
+/// An exchange deleted under a running relay is away, as a missing queue is: the routes wait,
+/// no attempt is counted, and everything goes once it is declared again (each publish was a
+/// refusal, an attempt: the backlog was parked within seconds).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exchange_deleted_under_a_running_relay_keeps_its_destination_down() {
+    use crate::common::{assert_no_attempts, config_file, out_file, spawn_loop_relay};
+    use crate::common::{wait_log, wait_rows, wait_until};
+    use lapin::options::{ExchangeDeclareOptions, QueueBindOptions, QueueDeclareOptions};
+    use lapin::types::FieldTable;
+    use std::time::{Duration, Instant};
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let (exchange, queue) = (format!("{}.x", schema.name), format!("{}.q", schema.name));
+    let (_c, ch) = amqp_channel().await;
+    let declare = async || {
+        (ch.exchange_declare(
+            &exchange,
+            lapin::ExchangeKind::Direct,
+            ExchangeDeclareOptions::default(),
+            FieldTable::default(),
+        ))
+        .await
+        .unwrap();
+        (ch.queue_bind(
+            &queue,
+            &exchange,
+            &queue,
+            QueueBindOptions::default(),
+            FieldTable::default(),
+        ))
+        .await
+        .unwrap();
+    };
+    let durable = QueueDeclareOptions {
+        durable: true,
+        ..Default::default()
+    };
+    ch.queue_declare(&queue, durable, FieldTable::default())
+        .await
+        .unwrap();
+    declare().await;
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_base_delay: 100ms\n  retry_max_backoff: 300ms\n  max_attempts: 2\n  routes:\n    orders:\n      to: \"{AMQP}\"\n      exchange: \"{exchange}\"\n      channel: \"{queue}\"\n"
+        ),
+    );
+    let log = out_file(test).with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    stage(&mut conn, &t, "orders", 10, Some(2)).await;
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 10).await;
+    ch.exchange_delete(&exchange, Default::default())
+        .await
+        .unwrap();
+    stage(&mut conn, &t, "orders", 10, Some(2)).await;
+    wait_log(&log, &format!("exchange {exchange} does not exist"), 1).await;
+    let since = Instant::now();
+    wait_until(Duration::from_secs(30), "a few probes (2s)", || {
+        since.elapsed() >= Duration::from_secs(2)
+    })
+    .await;
+    assert_no_attempts(&mut conn, &t).await;
+    assert_eq!(count(&mut conn, &published).await, 10);
+    declare().await;
+    wait_rows(&mut conn, &published, 20).await;
+    assert!(relay.terminate().success());
+    assert_no_attempts(&mut conn, &t).await;
+    let q = ch
+        .queue_declare(
+            &queue,
+            QueueDeclareOptions {
+                passive: true,
+                ..Default::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(q.message_count(), 20, "every event once");
+    let _ = ch.queue_delete(&queue, Default::default()).await;
+    let _ = ch.exchange_delete(&exchange, Default::default()).await;
+}
