@@ -26,23 +26,15 @@ pub async fn introspect(
     client: &mongodb::Client,
     want: &MongoSchema,
 ) -> Result<MongoCatalog, mongodb::error::Error> {
+    use crate::db::mongo_collection_exists as exists;
     let mut registry_collections = Vec::new();
     for c in want.registry_collections() {
-        let found = client
-            .database(&c.db)
-            .list_collection_names()
-            .filter(mongodb::bson::doc! { "name": &c.collection })
-            .await?;
-        if !found.is_empty() {
+        if exists(client, &c.db, &c.collection).await? {
             registry_collections.push(c.to_string());
         }
     }
     let db = client.database(&want.outbox.db);
-    let names = db
-        .list_collection_names()
-        .filter(mongodb::bson::doc! { "name": &want.outbox.collection })
-        .await?;
-    if names.is_empty() {
+    if !exists(client, &want.outbox.db, &want.outbox.collection).await? {
         return Ok(MongoCatalog {
             registry_collections,
             ..MongoCatalog::default()
