@@ -428,7 +428,9 @@ pub async fn connect(
                 )
             })?;
             if let Some(w) = lines.check_at_start() {
-                warnings.push(format!("route {route}: {w}; it waits until one does"));
+                warnings.push(format!(
+                    "route {route}: {w}: nothing goes there until a reader opens it"
+                ));
             }
             Sink::Publisher(Arc::new(lines))
         }

@@ -187,7 +187,7 @@ async fn a_fifo_with_no_reader_yet_waits_for_one() {
     let relay = spawn_loop_relay(&t, &cfg, &log);
     wait_log(&log, "a pipe no process reads", 2).await;
     let text = std::fs::read_to_string(&log).unwrap();
-    assert!(text.contains("it waits until one does"), "{text}");
+    assert!(text.contains("until a reader opens it"), "{text}");
     assert_no_attempts(&mut conn, &t).await;
     let pending = format!("SELECT count(*) FROM {t} WHERE status = 'pending'");
     wait_rows(&mut conn, &pending, 50).await;
