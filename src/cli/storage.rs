@@ -20,7 +20,7 @@ pub struct ToConsumeArgs {
     /// Run this step (default: the next one)
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub step: Option<u8>,
-    /// Print what step 3 would run and change nothing
+    /// Change nothing: step 1 confirms nothing, step 3 prints its SQL
     #[arg(long)]
     pub dry_run: bool,
     /// Every relay on this table runs with reclaim off (reclaim_stale_after: null); step 3 needs it
@@ -96,8 +96,12 @@ async fn to_consume(
             if !ctx.out.is_json() {
                 ctx.out.data(&storage::step_1_asks(&names));
             }
-            ctx.confirm("confirm that every relay now runs with storage: consume and reclaim on")?;
-            print_step(ctx, &StepReport::done(Some(1), &names));
+            if !args.dry_run {
+                ctx.confirm(
+                    "confirm that every relay now runs with storage: consume and reclaim on",
+                )?;
+            }
+            print_step(ctx, &StepReport::step_1(&names, args.dry_run));
             Ok(())
         }
         2 => {
@@ -126,7 +130,8 @@ async fn step3(
     all: &[StorageStatus],
     args: &ToConsumeArgs,
 ) -> anyhow::Result<()> {
-    let plan = outbox.drop_plan(all);
+    let plan = outbox.drop_plan(all).await;
+    plan.warnings.iter().for_each(|w| ctx.out.warn(w));
     if plan.drops.is_empty() {
         print_step(ctx, &StepReport::done(Some(3), ""));
         return Ok(());
@@ -135,11 +140,7 @@ async fn step3(
         let report = StepReport::dropping(&plan, Some(plan.script(args.into())));
         ctx.out.show(&report, || {
             ctx.out.data(report.script.as_deref().unwrap_or_default());
-            let blocked = plan.blocked.join("; ");
-            if !blocked.is_empty() {
-                ctx.out
-                    .warn(&format!("step 3 would be refused now: {blocked}"));
-            }
+            (plan.refusal("would be refused now").iter()).for_each(|r| ctx.out.warn(r));
         });
         return Ok(());
     }

@@ -104,6 +104,7 @@ pub type Table = (Option<uuid::Uuid>, QualifiedName);
 /// and a connection to their database.
 pub struct StorageMove<'a> {
     config: &'a Config,
+    connect_timeout: Duration,
     conn: PgConnection,
     pub tables: Vec<Table>,
 }
@@ -127,6 +128,7 @@ impl<'a> StorageMove<'a> {
         let conn = pg.connect().await?;
         Ok(StorageMove {
             config,
+            connect_timeout,
             conn,
             tables,
         })
@@ -168,8 +170,30 @@ impl<'a> StorageMove<'a> {
     }
 
     /// Step 3's plan from every table's status (`all` in the order of the tables).
-    pub fn drop_plan(&self, all: &[StorageStatus]) -> DropPlan {
-        drop_plan(&self.tables, all)
+    /// With it, what the relay registry (when there is one) says of outboxctl's relays live on
+    /// the outbox: the move cannot tell what storage each runs with, so it names them.
+    pub async fn drop_plan(&self, all: &[StorageStatus]) -> DropPlan {
+        let mut plan = drop_plan(&self.tables, all);
+        let relays = crate::ops::fleet::relays(self.config, self.connect_timeout).await;
+        let live: Vec<String> = (relays.unwrap_or_default().iter())
+            .filter(|r| r.state == crate::fleet::RelayState::Live)
+            .map(|r| {
+                format!(
+                    "{} pid {} (started {})",
+                    r.host,
+                    r.pid,
+                    r.started_at.format("%Y-%m-%d %H:%M:%S UTC")
+                )
+            })
+            .collect();
+        if !live.is_empty() && !plan.drops.is_empty() {
+            plan.warnings.push(format!(
+                "{} outboxctl relay(s) are live on this outbox: {}; each must run with storage: consume and reclaim off (a relay started before that change still runs the old configuration, and its every pass fails once processing_at is gone)",
+                live.len(),
+                live.join(", ")
+            ));
+        }
+        plan
     }
 
     /// Step 3 on each table of `plan`, one after the other (each: lock it, re-check under the
@@ -246,7 +270,10 @@ async fn status(
         None
     } else if processing > 0 || published > 0 {
         if processing > 0 {
-            blockers.push(format!("{processing} row(s) are processing: reclaim (on in the consume relays) returns them"));
+            blockers.push(match reclaim_disabled {
+                false => format!("{processing} row(s) are processing: reclaim (on in the consume relays) returns them"),
+                true => format!("{processing} row(s) are processing, and with reclaim off nothing returns them: keep reclaim on in the consume relays (step 2) until they are gone"),
+            });
         }
         if published > 0 {
             let n = if published >= PUBLISHED_CAP {
@@ -338,6 +365,9 @@ pub struct StepReport {
     pub script: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blocked: Vec<String>,
+    /// Step 3: what it does not refuse for, but names (outboxctl's relays live on the outbox).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// What comes next, in a sentence (also the text a person reads).
     pub next: String,
 }
@@ -366,7 +396,22 @@ impl StepReport {
             dropped: Vec::new(),
             script: None,
             blocked: Vec::new(),
+            warnings: Vec::new(),
             next,
+        }
+    }
+
+    /// Step 1 confirmed on `tables`, or (`dry_run`) only asked.
+    pub fn step_1(tables: &str, dry_run: bool) -> Self {
+        let done = Self::done(Some(1), tables);
+        match dry_run {
+            false => done,
+            true => StepReport {
+                done: false,
+                next: "dry run: nothing confirmed; run step 1 without --dry-run to confirm it"
+                    .into(),
+                ..done
+            },
         }
     }
 
@@ -391,6 +436,7 @@ impl StepReport {
             dropped,
             script,
             blocked: plan.blocked.clone(),
+            warnings: plan.warnings.clone(),
             next: next.into(),
             step: Some(3),
         }
@@ -432,6 +478,8 @@ impl WaitOutcome {
 pub struct DropPlan {
     pub drops: Vec<DropColumns>,
     pub blocked: Vec<String>,
+    /// What step 3 does not refuse for, but an operator should see first.
+    pub warnings: Vec<String>,
 }
 
 /// Step 3's plan from every table's status (`all` in the order of `tables`).
@@ -451,6 +499,7 @@ fn drop_plan(tables: &[Table], all: &[StorageStatus]) -> DropPlan {
     DropPlan {
         drops,
         blocked: blockers(all),
+        warnings: Vec::new(),
     }
 }
 
@@ -478,11 +527,14 @@ impl DropPlan {
 
     /// Step 3 is refused while anything blocks it.
     pub fn verdict(&self) -> Result<(), Error> {
-        if self.blocked.is_empty() {
-            return Ok(());
-        }
+        self.refusal("refused")
+            .map_or(Ok(()), |r| Err(Error::Refused(r)))
+    }
+
+    /// What refuses step 3 (`step 3 {how}: …`), when anything does.
+    pub fn refusal(&self, how: &str) -> Option<String> {
         let blocked = self.blocked.join("; ");
-        Err(Error::Refused(format!("step 3 refused: {blocked}")))
+        (!blocked.is_empty()).then(|| format!("step 3 {how}: {blocked}"))
     }
 
     /// The whole of step 3 as SQL, for `--dry-run`.

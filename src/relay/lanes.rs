@@ -370,9 +370,12 @@ impl<S: RelayStore> Lane<S> {
                                 settings.retry_max_backoff,
                             );
                             failures.insert(target.clone(), (count, Instant::now() + wait));
+                            let error = report.error.as_deref().unwrap_or("unknown error");
+                            let fix = crate::schema::desired::consume_only_hint(error)
+                                .map_or_else(String::new, |fix| format!("; {fix}"));
                             tracing::warn!(
                                 route = %target, failures = count, backoff_ms = wait.as_millis() as u64,
-                                "pass failed, backing off: {}", report.error.as_deref().unwrap_or("unknown error")
+                                "pass failed, backing off: {error}{fix}"
                             );
                             break;
                         }

@@ -531,3 +531,112 @@ async fn step_3s_dry_run_script_runs_as_step_3_does() {
     .await;
     assert_eq!(left, 0);
 }
+
+/// Step 1's dry run confirms nothing and asks nothing (it wanted a terminal, exit 5); step 3
+/// names outboxctl's relays live on the outbox, whose storage it cannot see (it dropped the
+/// columns under a retain relay without a word), and with reclaim off, says nothing returns a
+/// processing row (it said reclaim did).
+#[tokio::test]
+async fn step_1s_dry_run_confirms_nothing_and_step_3_names_the_live_relays() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let r = cmd(
+        &schema,
+        &["--format", "json"],
+        &["storage", "to-consume", "--step", "1", "--dry-run"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let v = json(&r);
+    assert_eq!(
+        (v["step"].as_i64(), v["done"].as_bool()),
+        (Some(1), Some(false)),
+        "{r:?}"
+    );
+    let r = cmd(
+        &schema,
+        &[],
+        &["storage", "to-consume", "--step", "1", "--dry-run"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(r.stdout.contains("step 1: deploy every relay"), "{r:?}");
+    assert!(r.stderr.contains("dry run: nothing confirmed"), "{r:?}");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let processing = format!("UPDATE {t} SET status = 'processing', processing_at = now()");
+    sqlx::raw_sql(&processing).execute(&mut conn).await.unwrap();
+    let off = crate::common::config_file(test, RECLAIM_OFF);
+    let step3 = ["storage", "to-consume", "--step", "3", "--dry-run"];
+    let consume = [
+        "--reclaim-disabled",
+        "--storage",
+        "consume",
+        "--config",
+        &off,
+    ];
+    let r = cmd(&schema, &consume, &step3);
+    assert!(
+        r.stderr.contains("with reclaim off nothing returns them"),
+        "{r:?}"
+    );
+    sqlx::raw_sql(&format!("DELETE FROM {t}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    // a relay of the old configuration, live
+    let log = out_file(test).with_extension("log");
+    let relay_to_null = [
+        "relay",
+        "--loop",
+        "--route",
+        "orders",
+        "--to",
+        "file:/dev/null",
+    ];
+    let relay = ob(relay_to_null).pg(&t).spawn(Some(&log));
+    crate::common::eventually(
+        std::time::Duration::from_secs(30),
+        "the relay registered",
+        async || {
+            let r = cmd(&schema, &["--format", "json"], &["inspect", "relays"]);
+            match json(&r)
+                .as_array()
+                .map(|a| a.iter().any(|x| x["state"] == "live"))
+            {
+                Some(true) => Ok(()),
+                _ => Err(format!("{r:?}")),
+            }
+        },
+    )
+    .await;
+    let r = cmd(
+        &schema,
+        &[&consume[..], &["--format", "json"]].concat(),
+        &step3,
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let host = outboxctl::store::registry::host_name();
+    let named = format!(
+        "1 outboxctl relay(s) are live on this outbox: {host} pid {}",
+        relay.pid()
+    );
+    assert!(r.stderr.contains(&named), "{named}: {r:?}");
+    let warnings = json(&r)["warnings"].to_string();
+    assert!(warnings.contains(&named), "{r:?}");
+    // dropped under it: its passes fail, and say why and what to do
+    let r = cmd(&schema, &[&consume[..], &["--yes"]].concat(), &step3[..4]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let hint = "the table has no processing_at: it is consume-only";
+    crate::common::wait_log(&log, hint, 1).await;
+    let once = [
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--to",
+        "file:/dev/null",
+    ];
+    let r = ob(once).pg(&t).code(ERROR);
+    assert!(r.stderr.contains(hint), "{r:?}");
+    drop(relay);
+}
