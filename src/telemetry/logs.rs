@@ -1,6 +1,10 @@
 //! The process's log lines: to stderr, as text or JSON, filtered by `RUST_LOG` when set.
 
-use tracing_subscriber::EnvFilter;
+use tracing::Level;
+use tracing_subscriber::filter::{FilterExt, filter_fn};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer, Registry};
 
 /// A line for a person on stderr. A stderr that is closed (`2>&1 | jq` after jq quit) loses it
 /// rather than ending the process (`eprintln!` panics there: exit 101, a relay's registry row
@@ -22,15 +26,22 @@ pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {
         (false, _) => "debug,async_nats=info",
     };
     let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    // async_nats's debug and trace lines print its URL and CONNECT with the password: never
+    // shown, whatever RUST_LOG asks
+    let filter = filter.and(filter_fn(|m| {
+        !(m.target().starts_with("async_nats") && *m.level() > Level::INFO)
+    }));
     // a log line stderr cannot take is lost, as stderr_line's are: the layer's own report of
     // it (`eprintln!`) would panic there, in whichever task logged
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .log_internal_errors(false)
         .with_target(false);
-    let _ = match json {
-        false => builder.with_ansi(ansi).try_init(),
-        true => builder.json().flatten_event(true).try_init(),
+    let layer: Box<dyn Layer<Registry> + Send + Sync> = match json {
+        false => layer.with_ansi(ansi).boxed(),
+        true => layer.json().flatten_event(true).boxed(),
     };
+    let _ = tracing_subscriber::registry()
+        .with(layer.with_filter(filter))
+        .try_init();
 }

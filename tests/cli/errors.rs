@@ -371,6 +371,21 @@ fn debug_never_shows_a_password() {
     }
 }
 
+/// `RUST_LOG=trace` shows the broker clients' own lines, never a password: async_nats traced
+/// its CONNECT (user and pass) and logged its URL at debug.
+#[tokio::test]
+async fn trace_logs_never_show_a_brokers_password() {
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    crate::common::migrate(&schema, &[]).await;
+    let to = "nats://u:s3cret@127.0.0.1:4222";
+    let r = (ob(["relay", "--once", "--route", "orders", "--to", to]))
+        .pg(&schema.rel("outbox"))
+        .env("RUST_LOG", "trace")
+        .run();
+    assert!(r.stderr.contains("TRACE"), "trace lines are shown: {r:?}");
+    assert!(!r.stderr.contains("s3cret"), "{r:?}");
+}
+
 /// A PostgreSQL URL's parameter the driver does not read is named in a warning, never valued:
 /// sqlx logged `ignoring unrecognized connect parameter key=sslpassword value=…` in plain text
 /// at every connection.
