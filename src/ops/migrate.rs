@@ -114,7 +114,9 @@ impl Migration {
                 }
                 let mut warnings = Vec::new();
                 let opts = p.store_options();
-                for f in functions(&opts) {
+                // nothing is created beside a table that is not an outbox
+                let functions = functions(&opts).into_iter().filter(|_| !plan.not_an_outbox);
+                for f in functions {
                     match function_step(&opts, f, &mut conn).await? {
                         FunctionStep::Step(step) => plan.steps.push(*step),
                         FunctionStep::Problem(problem) => plan.problems.push(problem),
@@ -137,6 +139,9 @@ impl Migration {
                     }));
                     Vec::new()
                 };
+                if plan.not_an_outbox {
+                    plan.steps.clear();
+                }
                 Ok(Self {
                     target,
                     backend: Kind::Postgres,

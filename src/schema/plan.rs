@@ -146,6 +146,10 @@ pub struct Step {
 pub struct MigrationPlan {
     pub steps: Vec<Step>,
     pub problems: Vec<Problem>,
+    /// The configured outbox is not an outbox (a typo names an application's table): the plan
+    /// holds no step, and none may be added to it.
+    #[serde(skip)]
+    pub not_an_outbox: bool,
 }
 
 impl MigrationPlan {
@@ -177,6 +181,10 @@ impl MigrationPlan {
         other.problems.retain(|p| !self.problems.contains(p));
         self.steps.extend(other.steps);
         self.problems.extend(other.problems);
+        self.not_an_outbox |= other.not_an_outbox;
+        if self.not_an_outbox {
+            self.steps.clear();
+        }
     }
 
     /// The plan as a script: SQL (or mongosh) with each step introduced by a comment.
@@ -235,7 +243,12 @@ pub fn plan_postgres(want: &PgSchema, have: &PgCatalog) -> MigrationPlan {
             );
         }
     }
-    plan_outbox(want, have, &mut plan);
+    if !plan_outbox(want, have, &mut plan) {
+        // a typo in outbox.table names an application's table: nothing is added anywhere
+        plan.steps.clear();
+        plan.not_an_outbox = true;
+        return plan;
+    }
     plan_checkpoint(want, have, &mut plan);
     plan_delivery_log(want, have, &mut plan);
     plan_registry(want, have, &mut plan);
@@ -273,7 +286,9 @@ fn wanted_columns(want: &PgSchema) -> impl Iterator<Item = &'static ColumnSpec> 
     })
 }
 
-fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
+/// Plans the outbox table; `false` when the relation there is not an outbox (not a table,
+/// or without the specification's columns migrate never adds), reported as a problem.
+fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) -> bool {
     let t = &want.outbox;
     let indexes = want
         .indexes()
@@ -298,14 +313,29 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
             summary = format!("{summary}, with autovacuum settings for a queue");
         }
         plan.step(summary, StepKind::Transaction, stmts);
-        return;
+        return true;
     };
     if !matches!(table.relkind, 'r' | 'p') {
         plan.problem(
             t.plain(),
             "exists but is not a table (a view or another kind of relation)",
         );
-        return;
+        return false;
+    }
+    let lacking: Vec<&str> = (wanted_columns(want))
+        .filter(|c| c.added_by.is_none() && !RETAIN_ONLY_COLUMNS.contains(&c.name))
+        .filter(|c| table.column(c.name).is_none())
+        .map(|c| c.name)
+        .collect();
+    if !lacking.is_empty() {
+        plan.problem(
+            t.plain(),
+            format!(
+                "is not an outbox table (it has no column {}): migrate changes nothing; check outbox.table (--relation), or move the table away",
+                lacking.join(", ")
+            ),
+        );
+        return false;
     }
     check_columns(&t.plain(), table, wanted_columns(want), plan);
 
@@ -375,6 +405,7 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) {
             plan,
         );
     }
+    true
 }
 
 /// Reports columns whose type, nullability or default differ from the specification's.

@@ -1,6 +1,6 @@
 //! Bad input: one-line errors, documented exit codes, nothing changed, no password printed.
 
-use crate::common::{CONNECT, ERROR, PgSchema, ob, pg_url};
+use crate::common::{CHECK_FAILED, CONNECT, ERROR, PgSchema, ob, pg_url};
 
 #[test]
 fn unsupported_url_scheme_exits_2_and_masks_the_password() {
@@ -460,4 +460,40 @@ fn a_failing_stderr_keeps_the_errors_exit_code() {
         .args(["postgres://app@127.0.0.1:1/x"])
         .run_with_stderr_failing();
     assert_eq!(status.code(), Some(CONNECT), "{status:?}");
+}
+
+/// A relation that names an application's table (a typo in `outbox.table`) is not an outbox:
+/// `migrate` says so, exit 1, and changes nothing in it or beside it (it added the retry
+/// columns to it, then failed on the claim index).
+#[tokio::test]
+async fn migrate_changes_nothing_in_a_table_that_is_not_an_outbox() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let t = schema.rel("orders");
+    let app = format!("CREATE TABLE {t} (id int PRIMARY KEY, note text)");
+    sqlx::raw_sql(&app).execute(&mut conn).await.unwrap();
+    for extra in [&["--dry-run"][..], &[]] {
+        let r = ob(["migrate"]).pg(&t).args(extra).run();
+        assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+        let said = "is not an outbox table (it has no column outbox_route, event_id";
+        assert!(r.stdout.contains(said), "{r:?}");
+        assert!(!r.stdout.contains("applied"), "{r:?}");
+    }
+    let columns: Vec<String> = sqlx::query_scalar(
+        "SELECT attname::text FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum",
+    )
+    .bind(&t)
+    .fetch_all(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(columns, ["id", "note"], "left as it was");
+    let relations: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1")
+            .bind(&schema.name)
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(
+        relations, 2,
+        "the table and its primary key, nothing beside them"
+    );
 }
