@@ -44,11 +44,13 @@ impl MigrateArgs {
 
 pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
     let apply = !(args.dry_run || args.check);
+    let policy = Migration::lock_policy(&ctx.config, args.lock_timeout.map(|d| d.0), args.retries);
     let mut migration = Migration::plan(
         &ctx.config,
         ctx.connect_timeout,
         apply.then_some(args.lock_wait.0),
         args.prune_functions,
+        policy,
     )
     .await?;
     let target = migration.target.clone();
@@ -75,7 +77,6 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
     if let Some(question) = migration.prune_question() {
         ctx.confirm(&question)?;
     }
-    let policy = Migration::lock_policy(&ctx.config, args.lock_timeout.map(|d| d.0), args.retries);
     let bar = ctx.progress(migration.plan.steps.len() as u64, "migrating");
     migration
         .apply(policy, |step, took| {

@@ -81,6 +81,7 @@ impl Migration {
         connect_timeout: Duration,
         lock_wait: Option<Duration>,
         prune_functions: bool,
+        policy: LockPolicy,
     ) -> Result<Self, Error> {
         let target = match &config.outbox.target {
             Target::Postgres { relation, .. } => relation.template(),
@@ -99,9 +100,7 @@ impl Migration {
                 };
                 let mut plan = MigrationPlan::default();
                 for schema in &schemas {
-                    let catalog = pg::introspect(&mut conn, schema)
-                        .await
-                        .map_err(|e| Error::pg("reading the catalog", e))?;
+                    let catalog = pg::introspect_within(&mut conn, schema, policy).await?;
                     let mut one = plan::plan_postgres(schema, &catalog);
                     plan::attach_days_to_new_log(
                         &mut one,

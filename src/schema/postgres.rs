@@ -295,7 +295,7 @@ pub async fn run_in_short_transactions(
     policy: LockPolicy,
     what: &str,
 ) -> Result<u32, Error> {
-    use crate::db::retry::{LockRetryError, while_lock_busy};
+    use crate::db::retry::while_lock_busy;
     let result = while_lock_busy(policy.retries, async || {
         let mut tx = conn.begin().await?;
         set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
@@ -305,8 +305,40 @@ pub async fn run_in_short_transactions(
         tx.commit().await
     })
     .await;
+    worded(result, policy, what).map(|((), attempts)| attempts)
+}
+
+/// Reads the catalog as [`introspect`] does, in a transaction under the policy's
+/// `lock_timeout`, retried while a lock stays busy: `pg_get_indexdef` and `pg_get_expr` take
+/// a table's ACCESS SHARE lock, so a session holding the table locked held `migrate` (and
+/// `--check`) for as long as it liked, past every bound the flags set.
+pub async fn introspect_within(
+    conn: &mut PgConnection,
+    want: &PgSchema,
+    policy: LockPolicy,
+) -> Result<PgCatalog, Error> {
+    use crate::db::retry::while_lock_busy;
+    let result = while_lock_busy(policy.retries, async || {
+        let mut tx = conn.begin().await?;
+        set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
+        let catalog = introspect(&mut tx, want).await?;
+        tx.commit().await?;
+        Ok(catalog)
+    })
+    .await;
+    let what = format!("reading the catalog of {}", want.outbox.plain());
+    worded(result, policy, &what).map(|(catalog, _)| catalog)
+}
+
+/// A retried attempt's outcome in outboxctl's words: a lock that stayed busy is exit 4.
+fn worded<T>(
+    result: Result<T, crate::db::retry::LockRetryError>,
+    policy: LockPolicy,
+    what: &str,
+) -> Result<T, Error> {
+    use crate::db::retry::LockRetryError;
     match result {
-        Ok(((), attempts)) => Ok(attempts),
+        Ok(value) => Ok(value),
         Err(LockRetryError::Busy { attempts, .. }) => Err(Error::LockBusy(format!(
             "gave up on {what}: a lock stayed busy through {attempts} attempts of {} lock_timeout each; retry later, or raise --lock-timeout / --retries",
             crate::duration::Dur(policy.lock_timeout)

@@ -80,3 +80,31 @@ async fn the_shutdown_drain_ends_on_time_and_cancels_a_statement_blocked_on_a_lo
     .await;
     assert_eq!(processing, 0, "the cut claim committed nothing");
 }
+
+/// A session that holds the outbox locked (an `ALTER TABLE` left open, a session idle in its
+/// transaction) stops `migrate`, `--check` and `--dry-run` at their bound, exit 4: reading the
+/// catalog (`pg_get_indexdef` takes the table's ACCESS SHARE lock) waited for as long as the
+/// holder liked, past `--lock-timeout` and `--retries`.
+#[tokio::test]
+async fn migrate_gives_up_on_a_locked_table_at_its_bound_while_reading_the_catalog() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let lock = format!("BEGIN; LOCK TABLE {t} IN ACCESS EXCLUSIVE MODE");
+    sqlx::raw_sql(&lock).execute(&mut conn).await.unwrap();
+    for extra in [&[][..], &["--check"], &["--dry-run"]] {
+        let bound = ["--lock-timeout", "100ms", "--retries", "1"];
+        let r = crate::common::ob(["migrate"])
+            .pg(&t)
+            .args(bound)
+            .args(extra)
+            .run();
+        assert_eq!(r.code, crate::common::LOCK_BUSY, "{extra:?}: {r:?}");
+        let said =
+            format!("gave up on reading the catalog of {t}: a lock stayed busy through 2 attempts");
+        assert!(r.stderr.contains(&said), "{said}: {r:?}");
+    }
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    let r = crate::common::ob(["migrate", "--check"]).pg(&t).run();
+    assert_eq!(r.code, crate::common::OK, "{r:?}");
+}
