@@ -879,7 +879,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--delivery-log', '--delivery-log', [CompletionResultType]::ParameterName, 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]')
             [CompletionResult]::new('--hlc-checkpoint', '--hlc-checkpoint', [CompletionResultType]::ParameterName, 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]')
             [CompletionResult]::new('--key-order', '--key-order', [CompletionResultType]::ParameterName, 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what step 3 would run and change nothing')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Change nothing: step 1 confirms nothing, step 3 prints its SQL')
             [CompletionResult]::new('--reclaim-disabled', '--reclaim-disabled', [CompletionResultType]::ParameterName, 'Every relay on this table runs with reclaim off (reclaim_stale_after: null); step 3 needs it')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Answer yes to confirmations (needed for destructive steps without a terminal)')

@@ -832,7 +832,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --delivery-log 'Delivery log table, schema.table (consume storage) [env: OUTBOXCTL_DELIVERY_LOG]'
             cand --hlc-checkpoint 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]'
             cand --key-order 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]'
-            cand --dry-run 'Print what step 3 would run and change nothing'
+            cand --dry-run 'Change nothing: step 1 confirms nothing, step 3 prints its SQL'
             cand --reclaim-disabled 'Every relay on this table runs with reclaim off (reclaim_stale_after: null); step 3 needs it'
             cand -y 'Answer yes to confirmations (needed for destructive steps without a terminal)'
             cand --yes 'Answer yes to confirmations (needed for destructive steps without a terminal)'

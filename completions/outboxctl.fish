@@ -763,7 +763,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l hlc-checkpoint -d 'HLC checkpoint table or collection [env: OUTBOXCTL_HLC_CHECKPOINT]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l key-order -d 'Per-key ordering of the relay, and the indexes migrate adds for it [default: best-effort]' -r -f -a "best-effort\t''
 strict\t''"
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l dry-run -d 'Print what step 3 would run and change nothing'
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l dry-run -d 'Change nothing: step 1 confirms nothing, step 3 prints its SQL'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -l reclaim-disabled -d 'Every relay on this table runs with reclaim off (reclaim_stale_after: null); step 3 needs it'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -s y -l yes -d 'Answer yes to confirmations (needed for destructive steps without a terminal)'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand storage; and __fish_seen_subcommand_from to-consume" -s v -l verbose -d 'More detail on stderr (repeat for more)'

@@ -245,8 +245,10 @@ impl Answers {
         let file = FileConfig::parse(&path.display().to_string(), &text)?;
         let config = Config::resolve(file, Some(path.to_owned()), &Default::default(), &|_| None)?;
         // the database's password, or a route URL's credentials (what masking would hide)
+        let masked = |url: &str| crate::dburl::mask(url) != url;
         let secret = DatabaseUrl::parse(&self.database_url).is_ok_and(|u| u.password().is_some())
-            || (self.route.as_ref()).is_some_and(|(_, to)| crate::dburl::mask(to) != *to);
+            || masked(&self.database_url)
+            || (self.route.as_ref()).is_some_and(|(_, to)| masked(to));
         let mode = if secret { 0o600 } else { 0o644 };
         let mut open = std::fs::OpenOptions::new();
         open.write(true).mode(mode);

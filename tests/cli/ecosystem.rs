@@ -129,6 +129,29 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         .run();
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(mode(&routed), 0o600, "a route's password too");
+    // a secret in the database URL's query (it was written 0644)
+    let keyed = dir.join("keyed.yaml");
+    let url = "postgres://app@db/app?sslmode=require&sslpassword=s3cret";
+    let r = ob([
+        "init",
+        "--path",
+        keyed.to_str().unwrap(),
+        "--database-url",
+        url,
+    ])
+    .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(mode(&keyed), 0o600, "a query's secret too");
+    let plain = dir.join("plain.yaml");
+    let r = ob([
+        "init",
+        "--path",
+        plain.to_str().unwrap(),
+        "--database-url",
+        "postgres://app@db/app",
+    ])
+    .run();
+    assert_eq!((r.code, mode(&plain)), (OK, 0o644), "{r:?}");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
         text.contains("relation: \"shop.outbox\"")
