@@ -246,7 +246,8 @@ pub async fn select_in(outboxes: &mut Outboxes, sel: &Selection) -> Result<Picke
             for r in found {
                 let id = fingerprint(r.last_error.as_deref().unwrap_or(""));
                 if let Some(n) = groups.get_mut(&id) {
-                    *n += 1;
+                    // a row no statement can name (left out below) is not its group's
+                    *n += usize::from(!r.id.is_nil());
                     rows.push((ti, r.id));
                     group_of.insert(r.id, id);
                     error_of.insert(r.id, r.last_error);

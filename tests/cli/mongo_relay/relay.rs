@@ -518,6 +518,14 @@ async fn an_undecodable_document_is_parked_and_the_rest_of_its_claim_is_relayed(
         "{r:?}"
     );
     assert_eq!(docs(&db, doc! { "status": "failed" }).await.len(), 2);
+    // by their group too: nothing changed is not a success (it said "1 row(s)", exit 0)
+    let r = cmd(&db, &["inspect", "failed", "--group", "--format", "json"]);
+    let groups: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let group = groups[0]["id"].as_str().expect("a group").to_owned();
+    let r = cmd(&db, &["requeue", "--group", &group, "--yes"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(r.stderr.contains("have an id that is not a UUID"), "{r:?}");
+    assert_eq!(docs(&db, doc! { "status": "failed" }).await.len(), 2);
 }
 
 /// A claim cut short after its update hands its documents back: the read of the claim fails (a
