@@ -276,8 +276,8 @@ pub fn print_rows(ctx: &Ctx, rows: &[RowView], limit: u32) {
         ]
     });
     // on stderr in every format: a script reading the JSON is told there is more, too
-    if let Some(last) = rows.last().filter(|_| rows.len() >= limit as usize) {
-        ctx.out.note(&format!("next page: --after {}", last.id));
+    if let Some(after) = crate::ops::inspect::next_page_after(rows, limit) {
+        ctx.out.note(&format!("next page: --after {after}"));
     }
 }
 

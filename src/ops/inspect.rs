@@ -40,6 +40,14 @@ pub struct Page {
 }
 
 /// The store's filter for one listing.
+/// Where the page after a full page of `limit` rows starts: its last row that `--after` can
+/// name (a MongoDB document whose `id` is not a UUID reads as the nil UUID, which names no
+/// row: the hint led nowhere, and paging stopped there).
+pub fn next_page_after(rows: &[RowView], limit: u32) -> Option<Uuid> {
+    let full = rows.len() >= limit as usize;
+    (rows.iter().rev().map(|r| r.id)).find(|id| full && !id.is_nil())
+}
+
 pub fn filter_for(
     status: ListStatus,
     route: Option<String>,
@@ -362,4 +370,36 @@ pub fn blocked_notes(keys: &[BlockedKey], config: &Config) -> Vec<&'static str> 
     .into_iter()
     .flatten()
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The next page starts after the page's last row that `--after` can name.
+    #[test]
+    fn the_next_page_starts_after_a_row_that_can_be_named() {
+        let row = |id: Uuid| RowView {
+            id,
+            event_id: Uuid::new_v4(),
+            route: "orders".into(),
+            event_type: "t".into(),
+            tenant_id: None,
+            ordering_key: None,
+            status: "failed".into(),
+            attempts: 0,
+            available_at: None,
+            created_at: Utc::now(),
+            last_error: None,
+        };
+        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        assert_eq!(next_page_after(&[row(a), row(b)], 2), Some(b));
+        assert_eq!(next_page_after(&[row(a), row(Uuid::nil())], 2), Some(a));
+        assert_eq!(
+            next_page_after(&[row(a), row(b)], 3),
+            None,
+            "not a full page"
+        );
+        assert_eq!(next_page_after(&[row(Uuid::nil())], 1), None);
+    }
 }
