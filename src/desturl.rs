@@ -42,12 +42,43 @@ pub enum DestinationUrlError {
     BadHttp { reason: String },
     /// A query parameter the destination's client would ignore without a word (`redis://h?db=2`
     /// wrote to database 0). `key` is quoted, or "in the query" where it may be a password's tail.
+    #[error("{scheme} URL: {reason}")]
+    BadBroker {
+        scheme: &'static str,
+        reason: String,
+    },
     #[error("{scheme} URL: unknown parameter {key} ({hint})")]
     UnknownParam {
         scheme: &'static str,
         key: String,
         hint: &'static str,
     },
+}
+
+/// Refuses a broker URL that cannot be dialled: no host, or a port that is not a number from 1
+/// to 65535 (`amqp://h:99999` waited as a broker down, for ever). Kafka's comma-separated
+/// brokers are its client's to read: only that there is one is checked here.
+fn dialable(text: &str, scheme: &'static str) -> Result<(), DestinationUrlError> {
+    let bad = |reason: &str| DestinationUrlError::BadBroker {
+        scheme,
+        reason: reason.into(),
+    };
+    if scheme == "kafka://" {
+        let rest = text.split_once("://").map_or("", |(_, r)| r);
+        return match rest.split(['/', '?']).next().unwrap_or_default() {
+            "" => Err(bad("no broker (e.g. kafka://host:9092)")),
+            _ => Ok(()),
+        };
+    }
+    match url::Url::parse(text) {
+        Err(url::ParseError::InvalidPort) => Err(bad(
+            "its port is not a number from 1 to 65535 (a password's / ? # @ are written percent-encoded)",
+        )),
+        Err(url::ParseError::EmptyHost) => Err(bad("no host")),
+        Ok(u) if u.port() == Some(0) => Err(bad("port 0 cannot be dialled")),
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => Err(bad("no host")),
+        _ => Ok(()),
+    }
 }
 
 /// `part` of a URL, quoted, when the URL as shown (`shown`, its password masked) holds it:
@@ -120,12 +151,17 @@ impl DestinationUrl {
             "redis" | "rediss" => {
                 let hint = "the only one read is protocol; the database is the path, e.g. redis://host:6379/2";
                 only_params(text, "redis://", &["protocol"], hint)?;
+                dialable(text, "redis://")?;
                 Ok(Self::Redis(text.to_owned()))
             }
-            "amqp" | "amqps" => Ok(Self::Amqp(text.to_owned())),
+            "amqp" | "amqps" => {
+                dialable(text, "amqp://")?;
+                Ok(Self::Amqp(text.to_owned()))
+            }
             "nats" | "tls" => {
                 let hint = "it takes none; a user and password or a token go before the host, e.g. nats://user:password@host:4222";
                 only_params(text, "nats://", &[], hint)?;
+                dialable(text, "nats://")?;
                 Ok(Self::Nats(text.to_owned()))
             }
             "http" | "https" => {
@@ -137,7 +173,10 @@ impl DestinationUrl {
                 }
                 Ok(Self::Http(text.to_owned()))
             }
-            "kafka" | "kafkas" => Ok(Self::Kafka(text.to_owned())),
+            "kafka" | "kafkas" => {
+                dialable(text, "kafka://")?;
+                Ok(Self::Kafka(text.to_owned()))
+            }
             _ => Err(DestinationUrlError::Unsupported(mask(text))),
         }
     }
@@ -191,6 +230,35 @@ mod tests {
             .to_string();
         assert!(!e.contains("s3cret") && !e.contains("T0KEN"), "{e}");
         assert!(DestinationUrl::parse("https://hooks.example:8443/x?a=1").is_ok());
+    }
+
+    /// A broker URL that cannot be dialled is refused when the configuration loads (it was a
+    /// destination down for ever), its password never shown.
+    #[test]
+    fn a_broker_url_that_cannot_be_dialled_is_refused() {
+        for (text, why) in [
+            (
+                "amqp://guest:s3cret@127.0.0.1:99999/",
+                "port is not a number",
+            ),
+            ("amqp://guest:s3cret@:5672/", "no host"),
+            ("nats://h:0", "port 0"),
+            ("redis://h:x/2", "port is not a number"),
+            ("kafka://", "no broker"),
+        ] {
+            let e = DestinationUrl::parse(text).unwrap_err().to_string();
+            assert!(e.contains(why) && !e.contains("s3cret"), "{text}: {e}");
+        }
+        for ok in [
+            "amqp://guest:guest@127.0.0.1:5672/%2f",
+            "amqp://mq",
+            "nats://u:p@[::1]:4222",
+            "nats://[::1]",
+            "redis://:pw@h/2",
+            "kafka://b1:9092,b2:9092/orders",
+        ] {
+            assert!(DestinationUrl::parse(ok).is_ok(), "{ok}");
+        }
     }
 
     #[test]

@@ -114,7 +114,7 @@ impl Error {
     pub fn mongo(what: impl Into<String>, source: mongodb::error::Error) -> Self {
         Error::Db(DbError::Mongo {
             what: what.into(),
-            source,
+            driver: source,
         })
     }
 

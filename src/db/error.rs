@@ -34,12 +34,13 @@ pub enum DbError {
         #[source]
         source: std::sync::Arc<tokio_postgres::Error>,
     },
-    /// A MongoDB command failed: what outboxctl was doing, and the driver's error.
-    #[error("{}", joined(what, super::first_line(&source.to_string())))]
+    /// A MongoDB command failed: what outboxctl was doing, and the driver's error in
+    /// outboxctl's words (not a source of the chain: the driver's own text is a dump of its
+    /// kind, labels and the server's raw reply).
+    #[error("{}", joined(what, super::first_line(&super::mongo_message(driver))))]
     Mongo {
         what: String,
-        #[source]
-        source: mongodb::error::Error,
+        driver: mongodb::error::Error,
     },
 }
 
@@ -51,7 +52,7 @@ impl DbError {
             DbError::Unusable { .. } | DbError::BadUrl { .. } | DbError::Tls(_) => Fault::Statement,
             DbError::Postgres { source, .. } => Fault::of_sqlx(source),
             DbError::PgClient { source, .. } => Fault::of_tokio_postgres(source),
-            DbError::Mongo { source, .. } => Fault::of_mongo(source),
+            DbError::Mongo { driver, .. } => Fault::of_mongo(driver),
         }
     }
 }

@@ -316,6 +316,10 @@ pub fn mongo_message(e: &mongodb::error::Error) -> String {
             &w.message,
         ),
         ErrorKind::Authentication { message, .. } => format!("authentication failed: {message}"),
+        // outboxctl's own error, carried out of a transaction's callback
+        ErrorKind::Custom(_) if e.get_custom::<String>().is_some() => {
+            e.get_custom::<String>().cloned().unwrap_or_default()
+        }
         ErrorKind::ServerSelection { message, .. } => {
             // "… Servers: [ { Address: h:p, Type: Unknown, Error: Kind: I/O error: Connection
             // refused (os error 111), labels: {} } ] }": the first server and its error

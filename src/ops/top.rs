@@ -235,7 +235,9 @@ impl<'a> Source<'a> {
 
     /// Reads one relay's metrics; a relay that does not answer is a view with its error.
     async fn relay(&mut self, url: &str) -> RelayView {
-        let metrics = format!("{}/metrics", url.trim_end_matches('/'));
+        // the relay's address, or its endpoint as Prometheus scrapes it (`…/metrics`)
+        let base = url.trim_end_matches('/');
+        let metrics = format!("{}/metrics", base.strip_suffix("/metrics").unwrap_or(base));
         let now = Instant::now();
         let before = self.last_relays.get(url);
         let text = match self.http.get(&metrics).send().await {

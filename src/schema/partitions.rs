@@ -206,7 +206,7 @@ impl std::fmt::Display for Finding {
         match self {
             Finding::NoDefaultPartition => write!(
                 f,
-                "no default partition: a day nobody added fails every relay pass"
+                "no default partition: a day nobody added fails every relay pass; run `outboxctl migrate` (it creates one, and names the table of its name if one is there, detached)"
             ),
             Finding::RowsInDefault { rows } => write!(
                 f,

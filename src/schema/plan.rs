@@ -705,6 +705,11 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
             }),
         }
     }
+    // the outbox's statements name it `db.outbox`: the script selects its database first, as
+    // `schema print` does (pasted into mongosh, they went to the shell's database)
+    if let Some(first) = (plan.steps.iter_mut()).find(|s| s.mongo_collection.is_none()) {
+        first.statements.insert(0, want.use_db());
+    }
     plan
 }
 

@@ -497,3 +497,50 @@ async fn migrate_changes_nothing_in_a_table_that_is_not_an_outbox() {
         "the table and its primary key, nothing beside them"
     );
 }
+
+/// `replay` of an outbox table that is not there says so, exit 2, as every command does (it
+/// said the replay index was missing, exit 5).
+#[test]
+fn replay_of_a_missing_outbox_says_the_table_is_missing() {
+    let t = "outboxctl_no_such_schema.outbox";
+    let r = (ob(["replay", "--to", "stdout", "--route", "orders", "--dry-run"]))
+        .pg(t)
+        .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains(&format!("table {t} does not exist")),
+        "{r:?}"
+    );
+}
+
+/// A MongoDB error carries outboxctl's own words, not the driver's decorations (`Kind:`,
+/// `labels: {}`, `source: None`).
+#[tokio::test]
+async fn a_mongodb_error_is_one_plain_line() {
+    let db = crate::common::MongoDb::new(test_name!()).await;
+    let coll = format!("{}.outbox", db.name);
+    // HLC order stages in a transaction, whose callback carried the error out as the driver's
+    let cfg = crate::common::config_file(test_name!(), "outbox:\n  hlc_ordering: true\n");
+    let migrated = ob(["migrate", "-q"]).mongo(&coll).config(&cfg).run();
+    assert_eq!(migrated.code, crate::common::OK, "{migrated:?}");
+    let payload = r#"{"a":0.12345678901234567890}"#;
+    let emit = [
+        "emit",
+        "--route",
+        "orders",
+        "--type",
+        "t",
+        "--payload",
+        payload,
+    ];
+    let r = ob(emit).mongo(&coll).config(&cfg).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains("cannot be stored exactly in MongoDB"),
+        "{r:?}"
+    );
+    assert!(
+        !r.stderr.contains("labels:") && !r.stderr.contains("Kind:"),
+        "{r:?}"
+    );
+}

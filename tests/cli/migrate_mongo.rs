@@ -60,9 +60,16 @@ async fn fresh_migrate_creates_the_recommended_indexes_and_is_idempotent() {
     assert_eq!(r.code, OK, "{r:?}");
     // a script mongosh runs: comments as its own, each statement a line of its own
     assert!(
-        (r.stdout.lines()).all(|l| l.is_empty() || l.starts_with("// ") || l.starts_with("db.")),
+        (r.stdout.lines()).all(|l| l.is_empty()
+            || l.starts_with("// ")
+            || l.starts_with("db.")
+            || l.starts_with("db = ")),
         "{r:?}"
     );
+    // the outbox's database selected before its statements (they went to the shell's own)
+    let select = format!("db = db.getSiblingDB(\"{}\");", db.name);
+    let (at, first) = (r.stdout.find(&select), r.stdout.find("db.createCollection"));
+    assert!(at.is_some() && at < first, "{r:?}");
     assert!(
         r.stdout
             .contains("db.outbox.createIndex({ claim_token: 1 }, { sparse: true })"),

@@ -106,6 +106,11 @@ async fn a_pipe_gets_one_snapshot_with_capped_counts_and_failure_groups() {
     let line = format!("relay {nobody}  DOWN  error sending request for url");
     assert!(r.stdout.contains(&line), "{r:?}");
     assert!(r.stdout.contains("Connection refused"), "{r:?}");
+    // the endpoint as Prometheus scrapes it is the relay too (it asked for /metrics/metrics)
+    let scraped = format!("{nobody}/metrics");
+    let r = ob(["top", "--relay", &scraped]).pg(&t).code(OK);
+    assert!(r.stdout.contains(&format!("({scraped})")), "{r:?}");
+    assert!(!r.stdout.contains("/metrics/metrics"), "{r:?}");
 }
 
 #[tokio::test]

@@ -64,7 +64,7 @@ impl std::fmt::Display for FixStep {
                 day, rows, default, ..
             } => write!(
                 f,
-                "{moved} {rows} row(s) of {day} from {default} into a new partition"
+                "{moved} {rows} row(s) of {day} from {default} into the day's partition"
             ),
             FixStep::Gap {
                 day, added: true, ..

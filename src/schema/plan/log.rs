@@ -72,7 +72,9 @@ pub(super) fn plan_delivery_log(want: &PgSchema, have: &PgCatalog, plan: &mut Mi
         if have.tables.contains_key(&default) {
             plan.problem(
                 default.plain(),
-                "exists but is not the default partition of the delivery log",
+                format!(
+                    "exists but is not the default partition of the delivery log: attach it (ALTER TABLE {log} ATTACH PARTITION {default} DEFAULT; PostgreSQL checks that none of its rows belongs to a day's partition)"
+                ),
             );
         } else {
             plan.step(

@@ -109,11 +109,23 @@ async fn require_index(
     fix: &str,
 ) -> Result<(), Error> {
     let name = format!("{}.{}", table.schema, index);
-    let found: Option<String> = crate::db::pg::query_scalar("SELECT to_regclass($1)::text")
+    let looking = |e| Error::pg(format!("looking for index {}", index.name()), e);
+    let row = crate::db::pg::query("SELECT to_regclass($1)::text AS t, to_regclass($2)::text AS i")
+        .bind(table.to_string())
         .bind(name)
         .fetch_one(conn)
         .await
-        .map_err(|e| Error::pg(format!("looking for index {}", index.name()), e))?;
+        .map_err(looking)?;
+    let has_table: Option<String> = sqlx::Row::try_get(&row, "t").map_err(looking)?;
+    let found: Option<String> = sqlx::Row::try_get(&row, "i").map_err(looking)?;
+    // a table that is not there is said as every command says it (it read as an index missing,
+    // exit 5)
+    if has_table.is_none() {
+        return Err(Error::SchemaMissing(format!(
+            "table {} does not exist; check the relation, or create it with `outboxctl migrate`",
+            table.plain()
+        )));
+    }
     if found.is_none() {
         return Err(Error::Refused(format!(
             "replay pages {} through index {}.{}, which does not exist: {fix}",

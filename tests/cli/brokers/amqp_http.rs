@@ -551,6 +551,8 @@ async fn an_exchange_deleted_under_a_running_relay_keeps_its_destination_down() 
         durable: true,
         ..Default::default()
     };
+    // a queue a run before this one left
+    let _ = ch.queue_delete(&queue, Default::default()).await;
     ch.queue_declare(&queue, durable, FieldTable::default())
         .await
         .unwrap();
