@@ -352,7 +352,20 @@ fn split_sql_name(what: &'static str, text: &str) -> Result<Vec<String>, NameErr
                 if c == '.' {
                     break;
                 }
-                if !(c.is_alphanumeric() || c == '_' || c == '$' || c == '{' || c == '}') {
+                if c == '{' || c == '}' {
+                    // the placeholder whole, or a typo of it (`{tenantx}` named a schema)
+                    let ahead: String = chars.clone().take(TENANT_PLACEHOLDER.len()).collect();
+                    if ahead == TENANT_PLACEHOLDER {
+                        part.push_str(TENANT_PLACEHOLDER);
+                        chars.nth(TENANT_PLACEHOLDER.len() - 1);
+                        continue;
+                    }
+                    let why = format!(
+                        "{c:?} is not a letter, digit, _ or $ ({{tenant}} is the only placeholder)"
+                    );
+                    return Err(unquoted(why));
+                }
+                if !(c.is_alphanumeric() || c == '_' || c == '$') {
                     let why = format!("{c:?} is not a letter, digit, _ or $");
                     return Err(unquoted(why));
                 }
@@ -650,6 +663,18 @@ mod tests {
             "t_0190c4e28a6c7e4a9b1e00000000abcd.outbox"
         );
         assert!(RelationSpec::parse("relation", "{tenant}.{tenant}").is_err());
+        // a typo of the placeholder is refused, not quoted into a name of its own
+        for typo in [
+            "t_{tenantx}.outbox",
+            "t.out{x}box",
+            "t_{tenant.outbox",
+            "t}.outbox",
+        ] {
+            let e = RelationSpec::parse("relation", typo)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("is the only placeholder"), "{typo}: {e}");
+        }
         assert!(
             !RelationSpec::parse("relation", "app.outbox")
                 .unwrap()
