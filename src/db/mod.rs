@@ -102,6 +102,29 @@ pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, DbError> {
         // parameter: extra_float_digits"); floats travel in binary anyway.
         .extra_float_digits(None)
         .disable_statement_logging();
+    // a file that cannot be read is said by its name, before any connection (the driver's
+    // "No such file or directory" named none, and read as the server away: exit 3)
+    if let Ok(parsed) = url::Url::parse(url.expose()) {
+        let files = [
+            "sslcert",
+            "ssl-cert",
+            "sslkey",
+            "ssl-key",
+            "sslrootcert",
+            "ssl-root-cert",
+            "ssl-ca",
+        ];
+        for (k, v) in parsed
+            .query_pairs()
+            .filter(|(k, v)| files.contains(&&**k) && !v.is_empty())
+        {
+            if let Err(e) = std::fs::File::open(&*v) {
+                return Err(DbError::Tls(format!(
+                    "cannot read the database URL's {k} {v}: {e}"
+                )));
+            }
+        }
+    }
     let root_cert = has_root_cert(url);
     Ok(match o.get_ssl_mode() {
         // the chain alone, against every public root, would take any site's certificate

@@ -132,6 +132,19 @@ async fn the_relay_offers_a_client_certificate_when_given() {
     let r = relay(&format!("{tls}&sslcert={}", file("client.crt")));
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("sslkey"), "{r:?}");
+    // a file that is not there is named, exit 2, for both kinds (it was exit 3, unnamed)
+    let missing = format!(
+        "{tls}&sslcert=/nonexistent/client.crt&sslkey={}",
+        file("client.key")
+    );
+    let said = "cannot read the database URL's sslcert /nonexistent/client.crt";
+    for r in [
+        relay(&missing),
+        ob(["inspect", "summary"]).args(on(&missing)).run(),
+    ] {
+        assert_eq!(r.code, ERROR, "{r:?}");
+        assert!(r.stderr.contains(said), "{r:?}");
+    }
     let r = relay(&with_cert);
     assert_eq!(
         (r.code, r.stdout.matches("\"event_id\"").count()),
