@@ -1,7 +1,6 @@
 //! The process's log lines: to stderr, as text or JSON, filtered by `RUST_LOG` when set.
 
-use tracing::Level;
-use tracing_subscriber::filter::{FilterExt, filter_fn};
+use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry};
@@ -28,9 +27,11 @@ pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {
     let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     // async_nats's debug and trace lines print its URL and CONNECT with the password: never
     // shown, whatever RUST_LOG asks
-    let filter = filter.and(filter_fn(|m| {
-        !(m.target().starts_with("async_nats") && *m.level() > Level::INFO)
-    }));
+    // (a static filter: each call site's interest is settled once, off the hot path)
+    let cap = Targets::new()
+        .with_default(LevelFilter::TRACE)
+        .with_target("async_nats", LevelFilter::INFO);
+    let filter = filter.and(cap);
     // a log line stderr cannot take is lost, as stderr_line's are: the layer's own report of
     // it (`eprintln!`) would panic there, in whichever task logged
     let layer = tracing_subscriber::fmt::layer()
