@@ -199,6 +199,14 @@ pub enum NameError {
     MongoDb { what: &'static str, name: String },
     #[error("{what} {name:?}: MongoDB collection names cannot contain '$' or start with 'system.'")]
     MongoCollection { what: &'static str, name: String },
+    #[error(
+        "{what} {name:?} is {bytes} bytes: a MongoDB namespace (database.collection) holds 255 at most"
+    )]
+    MongoNamespace {
+        what: &'static str,
+        name: String,
+        bytes: usize,
+    },
     #[error("{what} {name:?} uses {{tenant}} in the schema and the table; use it in one part only")]
     TemplateTwice { what: &'static str, name: String },
 }
@@ -550,6 +558,10 @@ impl CollectionName {
         {
             return Err(NameError::MongoCollection { what, name: full });
         }
+        if full.len() > 255 {
+            let (name, bytes) = (crate::text::clip(&full, 40), full.len());
+            return Err(NameError::MongoNamespace { what, name, bytes });
+        }
         Ok(Self {
             db: db.to_owned(),
             collection: collection.to_owned(),
@@ -691,6 +703,11 @@ mod tests {
         assert!(CollectionName::parse("collection", "outbox").is_err());
         assert!(CollectionName::parse("collection", "a$b.outbox").is_err());
         assert!(CollectionName::parse("collection", "app.system.x").is_err());
+        // the namespace's limit, refused before any I/O (the server's refusal was a raw dump)
+        let long = format!("app.{}", "x".repeat(251));
+        assert!(CollectionName::parse("collection", &long).is_ok());
+        let e = CollectionName::parse("collection", &format!("{long}y")).unwrap_err();
+        assert!(e.to_string().contains("is 256 bytes"), "{e}");
         assert!(CollectionName::parse("collection", "app.out$box").is_err());
     }
 }
