@@ -603,9 +603,12 @@ impl Config {
     /// The database URL, or an error that says how to give one.
     pub fn require_url(&self) -> Result<&DatabaseUrl, ConfigError> {
         self.database_url.as_ref().ok_or_else(|| {
-            invalid(
-                "no database URL: pass --database-url, set OUTBOXCTL_DATABASE_URL or DATABASE_URL, or add database_url to outboxctl.yaml",
-            )
+            // the file this command read (--config, OUTBOXCTL_CONFIG), else the default's name
+            let file = (self.source.as_deref()).unwrap_or(std::path::Path::new(DEFAULT_CONFIG_FILE));
+            invalid(format!(
+                "no database URL: pass --database-url, set OUTBOXCTL_DATABASE_URL or DATABASE_URL, or add database_url to {}",
+                file.display()
+            ))
         })
     }
 

@@ -98,6 +98,13 @@ fn no_database_url_says_how_to_give_one() {
         r.stderr.contains("--database-url") && r.stderr.contains("OUTBOXCTL_DATABASE_URL"),
         "{r:?}"
     );
+    // the file it read is the one named (it named outboxctl.yaml whatever --config said)
+    let cfg = crate::common::config_file(test_name!(), "relay:\n  interval: 1s\n");
+    let r = ob(["migrate"]).config(&cfg).run();
+    assert!(
+        r.stderr.contains(&format!("add database_url to {cfg}")),
+        "{r:?}"
+    );
 }
 
 #[test]
