@@ -104,6 +104,18 @@ fn uuid_text(u: Uuid) -> String {
         .to_owned()
 }
 
+/// A route named by a flag (`--route`): not empty and no control character (an empty one
+/// matched nothing and exited 0; one with a control character was staged as it was given).
+pub fn parse_route(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("a route name is never empty".into());
+    }
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        return Err(format!("a route name holds no control character ({c:?})"));
+    }
+    Ok(text.to_owned())
+}
+
 /// `datetime.isoformat()` of a UTC datetime: `.ffffff` only when microseconds are non-zero,
 /// offset `+00:00`, never `Z`.
 ///

@@ -10,7 +10,7 @@ use crate::ops::emit::{self, Emit, EmitReport};
 #[derive(Debug, Args)]
 pub struct EmitArgs {
     /// The outbox route
-    #[arg(long)]
+    #[arg(long, value_parser = crate::model::parse_route)]
     pub route: String,
     /// The event type, e.g. order.placed
     #[arg(long = "type", value_name = "TYPE")]

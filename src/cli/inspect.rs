@@ -15,7 +15,7 @@ pub struct InspectArgs {
     #[command(subcommand)]
     pub command: Option<InspectCommand>,
     /// Only this route
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = crate::model::parse_route)]
     pub route: Option<String>,
     /// Only this tenant (tenant-aware outboxes)
     #[arg(long, global = true)]

@@ -33,7 +33,7 @@ pub struct FailedRowsArgs {
     )]
     pub groups: Vec<String>,
     /// Only this route
-    #[arg(long)]
+    #[arg(long, value_parser = crate::model::parse_route)]
     pub route: Option<String>,
     /// Only this tenant
     #[arg(long)]

@@ -229,6 +229,28 @@ fn usage_errors_exit_2() {
     let r = ob(["relay", "--once", "--max-passes", "0"]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("--max-passes"), "{r:?}");
+    // a route that cannot be one (an empty one matched nothing, exit 0; a control character
+    // was staged as given)
+    for (args, why) in [
+        (&["inspect", "pending", "--route", ""][..], "never empty"),
+        (&["requeue", "--all", "--route", " "], "never empty"),
+        (
+            &[
+                "emit",
+                "--route",
+                "r\u{1}",
+                "--type",
+                "t",
+                "--payload",
+                "{}",
+            ],
+            "control character",
+        ),
+    ] {
+        let r = ob(args).run();
+        assert_eq!(r.code, ERROR, "{args:?}: {r:?}");
+        assert!(r.stderr.contains(why), "{args:?}: {r:?}");
+    }
 }
 
 #[tokio::test]
