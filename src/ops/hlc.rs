@@ -44,10 +44,15 @@ pub async fn checkpoint(
     config: &Config,
     connect_timeout: Duration,
 ) -> Result<CheckpointReport, Error> {
-    let none = Error::NotConfigured(
-        "no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)",
-    );
     let backend = Backend::of(config, connect_timeout);
+    let none = Error::NotConfigured(match backend {
+        Backend::Postgres(_) => {
+            "no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint SCHEMA.TABLE)"
+        }
+        _ => {
+            "no HLC checkpoint configured: set outbox.hlc_checkpoint (or pass --hlc-checkpoint DB.COLLECTION)"
+        }
+    });
     let rows = match &backend {
         // the node's mark: read without the outbox table, or resolving a tenant's
         Backend::Postgres(pg) => {

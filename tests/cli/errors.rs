@@ -572,4 +572,8 @@ async fn a_mongodb_error_is_one_plain_line() {
         !r.stderr.contains("labels:") && !r.stderr.contains("Kind:"),
         "{r:?}"
     );
+    // no checkpoint to show: the flag is named in MongoDB's terms (it said SCHEMA.TABLE)
+    let r = ob(["hlc", "show"]).mongo(&coll).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("--hlc-checkpoint DB.COLLECTION"), "{r:?}");
 }
