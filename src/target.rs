@@ -175,6 +175,10 @@ pub enum NameError {
         "{what} {name:?} is longer than {MAX_IDENT_BYTES} bytes, which PostgreSQL would truncate"
     )]
     TooLong { what: &'static str, name: String },
+    #[error(
+        "{what} {name:?} is longer than {MAX_IDENT_BYTES} bytes once {{tenant}} is a tenant's 32-character id, which PostgreSQL would truncate"
+    )]
+    TooLongPerTenant { what: &'static str, name: String },
     #[error("{what} {name:?} contains a control character")]
     Control { what: &'static str, name: String },
     #[error(
@@ -458,8 +462,15 @@ impl RelationSpec {
             schema,
             table,
         };
-        // Validate with a sample tenant so that a bad template fails before any I/O.
-        spec.resolve(Some(Uuid::nil()))?;
+        // Validate with a sample tenant so that a bad template fails before any I/O; a name
+        // too long is said as given, with what a tenant's id adds (it showed the sample's zeros)
+        match spec.resolve(Some(Uuid::nil())) {
+            Err(NameError::TooLong { what, .. }) if spec.is_per_tenant() => {
+                let name = text.into();
+                return Err(NameError::TooLongPerTenant { what, name });
+            }
+            resolved => resolved?,
+        };
         Ok(spec)
     }
 
@@ -675,6 +686,12 @@ mod tests {
             "t_0190c4e28a6c7e4a9b1e00000000abcd.outbox"
         );
         assert!(RelationSpec::parse("relation", "{tenant}.{tenant}").is_err());
+        // too long once a tenant's id is in: said as given (it showed the sample's zeros)
+        let long = format!("t_{{tenant}}_{}.outbox", "x".repeat(30));
+        let e = RelationSpec::parse("relation", &long)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&long) && e.contains("32-character id"), "{e}");
         // a typo of the placeholder is refused, not quoted into a name of its own
         for typo in [
             "t_{tenantx}.outbox",
