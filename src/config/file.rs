@@ -95,7 +95,7 @@ impl FileConfig {
         }
         let parse_error = |e: serde_yaml_ng::Error| ConfigError::Parse {
             path: path.to_owned(),
-            message: e.to_string(),
+            message: mapping_named(&e.to_string()),
         };
         // serde's own check of a key written twice names the mapping and its first line only
         if let Err(e) = serde_yaml_ng::from_str::<OnceEach>(text) {
@@ -117,6 +117,23 @@ impl FileConfig {
 }
 
 const WRITTEN_TWICE: &str = "is written twice in its mapping";
+
+/// serde's "expected struct RelayFile" in the file's terms: a mapping of keys.
+fn mapping_named(message: &str) -> String {
+    const STRUCT: &str = "expected struct ";
+    let Some(at) = message.find(STRUCT) else {
+        return message.to_owned();
+    };
+    let rest = &message[at + STRUCT.len()..];
+    let end = rest
+        .find(|c: char| !c.is_alphanumeric())
+        .unwrap_or(rest.len());
+    format!(
+        "{}expected a mapping of keys{}",
+        &message[..at],
+        &rest[end..]
+    )
+}
 
 /// A walk over any YAML document that fails at the second writing of a key (serde's check of a
 /// struct names the mapping's first line; a map of routes would keep the later one silently).

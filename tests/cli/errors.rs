@@ -126,6 +126,13 @@ fn unknown_config_key_names_key_and_line() {
     // The same file found in the working directory, without --config.
     ob(["schema", "print"]).dir(&dir).code(ERROR);
     std::fs::remove_dir_all(&dir).unwrap();
+    // a list where a mapping goes is said in the file's terms (serde named its own struct)
+    for (name, text) in [("list", "- a\n"), ("section", "relay: ~\n")] {
+        let cfg = crate::common::config_file(&format!("{}_{name}", test_name!()), text);
+        let r = ob(["schema", "print"]).config(&cfg).code(ERROR);
+        assert!(r.stderr.contains("expected a mapping of keys"), "{r:?}");
+        assert!(!r.stderr.contains("struct"), "{r:?}");
+    }
 }
 
 /// Durations past what anything can mean are refused by name, before any I/O, instead of
