@@ -1,5 +1,5 @@
 use super::*;
-use crate::schema::desired::PgSchema;
+use crate::schema::desired::{MongoSchema, PgSchema};
 
 fn schema(storage: Storage, hlc: bool) -> PgSchema {
     PgSchema {
