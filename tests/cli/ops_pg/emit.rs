@@ -153,7 +153,7 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
     // what a relay could not send as it is (forze writes W3C values only) stages nothing
     for (flag, bad, says) in [
         ("--traceparent", "garbage", "not a W3C traceparent"),
-        ("--route", " ", "--route must not be empty"),
+        ("--route", " ", "a route name is never empty"),
         ("--type", "", "--type must not be empty"),
     ] {
         let mut wrong = args.to_vec();
