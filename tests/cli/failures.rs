@@ -104,6 +104,16 @@ async fn migrate_gives_up_on_a_locked_table_at_its_bound_while_reading_the_catal
             format!("gave up on reading the catalog of {t}: a lock stayed busy through 2 attempts");
         assert!(r.stderr.contains(&said), "{said}: {r:?}");
     }
+    // doctor says who holds it, at once (it waited for as long as the holder liked)
+    let started = std::time::Instant::now();
+    let r = crate::common::ob(["doctor"]).pg(&t).run();
+    assert_eq!(r.code, crate::common::CHECK_FAILED, "{r:?}");
+    let said = format!("{t} is locked against reads by pid ");
+    assert!(
+        r.stdout.contains(&said) && r.stdout.contains("idle in transaction"),
+        "{r:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20), "{r:?}");
     sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
     let r = crate::common::ob(["migrate", "--check"]).pg(&t).run();
     assert_eq!(r.code, crate::common::OK, "{r:?}");

@@ -446,3 +446,37 @@ pub async fn xmin_holders(conn: &mut PgConnection) -> Result<XminHolders, sqlx::
     }
     Ok(out)
 }
+
+/// Who holds `table` locked against reads (an `ALTER TABLE` left open, a `LOCK TABLE` in a
+/// session idle in its transaction), when its ACCESS SHARE lock cannot be had within `wait`:
+/// each holder's pid, state and transaction age. `None`: the table can be read (or is not there,
+/// or cannot be locked for another reason, which the checks that read it report).
+pub async fn read_blocked_by(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    wait: std::time::Duration,
+) -> Result<Option<String>, sqlx::Error> {
+    use sqlx::Connection;
+    let mut tx = conn.begin().await?;
+    crate::schema::postgres::set_local_lock_timeout(&mut tx, wait).await?;
+    let locked = sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS SHARE MODE"))
+        .execute(&mut *tx)
+        .await;
+    tx.rollback().await?;
+    match locked {
+        Err(e) if crate::db::retry::is_lock_busy(&e) => {}
+        _ => return Ok(None),
+    }
+    let holders: Vec<String> = crate::db::pg::query_scalar(
+        "SELECT format('pid %s (%s, its transaction %s s old)', a.pid, a.state, floor(extract(epoch FROM now() - a.xact_start)))
+           FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.relation = to_regclass($1) AND l.granted AND l.mode = 'AccessExclusiveLock'",
+    )
+    .bind(table.to_string())
+    .fetch_all(conn)
+    .await?;
+    Ok(Some(match holders.is_empty() {
+        true => "another session".into(),
+        false => holders.join(", "),
+    }))
+}
