@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::PassReport;
 use super::lag::LagHistogram;
@@ -45,9 +45,36 @@ struct Inner {
     errors: HashMap<PassTarget, String>,
     metrics_addr: Option<String>,
     heartbeat_failures: u64,
+    /// How old a reading of the pauses may be while the heartbeat has not run since: three of
+    /// its intervals (`None`: no heartbeat).
+    stale_after: Option<Duration>,
+    /// When the heartbeat last finished an attempt, read or failed.
+    last_beat: Option<Instant>,
+}
+
+/// Why a pass may not start.
+#[derive(Debug, Clone)]
+pub enum Held {
+    /// The route (or its tenant) is paused.
+    Paused(Pause),
+    /// The pauses were read too long ago and the heartbeat has not run since (the process
+    /// was stopped, `SIGSTOP`, or starved): the next heartbeat reads them first. A relay let
+    /// go on after such a stop published a route paused meanwhile.
+    Unread,
 }
 
 impl Inner {
+    /// The pauses as last read cannot be trusted: read longer ago than three heartbeats, and
+    /// no heartbeat has finished since (a heartbeat that runs and fails leaves passes going,
+    /// as a failed heartbeat never fails a pass).
+    fn pauses_unread(&self) -> bool {
+        let (Some(stale), false) = (self.stale_after, self.claim_checks) else {
+            return false;
+        };
+        let old = |t: Option<Instant>| t.is_some_and(|t| t.elapsed() > stale);
+        old(self.read_sent) && old(self.last_beat)
+    }
+
     /// A pass under `ticket` ends now: it counts no later than what it knew of the pauses.
     fn count_pass(&mut self, ticket: Ticket) {
         self.in_flight.remove(&ticket.id);
@@ -111,6 +138,11 @@ impl FleetView {
         self.lock().claim_checks = true;
     }
 
+    /// The heartbeat reads the pauses every `every`.
+    pub fn heartbeat_every(&self, every: Duration) {
+        self.lock().stale_after = Some(every.saturating_mul(3));
+    }
+
     /// The pauses a heartbeat sent at `sent` read back; the pauses that changed (paused, resumed).
     pub fn apply(&self, pauses: PauseSet, sent: Instant) -> (Vec<Pause>, Vec<Pause>) {
         let mut inner = self.lock();
@@ -129,19 +161,23 @@ impl FleetView {
             .collect();
         inner.pauses = pauses;
         inner.read_sent = Some(sent);
+        inner.last_beat = Some(Instant::now());
         (paused, resumed)
     }
 
-    /// The pause holding `target`, if any; else the ticket of a pass that may start. A pass
-    /// skipped for a pause counts as a pass in `last_pass_at`: the relay is up to date with
-    /// the pauses then.
-    pub fn before_pass(&self, target: &PassTarget) -> Result<Ticket, Pause> {
+    /// The pause holding `target`, if any, or pauses too old to trust; else the ticket of a
+    /// pass that may start. A pass skipped for a pause counts as a pass in `last_pass_at`: the
+    /// relay is up to date with the pauses then.
+    pub fn before_pass(&self, target: &PassTarget) -> Result<Ticket, Held> {
         let mut inner = self.lock();
+        if inner.pauses_unread() {
+            return Err(Held::Unread);
+        }
         let ticket = inner.ticket();
         match inner.pauses.find(&target.route, target.tenant).cloned() {
             Some(p) => {
                 inner.count_pass(ticket);
-                Err(p)
+                Err(Held::Paused(p))
             }
             None => {
                 inner.in_flight.insert(ticket.id, ticket.knows);
@@ -183,7 +219,9 @@ impl FleetView {
 
     /// A heartbeat failed (it never fails a pass): counted for `/metrics`.
     pub fn heartbeat_failed(&self) {
-        self.lock().heartbeat_failures += 1;
+        let mut inner = self.lock();
+        inner.heartbeat_failures += 1;
+        inner.last_beat = Some(Instant::now());
     }
 
     pub fn heartbeat_failures(&self) -> u64 {

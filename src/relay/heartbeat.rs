@@ -97,6 +97,7 @@ impl Registered {
                 return None;
             }
         };
+        fleet.heartbeat_every(config.relay.heartbeat);
         let mut me = Self {
             registry,
             table_seen: false,

@@ -69,3 +69,63 @@ async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
     let r = route(&["resume", "orders"]).code(OK);
     assert!(r.stdout.contains("was not paused"), "{r:?}");
 }
+
+/// A relay stopped (`SIGSTOP`: a hung host, a starved process) while a route is paused claims
+/// nothing of it when it runs again: the pauses it read before the stop are too old, and its
+/// lanes wait for the heartbeat to read them again. (Its tick, overdue, claimed and published
+/// the rows staged during the pause before the heartbeat came round, right after logging that
+/// the route claims nothing.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_stopped_while_a_route_is_paused_claims_nothing_of_it_when_it_runs_again() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let cfg = config_file(test, "relay:\n  interval: 20ms\n  heartbeat: 100ms\n");
+    let to = out_file(test);
+    let log = to.with_extension("log");
+    let relay = ob(["relay", "--loop", "--route", "orders"])
+        .pg(&t)
+        .config(&cfg)
+        .args(["--to", &format!("file:{}", to.display())])
+        .spawn(Some(&log));
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    crate::common::wait_rows(&mut conn, &published, 5).await;
+    let signal = |sig: &str| {
+        let pid = relay.pid().to_string();
+        assert!(
+            std::process::Command::new("kill")
+                .args([sig, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    signal("-STOP");
+    let route = |args: &[&str]| ob(["route"]).args(args).pg(&t).config(&cfg).code(OK);
+    route(&["pause", "orders", "--reason", "stopped relay"]);
+    stage(&mut conn, &t, "orders", 20, None).await;
+    // more than three heartbeats go by while it is stopped
+    let stopped = std::time::Instant::now();
+    crate::common::wait_until(Duration::from_secs(10), "four heartbeats (400ms)", || {
+        stopped.elapsed() >= Duration::from_millis(400)
+    })
+    .await;
+    signal("-CONT");
+    crate::common::wait_log(&log, "it claims nothing until resumed", 1).await;
+    // many ticks after it read the pause: still nothing of the route
+    let read = std::time::Instant::now();
+    crate::common::wait_until(Duration::from_secs(10), "ten ticks (200ms)", || {
+        read.elapsed() >= Duration::from_millis(200)
+    })
+    .await;
+    assert_eq!(
+        crate::common::count(&mut conn, &published).await,
+        5,
+        "nothing published while paused"
+    );
+    route(&["resume", "orders"]);
+    crate::common::wait_rows(&mut conn, &published, 25).await;
+    assert!(relay.terminate().success());
+}
