@@ -195,10 +195,17 @@ impl<'a> Source<'a> {
         connect_timeout: Duration,
         relays: Vec<String>,
     ) -> Result<Self, Error> {
+        // a relay's address as `inspect relays` and --metrics-addr give it: HOST:PORT
+        let relays: Vec<String> = (relays.into_iter())
+            .map(|u| match u.contains("://") {
+                true => u,
+                false => format!("http://{u}"),
+            })
+            .collect();
         for url in &relays {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(crate::config::ConfigError::Invalid(format!(
-                    "--relay {url:?}: give the relay's metrics endpoint as http://HOST:PORT (its --metrics-addr)"
+                    "--relay {url:?}: give the relay's metrics endpoint as HOST:PORT or http://HOST:PORT (its --metrics-addr)"
                 ))
                 .into());
             }

@@ -98,7 +98,7 @@ async fn a_pipe_gets_one_snapshot_with_capped_counts_and_failure_groups() {
         r.stdout.contains("10,000+") && r.stdout.contains("failure groups"),
         "{r:?}"
     );
-    let r = ob(["top", "--relay", "127.0.0.1:9464"]).pg(&t).run();
+    let r = ob(["top", "--relay", "ftp://127.0.0.1:9464"]).pg(&t).run();
     assert!(r.stderr.contains("http://HOST:PORT"), "{r:?}");
     // a relay that does not answer: DOWN, and why (reqwest's own line hid it)
     let nobody = format!("http://127.0.0.1:{}", crate::common::free_port());
@@ -106,7 +106,11 @@ async fn a_pipe_gets_one_snapshot_with_capped_counts_and_failure_groups() {
     let line = format!("relay {nobody}  DOWN  error sending request for url");
     assert!(r.stdout.contains(&line), "{r:?}");
     assert!(r.stdout.contains("Connection refused"), "{r:?}");
-    // the endpoint as Prometheus scrapes it is the relay too (it asked for /metrics/metrics)
+    // the address as inspect relays gives it (it was refused), and the endpoint as Prometheus
+    // scrapes it (it asked for /metrics/metrics), are the relay too
+    let bare = nobody.trim_start_matches("http://");
+    let r = ob(["top", "--relay", bare]).pg(&t).code(OK);
+    assert!(r.stdout.contains(&line), "{r:?}");
     let scraped = format!("{nobody}/metrics");
     let r = ob(["top", "--relay", &scraped]).pg(&t).code(OK);
     assert!(r.stdout.contains(&format!("({scraped})")), "{r:?}");
