@@ -119,11 +119,7 @@ impl Output {
 
     /// A warning, on stderr, even with `-q`.
     pub fn warn(&self, text: &str) {
-        if self.color {
-            crate::telemetry::stderr_line(format_args!("\x1b[33mwarning:\x1b[0m {text}"));
-        } else {
-            crate::telemetry::stderr_line(format_args!("warning: {text}"));
-        }
+        crate::telemetry::warning(text, self.color);
     }
 
     /// Each of `items` on a line of its own after `prefix` (`applied: …`).

@@ -13,9 +13,26 @@ pub fn stderr_line(text: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
+/// Log lines are JSON objects (`--log-format json`): a warning for a person is one of them.
+static JSON_LINES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A warning for a person on stderr, even with `-q`: a `warning:` line (`color`: its word in
+/// yellow), or under JSON logs a log line at warn level (a log shipper reading them broke on a
+/// line of text).
+pub fn warning(text: &str, color: bool) {
+    if JSON_LINES.load(std::sync::atomic::Ordering::Relaxed) {
+        tracing::warn!("{text}");
+    } else if color {
+        stderr_line(format_args!("\x1b[33mwarning:\x1b[0m {text}"));
+    } else {
+        stderr_line(format_args!("warning: {text}"));
+    }
+}
+
 /// Starts logging: `RUST_LOG` if set, else info (warn when `quiet`, debug from one `verbose`),
 /// with colour only for `ansi` text.
 pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {
+    JSON_LINES.store(json, std::sync::atomic::Ordering::Relaxed);
     // Broker clients log their own connection chatter; outboxctl reports what matters itself.
     let default = match (quiet, verbose) {
         (true, _) => "warn,lapin=off,async_nats=error",

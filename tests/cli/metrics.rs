@@ -234,3 +234,36 @@ async fn a_silent_gauges_connection_is_replaced_by_the_next_scrape() {
     drop(stopped);
     stop(&mut child);
 }
+
+/// Under `--log-format json` every line on stderr is a JSON object, the start's warnings too
+/// (a destination unreachable at start was a plain `warning:` line, which broke a log shipper).
+#[tokio::test]
+async fn json_logs_carry_the_warnings_too() {
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let log = crate::common::out_file(test_name!()).with_extension("log");
+    let relay = ob([
+        "relay",
+        "--loop",
+        "--route",
+        "orders",
+        "--log-format",
+        "json",
+    ])
+    .pg(&schema.rel("outbox"))
+    .args(["--to", "redis://127.0.0.1:1/0"])
+    .spawn(Some(&log));
+    crate::common::wait_log(&log, "unreachable", 1).await;
+    assert!(relay.terminate().success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<serde_json::Value> = (text.lines())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}")))
+        .collect();
+    let warned = lines.iter().any(|v| {
+        v["level"] == "WARN"
+            && v["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("unreachable"))
+    });
+    assert!(warned, "{text}");
+}
