@@ -209,7 +209,8 @@ fn draw(f: &mut ratatui::Frame, screen: &Browser) {
         let scroll = (screen.group_scroll(groups.height.saturating_sub(2)), 0);
         let block = Block::bordered().title(format!(" {} ", screen.snap.groups_title()));
         f.render_widget(Paragraph::new(lines).scroll(scroll).block(block), groups);
-        let lines: Vec<Line> = screen.relay_lines().into_iter().map(Line::from).collect();
+        let shown = screen.relay_lines(relays.height.saturating_sub(2));
+        let lines: Vec<Line> = shown.into_iter().map(Line::from).collect();
         f.render_widget(
             Paragraph::new(lines)
                 .wrap(Wrap { trim: true })

@@ -355,16 +355,23 @@ pub fn view_row(r: &RowView) -> Vec<String> {
 }
 
 impl Browser {
-    /// The relays panel: each paused route first (a panel of a few lines does not scroll),
-    /// then each relay given and registered, live ones first (or what to do when there is no
-    /// relay to show).
-    pub fn relay_lines(&self) -> Vec<String> {
+    /// The relays panel of `rows` lines: each paused route first (a panel of a few lines does
+    /// not scroll), then each relay given and registered, live ones first (or what to do when
+    /// there is no relay to show); a last line says how many more there are, and where to see
+    /// them (the stale relays after a `kill -9` were cut off without a word).
+    pub fn relay_lines(&self, rows: u16) -> Vec<String> {
         let s = &self.snap;
         let given = s.relays.iter().map(|r| r.line());
         let registered = s.registered.iter().map(|r| r.summary(s.at));
         let paused = (s.paused_routes().into_iter())
             .map(|(route, p)| format!("route {route} PAUSED: {}", p.reason));
-        let lines: Vec<String> = paused.chain(given).chain(registered).collect();
+        let mut lines: Vec<String> = paused.chain(given).chain(registered).collect();
+        let rows = usize::from(rows.max(1));
+        if lines.len() > rows {
+            let more = lines.len() - (rows - 1);
+            lines.truncate(rows - 1);
+            lines.push(format!("+{more} more: outboxctl inspect relays"));
+        }
         match lines.is_empty() {
             true => vec![
                 "no relay registered (outbox.registry) nor given (--relay http://HOST:PORT)".into(),
@@ -417,6 +424,9 @@ mod tests {
             relay("new-stopped", RelayState::Stopped, 100),
             relay("live-newer", RelayState::Live, 1),
         ];
+        // the older one heartbeat last: the newest started still comes first (by the last
+        // heartbeat, live relays changed places at every refresh)
+        registered[2].last_seen = Utc::now();
         crate::ops::top::live_first(&mut registered);
         let glance = Glance {
             route: "orders".into(),
@@ -466,7 +476,7 @@ mod tests {
             confirm: None,
             message: None,
         };
-        let firsts: Vec<String> = (screen.relay_lines().iter())
+        let firsts: Vec<String> = (screen.relay_lines(u16::MAX).iter())
             .map(|l| l.split_whitespace().next().unwrap_or_default().to_owned())
             .collect();
         let order = [
@@ -477,7 +487,11 @@ mod tests {
             "new-stopped",
             "old-stopped",
         ];
-        assert_eq!(firsts, order, "{:#?}", screen.relay_lines());
+        assert_eq!(firsts, order, "{:#?}", screen.relay_lines(u16::MAX));
+        // a panel too short for them all says how many more, and where they are
+        let short = screen.relay_lines(4);
+        assert_eq!(short.len(), 4, "{short:#?}");
+        assert_eq!(short[3], "+3 more: outboxctl inspect relays", "{short:#?}");
     }
 
     #[test]

@@ -75,9 +75,11 @@ pub fn rate(before: Option<f64>, now: f64, seconds: f64) -> Option<f64> {
 }
 
 /// Registered relays as the on-call reads them: live ones first (a stopped relay is kept for a
-/// day, and a panel of a few lines showed only those), the latest seen first.
+/// day, and a panel of a few lines showed only those), then stale, then stopped; in each, the
+/// newest started first, in an order that holds from one refresh to the next (by the last
+/// heartbeat, live relays changed places at every refresh).
 pub fn live_first(registered: &mut [crate::fleet::RelayRecord]) {
-    registered.sort_by_key(|r| (r.state, std::cmp::Reverse(r.last_seen)));
+    registered.sort_by(|a, b| (a.state, b.started_at, &a.id).cmp(&(b.state, a.started_at, &b.id)));
 }
 
 /// The headline's delivered rate: every route the relays delivered on (matching the filter),
