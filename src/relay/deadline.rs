@@ -28,6 +28,12 @@ impl Deadline<'_> {
         self.at().is_some_and(|d| now >= d)
     }
 
+    /// Whether the relay's stop ended publishing by `now` (its drain cut what was in flight),
+    /// rather than a bound of the pass or the publish.
+    pub fn stopped_by(&self, now: Instant) -> bool {
+        (self.stop.and_then(StopWatch::publishing_ends)).is_some_and(|d| now >= d)
+    }
+
     /// `limit` (a publish's own bound), brought forward to the deadline.
     pub fn bound(&self, limit: Instant) -> Instant {
         self.at().map_or(limit, |d| d.min(limit))

@@ -557,10 +557,13 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
                 let result = (deadline.unless_stopped(publish).await)
                     .and_then(Result::ok)
                     .unwrap_or_else(|| {
-                        Err(PublishError::timed_out(format!(
-                            "publish timed out after {:.3}s",
-                            now.elapsed().as_secs_f64()
-                        )))
+                        // the drain's cut says so (it read as the destination's slowness)
+                        let why = match deadline.stopped_by(Instant::now()) {
+                            true => "publish cut by the shutdown drain",
+                            false => "publish timed out",
+                        };
+                        let took = now.elapsed().as_secs_f64();
+                        Err(PublishError::timed_out(format!("{why} after {took:.3}s")))
                     });
                 let seconds = Some(now.elapsed().as_secs_f64());
                 match result {
