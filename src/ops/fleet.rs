@@ -17,9 +17,13 @@ use crate::fleet::{Pause, PauseSet, RelayRecord};
 use crate::store::backend::Backend;
 use crate::store::registry::{self, Registry};
 
-/// Every relay registered, its state judged by the server.
+/// Every relay registered, its state judged by the server: live first, then stale, then
+/// stopped, each newest started first (oldest started first, the live ones came below a day's
+/// stopped rows).
 pub async fn relays(config: &Config, connect_timeout: Duration) -> Result<Vec<RelayRecord>, Error> {
-    open(config, connect_timeout).await?.relays().await
+    let mut relays = open(config, connect_timeout).await?.relays().await?;
+    crate::ops::top::live_first(&mut relays);
+    Ok(relays)
 }
 
 /// The registry, or why there is none.

@@ -108,6 +108,12 @@ async fn relays_in_separate_processes_are_listed_a_killed_one_goes_stale_a_stopp
         },
     )
     .await;
+    // the live one listed first, though it started after the killed one (oldest came first)
+    let states: Vec<Value> = relays(&schema, &cfg)
+        .iter()
+        .map(|r| r["state"].clone())
+        .collect();
+    assert_eq!(states, ["live", "stale"], "live first");
     // doctor names the stale relay, and a paused route
     ob(["route", "pause", "orders", "--reason", "doctor test"])
         .pg(&schema.rel("outbox"))
