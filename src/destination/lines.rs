@@ -92,11 +92,8 @@ impl Lines {
 
     pub fn file(path: &Path) -> std::io::Result<Self> {
         if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
-            // an anonymous pipe opens without a reader; a FIFO does not (ENXIO)
-            let file = match open_pipe(path) {
-                Err(e) if e.raw_os_error() == Some(libc::ENXIO) => None,
-                opened => Some(opened?),
-            };
+            // an anonymous pipe opens without a reader; a FIFO does not
+            let file = open_pipe(path)?;
             let anonymous = file.as_ref().is_some_and(is_anonymous_pipe);
             return Ok(Self::over(
                 Target::Pipe {
@@ -154,13 +151,17 @@ impl Lines {
     }
 }
 
-/// Opens a pipe for writing without waiting for a reader (`ENXIO` when it has none), then
+/// Opens a pipe for writing without waiting for a reader (`None`: it has none, `ENXIO`), then
 /// makes its writes block again: a write the reader does not take waits in the blocking pool.
-fn open_pipe(path: &Path) -> std::io::Result<File> {
-    let file = OpenOptions::new()
+fn open_pipe(path: &Path) -> std::io::Result<Option<File>> {
+    let opened = OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
+        .open(path);
+    let file = match opened {
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Ok(None),
+        opened => opened?,
+    };
     let fd = file.as_raw_fd();
     // SAFETY: fcntl on an open descriptor.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
@@ -168,7 +169,7 @@ fn open_pipe(path: &Path) -> std::io::Result<File> {
     if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
-    Ok(file)
+    Ok(Some(file))
 }
 
 /// Whether an open pipe has no name: its file system is the kernel's pipefs.
@@ -271,9 +272,14 @@ impl Publisher for Lines {
             if let Target::Pipe { path, file, .. } = &*target {
                 let mut file = file.lock().expect("not poisoned");
                 if file.is_none() {
-                    *file = Some(open_pipe(path).map_err(|e| pipe_closed(&name, e))?);
+                    *file = open_pipe(path).map_err(|e| {
+                        DestinationError::local(format!("cannot open {name}: {e}")).because(e)
+                    })?;
                 }
-                return Ok(());
+                return match file.is_some() {
+                    true => Ok(()),
+                    false => Err(DestinationError::local(no_reader(&name))),
+                };
             }
             let Target::File { file, needed, .. } = &*target else {
                 return Ok(());
@@ -293,15 +299,6 @@ impl Publisher for Lines {
                 )))
             }
         })
-    }
-}
-
-/// Opening a pipe failed: no process reads it (`ENXIO`), or another fault.
-fn pipe_closed(name: &str, e: std::io::Error) -> DestinationError {
-    if e.raw_os_error() == Some(libc::ENXIO) {
-        DestinationError::local(no_reader(name))
-    } else {
-        DestinationError::local(format!("cannot open {name}: {e}")).because(e)
     }
 }
 
@@ -413,14 +410,11 @@ fn write_all(target: &Target, buf: &[u8]) -> Result<(), PublishError> {
         Target::Pipe { path, file, .. } => {
             let mut file = file.lock().expect("not poisoned");
             if file.is_none() {
-                *file = match open_pipe(path) {
-                    Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
-                        return Err(PublishError::away(no_reader(&path.display().to_string())));
-                    }
-                    opened => Some(opened.map_err(|e| fail("opening the pipe", e))?),
-                };
+                *file = open_pipe(path).map_err(|e| fail("opening the pipe", e))?;
             }
-            let mut f: &File = file.as_ref().expect("opened above");
+            let Some(mut f) = file.as_ref() else {
+                return Err(PublishError::away(no_reader(&path.display().to_string())));
+            };
             let written = f
                 .write_all(buf)
                 .map_err(|e| closed_pipe("writing to the pipe", e));
