@@ -295,17 +295,15 @@ pub async fn run_in_short_transactions(
     policy: LockPolicy,
     what: &str,
 ) -> Result<u32, Error> {
-    use crate::db::retry::while_lock_busy;
-    let result = while_lock_busy(policy.retries, async || {
-        let mut tx = conn.begin().await?;
-        set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
+    let run = async |tx: &mut PgConnection| {
         for s in sql {
             sqlx::raw_sql(s).execute(&mut *tx).await?;
         }
-        tx.commit().await
-    })
-    .await;
-    worded(result, policy, what).map(|((), attempts)| attempts)
+        Ok(())
+    };
+    in_short_transactions(conn, policy, what, run)
+        .await
+        .map(|((), attempts)| attempts)
 }
 
 /// Reads the catalog as [`introspect`] does, in a transaction under the policy's
@@ -317,17 +315,32 @@ pub async fn introspect_within(
     want: &PgSchema,
     policy: LockPolicy,
 ) -> Result<PgCatalog, Error> {
+    let what = format!("reading the catalog of {}", want.outbox.plain());
+    let read = async |tx: &mut PgConnection| introspect(tx, want).await;
+    in_short_transactions(conn, policy, &what, read)
+        .await
+        .map(|(catalog, _)| catalog)
+}
+
+/// Runs `work` in a transaction under the policy's `lock_timeout`, again while the lock stays
+/// busy (up to its retries): its value and the attempts it took, or the outcome in outboxctl's
+/// words (a lock that stayed busy is exit 4).
+async fn in_short_transactions<T>(
+    conn: &mut PgConnection,
+    policy: LockPolicy,
+    what: &str,
+    mut work: impl AsyncFnMut(&mut PgConnection) -> Result<T, sqlx::Error>,
+) -> Result<(T, u32), Error> {
     use crate::db::retry::while_lock_busy;
     let result = while_lock_busy(policy.retries, async || {
         let mut tx = conn.begin().await?;
         set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
-        let catalog = introspect(&mut tx, want).await?;
+        let value = work(&mut tx).await?;
         tx.commit().await?;
-        Ok(catalog)
+        Ok(value)
     })
     .await;
-    let what = format!("reading the catalog of {}", want.outbox.plain());
-    worded(result, policy, &what).map(|(catalog, _)| catalog)
+    worded(result, policy, what)
 }
 
 /// A retried attempt's outcome in outboxctl's words: a lock that stayed busy is exit 4.
