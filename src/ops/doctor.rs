@@ -217,7 +217,7 @@ async fn pg_table_checks(
     let name = t.table.plain();
     let rows_of = of_tenant(&name, t.tenant.filter(|_| config.outbox.tenant_aware));
     // a table another session holds locked: said, not waited for (doctor hung behind it)
-    let blocked = diagnostics::read_blocked_by(conn, &t.table, READ_LOCK_WAIT).await;
+    let blocked = diagnostics::read_blocked_by(conn, &t.table, diagnostics::READ_LOCK_WAIT).await;
     if let Some(who) = blocked.map_err(|e| Error::pg(format!("reading {name}"), e))? {
         let why = format!(
             "{name} is locked against reads by {who}: every claim waits behind it; end that transaction, then run doctor again"
@@ -399,9 +399,6 @@ struct Seen {
 }
 
 /// What follows `USING` in `pg_get_indexdef` for the claim index.
-/// How long doctor waits for a table another session holds locked.
-const READ_LOCK_WAIT: Duration = Duration::from_secs(2);
-
 fn claim_index_def() -> String {
     format!("btree ({})", CLAIM_INDEX_COLUMNS.join(", "))
 }

@@ -251,6 +251,7 @@ async fn status(
     (tenant, table): &Table,
     reclaim_disabled: bool,
 ) -> Result<StorageStatus, Error> {
+    crate::store::postgres::diagnostics::require_readable(conn, table).await?;
     let facts = crate::schema::postgres::table_facts(conn, table)
         .await
         .map_err(|e| Error::pg(format!("reading {}", table.plain()), e))?

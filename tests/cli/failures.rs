@@ -118,3 +118,64 @@ async fn migrate_gives_up_on_a_locked_table_at_its_bound_while_reading_the_catal
     let r = crate::common::ob(["migrate", "--check"]).pg(&t).run();
     assert_eq!(r.code, crate::common::OK, "{r:?}");
 }
+
+/// An operator's command on a table another session holds locked stops with exit 4 and says
+/// who holds it: `inspect`, `requeue` and `storage status` waited behind an `ALTER TABLE` left
+/// open for as long as it lasted. A change queued for the lock (behind a long read) is named
+/// as queued: every later read waits behind it too.
+#[tokio::test]
+async fn operator_commands_name_who_holds_the_table_locked() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    let lock = format!("BEGIN; LOCK TABLE {t} IN ACCESS EXCLUSIVE MODE");
+    sqlx::raw_sql(&lock).execute(&mut conn).await.unwrap();
+    let commands: [&[&str]; 4] = [
+        &["inspect"],
+        &["inspect", "failed"],
+        &["requeue", "--all", "--yes"],
+        &["storage", "status"],
+    ];
+    for args in commands {
+        let r = crate::common::ob(args).pg(&t).run();
+        assert_eq!(r.code, crate::common::LOCK_BUSY, "{args:?}: {r:?}");
+        let said = format!("{t} is locked against reads by pid ");
+        assert!(
+            r.stderr.contains(&said) && r.stderr.contains("(holds it, idle in transaction"),
+            "{args:?}: {r:?}"
+        );
+    }
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    // a long read holds ACCESS SHARE; an ALTER TABLE queues for ACCESS EXCLUSIVE behind it
+    sqlx::raw_sql(&format!("BEGIN; SELECT count(*) FROM {t}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let mut other = crate::common::pg().await;
+    let alter = format!("ALTER TABLE {t} ADD COLUMN queued_change int");
+    let queued = tokio::spawn(async move {
+        sqlx::Executor::execute(&mut other, alter.as_str())
+            .await
+            .map(|_| ())
+    });
+    // watched from a third session: a transaction sees pg_stat_activity as it first read it
+    let mut watch = crate::common::pg().await;
+    eventually(
+        Duration::from_secs(10),
+        "the ALTER TABLE waits for its lock",
+        async || {
+            waiting(&mut watch, "ALTER TABLE%queued_change%")
+                .await
+                .ok_or("not yet".to_owned())
+        },
+    )
+    .await;
+    let r = crate::common::ob(["inspect"]).pg(&t).run();
+    assert_eq!(r.code, crate::common::LOCK_BUSY, "{r:?}");
+    assert!(r.stderr.contains("(queued for it, active"), "{r:?}");
+    sqlx::raw_sql("COMMIT").execute(&mut conn).await.unwrap();
+    queued.await.unwrap().unwrap();
+    crate::common::ob(["inspect"])
+        .pg(&t)
+        .code(crate::common::OK);
+}

@@ -447,6 +447,29 @@ pub async fn xmin_holders(conn: &mut PgConnection) -> Result<XminHolders, sqlx::
     Ok(out)
 }
 
+/// How long an operator's command waits for a table another session holds locked before it
+/// says who holds it and stops.
+pub const READ_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Stops with a busy lock (exit 4) that names who holds it when `table` cannot be read within
+/// [`READ_LOCK_WAIT`]: an operator's command said so instead of waiting behind an `ALTER TABLE`
+/// left open for as long as that lasts.
+pub async fn require_readable(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+) -> Result<(), crate::Error> {
+    let who = match read_blocked_by(conn, table, READ_LOCK_WAIT).await {
+        Ok(None) => return Ok(()),
+        Ok(Some(who)) => who,
+        Err(e) => return Err(crate::Error::pg(format!("reading {}", table.plain()), e)),
+    };
+    Err(crate::Error::LockBusy(format!(
+        "{} is locked against reads by {who}: nothing could read it within {}; end that transaction (or let it finish), then run this again",
+        table.plain(),
+        crate::duration::Dur(READ_LOCK_WAIT)
+    )))
+}
+
 /// Who holds `table` locked against reads (an `ALTER TABLE` left open, a `LOCK TABLE` in a
 /// session idle in its transaction), when its ACCESS SHARE lock cannot be had within `wait`:
 /// each holder's pid, state and transaction age. `None`: the table can be read (or is not there,
@@ -459,21 +482,25 @@ pub async fn read_blocked_by(
     use sqlx::Connection;
     let mut tx = conn.begin().await?;
     crate::schema::postgres::set_local_lock_timeout(&mut tx, wait).await?;
-    let locked = sqlx::raw_sql(&format!("LOCK TABLE {table} IN ACCESS SHARE MODE"))
-        .execute(&mut *tx)
-        .await;
+    let lock = format!("LOCK TABLE {table} IN ACCESS SHARE MODE");
+    let locked = crate::db::pg::query(&lock).execute(&mut tx).await;
     tx.rollback().await?;
     match locked {
         Err(e) if crate::db::retry::is_lock_busy(&e) => {}
         _ => return Ok(None),
     }
+    // the holder, and a change queued for the lock (an ALTER TABLE waiting behind a long
+    // read queues every later read behind itself)
     let holders: Vec<String> = crate::db::pg::query_scalar(
-        "SELECT format('pid %s (%s, its transaction %s s old)', a.pid, a.state, floor(extract(epoch FROM now() - a.xact_start)))
+        "SELECT format('pid %s (%s, %s, its transaction %s s old)', a.pid,
+                       CASE WHEN l.granted THEN 'holds it' ELSE 'queued for it' END,
+                       a.state, floor(extract(epoch FROM now() - a.xact_start)))
            FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-          WHERE l.relation = to_regclass($1) AND l.granted AND l.mode = 'AccessExclusiveLock'",
+          WHERE l.relation = to_regclass($1) AND l.mode = 'AccessExclusiveLock'
+          ORDER BY l.granted DESC, a.xact_start",
     )
     .bind(table.to_string())
-    .fetch_all(conn)
+    .fetch_all(&mut *conn)
     .await?;
     Ok(Some(match holders.is_empty() {
         true => "another session".into(),

@@ -46,6 +46,7 @@ impl<'c> PgOps<'c> {
         conn: &'c mut PgConnection,
         table: QualifiedName,
     ) -> Result<PgOps<'c>, Error> {
+        super::diagnostics::require_readable(conn, &table).await?;
         let facts = crate::schema::postgres::table_facts(conn, &table)
             .await
             .map_err(|e| Error::pg("reading the outbox table", e))?
