@@ -97,6 +97,40 @@ impl DatabaseUrl {
     }
 }
 
+impl DatabaseUrl {
+    /// Why a driver could not read this URL: its reason, scrubbed, and what most often causes
+    /// it. A `#`, `/` or `?` written raw in the password ends that part of a URL (the
+    /// driver then reads the password as a port: "invalid port number"); PostgreSQL's several
+    /// hosts (libpq's failover list) are not taken by outboxctl's drivers.
+    pub fn unreadable(&self, said: &str) -> String {
+        let said = self.scrub(said);
+        match self.likely_cause() {
+            Some(cause) => format!("{said}; {cause}"),
+            None => said,
+        }
+    }
+
+    fn likely_cause(&self) -> Option<&'static str> {
+        let (_, rest) = self.raw.split_once("://")?;
+        let end = userinfo_end(rest);
+        let after = &rest[end.map_or(0, |e| e + 1)..];
+        let hosts = &after[..after.find(['/', '?', '#']).unwrap_or(after.len())];
+        if self.backend == Backend::Postgres && hosts.contains(',') {
+            return Some(
+                "several hosts are not supported: name one host, or the pooler or address in front of them",
+            );
+        }
+        // `user:password` whose password holds one (an `@` in a query alone is no password)
+        let userinfo = rest[..end?].split_once(':');
+        userinfo.filter(|(user, password)| {
+            !user.contains(['#', '/', '?']) && password.contains(['#', '/', '?'])
+        })
+        .map(|_| {
+            "the password holds a raw #, / or ?, which ends that part of a URL: percent-encode it (# as %23, / as %2F, ? as %3F)"
+        })
+    }
+}
+
 /// Where the user information of what follows `scheme://` ends: the `@` before the host. A
 /// password written with a raw `/`, `?` or `@` (a base64 one, say) still ends there: the last
 /// `@` before the query, else the last `@` of all. `None` without one.
@@ -232,6 +266,36 @@ impl fmt::Debug for DatabaseUrl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn says_what_most_often_makes_a_url_unreadable() {
+        let cause = |raw: &str| DatabaseUrl::parse(raw).unwrap().likely_cause();
+        for raw in [
+            "postgres://app:pa#ss@db/app",
+            "postgres://app:pa/ss@db:5432/app",
+            "mongodb://app:pa?ss@db/app",
+        ] {
+            let said = cause(raw).unwrap_or_else(|| panic!("{raw}"));
+            assert!(said.contains("percent-encode"), "{raw}: {said}");
+        }
+        let several = cause("postgres://app:pw@db1:5432,db2:5432/app").unwrap();
+        assert!(several.starts_with("several hosts"), "{several}");
+        for raw in [
+            "postgres://app:p%23ss@db/app?sslmode=require",
+            "postgres://app:p@ss@db/app",
+            "mongodb://db1,db2/app?replicaSet=rs0",
+            "postgres://db/app#x",
+            "postgres://db/app?user=x@y",
+        ] {
+            assert_eq!(cause(raw), None, "{raw}");
+        }
+        let url = DatabaseUrl::parse("postgres://app:se#cret@db/app").unwrap();
+        let said = url.unreadable("invalid port number: se#cret");
+        assert!(
+            !said.contains("se#cret") && said.contains("; the password holds"),
+            "{said}"
+        );
+    }
 
     #[test]
     fn masks_password_everywhere() {

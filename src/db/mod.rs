@@ -95,7 +95,7 @@ pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, DbError> {
     let o = PgConnectOptions::from_str(&for_sqlx(url))
         .map_err(|e| DbError::BadUrl {
             target: url.to_string(),
-            reason: url.scrub(&e.to_string()),
+            reason: url.unreadable(&e.to_string()),
         })?
         .application_name("outboxctl")
         // pgbouncer refuses startup parameters it does not track ("unsupported startup
@@ -264,7 +264,7 @@ pub async fn connect_mongo(
         Ok(Err(e)) => {
             return Err(DbError::BadUrl {
                 target: url.to_string(),
-                reason: url.scrub(&e.to_string()),
+                reason: url.unreadable(&e.to_string()),
             });
         }
         Ok(Ok(o)) => o,
@@ -279,7 +279,7 @@ pub async fn connect_mongo(
     options.connect_timeout = Some(timeout);
     let client = mongodb::Client::with_options(options).map_err(|e| DbError::BadUrl {
         target: url.to_string(),
-        reason: url.scrub(&e.to_string()),
+        reason: url.unreadable(&e.to_string()),
     })?;
     match client
         .database("admin")
