@@ -1,6 +1,8 @@
 //! What a relay shares with its fleet, between its lanes and its heartbeat: the pauses in force
 //! (lanes skip a paused route before each pass) and what the heartbeat reports (rows published,
-//! the last pass, the last error, the delivery lag since the previous heartbeat).
+//! the last pass, the last error, the delivery lag since the previous heartbeat). The last
+//! error is a destination down, while it is (its routes run no pass that would fail), else a
+//! failed pass's, until its route commits again.
 //!
 //! `last_pass_at` means: a pass finished, and every pass since honours the pauses made before
 //! it. Where the claim itself reads the pauses (PostgreSQL with named statements), that is the
@@ -43,6 +45,8 @@ struct Inner {
     published: u64,
     lag: LagHistogram,
     errors: HashMap<PassTarget, String>,
+    /// The destinations down (as logs name them), and why.
+    down: std::collections::BTreeMap<String, String>,
     metrics_addr: Option<String>,
     heartbeat_failures: u64,
     /// How old a reading of the pauses may be while the heartbeat has not run since: three of
@@ -212,6 +216,19 @@ impl FleetView {
         }
     }
 
+    /// A lane's destination went down (`Some(reason)`) or came back (`None`).
+    pub fn destination(&self, destination: &str, down: Option<&str>) {
+        let mut inner = self.lock();
+        match down {
+            Some(reason) => {
+                inner.down.insert(destination.into(), reason.into());
+            }
+            None => {
+                inner.down.remove(destination);
+            }
+        }
+    }
+
     /// Where `/metrics` is served, for the registry.
     pub fn set_metrics_addr(&self, addr: String) {
         self.lock().metrics_addr = Some(addr);
@@ -242,7 +259,9 @@ impl FleetView {
         Report {
             last_pass: inner.last_pass(),
             published: inner.published,
-            last_error: errors.first().map(|(t, e)| format!("{t}: {e}")),
+            last_error: (inner.down.iter().next())
+                .map(|(d, why)| format!("destination {d} is down: {why}"))
+                .or_else(|| errors.first().map(|(t, e)| format!("{t}: {e}"))),
             lag_p99_ms: lag.quantile(0.99).map(|s| (s * 1e4).round() / 10.0),
             metrics_addr: inner.metrics_addr.clone(),
         }
@@ -368,5 +387,27 @@ mod tests {
         );
         view.after_pass(&t, view.before_pass(&t).unwrap(), &committed(1));
         assert_eq!(view.report().last_error, None);
+    }
+
+    #[test]
+    fn a_destination_down_is_the_last_error_while_it_is() {
+        let view = FleetView::default();
+        let t = target("orders");
+        let failed = PassReport {
+            error: Some("broker said no".into()),
+            ..PassReport::default()
+        };
+        view.after_pass(&t, view.before_pass(&t).unwrap(), &failed);
+        view.destination("nats://broker:4222", Some("connection refused"));
+        assert_eq!(
+            view.report().last_error.as_deref(),
+            Some("destination nats://broker:4222 is down: connection refused")
+        );
+        view.destination("nats://broker:4222", None);
+        assert_eq!(
+            view.report().last_error.as_deref(),
+            Some("orders: broker said no"),
+            "back up: the failed pass's error again"
+        );
     }
 }

@@ -232,6 +232,7 @@ impl RelayEvents for LoopEvents<'_> {
 
     fn destination(&self, destination: &str, routes: &[PassTarget], down: Option<&str>) {
         self.metrics.destination(destination, routes, down);
+        self.fleet.destination(destination, down);
     }
 
     fn database(&self, away: Option<&str>) {

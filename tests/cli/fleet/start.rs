@@ -148,3 +148,56 @@ async fn a_pause_made_while_a_destination_connects_holds_the_first_pass() {
     assert_eq!(orders["paused"]["reason"], "during start", "{orders}");
     assert_eq!(line_count(&to), 0);
 }
+
+/// A destination down is the relay's last error in the registry while it is down, and gone
+/// once it is back: `inspect relays` showed a live relay with no error while none of its rows
+/// could go (a destination down runs no pass, and only a failed pass set the error). The
+/// destination is a FIFO no process reads, then one a reader opens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destination_down_is_the_relays_last_error_until_it_is_back() {
+    let test = test_name!();
+    let (schema, _conn, cfg) = registered(test).await;
+    let fifo = out_file(test).with_extension("fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {}", fifo.display());
+    let relay = relay_loop(&schema, &cfg, &fifo, &[]);
+    let last_error = |list: &[Value]| list.first().map(|r| r["last_error"].clone());
+    eventually(
+        Duration::from_secs(30),
+        "the relay listed with its destination down",
+        async || {
+            let list = relays(&schema, &cfg);
+            let e = last_error(&list).unwrap_or_default();
+            match e.as_str() {
+                Some(e) if e.contains("is down") && e.contains("no process reads") => Ok(()),
+                _ => Err(format!("{list:?}")),
+            }
+        },
+    )
+    .await;
+    // a reader: the relay's next probe opens the FIFO, and the destination is back
+    let path = fifo.clone();
+    let reader = std::thread::spawn(move || {
+        let mut f = std::fs::File::open(path).unwrap();
+        std::io::copy(&mut f, &mut std::io::sink()).unwrap()
+    });
+    eventually(
+        Duration::from_secs(30),
+        "the relay listed with no error",
+        async || {
+            let list = relays(&schema, &cfg);
+            match last_error(&list) {
+                Some(Value::Null) => Ok(()),
+                _ => Err(format!("{list:?}")),
+            }
+        },
+    )
+    .await;
+    drop(relay);
+    reader.join().unwrap();
+    std::fs::remove_file(&fifo).unwrap();
+}
