@@ -264,7 +264,7 @@ pub async fn connect_mongo(
         Ok(Err(e)) => {
             return Err(DbError::BadUrl {
                 target: url.to_string(),
-                reason: url.unreadable(&e.to_string()),
+                reason: url.unreadable(&mongo_message(&e)),
             });
         }
         Ok(Ok(o)) => o,
@@ -279,7 +279,7 @@ pub async fn connect_mongo(
     options.connect_timeout = Some(timeout);
     let client = mongodb::Client::with_options(options).map_err(|e| DbError::BadUrl {
         target: url.to_string(),
-        reason: url.unreadable(&e.to_string()),
+        reason: url.unreadable(&mongo_message(&e)),
     })?;
     match client
         .database("admin")

@@ -41,6 +41,35 @@ fn unreachable_postgres_exits_3_without_the_password() {
     assert!(!r.stderr.contains("S3cretPw"), "{r:?}");
 }
 
+/// A password with a raw `#`, `/` or `?`, or PostgreSQL's several hosts: exit 2 with what to
+/// change, on one line, before any connection (the drivers said "invalid port number", and
+/// MongoDB's error came with its `labels: {}, source: None`).
+#[test]
+fn an_unreadable_url_says_what_to_change() {
+    let cases = [
+        (
+            "postgres://app:Se/cRet9@127.0.0.1:5432/test",
+            "percent-encode",
+        ),
+        ("mongodb://app:Se/cRet9@127.0.0.1:27018/", "percent-encode"),
+        (
+            "postgres://app:Se-cRet9@db1:5432,db2:5432/test",
+            "several hosts",
+        ),
+    ];
+    for (url, fix) in cases {
+        let r = ob(["inspect", "--database-url", url]).run();
+        assert_eq!(r.code, ERROR, "{url}: {r:?}");
+        assert_eq!(r.stderr.lines().count(), 1, "one line: {r:?}");
+        assert!(r.stderr.contains("invalid database URL"), "{r:?}");
+        assert!(
+            r.stderr.contains(fix) && !r.stderr.contains("labels:"),
+            "{r:?}"
+        );
+        assert!(!r.stderr.contains("cRet9"), "{r:?}");
+    }
+}
+
 /// A `mongodb+srv://` name that does not resolve is the database out of reach (exit 3), as a
 /// host that does not resolve is; it exited 2, "invalid database URL", and cron read a DNS blip
 /// as a configuration to fix.
