@@ -95,9 +95,7 @@ impl DatabaseUrl {
             message
         }
     }
-}
 
-impl DatabaseUrl {
     /// Why a driver could not read this URL: its reason, scrubbed, and what most often causes
     /// it. A `#`, `/` or `?` written raw in the password ends that part of a URL (the
     /// driver then reads the password as a port: "invalid port number"); PostgreSQL's several
