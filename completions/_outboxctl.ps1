@@ -641,6 +641,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this event type')
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only rows created longer ago than this')
             [CompletionResult]::new('--error-contains', '--error-contains', [CompletionResultType]::ParameterName, 'Only rows whose last_error contains this text')
+            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Keep each row discarded, whole, as a JSON line appended to FILE (synced before it is deleted)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format for data on stdout')

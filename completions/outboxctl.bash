@@ -436,7 +436,7 @@ _outboxctl() {
             return 0
             ;;
         outboxctl__subcmd__discard)
-            opts="-y -v -q -h -V --id --all --group --route --tenant --type --older-than --error-contains --dry-run --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
+            opts="-y -v -q -h -V --id --all --group --route --tenant --type --older-than --error-contains --dry-run --save --config --database-url --format --yes --verbose --quiet --no-color --log-format --connect-timeout --relation --collection --storage --delivery-log --hlc-checkpoint --hlc-ordering --propagate-trace --key-order --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -467,6 +467,10 @@ _outboxctl() {
                     return 0
                     ;;
                 --error-contains)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -604,6 +604,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
             cand --type 'Only this event type'
             cand --older-than 'Only rows created longer ago than this'
             cand --error-contains 'Only rows whose last_error contains this text'
+            cand --save 'Keep each row discarded, whole, as a JSON line appended to FILE (synced before it is deleted)'
             cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
             cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'
             cand --format 'Output format for data on stdout'

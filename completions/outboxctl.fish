@@ -550,6 +550,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l tenant -
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l type -d 'Only this event type' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l older-than -d 'Only rows created longer ago than this' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l error-contains -d 'Only rows whose last_error contains this text' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l save -d 'Keep each row discarded, whole, as a JSON line appended to FILE (synced before it is deleted)' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand discard" -l format -d 'Output format for data on stdout' -r -f -a "table\t'Human-readable tables and text'

@@ -104,6 +104,15 @@ impl RelayRecord {
             && tenant.is_none_or(|t| self.tenants.is_empty() || self.tenants.contains(&t))
     }
 
+    /// Its routes, and how many configured tenants it serves them for (` ×3 tenants`).
+    pub fn routes_text(&self) -> String {
+        let routes = self.routes.join(",");
+        match self.tenants.len() {
+            0 => routes,
+            n => format!("{routes} ×{n} tenants"),
+        }
+    }
+
     /// The relay in one line: id, state, host and pid, routes, its last pass (as of `now`),
     /// what it published and its last error.
     pub fn summary(&self, now: DateTime<Utc>) -> String {
@@ -116,7 +125,7 @@ impl RelayRecord {
             self.state.as_str(),
             self.host,
             self.pid,
-            self.routes.join(","),
+            self.routes_text(),
             self.published
         );
         if let Some(e) = &self.last_error {

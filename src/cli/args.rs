@@ -115,7 +115,7 @@ pub enum Command {
     /// Return failed rows to pending (by --id, or by filter with --all)
     Requeue(requeue::FailedRowsArgs),
     /// Delete failed rows an operator gave up on (by --id, or by filter with --all)
-    Discard(requeue::FailedRowsArgs),
+    Discard(requeue::DiscardArgs),
     /// Stage an event (or --count N of them)
     Emit(emit::EmitArgs),
     /// The HLC checkpoint

@@ -147,12 +147,8 @@ fn print_summary(ctx: &Ctx, all: &[RouteSummary], now: chrono::DateTime<chrono::
     let tenants = all.iter().any(|s| s.tenant.is_some());
     let logs = all.iter().any(|s| s.delivered_last_day.is_some());
     let header = "route,ripe,scheduled,processing,stale,failed,oldest pending,next retry,attempts";
-    let header = with_tenant(tenants, header)
-        + if logs {
-            ",delivered 1h,delivered 24h"
-        } else {
-            ""
-        };
+    let logged = logs.then_some(",delivered 1h,delivered 24h");
+    let header = with_tenant(tenants, header) + logged.unwrap_or_default();
     let dash = |n: Option<i64>| n.map_or("-".into(), |n| n.to_string());
     let listed = ctx.out.list(all, "the outbox has no rows", &header, |s| {
         let mut row = vec![s.route.clone()];
@@ -184,17 +180,13 @@ fn print_relays(ctx: &Ctx, relays: &[crate::fleet::RelayRecord]) {
     let now = chrono::Utc::now();
     let ago = |t: chrono::DateTime<chrono::Utc>| format!("{} ago", age(now - t));
     ctx.out.list(relays, empty, header, |r| {
-        let mut routes = r.routes.join(",");
-        if !r.tenants.is_empty() {
-            routes.push_str(&format!(" ×{} tenants", r.tenants.len()));
-        }
         vec![
             r.id.clone(),
             r.state.as_str().to_owned(),
             r.host.clone(),
             r.pid.to_string(),
             r.version.clone(),
-            routes,
+            r.routes_text(),
             ago(r.last_seen),
             r.last_pass_at.map(ago).unwrap_or_else(|| "-".into()),
             r.published.to_string(),

@@ -29,11 +29,11 @@ pub struct Output {
 }
 
 impl Output {
-    /// The same output with its data on stderr, for a command whose stdout carries the events
-    /// it sends: a report there is a message, so `-q` hides it, unless JSON was asked for.
-    pub fn on_stderr(self) -> Self {
+    /// The same output with its data on stderr (when `yes`), for a command whose stdout carries
+    /// the events it sends: a report there is a message, so `-q` hides it, unless JSON was asked for.
+    pub fn on_stderr(self, yes: bool) -> Self {
         Self {
-            data_on_stderr: true,
+            data_on_stderr: yes || self.data_on_stderr,
             ..self
         }
     }

@@ -133,11 +133,7 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
 }
 
 fn print_summary(ctx: &Ctx, stats: &[RouteStats], to_stderr: bool) {
-    let out = if to_stderr {
-        ctx.out.on_stderr()
-    } else {
-        ctx.out
-    };
+    let out = ctx.out.on_stderr(to_stderr);
     let tenants = stats.iter().any(|s| s.tenant.is_some());
     let header = "route,claimed,published,retried,failed,failed passes,seconds,events/s,lag p50 ms,lag p99 ms";
     let header = with_tenant(tenants, header);

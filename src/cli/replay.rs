@@ -119,11 +119,7 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
         let to = to.map(Destinations::shown);
         let summary = tally.summary(to.is_none(), to, started.elapsed(), stopped);
         // replayed messages own stdout when they go there: the summary goes to stderr
-        let out = if summary.to_stdout() {
-            ctx.out.on_stderr()
-        } else {
-            ctx.out
-        };
+        let out = ctx.out.on_stderr(summary.to_stdout());
         out.show(&summary, || {
             if !tally.routes.is_empty() {
                 out.table(["route", "events", "first", "last"], summary.rows());

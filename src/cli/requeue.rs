@@ -1,13 +1,15 @@
 //! `outboxctl requeue` and `outboxctl discard`: act on failed rows, by id or by filter with
 //! `--all`, in batches (short statements, no long locks), with `--dry-run` and confirmation.
 
+use std::path::PathBuf;
+
 use clap::Args;
 use uuid::Uuid;
 
 use super::Ctx;
 use super::inspect::FilterArgs;
 pub use crate::ops::requeue::Action;
-use crate::ops::requeue::{FailedRows, FailedRowsReport, Selection};
+use crate::ops::requeue::{FailedRows, FailedRowsReport, SaveFile, Selection};
 
 #[derive(Debug, Args)]
 pub struct FailedRowsArgs {
@@ -45,6 +47,15 @@ pub struct FailedRowsArgs {
     pub dry_run: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct DiscardArgs {
+    #[command(flatten)]
+    pub rows: FailedRowsArgs,
+    /// Keep each row discarded, whole, as a JSON line appended to FILE (synced before it is deleted)
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+}
+
 impl From<&FailedRowsArgs> for Selection {
     fn from(a: &FailedRowsArgs) -> Self {
         Selection {
@@ -58,18 +69,27 @@ impl From<&FailedRowsArgs> for Selection {
     }
 }
 
-pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Result<()> {
+pub async fn run(
+    ctx: &Ctx,
+    args: FailedRowsArgs,
+    action: Action,
+    save: Option<PathBuf>,
+) -> anyhow::Result<()> {
     let (rows, picked) =
         FailedRows::select(&ctx.config, ctx.connect_timeout, &(&args).into(), action).await?;
     picked.warnings.iter().for_each(|w| ctx.out.warn(w));
     if args.dry_run || picked.ids.is_empty() {
-        let plan = picked.plan(action, args.dry_run);
+        let mut plan = picked.plan(action, args.dry_run);
+        plan.saved_to = save.filter(|_| args.dry_run);
         report(ctx, &plan);
         return Ok(plan.verdict()?);
     }
     ctx.confirm(&action.question(picked.ids.len()))?;
+    let mut file = save.as_deref().map(SaveFile::open).transpose()?;
     let bar = ctx.progress(picked.ids.len() as u64, action.verb());
-    let done = rows.apply(&picked, action, |n| bar.inc(n)).await?;
+    let done = rows
+        .apply(&picked, action, file.as_mut(), |n| bar.inc(n))
+        .await?;
     bar.finish_and_clear();
     report(ctx, &done);
     Ok(done.verdict()?)
@@ -77,16 +97,10 @@ pub async fn run(ctx: &Ctx, args: FailedRowsArgs, action: Action) -> anyhow::Res
 
 fn report(ctx: &Ctx, r: &FailedRowsReport) {
     ctx.out.show(r, || {
-        let verb = r.verb();
-        ctx.out.lines(&format!("{verb}: "), &r.ids);
-        let skipped = r.skipped(ctx.config.outbox.tenant_aware);
-        ctx.out.lines("skipped: ", skipped);
-        r.groups
-            .iter()
-            .for_each(|(g, n)| ctx.out.note(&format!("group {g}: {n} row(s)")));
-        ctx.out.note(&format!("{verb} {} row(s)", r.ids.len()));
-        if r.left > 0 {
-            ctx.out.warn(&format!("{} row(s) selected were left: requeued or discarded meanwhile, or failed again with another error", r.left));
-        }
+        ctx.out.lines(&format!("{}: ", r.verb()), &r.ids);
+        ctx.out
+            .lines("skipped: ", r.skipped(ctx.config.outbox.tenant_aware));
+        r.notes().iter().for_each(|n| ctx.out.note(n));
+        r.left_warning().iter().for_each(|w| ctx.out.warn(w));
     });
 }

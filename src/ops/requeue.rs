@@ -16,7 +16,7 @@ use crate::ops::failure_groups::fingerprint;
 use crate::ops::inspect::{self, RowNarrowing};
 use crate::store::any::Outboxes;
 use crate::store::backend::Backend;
-use crate::store::ops::{Chosen, ErrorFilter, ListStatus, OpsStore, RowView};
+use crate::store::ops::{Chosen, ErrorFilter, Keep, ListStatus, OpsStore, RowView};
 
 /// Rows per page read and per statement written.
 pub const BATCH: u32 = 500;
@@ -135,6 +135,7 @@ impl Picked {
             not_failed: self.not_failed(&self.ids),
             groups: self.groups.clone(),
             left: 0,
+            saved_to: None,
         }
     }
 
@@ -162,6 +163,57 @@ pub struct FailedRowsReport {
     /// with another error than the one that chose them.
     #[serde(skip_serializing_if = "is_zero")]
     pub left: usize,
+    /// `discard --save`: the file that holds a copy of each row discarded (or would).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved_to: Option<std::path::PathBuf>,
+}
+
+/// Where `discard --save` keeps the rows it deletes: each row whole (every column, as JSON) on
+/// a line of its own, appended and synced to disk before its batch's deletion commits. A write
+/// that fails deletes nothing, and what it wrote of that batch is cut off again.
+pub struct SaveFile {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+}
+
+impl SaveFile {
+    /// Opens `path` to append to, creating it readable by its owner only (rows carry payloads).
+    pub fn open(path: &std::path::Path) -> Result<Self, Error> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(|e| {
+                Error::io(
+                    format!("opening {} to keep the rows discarded", path.display()),
+                    e,
+                )
+            })?;
+        Ok(Self {
+            path: path.to_owned(),
+            file,
+        })
+    }
+
+    fn keep(&mut self, rows: &[serde_json::Value]) -> Result<(), Error> {
+        use std::io::Write;
+        let lines: String = rows.iter().map(|r| format!("{r}\n")).collect();
+        let f = &mut self.file;
+        let was = f.metadata().map(|m| m.len());
+        let written = f.write_all(lines.as_bytes()).and_then(|()| f.sync_data());
+        written.map_err(|e| {
+            if let Ok(len) = was {
+                let _ = f.set_len(len);
+            }
+            let what = format!(
+                "keeping the rows discarded in {} (none of this batch was discarded)",
+                self.path.display()
+            );
+            Error::io(what, e)
+        })
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -175,6 +227,20 @@ impl FailedRowsReport {
             true => format!("would {}", self.action.verb()),
             false => self.action.done().to_owned(),
         }
+    }
+
+    /// What people read under the ids: each group's rows, the count, where the copy went.
+    pub fn notes(&self) -> Vec<String> {
+        let verb = self.verb();
+        let groups = (self.groups.iter()).map(|(g, n)| format!("group {g}: {n} row(s)"));
+        let count = format!("{verb} {} row(s)", self.ids.len());
+        let copy = (self.saved_to.as_ref()).map(|p| format!("a copy of each: {}", p.display()));
+        groups.chain([count]).chain(copy).collect()
+    }
+
+    /// Rows selected that were not changed, said as a warning.
+    pub fn left_warning(&self) -> Option<String> {
+        (self.left > 0).then(|| format!("{} row(s) selected were left: requeued or discarded meanwhile, or failed again with another error", self.left))
     }
 
     /// A line per id given that was not a failed row: on a tenant-aware outbox it was looked
@@ -311,6 +377,7 @@ pub async fn apply_in(
     outboxes: &mut Outboxes,
     picked: &Picked,
     action: Action,
+    mut save: Option<&mut SaveFile>,
     mut progress: impl FnMut(u64),
 ) -> Result<FailedRowsReport, Error> {
     let mut changed: Vec<Uuid> = Vec::new();
@@ -326,7 +393,13 @@ pub async fn apply_in(
         for batch in mine.chunks(BATCH as usize) {
             let done = match action {
                 Action::Requeue => ops.requeue(batch).await?,
-                Action::Discard => ops.discard(batch).await?,
+                Action::Discard => match save.as_deref_mut() {
+                    Some(file) => {
+                        let keep: &mut Keep<'_> = &mut |rows| file.keep(rows);
+                        ops.discard(batch, Some(keep)).await?
+                    }
+                    None => ops.discard(batch, None).await?,
+                },
             };
             progress(batch.len() as u64);
             changed.extend(done);
@@ -352,6 +425,7 @@ pub async fn apply_in(
         ids: changed,
         not_failed,
         groups,
+        saved_to: save.map(|s| s.path.clone()),
     })
 }
 
@@ -403,9 +477,10 @@ impl FailedRows {
         mut self,
         picked: &Picked,
         action: Action,
+        save: Option<&mut SaveFile>,
         progress: impl FnMut(u64),
     ) -> Result<FailedRowsReport, Error> {
-        apply_in(&mut self.outboxes, picked, action, progress).await
+        apply_in(&mut self.outboxes, picked, action, save, progress).await
     }
 }
 
@@ -459,7 +534,7 @@ mod tests {
         };
         let picked = select_in(&mut outboxes, &sel).await.expect("selected");
         assert_eq!(picked.ids, vec![Uuid::from_u128(1)]);
-        let done = apply_in(&mut outboxes, &picked, Action::Requeue, |_| {})
+        let done = apply_in(&mut outboxes, &picked, Action::Requeue, None, |_| {})
             .await
             .expect("requeued");
         assert_eq!(done.count, 1);

@@ -522,8 +522,14 @@ impl<'a> Source<'a> {
     /// error (as `requeue --group ID --route R` acts on what it counted); returns how many.
     /// Rows that joined the group while the question was asked are not among them.
     pub async fn requeue_group(&mut self, picked: &requeue::Picked) -> Result<usize, Error> {
-        let done =
-            requeue::apply_in(self.outboxes().await?, picked, Action::Requeue, |_| {}).await?;
+        let done = requeue::apply_in(
+            self.outboxes().await?,
+            picked,
+            Action::Requeue,
+            None,
+            |_| {},
+        )
+        .await?;
         Ok(done.count)
     }
 }

@@ -245,8 +245,12 @@ impl OpsStore for AnyOps<'_> {
     async fn requeue(&mut self, rows: &[super::ops::Chosen]) -> Result<Vec<Uuid>, Error> {
         delegate!(self, o => o.requeue(rows).await)
     }
-    async fn discard(&mut self, rows: &[super::ops::Chosen]) -> Result<Vec<Uuid>, Error> {
-        delegate!(self, o => o.discard(rows).await)
+    async fn discard(
+        &mut self,
+        rows: &[super::ops::Chosen],
+        keep: Option<&mut super::ops::Keep<'_>>,
+    ) -> Result<Vec<Uuid>, Error> {
+        delegate!(self, o => o.discard(rows, keep).await)
     }
     async fn stage(
         &mut self,

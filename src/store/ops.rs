@@ -258,6 +258,9 @@ pub struct Chosen {
     pub error: Option<Option<String>>,
 }
 
+/// What keeps a copy of the rows `discard` deletes (see [`OpsStore::discard`]).
+pub type Keep<'k> = dyn FnMut(&[serde_json::Value]) -> Result<(), crate::Error> + Send + 'k;
+
 /// The operator's primitives, per backend.
 #[expect(
     async_fn_in_trait,
@@ -320,8 +323,14 @@ pub trait OpsStore {
     ) -> Result<Vec<Uuid>, crate::Error>;
     /// Returns `failed` rows to `pending` (attempts 0, no error, due now); returns the ids changed.
     async fn requeue(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, crate::Error>;
-    /// Deletes `failed` rows; returns the ids deleted.
-    async fn discard(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, crate::Error>;
+    /// Deletes `failed` rows; returns the ids deleted. With `keep`, each row deleted is handed
+    /// to it whole (every column, as JSON) before the deletion commits: when it fails, nothing
+    /// is deleted.
+    async fn discard(
+        &mut self,
+        rows: &[Chosen],
+        keep: Option<&mut Keep<'_>>,
+    ) -> Result<Vec<Uuid>, crate::Error>;
     /// Stages events (with HLC stamps and the checkpoint advanced in the same transaction
     /// when HLC ordering is on).
     async fn stage(

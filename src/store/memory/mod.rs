@@ -40,6 +40,22 @@ pub struct MemRow {
 }
 
 impl MemRow {
+    /// The row whole, as PostgreSQL's `to_jsonb` of it names its columns.
+    pub fn whole(&self) -> serde_json::Value {
+        let r = &self.row;
+        serde_json::json!({
+            "id": r.id, "outbox_route": r.route, "event_id": r.event_id,
+            "event_type": r.event_type, "tenant_id": r.tenant_id,
+            "execution_id": r.execution_id, "correlation_id": r.correlation_id,
+            "causation_id": r.causation_id, "occurred_at": r.occurred_at,
+            "payload": serde_json::from_str::<serde_json::Value>(&r.payload).unwrap_or_default(),
+            "status": self.status.as_str(), "created_at": r.created_at,
+            "attempts": r.attempts, "ordering_key": r.ordering_key,
+            "available_at": self.available_at, "processing_at": self.processing_at,
+            "last_error": self.last_error, "hlc": r.hlc, "traceparent": r.traceparent,
+        })
+    }
+
     /// A pending row, never tried.
     pub fn pending(row: OutboxRow) -> Self {
         Self {

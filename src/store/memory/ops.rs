@@ -306,12 +306,18 @@ impl OpsStore for MemoryStore {
         Ok(changed)
     }
 
-    async fn discard(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, crate::Error> {
+    async fn discard(
+        &mut self,
+        rows: &[Chosen],
+        keep: Option<&mut crate::store::ops::Keep<'_>>,
+    ) -> Result<Vec<Uuid>, crate::Error> {
         let mut t = self.table();
-        let gone: Vec<Uuid> = (t.rows.iter())
-            .filter(|r| chosen(rows, r))
-            .map(|r| r.row.id)
-            .collect();
+        let gone: Vec<&MemRow> = (t.rows.iter()).filter(|r| chosen(rows, r)).collect();
+        if let Some(keep) = keep {
+            let whole: Vec<serde_json::Value> = gone.iter().map(|r| r.whole()).collect();
+            keep(&whole)?;
+        }
+        let gone: Vec<Uuid> = gone.iter().map(|r| r.row.id).collect();
         t.rows.retain(|r| !gone.contains(&r.row.id));
         Ok(gone)
     }

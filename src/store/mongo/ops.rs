@@ -130,6 +130,46 @@ impl MongoOps {
         f
     }
 
+    /// `discard` with a copy: the documents deleted in a transaction, handed to `keep` (as
+    /// relaxed extended JSON, `_id` left out), then committed.
+    async fn discard_keeping(
+        &mut self,
+        rows: &[Chosen],
+        keep: &mut crate::store::ops::Keep<'_>,
+    ) -> Result<Vec<Uuid>, Error> {
+        let failed = |e| Error::mongo("discarding", e);
+        let mut session = self.client.start_session().await.map_err(failed)?;
+        session.start_transaction().await.map_err(failed)?;
+        let mut changed = Vec::new();
+        let mut whole = Vec::new();
+        let mut deleted = Ok(());
+        for r in rows {
+            let hit = (self.coll.find_one_and_delete(self.chosen_filter(r)))
+                .projection(doc! { "_id": 0 })
+                .session(&mut session)
+                .await;
+            match hit {
+                Ok(Some(d)) => {
+                    changed.push(r.id);
+                    whole.push(Bson::Document(d).into_relaxed_extjson());
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    deleted = Err(failed(e));
+                    break;
+                }
+            }
+        }
+        // aborted here, not left to the session's drop: a process that exits on the error
+        // would leave the transaction open on the server, its documents locked for a minute
+        if let Err(e) = deleted.and_then(|()| keep(&whole)) {
+            let _ = session.abort_transaction().await;
+            return Err(e);
+        }
+        session.commit_transaction().await.map_err(failed)?;
+        Ok(changed)
+    }
+
     /// The `failed` documents of these ids (of `tenant`'s, when given), by id.
     fn failed_filter(&self, ids: &[Uuid], tenant: Option<Uuid>) -> Document {
         let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
@@ -506,8 +546,16 @@ impl OpsStore for MongoOps {
         Ok(changed)
     }
 
-    /// As `requeue`, one document at a time.
-    async fn discard(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
+    /// As `requeue`, one document at a time; with `keep`, in one transaction that commits once
+    /// the documents deleted are kept.
+    async fn discard(
+        &mut self,
+        rows: &[Chosen],
+        keep: Option<&mut crate::store::ops::Keep<'_>>,
+    ) -> Result<Vec<Uuid>, Error> {
+        if let Some(keep) = keep {
+            return self.discard_keeping(rows, keep).await;
+        }
         let mut changed = Vec::new();
         for r in rows {
             let hit = (self.coll.find_one_and_delete(self.chosen_filter(r)))

@@ -148,11 +148,7 @@ impl<'c> PgOps<'c> {
         rows: &[Chosen],
         what: &'static str,
     ) -> Result<Vec<Uuid>, Error> {
-        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
-        let by_error: Vec<bool> = rows.iter().map(|r| r.error.is_some()).collect();
-        let errors: Vec<Option<&str>> = (rows.iter())
-            .map(|r| r.error.as_ref().and_then(Option::as_deref))
-            .collect();
+        let (ids, by_error, errors) = chosen_binds(rows);
         crate::db::pg::query_scalar(sql)
             .bind(ids)
             .bind(by_error)
@@ -223,6 +219,16 @@ impl<'c> PgOps<'c> {
 /// error when it chose the row.
 const CHOSEN: &str = "unnest($1::uuid[], $2::bool[], $3::text[]) AS c(id, by_error, error)";
 const CHOSEN_ROW: &str = "t.id = c.id AND t.status = 'failed' AND (NOT c.by_error OR t.last_error IS NOT DISTINCT FROM c.error)";
+
+/// [`CHOSEN`]'s three arrays for `rows`.
+fn chosen_binds(rows: &[Chosen]) -> (Vec<Uuid>, Vec<bool>, Vec<Option<&str>>) {
+    let ids = rows.iter().map(|r| r.id).collect();
+    let by_error = rows.iter().map(|r| r.error.is_some()).collect();
+    let errors = (rows.iter())
+        .map(|r| r.error.as_ref().and_then(Option::as_deref))
+        .collect();
+    (ids, by_error, errors)
+}
 
 /// The table's routes, read through the claim index one route at a time (a loose index scan:
 /// as many index descents as routes, whatever the rows).
@@ -596,12 +602,38 @@ impl OpsStore for PgOps<'_> {
         self.chosen(&self.requeue_sql(), rows, "requeueing").await
     }
 
-    async fn discard(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
+    async fn discard(
+        &mut self,
+        rows: &[Chosen],
+        keep: Option<&mut crate::store::ops::Keep<'_>>,
+    ) -> Result<Vec<Uuid>, Error> {
+        let t = &self.table;
+        let Some(keep) = keep else {
+            let sql = format!("DELETE FROM {t} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id");
+            return self.chosen(&sql, rows, "discarding").await;
+        };
+        // the copy is written before the deletion commits: a copy that fails deletes nothing
         let sql = format!(
-            "DELETE FROM {} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id",
-            self.table
+            "DELETE FROM {t} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id, to_jsonb(t) AS row"
         );
-        self.chosen(&sql, rows, "discarding").await
+        let (ids, by_error, errors) = chosen_binds(rows);
+        let mut tx = (self.conn.begin().await).map_err(|e| Error::pg("discarding", e))?;
+        let deleted = crate::db::pg::query(&sql)
+            .bind(ids)
+            .bind(by_error)
+            .bind(errors)
+            .fetch_all(&mut tx)
+            .await
+            .map_err(|e| Error::pg("discarding", e))?;
+        let mut gone = Vec::with_capacity(deleted.len());
+        let mut whole = Vec::with_capacity(deleted.len());
+        for r in &deleted {
+            gone.push(r.try_get("id").map_err(|e| Error::pg("discarding", e))?);
+            whole.push(r.try_get("row").map_err(|e| Error::pg("discarding", e))?);
+        }
+        keep(&whole)?;
+        tx.commit().await.map_err(|e| Error::pg("committing", e))?;
+        Ok(gone)
     }
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {

@@ -495,3 +495,44 @@ async fn emit_whose_inserts_lose_the_connection_exits_3() {
     assert_eq!(r.code, crate::common::CONNECT, "{r:?}");
     fail_command(&client, Bson::String("off".into()), doc! {}).await;
 }
+
+/// `discard --save` on MongoDB: the documents deleted in one transaction, each kept whole (as
+/// relaxed extended JSON, its payload too) before the transaction commits; a copy that cannot be
+/// written (a full disk: /dev/full) deletes nothing.
+#[tokio::test]
+async fn discard_on_mongo_keeps_each_document_before_deleting_it() {
+    let test = test_name!();
+    let db = setup(test, &[]).await;
+    emit(&db, 2, Some("k"), &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    coll.update_many(
+        doc! {},
+        doc! { "$set": { "status": "failed", "last_error": "x" } },
+    )
+    .await
+    .unwrap();
+    let r = cmd(&db, &["discard", "--all", "--yes", "--save", "/dev/full"]);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert_eq!(
+        docs(&db, doc! { "status": "failed" }).await.len(),
+        2,
+        "nothing deleted"
+    );
+    let copy = crate::common::out_file(test).with_extension("jsonl");
+    let _ = std::fs::remove_file(&copy);
+    let save = copy.display().to_string();
+    let r = cmd(&db, &["discard", "--all", "--yes", "--save", &save]);
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(docs(&db, doc! {}).await.is_empty(), "discarded");
+    let kept = crate::common::lines(&copy);
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    for d in &kept {
+        assert_eq!(d["payload"]["order_id"], 42, "{d}");
+        assert_eq!(
+            (d["status"].as_str(), d.get("_id")),
+            (Some("failed"), None),
+            "{d}"
+        );
+    }
+    std::fs::remove_file(&copy).unwrap();
+}

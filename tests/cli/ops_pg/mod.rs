@@ -9,6 +9,7 @@ use crate::common::{
 };
 
 mod change;
+mod discard_save;
 mod doctor;
 mod emit;
 mod inspect;
