@@ -458,7 +458,11 @@ impl FailedRows {
             .await?;
         let mut picked = select_in(&mut outboxes, sel).await?;
         picked.warnings.extend(empty(&picked.groups)
-            .map(|g| format!("group {g} has no failed rows now (requeued, discarded, or not an id from inspect failed --group)")));
+            .map(|g| match sel.filtered() {
+                // a group of another route (or tenant, type…) than the filters': said so
+                true => format!("group {g} has no failed rows now among those --route, --tenant and the filters select (requeued, discarded, of another route or tenant, or not an id from inspect failed --group)"),
+                false => format!("group {g} has no failed rows now (requeued, discarded, or not an id from inspect failed --group)"),
+            }));
         // a route no relay of this configuration serves: a typo selects nothing, and requeued
         // rows of it would wait for relays of another configuration
         let unserved = (sel.route.as_deref()).and_then(|r| config.route_unconfigured(r));

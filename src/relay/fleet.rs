@@ -259,8 +259,12 @@ impl FleetView {
         Report {
             last_pass: inner.last_pass(),
             published: inner.published,
-            last_error: (inner.down.iter().next())
-                .map(|(d, why)| format!("destination {d} is down: {why}"))
+            last_error: Some(inner.down.iter())
+                .filter(|_| !inner.down.is_empty())
+                .map(|down| {
+                    let each = down.map(|(d, why)| format!("destination {d} is down: {why}"));
+                    each.collect::<Vec<_>>().join("; ")
+                })
                 .or_else(|| errors.first().map(|(t, e)| format!("{t}: {e}"))),
             lag_p99_ms: lag.quantile(0.99).map(|s| (s * 1e4).round() / 10.0),
             metrics_addr: inner.metrics_addr.clone(),
@@ -399,10 +403,15 @@ mod tests {
         };
         view.after_pass(&t, view.before_pass(&t).unwrap(), &failed);
         view.destination("nats://broker:4222", Some("connection refused"));
+        view.destination("file:/tmp/x", Some("no reader"));
         assert_eq!(
             view.report().last_error.as_deref(),
-            Some("destination nats://broker:4222 is down: connection refused")
+            Some(
+                "destination file:/tmp/x is down: no reader; destination nats://broker:4222 is down: connection refused"
+            ),
+            "each destination down"
         );
+        view.destination("file:/tmp/x", None);
         view.destination("nats://broker:4222", None);
         assert_eq!(
             view.report().last_error.as_deref(),

@@ -167,6 +167,9 @@ impl Registered {
     pub fn spawn(mut self) -> HeartbeatTask {
         let (tx, mut rx) = watch::channel(false);
         let handle = tokio::spawn(async move {
+            // failures in a row: the first is a warning, the rest (the database away, a beat
+            // each) debug lines, until one goes through again
+            let mut failing = 0u64;
             loop {
                 tokio::select! {
                     () = tokio::time::sleep(self.interval) => {}
@@ -174,6 +177,9 @@ impl Registered {
                 }
                 match self.beat().await {
                     Ok((paused, resumed)) => {
+                        if std::mem::take(&mut failing) > 0 {
+                            tracing::info!("heartbeat into the relay registry goes through again");
+                        }
                         for p in paused {
                             tracing::warn!("{}: it claims nothing until resumed", describe(&p));
                         }
@@ -183,9 +189,14 @@ impl Registered {
                     }
                     Err(e) => {
                         self.fleet.heartbeat_failed();
-                        tracing::warn!(
-                            "heartbeat into the relay registry failed (passes go on): {e}"
-                        );
+                        failing += 1;
+                        if failing == 1 {
+                            tracing::warn!(
+                                "heartbeat into the relay registry failed (passes go on; said again when it goes through): {e}"
+                            );
+                        } else {
+                            tracing::debug!("heartbeat into the relay registry failed again: {e}");
+                        }
                     }
                 }
             }

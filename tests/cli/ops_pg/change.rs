@@ -510,6 +510,16 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("12 hex digits"), "{r:?}");
     assert_eq!(count(&mut conn, &failed_with("order")).await, 3);
+    // a group whose rows are of another route than --route's: said so (it read as gone)
+    let r = cmd(
+        &schema,
+        &["--yes"],
+        &["requeue", "--group", &refused, "--route", "b"],
+    );
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    let said = format!("group {refused} has no failed rows now among those --route, --tenant");
+    assert!(r.stderr.contains(&said), "{r:?}");
+    assert_eq!(count(&mut conn, &failed_with("order")).await, 3);
     // discard another group; a group with no rows now is said, and fails the run as an id
     // that is not a failed row does
     let r = cmd(
