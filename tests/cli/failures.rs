@@ -29,7 +29,7 @@ async fn the_shutdown_drain_ends_on_time_and_cancels_a_statement_blocked_on_a_lo
     let cfg = config_file(
         test,
         &format!(
-            "relay:\n  interval: 100ms\n  pass_statement_timeout: 200ms\n  shutdown_drain_timeout: 1s\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+            "relay:\n  interval: 100ms\n  pass_statement_timeout: 30s\n  drain_on_shutdown: false\n  shutdown_drain_timeout: 1s\n  routes:\n    orders:\n      to: \"file:{}\"\n",
             path.display()
         ),
     );
@@ -37,8 +37,8 @@ async fn the_shutdown_drain_ends_on_time_and_cancels_a_statement_blocked_on_a_lo
     let mut relay = spawn_loop_relay(&t, &cfg, &log);
     let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published, 10).await;
-    // another session locks the table: the relay's next tick (its reclaim and claim; retain
-    // sets no statement timeout) waits for it
+    // another session locks the table: the relay's next tick (its reclaim and claim, bounded
+    // by pass_statement_timeout: 30s here) waits for it
     let mut locker = crate::common::pg().await;
     sqlx::raw_sql(&format!("BEGIN; LOCK TABLE {t} IN ACCESS EXCLUSIVE MODE"))
         .execute(&mut locker)
@@ -178,4 +178,47 @@ async fn operator_commands_name_who_holds_the_table_locked() {
     crate::common::ob(["inspect"])
         .pg(&t)
         .code(crate::common::OK);
+}
+
+/// A relay under retain whose table another session holds locked (`LOCK TABLE … IN EXCLUSIVE
+/// MODE` left open: reads go on, writes wait) fails its passes after `pass_statement_timeout`
+/// and says so: `--once` exits 1 naming the timeout, `--loop` warns a failed pass. Both waited
+/// silently for as long as the lock was held, the looping relay's `/healthz` still 200.
+#[tokio::test]
+async fn a_retain_relay_behind_a_table_lock_fails_its_pass_and_says_so() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let path = out_file(test);
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  pass_statement_timeout: 300ms\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+            path.display()
+        ),
+    );
+    let mut locker = crate::common::pg().await;
+    sqlx::raw_sql(&format!("BEGIN; LOCK TABLE {t} IN EXCLUSIVE MODE"))
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    let r = crate::common::ob(["relay", "--once"])
+        .pg(&t)
+        .config(&cfg)
+        .run();
+    assert_eq!(r.code, crate::common::CHECK_FAILED, "{r:?}");
+    // statement_timeout and lock_timeout are one limit: whichever the server names
+    let said = |text: &str| text.contains("canceling statement due to") && text.contains("timeout");
+    assert!(said(&r.stderr), "{r:?}");
+    let log = path.with_extension("log");
+    let relay = spawn_loop_relay(&t, &cfg, &log);
+    crate::common::wait_log(&log, "pass failed, backing off", 1).await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(said(&text), "{text}");
+    sqlx::raw_sql("COMMIT").execute(&mut locker).await.unwrap();
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    wait_rows(&mut conn, &published, 3).await;
+    assert!(relay.terminate().success());
 }

@@ -12,7 +12,7 @@ use crate::dburl::DatabaseUrl;
 /// The limits a session starts with, in ms (0: none), read once when the relay's connection
 /// opens. Behind a transaction pooler a pass may run on another server session than the one
 /// read, but a pool's sessions (one database and role) start from the same settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SessionLimits {
     pub statement_ms: i64,
     pub lock_ms: i64,
@@ -30,16 +30,38 @@ SELECT (extract(epoch FROM current_setting('statement_timeout')::interval) * 100
 /// How a consume pass opens, as one simple query: `BEGIN`, then the pass's timeouts for its
 /// transaction only (`SET LOCAL`). Each limit is the pass's (`statement_ms` for statements and
 /// locks, `idle_ms` idle in transaction) unless the session already has a stricter (smaller,
-/// non-zero) one; JIT compilation is turned off too (see [`RETAIN_BEGIN`]). A simple query with
+/// non-zero) one; JIT compilation is turned off too (see [`retain_begin`]). A simple query with
 /// no values: the server neither plans nor answers a statement for it.
 pub fn consume_begin(session: SessionLimits, statement_ms: i64, idle_ms: i64) -> String {
-    let stricter = |have: i64, want: i64| if have > 0 && have < want { have } else { want };
     format!(
         "BEGIN; SET LOCAL statement_timeout = '{}ms'; SET LOCAL lock_timeout = '{}ms'; \
          SET LOCAL idle_in_transaction_session_timeout = '{}ms'; SET LOCAL jit = off",
         stricter(session.statement_ms, statement_ms),
         stricter(session.lock_ms, statement_ms),
         stricter(session.idle_ms, idle_ms),
+    )
+}
+
+/// A limit of the pass's, `want`, unless the session has a stricter (smaller, non-zero) one.
+fn stricter(have: i64, want: i64) -> i64 {
+    if have > 0 && have < want { have } else { want }
+}
+
+/// How a retain claim's own transaction opens, as one simple query with no values (the server
+/// neither plans nor answers a statement for it): the claim's statement and lock limit, the
+/// pass's (`statement_ms`) unless the session's is stricter, and JIT compilation off. The claim
+/// waited behind a table lock (an `ALTER TABLE` or `LOCK TABLE` left open) for as long as that
+/// lasted, the relay silent and healthy; now the pass fails, is said and backs off. JIT: the
+/// claim's cost estimate grows with the table (a strict claim passed the default
+/// `jit_above_cost` at 200,000 rows, and compiling it took about 45 ms for a statement that
+/// runs in one or two). `SET LOCAL` ends with the transaction, so a pooler's next client never
+/// sees it.
+pub fn retain_begin(session: Option<SessionLimits>, statement_ms: i64) -> String {
+    let session = session.unwrap_or_default();
+    format!(
+        "BEGIN; SET LOCAL statement_timeout = '{}ms'; SET LOCAL lock_timeout = '{}ms'; SET LOCAL jit = off",
+        stricter(session.statement_ms, statement_ms),
+        stricter(session.lock_ms, statement_ms),
     )
 }
 
@@ -58,14 +80,6 @@ SELECT set_config(w.name, (CASE WHEN s.ms > 0 AND s.ms < w.want THEN s.ms ELSE w
                ('idle_in_transaction_session_timeout', $2::bigint)) w(name, want),
        LATERAL (SELECT (extract(epoch FROM current_setting(w.name)::interval) * 1000)::bigint AS ms) s
 UNION ALL SELECT set_config('jit', 'off', true)";
-
-/// How a retain claim's own transaction opens: JIT compilation off, as a consume pass turns it
-/// off with its timeouts (the claim's cost estimate grows with the table: a strict claim passed
-/// the default `jit_above_cost` at 200,000 rows, and compiling it took about 45 ms for a
-/// statement that runs in one or two). One simple query with no values, so the server neither
-/// plans nor answers a statement for it; `SET LOCAL` ends with the transaction, so a pooler's
-/// next client never sees it.
-pub const RETAIN_BEGIN: &str = "BEGIN; SET LOCAL jit = off";
 
 /// What a new connection is asked once, in one statement ([`greet`]).
 #[derive(Debug, Default)]

@@ -21,8 +21,8 @@ use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
 use super::session::{
-    FUNCTIONS_REREAD, PASS_TIMEOUTS_SQL, RETAIN_BEGIN, SessionLimits, consume_begin, greet,
-    pass_limits, read_functions,
+    FUNCTIONS_REREAD, PASS_TIMEOUTS_SQL, SessionLimits, consume_begin, greet, pass_limits,
+    read_functions, retain_begin,
 };
 use super::sql::calls_functions;
 use super::{PgSql, PgStoreOptions};
@@ -308,9 +308,17 @@ impl<'a> PgStore<'a> {
     }
 
     /// Sends the claim: under retain on the store's own connection in a transaction of its own
-    /// (`BEGIN`, JIT off, the claim, `COMMIT`: one round trip), else as the pass's statement.
+    /// (`BEGIN`, its limits, the claim, `COMMIT`: one round trip), else as the pass's statement.
     async fn send_claim(&mut self, sql: &PgSql, values: Vec<Value>) -> Result<Answer, StoreError> {
-        let step = Self::step(&sql.claim, values, true, "claiming");
+        self.bounded(Self::step(&sql.claim, values, true, "claiming"))
+            .await
+    }
+
+    /// Sends `step` as the pass's statement; under retain on the store's own connection in a
+    /// transaction of its own, with the pass's statement and lock limit ([`retain_begin`]), in
+    /// one round trip: the claim, and the reclaim before a tick's (or a drain's) first pass,
+    /// which waited behind a table lock for as long as that lasted.
+    async fn bounded(&mut self, step: Step) -> Result<Answer, StoreError> {
         if self.opts.storage == Storage::Retain && matches!(self.conn, Conn::Owned { .. }) {
             self.pass = Pass::Opening;
             let answers = self.send(vec![step], true).await;
@@ -340,12 +348,13 @@ impl<'a> PgStore<'a> {
     }
 
     /// How a transaction of the store's opens: `BEGIN` and what it needs set first. Under
-    /// retain (a claim's own transaction) [`RETAIN_BEGIN`]; under consume the pass's timeouts
+    /// retain (a claim's own transaction) [`retain_begin`]; under consume the pass's timeouts
     /// and JIT off, in the same simple query when the session's limits were read at connect
     /// ([`consume_begin`]), else as a statement after `BEGIN`.
     fn opening(&self) -> (Cow<'static, str>, Option<Step>) {
         if self.opts.storage == Storage::Retain {
-            return (RETAIN_BEGIN.into(), None);
+            let (statement, _) = pass_limits(&self.opts);
+            return (retain_begin(self.session, statement).into(), None);
         }
         match self.session {
             Some(session) => {

@@ -54,7 +54,7 @@ impl RelayStore for PgStore<'_> {
             values.push(Value::Uuid(Some(t)));
         }
         let step = Self::step(&sql.reclaim, values, false, "reclaiming stale rows");
-        match self.one(step).await? {
+        match self.bounded(step).await? {
             Answer::Fast(Reply::Count(n)) | Answer::Count(n) => Ok(n),
             _ => Ok(0),
         }
