@@ -17,11 +17,13 @@ pub(super) async fn checks(config: &Config, report: &mut DoctorReport) {
             Some(DestinationUrl::Nats(_) | DestinationUrl::Amqp(_) | DestinationUrl::Kafka(_)) => {
                 true
             }
-            // a file would be created by opening it: check its folder only
+            // a file would be created by opening it: its options as the relay plans them,
+            // and its folder (the options went unchecked: doctor passed what the relay refused)
             Some(DestinationUrl::File(path)) => {
                 let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-                match dir {
-                    Some(d) if !d.is_dir() => report.add(
+                match (destination::plan(route, dest), dir) {
+                    (Err(e), _) => report.add("destination", Level::Fail, e.to_string()),
+                    (Ok(_), Some(d)) if !d.is_dir() => report.add(
                         "destination",
                         Level::Fail,
                         format!("{shown}: folder {} does not exist", d.display()),

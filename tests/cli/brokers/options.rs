@@ -96,8 +96,13 @@ async fn doctor_checks_each_destination_without_changing_it() {
       channel: {}:string
     h_redis_away:
       to: redis://127.0.0.1:1
+    i_file:
+      to: file:/tmp/{}.jsonl
+    j_file_maxlen:
+      to: file:/tmp/{}.jsonl
+      maxlen: 5
 ",
-            schema.name, schema.name, schema.name
+            schema.name, schema.name, schema.name, schema.name, schema.name
         ),
     );
     let mut r = redis_conn().await;
@@ -138,7 +143,9 @@ async fn doctor_checks_each_destination_without_changing_it() {
     let levels: Vec<&str> = found.iter().map(|(l, _)| l.as_str()).collect();
     assert_eq!(
         levels,
-        ["ok", "ok", "fail", "fail", "ok", "ok", "fail", "fail"],
+        [
+            "ok", "ok", "fail", "fail", "ok", "ok", "fail", "fail", "ok", "fail"
+        ],
         "{found:#?}"
     );
     assert!(found[0].1.contains("reachable"), "{found:?}");
@@ -152,6 +159,9 @@ async fn doctor_checks_each_destination_without_changing_it() {
     );
     assert!(found[6].1.contains("holds a string"), "{found:?}");
     assert!(found[7].1.contains("Redis is unreachable"), "{found:?}");
+    // a file route's options are checked as the relay checks them (doctor passed what it refused)
+    let refused = "relay.routes.j_file_maxlen.maxlen does not apply to a file destination";
+    assert!(found[9].1.contains(refused), "{found:?}");
     redis_del(&mut r, &string_key).await;
     // nothing was created
     let consumer: BaseConsumer = client(KAFKA_ADDR).create().unwrap();
