@@ -97,6 +97,7 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
         Prepared::Replay(plan) => plan,
         Prepared::NothingKept => return nothing_kept(ctx, &args).await,
     };
+    plan.warnings.iter().for_each(|w| ctx.out.warn(w));
     // --to is checked before anything is read or contacted
     let build = crate::destination::BuildContext::from_config(&ctx.config);
     let mut to = (args.to.as_ref())

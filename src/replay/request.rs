@@ -90,6 +90,9 @@ pub struct Plan {
     pub origin: Origin,
     pub selection: Selection,
     pub after: Option<Cursor>,
+    /// A `--route` of a table that `relay.routes` lack (when it has routes): a typo replays
+    /// nothing and would say success. An archive's routes are its own: not judged.
+    pub warnings: Vec<String>,
 }
 
 /// What a request comes to.
@@ -193,10 +196,16 @@ pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
         )
         .into());
     }
+    let warnings = (selection.routes.iter())
+        .filter(|_| !file)
+        .filter_map(|r| config.route_unconfigured(r))
+        .map(|why| format!("{why}: a typo replays nothing"))
+        .collect();
     Ok(Prepared::Replay(Box::new(Plan {
         origin,
         selection,
         after,
+        warnings,
     })))
 }
 

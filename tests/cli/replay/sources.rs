@@ -424,3 +424,22 @@ async fn per_tenant_tables_replay_tenant_by_tenant() {
     run(&["--to", &file_url(&again), "--after", &cursor]);
     assert_eq!(read(&again), read(&first));
 }
+
+/// A `--route` the configuration's `relay.routes` lack is named on stderr, as `inspect`,
+/// `emit` and `requeue` name it: a typo replayed nothing, said nothing and exited 0.
+#[tokio::test]
+async fn a_route_the_configuration_lacks_is_named() {
+    let test = test_name!();
+    let (schema, _conn, cfg, _) = delivered(test, 3).await;
+    let r = replay(&schema, &cfg)
+        .args(["--route", "ordres", "--dry-run", "--format", "json"])
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(r.json()["count"], 0, "{r:?}");
+    let said = "route ordres is not in relay.routes (orders, other): a typo replays nothing";
+    assert!(r.stderr.contains(said), "{r:?}");
+    let r = replay(&schema, &cfg)
+        .args(["--route", "orders", "--dry-run"])
+        .run();
+    assert!(!r.stderr.contains("not in relay.routes"), "{r:?}");
+}
