@@ -26,10 +26,9 @@ pub struct RouteStats {
     pub seconds: f64,
     pub events_per_second: f64,
     /// Delivery lag (`created_at` to acknowledgement) of the rows published, median and 99th
-    /// percentile, in milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// percentile, in milliseconds; `null` when nothing was published (the keys are always
+    /// there: a script reading them found them missing).
     pub lag_p50_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lag_p99_ms: Option<f64>,
     #[serde(skip)]
     pub lag: LagHistogram,

@@ -231,7 +231,11 @@ impl Staged {
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckpointRow {
     pub node_key: String,
+    /// The packed value as stored (a 64-bit integer: JSON readers that hold numbers as
+    /// doubles, jq among them, round it; read `stamp`).
     pub hlc: i64,
+    /// The same mark as text, as `emit` prints a stamp and `replay --hlc-from` takes one.
+    pub stamp: String,
     pub physical: DateTime<Utc>,
     pub logical: u16,
 }
@@ -243,6 +247,7 @@ impl CheckpointRow {
         Some(Self {
             node_key,
             hlc,
+            stamp: t.encode(),
             physical,
             logical: t.logical,
         })

@@ -262,6 +262,10 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
     let v = json(&r);
     assert_eq!(v["rows"][0]["node_key"], "default");
     assert_eq!(v["too_far_ahead"], false);
+    // the mark as text too, exact where a reader rounds the 64-bit `hlc`
+    let stamp = v["rows"][0]["stamp"].as_str().unwrap();
+    let packed = outboxctl::hlc::HlcTimestamp::parse(stamp).unwrap().pack();
+    assert_eq!(v["rows"][0]["hlc"].as_i64(), Some(packed), "{v}");
     // the mark is the node's: read without any outbox table (it used to need one)
     let r = ob(["hlc", "show", "--format", "json", "--hlc-checkpoint", &cp])
         .pg(&schema.rel("no_such_outbox"))

@@ -696,4 +696,15 @@ async fn the_summary_gives_the_delivery_lag_from_created_at() {
         r.stdout.contains("lag p50 ms") && r.stdout.contains("lag p99 ms"),
         "{r:?}"
     );
+    // nothing published: the keys are there, null (they were left out)
+    let r = relay_once(&schema, "file:/dev/null", &["--format", "json"]);
+    let s = &r.json()[0];
+    assert_eq!(
+        (s.get("lag_p50_ms"), s.get("lag_p99_ms")),
+        (
+            Some(&serde_json::Value::Null),
+            Some(&serde_json::Value::Null)
+        ),
+        "{s}"
+    );
 }
