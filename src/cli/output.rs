@@ -38,20 +38,25 @@ impl Output {
         }
     }
 
-    /// Writes data to stdout. A closed pipe (`outboxctl … | head`) exits 0 at once.
+    /// Writes data to stdout. A closed pipe (`outboxctl … | head`) takes no more of it, and the
+    /// command goes on to its end and its own exit code: one that exited 0 at once left a
+    /// `migrate` applied a step or two, a `partitions check --fix` a day, and said success.
     pub fn data(&self, text: &str) {
+        static CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         if self.data_on_stderr {
             if !self.quiet || self.is_json() {
                 crate::telemetry::stderr_line(format_args!("{}", text.trim_end_matches('\n')));
             }
             return;
         }
+        if CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         let mut out = std::io::stdout().lock();
         let end = if text.ends_with('\n') { "" } else { "\n" };
         if let Err(e) = write!(out, "{text}{end}").and_then(|()| out.flush()) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                std::process::exit(0);
-            }
+            let closed = e.kind() == std::io::ErrorKind::BrokenPipe;
+            CLOSED.fetch_or(closed, std::sync::atomic::Ordering::Relaxed);
         }
     }
 

@@ -342,3 +342,40 @@ async fn add_ahead_dry_run_says_which_days_and_adds_none() {
     );
     assert_eq!(bounds(&mut conn, &log).await.len(), before.len() + 2);
 }
+
+/// Commands that change things while they print: a stdout whose reader quit (`… | head -1`)
+/// takes no more output, and the work goes on to its end and its exit code. `migrate` applied
+/// a step or two and `partitions check --fix` moved one day, then exited 0 (a deploy hook read
+/// a half-migrated schema as done).
+#[tokio::test]
+async fn a_closed_stdout_stops_the_printing_not_the_work() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let t = schema.rel("outbox");
+    let log = schema.rel("deliveries");
+    let consume = [
+        "--storage",
+        "consume",
+        "--delivery-log",
+        &log,
+        "--hlc-ordering",
+    ];
+    let r = ob(["migrate"])
+        .pg(&t)
+        .args(consume)
+        .run_with_stdout_closed();
+    assert_eq!(r.code, OK, "{r:?}");
+    let check = ob(["migrate", "--check"]).pg(&t).args(consume).run();
+    assert_eq!(check.code, OK, "every step applied: {check:?}");
+    for ago in [4u64, 3, 3, 2] {
+        let d = today() - Days::new(ago);
+        crate::common::log_delivery(&mut conn, &log, None, at(d, 13)).await;
+    }
+    let r = ob(["partitions", "check", "--fix"])
+        .pg(&t)
+        .args(["--storage", "consume", "--delivery-log", &log])
+        .run_with_stdout_closed();
+    assert_eq!(r.code, OK, "{r:?}");
+    let in_default = count(&mut conn, &format!("SELECT count(*) FROM {log}_default")).await;
+    assert_eq!(in_default, 0, "every day moved");
+    assert_eq!(parts(&schema, &log, &["check"]).code, OK);
+}
