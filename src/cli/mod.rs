@@ -103,7 +103,7 @@ where
     if traced {
         crate::telemetry::init();
     }
-    let handles_signals = matches!(&cli.command, Command::Relay(r) if r.mode.run_loop);
+    let handles_signals = matches!(&cli.command, Command::Relay(_));
     let code = runtime.block_on(async {
         if handles_signals {
             return exit_code_of(dispatch(cli, color).await);
@@ -160,11 +160,8 @@ async fn dispatch(cli: Cli, color: bool) -> anyhow::Result<()> {
         command,
     } = cli;
     // a flag's password stays out of every error line, one about the configuration too
-    if let Some(Ok(url)) = global
-        .database_url
-        .as_ref()
-        .map(|u| DatabaseUrl::parse(u.expose()))
-    {
+    let parse = |u: &crate::dburl::SecretText| DatabaseUrl::parse(u.expose());
+    if let Some(Ok(url)) = global.database_url.as_ref().map(parse) {
         crate::error::keep_secret(&url);
     }
     let backend = match &command {

@@ -76,11 +76,10 @@ impl RelayArgs {
 }
 
 pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
-    // --loop: from the start a signal drains (one while it starts ends it at once, exit 0)
+    // from the start a signal drains: --loop's shutdown drain (exit 0), --once's pass in
+    // flight (exit 130); one while it starts ends it at once
     let shutdown = Shutdown::default();
-    if args.mode.run_loop {
-        shutdown.on_signals();
-    }
+    shutdown.on_signals();
     let mut warn = |w: &str| ctx.out.warn(w);
     let request = RelayRequest {
         stop: Some(shutdown.clone()),
@@ -88,7 +87,8 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
     };
     let Some(assembled) = assemble(&ctx.config, ctx.connect_timeout, &request, &mut warn).await?
     else {
-        return Ok(());
+        let once = args.mode.once.then_some(&shutdown);
+        return Ok(once.map_or(Ok(()), |s| serve::once_verdict(&[], s))?);
     };
     if args.mode.once {
         let to_stdout = assembled.to_stdout;
@@ -102,9 +102,9 @@ pub async fn run(ctx: &Ctx, args: RelayArgs) -> anyhow::Result<()> {
             }
         };
         let drained = || bar.finish_and_clear();
-        let stats = serve::once(assembled, args.max_passes, on_pass, drained).await;
+        let stats = serve::once(assembled, args.max_passes, on_pass, drained, &shutdown).await;
         print_summary(ctx, &stats, to_stdout);
-        return Ok(serve::once_verdict(&stats)?);
+        return Ok(serve::once_verdict(&stats, &shutdown)?);
     }
     let Assembled {
         relay, heartbeat, ..

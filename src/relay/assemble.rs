@@ -113,6 +113,16 @@ impl AnyRelay {
         each!(self, r => r.drain_once(max_passes, on_pass).await)
     }
 
+    /// See [`Relay::drain_once_until`].
+    pub async fn drain_once_until(
+        &mut self,
+        max_passes: Option<u64>,
+        on_pass: impl FnMut(&PassTarget, &PassReport),
+        shutdown: &Shutdown,
+    ) -> Vec<RouteStats> {
+        each!(self, r => r.drain_once_until(max_passes, on_pass, shutdown).await)
+    }
+
     /// See [`Relay::run_loop`].
     pub async fn run_loop(
         &mut self,

@@ -114,14 +114,18 @@ impl<S: RelayStore> Lane<S> {
     }
 
     /// `--once` for this lane: each route until a claim comes back short (or `max_passes`).
-    /// A failed pass ends that route's drain; a destination found away ends the lane's.
+    /// A failed pass ends that route's drain; a destination found away ends the lane's. After
+    /// `shutdown` no pass starts; the one in flight stops publishing four fifths into
+    /// `shutdown_drain_timeout`, marks and commits, and is cut at its end.
     async fn drain_once(
         &mut self,
         settings: &RelaySettings,
         fleet: &FleetView,
         max_passes: Option<u64>,
         on_pass: &mut impl FnMut(&PassTarget, &PassReport),
+        shutdown: &Shutdown,
     ) -> Vec<RouteStats> {
+        let stop = StopWatch::new(shutdown, settings.shutdown_drain_timeout);
         let mut down: Option<String> = None;
         // whether the destination's state is known: a route sent it rows, or it was asked
         let mut known = false;
@@ -130,17 +134,28 @@ impl<S: RelayStore> Lane<S> {
             let started = Instant::now();
             let mut stats = RouteStats::new(target);
             stats.paused = fleet.paused(target);
-            while down.is_none() {
+            while down.is_none() && !shutdown.is_stopped() {
                 let Ok(ticket) = fleet.before_pass(target) else {
                     break;
                 };
                 let options = PassOptions {
                     reclaim: stats.passes == 0,
                     stop_publishing_at: None,
-                    stop: None,
+                    stop: Some(stop.clone()),
                     dead_letter: self.dead_letters.get(&target.route).cloned(),
                 };
-                let report = run_pass(&mut self.store, target, sink, settings, options).await;
+                let cut = shutdown.drain_over(settings.shutdown_drain_timeout);
+                let pass = PassRun {
+                    target,
+                    sink,
+                    settings,
+                    options,
+                };
+                let Some(report) = pass_unless_cut(&mut self.store, pass, cut).await else {
+                    stats.finish(started.elapsed());
+                    all.push(stats);
+                    return all;
+                };
                 fleet.after_pass(target, ticket, &report);
                 stats.add(&report);
                 on_pass(target, &report);
@@ -155,7 +170,7 @@ impl<S: RelayStore> Lane<S> {
             }
             // nothing to send says nothing of the destination: a drain that sent it nothing
             // asks it once (a broker down at start with no rows pending exited 0, unsaid)
-            known |= stats.claimed > 0;
+            known |= stats.claimed > 0 || shutdown.is_stopped();
             if let (Sink::Publisher(p), None, false) = (sink, &down, known) {
                 if stats.paused.is_none() {
                     known = true;
@@ -560,14 +575,28 @@ impl<S: RelayStore> Relay<S> {
     pub async fn drain_once(
         &mut self,
         max_passes: Option<u64>,
-        mut on_pass: impl FnMut(&PassTarget, &PassReport),
+        on_pass: impl FnMut(&PassTarget, &PassReport),
     ) -> Vec<RouteStats> {
+        self.drain_once_until(max_passes, on_pass, &Shutdown::default())
+            .await
+    }
+
+    /// [`Relay::drain_once`] that `shutdown` stops: no pass starts after it, and the one in
+    /// flight ends as a looping relay's does in its shutdown drain (`shutdown_drain_timeout`).
+    pub async fn drain_once_until(
+        &mut self,
+        max_passes: Option<u64>,
+        mut on_pass: impl FnMut(&PassTarget, &PassReport),
+        shutdown: &Shutdown,
+    ) -> Vec<RouteStats> {
+        let (settings, fleet) = (&self.settings, &self.fleet);
         let mut all = Vec::new();
         for lane in &mut self.lanes {
-            all.extend(
-                lane.drain_once(&self.settings, &self.fleet, max_passes, &mut on_pass)
-                    .await,
-            );
+            let drained = lane.drain_once(settings, fleet, max_passes, &mut on_pass, shutdown);
+            all.extend(drained.await);
+            if shutdown.is_stopped() {
+                break;
+            }
         }
         all
     }

@@ -141,19 +141,21 @@ async fn start_wake(
 }
 
 /// `relay --once`: drains every route (at most `max_passes` passes each; `on_pass` sees each
-/// pass), then stops the heartbeat of the registry, if any.
+/// pass) until `stop` (a signal: the pass in flight ends as in a looping relay's shutdown
+/// drain), then stops the heartbeat of the registry, if any.
 pub async fn once(
     assembled: Assembled,
     max_passes: Option<u64>,
     on_pass: impl FnMut(&PassTarget, &PassReport),
     drained: impl FnOnce(),
+    stop: &Shutdown,
 ) -> Vec<RouteStats> {
     let Assembled {
         mut relay,
         heartbeat,
         ..
     } = assembled;
-    let stats = relay.drain_once(max_passes, on_pass).await;
+    let stats = relay.drain_once_until(max_passes, on_pass, stop).await;
     // the drain is over: what follows (the registry row's last word, up to
     // HEARTBEAT_STOP_WITHIN) is no more relaying
     drained();
@@ -167,7 +169,12 @@ pub async fn once(
 /// destination down (each route named once; the summary says which and why). A pass that
 /// failed as not fitting the database (a missing table, a privilege) is the setup's error
 /// instead, as it is for every other command.
-pub fn once_verdict(stats: &[RouteStats]) -> Result<(), Error> {
+pub fn once_verdict(stats: &[RouteStats], stop: &Shutdown) -> Result<(), Error> {
+    if stop.is_stopped() {
+        return Err(Error::Interrupted(
+            "relay --once stopped by a signal: no pass started after it, the one in flight ended within shutdown_drain_timeout, and the rows not reached stay pending for the next run".into(),
+        ));
+    }
     if let Some((route, e)) = (stats.iter()).find_map(|s| Some((&s.route, s.unfit.as_ref()?))) {
         let fix = crate::schema::desired::consume_only_hint(e).unwrap_or_else(|| {
             "run `outboxctl migrate`, or check the relation and the role's grants".into()

@@ -226,3 +226,78 @@ async fn a_half_written_last_line_is_cut_back_before_the_next_write() {
     assert_eq!(written.len(), 4, "the whole line and three events");
     assert_eq!(written[0]["id"], "whole");
 }
+
+/// `relay --once` stopped by SIGTERM (a `timeout`, a Kubernetes Job's end) or SIGINT while a
+/// publish hangs (an HTTP endpoint that accepts and never answers): no pass starts after it,
+/// the publish in flight is cut four fifths into `shutdown_drain_timeout` and counts its
+/// attempt, the pass marks and commits, the registry row says stopped, and the run exits 130
+/// saying so. It died at once (143 with no word on SIGTERM), its claimed rows `processing` until
+/// `reclaim_stale_after`, its registry row live and then stale for a day.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_stops_relay_once_after_the_pass_in_flight() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 5, None).await;
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((c, _)) = silent.accept().await {
+            open.push(c);
+        }
+    });
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "relay:\n  publish_timeout: 60s\n  shutdown_drain_timeout: 1s\n  pass_statement_timeout: 100ms\n  heartbeat: 200ms\n  routes:\n    orders:\n      to: http://{addr}/hook\n"
+        ),
+    );
+    for (signal, attempts) in [("-TERM", 1), ("-INT", 2)] {
+        let relay = ob(["relay", "--once"]).pg(&t).config(&cfg).spawn_piped();
+        let processing = format!("SELECT count(*) FROM {t} WHERE status = 'processing'");
+        crate::common::wait_rows(&mut conn, &processing, 5).await;
+        let sent = std::process::Command::new("kill")
+            .args([signal, &relay.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = relay.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{signal}: {stderr}");
+        assert!(
+            stderr.contains("relay --once stopped by a signal"),
+            "{stderr}"
+        );
+        let left = crate::common::count(&mut conn, &processing).await;
+        assert_eq!(left, 0, "{signal}: no row left processing: {stderr}");
+        let attempted =
+            format!("SELECT count(*) FROM {t} WHERE status = 'pending' AND attempts = {attempts}");
+        assert_eq!(
+            crate::common::count(&mut conn, &attempted).await,
+            5,
+            "{signal}"
+        );
+        let listed = ob(["inspect", "relays", "--format", "json"])
+            .pg(&t)
+            .code(OK)
+            .json();
+        let states: Vec<&serde_json::Value> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| &r["state"])
+            .collect();
+        assert!(
+            !states.is_empty() && states.iter().all(|s| *s == "stopped"),
+            "{signal}: {listed}"
+        );
+        // the next run takes them at their retry: due now
+        sqlx::raw_sql(&format!("UPDATE {t} SET available_at = NULL"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    held.abort();
+}
