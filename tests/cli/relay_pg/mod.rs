@@ -162,3 +162,45 @@ async fn relay_once_on_a_missing_table_is_a_setup_error() {
     let said = ["route orders:", "does not exist", "run `outboxctl migrate`"];
     assert!(said.iter().all(|s| r.stderr.contains(s)), "{r:?}");
 }
+
+#[tokio::test]
+async fn the_summary_gives_the_delivery_lag_from_created_at() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 10, None).await;
+    // staged three seconds ago (the writer's clock, as stored)
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET created_at = now() - interval '3 seconds'"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let r = relay_once(&schema, "file:/dev/null", &["--format", "json"]);
+    assert_eq!(r.code, OK, "{r:?}");
+    let s = &r.json()[0];
+    let (p50, p99) = (
+        s["lag_p50_ms"].as_f64().unwrap(),
+        s["lag_p99_ms"].as_f64().unwrap(),
+    );
+    assert!((3_000.0..120_000.0).contains(&p50), "{s}");
+    assert!(p99 >= p50, "{s}");
+    stage(&mut conn, &t, "orders", 2, None).await;
+    let r = relay_once(&schema, "file:/dev/null", &[]);
+    assert!(
+        r.stdout.contains("lag p50 ms") && r.stdout.contains("lag p99 ms"),
+        "{r:?}"
+    );
+    // nothing published: the keys are there, null (they were left out)
+    let r = relay_once(&schema, "file:/dev/null", &["--format", "json"]);
+    let s = &r.json()[0];
+    assert_eq!(
+        (s.get("lag_p50_ms"), s.get("lag_p99_ms")),
+        (
+            Some(&serde_json::Value::Null),
+            Some(&serde_json::Value::Null)
+        ),
+        "{s}"
+    );
+}
