@@ -68,13 +68,34 @@ struct Down {
 pub const DATABASE_PROBE_FIRST: Duration = Duration::from_millis(100);
 pub const DATABASE_PROBE_CAP: Duration = Duration::from_secs(1);
 
+/// A destination back from being down: when, and the wait it had by then.
+#[derive(Debug, Clone, Copy)]
+struct Back {
+    at: Instant,
+    wait: Duration,
+}
+
+/// How long a destination found down after a pass waits for its probe: `interval`, or, when it
+/// came back lately (within twice the wait it had, or `interval`), twice that wait, up to
+/// `cap`. A destination that answers its probe and refuses every publish as unavailable (an
+/// HTTP endpoint answering `HEAD` with 200 and each `POST` with 503) was found back and down
+/// again ten times a second, a warning and a line each, for as long as it lasted.
+fn down_wait(back: Option<Back>, now: Instant, interval: Duration, cap: Duration) -> Duration {
+    match back {
+        Some(b) if now.duration_since(b.at) < b.wait.saturating_mul(2).max(interval) => {
+            b.wait.saturating_mul(2).min(cap).max(interval)
+        }
+        _ => interval,
+    }
+}
+
 impl Down {
-    /// A destination found down: probed again after `interval`.
-    fn destination(reason: &str, interval: Duration) -> Self {
+    /// A destination found down: probed again after `wait`.
+    fn destination(reason: &str, wait: Duration) -> Self {
         Down {
             reason: reason.to_owned(),
-            wait: interval,
-            next_probe: Instant::now() + interval,
+            wait,
+            next_probe: Instant::now() + wait,
             since: Instant::now(),
         }
     }
@@ -245,6 +266,8 @@ impl<S: RelayStore> Lane<S> {
         // when the next tick of every route is due: wakes in between serve only the routes
         // they name and do not put it off, so busy routes cannot starve their lane's others
         let mut next_full = Instant::now();
+        // when the destination last came back, and the wait it had (see `down_wait`)
+        let mut back: Option<Back> = None;
         let targets: Vec<PassTarget> = self.routes.iter().map(|(t, _)| t.clone()).collect();
         let stop = StopWatch::new(shutdown, settings.shutdown_drain_timeout);
         // a destination away at start is down from the start: readiness and its gauge say so
@@ -298,9 +321,13 @@ impl<S: RelayStore> Lane<S> {
                     break;
                 };
                 match (probed, down.take()) {
-                    (None, _) => {
+                    (None, was) => {
                         tracing::info!(destination = %self.destination, "destination is back: its routes resume");
                         events.destination(&self.destination, &targets, None);
+                        back = was.map(|d| Back {
+                            at: Instant::now(),
+                            wait: d.wait,
+                        });
                     }
                     (Some(reason), was) => {
                         let wait = was
@@ -372,9 +399,15 @@ impl<S: RelayStore> Lane<S> {
                             break;
                         }
                         if let Some(reason) = &report.down {
-                            tracing::warn!(destination = %self.destination, route = %target, "destination down, its routes wait: {reason}");
+                            let wait = down_wait(
+                                back.take(),
+                                Instant::now(),
+                                settings.interval,
+                                probe_cap,
+                            );
+                            tracing::warn!(destination = %self.destination, route = %target, "destination down, its routes wait: {reason} (asked again in {})", crate::duration::Dur(wait));
                             events.destination(&self.destination, &targets, Some(reason));
-                            down = Some(Down::destination(reason, settings.interval));
+                            down = Some(Down::destination(reason, wait));
                             break;
                         }
                         if !report.committed {
@@ -621,5 +654,44 @@ impl<S: RelayStore> Relay<S> {
             t.finish(started.elapsed());
         }
         totals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_destination_down_again_soon_after_it_came_back_waits_twice_as_long() {
+        let (ms, now) = (Duration::from_millis, Instant::now());
+        let (interval, cap) = (ms(100), ms(1_000));
+        let back = |ago: u64, wait: u64| {
+            Some(Back {
+                at: now - ms(ago),
+                wait: ms(wait),
+            })
+        };
+        assert_eq!(
+            down_wait(None, now, interval, cap),
+            interval,
+            "first time down"
+        );
+        assert_eq!(down_wait(back(5, 100), now, interval, cap), ms(200));
+        assert_eq!(down_wait(back(5, 400), now, interval, cap), ms(800));
+        assert_eq!(
+            down_wait(back(5, 800), now, interval, cap),
+            cap,
+            "up to the cap"
+        );
+        assert_eq!(
+            down_wait(back(700, 400), now, interval, cap),
+            ms(800),
+            "within twice its wait"
+        );
+        assert_eq!(
+            down_wait(back(900, 400), now, interval, cap),
+            interval,
+            "up long enough: anew"
+        );
     }
 }

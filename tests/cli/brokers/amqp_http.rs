@@ -599,3 +599,34 @@ async fn an_exchange_deleted_under_a_running_relay_keeps_its_destination_down() 
     let _ = ch.queue_delete(&queue, Default::default()).await;
     let _ = ch.exchange_delete(&exchange, Default::default()).await;
 }
+
+/// A receiver that answers its probe (`HEAD`, 200) and refuses every publish as unavailable
+/// (`POST`, 503): found down again right after it came back, the route waits twice as long
+/// each time (up to `retry_max_backoff`), no attempt counted; once it takes the post, the row
+/// goes. It was found back and down again every interval, a warning and a line each, for as
+/// long as it lasted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_answers_its_probe_and_refuses_each_post_is_asked_less_often() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 1, None).await;
+    // the probe's HEAD (200), then the pass's POST (503), six times over; then 200 for all
+    let server = hook([200, 503].repeat(6)).await;
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  retry_max_backoff: 2s\n  routes:\n    orders:\n      to: {}\n",
+            server.addr
+        ),
+    );
+    let log = crate::common::out_file(test).with_extension("log");
+    let relay = crate::common::spawn_loop_relay(&t, &cfg, &log);
+    crate::common::wait_log(&log, "HTTP 503", 1).await;
+    crate::common::wait_log(&log, "(asked again in 800ms)", 1).await;
+    crate::common::assert_no_attempts(&mut conn, &t).await;
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    crate::common::wait_rows(&mut conn, &published, 1).await;
+    assert!(relay.terminate().success());
+}
