@@ -47,9 +47,7 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<()> {
         } => {
             let target = RouteRef::checked(&ctx.config, &route, tenant)?;
             let done = fleet::pause(&ctx.config, ctx.connect_timeout, &target, &reason).await?;
-            if let Some(w) = done.unserved_warning(&target) {
-                ctx.out.warn(&w);
-            }
+            (done.warnings(&target, &ctx.config).iter()).for_each(|w| ctx.out.warn(w));
             ctx.out.show(&done, || ctx.out.data(&done.line(&target)));
         }
         RouteCommand::Resume { route, tenant } => {

@@ -85,13 +85,18 @@ pub struct Paused {
 }
 
 impl Paused {
-    /// The warning `route pause` gives when no live relay serves the route.
-    pub fn unserved_warning(&self, r: &RouteRef) -> Option<String> {
-        self.unserved.then(|| {
+    /// What `route pause` warns of: a route the configuration's `relay.routes` lack (when it
+    /// has routes: a typo pauses what no relay serves, as `inspect` and `requeue` say), and no
+    /// live relay serving it.
+    pub fn warnings(&self, r: &RouteRef, config: &Config) -> Vec<String> {
+        let unconfigured = (config.route_unconfigured(&r.route))
+            .map(|why| format!("{why}: paused all the same (a typo pauses nothing that runs)"));
+        let unserved = self.unserved.then(|| {
             format!(
                 "no live relay serves {r}: it is paused all the same, for any relay that starts"
             )
-        })
+        });
+        unconfigured.into_iter().chain(unserved).collect()
     }
 
     /// What `route pause` says it did, with the command that undoes it (a tenant's pause is

@@ -129,3 +129,29 @@ async fn a_relay_stopped_while_a_route_is_paused_claims_nothing_of_it_when_it_ru
     crate::common::wait_rows(&mut conn, &published, 25).await;
     assert!(relay.terminate().success());
 }
+
+/// A route the configuration's `relay.routes` lack is paused all the same (relays of another
+/// configuration may serve it) and named, as `inspect`, `emit` and `requeue` name it: a typo
+/// said only that no live relay serves it.
+#[tokio::test]
+async fn a_pause_of_a_route_the_configuration_lacks_is_named() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let cfg = config_file(
+        test,
+        "relay:\n  routes:\n    orders:\n      to: file:/dev/null\n",
+    );
+    let r = ob(["route", "pause", "ordres", "--reason", "typo"])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    let said = "route ordres is not in relay.routes (orders): paused all the same";
+    assert!(r.stderr.contains(said), "{r:?}");
+    let r = ob(["route", "pause", "orders", "--reason", "meant"])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .run();
+    assert!(!r.stderr.contains("not in relay.routes"), "{r:?}");
+}
