@@ -31,6 +31,13 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// Whether pause `p` holds any of this relay's routes (a pause of another route is no news
+    /// to it: a relay serving five routes logged the pauses of routes it never claims).
+    fn serves(&self, p: &Pause) -> bool {
+        let tenant = |t: Uuid| self.tenants.is_empty() || self.tenants.contains(&t);
+        self.routes.contains(&p.route) && p.tenant.is_none_or(tenant)
+    }
+
     /// This process serving `routes` for `tenants`.
     pub fn here(routes: Vec<String>, tenants: Vec<Uuid>) -> Self {
         let host = registry::host_name();
@@ -108,11 +115,8 @@ impl Registered {
         match me.beat().await {
             Ok((paused, _)) => {
                 me.table_seen = true;
-                for p in paused {
-                    warn(&format!(
-                        "{}: it claims nothing until resumed",
-                        describe(&p)
-                    ));
+                for p in paused.iter().filter(|p| me.identity.serves(p)) {
+                    warn(&format!("{}: it claims nothing until resumed", describe(p)));
                 }
                 Some(me)
             }
@@ -180,10 +184,11 @@ impl Registered {
                         if std::mem::take(&mut failing) > 0 {
                             tracing::info!("heartbeat into the relay registry goes through again");
                         }
-                        for p in paused {
-                            tracing::warn!("{}: it claims nothing until resumed", describe(&p));
+                        let mine = |p: &&Pause| self.identity.serves(p);
+                        for p in paused.iter().filter(mine) {
+                            tracing::warn!("{}: it claims nothing until resumed", describe(p));
                         }
-                        for p in resumed {
+                        for p in resumed.iter().filter(mine) {
                             tracing::info!(route = %p.route, "route resumed: it claims again");
                         }
                     }
@@ -226,5 +231,32 @@ impl HeartbeatTask {
                 crate::duration::Dur(within)
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relay_hears_of_the_pauses_of_its_own_routes_and_tenants_only() {
+        let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        let pause = |route: &str, tenant: Option<Uuid>| Pause {
+            route: route.into(),
+            tenant,
+            reason: "r".into(),
+            by: "u@h".into(),
+            since: chrono::Utc::now(),
+        };
+        let all_tenants = Identity::here(vec!["orders".into()], vec![]);
+        assert!(all_tenants.serves(&pause("orders", None)));
+        assert!(all_tenants.serves(&pause("orders", Some(b))));
+        assert!(!all_tenants.serves(&pause("audit", None)), "another route");
+        let tenant_a = Identity::here(vec!["orders".into()], vec![a]);
+        assert!(tenant_a.serves(&pause("orders", Some(a))));
+        assert!(
+            !tenant_a.serves(&pause("orders", Some(b))),
+            "another tenant"
+        );
     }
 }
