@@ -166,7 +166,7 @@ fn is_no_stream(error: &str) -> bool {
 
 fn no_stream(subject: &str) -> String {
     format!(
-        "no JetStream stream captures subject {subject}: create one (nats stream add) or set create_stream: true on the route"
+        "no JetStream stream captures subject {subject}: create one (nats stream add {{name}} --subjects {subject}), or have the relay make it (create_stream: true on a route that publishes there)"
     )
 }
 
