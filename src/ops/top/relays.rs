@@ -125,6 +125,24 @@ fn buckets(samples: &[Sample], name: &str) -> Vec<(f64, f64)> {
     out
 }
 
+fn database_json<S: serde::Serializer>(
+    db: &Option<(bool, Option<String>)>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let db = db
+        .as_ref()
+        .map(|(up, reason)| serde_json::json!({ "up": up, "reason": reason }));
+    serde::Serialize::serialize(&db, s)
+}
+
+fn destinations_json<S: serde::Serializer>(
+    all: &[(String, bool, Option<String>)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let each = |(d, up, reason): &(String, bool, Option<String>)| serde_json::json!({ "destination": d, "up": up, "reason": reason });
+    s.collect_seq(all.iter().map(each))
+}
+
 /// A relay as its `/metrics` shows it.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct RelayView {
@@ -132,9 +150,12 @@ pub struct RelayView {
     /// Why it could not be read (`None`: it answered).
     pub error: Option<String>,
     /// Whether its database answers, with the reason when it does not (`None`: the relay does
-    /// not say).
+    /// not say). JSON: `{"up": …, "reason": …}`.
+    #[serde(serialize_with = "database_json")]
     pub database: Option<(bool, Option<String>)>,
-    /// Each destination and whether it is up, with the reason when down.
+    /// Each destination and whether it is up, with the reason when down. JSON: objects with
+    /// `destination`, `up` and `reason` (arrays a script had to read by position).
+    #[serde(serialize_with = "destinations_json")]
     pub destinations: Vec<(String, bool, Option<String>)>,
     /// Rows published so far, per route (all tenants).
     pub published: BTreeMap<String, f64>,
@@ -377,5 +398,21 @@ outboxctl_database_away_info{reason="reconnecting: connection refused"} 1
             "{}",
             r.line()
         );
+    }
+
+    #[test]
+    fn its_json_names_each_field_of_the_database_and_the_destinations() {
+        let r = RelayView {
+            database: Some((false, Some("refused".into()))),
+            destinations: vec![("nats://n:4222".into(), false, Some("no server".into()))],
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            v["database"],
+            serde_json::json!({"up": false, "reason": "refused"})
+        );
+        let want = serde_json::json!([{"destination": "nats://n:4222", "up": false, "reason": "no server"}]);
+        assert_eq!(v["destinations"], want);
     }
 }
