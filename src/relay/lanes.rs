@@ -468,6 +468,13 @@ impl<S: RelayStore> Lane<S> {
                 t.merge(&d);
             }
         }
+        // down at the end: said of each of its routes (one down the whole run ran no pass
+        // that would say so, and the summary named none)
+        if let Some(d) = &down {
+            totals
+                .iter_mut()
+                .for_each(|t| t.destination_down = Some(d.reason.clone()));
+        }
         totals
     }
 

@@ -301,3 +301,30 @@ async fn a_signal_stops_relay_once_after_the_pass_in_flight() {
     }
     held.abort();
 }
+
+/// A looping relay whose destination is down the whole run ends with a summary that says so
+/// of its route: no pass ran to say it, and the summary named nothing.
+#[tokio::test]
+async fn the_loop_summary_names_a_destination_down_to_the_end() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 1, None).await;
+    let log = out_file(test).with_extension("log");
+    let relay = ob([
+        "relay",
+        "--loop",
+        "--route",
+        "orders",
+        "--to",
+        "nats://127.0.0.1:1",
+    ])
+    .pg(&t)
+    .spawn(Some(&log));
+    crate::common::wait_log(&log, "destination down, its routes wait", 1).await;
+    assert!(relay.terminate().success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    let said = "orders: destination down (rows it did not reach stay pending, no attempt counted)";
+    assert!(text.contains(said), "{text}");
+}
