@@ -563,6 +563,11 @@ async fn row_checks<O: OpsStore>(
             report.add("hlc mark", Level::Fail, why);
             None
         }
+        // a mark that cannot be read (MongoDB: not a 64-bit integer) stops every stamp
+        (true, Err(Error::Data { what, .. })) => {
+            report.add("hlc mark", Level::Fail, what);
+            None
+        }
         (true, read) => read?,
     };
     if let Some(cps) = checkpoints {

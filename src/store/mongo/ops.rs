@@ -582,12 +582,23 @@ impl OpsStore for MongoOps {
         let docs: Vec<Document> = super::collect(coll.find(doc! {}).sort(doc! { "_id": 1 }))
             .await
             .map_err(|e| Error::mongo("reading the checkpoint", e))?;
-        Ok(Some(
-            docs.iter()
-                .filter_map(|d| {
-                    CheckpointRow::new(d.get_str("_id").ok()?.to_owned(), d.get_i64("hlc").ok()?)
-                })
-                .collect(),
-        ))
+        let mut rows = Vec::with_capacity(docs.len());
+        for d in &docs {
+            let node = (d.get_str("_id").map(str::to_owned))
+                .unwrap_or_else(|_| d.get("_id").map_or_else(String::new, Bson::to_string));
+            match (node, d.get("hlc")) {
+                (node, Some(Bson::Int64(h))) => rows.extend(CheckpointRow::new(node, *h)),
+                (_, None | Some(Bson::Null)) => {}
+                // left out, the max shown was not the one a stamp must pass
+                (_, Some(other)) => {
+                    let why = super::stage::bad_mark(cp, d.get("_id"), other);
+                    return Err(Error::Data {
+                        what: why,
+                        source: None,
+                    });
+                }
+            }
+        }
+        Ok(Some(rows))
     }
 }

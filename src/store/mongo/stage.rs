@@ -107,7 +107,12 @@ impl MongoOps {
                 {
                     return Err(super::diagnostics::standalone(STAGING_WITH_A_CHECKPOINT));
                 }
-                Err(e) => return Err(Error::mongo("staging", e)),
+                Err(e) => {
+                    // aborted here, not left to the session's drop: a process that exits on
+                    // the error would leave the transaction open on the server for a minute
+                    let _ = session.abort_transaction().await;
+                    return Err(Error::mongo("staging", e));
+                }
             }
         }
     }
@@ -171,10 +176,22 @@ impl MongoOps {
             Some(s) => coll.find_one(doc! {}).with_options(opts).session(s).await?,
             None => coll.find_one(doc! {}).with_options(opts).await?,
         };
-        Ok(found
-            .and_then(|d| d.get_i64("hlc").ok())
-            .and_then(|h| HlcTimestamp::unpack(h).ok()))
+        // the greatest by BSON's order: a mark of another type (a double, a string) sorts at
+        // or above every 64-bit one, and was read as no mark at all, so stamps went backwards
+        match found.as_ref().map(|d| (d.get("_id"), d.get("hlc"))) {
+            None | Some((_, None | Some(Bson::Null))) => Ok(None),
+            Some((_, Some(Bson::Int64(h)))) => Ok(HlcTimestamp::unpack(*h).ok()),
+            Some((id, Some(other))) => Err(mongodb::error::Error::custom(bad_mark(cp, id, other))),
+        }
     }
+}
+
+/// What a checkpoint document whose mark is not a 64-bit integer says, and how to fix it.
+pub(super) fn bad_mark(cp: &impl std::fmt::Display, id: Option<&Bson>, hlc: &Bson) -> String {
+    let id = id.map_or_else(|| "?".to_owned(), Bson::to_string);
+    format!(
+        "the HLC checkpoint {cp} holds a mark that is not a 64-bit integer (_id {id}: hlc {hlc}): set it to the packed 64-bit value or remove that document; a stamp past a mark it cannot read could go backwards"
+    )
 }
 
 /// The first number of the JSON text `json` that BSON cannot hold exactly: an integer outside

@@ -536,3 +536,50 @@ async fn discard_on_mongo_keeps_each_document_before_deleting_it() {
     }
     std::fs::remove_file(&copy).unwrap();
 }
+
+/// A checkpoint document whose mark is not a 64-bit integer (a double, a string: BSON sorts
+/// them at or above every 64-bit mark) stops `emit` and `hlc show` with exit 2, naming it and
+/// staging nothing: the max read back as no mark at all, and new events were stamped from the
+/// wall clock, behind events staged before them.
+#[tokio::test]
+async fn a_checkpoint_mark_that_is_not_64_bits_stops_emit_and_hlc_show() {
+    let test = test_name!();
+    let db = setup(test, &["--hlc-ordering"]).await;
+    let cp = format!("{}.hlc_checkpoint", db.name);
+    let emit_one = [
+        "emit",
+        "--route",
+        "orders",
+        "--type",
+        "t",
+        "--payload",
+        "{}",
+        "--hlc-ordering",
+        "--hlc-checkpoint",
+        &cp,
+    ];
+    assert_eq!(cmd(&db, &emit_one).code, OK);
+    let coll = db.db().collection::<Document>("hlc_checkpoint");
+    for bad in [Bson::Double(1.8e17), Bson::String("garbage".into())] {
+        coll.insert_one(doc! { "_id": "bad", "hlc": bad.clone() })
+            .await
+            .unwrap();
+        let r = cmd(&db, &emit_one);
+        assert_eq!(r.code, ERROR, "{bad}: {r:?}");
+        assert!(
+            r.stderr
+                .contains("holds a mark that is not a 64-bit integer (_id \"bad\""),
+            "{r:?}"
+        );
+        assert_eq!(docs(&db, doc! {}).await.len(), 1, "{bad}: nothing staged");
+        let r = cmd(&db, &["hlc", "show", "--hlc-checkpoint", &cp]);
+        assert_eq!(r.code, ERROR, "{bad}: {r:?}");
+        assert!(r.stderr.contains("not a 64-bit integer"), "{r:?}");
+        let r = cmd(&db, &["doctor", "--hlc-ordering", "--hlc-checkpoint", &cp]);
+        assert_eq!(r.code, CHECK_FAILED, "{bad}: {r:?}");
+        assert!(r.stdout.contains("not a 64-bit integer"), "{r:?}");
+        coll.delete_one(doc! { "_id": "bad" }).await.unwrap();
+    }
+    assert_eq!(cmd(&db, &emit_one).code, OK);
+    assert_eq!(docs(&db, doc! {}).await.len(), 2);
+}
