@@ -134,7 +134,7 @@ async fn create(
     subject: &str,
     window: Duration,
 ) -> Result<String, DestinationError> {
-    let name = subject.replace(['.', '*', '>', ' '], "_");
+    let name = stream_name(subject);
     js.create_stream(jetstream::stream::Config {
         name: name.clone(),
         subjects: vec![subject.to_owned()],
@@ -166,8 +166,14 @@ fn is_no_stream(error: &str) -> bool {
 
 fn no_stream(subject: &str) -> String {
     format!(
-        "no JetStream stream captures subject {subject}: create one (nats stream add {{name}} --subjects {subject}), or have the relay make it (create_stream: true on a route that publishes there)"
+        "no JetStream stream captures subject {subject}: create one (nats stream add {} --subjects {subject}), or have the relay make it (create_stream: true on a route that publishes there)",
+        stream_name(subject)
     )
+}
+
+/// The name `create_stream` gives the stream of `subject` (and the fix for a missing one).
+fn stream_name(subject: &str) -> String {
+    subject.replace(['.', '*', '>', ' '], "_")
 }
 
 impl Nats {

@@ -624,6 +624,12 @@ async fn a_stream_deleted_under_a_running_relay_keeps_its_destination_down_with_
     })
     .await;
     let text = std::fs::read_to_string(&log).unwrap();
+    // the fix names the stream create_stream would make (it read `{name}`)
+    let fix = format!(
+        "nats stream add {} --subjects {subject}",
+        subject.replace('.', "_")
+    );
+    assert!(text.contains(&fix), "{fix}:\n{text}");
     assert_eq!(
         text.matches("destination down").count(),
         1,
