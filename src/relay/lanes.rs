@@ -199,6 +199,8 @@ impl<S: RelayStore> Lane<S> {
                 }
             }
             stats.destination_down.clone_from(&down);
+            // the registry's last word says it (a cron run's row showed no error)
+            fleet.destination(&self.destination, down.as_deref());
             stats.finish(started.elapsed());
             all.push(stats);
         }

@@ -201,3 +201,31 @@ async fn a_destination_down_is_the_relays_last_error_until_it_is_back() {
     reader.join().unwrap();
     std::fs::remove_file(&fifo).unwrap();
 }
+
+/// `relay --once` whose destination is down ends with its registry row's last error saying
+/// so: a cron run's row said stopped with no error, and the on-call could not see why it
+/// failed.
+#[tokio::test]
+async fn a_once_run_whose_destination_is_down_leaves_it_as_its_last_error() {
+    let (schema, mut conn, cfg) = registered(test_name!()).await;
+    stage(&mut conn, &schema.rel("outbox"), "orders", 1, None).await;
+    let r = ob([
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--to",
+        "nats://127.0.0.1:1",
+    ])
+    .pg(&schema.rel("outbox"))
+    .config(&cfg)
+    .run();
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    listed_stopped(&schema, &cfg);
+    let listed = relays(&schema, &cfg);
+    let e = listed[0]["last_error"].as_str().unwrap_or_default();
+    assert!(
+        e.starts_with("destination nats://127.0.0.1:1 is down"),
+        "{listed:?}"
+    );
+}
