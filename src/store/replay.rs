@@ -85,6 +85,7 @@ impl Backend<'_> {
             (Origin::Published, Backend::Mongo(m)) => {
                 let opts = m.store_options();
                 let client = m.connect().await?;
+                m.require_outbox(&client).await?;
                 Ok(Source::Mongo(
                     MongoPublished::open(&client, opts, selection, after).await?,
                 ))

@@ -29,6 +29,20 @@ pub(super) async fn mongo_checks(
             "a standalone server: no transactions, so emit with an HLC checkpoint cannot run",
         );
     }
+    // a collection that is not there: said as such, once (its indexes read as missing, its
+    // claim plan as fine, and nothing said why)
+    let found = crate::db::mongo_collection_exists(&client, &collection.db, &collection.collection);
+    if !found
+        .await
+        .map_err(|e| Error::mongo("looking for the outbox collection", e))?
+    {
+        report.add(
+            "outbox collection",
+            Level::Fail,
+            format!("{collection} does not exist; run outboxctl migrate"),
+        );
+        return Ok(());
+    }
     let indexes = diag::indexes_of(&client, collection).await;
     let has_claim = indexes.iter().any(|i| i.on(CLAIM_INDEX_COLUMNS));
     report.index(

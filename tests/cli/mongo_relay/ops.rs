@@ -583,3 +583,25 @@ async fn a_checkpoint_mark_that_is_not_64_bits_stops_emit_and_hlc_show() {
     assert_eq!(cmd(&db, &emit_one).code, OK);
     assert_eq!(docs(&db, doc! {}).await.len(), 2);
 }
+
+/// An outbox collection that is not there: `doctor` says so once and `replay` as every other
+/// command does (doctor listed its indexes as missing and its claim plan as fine; replay gave
+/// the driver's `ns does not exist … (NamespaceNotFound, code 26)`).
+#[tokio::test]
+async fn a_missing_collection_is_named_by_doctor_and_replay() {
+    let db = MongoDb::new(test_name!()).await;
+    let r = cmd(&db, &["doctor"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(
+        r.stdout.contains("does not exist; run outboxctl migrate"),
+        "{r:?}"
+    );
+    assert!(!r.stdout.contains("claim plan"), "{r:?}");
+    let r = cmd(&db, &["replay", "--route", "orders", "--dry-run"]);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("does not exist; create it with `outboxctl migrate`"),
+        "{r:?}"
+    );
+}
