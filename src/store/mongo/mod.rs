@@ -119,6 +119,19 @@ pub(super) fn str_field(d: &Document, key: &str) -> Option<String> {
     d.get_str(key).ok().map(str::to_owned)
 }
 
+/// `ordering_key`: a string, or absent or null. Another type is no key this relay can send in
+/// order (it was read as none, and the event went out keyed by its id, out of its key's order).
+fn key_field(d: &Document) -> Result<Option<String>, String> {
+    match d.get("ordering_key") {
+        None | Some(Bson::Null) => Ok(None),
+        Some(Bson::String(k)) => Ok(Some(k.clone())),
+        Some(other) => Err(format!(
+            "ordering_key is {other} ({:?}), not a string",
+            other.element_type()
+        )),
+    }
+}
+
 /// `attempts`, whatever number type a writer stored it as (0 when absent).
 pub(super) fn attempts_field(d: &Document) -> i32 {
     match d.get("attempts") {
@@ -161,7 +174,7 @@ fn fields(d: &Document, opts: &MongoStoreOptions) -> Result<OutboxRow, String> {
         occurred_at: date_field(d, "occurred_at")?.ok_or("occurred_at is missing")?,
         payload: payload_json(d),
         attempts: attempts_field(d),
-        ordering_key: str_field(d, "ordering_key"),
+        ordering_key: key_field(d)?,
         created_at: date_field(d, "created_at")?.ok_or("created_at is missing")?,
         hlc: if opts.hlc_ordering {
             match d.get("hlc") {
@@ -528,5 +541,23 @@ impl RelayStore for MongoStore {
                 fault: crate::db::fault::Fault::Unreachable,
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ordering_key_that_is_not_a_string_is_no_key() {
+        let with = |key: Bson| doc! { "ordering_key": key };
+        assert_eq!(key_field(&doc! {}), Ok(None));
+        assert_eq!(key_field(&with(Bson::Null)), Ok(None));
+        assert_eq!(key_field(&with("K".into())), Ok(Some("K".into())));
+        let e = key_field(&with(Bson::Int32(123))).unwrap_err();
+        assert!(
+            e.starts_with("ordering_key is 123") && e.contains("not a string"),
+            "{e}"
+        );
     }
 }
