@@ -216,14 +216,19 @@ async fn pg_table_checks(
     let config = pg.config;
     let name = t.table.plain();
     let rows_of = of_tenant(&name, t.tenant.filter(|_| config.outbox.tenant_aware));
-    // a table another session holds locked: said, not waited for (doctor hung behind it)
-    let blocked = diagnostics::read_blocked_by(conn, &t.table, diagnostics::READ_LOCK_WAIT).await;
-    if let Some(who) = blocked.map_err(|e| Error::pg(format!("reading {name}"), e))? {
-        let why = format!(
-            "{name} is locked against reads by {who}: every claim waits behind it; end that transaction, then run doctor again"
-        );
-        report.add("outbox table", Level::Fail, why);
-        return Ok(None);
+    // a table another session holds locked: said, not waited for (doctor hung behind it,
+    // preparing the pass's writes behind a lock that lets reads through)
+    for access in [diagnostics::Access::Read, diagnostics::Access::Write] {
+        let wait = diagnostics::READ_LOCK_WAIT;
+        let blocked = diagnostics::blocked_by(conn, &t.table, access, wait).await;
+        if let Some(who) = blocked.map_err(|e| Error::pg(format!("reading {name}"), e))? {
+            let against = access.against();
+            let why = format!(
+                "{name} is locked against {against} by {who}: every claim waits behind it; end that transaction, then run doctor again"
+            );
+            report.add("outbox table", Level::Fail, why);
+            return Ok(None);
+        }
     }
     let facts = crate::schema::postgres::table_facts(conn, &t.table)
         .await

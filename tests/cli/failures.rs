@@ -146,6 +146,42 @@ async fn operator_commands_name_who_holds_the_table_locked() {
         );
     }
     sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    // a lock that lets reads through and blocks writes (a CREATE INDEX left open takes SHARE):
+    // the commands that write say so, those that read go on (they all waited without a word)
+    stage(&mut conn, &t, "orders", 2, None).await;
+    let failed = format!("UPDATE {t} SET status = 'failed', last_error = 'x'");
+    sqlx::raw_sql(&failed).execute(&mut conn).await.unwrap();
+    let share = format!("BEGIN; LOCK TABLE {t} IN SHARE MODE");
+    sqlx::raw_sql(&share).execute(&mut conn).await.unwrap();
+    let writers: [&[&str]; 3] = [
+        &["requeue", "--all", "--yes"],
+        &["discard", "--all", "--yes"],
+        &[
+            "emit",
+            "--route",
+            "orders",
+            "--type",
+            "t",
+            "--payload",
+            "{}",
+        ],
+    ];
+    for args in writers {
+        let r = crate::common::ob(args).pg(&t).run();
+        assert_eq!(r.code, crate::common::LOCK_BUSY, "{args:?}: {r:?}");
+        let said = format!("{t} is locked against writes by pid ");
+        assert!(r.stderr.contains(&said), "{args:?}: {r:?}");
+    }
+    crate::common::ob(["inspect"])
+        .pg(&t)
+        .code(crate::common::OK);
+    let r = crate::common::ob(["doctor"]).pg(&t).run();
+    assert_eq!(r.code, crate::common::CHECK_FAILED, "{r:?}");
+    assert!(
+        r.stdout.contains("is locked against writes by pid "),
+        "{r:?}"
+    );
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
     // a long read holds ACCESS SHARE; an ALTER TABLE queues for ACCESS EXCLUSIVE behind it
     sqlx::raw_sql(&format!("BEGIN; SELECT count(*) FROM {t}"))
         .execute(&mut conn)

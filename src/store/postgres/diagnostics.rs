@@ -451,6 +451,46 @@ pub async fn xmin_holders(conn: &mut PgConnection) -> Result<XminHolders, sqlx::
 /// says who holds it and stops.
 pub const READ_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// What a command does to the outbox table, as the lock it takes for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// `SELECT`: ACCESS SHARE, which only ACCESS EXCLUSIVE (an `ALTER TABLE`) blocks.
+    Read,
+    /// `INSERT`, `UPDATE`, `DELETE`: ROW EXCLUSIVE, which SHARE (a `CREATE INDEX` without
+    /// `CONCURRENTLY`), SHARE ROW EXCLUSIVE, EXCLUSIVE and ACCESS EXCLUSIVE block.
+    Write,
+}
+
+impl Access {
+    fn lock_mode(self) -> &'static str {
+        match self {
+            Access::Read => "ACCESS SHARE",
+            Access::Write => "ROW EXCLUSIVE",
+        }
+    }
+
+    /// The modes (as `pg_locks` names them) that block this access.
+    fn blocked_by(self) -> &'static [&'static str] {
+        match self {
+            Access::Read => &["AccessExclusiveLock"],
+            Access::Write => &[
+                "ShareLock",
+                "ShareRowExclusiveLock",
+                "ExclusiveLock",
+                "AccessExclusiveLock",
+            ],
+        }
+    }
+
+    /// What the lock lets through: "reads" or "writes".
+    pub fn against(self) -> &'static str {
+        match self {
+            Access::Read => "reads",
+            Access::Write => "writes",
+        }
+    }
+}
+
 /// Stops with a busy lock (exit 4) that names who holds it when `table` cannot be read within
 /// [`READ_LOCK_WAIT`]: an operator's command said so instead of waiting behind an `ALTER TABLE`
 /// left open for as long as that lasts.
@@ -458,14 +498,27 @@ pub async fn require_readable(
     conn: &mut PgConnection,
     table: &QualifiedName,
 ) -> Result<(), crate::Error> {
-    let who = match read_blocked_by(conn, table, READ_LOCK_WAIT).await {
+    require(conn, table, Access::Read).await
+}
+
+/// The lock `access` takes on `table`, had within [`READ_LOCK_WAIT`], or a busy lock (exit 4)
+/// naming who holds it. For a command that writes (`requeue`, `discard`, `emit`) a lock that
+/// lets reads through and blocks writes (`LOCK TABLE … IN EXCLUSIVE MODE`, a `CREATE INDEX`
+/// left open) held it without a word.
+pub async fn require(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    access: Access,
+) -> Result<(), crate::Error> {
+    let who = match blocked_by(conn, table, access, READ_LOCK_WAIT).await {
         Ok(None) => return Ok(()),
         Ok(Some(who)) => who,
         Err(e) => return Err(crate::Error::pg(format!("reading {}", table.plain()), e)),
     };
     Err(crate::Error::LockBusy(format!(
-        "{} is locked against reads by {who}: nothing could read it within {}; end that transaction (or let it finish), then run this again",
+        "{} is locked against {} by {who}: its lock could not be had within {}; end that transaction (or let it finish), then run this again",
         table.plain(),
+        access.against(),
         crate::duration::Dur(READ_LOCK_WAIT)
     )))
 }
@@ -479,10 +532,20 @@ pub async fn read_blocked_by(
     table: &QualifiedName,
     wait: std::time::Duration,
 ) -> Result<Option<String>, sqlx::Error> {
+    blocked_by(conn, table, Access::Read, wait).await
+}
+
+/// Who holds `table` locked against `access`, when its lock cannot be had within `wait`.
+pub async fn blocked_by(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    access: Access,
+    wait: std::time::Duration,
+) -> Result<Option<String>, sqlx::Error> {
     use sqlx::Connection;
     let mut tx = conn.begin().await?;
     crate::schema::postgres::set_local_lock_timeout(&mut tx, wait).await?;
-    let lock = format!("LOCK TABLE {table} IN ACCESS SHARE MODE");
+    let lock = format!("LOCK TABLE {table} IN {} MODE", access.lock_mode());
     let locked = crate::db::pg::query(&lock).execute(&mut tx).await;
     tx.rollback().await?;
     match locked {
@@ -496,10 +559,11 @@ pub async fn read_blocked_by(
                        CASE WHEN l.granted THEN 'holds it' ELSE 'queued for it' END,
                        a.state, floor(extract(epoch FROM now() - a.xact_start)))
            FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-          WHERE l.relation = to_regclass($1) AND l.mode = 'AccessExclusiveLock'
+          WHERE l.relation = to_regclass($1) AND l.mode = ANY($2)
           ORDER BY l.granted DESC, a.xact_start",
     )
     .bind(table.to_string())
+    .bind(access.blocked_by())
     .fetch_all(&mut *conn)
     .await?;
     Ok(Some(match holders.is_empty() {

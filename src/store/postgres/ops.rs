@@ -38,6 +38,8 @@ pub struct PgOps<'c> {
     /// Under consume storage a requeue writes neither `processing_at` nor `published_at`,
     /// as forze's does, even while the columns are still there.
     pub storage: crate::model::Storage,
+    /// The table's write lock was had once (see [`PgOps::writable`]).
+    writable: bool,
 }
 
 impl<'c> PgOps<'c> {
@@ -73,7 +75,20 @@ impl<'c> PgOps<'c> {
             propagate_trace: false,
             reclaim_stale_after: None,
             storage: crate::model::Storage::Retain,
+            writable: false,
         })
+    }
+
+    /// Before the first write: the table's write lock can be had, or a busy lock (exit 4)
+    /// naming who holds it (a lock that blocks writes and not reads held requeue, discard and
+    /// emit without a word). Once per view.
+    async fn writable(&mut self) -> Result<(), Error> {
+        use super::diagnostics::{Access, require};
+        if !self.writable {
+            require(self.conn, &self.table, Access::Write).await?;
+            self.writable = true;
+        }
+        Ok(())
     }
 
     fn row_columns() -> &'static str {
@@ -599,6 +614,7 @@ impl OpsStore for PgOps<'_> {
     }
 
     async fn requeue(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
+        self.writable().await?;
         self.chosen(&self.requeue_sql(), rows, "requeueing").await
     }
 
@@ -607,6 +623,7 @@ impl OpsStore for PgOps<'_> {
         rows: &[Chosen],
         keep: Option<&mut crate::store::ops::Keep<'_>>,
     ) -> Result<Vec<Uuid>, Error> {
+        self.writable().await?;
         let t = &self.table;
         let Some(keep) = keep else {
             let sql = format!("DELETE FROM {t} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id");
@@ -637,6 +654,7 @@ impl OpsStore for PgOps<'_> {
     }
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
+        self.writable().await?;
         if self.hlc_ordering && !self.columns.hlc {
             return Err(Error::SchemaMissing(format!(
                 "{} has no hlc column; run `outboxctl migrate --hlc-ordering`",
