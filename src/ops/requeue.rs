@@ -174,6 +174,8 @@ pub struct FailedRowsReport {
 pub struct SaveFile {
     path: std::path::PathBuf,
     file: std::fs::File,
+    /// Rows kept (and so discarded) so far.
+    saved: usize,
 }
 
 impl SaveFile {
@@ -194,25 +196,34 @@ impl SaveFile {
         Ok(Self {
             path: path.to_owned(),
             file,
+            saved: 0,
         })
     }
 
-    fn keep(&mut self, rows: &[serde_json::Value]) -> Result<(), Error> {
+    fn keep(&mut self, rows: &[String]) -> Result<(), Error> {
         use std::io::Write;
         let lines: String = rows.iter().map(|r| format!("{r}\n")).collect();
         let f = &mut self.file;
         let was = f.metadata().map(|m| m.len());
         let written = f.write_all(lines.as_bytes()).and_then(|()| f.sync_data());
-        written.map_err(|e| {
+        if let Err(e) = written {
             if let Ok(len) = was {
                 let _ = f.set_len(len);
             }
+            // the batches before it were discarded, and the run ends on an error: said here,
+            // where a script reads nothing else of them
+            let before = match self.saved {
+                0 => String::new(),
+                n => format!("; the {n} row(s) discarded before it are in the file"),
+            };
+            let path = self.path.display();
             let what = format!(
-                "keeping the rows discarded in {} (none of this batch was discarded)",
-                self.path.display()
+                "keeping the rows discarded in {path} (none of this batch was discarded{before})"
             );
-            Error::io(what, e)
-        })
+            return Err(Error::io(what, e));
+        }
+        self.saved += rows.len();
+        Ok(())
     }
 }
 

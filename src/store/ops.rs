@@ -263,8 +263,10 @@ pub struct Chosen {
     pub error: Option<Option<String>>,
 }
 
-/// What keeps a copy of the rows `discard` deletes (see [`OpsStore::discard`]).
-pub type Keep<'k> = dyn FnMut(&[serde_json::Value]) -> Result<(), crate::Error> + Send + 'k;
+/// What keeps a copy of the rows `discard` deletes (see [`OpsStore::discard`]): each row as
+/// JSON text, as the database writes it (PostgreSQL's `jsonb` text keeps every digit of a
+/// number a double would round).
+pub type Keep<'k> = dyn FnMut(&[String]) -> Result<(), crate::Error> + Send + 'k;
 
 /// The operator's primitives, per backend.
 #[expect(

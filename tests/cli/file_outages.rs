@@ -283,3 +283,68 @@ async fn a_pipe_whose_reader_stops_holds_no_pass_past_its_deadline() {
     );
     std::fs::remove_file(&fifo).unwrap();
 }
+
+/// `discard --save` onto a disk that fills during the second batch: the first batch was kept
+/// and discarded, the second is neither, and the error says how many rows went before it (the
+/// run ended on the error with nothing said of the 500 discarded).
+#[tokio::test]
+async fn discard_save_onto_a_disk_that_fills_says_what_went_before() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 701, None).await;
+    let failed = format!("UPDATE {t} SET status = 'failed', last_error = 'x'");
+    sqlx::raw_sql(&failed).execute(&mut conn).await.unwrap();
+    let discard = |to: &Path, extra: &[&str]| {
+        let mut args = vec!["discard", "--all", "--yes", "--save"];
+        args.push(to.to_str().unwrap());
+        args.extend(extra);
+        ob(args).pg(&t).run()
+    };
+    // one row's line, to size the room left on the disk
+    let one = out_file(test).with_extension("one.jsonl");
+    let _ = std::fs::remove_file(&one);
+    let first: String = sqlx::query_scalar(&format!("SELECT id::text FROM {t} LIMIT 1"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let r = ob([
+        "discard",
+        "--yes",
+        "--id",
+        &first,
+        "--save",
+        one.to_str().unwrap(),
+    ])
+    .pg(&t)
+    .run();
+    assert_eq!(r.code, crate::common::OK, "{r:?}");
+    let line = std::fs::metadata(&one).unwrap().len() + 4;
+    std::fs::remove_file(&one).unwrap();
+    // room for the first batch of 500 and a few lines more, not for the second's 200
+    let fs = Tmpfs::mount(test, "4m");
+    let filler = fs.0.join("filler");
+    fs.fill(&filler);
+    let room = (line * 510).div_ceil(4096) * 4096;
+    let full = std::fs::metadata(&filler).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&filler)
+        .unwrap()
+        .set_len(full - room)
+        .unwrap();
+    let copy = fs.0.join("copy.jsonl");
+    let r = discard(&copy, &[]);
+    assert_eq!(r.code, crate::common::ERROR, "{r:?}");
+    let said =
+        "(none of this batch was discarded; the 500 row(s) discarded before it are in the file)";
+    assert!(r.stderr.contains(said), "{r:?}");
+    assert_eq!(lines(&copy).len(), 500);
+    let left = count(
+        &mut conn,
+        &format!("SELECT count(*) FROM {t} WHERE status = 'failed'"),
+    )
+    .await;
+    assert_eq!(left, 200, "the second batch is still there");
+}

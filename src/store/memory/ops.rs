@@ -314,7 +314,7 @@ impl OpsStore for MemoryStore {
         let mut t = self.table();
         let gone: Vec<&MemRow> = (t.rows.iter()).filter(|r| chosen(rows, r)).collect();
         if let Some(keep) = keep {
-            let whole: Vec<serde_json::Value> = gone.iter().map(|r| r.whole()).collect();
+            let whole: Vec<String> = gone.iter().map(|r| r.whole().to_string()).collect();
             keep(&whole)?;
         }
         let gone: Vec<Uuid> = gone.iter().map(|r| r.row.id).collect();

@@ -151,7 +151,7 @@ impl MongoOps {
             match hit {
                 Ok(Some(d)) => {
                     changed.push(r.id);
-                    whole.push(Bson::Document(d).into_relaxed_extjson());
+                    whole.push(Bson::Document(d).into_relaxed_extjson().to_string());
                 }
                 Ok(None) => {}
                 Err(e) => {

@@ -631,7 +631,7 @@ impl OpsStore for PgOps<'_> {
         };
         // the copy is written before the deletion commits: a copy that fails deletes nothing
         let sql = format!(
-            "DELETE FROM {t} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id, to_jsonb(t) AS row"
+            "DELETE FROM {t} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id, to_jsonb(t)::text AS row"
         );
         let (ids, by_error, errors) = chosen_binds(rows);
         let mut tx = (self.conn.begin().await).map_err(|e| Error::pg("discarding", e))?;

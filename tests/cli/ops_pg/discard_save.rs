@@ -21,6 +21,10 @@ async fn discard_keeps_each_row_whole_before_deleting_it() {
     migrate(&schema, &[]).await;
     let t = schema.rel("outbox");
     seed(&mut conn, &t).await;
+    // numbers a double would round: the copy keeps every digit, as the table does
+    let exact = r#"{"d": 1.10, "n": 123456789012345678901}"#;
+    let set = format!("UPDATE {t} SET payload = '{exact}' WHERE status = 'failed'");
+    sqlx::raw_sql(&set).execute(&mut conn).await.unwrap();
     let rows = failed_rows(&mut conn, &t).await;
     assert_eq!(rows.len(), 2);
     let copy = out_file(test).with_extension("jsonl");
@@ -66,6 +70,13 @@ async fn discard_keeps_each_row_whole_before_deleting_it() {
         "{r:?}"
     );
     assert!(failed_rows(&mut conn, &t).await.is_empty(), "discarded");
+    let text = std::fs::read_to_string(&copy).unwrap();
+    assert_eq!(
+        text.matches(r#""payload": {"d": 1.10, "n": 123456789012345678901}"#)
+            .count(),
+        2,
+        "{text}"
+    );
     let mut kept = lines(&copy);
     kept.sort_by_key(|r| r["id"].as_str().unwrap().to_owned());
     assert_eq!(kept, rows, "each row whole, payload and all");
