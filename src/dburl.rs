@@ -114,20 +114,40 @@ impl DatabaseUrl {
         let after = &rest[end.map_or(0, |e| e + 1)..];
         let hosts = &after[..after.find(['/', '?', '#']).unwrap_or(after.len())];
         if self.backend == Backend::Postgres && hosts.contains(',') {
-            return Some(
-                "several hosts are not supported: name one host, or the pooler or address in front of them",
-            );
+            return Some(SEVERAL_HOSTS);
         }
         // `user:password` whose password holds one (an `@` in a query alone is no password)
         let userinfo = rest[..end?].split_once(':');
-        userinfo.filter(|(user, password)| {
-            !user.contains(['#', '/', '?']) && password.contains(['#', '/', '?'])
-        })
-        .map(|_| {
-            "the password holds a raw #, / or ?, which ends that part of a URL: percent-encode it (# as %23, / as %2F, ? as %3F)"
-        })
+        userinfo
+            .filter(|(user, password)| {
+                !user.contains(['#', '/', '?']) && password.contains(['#', '/', '?'])
+            })
+            .map(|_| RAW_IN_PASSWORD)
+    }
+
+    /// A PostgreSQL URL that reads, but not as written: several hosts (libpq's list, which the
+    /// driver dials as one name: exit 3, a name that does not resolve), or a password cut
+    /// short by a raw `/`, `#` or `?` (its digits read as a port, its user as the host, its rest
+    /// as the path, fragment or a query that is no `key=value`). Refused before any connection.
+    pub fn pg_misread(&self) -> Option<&'static str> {
+        let u = url::Url::parse(&self.raw).ok()?;
+        if self.backend != Backend::Postgres {
+            return None;
+        }
+        if u.host_str().is_some_and(|h| h.contains(',')) {
+            return Some(SEVERAL_HOSTS);
+        }
+        let first_pair = u.query().and_then(|q| q.split('&').next()).unwrap_or("=");
+        let cut = u.path().contains('@')
+            || u.fragment().is_some_and(|f| f.contains('@'))
+            || (first_pair.contains('@') && !first_pair.contains('='));
+        cut.then_some(RAW_IN_PASSWORD)
     }
 }
+
+const SEVERAL_HOSTS: &str =
+    "several hosts are not supported: name one host, or the pooler or address in front of them";
+const RAW_IN_PASSWORD: &str = "the password holds a raw #, / or ?, which ends that part of a URL: percent-encode it (# as %23, / as %2F, ? as %3F)";
 
 /// Where the user information of what follows `scheme://` ends: the `@` before the host. A
 /// password written with a raw `/`, `?` or `@` (a base64 one, say) still ends there: the last
@@ -286,6 +306,24 @@ mod tests {
             "postgres://db/app?user=x@y",
         ] {
             assert_eq!(cause(raw), None, "{raw}");
+        }
+        // URLs that parse, but not as written: refused before connecting
+        let misread = |raw: &str| DatabaseUrl::parse(raw).unwrap().pg_misread();
+        assert_eq!(misread("postgres://app@h1,h2/app"), Some(SEVERAL_HOSTS));
+        for raw in [
+            "postgres://app:1234/abc@db/app",
+            "postgres://app:5432#xyz@db/app",
+            "postgres://app:99?x@db/app",
+        ] {
+            assert_eq!(misread(raw), Some(RAW_IN_PASSWORD), "{raw}");
+        }
+        for raw in [
+            "postgres://app:pw@db:5432/app?sslmode=require&application_name=a@b",
+            "postgres://db/app?user=x@y",
+            "postgres://app:p%2Fw@db/app",
+            "mongodb://db1,db2/app?replicaSet=rs0",
+        ] {
+            assert_eq!(misread(raw), None, "{raw}");
         }
         let url = DatabaseUrl::parse("postgres://app:se#cret@db/app").unwrap();
         let said = url.unreadable("invalid port number: se#cret");

@@ -92,6 +92,12 @@ fn connect_error(url: &DatabaseUrl, reason: String) -> DbError {
 /// The connect options outboxctl uses for a PostgreSQL URL.
 pub fn pg_options(url: &DatabaseUrl) -> Result<PgConnectOptions, DbError> {
     use sqlx::postgres::PgSslMode;
+    if let Some(cause) = url.pg_misread() {
+        return Err(DbError::BadUrl {
+            target: url.to_string(),
+            reason: cause.into(),
+        });
+    }
     let o = PgConnectOptions::from_str(&for_sqlx(url))
         .map_err(|e| DbError::BadUrl {
             target: url.to_string(),

@@ -56,6 +56,12 @@ fn an_unreadable_url_says_what_to_change() {
             "postgres://app:Se-cRet9@db1:5432,db2:5432/test",
             "several hosts",
         ),
+        // URLs that parse, but not as written: a host list, a password cut at a raw / # or ?
+        // (the driver dialled the user as a host, exit 3, and named no fix)
+        ("postgres://app:Se-cRet9@db1,db2/test", "several hosts"),
+        ("postgres://app:1234/cRet9@127.0.0.1/test", "percent-encode"),
+        ("postgres://app:1234#cRet9@127.0.0.1/test", "percent-encode"),
+        ("postgres://app:99?cRet9@127.0.0.1/test", "percent-encode"),
     ];
     for (url, fix) in cases {
         let r = ob(["inspect", "--database-url", url]).run();
