@@ -28,7 +28,7 @@ pub struct ReplayArgs {
     pub channel: Option<String>,
     /// Routes to replay, in this order (repeatable or comma-separated) [default: the
     /// configured routes]
-    #[arg(long = "route", value_name = "ROUTE", value_delimiter = ',')]
+    #[arg(long = "route", value_name = "ROUTE", value_delimiter = ',', value_parser = crate::model::parse_route)]
     pub routes: Vec<String>,
     /// Delivered at or after (RFC 3339, or a duration ago such as 2h)
     #[arg(long, value_name = "TIME", value_parser = parse_time)]

@@ -172,7 +172,7 @@ pub async fn once(
 pub fn once_verdict(stats: &[RouteStats], stop: &Shutdown) -> Result<(), Error> {
     if stop.is_stopped() {
         return Err(Error::Interrupted(
-            "relay --once stopped by a signal: no pass started after it, the one in flight ended within shutdown_drain_timeout, and the rows not reached stay pending for the next run".into(),
+            "relay --once stopped by a signal: no pass started after it; the one in flight marked and committed what it had published, or, still running at shutdown_drain_timeout (a statement waiting on a lock), was cut and rolled back, its claimed rows (retain) processing until reclaim_stale_after; the rows not reached stay pending for the next run".into(),
         ));
     }
     if let Some((route, e)) = (stats.iter()).find_map(|s| Some((&s.route, s.unfit.as_ref()?))) {

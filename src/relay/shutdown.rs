@@ -43,6 +43,9 @@ impl Shutdown {
                     _ = int.recv() => {}
                 }
                 if n > 0 {
+                    crate::telemetry::stderr_line(format_args!(
+                        "interrupted: a second signal ends the relay at once; a pass in flight is rolled back, and under retain its claimed rows stay processing until reclaim_stale_after"
+                    ));
                     std::process::exit(i32::from(crate::exit_code::INTERRUPTED));
                 }
                 tracing::info!("stop requested: draining (signal again to exit at once)");

@@ -276,6 +276,7 @@ fn usage_errors_exit_2() {
     for (args, why) in [
         (&["inspect", "pending", "--route", ""][..], "never empty"),
         (&["requeue", "--all", "--route", " "], "never empty"),
+        (&["replay", "--route", "", "--dry-run"], "never empty"),
         (
             &[
                 "emit",

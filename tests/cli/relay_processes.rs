@@ -299,6 +299,27 @@ async fn a_signal_stops_relay_once_after_the_pass_in_flight() {
             .await
             .unwrap();
     }
+    // a second signal ends it at once, and says what that leaves
+    let log = out_file(test).with_extension("log");
+    let mut relay = ob(["relay", "--once", "-v"])
+        .pg(&t)
+        .config(&cfg)
+        .spawn(Some(&log));
+    let processing = format!("SELECT count(*) FROM {t} WHERE status = 'processing'");
+    crate::common::wait_rows(&mut conn, &processing, 5).await;
+    let pid = relay.pid().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status();
+    assert!(sent.unwrap().success());
+    crate::common::wait_log(&log, "stop requested", 1).await;
+    let status = relay.terminate_within(Duration::from_secs(10)).await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(130), "{text}");
+    assert!(
+        text.contains("a second signal ends the relay at once"),
+        "{text}"
+    );
     held.abort();
 }
 
