@@ -1,6 +1,7 @@
 //! The PostgreSQL store: the relay's statements ([`sql`]) sent by its store ([`pass`]), and the
 //! operator's, diagnostic, partition, replay and wake-up parts.
 
+mod chosen;
 pub mod consume_move;
 pub mod diagnostics;
 pub mod ops;

@@ -156,23 +156,6 @@ impl<'c> PgOps<'c> {
         )
     }
 
-    /// Runs a requeue or discard (`sql`, over [`CHOSEN`]) for `rows`: the ids changed.
-    async fn chosen(
-        &mut self,
-        sql: &str,
-        rows: &[Chosen],
-        what: &'static str,
-    ) -> Result<Vec<Uuid>, Error> {
-        let (ids, by_error, errors) = chosen_binds(rows);
-        crate::db::pg::query_scalar(sql)
-            .bind(ids)
-            .bind(by_error)
-            .bind(errors)
-            .fetch_all(&mut *self.conn)
-            .await
-            .map_err(|e| Error::pg(what, e))
-    }
-
     /// Rows by filter: `$1` routes, `$2` status, `$3` tenant, `$4` type, `$5` created before,
     /// `$6` error substring, `$7` and `$8` after this place (`created_at`, `id`), `$9` limit.
     pub fn list_sql(&self) -> String {
@@ -224,25 +207,11 @@ impl<'c> PgOps<'c> {
         format!(
             "UPDATE {} t SET status = 'pending', {extra}last_error = NULL, attempts = 0, available_at = NULL
   FROM {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id",
-            self.table
+            self.table,
+            CHOSEN = super::chosen::CHOSEN,
+            CHOSEN_ROW = super::chosen::CHOSEN_ROW,
         )
     }
-}
-
-/// The rows a requeue or discard acts on (`$1` ids, `$2` whether its error chose each, `$3`
-/// that error), and the condition on the table's row `t`: still failed, and still with that
-/// error when it chose the row.
-const CHOSEN: &str = "unnest($1::uuid[], $2::bool[], $3::text[]) AS c(id, by_error, error)";
-const CHOSEN_ROW: &str = "t.id = c.id AND t.status = 'failed' AND (NOT c.by_error OR t.last_error IS NOT DISTINCT FROM c.error)";
-
-/// [`CHOSEN`]'s three arrays for `rows`.
-fn chosen_binds(rows: &[Chosen]) -> (Vec<Uuid>, Vec<bool>, Vec<Option<&str>>) {
-    let ids = rows.iter().map(|r| r.id).collect();
-    let by_error = rows.iter().map(|r| r.error.is_some()).collect();
-    let errors = (rows.iter())
-        .map(|r| r.error.as_ref().and_then(Option::as_deref))
-        .collect();
-    (ids, by_error, errors)
 }
 
 /// The table's routes, read through the claim index one route at a time (a loose index scan:
@@ -615,7 +584,8 @@ impl OpsStore for PgOps<'_> {
 
     async fn requeue(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
         self.writable().await?;
-        self.chosen(&self.requeue_sql(), rows, "requeueing").await
+        let sql = self.requeue_sql();
+        super::chosen::changed(self.conn, &sql, rows, "requeueing").await
     }
 
     async fn discard(
@@ -624,33 +594,7 @@ impl OpsStore for PgOps<'_> {
         keep: Option<&mut crate::store::ops::Keep<'_>>,
     ) -> Result<Vec<Uuid>, Error> {
         self.writable().await?;
-        let t = &self.table;
-        let Some(keep) = keep else {
-            let sql = format!("DELETE FROM {t} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id");
-            return self.chosen(&sql, rows, "discarding").await;
-        };
-        // the copy is written before the deletion commits: a copy that fails deletes nothing
-        let sql = format!(
-            "DELETE FROM {t} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id, to_jsonb(t)::text AS row"
-        );
-        let (ids, by_error, errors) = chosen_binds(rows);
-        let mut tx = (self.conn.begin().await).map_err(|e| Error::pg("discarding", e))?;
-        let deleted = crate::db::pg::query(&sql)
-            .bind(ids)
-            .bind(by_error)
-            .bind(errors)
-            .fetch_all(&mut tx)
-            .await
-            .map_err(|e| Error::pg("discarding", e))?;
-        let mut gone = Vec::with_capacity(deleted.len());
-        let mut whole = Vec::with_capacity(deleted.len());
-        for r in &deleted {
-            gone.push(r.try_get("id").map_err(|e| Error::pg("discarding", e))?);
-            whole.push(r.try_get("row").map_err(|e| Error::pg("discarding", e))?);
-        }
-        keep(&whole)?;
-        tx.commit().await.map_err(|e| Error::pg("committing", e))?;
-        Ok(gone)
+        super::chosen::discard(self.conn, &self.table, rows, keep).await
     }
 
     async fn stage(&mut self, events: &[NewEvent], node_key: &str) -> Result<Vec<Staged>, Error> {
