@@ -30,7 +30,8 @@ enum SchemaIo {
 /// `migrate --format json`: what the run found, or did.
 #[derive(Debug, Serialize)]
 pub struct MigrationReport<'a> {
-    /// `up_to_date`, `pending` (found, not applied) or `applied`.
+    /// `up_to_date`, `pending` (steps found, not applied), `applied`, or `problems` (nothing
+    /// to apply; what migrate does not change is left, listed in `problems`).
     pub status: &'static str,
     pub backend: Kind,
     pub target: &'a str,
@@ -187,14 +188,17 @@ impl Migration {
 
     /// The report of a run that `applied` its plan, or only read it.
     pub fn report(&self, applied: bool) -> MigrationReport<'_> {
+        // nothing to apply with problems left is no "up_to_date" (a deploy hook took a column
+        // of the wrong type for a schema in order)
         let status = match (
             applied,
-            self.plan.is_up_to_date(),
             self.plan.steps.is_empty(),
+            self.plan.problems.is_empty(),
         ) {
-            (false, true, _) | (true, _, true) => "up_to_date",
+            (_, true, true) => "up_to_date",
+            (_, true, false) => "problems",
             (false, false, _) => "pending",
-            (true, _, false) => "applied",
+            (true, false, _) => "applied",
         };
         MigrationReport {
             status,

@@ -330,7 +330,7 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) -> b
         plan.problem(
             t.plain(),
             format!(
-                "is not an outbox table (it has no column {}): migrate changes nothing; check outbox.table (--relation), or move the table away",
+                "is not an outbox table (it has no column {}): migrate changes nothing; check outbox.relation (--relation), or move the table away",
                 lacking.join(", ")
             ),
         );

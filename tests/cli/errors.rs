@@ -534,7 +534,7 @@ fn a_failing_stderr_keeps_the_errors_exit_code() {
     assert_eq!(status.code(), Some(CONNECT), "{status:?}");
 }
 
-/// A relation that names an application's table (a typo in `outbox.table`) is not an outbox:
+/// A relation that names an application's table (a typo in `outbox.relation`) is not an outbox:
 /// `migrate` says so, exit 1, and changes nothing in it or beside it (it added the retry
 /// columns to it, then failed on the claim index).
 #[tokio::test]
@@ -548,8 +548,16 @@ async fn migrate_changes_nothing_in_a_table_that_is_not_an_outbox() {
         assert_eq!(r.code, CHECK_FAILED, "{r:?}");
         let said = "is not an outbox table (it has no column outbox_route, event_id";
         assert!(r.stdout.contains(said), "{r:?}");
+        assert!(
+            r.stdout.contains("check outbox.relation (--relation)"),
+            "{r:?}"
+        );
         assert!(!r.stdout.contains("applied"), "{r:?}");
     }
+    // for scripts: nothing to apply, a problem left: "problems", not "up_to_date"
+    let r = ob(["migrate", "--format", "json"]).pg(&t).run();
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert_eq!(r.json()["status"], "problems", "{r:?}");
     let columns: Vec<String> = sqlx::query_scalar(
         "SELECT attname::text FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 ORDER BY attnum",
     )
