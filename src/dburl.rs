@@ -125,6 +125,19 @@ impl DatabaseUrl {
             .map(|_| RAW_IN_PASSWORD)
     }
 
+    /// Why a PostgreSQL URL cannot be used as written, found without connecting: it does not
+    /// parse (with what most often causes that), or parses but not as written
+    /// ([`Self::pg_misread`]). What `init` refuses before it writes the URL to a file.
+    pub fn pg_refusal(&self) -> Option<String> {
+        if self.backend != Backend::Postgres {
+            return None;
+        }
+        match url::Url::parse(&self.raw) {
+            Err(e) => Some(self.unreadable(&e.to_string())),
+            Ok(_) => self.pg_misread().map(str::to_owned),
+        }
+    }
+
     /// A PostgreSQL URL that reads, but not as written: several hosts (libpq's list, which the
     /// driver dials as one name: exit 3, a name that does not resolve), or a password cut
     /// short by a raw `/`, `#` or `?` (its digits read as a port, its user as the host, its rest

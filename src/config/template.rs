@@ -244,6 +244,12 @@ impl Answers {
         let text = self.render();
         let file = FileConfig::parse(&path.display().to_string(), &text)?;
         let config = Config::resolve(file, Some(path.to_owned()), &Default::default(), &|_| None)?;
+        // what every command then refuses before connecting: refused here, nothing written
+        if let Some(url) = config.database_url.as_ref() {
+            if let Some(cause) = url.pg_refusal() {
+                return Err(ConfigError::Invalid(format!("database URL {url}: {cause}")));
+            }
+        }
         // the database's password, or a route URL's credentials (what masking would hide)
         let masked = |url: &str| crate::dburl::mask(url) != url;
         let secret = DatabaseUrl::parse(&self.database_url).is_ok_and(|u| u.password().is_some())

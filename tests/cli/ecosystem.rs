@@ -1,6 +1,6 @@
 //! Completions, man page, version, init.
 
-use crate::common::{OK, REFUSED, ob, pg_url};
+use crate::common::{ERROR, OK, REFUSED, ob, pg_url};
 
 #[test]
 fn committed_completions_match_the_cli() {
@@ -117,6 +117,14 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         0o600,
         "a file holding a password is its owner's only"
     );
+    // a URL every command would refuse is refused here, and nothing is written
+    let cut = dir.join("cut.yaml");
+    let r = ob(["init", "--path", cut.to_str().unwrap()])
+        .args(["--database-url", "postgres://app:se#cret@db/app"])
+        .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("percent-encode"), "{r:?}");
+    assert!(!cut.exists() && !r.stderr.contains("se#cret"), "{r:?}");
     let routed = dir.join("routed.yaml");
     let r = ob(["init", "--path", routed.to_str().unwrap()])
         .args([
