@@ -496,6 +496,39 @@ async fn session_pooling_runs_migrate_emit_inspect_and_the_relay() {
     );
 }
 
+/// Session pooling with a pool of two and a relay of three destinations (three lanes, each a
+/// client holding a server connection for its session): the third lane's first statement
+/// waits for a server connection that never comes free. Bounded by `--connect-timeout` and
+/// said, exit 3 (the relay hung at start without a word, its metrics address never bound).
+#[tokio::test]
+async fn a_session_pool_too_small_for_the_relay_is_said_at_start() {
+    let test = "pgbouncer_session_small";
+    let bouncer = PgBouncer::start(test, "session").await;
+    let (schema, _conn) = PgSchema::absent(test).await;
+    let path = out_file(test);
+    let to = |n: u32| format!("      to: \"file:{}.{n}\"\n", path.display());
+    let cfg = config_file(
+        test,
+        &format!(
+            "database_url: {}\noutbox:\n  relation: {}\nrelay:\n  routes:\n    a:\n{}    b:\n{}    c:\n{}",
+            bouncer.url,
+            schema.rel("outbox"),
+            to(1),
+            to(2),
+            to(3)
+        ),
+    );
+    ok(ob(&cfg, &["migrate"]));
+    let r = ob(&cfg, &["relay", "--once", "--connect-timeout", "2s"]);
+    assert_eq!(r.code, crate::common::CONNECT, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("its first statement had no answer within 2s"),
+        "{r:?}"
+    );
+    assert!(r.stderr.contains("default_pool_size"), "{r:?}");
+}
+
 #[tokio::test]
 async fn statement_pooling_is_refused_with_its_reason() {
     let test = "pgbouncer_statement";

@@ -107,12 +107,30 @@ impl<'a> PgStore<'a> {
         opts: PgStoreOptions,
     ) -> Result<PgStore<'static>, crate::Error> {
         let mut client = PgClient::connect(url, connect_timeout, opts.prepared_statements).await?;
-        // a pooler in statement mode refuses a transaction (and closes the client)
-        for sql in ["BEGIN", "COMMIT"] {
-            if let Err(e) = client.simple(sql).await {
-                return Err(crate::Error::Unsupported(
-                    url.scrub(&crate::db::pgclient::message(&e)),
-                ));
+        // a pooler in statement mode refuses a transaction (and closes the client); one whose
+        // server connections are all held (session mode, a small pool) lets the first statement
+        // wait for one: bounded, and said (the relay hung at start without a word)
+        let first = async {
+            for sql in ["BEGIN", "COMMIT"] {
+                client.simple(sql).await?;
+            }
+            Ok::<(), tokio_postgres::Error>(())
+        };
+        match tokio::time::timeout(connect_timeout, first).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                let said = url.scrub(&crate::db::pgclient::message(&e));
+                return Err(crate::Error::Unsupported(said));
+            }
+            Err(_) => {
+                return Err(crate::db::DbError::Connect {
+                    target: url.to_string(),
+                    reason: format!(
+                        "connected, but its first statement had no answer within {}: a pooler with every server connection held? (pgbouncer in session mode gives each client one for its whole session, and a relay takes one per destination, one for the registry and one to wake on: raise default_pool_size or use transaction pooling)",
+                        crate::duration::Dur(connect_timeout)
+                    ),
+                }
+                .into());
             }
         }
         let greeting = greet(&mut client, url, &opts).await;
