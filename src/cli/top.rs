@@ -9,7 +9,7 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style, Stylize};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Row, Table, TableState, Wrap};
+use ratatui::widgets::{Block, Paragraph, Row, Table, TableState};
 
 use super::Ctx;
 use crate::Error;
@@ -209,12 +209,11 @@ fn draw(f: &mut ratatui::Frame, screen: &Browser) {
         let scroll = (screen.group_scroll(groups.height.saturating_sub(2)), 0);
         let block = Block::bordered().title(format!(" {} ", screen.snap.groups_title()));
         f.render_widget(Paragraph::new(lines).scroll(scroll).block(block), groups);
-        let shown = screen.relay_lines(relays.height.saturating_sub(2));
+        let (rows, width) = (relays.height, relays.width);
+        let shown = screen.relay_lines(rows.saturating_sub(2), width.saturating_sub(2));
         let lines: Vec<Line> = shown.into_iter().map(Line::from).collect();
         f.render_widget(
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: true })
-                .block(Block::bordered().title(" relays ")),
+            Paragraph::new(lines).block(Block::bordered().title(" relays ")),
             relays,
         );
     }

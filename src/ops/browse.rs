@@ -355,17 +355,20 @@ pub fn view_row(r: &RowView) -> Vec<String> {
 }
 
 impl Browser {
-    /// The relays panel of `rows` lines: each paused route first (a panel of a few lines does
-    /// not scroll), then each relay given and registered, live ones first (or what to do when
-    /// there is no relay to show); a last line says how many more there are, and where to see
-    /// them (the stale relays after a `kill -9` were cut off without a word).
-    pub fn relay_lines(&self, rows: u16) -> Vec<String> {
+    /// The relays panel of `rows` lines of `width`: each paused route first (a panel of a few
+    /// lines does not scroll), then each relay given and registered, live ones first (or what
+    /// to do when there is no relay to show); a last line says how many more there are, and
+    /// where to see them (the stale relays after a `kill -9` were cut off without a word). One
+    /// row each, cut at the width (wrapped over two, they pushed that last line out of sight).
+    pub fn relay_lines(&self, rows: u16, width: u16) -> Vec<String> {
         let s = &self.snap;
         let given = s.relays.iter().map(|r| r.line());
         let registered = s.registered.iter().map(|r| r.summary(s.at));
         let paused = (s.paused_routes().into_iter())
             .map(|(route, p)| format!("route {route} PAUSED: {}", p.reason));
-        let mut lines: Vec<String> = paused.chain(given).chain(registered).collect();
+        let most = usize::from(width.max(2)) - 1;
+        let all = paused.chain(given).chain(registered);
+        let mut lines: Vec<String> = all.map(|l| crate::text::clip(&l, most)).collect();
         let rows = usize::from(rows.max(1));
         if lines.len() > rows {
             let more = lines.len() - (rows - 1);
@@ -476,7 +479,7 @@ mod tests {
             confirm: None,
             message: None,
         };
-        let firsts: Vec<String> = (screen.relay_lines(u16::MAX).iter())
+        let firsts: Vec<String> = (screen.relay_lines(u16::MAX, u16::MAX).iter())
             .map(|l| l.split_whitespace().next().unwrap_or_default().to_owned())
             .collect();
         let order = [
@@ -487,11 +490,19 @@ mod tests {
             "new-stopped",
             "old-stopped",
         ];
-        assert_eq!(firsts, order, "{:#?}", screen.relay_lines(u16::MAX));
+        assert_eq!(
+            firsts,
+            order,
+            "{:#?}",
+            screen.relay_lines(u16::MAX, u16::MAX)
+        );
         // a panel too short for them all says how many more, and where they are
-        let short = screen.relay_lines(4);
+        let short = screen.relay_lines(4, 40);
         assert_eq!(short.len(), 4, "{short:#?}");
         assert_eq!(short[3], "+3 more: outboxctl inspect relays", "{short:#?}");
+        // one row each, cut at the width: wrapped, they pushed the last line out of sight
+        assert!(short.iter().all(|l| l.chars().count() <= 40), "{short:#?}");
+        assert!(short[1].ends_with('…'), "{short:#?}");
     }
 
     #[test]
