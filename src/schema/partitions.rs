@@ -158,8 +158,10 @@ pub fn plan_add_ahead(
     Ok(out)
 }
 
-/// Range partitions whose upper bound is at or before `today - keep_days` (midnight UTC),
-/// oldest first. Never the default partition, never an unparsed bound.
+/// Day partitions (a range of one UTC day, midnight to midnight) whose upper bound is at or
+/// before `today - keep_days` (midnight UTC), oldest first. Never the default partition, never
+/// an unparsed bound, never a range of another length: a hand-made archive of a month was
+/// dropped, its rows with it, by the cron line that keeps days.
 pub fn plan_drop_expired(
     today: NaiveDate,
     keep_days: u32,
@@ -168,7 +170,12 @@ pub fn plan_drop_expired(
     let cutoff = day_start(today - Days::new(u64::from(keep_days)));
     let mut out: Vec<Partition> = existing
         .iter()
-        .filter(|p| matches!(p.bound, Bound::Range { to, .. } if to <= cutoff))
+        .filter(|p| match p.bound {
+            Bound::Range { from, to } => {
+                to <= cutoff && from == day_start(from.date_naive()) && to == from + Days::new(1)
+            }
+            _ => false,
+        })
         .cloned()
         .collect();
     out.sort_by_key(|p| match p.bound {
@@ -469,6 +476,8 @@ mod tests {
             part("b", d(2026, 11, 2), d(2026, 11, 3)),
             part("a", d(2026, 11, 1), d(2026, 11, 2)),
             part("misnamed_20200101", d(2026, 11, 3), d(2026, 11, 4)),
+            // a hand-made month, long expired: not a day's partition, left
+            part("archive_sept", d(2026, 9, 1), d(2026, 10, 1)),
             Partition {
                 name: "odd".into(),
                 bound: Bound::Other {
