@@ -109,7 +109,10 @@ async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<()> {
         ];
         let rows = listing.rows().into_iter().map(|(p, flags)| {
             let (from, to) = p.partition.bound.span();
-            let (rows, size) = (p.estimated_rows.to_string(), crate::vacuum::size(p.bytes));
+            let (rows, size) = (
+                super::output::opt(p.estimated_rows),
+                crate::vacuum::size(p.bytes),
+            );
             vec![
                 p.partition.name.clone(),
                 from,

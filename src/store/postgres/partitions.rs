@@ -18,7 +18,9 @@ use crate::target::{Ident, QualifiedName};
 pub struct PartitionInfo {
     #[serde(flatten)]
     pub partition: Partition,
-    pub estimated_rows: i64,
+    /// The planner's estimate; `None` (JSON `null`, an empty cell) for a partition never
+    /// analysed, which read as 0 rows however many it held.
+    pub estimated_rows: Option<i64>,
     pub bytes: i64,
     /// Its schema and name as the catalog has them (a partition may live in another schema
     /// than its log's); `None` for a name outboxctl would not quote.
@@ -98,7 +100,7 @@ async fn read_in(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFact
     let oid: sqlx::postgres::types::Oid = row.get("oid");
     let rows = query(
         "SELECT n.nspname::text AS schema, c.relname::text AS name, pg_get_expr(c.relpartbound, c.oid) AS bound,
-                greatest(c.reltuples, 0)::bigint AS est, pg_total_relation_size(c.oid) AS bytes
+                CASE WHEN c.reltuples < 0 THEN NULL ELSE c.reltuples::bigint END AS est, pg_total_relation_size(c.oid) AS bytes
            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace
           WHERE i.inhparent = $1 ORDER BY c.relname",
     )
