@@ -52,7 +52,8 @@ struct Inner {
     /// How old a reading of the pauses may be while the heartbeat has not run since: three of
     /// its intervals (`None`: no heartbeat).
     stale_after: Option<Duration>,
-    /// When the heartbeat last finished an attempt, read or failed.
+    /// When the heartbeat sent its last finished attempt, read or failed (its answer is as of
+    /// then).
     last_beat: Option<Instant>,
 }
 
@@ -165,7 +166,10 @@ impl FleetView {
             .collect();
         inner.pauses = pauses;
         inner.read_sent = Some(sent);
-        inner.last_beat = Some(Instant::now());
+        // as of when it was sent: a heartbeat sent before a SIGSTOP and answered after it
+        // read the pauses before the stop (taken as fresh, the lanes published a route paused
+        // meanwhile)
+        inner.last_beat = Some(sent);
         (paused, resumed)
     }
 
@@ -234,11 +238,11 @@ impl FleetView {
         self.lock().metrics_addr = Some(addr);
     }
 
-    /// A heartbeat failed (it never fails a pass): counted for `/metrics`.
-    pub fn heartbeat_failed(&self) {
+    /// A heartbeat sent at `sent` failed (it never fails a pass): counted for `/metrics`.
+    pub fn heartbeat_failed(&self, sent: Instant) {
         let mut inner = self.lock();
         inner.heartbeat_failures += 1;
-        inner.last_beat = Some(Instant::now());
+        inner.last_beat = Some(inner.last_beat.map_or(sent, |b| b.max(sent)));
     }
 
     pub fn heartbeat_failures(&self) -> u64 {
@@ -391,6 +395,24 @@ mod tests {
         );
         view.after_pass(&t, view.before_pass(&t).unwrap(), &committed(1));
         assert_eq!(view.report().last_error, None);
+    }
+
+    #[test]
+    fn pauses_read_by_a_heartbeat_sent_before_a_stop_are_not_fresh_when_it_answers() {
+        let view = FleetView::default();
+        view.heartbeat_every(Duration::from_millis(100));
+        let t = target("orders");
+        // sent, then the process stopped a second (SIGSTOP), then the answer: as of the send
+        let sent = Instant::now() - Duration::from_secs(1);
+        view.apply(PauseSet::default(), sent);
+        assert!(matches!(view.before_pass(&t), Err(Held::Unread)));
+        view.heartbeat_failed(sent);
+        assert!(
+            matches!(view.before_pass(&t), Err(Held::Unread)),
+            "nor a failed one"
+        );
+        view.apply(PauseSet::default(), Instant::now());
+        assert!(view.before_pass(&t).is_ok(), "a heartbeat sent since");
     }
 
     #[test]

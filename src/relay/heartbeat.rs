@@ -112,6 +112,7 @@ impl Registered {
             interval: config.relay.heartbeat,
             fleet,
         };
+        let sent = Instant::now();
         match me.beat().await {
             Ok((paused, _)) => {
                 me.table_seen = true;
@@ -128,7 +129,7 @@ impl Registered {
                 None
             }
             Err(e) => {
-                me.fleet.heartbeat_failed();
+                me.fleet.heartbeat_failed(sent);
                 warn(&format!(
                     "the first heartbeat failed (the relay runs all the same and tries again every {}): {e}",
                     crate::duration::Dur(me.interval)
@@ -179,6 +180,7 @@ impl Registered {
                     () = tokio::time::sleep(self.interval) => {}
                     _ = rx.changed() => break,
                 }
+                let sent = Instant::now();
                 match self.beat().await {
                     Ok((paused, resumed)) => {
                         if std::mem::take(&mut failing) > 0 {
@@ -193,7 +195,7 @@ impl Registered {
                         }
                     }
                     Err(e) => {
-                        self.fleet.heartbeat_failed();
+                        self.fleet.heartbeat_failed(sent);
                         failing += 1;
                         if failing == 1 {
                             tracing::warn!(
