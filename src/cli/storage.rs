@@ -93,6 +93,8 @@ async fn to_consume(
     };
     match step {
         1 => {
+            let report = StepReport::step_1(&names, args.dry_run, &ctx.config);
+            report.warnings.iter().for_each(|w| ctx.out.warn(w));
             if !ctx.out.is_json() {
                 ctx.out.data(&storage::step_1_asks(&names));
             }
@@ -101,7 +103,7 @@ async fn to_consume(
                     "confirm that every relay now runs with storage: consume and reclaim on",
                 )?;
             }
-            print_step(ctx, &StepReport::step_1(&names, args.dry_run));
+            print_step(ctx, &report);
             Ok(())
         }
         2 => {

@@ -402,9 +402,17 @@ impl StepReport {
         }
     }
 
-    /// Step 1 confirmed on `tables`, or (`dry_run`) only asked.
-    pub fn step_1(tables: &str, dry_run: bool) -> Self {
-        let done = Self::done(Some(1), tables);
+    /// Step 1 confirmed on `tables`, or (`dry_run`) only asked; with what this configuration
+    /// (the relays', as step 1 is run with) says against it: it was confirmed for relays still
+    /// on retain, or with reclaim off, without a word.
+    pub fn step_1(tables: &str, dry_run: bool, config: &Config) -> Self {
+        let mut done = Self::done(Some(1), tables);
+        if config.outbox.storage == crate::model::Storage::Retain {
+            done.warnings.push("this configuration says storage: retain: step 1 is for relays that run with storage: consume; run it (and migrate first) with their configuration, or --storage consume".into());
+        }
+        if config.relay.reclaim_stale_after.is_none() {
+            done.warnings.push("this configuration has reclaim off (relay.reclaim_stale_after: null): the processing rows retain relays left behind come back only with it on, until step 2 is done".into());
+        }
         match dry_run {
             false => done,
             true => StepReport {

@@ -562,6 +562,17 @@ async fn step_1s_dry_run_confirms_nothing_and_step_3_names_the_live_relays() {
     assert_eq!(r.code, OK, "{r:?}");
     assert!(r.stdout.contains("step 1: deploy every relay"), "{r:?}");
     assert!(r.stderr.contains("dry run: nothing confirmed"), "{r:?}");
+    // run with a configuration still on retain: said (it confirmed without a word)
+    assert!(
+        r.stderr.contains("this configuration says storage: retain"),
+        "{r:?}"
+    );
+    let r = cmd(
+        &schema,
+        &["--storage", "consume"],
+        &["storage", "to-consume", "--step", "1", "--dry-run"],
+    );
+    assert!(!r.stderr.contains("says storage: retain"), "{r:?}");
     stage(&mut conn, &t, "orders", 3, None).await;
     let processing = format!("UPDATE {t} SET status = 'processing', processing_at = now()");
     sqlx::raw_sql(&processing).execute(&mut conn).await.unwrap();
