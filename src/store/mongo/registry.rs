@@ -70,12 +70,15 @@ impl MongoRegistry {
         if self.found.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let ns = self.relays.namespace();
-        let found = crate::db::mongo_collection_exists(&self.client, &ns.db, &ns.coll).await;
-        if !found.map_err(|e| Error::mongo("looking for the relay registry", e))? {
-            return Err(Error::SchemaMissing(format!(
-                "the relay registry {ns} does not exist: run `outboxctl migrate`"
-            )));
+        // the pauses' collection too: a pause would make it, without its index (one went in
+        // where migrate had not been run since it was dropped)
+        for ns in [self.relays.namespace(), self.pauses.namespace()] {
+            let found = crate::db::mongo_collection_exists(&self.client, &ns.db, &ns.coll).await;
+            if !found.map_err(|e| Error::mongo("looking for the relay registry", e))? {
+                return Err(Error::SchemaMissing(format!(
+                    "the relay registry {ns} does not exist: run `outboxctl migrate`"
+                )));
+            }
         }
         self.found.store(true, Ordering::Relaxed);
         Ok(())

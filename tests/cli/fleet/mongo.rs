@@ -56,6 +56,20 @@ async fn registry_and_pause_on_mongodb() {
             .contains(&format!("create collection {}.outbox_relays", db.name)),
         "{r:?}"
     );
+    // the pauses' collection dropped by hand: a pause is refused as before migrate (it made
+    // the collection again, without its index)
+    let pauses = db
+        .db()
+        .collection::<mongodb::bson::Document>("outbox_relays_pauses");
+    pauses.drop().await.unwrap();
+    let r = ob(["route", "pause", "orders", "--reason", "x"])
+        .mongo(&coll)
+        .code(ERROR);
+    assert!(
+        r.stderr.contains("outbox_relays_pauses does not exist"),
+        "{r:?}"
+    );
+    ob(["migrate", "--yes"]).mongo(&coll).code(OK);
     emit_events("orders", 5, "{}").mongo(&coll).code(OK);
     // a reason that starts with `$` is stored as written, not read as a field path
     let reason = "$5 refunds charged twice: mongo pause";
