@@ -55,10 +55,10 @@ fn print_snapshot(ctx: &Ctx, s: &Snapshot) {
             ctx.out
                 .lines("  ", s.groups.iter().take(5).map(view::group_line));
         }
+        ctx.out.lines("route ", s.paused_lines());
         ctx.out.lines("relay ", s.relays.iter().map(|r| r.line()));
         ctx.out
             .lines("relay ", s.registered.iter().map(|r| r.summary(s.at)));
-        ctx.out.lines("route ", s.paused_lines());
     });
 }
 

@@ -89,6 +89,15 @@ fn down_wait(back: Option<Back>, now: Instant, interval: Duration, cap: Duration
     }
 }
 
+/// What a pass cut by its statement or lock limit most often waited on, and where to see it
+/// (the relay said only that the statement was cancelled, where `doctor` names the holder).
+fn timed_out_hint(error: &str) -> Option<String> {
+    let timed_out = ["due to statement timeout", "due to lock timeout"];
+    timed_out.iter().any(|t| error.contains(t)).then(|| {
+        "a lock held on the table (an ALTER TABLE or LOCK TABLE left open)? `outboxctl doctor` names who holds it".into()
+    })
+}
+
 impl Down {
     /// A destination found down: probed again after `wait`.
     fn destination(reason: &str, wait: Duration) -> Self {
@@ -421,7 +430,8 @@ impl<S: RelayStore> Lane<S> {
                             );
                             failures.insert(target.clone(), (count, Instant::now() + wait));
                             let error = report.error.as_deref().unwrap_or("unknown error");
-                            let fix = crate::schema::desired::consume_only_hint(error)
+                            let fix = (crate::schema::desired::consume_only_hint(error))
+                                .or_else(|| timed_out_hint(error))
                                 .map_or_else(String::new, |fix| format!("; {fix}"));
                             tracing::warn!(
                                 route = %target, failures = count, backoff_ms = wait.as_millis() as u64,

@@ -35,3 +35,13 @@ fn a_destination_down_again_soon_after_it_came_back_waits_twice_as_long() {
         "up long enough: anew"
     );
 }
+
+#[test]
+fn a_pass_cut_by_its_limits_points_at_who_holds_the_table() {
+    let cut = "claiming: canceling statement due to statement timeout";
+    assert!(timed_out_hint(cut).is_some_and(|h| h.contains("outboxctl doctor")));
+    assert!(
+        timed_out_hint("reclaiming stale rows: canceling statement due to lock timeout").is_some()
+    );
+    assert_eq!(timed_out_hint("claiming: connection refused"), None);
+}

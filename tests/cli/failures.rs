@@ -253,6 +253,10 @@ async fn a_retain_relay_behind_a_table_lock_fails_its_pass_and_says_so() {
     crate::common::wait_log(&log, "pass failed, backing off", 1).await;
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(said(&text), "{text}");
+    assert!(
+        text.contains("`outboxctl doctor` names who holds it"),
+        "{text}"
+    );
     sqlx::raw_sql("COMMIT").execute(&mut locker).await.unwrap();
     let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     wait_rows(&mut conn, &published, 3).await;
