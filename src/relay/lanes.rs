@@ -168,20 +168,11 @@ impl<S: RelayStore> Lane<S> {
                 let Ok(ticket) = fleet.before_pass(target) else {
                     break;
                 };
-                let options = PassOptions {
-                    reclaim: stats.passes == 0,
-                    stop_publishing_at: None,
-                    stop: Some(stop.clone()),
-                    dead_letter: self.dead_letters.get(&target.route).cloned(),
-                };
-                let cut = shutdown.drain_over(settings.shutdown_drain_timeout);
-                let pass = PassRun {
-                    target,
-                    sink,
-                    settings,
-                    options,
-                };
-                let Some(report) = pass_unless_cut(&mut self.store, pass, cut).await else {
+                let reclaim = stats.passes == 0;
+                let dead_letter = self.dead_letters.get(&target.route).cloned();
+                let pass = PassRun::watched(target, sink, settings, reclaim, &stop, dead_letter);
+                let Some(report) = pass_unless_cut(&mut self.store, pass, stop.drain_over()).await
+                else {
                     stats.finish(started.elapsed());
                     all.push(stats);
                     return all;
@@ -208,11 +199,11 @@ impl<S: RelayStore> Lane<S> {
                 }
             }
             stats.destination_down.clone_from(&down);
-            // the registry's last word says it (a cron run's row showed no error)
-            fleet.destination(&self.destination, down.as_deref());
             stats.finish(started.elapsed());
             all.push(stats);
         }
+        // the registry's last word says it (a cron run's row showed no error)
+        fleet.destination(&self.destination, down.as_deref());
         all
     }
 
@@ -381,19 +372,10 @@ impl<S: RelayStore> Lane<S> {
                         let Ok(ticket) = fleet.before_pass(target) else {
                             break;
                         };
-                        let options = PassOptions {
-                            reclaim: n == 0,
-                            stop_publishing_at: None,
-                            stop: Some(stop.clone()),
-                            dead_letter: self.dead_letters.get(&target.route).cloned(),
-                        };
-                        let cut = shutdown.drain_over(settings.shutdown_drain_timeout);
-                        let pass = PassRun {
-                            target,
-                            sink,
-                            settings,
-                            options,
-                        };
+                        let dead_letter = self.dead_letters.get(&target.route).cloned();
+                        let pass =
+                            PassRun::watched(target, sink, settings, n == 0, &stop, dead_letter);
+                        let cut = stop.drain_over();
                         let Some(report) = pass_unless_cut(&mut self.store, pass, cut).await else {
                             return totals;
                         };
@@ -554,6 +536,32 @@ struct PassRun<'a> {
     sink: &'a Sink,
     settings: &'a RelaySettings,
     options: PassOptions,
+}
+
+impl<'a> PassRun<'a> {
+    /// A pass of a tick or of `--once`, under `stop`'s watch: it starts no publish four fifths
+    /// into the drain (the loop's and `--once`'s passes, alike).
+    fn watched(
+        target: &'a PassTarget,
+        sink: &'a Sink,
+        settings: &'a RelaySettings,
+        reclaim: bool,
+        stop: &StopWatch,
+        dead_letter: Option<Arc<dyn Publisher>>,
+    ) -> Self {
+        let options = PassOptions {
+            reclaim,
+            stop_publishing_at: None,
+            stop: Some(stop.clone()),
+            dead_letter,
+        };
+        Self {
+            target,
+            sink,
+            settings,
+            options,
+        }
+    }
 }
 
 /// Runs the pass unless `cut` (the shutdown drain's end) comes first: then the pass's future

@@ -128,6 +128,7 @@ impl Shutdown {
 pub struct StopWatch {
     shutdown: Shutdown,
     publishing: Duration,
+    budget: Duration,
 }
 
 impl StopWatch {
@@ -136,7 +137,13 @@ impl StopWatch {
         Self {
             shutdown: shutdown.clone(),
             publishing: drain_budget.mul_f64(0.8),
+            budget: drain_budget,
         }
+    }
+
+    /// Resolves when the drain's budget is spent (never, while not stopped).
+    pub async fn drain_over(&self) {
+        self.shutdown.drain_over(self.budget).await;
     }
 
     /// When publishing ends: `None` until the stop.
