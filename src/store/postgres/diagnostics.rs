@@ -523,19 +523,10 @@ pub async fn require(
     )))
 }
 
-/// Who holds `table` locked against reads (an `ALTER TABLE` left open, a `LOCK TABLE` in a
-/// session idle in its transaction), when its ACCESS SHARE lock cannot be had within `wait`:
-/// each holder's pid, state and transaction age. `None`: the table can be read (or is not there,
-/// or cannot be locked for another reason, which the checks that read it report).
-pub async fn read_blocked_by(
-    conn: &mut PgConnection,
-    table: &QualifiedName,
-    wait: std::time::Duration,
-) -> Result<Option<String>, sqlx::Error> {
-    blocked_by(conn, table, Access::Read, wait).await
-}
-
-/// Who holds `table` locked against `access`, when its lock cannot be had within `wait`.
+/// Who holds `table` locked against `access` (an `ALTER TABLE` left open, a `LOCK TABLE` in a
+/// session idle in its transaction), when its lock cannot be had within `wait`: each holder's
+/// pid, state and transaction age. `None`: the lock can be had (or the table is not there, or
+/// cannot be locked for another reason, which the checks that read it report).
 pub async fn blocked_by(
     conn: &mut PgConnection,
     table: &QualifiedName,
