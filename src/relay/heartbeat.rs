@@ -113,7 +113,7 @@ impl Registered {
             fleet,
         };
         let sent = Instant::now();
-        match me.beat().await {
+        match me.beat(sent).await {
             Ok((paused, _)) => {
                 me.table_seen = true;
                 for p in paused.iter().filter(|p| me.identity.serves(p)) {
@@ -145,9 +145,9 @@ impl Registered {
         self.registry.pauses_table().filter(|_| self.table_seen)
     }
 
-    /// One heartbeat: the row written, the pauses read into the view; the pauses that began
-    /// and ended since the last one.
-    async fn beat(&mut self) -> Result<(Vec<Pause>, Vec<Pause>), crate::Error> {
+    /// One heartbeat, sent at `sent`: the row written, the pauses read into the view (as of
+    /// `sent`); the pauses that began and ended since the last one.
+    async fn beat(&mut self, sent: Instant) -> Result<(Vec<Pause>, Vec<Pause>), crate::Error> {
         let report = self.fleet.report();
         let hb = Heartbeat {
             id: self.identity.id.clone(),
@@ -163,7 +163,6 @@ impl Registered {
             metrics_addr: report.metrics_addr,
             interval: self.interval,
         };
-        let sent = Instant::now();
         let answer = self.registry.beat(&hb).await?;
         Ok(self.fleet.apply(answer.pauses, sent))
     }
@@ -181,7 +180,7 @@ impl Registered {
                     _ = rx.changed() => break,
                 }
                 let sent = Instant::now();
-                match self.beat().await {
+                match self.beat(sent).await {
                     Ok((paused, resumed)) => {
                         if std::mem::take(&mut failing) > 0 {
                             tracing::info!("heartbeat into the relay registry goes through again");
@@ -208,7 +207,7 @@ impl Registered {
                 }
             }
             // the last word: final figures, then stopped
-            let last = self.beat().await.map(drop);
+            let last = self.beat(Instant::now()).await.map(drop);
             if let Err(e) = last.and(self.registry.stop(&self.identity.id).await) {
                 tracing::warn!("could not mark this relay stopped in the registry: {e}");
             }
