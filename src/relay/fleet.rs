@@ -260,16 +260,18 @@ impl FleetView {
         let lag = std::mem::take(&mut inner.lag);
         let mut errors: Vec<(&PassTarget, &String)> = inner.errors.iter().collect();
         errors.sort_by(|a, b| a.0.route.cmp(&b.0.route));
+        // every destination down, while any is; else the first route's failed pass
+        let down: Vec<String> = (inner.down.iter())
+            .map(|(d, why)| format!("destination {d} is down: {why}"))
+            .collect();
+        let last_error = match down.is_empty() {
+            false => Some(down.join("; ")),
+            true => errors.first().map(|(t, e)| format!("{t}: {e}")),
+        };
         Report {
             last_pass: inner.last_pass(),
             published: inner.published,
-            last_error: Some(inner.down.iter())
-                .filter(|_| !inner.down.is_empty())
-                .map(|down| {
-                    let each = down.map(|(d, why)| format!("destination {d} is down: {why}"));
-                    each.collect::<Vec<_>>().join("; ")
-                })
-                .or_else(|| errors.first().map(|(t, e)| format!("{t}: {e}"))),
+            last_error,
             lag_p99_ms: lag.quantile(0.99).map(|s| (s * 1e4).round() / 10.0),
             metrics_addr: inner.metrics_addr.clone(),
         }
@@ -296,6 +298,14 @@ mod tests {
             reason: "consumer broken".into(),
             by: "ops@h".into(),
             since: Utc::now(),
+        }
+    }
+
+    /// A pass that failed with `error`.
+    fn failed(error: &str) -> PassReport {
+        PassReport {
+            error: Some(error.into()),
+            ..PassReport::default()
         }
     }
 
@@ -384,11 +394,7 @@ mod tests {
     fn a_failed_pass_is_the_last_error_until_its_route_commits() {
         let view = FleetView::default();
         let t = target("orders");
-        let failed = PassReport {
-            error: Some("broker said no".into()),
-            ..PassReport::default()
-        };
-        view.after_pass(&t, view.before_pass(&t).unwrap(), &failed);
+        view.after_pass(&t, view.before_pass(&t).unwrap(), &failed("broker said no"));
         assert_eq!(
             view.report().last_error.as_deref(),
             Some("orders: broker said no")
@@ -419,11 +425,7 @@ mod tests {
     fn a_destination_down_is_the_last_error_while_it_is() {
         let view = FleetView::default();
         let t = target("orders");
-        let failed = PassReport {
-            error: Some("broker said no".into()),
-            ..PassReport::default()
-        };
-        view.after_pass(&t, view.before_pass(&t).unwrap(), &failed);
+        view.after_pass(&t, view.before_pass(&t).unwrap(), &failed("broker said no"));
         view.destination("nats://broker:4222", Some("connection refused"));
         view.destination("file:/tmp/x", Some("no reader"));
         assert_eq!(
