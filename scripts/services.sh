@@ -18,6 +18,15 @@ cache="${OUTBOXCTL_CACHE:-$HOME/.cache/outboxctl}"
 mongo_port="${OUTBOXCTL_MONGO_PORT:-27018}"
 mongo_run="${OUTBOXCTL_MONGO_DIR:-/tmp/outboxctl-mongo}"
 mkdir -p "$cache"
+# one run at a time: a second (the demo beside the tests, two terminals) waits for the first's
+# installs instead of building the same thing into the same place. The lock is flock's own
+# (-o: the servers started below do not inherit it)
+if [ "${OUTBOXCTL_SERVICES_LOCK:-}" != held ]; then
+  if ! flock -n "$cache/services.lock" true; then
+    printf 'services: another scripts/services.sh is running; waiting for it\n' >&2
+  fi
+  OUTBOXCTL_SERVICES_LOCK=held exec flock -o "$cache/services.lock" "${BASH_SOURCE[0]}" "$@"
+fi
 
 say() { printf 'services: %s\n' "$*" >&2; }
 
