@@ -1160,7 +1160,7 @@ Register-ArgumentCompleter -Native -CommandName 'outboxctl' -ScriptBlock {
         }
         'outboxctl;init' {
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Where to write the file [default: the --config file, else outboxctl.yaml]')
-            [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'A first route to relay (with --to)')
+            [CompletionResult]::new('--route', '--route', [CompletionResultType]::ParameterName, 'A first route to relay (with --to, its destination)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The first route''s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]')
             [CompletionResult]::new('--database-url', '--database-url', [CompletionResultType]::ParameterName, 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]')

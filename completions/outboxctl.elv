@@ -1096,7 +1096,7 @@ set edit:completion:arg-completer[outboxctl] = {|@words|
         }
         &'outboxctl;init'= {
             cand --path 'Where to write the file [default: the --config file, else outboxctl.yaml]'
-            cand --route 'A first route to relay (with --to)'
+            cand --route 'A first route to relay (with --to, its destination)'
             cand --to 'The first route''s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)'
             cand --config 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]'
             cand --database-url 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]'

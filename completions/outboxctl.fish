@@ -988,7 +988,7 @@ complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -l propagate-tr
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand top" -s V -l version -d 'Print version'
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l path -d 'Where to write the file [default: the --config file, else outboxctl.yaml]' -r -F
-complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l route -d 'A first route to relay (with --to)' -r
+complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l route -d 'A first route to relay (with --to, its destination)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l to -d 'The first route\'s destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)' -r
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l config -d 'Config file [env: OUTBOXCTL_CONFIG] [default: ./outboxctl.yaml if present]' -r -F
 complete -c outboxctl -n "__fish_outboxctl_using_subcommand init" -l database-url -d 'Database URL [env: OUTBOXCTL_DATABASE_URL, then the file, then DATABASE_URL]' -r

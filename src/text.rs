@@ -8,6 +8,24 @@ pub fn clip(text: &str, most: usize) -> String {
     }
 }
 
+/// An optional value as a cell: empty when there is none.
+pub fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// Milliseconds as a cell, to a tenth (empty when there are none).
+pub fn ms(value: Option<f64>) -> String {
+    opt(value.map(|v| format!("{v:.1}")))
+}
+
+/// A comma-separated header with a `tenant` column after its first when `tenants`.
+pub fn with_tenant(tenants: bool, header: &str) -> String {
+    match (tenants, header.split_once(',')) {
+        (true, Some((first, rest))) => format!("{first},tenant,{rest}"),
+        _ => header.to_owned(),
+    }
+}
+
 /// An error chain on one line, as `error:` prints it (a destination's message too, where a
 /// library's own line names no cause: reqwest's "error sending request"): each cause after a
 /// `: `, except a cause whose text the line already holds (a typed error shows its driver's

@@ -21,8 +21,8 @@ pub struct InitArgs {
     /// Overwrite an existing file
     #[arg(long)]
     pub force: bool,
-    /// A first route to relay (with --to)
-    #[arg(long)]
+    /// A first route to relay (with --to, its destination)
+    #[arg(long, requires = "to")]
     pub route: Option<String>,
     /// The first route's destination (stdout, file:PATH, nats://…, amqp://…, redis://…, kafka://…, https://…)
     #[arg(long, value_name = "URL", requires = "route")]
@@ -33,10 +33,20 @@ fn ask_error(e: dialoguer::Error) -> Error {
     Error::Refused(format!("no answer: {e}"))
 }
 
-/// A line of text, `initial` offered; an empty answer only where `empty` allows it.
-fn ask(prompt: &str, initial: &str, empty: bool) -> Result<String, Error> {
-    let input = Input::new().with_prompt(prompt).with_initial_text(initial);
-    input.allow_empty(empty).interact_text().map_err(ask_error)
+/// A line of text: Enter takes `default` (shown when there is one), a line typed replaces it;
+/// an answer `check` refuses is asked again, saying why.
+fn ask(
+    prompt: &str,
+    default: &str,
+    check: impl Fn(&str) -> Result<(), String>,
+) -> Result<String, Error> {
+    let input = Input::<String>::new()
+        .with_prompt(prompt)
+        .default(default.into());
+    let answer = input
+        .show_default(!default.is_empty())
+        .validate_with(|a: &String| check(a.trim()));
+    (answer.interact_text().map(|a| a.trim().to_owned())).map_err(ask_error)
 }
 
 pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
@@ -44,13 +54,12 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
         Answers::target(args.path.as_deref(), &ctx.config, args.force).map_err(Error::from)?;
     let c = &ctx.config;
     let interactive = !ctx.yes && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let route =
-        (args.route.clone()).map(|r| (r, args.to.as_ref().map_or("stdout", |u| u.expose()).into()));
+    let route = (args.route.clone()).zip(args.to.as_ref().map(|u| u.expose().to_owned()));
     let mut a = Answers::of(c, route);
     if interactive {
-        let url = ask("database URL", &a.url_offered(), false)?;
+        let url = ask("database URL", &a.url_offered(), |u| a.check_url(u))?;
         a.set_url(c, url).map_err(Error::from)?;
-        a.outbox = ask(a.outbox_question(), &a.outbox, false)?;
+        a.outbox = ask(a.outbox_question(), &a.outbox, |o| a.check_outbox(o))?;
         if a.backend == Backend::Postgres {
             let pick = Select::new()
                 .with_prompt("storage")
@@ -67,16 +76,16 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
             .interact()
             .map_err(ask_error)?;
         a.choose(&chosen.iter().map(|&i| items[i]).collect::<Vec<_>>());
-        let route = ask("a first route to relay (empty: none)", "", true)?;
-        if !route.trim().is_empty() {
-            a.route = Some((
-                route.trim().to_owned(),
-                ask("its destination", "stdout", false)?,
-            ));
+        let route = ask("a first route to relay (empty: none)", "", |_| Ok(()))?;
+        if !route.is_empty() {
+            a.route = Some((route, ask("its destination", "stdout", |_| Ok(()))?));
         }
     }
     let config = a.write(&path, args.force)?;
     ctx.out.note(&format!("wrote {}", path.display()));
+    (Answers::url_note(c))
+        .filter(|_| !interactive)
+        .inspect(|n| ctx.out.note(n));
     if interactive {
         let url = config.require_url()?.clone();
         // the file just written, as every command will read it

@@ -4,11 +4,12 @@ use clap::{Args, Subcommand};
 use uuid::Uuid;
 
 use super::Ctx;
-use super::output::{error_cell, ms, opt, with_tenant};
+use super::output::error_cell;
 use crate::duration::{Dur, age};
 use crate::ops::failure_groups::FailureGroup;
 use crate::ops::inspect::{EventReport, Inspector, Page, RowNarrowing, blocked_notes};
 use crate::store::ops::{BlockedKey, ListStatus, RouteSummary, RowView};
+use crate::text::{ms, opt, with_tenant};
 
 #[derive(Debug, Args)]
 pub struct InspectArgs {

@@ -179,29 +179,11 @@ pub fn table_of<C: Into<comfy_table::Cell>>(
     t
 }
 
-/// An optional value as a cell: empty when there is none.
-pub fn opt<T: std::fmt::Display>(value: Option<T>) -> String {
-    value.map(|v| v.to_string()).unwrap_or_default()
-}
-
-/// Milliseconds as a cell, to a tenth (empty when there are none).
-pub fn ms(value: Option<f64>) -> String {
-    opt(value.map(|v| format!("{v:.1}")))
-}
-
 /// An error as a cell: whole in a pipe, on a terminal one line of 60 characters at most.
 pub fn error_cell(text: Option<&str>) -> String {
     let text = text.unwrap_or_default();
     match std::io::stdout().is_terminal() {
         true => crate::text::clip(&text.replace('\n', " "), 60),
         false => text.to_owned(),
-    }
-}
-
-/// A comma-separated header with a `tenant` column after its first when `tenants`.
-pub fn with_tenant(tenants: bool, header: &str) -> String {
-    match (tenants, header.split_once(',')) {
-        (true, Some((first, rest))) => format!("{first},tenant,{rest}"),
-        _ => header.to_owned(),
     }
 }

@@ -110,7 +110,7 @@ async fn list(ctx: &Ctx, log: &mut DeliveryLog) -> anyhow::Result<()> {
         let rows = listing.rows().into_iter().map(|(p, flags)| {
             let (from, to) = p.partition.bound.span();
             let (rows, size) = (
-                super::output::opt(p.estimated_rows),
+                crate::text::opt(p.estimated_rows),
                 crate::vacuum::size(p.bytes),
             );
             vec![

@@ -3,11 +3,11 @@
 use clap::Args;
 
 use super::Ctx;
-use super::output::{ms, opt, with_tenant};
 use crate::relay::assemble::{Assembled, RelayRequest, assemble};
 use crate::relay::serve::{self, LoopOptions};
 use crate::relay::{PassReport, RouteStats, Shutdown};
 use crate::store::PassTarget;
+use crate::text::{ms, opt, with_tenant};
 
 #[derive(Debug, Args)]
 #[group(id = "mode", required = true, multiple = false)]

@@ -5,8 +5,8 @@ use clap::Subcommand;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::output::opt;
 use crate::ops::fleet::{self, RouteRef, RouteState};
+use crate::text::opt;
 
 #[derive(Debug, Subcommand)]
 pub enum RouteCommand {

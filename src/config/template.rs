@@ -8,6 +8,9 @@ use crate::dburl::{Backend, DatabaseUrl};
 use crate::model::{KeyOrder, Storage};
 use crate::target::{Ident, QualifiedName, RelationSpec};
 
+/// The database URL written when none is given: the local server's.
+pub const DEFAULT_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
 /// What goes into the file. No `Debug`: the database URL and a route's `to:` are as given,
 /// passwords and all.
 #[derive(Clone)]
@@ -51,10 +54,10 @@ impl Answers {
             ),
         };
         Answers {
-            database_url: c.database_url.as_ref().map_or_else(
-                || "postgres://postgres@127.0.0.1:5432/postgres".to_owned(),
-                |u| u.expose().to_owned(),
-            ),
+            database_url: c
+                .database_url
+                .as_ref()
+                .map_or_else(|| DEFAULT_URL.to_owned(), |u| u.expose().to_owned()),
             backend: c.backend,
             outbox,
             storage: c.outbox.storage,
@@ -91,6 +94,36 @@ impl Answers {
         }
         self.database_url = url;
         Ok(())
+    }
+
+    /// What a file written from `c` without a database URL is told: that it has the local
+    /// default.
+    pub fn url_note(c: &Config) -> Option<String> {
+        c.database_url.is_none().then(|| format!("no database URL was given: the file has {DEFAULT_URL}; edit its database_url (or set OUTBOXCTL_DATABASE_URL)"))
+    }
+
+    /// Whether a database URL answered on a terminal can be taken: the one offered (its
+    /// password masked) as it was, or a URL that parses, is not refused, and whose password is
+    /// not the mask (a URL offered, edited, and taken with `****` for its password would be
+    /// written as such).
+    pub fn check_url(&self, answer: &str) -> Result<(), String> {
+        if answer == self.url_offered() {
+            return Ok(());
+        }
+        let url = DatabaseUrl::parse(answer).map_err(|e| e.to_string())?;
+        if url.password() == Some("****") {
+            return Err("its password reads ****, the masked one: type the URL whole, or press Enter to keep the one offered".into());
+        }
+        url.pg_refusal().map_or(Ok(()), Err)
+    }
+
+    /// Whether an outbox name answered on a terminal can be taken on the URL's backend.
+    pub fn check_outbox(&self, answer: &str) -> Result<(), String> {
+        let parsed = match self.backend {
+            Backend::Postgres => RelationSpec::parse("outbox", answer).map(|_| ()),
+            Backend::Mongo => crate::target::CollectionName::parse("outbox", answer).map(|_| ()),
+        };
+        parsed.map_err(|e| e.to_string())
     }
 
     /// What the outbox's name is asked as.
@@ -325,6 +358,26 @@ mod tests {
         assert_eq!(a.database_url, "postgres://app:s3cret@db/app");
         a.set_url(&c, "postgres://app:other@db/app".into()).unwrap();
         assert_eq!(a.database_url, "postgres://app:other@db/app");
+    }
+
+    /// On a terminal the URL offered (masked) is taken as it was; one edited around its mask
+    /// (`****` for the password) is asked again rather than written with the mask, as is one
+    /// that does not parse, and an outbox name is checked on the URL's backend as it is answered.
+    #[test]
+    fn answers_are_checked_as_they_come() {
+        let c = resolved(FileConfig::default());
+        let mut a = Answers::of(&c, None);
+        a.database_url = "postgres://app:s3cret@db:5433/app".into();
+        assert_eq!(a.check_url("postgres://app:****@db:5433/app"), Ok(()));
+        let edited = a.check_url("postgres://app:****@db:5432/app").unwrap_err();
+        assert!(edited.contains("****, the masked one"), "{edited}");
+        assert!(a.check_url("postgres://app:new@db:5432/app").is_ok());
+        assert!(a.check_url("nonsense").is_err());
+        assert!(a.check_outbox("app.outbox").is_ok());
+        assert!(a.check_outbox("a.b.c").is_err());
+        a.backend = Backend::Mongo;
+        assert!(a.check_outbox("app").is_err());
+        assert!(a.check_outbox("app.outbox").is_ok());
     }
 
     /// The tables not chosen are still shown, commented, as they would be named beside the

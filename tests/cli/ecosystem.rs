@@ -160,6 +160,22 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
     ])
     .run();
     assert_eq!((r.code, mode(&plain)), (OK, 0o644), "{r:?}");
+    // a route with no destination is a usage error (it was written to stdout: a relay that
+    // prints its events and marks them published); no URL at all is the local default, said
+    let bare = dir.join("bare.yaml");
+    let r = ob([
+        "init",
+        "--path",
+        bare.to_str().unwrap(),
+        "--route",
+        "orders",
+    ])
+    .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("--to") && !bare.exists(), "{r:?}");
+    let r = ob(["init", "--path", bare.to_str().unwrap()]).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(r.stderr.contains("no database URL was given"), "{r:?}");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(
         text.contains("relation: \"shop.outbox\"")
