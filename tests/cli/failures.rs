@@ -182,6 +182,25 @@ async fn operator_commands_name_who_holds_the_table_locked() {
         "{r:?}"
     );
     sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    // a row another transaction holds (SELECT … FOR UPDATE left open): requeue and discard
+    // wait for it 2 s, then name who holds row locks on the table (they waited for ever)
+    let held = format!("BEGIN; SELECT id FROM {t} FOR UPDATE");
+    sqlx::raw_sql(&held).execute(&mut conn).await.unwrap();
+    for args in &writers[..2] {
+        let r = crate::common::ob(*args).pg(&t).run();
+        assert_eq!(r.code, crate::common::LOCK_BUSY, "{args:?}: {r:?}");
+        let said = format!(
+            "a row of {t} this changes is locked by another transaction; holding row locks on it: pid "
+        );
+        assert!(r.stderr.contains(&said), "{args:?}: {r:?}");
+    }
+    sqlx::raw_sql("ROLLBACK").execute(&mut conn).await.unwrap();
+    let still: i64 =
+        sqlx::query_scalar(&format!("SELECT count(*) FROM {t} WHERE status = 'failed'"))
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(still, 2, "nothing changed");
     // a long read holds ACCESS SHARE; an ALTER TABLE queues for ACCESS EXCLUSIVE behind it
     sqlx::raw_sql(&format!("BEGIN; SELECT count(*) FROM {t}"))
         .execute(&mut conn)

@@ -5,6 +5,7 @@ use sqlx::Row;
 use sqlx::postgres::PgConnection;
 use uuid::Uuid;
 
+use super::diagnostics::{READ_LOCK_WAIT, row_lock_busy};
 use crate::Error;
 use crate::store::ops::{Chosen, Keep};
 use crate::target::QualifiedName;
@@ -25,21 +26,60 @@ fn binds(rows: &[Chosen]) -> (Vec<Uuid>, Vec<bool>, Vec<Option<&str>>) {
     (ids, by_error, errors)
 }
 
-/// Runs a requeue or discard (`sql`, over [`CHOSEN`]) for `rows`: the ids changed.
+/// Runs a requeue or discard (`sql`, over [`CHOSEN`]) for `rows` on `table`: the ids changed.
+/// A row another transaction holds is waited for [`READ_LOCK_WAIT`] at most (then a busy lock,
+/// exit 4, naming who holds row locks on the table), as the table's own lock is.
 pub async fn changed(
     conn: &mut PgConnection,
+    table: &QualifiedName,
     sql: &str,
     rows: &[Chosen],
     what: &'static str,
 ) -> Result<Vec<Uuid>, Error> {
     let (ids, by_error, errors) = binds(rows);
-    crate::db::pg::query_scalar(sql)
+    let mut tx = bounded(conn, what).await?;
+    let changed = (crate::db::pg::query_scalar(sql)
         .bind(ids)
         .bind(by_error)
-        .bind(errors)
-        .fetch_all(conn)
-        .await
-        .map_err(|e| Error::pg(what, e))
+        .bind(errors))
+    .fetch_all(&mut tx)
+    .await;
+    match changed {
+        Ok(ids) => {
+            tx.commit().await.map_err(|e| Error::pg("committing", e))?;
+            Ok(ids)
+        }
+        Err(e) => {
+            tx.rollback().await.map_err(|e| Error::pg(what, e))?;
+            Err(busy_or(e, conn, table, what).await)
+        }
+    }
+}
+
+/// A transaction whose lock waits end after [`READ_LOCK_WAIT`].
+pub async fn bounded<'c>(
+    conn: &'c mut PgConnection,
+    what: &'static str,
+) -> Result<sqlx::Transaction<'c, sqlx::Postgres>, Error> {
+    let failed = |e| Error::pg(what, e);
+    let mut tx = sqlx::Connection::begin(conn).await.map_err(failed)?;
+    let limit = crate::schema::postgres::set_local_lock_timeout(&mut tx, READ_LOCK_WAIT);
+    limit.await.map_err(failed)?;
+    Ok(tx)
+}
+
+/// A [`bounded`] transaction's failed write (rolled back first): a lock it waited too long
+/// for named ([`row_lock_busy`]), any other failure as it is.
+pub async fn busy_or(
+    e: sqlx::Error,
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    what: &'static str,
+) -> Error {
+    match crate::db::retry::is_lock_busy(&e) {
+        true => row_lock_busy(conn, table).await,
+        false => Error::pg(what, e),
+    }
 }
 
 /// Deletes the failed rows of `rows` from `table`; with `keep`, in a transaction that commits
@@ -53,19 +93,27 @@ pub async fn discard(
 ) -> Result<Vec<Uuid>, Error> {
     let delete = format!("DELETE FROM {table} t USING {CHOSEN} WHERE {CHOSEN_ROW} RETURNING t.id");
     let Some(keep) = keep else {
-        return changed(conn, &delete, rows, "discarding").await;
+        return changed(conn, table, &delete, rows, "discarding").await;
     };
     let sql = format!("{delete}, to_jsonb(t)::text AS row");
     let (ids, by_error, errors) = binds(rows);
-    let failed = |e| Error::pg("discarding", e);
-    let mut tx = sqlx::Connection::begin(conn).await.map_err(failed)?;
-    let deleted = crate::db::pg::query(&sql)
+    let mut tx = bounded(conn, "discarding").await?;
+    let deleted = (crate::db::pg::query(&sql)
         .bind(ids)
         .bind(by_error)
-        .bind(errors)
-        .fetch_all(&mut tx)
-        .await
-        .map_err(failed)?;
+        .bind(errors))
+    .fetch_all(&mut tx)
+    .await;
+    let deleted = match deleted {
+        Ok(rows) => rows,
+        Err(e) => {
+            tx.rollback()
+                .await
+                .map_err(|e| Error::pg("discarding", e))?;
+            return Err(busy_or(e, conn, table, "discarding").await);
+        }
+    };
+    let failed = |e| Error::pg("discarding", e);
     let mut gone = Vec::with_capacity(deleted.len());
     let mut whole = Vec::with_capacity(deleted.len());
     for r in &deleted {

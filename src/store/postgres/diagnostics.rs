@@ -523,6 +523,32 @@ pub async fn require(
     )))
 }
 
+/// The busy lock (exit 4) of a write that waited [`READ_LOCK_WAIT`] for a row another
+/// transaction holds (`SELECT … FOR UPDATE` left open, an uncommitted change or insert of the
+/// same key): the sessions whose open transactions hold row locks on `table`, named.
+pub async fn row_lock_busy(conn: &mut PgConnection, table: &QualifiedName) -> crate::Error {
+    let holders: Result<Vec<String>, _> = crate::db::pg::query_scalar(
+        "SELECT format('pid %s (%s, its transaction %s s old)', a.pid, a.state,
+                       floor(extract(epoch FROM now() - a.xact_start)))
+           FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.relation = to_regclass($1) AND l.granted AND l.pid <> pg_backend_pid()
+            AND l.mode IN ('RowShareLock', 'RowExclusiveLock')
+          ORDER BY a.xact_start",
+    )
+    .bind(table.to_string())
+    .fetch_all(&mut *conn)
+    .await;
+    let who = match holders {
+        Ok(h) if !h.is_empty() => format!("; holding row locks on it: {}", h.join(", ")),
+        _ => String::new(),
+    };
+    crate::Error::LockBusy(format!(
+        "a row of {} this changes is locked by another transaction{who}: its lock could not be had within {}; end that transaction (or let it finish), then run this again",
+        table.plain(),
+        crate::duration::Dur(READ_LOCK_WAIT)
+    ))
+}
+
 /// Who holds `table` locked against `access` (an `ALTER TABLE` left open, a `LOCK TABLE` in a
 /// session idle in its transaction), when its lock cannot be had within `wait`: each holder's
 /// pid, state and transaction age. `None`: the lock can be had (or the table is not there, or

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use sqlx::Row;
 use sqlx::postgres::{PgConnection, PgRow};
-use sqlx::{Connection, Row};
 use uuid::Uuid;
 
 use crate::Error;
@@ -119,8 +119,8 @@ impl<'c> PgOps<'c> {
   (SELECT count(*) FROM {t} WHERE outbox_route = $1 AND status = 'processing' {tf}) AS processing,
   {stale} AS stale,
   (SELECT count(*) FROM {t} WHERE outbox_route = $1 AND status = 'failed' {tf}) AS failed,
-  (SELECT min(created_at) FROM {t} WHERE outbox_route = $1 AND status = 'pending' {tf}) AS oldest,
-  (SELECT min(available_at) FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at > $3 {tf}) AS next_retry,
+  (SELECT min(created_at)::timestamptz FROM {t} WHERE outbox_route = $1 AND status = 'pending' {tf}) AS oldest,
+  (SELECT min(available_at)::timestamptz FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at > $3 {tf}) AS next_retry,
   (SELECT coalesce(jsonb_object_agg(a, n), '{{}}'::jsonb) FROM (
       SELECT attempts AS a, count(*) AS n FROM {t}
        WHERE outbox_route = $1 AND status IN ('pending', 'processing', 'failed') {tf} GROUP BY attempts) h) AS attempts"
@@ -146,8 +146,8 @@ impl<'c> PgOps<'c> {
         };
         format!(
             "SELECT {} + {} AS ripe, {} AS scheduled, {} AS processing, {stale} AS stale, {} AS failed,
-  LEAST((SELECT created_at FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at IS NULL {tf} ORDER BY available_at, created_at LIMIT 1),
-        (SELECT min(created_at) FROM (SELECT created_at FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at <= $3 {tf} ORDER BY available_at, created_at LIMIT $5) d)) AS oldest",
+  LEAST((SELECT created_at::timestamptz FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at IS NULL {tf} ORDER BY available_at, created_at LIMIT 1),
+        (SELECT min(created_at)::timestamptz FROM (SELECT created_at FROM {t} WHERE outbox_route = $1 AND status = 'pending' AND available_at <= $3 {tf} ORDER BY available_at, created_at LIMIT $5) d)) AS oldest",
             capped("status = 'pending' AND available_at IS NULL"),
             capped("status = 'pending' AND available_at <= $3"),
             capped("status = 'pending' AND available_at > $3"),
@@ -585,7 +585,7 @@ impl OpsStore for PgOps<'_> {
     async fn requeue(&mut self, rows: &[Chosen]) -> Result<Vec<Uuid>, Error> {
         self.writable().await?;
         let sql = self.requeue_sql();
-        super::chosen::changed(self.conn, &sql, rows, "requeueing").await
+        super::chosen::changed(self.conn, &self.table, &sql, rows, "requeueing").await
     }
 
     async fn discard(
@@ -611,11 +611,7 @@ impl OpsStore for PgOps<'_> {
                 self.table.plain()
             )));
         }
-        let mut tx = self
-            .conn
-            .begin()
-            .await
-            .map_err(|e| Error::pg("staging", e))?;
+        let mut tx = super::chosen::bounded(self.conn, "staging").await?;
         let staged = Self::stage_in_transaction(
             &mut tx,
             &self.table,
@@ -625,10 +621,17 @@ impl OpsStore for PgOps<'_> {
             events,
             node_key,
         )
-        .await
-        .map_err(|e| Error::pg("staging", e))?;
-        tx.commit().await.map_err(|e| Error::pg("committing", e))?;
-        Ok(staged)
+        .await;
+        match staged {
+            Ok(staged) => {
+                tx.commit().await.map_err(|e| Error::pg("committing", e))?;
+                Ok(staged)
+            }
+            Err(e) => {
+                tx.rollback().await.map_err(|e| Error::pg("staging", e))?;
+                Err(super::chosen::busy_or(e, self.conn, &self.table, "staging").await)
+            }
+        }
     }
 
     async fn checkpoints(&mut self) -> Result<Option<Vec<CheckpointRow>>, Error> {
@@ -644,7 +647,11 @@ pub async fn checkpoint_rows(
     conn: &mut sqlx::PgConnection,
     cp: &QualifiedName,
 ) -> Result<Vec<CheckpointRow>, Error> {
-    let rows = crate::db::pg::query(&format!("SELECT node_key, hlc FROM {cp} ORDER BY node_key"))
+    // as text: a column of another type (numeric, text) is read, and refused row by row
+    let sql = format!(
+        "SELECT coalesce(node_key::text, ''), hlc::text FROM {cp} WHERE hlc IS NOT NULL ORDER BY node_key"
+    );
+    let rows = crate::db::pg::query(&sql)
         .fetch_all(conn)
         .await
         .map_err(|e| match crate::db::pg_code(&e).as_deref() {
@@ -653,8 +660,7 @@ pub async fn checkpoint_rows(
             )),
             _ => Error::pg("reading the hlc checkpoint", e),
         })?;
-    Ok(rows
-        .iter()
-        .filter_map(|r| CheckpointRow::new(r.get(0), r.get(1)))
-        .collect())
+    (rows.iter())
+        .map(|r| CheckpointRow::stored(cp, r.get(0), r.get(1)))
+        .collect()
 }
