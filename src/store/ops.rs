@@ -241,6 +241,26 @@ pub struct CheckpointRow {
 }
 
 impl CheckpointRow {
+    /// A mark as the checkpoint stores it: refused, its row named, when it is not a packed HLC
+    /// stamp (negative, past the clock's range, not a whole number): left out, the largest
+    /// mark shown would not be the one a new stamp must pass.
+    pub fn stored(
+        cp: &dyn std::fmt::Display,
+        node_key: String,
+        hlc: &str,
+    ) -> Result<Self, crate::Error> {
+        let row = hlc
+            .parse()
+            .ok()
+            .and_then(|h| Self::new(node_key.clone(), h));
+        row.ok_or_else(|| crate::Error::Data {
+            what: format!(
+                "the HLC checkpoint {cp} holds a mark that is not a packed HLC stamp (node_key {node_key:?}: hlc {hlc}): set it to a packed stamp or delete that row; a stamp past a mark it cannot read could go backwards"
+            ),
+            source: None,
+        })
+    }
+
     pub fn new(node_key: String, hlc: i64) -> Option<Self> {
         let t = HlcTimestamp::unpack(hlc).ok()?;
         let physical = DateTime::<Utc>::from_timestamp_millis(i64::try_from(t.physical_ms).ok()?)?;

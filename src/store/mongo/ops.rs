@@ -587,7 +587,9 @@ impl OpsStore for MongoOps {
             let node = (d.get_str("_id").map(str::to_owned))
                 .unwrap_or_else(|_| d.get("_id").map_or_else(String::new, Bson::to_string));
             match (node, d.get("hlc")) {
-                (node, Some(Bson::Int64(h))) => rows.extend(CheckpointRow::new(node, *h)),
+                (node, Some(Bson::Int64(h))) => {
+                    rows.push(CheckpointRow::stored(cp, node, &h.to_string())?)
+                }
                 (_, None | Some(Bson::Null)) => {}
                 // left out, the max shown was not the one a stamp must pass
                 (_, Some(other)) => {
