@@ -36,17 +36,30 @@ pub async fn unhandled() {
     }
 }
 
-/// Completes on the next Ctrl-C, listening from this call on (not from the first poll);
-/// never when the handler cannot be installed.
+/// Completes on the next Ctrl-C or SIGTERM (a `timeout`, an orchestrator stopping the job),
+/// listening from this call on (not from the first poll); never for a signal whose handler
+/// cannot be installed.
 pub fn next() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
-    let sigint = signal(SignalKind::interrupt());
-    async move {
-        match sigint {
-            Ok(mut s) => {
-                s.recv().await;
+    let heard = |kind| {
+        let listening = signal(kind);
+        async move {
+            match listening {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending().await,
             }
-            Err(_) => std::future::pending().await,
+        }
+    };
+    let (sigint, sigterm) = (
+        heard(SignalKind::interrupt()),
+        heard(SignalKind::terminate()),
+    );
+    async move {
+        tokio::select! {
+            () = sigint => {}
+            () = sigterm => {}
         }
     }
 }

@@ -215,7 +215,8 @@ impl Tally {
             to,
             count: self.count,
             routes: &self.routes,
-            cursor: self.cursor.as_deref(),
+            // a dry run's count resumes nothing: its last event was never sent
+            cursor: self.cursor.as_deref().filter(|_| !dry_run),
             elapsed_ms: elapsed.as_millis(),
             stopped,
         }
@@ -230,7 +231,8 @@ pub struct Summary<'a> {
     pub to: Option<String>,
     pub count: u64,
     pub routes: &'a BTreeMap<String, RouteTally>,
-    /// `--after` this resumes after the last event replayed.
+    /// `--after` this resumes after the last event replayed (with the same selection);
+    /// `null` for a dry run.
     pub cursor: Option<&'a str>,
     pub elapsed_ms: u128,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -256,7 +258,9 @@ impl Summary<'_> {
         );
         let what = format!("replayed {n} event(s) to {to} in {seconds:.1} s ({rate:.0}/s)");
         match self.cursor {
-            Some(c) => format!("{what}; the next replay resumes with --after {c}"),
+            Some(c) => {
+                format!("{what}; the next replay resumes with the same flags and --after {c}")
+            }
             None => what,
         }
     }
@@ -424,7 +428,9 @@ impl Stopped {
     /// (where this run started).
     pub fn resume(&self, after: Option<&str>) -> String {
         match self.tally.cursor.as_deref().or(after) {
-            Some(c) => format!("resume with --after {c}"),
+            Some(c) => format!(
+                "resume with the same flags (--since, --until and every filter) and --after {c}"
+            ),
             None => "nothing was replayed; run it again".into(),
         }
     }

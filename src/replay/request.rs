@@ -118,7 +118,10 @@ fn reads_what_it_writes(origin: &Origin, to: Option<&str>) -> bool {
 }
 
 /// Checks a request against the configuration.
-pub fn prepare(config: &Config, request: Request) -> Result<Prepared, Error> {
+pub fn prepare(config: &Config, mut request: Request) -> Result<Prepared, Error> {
+    // a route named twice (`--route orders,orders`) is replayed once
+    let mut seen = std::collections::HashSet::new();
+    (request.selection.routes).retain(|r| seen.insert(r.clone()));
     let origin = Origin::parse(request.from.as_ref().map(SecretText::expose))?;
     let after = request.after.as_deref().map(Cursor::parse).transpose()?;
     if let Some(c) = after.as_ref().filter(|c| c.source_kind() != origin.kind()) {

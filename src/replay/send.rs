@@ -15,12 +15,15 @@ use crate::Error;
 use crate::destination::{self, Publisher};
 use crate::model::Message;
 
-/// Publishes one message, tried as `how` says, retries 200 ms apart and doubling.
+/// Publishes one message, tried as `how` says, retries 200 ms apart and doubling: `Ok(true)`
+/// acknowledged, `Ok(false)` left unsent (a halt came before a retry; the wait for one ends
+/// within a tenth of a second of it), else the last try's error.
 async fn publish(
     publisher: &Arc<dyn Publisher>,
     message: &Arc<Message>,
     how: Tries,
-) -> Result<(), destination::PublishError> {
+    halted: &dyn Fn() -> bool,
+) -> Result<bool, destination::PublishError> {
     let mut tries = 0;
     loop {
         let limit = how.timeout.unwrap_or_else(|| publisher.default_timeout());
@@ -37,12 +40,32 @@ async fn publish(
                 tries += 1;
                 // doubling, up to a minute between tries (a shift past 31 would overflow)
                 let wait = RETRY_WAIT.saturating_mul(1 << (tries - 1).min(16));
-                tokio::time::sleep(wait.min(Duration::from_secs(60))).await;
+                wait_unless(
+                    halted,
+                    tokio::time::Instant::now() + wait.min(Duration::from_secs(60)),
+                )
+                .await;
+                if halted() {
+                    return Ok(false);
+                }
             }
-            other => return other,
+            other => return other.map(|()| true),
         }
     }
 }
+
+/// Waits until `at`, or until `halted` (looked at every tenth of a second).
+async fn wait_unless(halted: &dyn Fn() -> bool, at: tokio::time::Instant) {
+    while !halted() && tokio::time::Instant::now() < at {
+        let step = tokio::time::Instant::now() + Duration::from_millis(100);
+        tokio::time::sleep_until(at.min(step)).await;
+    }
+}
+
+/// How far behind its schedule a paced replay may fall and still catch up: a timer's
+/// granularity (a millisecond or so per wait, more than the gap at a high rate) is made up
+/// for, a stall (a slow page, a slow broker) is not.
+const PACE_SLACK: Duration = Duration::from_millis(20);
 
 /// Why event `i` of a page was not replayed.
 pub(super) fn page_failure(page: &[Item], i: usize, e: &destination::PublishError) -> Error {
@@ -67,24 +90,27 @@ pub(super) async fn publish_page(
     let halted = || halt.load(Ordering::SeqCst);
     if serial {
         for (i, item) in page.iter().enumerate() {
-            // at most the rate: each send starts 1/rate after the one before it, so a stall
-            // (a slow page, a slow broker) is never made up for with a burst; a halt ends the
-            // wait within a tenth of a second
+            // at most the rate: each send is due 1/rate after the one before it was, so the
+            // sends keep to the rate on average; one more than PACE_SLACK behind is due now (a
+            // stall is never made up for with a burst); a halt ends the wait
             if let Some((interval, last)) = paced.as_mut() {
-                if let Some(at) = **last {
-                    let at = at + *interval;
-                    while !halted() && tokio::time::Instant::now() < at {
-                        let step = tokio::time::Instant::now() + Duration::from_millis(100);
-                        tokio::time::sleep_until(at.min(step)).await;
-                    }
-                }
-                **last = Some(tokio::time::Instant::now());
+                let now = tokio::time::Instant::now();
+                let due = last.map_or(now, |l| l + *interval);
+                let at = if now.saturating_duration_since(due) > PACE_SLACK {
+                    now
+                } else {
+                    due
+                };
+                wait_unless(&halted, at).await;
+                **last = Some(at);
             }
             if halted() {
                 return (i, None);
             }
-            if let Err(e) = publish(&publishers[i], &item.message, tries).await {
-                return (i, Some((i, e)));
+            match publish(&publishers[i], &item.message, tries, &halted).await {
+                Ok(true) => {}
+                Ok(false) => return (i, None),
+                Err(e) => return (i, Some((i, e))),
             }
         }
         return (page.len(), None);
@@ -112,10 +138,11 @@ pub(super) async fn publish_page(
                 if halted() {
                     return None;
                 }
-                if let Err(e) = publish(&publishers[i], &page[i].message, tries).await {
-                    return Some((i, e));
+                match publish(&publishers[i], &page[i].message, tries, &halted).await {
+                    Ok(true) => acknowledged[i].store(true, Ordering::SeqCst),
+                    Ok(false) => return None,
+                    Err(e) => return Some((i, e)),
                 }
-                acknowledged[i].store(true, Ordering::SeqCst);
             }
             None
         })

@@ -13,6 +13,7 @@ use crate::common::{
 };
 
 mod postgres;
+mod signals;
 mod sources;
 
 /// A config with the replay index on (retain storage) and routes `orders` and `other`.
