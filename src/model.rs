@@ -113,7 +113,21 @@ pub fn parse_route(text: &str) -> Result<String, String> {
     if let Some(c) = text.chars().find(|c| c.is_control()) {
         return Err(format!("a route name holds no control character ({c:?})"));
     }
+    if text.trim() != text {
+        return Err(format!(
+            "{text:?} starts or ends with a space: a route name has none (a quoting slip)"
+        ));
+    }
     Ok(text.to_owned())
+}
+
+/// An ordering key or event type given on the command line: never empty or blank (an unset
+/// shell variable), which would stage or select a key no event means.
+pub fn parse_given(text: &str) -> Result<String, String> {
+    match text.trim().is_empty() {
+        true => Err("it is empty: leave the flag out for none (an unset variable?)".into()),
+        false => Ok(text.to_owned()),
+    }
 }
 
 /// `datetime.isoformat()` of a UTC datetime: `.ffffff` only when microseconds are non-zero,

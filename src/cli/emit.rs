@@ -19,7 +19,7 @@ pub struct EmitArgs {
     #[arg(long, value_name = "JSON|@FILE|-")]
     pub payload: String,
     /// The ordering key (default: none; the message is then keyed by its event id)
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", value_parser = crate::model::parse_given)]
     pub ordering_key: Option<String>,
     /// The tenant's UUID (required when the outbox is tenant-aware)
     #[arg(long, value_name = "UUID")]

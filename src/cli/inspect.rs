@@ -35,7 +35,7 @@ pub enum InspectCommand {
     /// many rows wait behind it, most first
     Blocked {
         /// At most this many keys
-        #[arg(long, default_value_t = 50)]
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
     },
     /// The relays registered (outbox.registry): where each runs, its routes, live, stale or
@@ -51,7 +51,7 @@ pub enum InspectCommand {
 #[derive(Debug, Args, Clone, Default)]
 pub struct FilterArgs {
     /// Only this event type
-    #[arg(long = "type", value_name = "TYPE")]
+    #[arg(long = "type", value_name = "TYPE", value_parser = crate::model::parse_given)]
     pub event_type: Option<String>,
     /// Only rows created longer ago than this
     #[arg(long, value_name = "DURATION")]
@@ -66,7 +66,7 @@ pub struct ListArgs {
     #[command(flatten)]
     pub filter: FilterArgs,
     /// At most this many rows
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
     pub limit: u32,
     /// Rows after this row id (keyset pagination: pass the last id of the previous page)
     #[arg(long, value_name = "ID")]
@@ -82,7 +82,7 @@ pub struct FailedArgs {
     #[arg(long, conflicts_with_all = ["limit", "after"])]
     pub group: bool,
     /// With --group: also rows waiting for a retry, not only parked ones
-    #[arg(long, requires = "group")]
+    #[arg(long, requires = "group", conflicts_with_all = ["limit", "after"])]
     pub retrying: bool,
 }
 

@@ -37,13 +37,13 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     pub until: Option<DateTime<Utc>>,
     /// Only this broker key (the ordering key, or the event id of a row without one)
-    #[arg(long)]
+    #[arg(long, value_parser = crate::model::parse_given)]
     pub key: Option<String>,
     /// Only this tenant
     #[arg(long)]
     pub tenant: Option<Uuid>,
     /// Only this event type
-    #[arg(long = "type", value_name = "TYPE")]
+    #[arg(long = "type", value_name = "TYPE", value_parser = crate::model::parse_given)]
     pub event_type: Option<String>,
     /// Only these events (repeatable or comma-separated)
     #[arg(long = "event-id", value_name = "ID", value_delimiter = ',')]

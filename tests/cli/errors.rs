@@ -289,6 +289,41 @@ fn usage_errors_exit_2() {
             ],
             "control character",
         ),
+        // a quoting slip, an unset variable, a page of nothing: refused, not staged or
+        // matched (`orders ` was staged beside `orders`; `--limit 0` listed no rows, exit 0;
+        // `--retrying` with `--limit` listed parked rows only)
+        (
+            &[
+                "emit",
+                "--route",
+                "orders ",
+                "--type",
+                "t",
+                "--payload",
+                "{}",
+            ],
+            "starts or ends with a space",
+        ),
+        (
+            &[
+                "emit",
+                "--route",
+                "o",
+                "--type",
+                "t",
+                "--payload",
+                "{}",
+                "--ordering-key",
+                "",
+            ],
+            "it is empty",
+        ),
+        (&["replay", "--key", "", "--dry-run"], "it is empty"),
+        (&["inspect", "failed", "--limit", "0"], "0 is not in 1.."),
+        (
+            &["inspect", "failed", "--retrying", "--limit", "5"],
+            "cannot be used with",
+        ),
     ] {
         let r = ob(args).run();
         assert_eq!(r.code, ERROR, "{args:?}: {r:?}");
@@ -503,6 +538,28 @@ fn replay_refuses_an_empty_window() {
         .run();
         assert_eq!(r.code, ERROR, "{r:?}");
         assert!(r.stderr.contains("swap them"), "{r:?}");
+    }
+    // two durations ago are from one instant: equal, an empty window (each flag took its own
+    // now, and `--since 2h --until 2h` ran); no time ago, and past 100 years, refused
+    let replay = |window: &[&str]| {
+        (ob([
+            "replay",
+            "--route",
+            "orders",
+            "--dry-run",
+            "--database-url",
+            url,
+        ]))
+        .args(window)
+        .run()
+    };
+    let r = replay(&["--since", "2h", "--until", "2h"]);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("make --until later"), "{r:?}");
+    for (since, why) in [("0s", "no time ago"), ("200y", "100 years at most")] {
+        let r = replay(&["--since", since]);
+        assert_eq!(r.code, ERROR, "{since}: {r:?}");
+        assert!(r.stderr.contains(why), "{since}: {r:?}");
     }
 }
 
