@@ -169,9 +169,15 @@ pub fn prepare(config: &Config, mut request: Request) -> Result<Prepared, Error>
     }
     // an empty window is a mistake (two times swapped), not "no events"
     if let (Some(since), Some(until)) = (selection.since, selection.until) {
+        let at = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        let (s, u) = (at(since), at(until));
+        let fix = match since == until {
+            true => "make --until later",
+            false => "swap them",
+        };
         if since >= until {
             return Err(value(format!(
-                "--until ({until}) is not after --since ({since}): the window selects nothing; swap them"
+                "--until ({u}) is not after --since ({s}): the window selects nothing; {fix}"
             ))
             .into());
         }
@@ -226,10 +232,18 @@ pub fn parse_time(text: &str) -> Result<DateTime<Utc>, ReplayError> {
             "{text:?} is neither an RFC 3339 time nor a duration such as 2h"
         ))
     })?;
-    chrono::Duration::from_std(ago)
-        .ok()
-        .and_then(|d| Utc::now().checked_sub_signed(d))
-        .ok_or_else(|| value(format!("{text:?} is too far back")))
+    if ago.is_zero() {
+        return Err(value(format!(
+            "{text:?} is no time ago: give a duration such as 2h, or an RFC 3339 time"
+        )));
+    }
+    // every duration ago from one instant, the command's: `--since 2h --until 2h` is one time
+    static START: std::sync::OnceLock<DateTime<Utc>> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(Utc::now);
+    (chrono::Duration::from_std(ago).ok())
+        .filter(|_| ago <= crate::duration::LONGEST)
+        .and_then(|d| start.checked_sub_signed(d))
+        .ok_or_else(|| value(format!("{text:?} is too far back (100 years at most)")))
 }
 
 /// An HLC, packed: the `forze_hlc` header's form, or packed already.
