@@ -52,11 +52,17 @@ pub fn man(ctx: &Ctx, args: ManArgs) -> anyhow::Result<()> {
     };
     std::fs::create_dir_all(&dir)
         .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
-    let mut pages = vec![("outboxctl".to_owned(), cmd.clone())];
-    for sub in cmd.get_subcommands() {
-        let name = format!("outboxctl-{}", sub.get_name());
-        pages.push((name.clone(), sub.clone().name(name)));
+    // a page for every command at every depth, named as the pages above refer to it
+    // (`outboxctl-schema-print(1)`)
+    let (mut pages, mut todo) = (Vec::new(), vec![("outboxctl".to_owned(), cmd)]);
+    while let Some((name, page)) = todo.pop() {
+        let subs = page
+            .get_subcommands()
+            .map(|s| (format!("{name}-{}", s.get_name()), s.clone()));
+        todo.extend(subs.collect::<Vec<_>>());
+        pages.push((name.clone(), page.name(name)));
     }
+    pages.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, page) in pages {
         let path = dir.join(format!("{name}.1"));
         std::fs::write(&path, render(page)?)

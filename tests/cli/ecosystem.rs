@@ -65,6 +65,16 @@ fn man_pages_render_from_the_same_definitions() {
         let text = std::fs::read_to_string(dir.join(page)).unwrap();
         assert!(text.contains(".TH"), "{page}");
     }
+    // the pages of subcommands' subcommands, which their parents' pages refer to (they were
+    // never written: `partitions check --min-ahead` was in no page)
+    for (page, flag) in [
+        ("outboxctl-partitions-check.1", "min\\-ahead"),
+        ("outboxctl-schema-print.1", "backend"),
+        ("outboxctl-hlc-show.1", ".TH"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap_or_default();
+        assert!(text.contains(flag), "{page}: {flag}: {text}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
