@@ -294,16 +294,21 @@ pub async fn connect_mongo(
     {
         Ok(_) => Ok(client),
         Err(e) if fault::Fault::of_mongo(&e).is_connect() => {
+            let message = mongo_message(&e);
             let hint = match *e.kind {
                 mongodb::error::ErrorKind::Authentication { .. } => {
                     "; check the user and password in the database URL"
+                }
+                // mongod answers, as a member of a replica set never initiated
+                _ if message.contains("RsGhost") => {
+                    "; mongod answers, but its replica set is not initiated: run rs.initiate() on it (mongosh)"
                 }
                 _ => {
                     "; is mongod running, and does the URL name the right host, port and replicaSet?"
                 }
             };
             // the driver's text is its Debug of the whole topology, cut mid-word
-            Err(connect_error(url, format!("{}{hint}", mongo_message(&e))))
+            Err(connect_error(url, format!("{message}{hint}")))
         }
         Err(e) => Err(DbError::Unusable {
             target: url.to_string(),
