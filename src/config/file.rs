@@ -95,7 +95,7 @@ impl FileConfig {
         }
         let parse_error = |e: serde_yaml_ng::Error| ConfigError::Parse {
             path: path.to_owned(),
-            message: mapping_named(&e.to_string()),
+            message: located(mapping_named(&e.to_string()), e.location().is_some(), text),
         };
         // serde's own check of a key written twice names the mapping and its first line only
         if let Err(e) = serde_yaml_ng::from_str::<OnceEach>(text) {
@@ -117,6 +117,25 @@ impl FileConfig {
 }
 
 const WRITTEN_TWICE: &str = "is written twice in its mapping";
+
+/// serde_yaml's message for an unknown key of the top mapping, which names no line: with the
+/// line where the key is written (`databse_url:` at line 1).
+fn located(message: String, has_location: bool, text: &str) -> String {
+    let key = (message.strip_prefix("unknown field `"))
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(key, _)| key)
+        .filter(|_| !has_location);
+    let at = |key: &str| {
+        (text.lines()).position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+    };
+    match key.and_then(at) {
+        Some(i) => format!("{message} at line {} column 1", i + 1),
+        None => message,
+    }
+}
 
 /// serde's "expected struct RelayFile" in the file's terms: a mapping of keys.
 fn mapping_named(message: &str) -> String {

@@ -391,3 +391,18 @@ fn registry_off_in_any_case() {
         Some("app.fleet")
     );
 }
+
+/// An unknown key of the top mapping is named with its line, as one inside a section is
+/// (serde_yaml names none for it: `databse_url` was reported without a place).
+#[test]
+fn an_unknown_top_level_key_is_named_with_its_line() {
+    let e = FileConfig::parse("f.yaml", "# settings\ndatabse_url: postgres://x@h/d\n")
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("unknown field `databse_url`"), "{e}");
+    assert!(e.contains("at line 2 column 1"), "{e}");
+    let inner = FileConfig::parse("f.yaml", "outbox:\n  stroage: consume\n")
+        .expect_err("refused")
+        .to_string();
+    assert_eq!(inner.matches(" at line ").count(), 1, "{inner}");
+}

@@ -30,6 +30,7 @@ pub mod sqlstate {
     pub const UNDEFINED_COLUMN: &str = "42703";
     pub const CHECK_VIOLATION: &str = "23514";
     pub const DEADLOCK_DETECTED: &str = "40P01";
+    pub const UNTRANSLATABLE_CHARACTER: &str = "22P05";
 }
 
 pub fn pg_code(e: &sqlx::Error) -> Option<String> {

@@ -629,6 +629,13 @@ impl OpsStore for PgOps<'_> {
             }
             Err(e) => {
                 tx.rollback().await.map_err(|e| Error::pg("staging", e))?;
+                use crate::db::sqlstate::UNTRANSLATABLE_CHARACTER;
+                if crate::db::pg_code(&e).as_deref() == Some(UNTRANSLATABLE_CHARACTER) {
+                    return Err(Error::Data {
+                        what: "the payload holds \\u0000 (NUL), which PostgreSQL's jsonb cannot store: remove it from the payload".into(),
+                        source: Some(Box::new(e)),
+                    });
+                }
                 Err(super::chosen::busy_or(e, self.conn, &self.table, "staging").await)
             }
         }

@@ -264,6 +264,19 @@ async fn emit_refuses_bad_payloads_and_changes_nothing() {
         .stdin("[1, 2]")
         .code(ERROR);
     assert!(r.stderr.contains("must be a JSON object"), "{r:?}");
+    // NUL, which jsonb cannot hold (MongoDB can): said as such, not "unsupported Unicode
+    // escape sequence"
+    let nul = r#"{"a": "x\u0000y"}"#;
+    let r = cmd(
+        &schema,
+        &[],
+        &["emit", "--route", "r", "--type", "t", "--payload", nul],
+    );
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains("PostgreSQL's jsonb cannot store"),
+        "{r:?}"
+    );
     let n = count(
         &mut conn,
         &format!("SELECT count(*) FROM {}", schema.rel("outbox")),
