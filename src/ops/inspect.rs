@@ -252,7 +252,7 @@ impl Inspector {
 /// Where an event is over every target of `outboxes`: each target's own rows and delivery-log
 /// records only (tenants sharing a table, or a log, are targets of that one table or log).
 pub async fn find_event(outboxes: &mut Outboxes, event_id: Uuid) -> Result<EventReport, Error> {
-    let mut found = Vec::new();
+    let (mut found, mut row_id) = (Vec::new(), false);
     for i in 0..outboxes.len() {
         let tenant = outboxes.target(i).tenant();
         let mut ops = outboxes.open(i).await?;
@@ -263,9 +263,14 @@ pub async fn find_event(outboxes: &mut Outboxes, event_id: Uuid) -> Result<Event
                 d.retain(|d| d.tenant_id == Some(t));
             }
         }
+        let nowhere = here.rows.is_empty() && here.deliveries.iter().flatten().next().is_none();
+        // the id of a row, given where an event id goes (both are listed side by side)
+        row_id |= nowhere && ops.position_of(event_id).await?.is_some();
         found.push(here);
     }
-    Ok(EventReport::merge(event_id, found))
+    let mut report = EventReport::merge(event_id, found);
+    report.is_a_row_id = row_id && report.rows.is_empty();
+    Ok(report)
 }
 
 /// Where an event is, over every target. The fields are in alphabetical order: the JSON
@@ -275,6 +280,9 @@ pub struct EventReport {
     /// `None` when no delivery log is configured.
     pub deliveries: Option<Vec<Delivery>>,
     pub event_id: Uuid,
+    /// No event has this id, a row has: the id given was a row's (omitted when not).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_a_row_id: bool,
     pub rows: Vec<RowView>,
 }
 
@@ -315,7 +323,9 @@ impl std::fmt::Display for EventReport {
                 d.id
             ));
         }
-        if rows.is_empty() && deliveries.is_empty() {
+        if rows.is_empty() && deliveries.is_empty() && self.is_a_row_id {
+            lines.push(format!("{event_id} is a row's id, not an event's: `inspect event` takes the event id (`inspect pending` and `inspect failed` list both)"));
+        } else if rows.is_empty() && deliveries.is_empty() {
             lines.push(format!("event {event_id} is not in the outbox"));
             if log_configured {
                 lines.push("and the delivery log has no record of it. A missing log row does not prove the event was not delivered: a pass that published and then rolled back logs nothing, and days past retention are dropped.".into());
@@ -343,6 +353,7 @@ impl EventReport {
         EventReport {
             deliveries: log_configured.then_some(deliveries),
             event_id,
+            is_a_row_id: false,
             rows,
         }
     }

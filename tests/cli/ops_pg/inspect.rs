@@ -111,6 +111,17 @@ async fn inspect_event_answers_did_it_go_out() {
             .await
             .unwrap();
     let extra = ["--storage", "consume", "--delivery-log", log.as_str()];
+    // a row's id where the event id goes is said to be one (it was "not in the outbox", and
+    // "the delivery log has no record of it")
+    let row: uuid::Uuid = sqlx::query_scalar(&format!("SELECT id FROM {t} LIMIT 1"))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let r = cmd(&schema, &extra, &["inspect", "event", &row.to_string()]);
+    assert!(r.stdout.contains("is a row's id, not an event's"), "{r:?}");
+    let as_json = [&extra[..], &["--format", "json"]].concat();
+    let r = cmd(&schema, &as_json, &["inspect", "event", &row.to_string()]);
+    assert_eq!(json(&r)["is_a_row_id"], true, "{r:?}");
     let r = cmd(
         &schema,
         &extra,
