@@ -2,6 +2,21 @@
 
 use super::*;
 
+/// Sends `signal` to the replay `child`, which then exits 130: its stderr.
+async fn stopped_by(child: std::process::Child, signal: &str) -> String {
+    let pid = child.id().to_string();
+    let kill = std::process::Command::new("kill")
+        .args([signal, &pid])
+        .status();
+    assert!(kill.unwrap().success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    stderr
+}
+
 /// Ctrl-C in the middle of a paced replay: no publish starts after it, the one in flight
 /// finishes, and it says where to resume (exit 130); resuming there sends the rest, nothing
 /// lost and nothing twice. (It exited at once and said nothing of where it was.)
@@ -16,16 +31,7 @@ async fn ctrl_c_stops_a_replay_where_it_resumes() {
     let sent = || hook.requests.lock().unwrap().len();
     let limit = std::time::Duration::from_secs(30);
     crate::common::wait_until(limit, "a few events replayed", || sent() >= 3).await;
-    let pid = child.id().to_string();
-    let kill = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status();
-    assert!(kill.unwrap().success());
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let stderr = stopped_by(child, "-INT").await;
     let cursor = stderr
         .split("every filter) and --after ")
         .nth(1)
@@ -65,15 +71,7 @@ async fn a_signal_ends_the_retries_of_a_refused_publish() {
     let sent = || hook.requests.lock().unwrap().len();
     let limit = std::time::Duration::from_secs(30);
     crate::common::wait_until(limit, "the fourth event refused twice", || sent() >= 5).await;
-    let kill = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    assert!(kill.unwrap().success());
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let stderr = stopped_by(child, "-TERM").await;
     assert!(stderr.contains("every filter) and --after "), "{stderr}");
     // its try and at most the retry under way when the signal came: not the thirteen
     let tries = sent() - 3;
