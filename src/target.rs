@@ -179,6 +179,9 @@ pub enum NameError {
         "{what} {name:?} is longer than {MAX_IDENT_BYTES} bytes once {{tenant}} is a tenant's 32-character id, which PostgreSQL would truncate"
     )]
     TooLongPerTenant { what: &'static str, name: String },
+    /// A name derived from another, with how to choose it instead.
+    #[error("{error}; {hint}")]
+    Derived { error: String, hint: &'static str },
     #[error("{what} {name:?} contains a control character")]
     Control { what: &'static str, name: String },
     #[error(

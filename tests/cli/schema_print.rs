@@ -217,3 +217,23 @@ fn a_checkpoint_beside_a_per_tenant_schema_must_be_named() {
         r.stdout
     );
 }
+
+/// An outbox name whose registry names (derived from it) would pass 63 bytes says how to name
+/// the registry instead (it said only that the pauses index was too long).
+#[test]
+fn a_registry_name_too_long_says_how_to_name_it() {
+    let relation = format!("x.{}", "a".repeat(45));
+    let r = ob(["schema", "print", "--relation", &relation]).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains("which PostgreSQL would truncate")
+            && r.stderr
+                .contains("outbox.registry: schema.table, or set outbox.registry: off"),
+        "{r:?}"
+    );
+    let off = crate::common::config_file(test_name!(), "outbox:\n  registry: off\n");
+    let r = ob(["schema", "print", "--relation", &relation])
+        .config(&off)
+        .run();
+    assert_eq!(r.code, OK, "{r:?}");
+}
