@@ -76,7 +76,8 @@ impl RouteStats {
         self.failed += r.failed as u64;
         self.dead_lettered += r.dead_lettered as u64;
         self.reclaimed += r.reclaimed;
-        for &s in &r.lag_seconds {
+        // the lag of what was delivered: a pass that did not commit delivered nothing
+        for &s in r.lag_seconds.iter().filter(|_| r.committed) {
             self.lag.record(s);
         }
         if !r.committed {
@@ -121,5 +122,34 @@ impl RouteStats {
         let ms = |q: f64| self.lag.quantile(q).map(|s| (s * 1e4).round() / 10.0);
         self.lag_p50_ms = ms(0.5);
         self.lag_p99_ms = ms(0.99);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pass that published and then did not commit (its rows stay pending) adds no lag: the
+    /// summary gave a lag beside `published: 0`.
+    #[test]
+    fn a_pass_that_did_not_commit_adds_no_lag() {
+        let mut stats = RouteStats::default();
+        let lost = PassReport {
+            lag_seconds: vec![2.0, 3.0],
+            committed: false,
+            ..PassReport::default()
+        };
+        stats.add(&lost);
+        stats.finish(Duration::from_secs(1));
+        assert_eq!((stats.published, stats.lag_p50_ms), (0, None));
+        let kept = PassReport {
+            published: 1,
+            lag_seconds: vec![2.0],
+            committed: true,
+            ..PassReport::default()
+        };
+        stats.add(&kept);
+        stats.finish(Duration::from_secs(1));
+        assert!(stats.lag_p50_ms.is_some_and(|ms| ms > 1_000.0), "{stats:?}");
     }
 }
