@@ -316,7 +316,6 @@ impl PgSchema {
         for sink in &self.sinks {
             sink_replay_idx(sink)?;
         }
-        // derived from the outbox's name unless named: how to name them is said
         (self.registry_names().transpose()).map_err(|e| NameError::Derived {
             error: e.to_string(),
             hint: "the registry's names derive from the outbox table's: name a shorter table with outbox.registry: schema.table, or set outbox.registry: off",
