@@ -19,6 +19,13 @@ use crate::store::ops::{
 };
 use crate::target::CollectionName;
 
+/// How long a requeue's or discard's write waits for a document another transaction holds, as
+/// PostgreSQL's wait for a row lock.
+const WRITE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// MongoDB's `MaxTimeMSExpired`.
+const MAX_TIME_EXPIRED: i32 = 50;
+
 pub struct MongoOps {
     pub client: Client,
     pub coll: Collection<Document>,
@@ -168,6 +175,21 @@ impl MongoOps {
         }
         session.commit_transaction().await.map_err(failed)?;
         Ok(changed)
+    }
+
+    /// A requeue's or discard's write that ran out of [`WRITE_WAIT`] (a document another
+    /// transaction holds): a busy lock, exit 4; any other failure as it is.
+    fn held(&self, what: &'static str, e: mongodb::error::Error) -> Error {
+        let expired =
+            matches!(&*e.kind, mongodb::error::ErrorKind::Command(c) if c.code == MAX_TIME_EXPIRED);
+        match expired {
+            true => Error::LockBusy(format!(
+                "a document of {} this changes is held by another transaction: it could not be changed within {}; end that transaction (or let it finish), then run this again",
+                self.opts.collection,
+                crate::duration::Dur(WRITE_WAIT)
+            )),
+            false => Error::mongo(what, e),
+        }
     }
 
     /// The `failed` documents of these ids (of `tenant`'s, when given), by id.
@@ -539,8 +561,9 @@ impl OpsStore for MongoOps {
                 .coll
                 .find_one_and_update(self.chosen_filter(r), set.clone()))
             .projection(doc! { "id": 1 })
+            .max_time(WRITE_WAIT)
             .await
-            .map_err(|e| Error::mongo("requeueing", e))?;
+            .map_err(|e| self.held("requeueing", e))?;
             changed.extend(hit.map(|_| r.id));
         }
         Ok(changed)
@@ -560,8 +583,9 @@ impl OpsStore for MongoOps {
         for r in rows {
             let hit = (self.coll.find_one_and_delete(self.chosen_filter(r)))
                 .projection(doc! { "id": 1 })
+                .max_time(WRITE_WAIT)
                 .await
-                .map_err(|e| Error::mongo("discarding", e))?;
+                .map_err(|e| self.held("discarding", e))?;
             changed.extend(hit.map(|_| r.id));
         }
         Ok(changed)

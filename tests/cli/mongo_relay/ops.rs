@@ -605,3 +605,29 @@ async fn a_missing_collection_is_named_by_doctor_and_replay() {
         "{r:?}"
     );
 }
+
+/// A document another transaction holds: `requeue` and `discard` wait 2 s for it, then exit 4
+/// saying so and changing nothing (they waited in silence for as long as the transaction
+/// lived, up to its minute).
+#[tokio::test]
+async fn a_document_another_transaction_holds_is_waited_for_then_named() {
+    let db = setup(test_name!(), &[]).await;
+    emit(&db, 1, Some("k"), &[]);
+    let coll = db.db().collection::<Document>("outbox");
+    let failed = doc! { "$set": { "status": "failed", "last_error": "x" } };
+    coll.update_many(doc! {}, failed).await.unwrap();
+    let mut session = db.client.start_session().await.unwrap();
+    session.start_transaction().await.unwrap();
+    (coll.update_many(doc! {}, doc! { "$set": { "attempts": 9 } }))
+        .session(&mut session)
+        .await
+        .unwrap();
+    for args in [["requeue", "--all", "--yes"], ["discard", "--all", "--yes"]] {
+        let r = cmd(&db, &args);
+        assert_eq!(r.code, crate::common::LOCK_BUSY, "{args:?}: {r:?}");
+        assert!(r.stderr.contains("is held by another transaction"), "{r:?}");
+    }
+    session.abort_transaction().await.unwrap();
+    let left = docs(&db, doc! { "status": "failed", "attempts": 0 }).await;
+    assert_eq!(left.len(), 1, "nothing changed");
+}
