@@ -253,13 +253,12 @@ async fn pg_table_checks(
     }
     let valid = |def: &str| facts.indexes.iter().any(|i| i.using == def && i.valid);
     let claim_def = claim_index_def();
+    let fix = schema::claim_index_fix(&facts, &t.table, &claim_def);
     report.index(
         "claim index",
         valid(&claim_def),
         format!("{name} has a valid index USING {claim_def}"),
-        format!(
-            "{name} has no valid claim index: every claim reads the table; run outboxctl migrate"
-        ),
+        format!("{name} has no valid claim index: every claim reads the table; {fix}"),
     );
     // staging (forze's, emit's) skips a duplicate event by ON CONFLICT (outbox_route, event_id)
     use crate::store::postgres::diagnostics::is_event_key;

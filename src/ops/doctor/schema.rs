@@ -34,3 +34,22 @@ pub(super) async fn check(config: &Config, connect_timeout: Duration, report: &m
 
 /// The name of [`check`]'s lines.
 const SCHEMA: &str = "schema";
+
+/// What fixes a missing claim index: `migrate`, unless an index of its name with another
+/// definition is there (which `migrate` leaves as it is: dropped first).
+pub(super) fn claim_index_fix(
+    facts: &crate::schema::plan::TableFacts,
+    table: &crate::target::QualifiedName,
+    claim_def: &str,
+) -> String {
+    let name = table.name.with_suffix("claim index", "_claim_idx");
+    let named = (facts.indexes.iter())
+        .find(|i| name.as_ref().is_ok_and(|n| i.name == n.name()) && i.using != claim_def);
+    match named {
+        Some(i) => format!(
+            "{} is USING {}: drop it, then run outboxctl migrate",
+            i.name, i.using
+        ),
+        None => "run outboxctl migrate".into(),
+    }
+}

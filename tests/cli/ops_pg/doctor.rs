@@ -453,6 +453,20 @@ async fn doctor_fails_what_migrate_leaves_and_reads_odd_columns_without_a_panic(
     let r = cmd(&schema, &flags[2..], &["hlc", "show"]);
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("not a packed HLC stamp"), "{r:?}");
+    // a claim index made again on other columns under its name: migrate leaves it, and doctor
+    // says to drop it first (it said to run migrate, which changes nothing)
+    sqlx::raw_sql(&format!(
+        "DROP INDEX {}.outbox_claim_idx; CREATE INDEX outbox_claim_idx ON {t} (status)",
+        schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let claim = details(&json(&cmd(&schema, &flags, &["doctor"])), "claim index");
+    assert!(
+        claim.len() == 1 && claim[0].contains("outbox_claim_idx is USING btree (status): drop it"),
+        "{claim:?}"
+    );
     // an application's table named by mistake: doctor says what it is, check by check
     let app = schema.rel("orders");
     sqlx::raw_sql(&format!("CREATE TABLE {app} (id bigint PRIMARY KEY)"))
