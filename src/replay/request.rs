@@ -169,13 +169,13 @@ pub fn prepare(config: &Config, mut request: Request) -> Result<Prepared, Error>
     }
     // an empty window is a mistake (two times swapped), not "no events"
     if let (Some(since), Some(until)) = (selection.since, selection.until) {
-        let at = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
-        let (s, u) = (at(since), at(until));
-        let fix = match since == until {
-            true => "make --until later",
-            false => "swap them",
-        };
         if since >= until {
+            let at = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+            let (s, u) = (at(since), at(until));
+            let fix = match since == until {
+                true => "make --until later",
+                false => "swap them",
+            };
             return Err(value(format!(
                 "--until ({u}) is not after --since ({s}): the window selects nothing; {fix}"
             ))
