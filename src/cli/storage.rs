@@ -139,14 +139,13 @@ async fn step3(
         return Ok(());
     }
     if args.dry_run {
+        // the script, then the exit a run would give now ("may step 3 run?" by its code)
         let report = StepReport::dropping(&plan, Some(plan.script(args.into())));
-        ctx.out.show(&report, || {
-            ctx.out.data(report.script.as_deref().unwrap_or_default());
-            (plan.refusal("would be refused now").iter()).for_each(|r| ctx.out.warn(r));
-        });
-        return Ok(());
+        let script = report.script.as_deref().unwrap_or_default();
+        ctx.out.show(&report, || ctx.out.data(script));
+        return Ok(plan.verdict("would be refused now")?);
     }
-    plan.verdict()?;
+    plan.verdict("refused")?;
     ctx.confirm(&format!("drop {} (cannot be undone)", plan.what()))?;
     let each = |d: &storage::DropColumns| ctx.out.lines("", (!ctx.out.is_json()).then_some(d));
     outbox.drop_all(&plan, args.into(), each).await?;

@@ -534,16 +534,13 @@ impl DropPlan {
         what.join("; ")
     }
 
-    /// Step 3 is refused while anything blocks it.
-    pub fn verdict(&self) -> Result<(), Error> {
-        self.refusal("refused")
-            .map_or(Ok(()), |r| Err(Error::Refused(r)))
-    }
-
-    /// What refuses step 3 (`step 3 {how}: …`), when anything does.
-    pub fn refusal(&self, how: &str) -> Option<String> {
-        let blocked = self.blocked.join("; ");
-        (!blocked.is_empty()).then(|| format!("step 3 {how}: {blocked}"))
+    /// Step 3 is refused while anything blocks it (`how`: "refused", or "would be refused now"
+    /// for `--dry-run`, which exits as the step would).
+    pub fn verdict(&self, how: &str) -> Result<(), Error> {
+        match self.blocked.join("; ") {
+            blocked if blocked.is_empty() => Ok(()),
+            blocked => Err(Error::Refused(format!("step 3 {how}: {blocked}"))),
+        }
     }
 
     /// The whole of step 3 as SQL, for `--dry-run`.

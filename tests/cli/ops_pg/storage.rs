@@ -85,6 +85,12 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
             .contains("DROP COLUMN processing_at, DROP COLUMN published_at"),
         "{r:?}"
     );
+    // a dry run exits as the step would: refused, naming why, with the script still printed
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    assert!(
+        r.stderr.contains("step 3 would be refused now") && r.stderr.contains("storage: retain"),
+        "{r:?}"
+    );
     // the flag vouches for every relay, but this configuration's own reclaim is on
     let r = cmd(
         &schema,
@@ -111,12 +117,14 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
         &["--reclaim-disabled", "--format", "json"],
         &["storage", "to-consume", "--step", "3", "--dry-run"],
     );
+    assert_eq!(r.code, REFUSED, "{r:?}");
     let v = json(&r);
     assert_eq!(
         (v["step"].as_i64(), v["done"].as_bool()),
         (Some(3), Some(false)),
         "{r:?}"
     );
+    assert!(!v["blocked"].as_array().unwrap().is_empty(), "{r:?}");
     assert!(
         v["script"]
             .as_str()
@@ -124,18 +132,30 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
             .contains("DROP COLUMN processing_at"),
         "{r:?}"
     );
+    let ready = [
+        "--reclaim-disabled",
+        "--storage",
+        "consume",
+        "--format",
+        "json",
+        "--config",
+        &off,
+    ];
     let r = cmd(
         &schema,
-        &[
-            "--yes",
-            "--reclaim-disabled",
-            "--storage",
-            "consume",
-            "--format",
-            "json",
-            "--config",
-            &off,
-        ],
+        &ready,
+        &["storage", "to-consume", "--step", "3", "--dry-run"],
+    );
+    assert_eq!(r.code, OK, "nothing blocks step 3 now: {r:?}");
+    let v = json(&r);
+    assert_eq!(
+        (v["blocked"].is_null(), v["next"].as_str()),
+        (true, Some("run step 3 without --dry-run")),
+        "{r:?}"
+    );
+    let r = cmd(
+        &schema,
+        &[&["--yes"][..], &ready].concat(),
         &["storage", "to-consume"],
     );
     assert_eq!(r.code, OK, "{r:?}");
@@ -318,6 +338,7 @@ async fn a_table_tenants_share_is_moved_once() {
         "--dry-run",
         "--reclaim-disabled",
     ]);
+    assert_eq!(r.code, REFUSED, "this configuration says retain: {r:?}");
     assert_eq!(
         r.stdout.matches("DROP COLUMN processing_at").count(),
         1,
