@@ -220,22 +220,14 @@ fn print_blocked(ctx: &Ctx, keys: &[BlockedKey]) {
 }
 
 fn print_groups(ctx: &Ctx, groups: &[FailureGroup]) {
-    let spread = |m: &std::collections::BTreeMap<String, i64>| {
-        let each: Vec<String> = m.iter().map(|(k, n)| format!("{k} {n}")).collect();
-        each.join(", ")
-    };
     let header = "group,rows,routes,types,attempts,first,last,error";
     let listed = ctx.out.list(groups, "no failed rows", header, |g| {
         vec![
             g.id.clone(),
             g.count.to_string(),
-            spread(&g.routes),
-            spread(&g.event_types),
-            if g.attempts_min == g.attempts_max {
-                g.attempts_min.to_string()
-            } else {
-                format!("{}-{}", g.attempts_min, g.attempts_max)
-            },
+            FailureGroup::spread(&g.routes),
+            FailureGroup::spread(&g.event_types),
+            g.attempts(),
             g.first_created_at.format(SECONDS).to_string(),
             g.last_created_at.format(SECONDS).to_string(),
             error_cell(Some(&g.sample_error)),

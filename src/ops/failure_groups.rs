@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::store::ops::RowView;
 
 /// The masking rules' version: part of every group id, so ids change when the rules do.
-pub const RULES_VERSION: &str = "1";
+pub const RULES_VERSION: &str = "2";
 
 /// What a masked part becomes.
 const UUID: &str = "<uuid>";
@@ -29,9 +29,19 @@ pub fn mask(error: &str) -> String {
     let text = strip_more_suffix(error.trim());
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
+    // after `HTTP`, `status`, `error`…: the code that follows is kept (401 is not 409)
+    let mut code_next = false;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
+        if c == '[' {
+            if let Some(end) = bracketed_address_end(&chars, i) {
+                out.push_str(ADDRESS);
+                code_next = false;
+                i = end;
+                continue;
+            }
+        }
         // quoted strings: '…', "…", `…`
         if matches!(c, '\'' | '"' | '`') {
             if let Some(end) = chars[i + 1..].iter().position(|&d| d == c) {
@@ -42,10 +52,17 @@ pub fn mask(error: &str) -> String {
                 continue;
             }
         }
-        if c.is_ascii_alphanumeric() && (i == 0 || !is_word(chars[i - 1])) {
+        let opens_ipv6 = c == ':' && chars.get(i + 1) == Some(&':'); // `::1`
+        // a token starts after a separator, or after the `:` of a quoted key (`"n":42`)
+        let starts = i == 0
+            || !is_word(chars[i - 1])
+            || chars[i - 1] == ':' && (i < 2 || matches!(chars[i - 2], '"' | '\''));
+        if (c.is_ascii_alphanumeric() || opens_ipv6) && starts {
             let end = token_end(&chars, i);
             let token: String = chars[i..end].iter().collect();
-            if let Some(masked) = mask_token(&token) {
+            let code = code_next && is_code(&token);
+            code_next = CODE_WORDS.iter().any(|w| token.eq_ignore_ascii_case(w));
+            if let Some(masked) = mask_token(&token).filter(|_| !code) {
                 out.push_str(masked);
                 i = end;
                 continue;
@@ -56,10 +73,53 @@ pub fn mask(error: &str) -> String {
             i = end;
             continue;
         }
+        code_next &= c.is_whitespace() || matches!(c, ':' | '=' | '#');
         out.push(c);
         i += 1;
     }
     out
+}
+
+/// The words after which a number is a code that tells errors apart, not a value that varies:
+/// `HTTP 503`, `status 404`, `os error 28`, `errno 13`, `code 3`, `SQLSTATE 40001`.
+const CODE_WORDS: [&str; 6] = ["http", "status", "error", "errno", "code", "sqlstate"];
+
+/// A code: up to 5 digits.
+fn is_code(token: &str) -> bool {
+    (1..=5).contains(&token.len()) && token.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `[::1]`, `[fe80::1]:8080`: the end of a bracketed IPv6 address and its port, when `start`
+/// opens one.
+fn bracketed_address_end(chars: &[char], start: usize) -> Option<usize> {
+    let close = start + 1 + chars[start + 1..].iter().position(|&c| c == ']')?;
+    let inner: String = chars[start + 1..close].iter().collect();
+    if !is_ipv6(&inner) {
+        return None;
+    }
+    let mut end = close + 1;
+    if chars.get(end) == Some(&':') && chars.get(end + 1).is_some_and(char::is_ascii_digit) {
+        end += 1;
+        while chars.get(end).is_some_and(char::is_ascii_digit) {
+            end += 1;
+        }
+    }
+    Some(end)
+}
+
+/// `2001:db8::7`, `fe80::1`, `::ffff:10.0.0.7`: groups of up to 4 hex digits split by colons,
+/// eight of them or fewer around one `::` (so a time, `10:30:00`, is not one).
+fn is_ipv6(t: &str) -> bool {
+    let groups: Vec<&str> = t.split(':').collect();
+    let (last, head) = groups.split_last().expect("split gives one part at least");
+    let hex = |g: &&str| g.len() <= 4 && g.chars().all(|c| c.is_ascii_hexdigit());
+    let tail = hex(last) || is_ipv4(last);
+    let whole = groups.len() == 8 && groups.iter().all(|g| !g.is_empty());
+    let compressed = t.matches("::").count() == 1 && groups.len() <= 8;
+    (whole || compressed)
+        && head.iter().all(hex)
+        && tail
+        && t.chars().any(|c| c.is_ascii_hexdigit())
 }
 
 /// The group id of a masked error: 12 hex digits of SHA-256 over the rules' version and text.
@@ -185,17 +245,25 @@ fn is_duration(t: &str) -> bool {
         )
 }
 
-/// `10.0.0.7`, `10.0.0.7:5672`, `broker-1:9092`, `[::1]:80` is not handled (rare in errors).
+/// `10.0.0.7`, `10.0.0.7:5672`, `broker-1:9092`, `2001:db8::7` (`[::1]:80` is taken whole by
+/// [`bracketed_address_end`]).
 fn is_address(t: &str) -> bool {
+    if is_ipv6(t) {
+        return true;
+    }
     let (host, port) = match t.rsplit_once(':') {
         Some((h, p)) if !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()) => (h, Some(p)),
         _ => (t, None),
     };
-    let ipv4 = host.split('.').count() == 4
+    is_ipv4(host) || (port.is_some() && !host.is_empty() && !host.contains(':'))
+}
+
+/// `10.0.0.7`.
+fn is_ipv4(host: &str) -> bool {
+    host.split('.').count() == 4
         && host
             .split('.')
-            .all(|p| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()));
-    ipv4 || (port.is_some() && !host.is_empty() && !host.contains(':'))
+            .all(|p| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// One failure group: its rows' count and spread, and one error in full.
@@ -216,6 +284,22 @@ pub struct FailureGroup {
     pub last_created_at: DateTime<Utc>,
     pub attempts_min: i32,
     pub attempts_max: i32,
+}
+
+impl FailureGroup {
+    /// The attempts its rows have made: `5`, or `1-5` when they differ.
+    pub fn attempts(&self) -> String {
+        match self.attempts_min == self.attempts_max {
+            true => self.attempts_min.to_string(),
+            false => format!("{}-{}", self.attempts_min, self.attempts_max),
+        }
+    }
+
+    /// A count per name, as a cell: `a 3, b 1`.
+    pub fn spread(counts: &BTreeMap<String, i64>) -> String {
+        let each: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        each.join(", ")
+    }
 }
 
 /// Groups rows by the fingerprint of their `last_error` (rows without one form a group of
@@ -267,7 +351,7 @@ mod tests {
         let cases = [
             (
                 "HTTP 503 from 10.0.0.7:8080 after 1.002s (+31 more)",
-                "HTTP <n> from <addr> after <duration>",
+                "HTTP 503 from <addr> after <duration>",
             ),
             (
                 "Kafka produce to stall.orders: Message production error: MessageTimedOut (Local: Message timed out) (new producer)",
@@ -283,7 +367,19 @@ mod tests {
             ),
             (
                 "No space left on device (os error 28)",
-                "No space left on device (os error <n>)",
+                "No space left on device (os error 28)",
+            ),
+            (
+                "HTTP 409: {\"error\":\"conflict\",\"order\":1234}",
+                "HTTP 409: {\"<str>\":\"<str>\",\"<str>\":<n>}",
+            ),
+            (
+                "connect to [2001:db8::7]:8443 refused; fallback fe80::1%2 and ::ffff:10.0.0.7, status=503",
+                "connect to <addr> refused; fallback <addr>%<n> and <addr>, status=503",
+            ),
+            (
+                "retry 3 of HTTP/1.1 at 10:30:00, code 17 after 2 tries",
+                "retry <n> of HTTP/<n> at 10:30:00, code 17 after <n> tries",
             ),
             (
                 "total \"19.90\" exceeds 12.5 for tenant deadbeef1234",
@@ -301,21 +397,29 @@ mod tests {
         let b = fingerprint("HTTP 503 from 10.0.0.9:8080 after 0.3s (+4 more)");
         let c = fingerprint("HTTP 404 from 10.0.0.7:8080 after 1.002s");
         assert_eq!(a, b);
-        assert_eq!(a, fingerprint("HTTP 7 from 1.2.3.4 after 9ms"));
+        assert_eq!(a, fingerprint("HTTP 503 from 1.2.3.4 after 9ms"));
         assert_ne!(a, fingerprint("HTTP <n> from <addr> after"));
-        // numbers are masked, so 503 and 404 share a group; words are not
-        assert_eq!(a, c);
+        // numbers are masked, but not a status code: 503 and 404 are two groups
+        assert_ne!(a, c);
+        assert_eq!(
+            fingerprint("HTTP 401: {\"error\":\"unauthorized\"}"),
+            fingerprint("HTTP 401: {\"error\":\"token expired\"}")
+        );
+        assert_ne!(
+            fingerprint("HTTP 401: {\"error\":\"unauthorized\"}"),
+            fingerprint("HTTP 409: {\"error\":\"conflict\"}")
+        );
         assert_ne!(a, fingerprint("Redis 503 from 10.0.0.7:8080 after 1.002s"));
         // stable across runs, machines and backends: the id is the hash of version and text
-        assert_eq!(group_id("HTTP <n> from <addr> after <duration>"), a);
+        assert_eq!(group_id("HTTP 503 from <addr> after <duration>"), a);
         assert_eq!(parse_group_id(&a.to_uppercase()), Ok(a.clone()));
-        for bad in ["", "478651ef7d6", "478651ef7d6dz", "478651ef7d6g"] {
+        for bad in ["", "478651ef7d6", "c371b0a14581z", "478651ef7d6g"] {
             assert!(parse_group_id(bad).is_err(), "{bad}");
         }
         assert_eq!(a.len(), 12);
-        // SHA-256 of "1\nHTTP <n> from <addr> after <duration>", computed apart (Python's
+        // SHA-256 of "2\nHTTP 503 from <addr> after <duration>", computed apart (Python's
         // hashlib): a change here means the rules or the hash changed; bump RULES_VERSION
-        assert_eq!(a, "478651ef7d6d");
+        assert_eq!(a, "c371b0a14581");
     }
 
     #[test]
@@ -335,9 +439,9 @@ mod tests {
         };
         let rows = [
             row("a", "HTTP 503 after 1s", 5, 3),
-            row("b", "HTTP 502 after 2s", 3, 1),
+            row("b", "HTTP 503 after 2s", 3, 1),
             row("a", "permission denied for table outbox", 1, 2),
-            row("a", "HTTP 504 after 9ms (+2 more)", 4, 5),
+            row("a", "HTTP 503 after 9ms (+2 more)", 4, 5),
         ];
         let groups = group(&rows);
         assert_eq!(groups.len(), 2);
@@ -348,5 +452,10 @@ mod tests {
         assert_eq!(g.last_created_at, rows[3].created_at);
         assert_eq!(g.sample_error, "HTTP 503 after 1s");
         assert_eq!(groups[1].count, 1);
+        assert_eq!(
+            (g.attempts(), groups[1].attempts()),
+            ("3-5".into(), "1".into())
+        );
+        assert_eq!(FailureGroup::spread(&g.routes), "a 2, b 1");
     }
 }

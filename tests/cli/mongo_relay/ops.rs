@@ -343,7 +343,7 @@ async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents(
             _ => (
                 "pending",
                 2,
-                "HTTP 502 from 10.9.9.9:80 after 20ms (+1 more)".to_owned(),
+                "HTTP 503 from 10.9.9.9:80 after 20ms (+1 more)".to_owned(),
             ),
         };
         let mut set = doc! { "status": status, "attempts": attempts, "last_error": error };
@@ -354,7 +354,7 @@ async fn failure_groups_on_mongo_match_postgres_ids_and_requeue_their_documents(
             .await
             .unwrap();
     }
-    let http = outboxctl::ops::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
+    let http = outboxctl::ops::failure_groups::fingerprint("HTTP 503 from 1.2.3.4:1 after 1s");
     let refused = outboxctl::ops::failure_groups::fingerprint(
         "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
     );

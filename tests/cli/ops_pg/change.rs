@@ -430,11 +430,11 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
             .event_type("order.placed")
             .attempts(2)
             .due_in(60.0)
-            .error("HTTP 502 from 10.0.0.9:8080 after 0.1s (+3 more)")
+            .error("HTTP 503 from 10.0.0.9:8080 after 0.1s (+3 more)")
     }));
     rows.push(Fixture::pending("a").event_type("order.placed"));
     insert(&mut conn, &t, &rows).await;
-    let http = outboxctl::ops::failure_groups::fingerprint("HTTP 1 from 1.2.3.4:1 after 1s");
+    let http = outboxctl::ops::failure_groups::fingerprint("HTTP 503 from 1.2.3.4:1 after 1s");
     let refused = outboxctl::ops::failure_groups::fingerprint(
         "order 0190c4e2-8a6c-7e4a-9b1e-2f3a4b5c6d7e refused: 'sold out'",
     );
@@ -457,7 +457,7 @@ async fn failure_groups_list_and_act_on_exactly_their_rows() {
             .unwrap()
             .starts_with("HTTP 503 from 10.0.0.")
     );
-    // with --retrying the 502s waiting for their retry join the HTTP group
+    // with --retrying the 503s waiting for their retry join the HTTP group
     let groups = cmd(
         &schema,
         &["--format", "json", "--route", "a"],
