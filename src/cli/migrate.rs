@@ -2,11 +2,14 @@
 //! with `--dry-run`, or fails with `--check`); it only adds, and asks no confirmation, unless
 //! `--prune-functions` drops the functions of the pass the configuration's relay does not call.
 
+use std::time::{Duration, Instant};
+
 use clap::Args;
 
 use super::Ctx;
 use crate::duration::Dur;
-use crate::ops::migrate::Migration;
+use crate::ops::migrate::{BuildWaits, Migration};
+use crate::schema::plan::Step;
 
 #[derive(Debug, Args)]
 pub struct MigrateArgs {
@@ -78,15 +81,21 @@ pub async fn run(ctx: &Ctx, args: MigrateArgs) -> anyhow::Result<()> {
         ctx.confirm(&question)?;
     }
     let bar = ctx.progress(migration.plan.steps.len() as u64, "migrating");
-    migration
-        .apply(policy, |step, took| {
-            bar.inc(1);
-            let line = format!("applied: {} ({:.2}s)", step.summary, took.as_secs_f64());
-            if !ctx.out.is_json() && !ctx.out.quiet {
-                bar.suspend(|| ctx.out.data(&line));
-            }
-        })
-        .await?;
+    let mut waits = BuildWaits::default();
+    let applied = |step: &Step, took: Duration| {
+        bar.inc(1);
+        bar.set_message("migrating");
+        let line = format!("applied: {} ({:.2}s)", step.summary, took.as_secs_f64());
+        if !ctx.out.is_json() && !ctx.out.quiet {
+            bar.suspend(|| ctx.out.data(&line));
+        }
+    };
+    let building = |step: &Step, p: &_| {
+        let (shown, named) = waits.saw(&step.summary, p, Instant::now());
+        bar.set_message(shown);
+        named.inspect(|line| bar.suspend(|| ctx.out.warn(line)));
+    };
+    migration.apply(policy, applied, building).await?;
     bar.finish_and_clear();
     let plan = &migration.plan;
     ctx.out.show(&migration.report(true), || {

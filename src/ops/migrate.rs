@@ -11,7 +11,7 @@ use sqlx::PgConnection;
 
 use crate::Error;
 use crate::config::{Config, Target};
-use crate::dburl::Backend as Kind;
+use crate::dburl::{Backend as Kind, DatabaseUrl};
 use crate::schema::desired::Extras;
 use crate::schema::plan::{self, MigrationPlan, Problem, Step, StepKind};
 use crate::schema::postgres::{self as pg, LockPolicy, MigrationLock};
@@ -23,9 +23,14 @@ use crate::store::postgres::sql::{FunctionKind, PassFunction, functions};
 
 /// Where the plan is applied.
 enum SchemaIo {
-    Postgres(PgConnection),
+    /// The connection that applies it, and how to open another that watches a concurrent
+    /// index build (its URL and connect timeout).
+    Postgres(PgConnection, Box<(DatabaseUrl, Duration)>),
     Mongo(mongodb::Client, MongoSchema),
 }
+
+/// How often a concurrent index build is read while it runs, from the first reading on.
+const WATCH_EVERY: Duration = Duration::from_millis(500);
 
 /// `migrate --format json`: what the run found, or did.
 #[derive(Debug, Serialize)]
@@ -148,7 +153,10 @@ impl Migration {
                     plan,
                     warnings,
                     pruning,
-                    io: SchemaIo::Postgres(conn),
+                    io: SchemaIo::Postgres(
+                        conn,
+                        Box::new((config.require_url()?.clone(), connect_timeout)),
+                    ),
                     lock,
                 })
             }
@@ -239,17 +247,24 @@ impl Migration {
         }
     }
 
-    /// Applies every step in order (`applied` hears each, with how long it took), then
+    /// Applies every step in order (`applied` hears each, with how long it took; `building`
+    /// where a concurrent index build stands while it runs, from [`WATCH_EVERY`] on), then
     /// releases the migration lock.
     pub async fn apply(
         &mut self,
         policy: LockPolicy,
         mut applied: impl FnMut(&Step, Duration),
+        mut building: impl FnMut(&Step, &pg::BuildProgress),
     ) -> Result<(), Error> {
         for step in &self.plan.steps {
             let started = Instant::now();
             match &mut self.io {
-                SchemaIo::Postgres(conn) => pg::apply_step(conn, step, policy).await?,
+                SchemaIo::Postgres(conn, watch) if step.kind == StepKind::Concurrent => {
+                    let builder = crate::db::pg::direct_backend_pid(conn, &watch.0).await;
+                    let run = pg::apply_step(conn, step, policy);
+                    watched(run, watch, builder, |p| building(step, p)).await?
+                }
+                SchemaIo::Postgres(conn, _) => pg::apply_step(conn, step, policy).await?,
                 SchemaIo::Mongo(client, schema) => mongo::apply_step(client, schema, step).await?,
             }
             applied(step, started.elapsed());
@@ -258,6 +273,95 @@ impl Migration {
             lock.release().await?;
         }
         Ok(())
+    }
+}
+
+/// How long a concurrent build waits for one session before [`BuildWaits`] names it.
+pub const NAME_AFTER: Duration = Duration::from_secs(2);
+
+/// The sessions a concurrent build waits for, each named once when it has held the build up
+/// for [`NAME_AFTER`] (a build waits out every older transaction: a session left idle in its
+/// transaction stops `migrate` for as long as it stays, which a silent wait does not tell).
+#[derive(Debug, Default)]
+pub struct BuildWaits {
+    current: Option<(i32, Instant)>,
+    named: Vec<i32>,
+}
+
+impl BuildWaits {
+    /// What to show of `step`'s build as read at `now`: where it stands, in a line that
+    /// replaces the last, and the session it waits for, once, to print.
+    pub fn saw(
+        &mut self,
+        step: &str,
+        p: &pg::BuildProgress,
+        now: Instant,
+    ) -> (String, Option<String>) {
+        let done = p.percent.map(|n| format!(" {n}%")).unwrap_or_default();
+        (
+            format!("{step}: {}{done}", p.phase),
+            self.named(step, p, now),
+        )
+    }
+
+    fn named(&mut self, step: &str, p: &pg::BuildProgress, now: Instant) -> Option<String> {
+        let Some((pid, who)) = &p.waits_for else {
+            self.current = None;
+            return None;
+        };
+        let since = match self.current {
+            Some((held_by, since)) if held_by == *pid => since,
+            _ => {
+                self.current = Some((*pid, now));
+                now
+            }
+        };
+        let waited = now.duration_since(since);
+        (waited >= NAME_AFTER && !self.named.contains(pid)).then(|| {
+            self.named.push(*pid);
+            format!(
+                "{step}: {}, held up by {who} for {}; a concurrent build waits out every transaction older than it: end that one (pg_terminate_backend({pid}), if that is safe) or let it finish, and the build goes on",
+                p.phase,
+                crate::duration::Dur(Duration::from_secs(waited.as_secs())),
+            )
+        })
+    }
+}
+
+/// Runs a concurrent index build (`run`), reading where it stands every [`WATCH_EVERY`] on a
+/// connection of its own, opened at the first reading (a build that ends sooner costs none);
+/// a reading that fails or takes longer than [`WATCH_EVERY`] ends the watching, never the
+/// build: watching is only for the operator's eyes.
+async fn watched(
+    run: impl Future<Output = Result<(), Error>>,
+    watch: &(DatabaseUrl, Duration),
+    builder: Option<i32>,
+    mut seen: impl FnMut(&pg::BuildProgress),
+) -> Result<(), Error> {
+    let mut run = std::pin::pin!(run);
+    let mut every =
+        tokio::time::interval_at(tokio::time::Instant::now() + WATCH_EVERY, WATCH_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut watcher: Option<Option<PgConnection>> = None;
+    loop {
+        tokio::select! {
+            done = &mut run => return done,
+            _ = every.tick() => {
+                if watcher.is_none() {
+                    let (url, timeout) = watch;
+                    let connect = crate::db::connect_pg(url, (*timeout).min(4 * WATCH_EVERY));
+                    watcher = Some(connect.await.ok());
+                }
+                if let Some(conn) = watcher.as_mut().and_then(Option::as_mut) {
+                    match tokio::time::timeout(WATCH_EVERY, pg::build_progress(conn, builder)).await {
+                        Ok(Ok(Some(p))) => seen(&p),
+                        Ok(Ok(None)) => {}
+                        // a reading cut short leaves its connection mid-reply: watch no more
+                        _ => watcher = Some(None),
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -366,4 +470,41 @@ fn lock_keys(target: &str, schemas: &[PgSchema]) -> Vec<String> {
     keys.sort();
     keys.dedup();
     keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_holding_a_build_up_is_named_once_after_a_while() {
+        let waiting = |pid| pg::BuildProgress {
+            phase: "waiting for old snapshots".into(),
+            waits_for: Some((pid, format!("pid {pid} (idle in transaction)"))),
+            percent: None,
+        };
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut waits = BuildWaits::default();
+        assert_eq!(waits.named("build", &waiting(7), at(0)), None);
+        assert_eq!(waits.named("build", &waiting(7), at(1_999)), None);
+        let said = waits.named("build", &waiting(7), at(2_000)).expect("named");
+        assert!(
+            said.starts_with(
+                "build: waiting for old snapshots, held up by pid 7 (idle in transaction) for 2s;"
+            ),
+            "{said}"
+        );
+        assert_eq!(waits.named("build", &waiting(7), at(9_000)), None, "once");
+        // another session starts its own clock; a scan in between resets it
+        assert_eq!(waits.named("build", &waiting(8), at(9_500)), None);
+        let scanning = pg::BuildProgress {
+            phase: "building index: scanning table".into(),
+            waits_for: None,
+            percent: Some(40),
+        };
+        assert_eq!(waits.named("build", &scanning, at(10_000)), None);
+        assert_eq!(waits.named("build", &waiting(8), at(11_000)), None);
+        assert!(waits.named("build", &waiting(8), at(13_000)).is_some());
+    }
 }

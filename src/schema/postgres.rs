@@ -393,6 +393,56 @@ pub async fn apply_step(
     }
 }
 
+/// Where a concurrent index build stands, read on a connection of its own while
+/// [`apply_step`] runs it (`pg_stat_progress_create_index`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildProgress {
+    /// `waiting for old snapshots`, `building index: scanning table`, …
+    pub phase: String,
+    /// In a waiting phase, the session the build waits for: its pid, and the pid with its
+    /// state, application, transaction age and last statement, in words.
+    pub waits_for: Option<(i32, String)>,
+    /// Per cent of the blocks of its current scan done, while it scans.
+    pub percent: Option<i64>,
+}
+
+const BUILD_PROGRESS_SQL: &str = "\
+SELECT p.phase, a.pid,
+       format('pid %s (%s%s, its transaction %s s old%s)', a.pid, a.state,
+              coalesce(', application ' || nullif(a.application_name, ''), ''),
+              floor(extract(epoch FROM now() - a.xact_start)),
+              coalesce(', last statement: ' || left(regexp_replace(a.query, '\\s+', ' ', 'g'), 80), '')),
+       CASE WHEN p.blocks_total > 0 THEN p.blocks_done * 100 / p.blocks_total END
+  FROM pg_stat_progress_create_index p
+  LEFT JOIN pg_stat_activity a ON a.pid = nullif(p.current_locker_pid, 0)
+ WHERE p.datid = (SELECT oid FROM pg_database WHERE datname = current_database())
+   AND p.command LIKE '%CONCURRENTLY' AND ($1 = 0 OR p.pid = $1)
+ ORDER BY p.pid
+ LIMIT 1";
+
+/// The concurrent build of this database that `builder` runs (`None`: a pooled connection,
+/// whose backend is not known: the one build of this database, as a migrate holds the
+/// migration lock); `None` when no build runs.
+pub async fn build_progress(
+    conn: &mut PgConnection,
+    builder: Option<i32>,
+) -> Result<Option<BuildProgress>, sqlx::Error> {
+    let row = query(BUILD_PROGRESS_SQL)
+        .bind(builder.unwrap_or(0))
+        .fetch_optional(conn)
+        .await?;
+    row.map(|r| {
+        let pid: Option<i32> = r.try_get(1)?;
+        let who: Option<String> = r.try_get(2)?;
+        Ok(BuildProgress {
+            phase: r.try_get(0)?,
+            waits_for: pid.zip(who),
+            percent: r.try_get(3)?,
+        })
+    })
+    .transpose()
+}
+
 /// Refuses a concurrent index build that a `statement_timeout` or `lock_timeout` of the
 /// session would cut.
 async fn refuse_build_timeouts(conn: &mut PgConnection, what: &str) -> Result<(), Error> {

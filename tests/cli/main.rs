@@ -27,6 +27,7 @@ mod help_text;
 mod metrics;
 mod migrate_mongo;
 mod migrate_pg;
+mod migrate_pg_waits;
 mod mongo_relay;
 mod ops_pg;
 mod otel;

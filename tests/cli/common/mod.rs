@@ -453,6 +453,13 @@ impl KillOnDrop {
             .args(["-TERM", &child.id().to_string()])
             .status()
             .unwrap();
+        self.exit_within(limit).await
+    }
+
+    /// Its exit status if it exits within `limit` (`None`: still running; it is killed when
+    /// dropped).
+    pub async fn exit_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let child = self.0.as_mut().expect("running");
         let deadline = Instant::now() + limit;
         loop {
             if let Some(status) = child.try_wait().unwrap() {
