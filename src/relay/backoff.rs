@@ -1,7 +1,7 @@
 //! The relay's timing rules, pure: per-row retry delays, route backoff after failed passes,
 //! the loop's jittered interval. Randomness comes in as a number in `[0, 1]`.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What happens to a row whose publish failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +46,27 @@ pub fn route_backoff(failures: u32, interval: Duration, retry_max_backoff: Durat
 /// The loop's sleep: `interval × (1 ± jitter)`, `u` in `[0, 1]` (0.5 = no change).
 pub fn jittered(interval: Duration, jitter: f64, u: f64) -> Duration {
     interval.mul_f64((1.0 + jitter * (2.0 * u.clamp(0.0, 1.0) - 1.0)).max(0.0))
+}
+
+/// A destination back from being down: when, and the wait it had by then.
+#[derive(Debug, Clone, Copy)]
+pub struct Back {
+    pub at: Instant,
+    pub wait: Duration,
+}
+
+/// How long a destination found down after a pass waits for its probe: `interval`, or, when it
+/// came back lately (within twice the wait it had, or `interval`), twice that wait, up to
+/// `cap`. A destination that answers its probe and refuses every publish as unavailable (an
+/// HTTP endpoint answering `HEAD` with 200 and each `POST` with 503) was found back and down
+/// again ten times a second, a warning and a line each, for as long as it lasted.
+pub fn down_wait(back: Option<Back>, now: Instant, interval: Duration, cap: Duration) -> Duration {
+    match back {
+        Some(b) if now.duration_since(b.at) < b.wait.saturating_mul(2).max(interval) => {
+            b.wait.saturating_mul(2).min(cap).max(interval)
+        }
+        _ => interval,
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use rand::Rng;
 
-use super::backoff;
+use super::backoff::{self, Back, down_wait};
 use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout, run_pass};
 use super::fleet::FleetView;
 pub use super::route_stats::RouteStats;
@@ -68,33 +68,22 @@ struct Down {
 pub const DATABASE_PROBE_FIRST: Duration = Duration::from_millis(100);
 pub const DATABASE_PROBE_CAP: Duration = Duration::from_secs(1);
 
-/// A destination back from being down: when, and the wait it had by then.
-#[derive(Debug, Clone, Copy)]
-struct Back {
-    at: Instant,
-    wait: Duration,
+/// Whether a pass was cut by its statement or lock limit.
+fn timed_out(error: &str) -> bool {
+    ["due to statement timeout", "due to lock timeout"]
+        .iter()
+        .any(|t| error.contains(t))
 }
 
-/// How long a destination found down after a pass waits for its probe: `interval`, or, when it
-/// came back lately (within twice the wait it had, or `interval`), twice that wait, up to
-/// `cap`. A destination that answers its probe and refuses every publish as unavailable (an
-/// HTTP endpoint answering `HEAD` with 200 and each `POST` with 503) was found back and down
-/// again ten times a second, a warning and a line each, for as long as it lasted.
-fn down_wait(back: Option<Back>, now: Instant, interval: Duration, cap: Duration) -> Duration {
-    match back {
-        Some(b) if now.duration_since(b.at) < b.wait.saturating_mul(2).max(interval) => {
-            b.wait.saturating_mul(2).min(cap).max(interval)
-        }
-        _ => interval,
-    }
-}
-
-/// What a pass cut by its statement or lock limit most often waited on, and where to see it
-/// (the relay said only that the statement was cancelled, where `doctor` names the holder).
-fn timed_out_hint(error: &str) -> Option<String> {
-    let timed_out = ["due to statement timeout", "due to lock timeout"];
-    timed_out.iter().any(|t| error.contains(t)).then(|| {
-        "a lock held on the table (an ALTER TABLE or LOCK TABLE left open)? `outboxctl doctor` names who holds it".into()
+/// What a pass cut by its statement or lock limit most often waited on: the sessions holding
+/// its tables locked (`holders`, as the store read them right after), or where to see them
+/// (the relay said only that the statement was cancelled).
+fn timed_out_hint(error: &str, holders: Option<&str>) -> Option<String> {
+    timed_out(error).then(|| match holders {
+        Some(who) => format!(
+            "the table is locked by {who}: end that transaction, or let it finish, and the passes go on"
+        ),
+        None => "a lock held on the table (an ALTER TABLE or LOCK TABLE left open)? `outboxctl doctor` names who holds it".into(),
     })
 }
 
@@ -412,8 +401,12 @@ impl<S: RelayStore> Lane<S> {
                             );
                             failures.insert(target.clone(), (count, Instant::now() + wait));
                             let error = report.error.as_deref().unwrap_or("unknown error");
+                            let holders = match timed_out(error) {
+                                true => self.store.lock_holders(target).await,
+                                false => None,
+                            };
                             let fix = (crate::schema::desired::consume_only_hint(error))
-                                .or_else(|| timed_out_hint(error))
+                                .or_else(|| timed_out_hint(error, holders.as_deref()))
                                 .map_or_else(String::new, |fix| format!("; {fix}"));
                             tracing::warn!(
                                 route = %target, failures = count, backoff_ms = wait.as_millis() as u64,

@@ -1,4 +1,5 @@
-//! The pure parts of the lanes: how long a destination found down waits.
+//! The pure parts of the lanes: how long a destination found down waits (`backoff::down_wait`),
+//! and what a pass cut by its limits says.
 
 use super::*;
 
@@ -39,9 +40,23 @@ fn a_destination_down_again_soon_after_it_came_back_waits_twice_as_long() {
 #[test]
 fn a_pass_cut_by_its_limits_points_at_who_holds_the_table() {
     let cut = "claiming: canceling statement due to statement timeout";
-    assert!(timed_out_hint(cut).is_some_and(|h| h.contains("outboxctl doctor")));
-    assert!(
-        timed_out_hint("reclaiming stale rows: canceling statement due to lock timeout").is_some()
+    assert!(timed_out_hint(cut, None).is_some_and(|h| h.contains("outboxctl doctor")));
+    let who = "pid 7 (ExclusiveLock on app.outbox, idle in transaction, its transaction 9 s old)";
+    assert_eq!(
+        timed_out_hint(cut, Some(who)).as_deref(),
+        Some(
+            "the table is locked by pid 7 (ExclusiveLock on app.outbox, idle in transaction, its transaction 9 s old): end that transaction, or let it finish, and the passes go on"
+        )
     );
-    assert_eq!(timed_out_hint("claiming: connection refused"), None);
+    assert!(
+        timed_out_hint(
+            "reclaiming stale rows: canceling statement due to lock timeout",
+            None
+        )
+        .is_some()
+    );
+    assert_eq!(
+        timed_out_hint("claiming: connection refused", Some(who)),
+        None
+    );
 }

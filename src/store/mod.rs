@@ -158,6 +158,12 @@ pub trait RelayStore {
     /// Whether the database answers now: (re)connects if need be and runs a trivial statement.
     /// The relay asks while the database is away, instead of failing passes.
     async fn probe(&mut self) -> Result<(), StoreError>;
+    /// Who holds `target`'s tables locked against the pass (an `ALTER TABLE` or `LOCK TABLE`
+    /// left open), in words, asked after a pass its statement or lock limit cut; `None` when
+    /// no one does now or the store cannot tell.
+    async fn lock_holders(&mut self, _target: &PassTarget) -> Option<String> {
+        None
+    }
     /// How long a consume pass may publish at most, when the store knows a bound stricter than
     /// the relay's `pass_deadline` (a session's own idle-in-transaction limit, which would end
     /// the session in the middle of a longer one).

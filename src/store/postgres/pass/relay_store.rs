@@ -15,6 +15,20 @@ use crate::model::{Message, Storage};
 use crate::store::{Claimed, INSERTING_INTO_TABLE, PassTarget, RelayStore, StoreError};
 use crate::target::QualifiedName;
 
+/// The sessions whose granted locks on the tables (`$1`: the outbox, the delivery log) or
+/// their partitions stop the pass's writes, each with its lock, state and transaction age.
+const LOCK_HOLDERS_SQL: &str = "\
+WITH named AS (SELECT to_regclass(n)::oid AS rel FROM unnest($1::text[]) n),
+     every AS (SELECT rel FROM named
+               UNION SELECT i.inhrelid FROM pg_inherits i JOIN named ON i.inhparent = named.rel)
+SELECT string_agg(format('pid %s (%s on %s, %s, its transaction %s s old)', a.pid, l.mode,
+                         l.relation::regclass, a.state,
+                         floor(extract(epoch FROM now() - a.xact_start))),
+                  ', ' ORDER BY a.xact_start, a.pid)
+  FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+ WHERE l.granted AND l.relation IN (SELECT rel FROM every) AND l.pid <> pg_backend_pid()
+   AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')";
+
 impl RelayStore for PgStore<'_> {
     async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError> {
         use sqlx::TransactionManager;
@@ -278,6 +292,29 @@ ON CONFLICT (event_id) DO NOTHING"
         let (_, idle_wanted) = super::super::session::pass_limits(&self.opts);
         let idle = self.session?.idle_ms;
         (idle > 0 && idle < idle_wanted).then(|| Duration::from_millis(idle as u64 * 4 / 5))
+    }
+
+    async fn lock_holders(&mut self, target: &PassTarget) -> Option<String> {
+        if !matches!(self.conn, Conn::Owned { .. }) {
+            return None;
+        }
+        let resolve =
+            |r: &crate::target::RelationSpec| Some(r.resolve(target.tenant).ok()?.to_string());
+        let mut names = vec![resolve(&self.opts.relation)];
+        names.extend(self.opts.delivery_log.as_ref().map(resolve));
+        let step = Step {
+            stmt: Stmt {
+                sql: LOCK_HOLDERS_SQL.into(),
+                values: vec![Value::Texts(names)],
+                rows: true,
+            },
+            name: "naming who holds the table locked",
+        };
+        self.pass = Pass::Closed;
+        match self.one(step).await.ok()? {
+            Answer::Fast(Reply::Rows(rows)) => rows.first()?.get::<_, Option<String>>(0),
+            _ => None,
+        }
     }
 
     async fn probe(&mut self) -> Result<(), StoreError> {
