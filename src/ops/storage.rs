@@ -552,6 +552,23 @@ impl DropPlan {
              -- one transaction per table, as step 3 runs them: run with psql -v ON_ERROR_STOP=1 so a refusal stops the rest"
                 .to_owned(),
         ];
+        // several tables: every one checked before any is dropped, as step 3 reads every
+        // table's status first (the script dropped the first table's columns, then refused
+        // on the second)
+        if self.drops.len() > 1 {
+            let checks = self.drops.iter().map(|d| {
+                format!(
+                    "  IF ({}) THEN RAISE EXCEPTION 'processing or published rows remain in %: step 3 refused', '{}'; END IF;",
+                    consume_move::recheck_sql(&d.table),
+                    d.table.plain().replace('\'', "''")
+                )
+            });
+            let checks: Vec<String> = checks.collect();
+            scripts.push(format!(
+                "-- every table first: step 3 drops nothing while one has processing or published rows\nDO $precheck$ BEGIN\n{}\nEND $precheck$;",
+                checks.join("\n")
+            ));
+        }
         scripts.extend(
             self.drops
                 .iter()

@@ -280,16 +280,39 @@ async fn storage_checks_every_tenants_table() {
         r.stderr.contains(&table_b),
         "names the blocked table: {r:?}"
     );
-    let dropped: i64 = count(
-        &mut conn,
-        &format!(
-            "SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-              WHERE n.nspname = '{}' AND a.attname = 'processing_at' AND NOT a.attisdropped",
-            schema.name
-        ),
-    )
-    .await;
-    assert_eq!(dropped, 2, "both tables keep their columns");
+    let columns_left = format!(
+        "SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = '{}' AND a.attname = 'processing_at' AND NOT a.attisdropped",
+        schema.name
+    );
+    assert_eq!(
+        count(&mut conn, &columns_left).await,
+        2,
+        "both tables keep their columns"
+    );
+    // its --dry-run script, run as its first lines say, refuses before it drops anything too
+    // (it dropped the first table's columns, then refused on the second)
+    let r = with(&[
+        "storage",
+        "to-consume",
+        "--step",
+        "3",
+        "--dry-run",
+        "--reclaim-disabled",
+        "--storage",
+        "consume",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    let script = json(&r)["script"].as_str().unwrap().to_owned();
+    let err = sqlx::raw_sql(&script).execute(&mut conn).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(&format!("processing or published rows remain in {table_b}")),
+        "{err}"
+    );
+    assert_eq!(count(&mut conn, &columns_left).await, 2, "{script}");
     // once the second table is clean too, step 3 drops the columns of both
     sqlx::raw_sql(&format!(
         "UPDATE {table_b} SET status = 'pending', processing_at = NULL"
