@@ -143,6 +143,8 @@ struct Flow {
     /// the pass runs so once a refused insert rolled it back).
     careful: bool,
     trace: Root,
+    /// Retain: the ids the pass claimed, released should it fail after its claim.
+    claimed: Vec<uuid::Uuid>,
 }
 
 #[derive(Debug, Clone)]
@@ -167,6 +169,7 @@ pub async fn run_pass<S: RelayStore>(
         probe_after: false,
         careful: false,
         trace: trace::begin(),
+        claimed: Vec::new(),
     };
     // log lines of the pass carry its trace and span ids (while tracing)
     let log = flow.trace.log_span();
@@ -212,6 +215,14 @@ pub async fn run_pass<S: RelayStore>(
                 report.database_away = Some(e.to_string());
             }
             store.rollback_pass().await;
+            // retain: what the pass claimed and did not mark goes back to pending, untouched
+            // (the release matches `processing` rows only); it waited for reclaim_stale_after,
+            // each failed pass of a looping relay stranding another claim
+            if !flow.claimed.is_empty() && !e.connection_lost() {
+                if let Ok(n) = store.release(target, &flow.claimed).await {
+                    report.untouched += n as usize;
+                }
+            }
         }
     }
     if !report.committed && settings.storage == Storage::Consume {
@@ -290,6 +301,9 @@ async fn pass_body<S: RelayStore>(
         .claim(target, settings.max_claim_rows, Utc::now())
         .await?;
     let rows = claimed.rows;
+    if settings.storage == Storage::Retain {
+        flow.claimed = rows.iter().map(|r| r.id).collect();
+    }
     report.claimed = rows.len() + claimed.parked;
     report.failed += claimed.parked;
     report.short = claimed.candidates < settings.max_claim_rows as usize;

@@ -443,6 +443,42 @@ async fn a_table_destination_refusing_a_row_retries_it_and_takes_the_rest() {
     assert_eq!(parked[1].1, "failed", "{parked:?}");
 }
 
+/// Under retain, a pass that fails after its claim (here its `postgres-table:` destination is
+/// not made yet) returns what it claimed to pending, untouched, for the next pass. The rows
+/// waited `processing` for `reclaim_stale_after` (5m), and a looping relay stranded another
+/// claim with each failed pass; a rerun after the fix found nothing to do and exited 0.
+#[tokio::test]
+async fn a_retain_pass_that_fails_after_its_claim_releases_its_rows() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let missing =
+        outboxctl::target::QualifiedName::parse("sink", &schema.rel("not_made_yet")).unwrap();
+    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    let settings = settings(Storage::Retain);
+    let sink = Sink::Table(missing);
+    let report = run_pass(&mut s, &target(), &sink, &settings, PassOptions::default()).await;
+    assert!(!report.committed, "{report:?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("does not exist")),
+        "{report:?}"
+    );
+    assert_eq!((report.claimed, report.untouched), (3, 3), "{report:?}");
+    for (n, status, attempts, error) in outbox_state(&mut conn, &t).await {
+        assert_eq!(
+            (status.as_str(), attempts, error),
+            ("pending", 0, None),
+            "row {n}"
+        );
+    }
+    let stale = format!("SELECT count(*) FROM {t} WHERE processing_at IS NOT NULL");
+    assert_eq!(count(&mut conn, &stale).await, 0);
+}
+
 /// A destination table that refuses the row whose payload's `n` is 2 (a check).
 async fn refusing_sink(
     schema: &PgSchema,

@@ -29,6 +29,14 @@ SELECT string_agg(format('pid %s (%s on %s, %s, its transaction %s s old)', a.pi
  WHERE l.granted AND l.relation IN (SELECT rel FROM every) AND l.pid <> pg_backend_pid()
    AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')";
 
+/// The rows a statement changed.
+fn counted(answer: Answer) -> u64 {
+    match answer {
+        Answer::Fast(Reply::Count(n)) | Answer::Count(n) => n,
+        _ => 0,
+    }
+}
+
 impl RelayStore for PgStore<'_> {
     async fn begin_pass(&mut self, target: &PassTarget) -> Result<(), StoreError> {
         use sqlx::TransactionManager;
@@ -68,10 +76,7 @@ impl RelayStore for PgStore<'_> {
             values.push(Value::Uuid(Some(t)));
         }
         let step = Self::step(&sql.reclaim, values, false, "reclaiming stale rows");
-        match self.bounded(step).await? {
-            Answer::Fast(Reply::Count(n)) | Answer::Count(n) => Ok(n),
-            _ => Ok(0),
-        }
+        Ok(counted(self.bounded(step).await?))
     }
 
     async fn claim(
@@ -182,7 +187,9 @@ impl RelayStore for PgStore<'_> {
             false,
             "releasing rows",
         );
-        self.write(step, false).await
+        // bounded as the claim is: a pass that failed behind a table lock releases its rows
+        // after it, and must not wait on that lock for as long as it lasts
+        Ok(counted(self.bounded(step).await?))
     }
 
     async fn insert_sink(
