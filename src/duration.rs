@@ -22,6 +22,22 @@ pub enum DurationError {
     Zero(String),
     #[error("{0:?} is longer than outboxctl takes (100 years at most)")]
     TooLong(String),
+    #[error("{0:?} is longer than PostgreSQL's longest timeout, {longest}", longest = Dur(PG_LONGEST))]
+    TooLongForPostgres(String),
+}
+
+/// PostgreSQL's longest timeout (`statement_timeout`, `lock_timeout`): `i32::MAX` milliseconds,
+/// 24.8 days.
+pub const PG_LONGEST: Duration = Duration::from_millis(i32::MAX as u64);
+
+/// A flag that becomes a PostgreSQL timeout (`--lock-timeout`, `--check-timeout`): a duration
+/// of at most [`PG_LONGEST`], refused at parse, before any I/O (the server refused it later,
+/// after a dry run had passed).
+pub fn pg_timeout(text: &str) -> Result<Dur, DurationError> {
+    match Dur::parse(text)? {
+        d if d.0 > PG_LONGEST => Err(DurationError::TooLongForPostgres(text.to_owned())),
+        d => Ok(d),
+    }
 }
 
 /// The longest duration taken: far beyond any timeout or age that means something, and short

@@ -20,7 +20,7 @@ pub struct MigrateArgs {
     #[arg(long, conflicts_with = "dry_run")]
     pub check: bool,
     /// lock_timeout for each change to an existing table (default: half relay.pass_statement_timeout)
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", value_parser = crate::duration::pg_timeout)]
     pub lock_timeout: Option<Dur>,
     /// Attempts after the first when a lock stays busy
     #[arg(long, value_name = "N", default_value_t = 5)]

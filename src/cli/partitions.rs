@@ -23,7 +23,7 @@ pub enum PartitionsCommand {
 #[derive(Debug, Args)]
 pub struct LockArgs {
     /// lock_timeout of each change (default: partitions.lock_timeout, 200ms)
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", value_parser = crate::duration::pg_timeout)]
     pub lock_timeout: Option<Dur>,
     /// Attempts after the first when a lock stays busy (default: partitions.retries, 5)
     #[arg(long, value_name = "N")]

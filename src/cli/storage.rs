@@ -31,13 +31,13 @@ pub struct ToConsumeArgs {
     #[arg(long, value_name = "DURATION")]
     pub wait: Option<Dur>,
     /// lock_timeout for step 3's table lock
-    #[arg(long, value_name = "DURATION", default_value = "500ms")]
+    #[arg(long, value_name = "DURATION", value_parser = crate::duration::pg_timeout, default_value = "500ms")]
     pub lock_timeout: Dur,
     /// Attempts after the first when the lock stays busy
     #[arg(long, default_value_t = 10)]
     pub retries: u32,
     /// statement_timeout for step 3's re-check and drop while the table is locked
-    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    #[arg(long, value_name = "DURATION", value_parser = crate::duration::pg_timeout, default_value = "2s")]
     pub check_timeout: Dur,
 }
 

@@ -573,8 +573,7 @@ impl Config {
                 Dur(r.retry_max_backoff)
             )));
         }
-        // PostgreSQL takes a timeout of at most i32::MAX milliseconds (24.8 days)
-        let pg_max = Duration::from_millis(i32::MAX as u64);
+        let pg_max = crate::duration::PG_LONGEST;
         if r.pass_deadline + r.pass_statement_timeout > pg_max {
             return Err(invalid(format!(
                 "relay.pass_deadline ({}) plus relay.pass_statement_timeout ({}) must be at most {} (PostgreSQL's longest timeout)",

@@ -201,6 +201,40 @@ fn absurd_durations_are_refused_with_the_limit() {
     let r = ob(["inspect", "pending", "--older-than", "1000000y"]).run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("100 years at most"), "{r:?}");
+    // a flag that becomes a PostgreSQL timeout: refused at parse (the server refused it later,
+    // after a --dry-run had passed); no database is reached, none is given
+    for args in [
+        &["migrate", "--check", "--lock-timeout", "30d"][..],
+        &[
+            "partitions",
+            "add-ahead",
+            "--dry-run",
+            "--lock-timeout",
+            "25d",
+        ],
+        &[
+            "storage",
+            "to-consume",
+            "--step",
+            "3",
+            "--check-timeout",
+            "30d",
+        ],
+        &["storage", "to-consume", "--lock-timeout", "1y"],
+    ] {
+        let r = ob(args).run();
+        assert_eq!(r.code, ERROR, "{args:?}: {r:?}");
+        assert!(
+            r.stderr
+                .contains("is longer than PostgreSQL's longest timeout, 24days 20h 31m 23s 647ms"),
+            "{args:?}: {r:?}"
+        );
+    }
+    let r = ob(["migrate", "--check", "--lock-timeout", "24d"]).run();
+    assert!(
+        !r.stderr.contains("longest timeout"),
+        "24 days is taken: {r:?}"
+    );
 }
 
 /// Day counts of the partition commands past any real date are refused by name, before any
