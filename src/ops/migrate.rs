@@ -19,7 +19,7 @@ use crate::schema::render::Statement;
 use crate::schema::{MongoSchema, PgSchema, mongo};
 use crate::store::backend::Backend;
 use crate::store::postgres::diagnostics::{OtherFunction, other_pass_functions, others_named};
-use crate::store::postgres::sql::{FunctionKind, PassFunction, functions};
+use crate::store::postgres::sql::{FunctionKind, PassFunction, functions, no_room_for_functions};
 
 /// Where the plan is applied.
 enum SchemaIo {
@@ -117,8 +117,9 @@ impl Migration {
                     );
                     plan.extend(one);
                 }
-                let mut warnings = Vec::new();
                 let opts = p.store_options();
+                let no_room = no_room_for_functions(&opts).filter(|_| !plan.not_an_outbox);
+                let mut warnings: Vec<String> = no_room.into_iter().collect();
                 // nothing is created beside a table that is not an outbox
                 let functions = functions(&opts).into_iter().filter(|_| !plan.not_an_outbox);
                 for f in functions {

@@ -11,19 +11,21 @@ use crate::store::backend;
 use crate::store::postgres::diagnostics::{
     FunctionState, function_state, other_pass_functions, others_named,
 };
-use crate::store::postgres::sql::{PassFunction, functions};
+use crate::store::postgres::sql::{PassFunction, functions, no_room_for_functions};
 
 /// One check per function the relay's statements go through (named `claim function` and
 /// `mark function`), then one for the functions of other versions or settings (`old
-/// functions`); none when the table's name leaves no room for a function's, which
-/// migrate refuses already for strict order's indexes (longer suffixes), or for a table per
-/// tenant.
+/// functions`); none for a table per tenant, and a warning when the table's name leaves no
+/// room for the claim function's.
 pub async fn check(
     pg: &backend::Postgres<'_>,
     conn: &mut sqlx::PgConnection,
     report: &mut DoctorReport,
 ) {
     let opts = pg.store_options();
+    if let Some(why) = no_room_for_functions(&opts) {
+        report.add("claim function", Level::Warn, why);
+    }
     let ours = functions(&opts);
     if ours.is_empty() {
         return;

@@ -591,3 +591,40 @@ async fn drop_function(
         .await
         .unwrap_or_else(|e| panic!("dropping {}: {e}", f.name));
 }
+
+/// A table whose name leaves no room for its claim function's (50 bytes: `…_claim_<8 hex>`
+/// would pass 63) relays through its SQL, and `migrate` and `doctor` say so, with the name's
+/// room: both were silent, and `migrate --check` found nothing missing.
+#[tokio::test]
+async fn a_table_name_with_no_room_for_its_functions_is_said_and_relays_by_its_sql() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    let t = schema.rel(&"w".repeat(50));
+    let cfg = crate::common::config_file(test, "outbox:\n  registry: off\n");
+    let r = ob(["migrate", "--config", &cfg]).pg(&t).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    let said = "(50 bytes) leaves no room for its claim function's";
+    assert!(
+        r.stderr.contains(said) && r.stderr.contains("at most 48 bytes has its functions"),
+        "{r:?}"
+    );
+    let r = ob(["doctor", "--format", "json", "--config", &cfg])
+        .pg(&t)
+        .run();
+    let check = crate::common::doctor_check(&r.json(), "claim function").clone();
+    assert_eq!(check["level"], "warn", "{check}");
+    assert!(check["detail"].as_str().unwrap().contains(said), "{check}");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let relay = [
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--to",
+        "file:/dev/null",
+    ];
+    let r = ob(relay).args(["--config", &cfg]).pg(&t).run();
+    assert_eq!(r.code, OK, "{r:?}");
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    assert_eq!(count(&mut conn, &published).await, 3);
+}

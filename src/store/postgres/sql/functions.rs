@@ -184,6 +184,24 @@ pub fn mark_function(opts: &PgStoreOptions) -> Option<PassFunction> {
     mark_function_of(&table, &PgSql::new(&table, None, opts).published)
 }
 
+/// Why a relay that would call the functions of the pass has no claim function: its table's
+/// name leaves no room for the function's (`T_claim_<8 hex digits>` in 63 bytes), so the claim
+/// goes as SQL, parsed and planned on every pass. `None` when it has one, or calls none anyway
+/// (`prepared_statements`, a table per tenant). Said by `migrate` and `doctor`: both were
+/// silent, and `migrate --check` found nothing missing.
+pub fn no_room_for_functions(opts: &PgStoreOptions) -> Option<String> {
+    let table = claim_function_table(opts).filter(|_| !opts.prepared_statements)?;
+    if claim_function(opts).is_some() {
+        return None;
+    }
+    let room = 63 - CLAIM_FUNCTION_INFIX.len() - 8;
+    Some(format!(
+        "the name of {} ({} bytes) leaves no room for its claim function's (the name, {CLAIM_FUNCTION_INFIX} and 8 hex digits in 63 bytes): the relay sends the claim as SQL, parsed and planned on every pass; a table name of at most {room} bytes has its functions",
+        table.plain(),
+        table.name.name().len()
+    ))
+}
+
 /// The functions a relay with these options calls ([`claim_function`], [`mark_function`]).
 pub fn functions(opts: &PgStoreOptions) -> Vec<PassFunction> {
     claim_function(opts)

@@ -15,7 +15,7 @@ mod functions;
 pub(super) use functions::claim_function_table;
 pub use functions::{
     CLAIM_FUNCTION_INFIX, FunctionKind, MARK_FUNCTION_INFIX, PassFunction, calls_functions,
-    claim_function, functions, mark_function, pass_function_kind,
+    claim_function, functions, mark_function, no_room_for_functions, pass_function_kind,
 };
 use functions::{function_of, mark_function_of};
 
