@@ -70,9 +70,7 @@ pub fn pg_message(e: &sqlx::Error) -> String {
             "; check the user and password in the database URL"
         }
         Some(sqlstate::INVALID_CATALOG_NAME) => "; check the database name in the URL",
-        Some(sqlstate::INSUFFICIENT_PRIVILEGE) => {
-            "; the role needs the privileges listed in the README (CREATE on the schema, ownership of the table)"
-        }
+        Some(sqlstate::INSUFFICIENT_PRIVILEGE) => &privilege_hint(&base),
         _ => match e {
             sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
                 "; is PostgreSQL running and listening on that host and port?"
@@ -81,6 +79,44 @@ pub fn pg_message(e: &sqlx::Error) -> String {
         },
     };
     format!("{base}{hint}")
+}
+
+/// What a `permission denied` (SQLSTATE 42501) lacks, read from the server's words (`text`):
+/// the grant to ask for, named, then where each command's privileges are listed. The hint
+/// was one for every case ("CREATE on the schema, ownership of the table"), pointing at a
+/// list the README did not have.
+pub fn privilege_hint(text: &str) -> String {
+    let after = |p: &str| {
+        Some(
+            text.split_once(p)?
+                .1
+                .trim()
+                .trim_end_matches('.')
+                .to_owned(),
+        )
+    };
+    let what = if let Some(db) = after("permission denied for database ") {
+        format!(
+            "this role needs CREATE on database {db} to create a schema (or create the schema first, and grant CREATE on it)"
+        )
+    } else if let Some(s) = after("permission denied for schema ") {
+        format!("this role needs USAGE on schema {s} (and CREATE on it to create objects there)")
+    } else if let Some(t) =
+        (after("permission denied for table ")).or_else(|| after("permission denied for relation "))
+    {
+        format!(
+            "this role lacks a privilege on table {t}: SELECT to read it, INSERT, UPDATE or DELETE to change it (each partition of a delivery log read directly needs its own)"
+        )
+    } else if let Some(f) = after("permission denied for function ") {
+        format!("this role needs EXECUTE on function {f}")
+    } else if let Some(o) = after("must be owner of ") {
+        format!(
+            "only the owner of {o} (a member of that role, or a superuser) may change it: run this as that role"
+        )
+    } else {
+        "this role lacks a privilege the command needs".to_owned()
+    };
+    format!("; {what} (each command's privileges: docs/operating.md#privileges)")
 }
 
 fn connect_error(url: &DatabaseUrl, reason: String) -> DbError {
@@ -390,4 +426,41 @@ pub fn mongo_message(e: &mongodb::error::Error) -> String {
 /// Driver messages can span lines (server selection lists every server); keep the first.
 pub fn first_line(message: &str) -> String {
     crate::text::clip(message.lines().next().unwrap_or_default(), 300)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::privilege_hint;
+
+    #[test]
+    fn a_permission_denied_names_the_grant_it_lacks() {
+        let cases = [
+            (
+                "permission denied for database test",
+                "CREATE on database test",
+            ),
+            ("permission denied for schema app", "USAGE on schema app"),
+            (
+                "permission denied for table delivered_default",
+                "privilege on table delivered_default: SELECT",
+            ),
+            (
+                "permission denied for function outbox_claim_1a2b3c4d",
+                "EXECUTE on function outbox_claim_1a2b3c4d",
+            ),
+            (
+                "must be owner of table outbox",
+                "only the owner of table outbox",
+            ),
+            (
+                "permission denied to create role",
+                "lacks a privilege the command needs",
+            ),
+        ];
+        for (text, names) in cases {
+            let hint = privilege_hint(text);
+            assert!(hint.contains(names), "{text}: {hint}");
+            assert!(hint.ends_with("(each command's privileges: docs/operating.md#privileges)"));
+        }
+    }
 }

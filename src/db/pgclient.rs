@@ -286,7 +286,7 @@ pub fn message(e: &tokio_postgres::Error) -> String {
             }
             Fault::Auth => "; check the user and password in the database URL",
             _ if db.code().code() == super::sqlstate::INSUFFICIENT_PRIVILEGE => {
-                "; the role needs the privileges listed in the README (CREATE on the schema, ownership of the table)"
+                &super::privilege_hint(text)
             }
             _ => "",
         };

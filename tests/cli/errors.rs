@@ -390,7 +390,12 @@ async fn missing_privileges_exit_2_with_a_hint_and_change_nothing() {
         .unwrap();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("permission denied"), "{r:?}");
-    assert!(r.stderr.contains("privileges"), "{r:?}");
+    // the grant it lacks, named (the hint was the same whatever was missing)
+    assert!(
+        r.stderr.contains("this role needs CREATE on database ")
+            && r.stderr.contains(" to create a schema"),
+        "{r:?}"
+    );
     let exists: bool =
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)")
             .bind(&schema.name)
