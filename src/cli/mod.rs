@@ -131,7 +131,7 @@ fn exit_code_of(result: anyhow::Result<()>) -> u8 {
         Ok(()) => exit_code::OK,
         Err(e) => {
             let line = crate::error::printable(e.as_ref());
-            crate::telemetry::stderr_line(format_args!("error: {line}"));
+            crate::telemetry::error_line(&line);
             crate::error::exit_code_of(e.as_ref())
         }
     }

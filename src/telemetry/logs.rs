@@ -29,6 +29,22 @@ pub fn warning(text: &str, color: bool) {
     }
 }
 
+/// A command's last word on stderr, always (`-q` and `RUST_LOG` too): `error: {text}`, or under
+/// JSON logs a log line at error level, written as the log layer writes one (the line that
+/// tells why a relay's pod crash-loops was the one a JSON log pipeline could not read).
+pub fn error_line(text: &str) {
+    if JSON_LINES.load(std::sync::atomic::Ordering::Relaxed) {
+        let line = serde_json::json!({
+            "timestamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            "level": "ERROR",
+            "message": text,
+        });
+        stderr_line(format_args!("{line}"));
+    } else {
+        stderr_line(format_args!("error: {text}"));
+    }
+}
+
 /// Starts logging: `RUST_LOG` if set, else info (warn when `quiet`, debug from one `verbose`),
 /// with colour only for `ansi` text.
 pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {

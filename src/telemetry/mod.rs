@@ -12,7 +12,7 @@ mod logs;
 mod setup;
 mod spans;
 
-pub use logs::{init_logs, stderr_line, warning};
+pub use logs::{error_line, init_logs, stderr_line, warning};
 pub use opentelemetry::KeyValue;
 pub use setup::{FLUSH_WITHIN, SEMCONV_VERSION, Wanted, init, shutdown, wanted};
 pub use spans::{Parent, Root, SendTo, enabled, parse_traceparent, record_send};

@@ -267,3 +267,38 @@ async fn json_logs_carry_the_warnings_too() {
     });
     assert!(warned, "{text}");
 }
+
+/// Under `--log-format json` a command's last line, its error, is a JSON log line too, at error
+/// level: it was a plain `error:` line, the one that says why a relay's pod crash-loops and the
+/// one a JSON log pipeline could not read.
+#[tokio::test]
+async fn json_logs_end_with_the_error_as_a_json_line() {
+    let (schema, _conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    // a destination URL refused at start: exit 2, with why
+    let r = ob([
+        "relay",
+        "--once",
+        "--route",
+        "orders",
+        "--log-format",
+        "json",
+        "-q",
+    ])
+    .pg(&schema.rel("outbox"))
+    .args(["--to", "nats://127.0.0.1:4222?bogus=1"])
+    .run();
+    assert_eq!(r.code, crate::common::ERROR, "{r:?}");
+    let lines: Vec<serde_json::Value> = (r.stderr.lines())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l:?}: {e}\n{r:?}")))
+        .collect();
+    let last = lines.last().expect("an error line");
+    assert_eq!(last["level"], "ERROR", "{r:?}");
+    assert!(
+        last["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("--to: nats:// URL: unknown parameter \"bogus\"")),
+        "{r:?}"
+    );
+    assert!(last["timestamp"].is_string(), "{r:?}");
+}
