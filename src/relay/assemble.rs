@@ -283,9 +283,9 @@ pub async fn assemble_on(
     };
     let Some(Ok(relay)) = built else {
         // registered, then unable to start (a destination, a store) or stopped meanwhile:
-        // its row says stopped, not live and then stale for a day
+        // its row says stopped (and why), not live and then stale for a day
         if let Some(h) = heartbeat {
-            h.stop(HEARTBEAT_STOP_WITHIN).await;
+            h.stop_as(built.as_ref(), HEARTBEAT_STOP_WITHIN).await;
         }
         return built.transpose().map(|_| None);
     };

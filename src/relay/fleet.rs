@@ -55,6 +55,8 @@ struct Inner {
     /// When the heartbeat sent its last finished attempt, read or failed (its answer is as of
     /// then).
     last_beat: Option<Instant>,
+    /// Why the relay could not start, once it could not.
+    start_error: Option<String>,
 }
 
 /// Why a pass may not start.
@@ -254,6 +256,11 @@ impl FleetView {
         self.lock().pauses.clone()
     }
 
+    /// The relay could not start: `why` is its last error from now on.
+    pub fn failed_to_start(&self, why: String) {
+        self.lock().start_error = Some(why);
+    }
+
     /// What the next heartbeat reports; the lag window starts again.
     pub fn report(&self) -> Report {
         let mut inner = self.lock();
@@ -264,9 +271,10 @@ impl FleetView {
         let down: Vec<String> = (inner.down.iter())
             .map(|(d, why)| format!("destination {d} is down: {why}"))
             .collect();
-        let last_error = match down.is_empty() {
-            false => Some(down.join("; ")),
-            true => errors.first().map(|(t, e)| format!("{t}: {e}")),
+        let last_error = match (&inner.start_error, down.is_empty()) {
+            (Some(why), _) => Some(format!("could not start: {why}")),
+            (None, false) => Some(down.join("; ")),
+            (None, true) => errors.first().map(|(t, e)| format!("{t}: {e}")),
         };
         Report {
             last_pass: inner.last_pass(),

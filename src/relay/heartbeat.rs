@@ -170,6 +170,7 @@ impl Registered {
     /// Heartbeats every interval until [`HeartbeatTask::stop`].
     pub fn spawn(mut self) -> HeartbeatTask {
         let (tx, mut rx) = watch::channel(false);
+        let fleet = self.fleet.clone();
         let handle = tokio::spawn(async move {
             // failures in a row: the first is a warning, the rest (the database away, a beat
             // each) debug lines, until one goes through again
@@ -212,7 +213,11 @@ impl Registered {
                 tracing::warn!("could not mark this relay stopped in the registry: {e}");
             }
         });
-        HeartbeatTask { stop: tx, handle }
+        HeartbeatTask {
+            stop: tx,
+            handle,
+            fleet,
+        }
     }
 }
 
@@ -220,9 +225,20 @@ impl Registered {
 pub struct HeartbeatTask {
     stop: watch::Sender<bool>,
     handle: tokio::task::JoinHandle<()>,
+    fleet: Arc<FleetView>,
 }
 
 impl HeartbeatTask {
+    /// [`Self::stop`] of a relay that did not start: stopped first (`None`), or it could not
+    /// (a destination refused, the metrics address was taken), which its row then says (it
+    /// said stopped with no error, so a crash-looping relay's rows told nothing).
+    pub async fn stop_as<T>(self, start: Option<&Result<T, crate::Error>>, within: Duration) {
+        if let Some(Err(e)) = start {
+            self.fleet.failed_to_start(crate::error::printable(e));
+        }
+        self.stop(within).await;
+    }
+
     /// A last heartbeat and the row marked stopped (bounded by `within`).
     pub async fn stop(self, within: Duration) {
         let _ = self.stop.send(true);

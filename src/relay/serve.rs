@@ -88,7 +88,9 @@ pub async fn start(
     let started = stop.unless_stopped_starting(surroundings).await;
     let Some(Ok(wake)) = started else {
         if let Some(heartbeat) = heartbeat {
-            heartbeat.stop(HEARTBEAT_STOP_WITHIN).await;
+            heartbeat
+                .stop_as(started.as_ref(), HEARTBEAT_STOP_WITHIN)
+                .await;
         }
         return started.transpose().map(|_| None);
     };

@@ -1,6 +1,7 @@
 //! A relay that registered and then did not serve: its row in the registry says stopped (not
 //! live, then stale for a day) whether its start failed (a destination it cannot open, a
-//! metrics address already taken) or a signal stopped it while a destination was connecting.
+//! metrics address already taken: its last error says so) or a signal stopped it while a
+//! destination was connecting.
 
 use super::*;
 
@@ -18,6 +19,18 @@ fn listed_stopped(schema: &PgSchema, cfg: &str) {
     let listed = relays(schema, cfg);
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0]["state"], "stopped", "{listed:?}");
+}
+
+/// The one relay listed could not start, and its last error says why (it had none, so a
+/// crash-looping relay's rows said nothing).
+fn listed_unstarted(schema: &PgSchema, cfg: &str, why: &str) {
+    listed_stopped(schema, cfg);
+    let listed = relays(schema, cfg);
+    let error = listed[0]["last_error"].as_str();
+    assert!(
+        error.is_some_and(|e| e.starts_with("could not start: ") && e.contains(why)),
+        "{listed:?}"
+    );
 }
 
 /// An address that accepts connections and never says a word (a NATS server that hangs),
@@ -58,7 +71,7 @@ async fn a_relay_that_cannot_start_after_registering_is_listed_stopped() {
         .args(["--to", "file:/nonexistent-dir/out.jsonl"])
         .code(ERROR);
     assert!(r.stderr.contains("cannot open"), "{r:?}");
-    listed_stopped(&schema, &cfg);
+    listed_unstarted(&schema, &cfg, "cannot open");
 }
 
 /// The looping relay's own start after assembling (its metrics endpoint) fails on an address
@@ -81,7 +94,7 @@ async fn a_relay_whose_metrics_address_is_taken_is_listed_stopped() {
     .args(["--metrics-addr", &addr])
     .code(ERROR);
     assert!(r.stderr.contains(&addr), "{r:?}");
-    listed_stopped(&schema, &cfg);
+    listed_unstarted(&schema, &cfg, &addr);
 }
 
 /// SIGTERM while a destination is still connecting (a NATS address that accepts and never
@@ -100,6 +113,12 @@ async fn a_relay_stopped_while_its_destination_connects_is_listed_stopped() {
     assert!(exit.is_some_and(|s| s.success()), "{exit:?}");
     held.abort();
     listed_stopped(&schema, &cfg);
+    let listed = relays(&schema, &cfg);
+    assert_eq!(
+        listed[0]["last_error"],
+        Value::Null,
+        "stopped, not failed: {listed:?}"
+    );
 }
 
 /// The heartbeat runs from registering on, not from the first pass: while a slow destination
