@@ -186,7 +186,10 @@ pub async fn resume(
     }
     let route = &target.route;
     let others: Vec<String> = (registry.pauses(false).await?.into_iter())
+        // the whole route against a tenant's pause, or a tenant against the whole route's:
+        // another tenant's pause leaves this tenant "not paused", which is true
         .filter(|p| p.pause.route == *route && p.pause.tenant != target.tenant)
+        .filter(|p| target.tenant.is_none() || p.pause.tenant.is_none())
         .map(|p| match p.pause.tenant {
             Some(t) => format!("--tenant {t}"),
             None => "the whole route (no --tenant)".into(),

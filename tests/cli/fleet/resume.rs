@@ -4,15 +4,17 @@ use super::*;
 
 /// With only a tenant's pause in force, resuming the whole route is refused, naming the
 /// tenant's pause (it said "not paused" and exited 0 while the tenant's rows stayed held);
-/// resuming that tenant ends it; the other way round too.
+/// resuming another tenant says it was not paused; resuming that tenant ends it; the other way
+/// round too.
 #[tokio::test]
 async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
     let test = test_name!();
     let (schema, _conn) = PgSchema::new(test).await;
     let tenant = "6d1f1b3e-8f3b-4c7a-9a53-2f0f6f1c2a11";
+    let other = "0190c4e2-0000-7000-8000-000000000001";
     let cfg = config_file(
         test,
-        &format!("outbox:\n  tenant_aware: true\n  tenants: [{tenant}]\n"),
+        &format!("outbox:\n  tenant_aware: true\n  tenants: [{tenant}, {other}]\n"),
     );
     let t = schema.rel("outbox");
     ob(["migrate", "-q"]).pg(&t).config(&cfg).code(OK);
@@ -57,6 +59,9 @@ async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
         )),
         "{r:?}"
     );
+    // another tenant is not paused, and saying so is true (it was refused, exit 2)
+    let r = route(&["resume", "orders", "--tenant", other]).code(OK);
+    assert!(r.stdout.contains("was not paused"), "{r:?}");
     let args: Vec<&str> = undo.split(' ').skip(2).collect();
     let r = route(&args).code(OK);
     let said = format!("route orders for tenant {tenant} resumed");
