@@ -261,6 +261,27 @@ async fn status(
                 table.plain()
             ))
         })?;
+    // the move drops columns: a view, or an application's table named by a typo, is refused
+    // here as migrate refuses it (step 3 would have tried the ALTER)
+    let fix = "check outbox.relation (--relation)";
+    if !matches!(facts.relkind, 'r' | 'p') {
+        return Err(Error::SchemaMissing(format!(
+            "{} is not a table (a view or another kind of relation): {fix}",
+            table.plain()
+        )));
+    }
+    let core = ["id", "outbox_route", "event_id", "status", "created_at"];
+    let lacking: Vec<&str> = core
+        .into_iter()
+        .filter(|c| facts.column(c).is_none())
+        .collect();
+    if !lacking.is_empty() {
+        return Err(Error::SchemaMissing(format!(
+            "{} is not an outbox table (it has no column {}): {fix}",
+            table.plain(),
+            lacking.join(", ")
+        )));
+    }
     let has_processing_at = facts.column("processing_at").is_some();
     let has_published_at = facts.column("published_at").is_some();
     let indexes = consume_move::indexes_on_retain_columns(conn, table).await?;

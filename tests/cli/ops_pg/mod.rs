@@ -14,6 +14,7 @@ mod doctor;
 mod emit;
 mod inspect;
 mod storage;
+mod storage_lock;
 
 fn cmd(schema: &PgSchema, extra: &[&str], args: &[&str]) -> crate::common::Run {
     ob(args).pg(&schema.rel("outbox")).args(extra).run()
