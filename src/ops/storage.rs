@@ -619,6 +619,15 @@ async fn drop_columns(
         .await
     })
     .await;
+    let held_by = match &result {
+        Err(LockRetryError::Busy { .. }) => {
+            let who = crate::store::postgres::diagnostics::holders(conn, table, &[]).await;
+            who.ok()
+                .filter(|w| !w.is_empty())
+                .map(|w| format!(" (held by {})", w.join(", ")))
+        }
+        _ => None,
+    };
     match result {
         Ok((consume_move::Dropped::Done, _)) => Ok(()),
         Ok((reason @ consume_move::Dropped::RowsAppeared, _)) => Err(Error::Refused(format!(
@@ -626,8 +635,9 @@ async fn drop_columns(
             table.plain()
         ))),
         Err(LockRetryError::Busy { attempts, .. }) => Err(Error::LockBusy(format!(
-            "gave up locking {} after {attempts} attempts of {}; retry when the table is quieter",
+            "gave up locking {}{} after {attempts} attempts of {}; retry when the table is quieter",
             table.plain(),
+            held_by.unwrap_or_default(),
             Dur(options.lock_timeout)
         ))),
         Err(LockRetryError::Failed { source, .. })

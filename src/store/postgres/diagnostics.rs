@@ -569,22 +569,32 @@ pub async fn blocked_by(
         Err(e) if crate::db::retry::is_lock_busy(&e) => {}
         _ => return Ok(None),
     }
-    // the holder, and a change queued for the lock (an ALTER TABLE waiting behind a long
-    // read queues every later read behind itself)
-    let holders: Vec<String> = crate::db::pg::query_scalar(
-        "SELECT format('pid %s (%s, %s, its transaction %s s old)', a.pid,
-                       CASE WHEN l.granted THEN 'holds it' ELSE 'queued for it' END,
-                       a.state, floor(extract(epoch FROM now() - a.xact_start)))
-           FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-          WHERE l.relation = to_regclass($1) AND l.mode = ANY($2)
-          ORDER BY l.granted DESC, a.xact_start",
-    )
-    .bind(table.to_string())
-    .bind(access.blocked_by())
-    .fetch_all(&mut *conn)
-    .await?;
+    let holders = holders(conn, table, access.blocked_by()).await?;
     Ok(Some(match holders.is_empty() {
         true => "another session".into(),
         false => holders.join(", "),
     }))
+}
+
+/// The sessions holding `table` in one of `modes` (every mode: `&[]`), and the changes queued
+/// for it (an ALTER TABLE waiting behind a long read queues every later read behind itself),
+/// each with its pid, state and transaction age.
+pub async fn holders(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    modes: &[&str],
+) -> Result<Vec<String>, sqlx::Error> {
+    crate::db::pg::query_scalar(
+        "SELECT format('pid %s (%s, %s, its transaction %s s old)', a.pid,
+                       CASE WHEN l.granted THEN 'holds it' ELSE 'queued for it' END,
+                       a.state, floor(extract(epoch FROM now() - a.xact_start)))
+           FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.relation = to_regclass($1) AND (cardinality($2::text[]) = 0 OR l.mode = ANY($2))
+            AND l.pid <> pg_backend_pid()
+          ORDER BY l.granted DESC, a.xact_start",
+    )
+    .bind(table.to_string())
+    .bind(modes)
+    .fetch_all(&mut *conn)
+    .await
 }

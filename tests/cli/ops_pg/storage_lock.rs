@@ -96,6 +96,26 @@ async fn step_3_waits_for_its_lock_up_to_the_lock_timeout_not_the_check_timeout(
     let sep = if base.contains('?') { '&' } else { '?' };
     let url = format!("{base}{sep}options=-c%20statement_timeout%3D300ms");
     let off = crate::common::config_file(test_name!(), RECLAIM_OFF);
+    // a lock held longer than step 3 waits: exit 4, naming who holds it (it said only that it
+    // gave up)
+    let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&mut pass)
+        .await
+        .unwrap();
+    let quick = ["--lock-timeout", "100ms", "--retries", "1"];
+    let r = ob(["storage", "to-consume", "--step", "3"])
+        .args(["--yes", "--reclaim-disabled", "--storage", "consume"])
+        .args(["--config", &off])
+        .args(quick)
+        .pg(&t)
+        .run();
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
+    assert!(
+        r.stderr.contains(&format!(
+            "gave up locking {t} (held by pid {pid} (holds it, idle in transaction, its transaction"
+        )),
+        "{r:?}"
+    );
     let step3 = ob(["storage", "to-consume", "--step", "3"])
         .args(["--database-url", &url, "--relation", &t])
         .args(["--yes", "--reclaim-disabled", "--storage", "consume"])
