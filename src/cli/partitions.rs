@@ -182,7 +182,8 @@ async fn drop_expired(ctx: &Ctx, log: &mut DeliveryLog, args: &DropArgs) -> anyh
 async fn check(ctx: &Ctx, log: &mut DeliveryLog, args: &CheckArgs) -> anyhow::Result<()> {
     let min_ahead = args.min_ahead.unwrap_or(ctx.config.partitions.ahead_days);
     let fix = Fix::chosen(args.fix, args.dry_run, args.lock.policy(ctx))?;
-    let each = |step: &FixStep| ctx.out.lines("", (!ctx.out.is_json()).then_some(step));
+    let shown = !ctx.out.is_json() && !ctx.out.quiet;
+    let each = |step: &FixStep| ctx.out.lines("", shown.then_some(step));
     let report = log.check(min_ahead, fix, each).await?;
     ctx.out
         .show(&report, || ctx.out.lines("", report.lines(ctx.out.quiet)));

@@ -45,6 +45,10 @@ async fn check_finds_rows_in_default_and_fix_moves_them_without_losing_any() {
         r.stdout.contains(&gap),
         "the day between the moved and today: {r:?}"
     );
+    // -q: only what is wrong, not each step (they were printed whatever -q said)
+    let r = parts(&schema, &log, &["check", "--fix", "--dry-run", "-q"]);
+    assert_eq!(r.code, CHECK_FAILED, "{r:?}");
+    assert!(!r.stdout.contains("would move"), "{r:?}");
     let r = parts(
         &schema,
         &log,
