@@ -22,7 +22,7 @@ use crate::db::fault::Fault;
 use crate::destination::{PublishError, Publisher, Refusal, Sink};
 use crate::model::{KeyOrder, Storage};
 use crate::model::{Message, OutboxRow};
-use crate::store::{INSERTING_INTO_TABLE, PassTarget, RelayStore, StoreError};
+use crate::store::{INSERTING_INTO_TABLE, PassTarget, RELEASING, RelayStore, StoreError};
 use crate::telemetry::Root;
 
 /// Marks go in chunks of this many ids; in retain storage it is also the most rows ever
@@ -143,8 +143,10 @@ struct Flow {
     /// the pass runs so once a refused insert rolled it back).
     careful: bool,
     trace: Root,
-    /// Retain: the ids the pass claimed, released should it fail after its claim.
+    /// Retain: the ids the pass claimed, in claim order; those from `unsent_from` on were never
+    /// handed to the destination, and go back to pending should the pass fail.
     claimed: Vec<uuid::Uuid>,
+    unsent_from: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -170,6 +172,7 @@ pub async fn run_pass<S: RelayStore>(
         careful: false,
         trace: trace::begin(),
         claimed: Vec::new(),
+        unsent_from: 0,
     };
     // log lines of the pass carry its trace and span ids (while tracing)
     let log = flow.trace.log_span();
@@ -215,11 +218,14 @@ pub async fn run_pass<S: RelayStore>(
                 report.database_away = Some(e.to_string());
             }
             store.rollback_pass().await;
-            // retain: what the pass claimed and did not mark goes back to pending, untouched
-            // (the release matches `processing` rows only); it waited for reclaim_stale_after,
-            // each failed pass of a looping relay stranding another claim
-            if !flow.claimed.is_empty() && !e.connection_lost() {
-                if let Ok(n) = store.release(target, &flow.claimed).await {
+            // retain: what the pass claimed and never sent goes back to pending, untouched; it
+            // waited for reclaim_stale_after, each failed pass of a looping relay stranding
+            // another claim. Rows sent (published, retried, parked or not yet marked) are left
+            // as they are: released, a published row whose mark failed would go again at once.
+            // (Nor again after the pass's own release failed: it would wait twice.)
+            let unsent = flow.claimed.get(flow.unsent_from..).unwrap_or_default();
+            if !unsent.is_empty() && !e.connection_lost() && e.context != RELEASING {
+                if let Ok(n) = store.release(target, unsent).await {
                     report.untouched += n as usize;
                 }
             }
@@ -349,6 +355,13 @@ async fn pass_body<S: RelayStore>(
         if deadline.passed(Instant::now()) {
             break;
         }
+        // a publish is a send, whatever comes of it; an insert into a table of the same
+        // database that fails is none (and one sent twice is taken once: ON CONFLICT)
+        let end = (start + window).min(rows.len());
+        flow.unsent_from = match sink {
+            Sink::Table(_) => start,
+            Sink::Publisher(_) => end,
+        };
         let chunk: Vec<usize> = (start..(start + window).min(rows.len()))
             .filter(|&i| messages[i].is_some())
             .collect();
@@ -364,6 +377,7 @@ async fn pass_body<S: RelayStore>(
                 };
                 job.insert(store, &flow.trace, &mut outcomes, &mut blocked_keys)
                     .await?;
+                flow.unsent_from = end;
                 let at = Utc::now();
                 for &i in &chunk {
                     if matches!(outcomes[i], Outcome::Published) {

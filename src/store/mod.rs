@@ -25,6 +25,9 @@ use crate::target::QualifiedName;
 /// The step a `postgres-table:` destination's insert fails as.
 pub const INSERTING_INTO_TABLE: &str = "inserting into the destination table";
 
+/// The context of a release's error ([`RelayStore::release`]).
+pub const RELEASING: &str = "releasing rows";
+
 /// A store step that failed: which step (named as the storage does it: "deleting the delivered
 /// rows", not "marking published", under consume), the driver's message, and its [`Fault`].
 #[derive(Debug, Error)]

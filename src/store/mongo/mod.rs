@@ -498,7 +498,7 @@ impl RelayStore for MongoStore {
         self.set_processing(
             ids,
             doc! { "status": "pending", "processing_at": Bson::Null },
-            "releasing rows",
+            crate::store::RELEASING,
         )
         .await
     }

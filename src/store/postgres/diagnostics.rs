@@ -179,7 +179,7 @@ pub async fn unpreparable(
     steps.push((sql.published_step, sql.published.clone()));
     steps.push(("scheduling retries", sql.retry.clone()));
     steps.push(("parking failed rows", sql.failed.clone()));
-    steps.extend(sql.release.clone().map(|r| ("releasing rows", r)));
+    steps.extend(sql.release.clone().map(|r| (crate::store::RELEASING, r)));
     for (step, text) in steps {
         let probe =
             format!("PREPARE outboxctl_doctor_probe AS {text}; DEALLOCATE outboxctl_doctor_probe");
@@ -531,8 +531,9 @@ pub async fn row_lock_busy(conn: &mut PgConnection, table: &QualifiedName) -> cr
         "SELECT format('pid %s (%s, its transaction %s s old)', a.pid, a.state,
                        floor(extract(epoch FROM now() - a.xact_start)))
            FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-          WHERE l.relation = to_regclass($1) AND l.granted AND l.pid <> pg_backend_pid()
-            AND l.mode IN ('RowShareLock', 'RowExclusiveLock')
+          WHERE l.locktype = 'relation' AND l.relation = to_regclass($1) AND l.granted
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND l.pid <> pg_backend_pid() AND l.mode IN ('RowShareLock', 'RowExclusiveLock')
           ORDER BY a.xact_start",
     )
     .bind(table.to_string())
@@ -589,8 +590,9 @@ pub async fn holders(
                        CASE WHEN l.granted THEN 'holds it' ELSE 'queued for it' END,
                        a.state, floor(extract(epoch FROM now() - a.xact_start)))
            FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-          WHERE l.relation = to_regclass($1) AND (cardinality($2::text[]) = 0 OR l.mode = ANY($2))
-            AND l.pid <> pg_backend_pid()
+          WHERE l.locktype = 'relation' AND l.relation = to_regclass($1)
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND (cardinality($2::text[]) = 0 OR l.mode = ANY($2)) AND l.pid <> pg_backend_pid()
           ORDER BY l.granted DESC, a.xact_start",
     )
     .bind(table.to_string())

@@ -479,6 +479,48 @@ async fn a_retain_pass_that_fails_after_its_claim_releases_its_rows() {
     assert_eq!(count(&mut conn, &stale).await, 0);
 }
 
+/// ... but what it sent stays as it is: a chunk published whose mark then failed (a trigger
+/// refuses it here) is left `processing` for reclaim, not released to go again at once with
+/// every backoff; only the chunks never sent go back.
+#[tokio::test]
+async fn a_retain_pass_whose_mark_fails_releases_only_what_it_never_sent() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 40, None).await;
+    sqlx::raw_sql(&format!(
+        "CREATE FUNCTION {s}.no_marks() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'marks refused'; END $$;
+         CREATE TRIGGER no_marks BEFORE UPDATE ON {t} FOR EACH ROW
+           WHEN (NEW.status = 'published') EXECUTE FUNCTION {s}.no_marks();",
+        s = schema.name
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    let sink = Sink::Publisher(Flaky::new(|_, _| None));
+    let settings = settings(Storage::Retain);
+    let report = run_pass(&mut s, &target(), &sink, &settings, PassOptions::default()).await;
+    assert!(!report.committed, "{report:?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("marks refused")),
+        "{report:?}"
+    );
+    assert_eq!(
+        report.untouched, 8,
+        "the second chunk, never sent: {report:?}"
+    );
+    let state = outbox_state(&mut conn, &t).await;
+    for (n, status, attempts, _) in state {
+        let want = if n <= 32 { "processing" } else { "pending" };
+        assert_eq!((status.as_str(), attempts), (want, 0), "row {n}");
+    }
+}
+
 /// A destination table that refuses the row whose payload's `n` is 2 (a check).
 async fn refusing_sink(
     schema: &PgSchema,

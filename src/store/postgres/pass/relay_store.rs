@@ -26,7 +26,9 @@ SELECT string_agg(format('pid %s (%s on %s, %s, its transaction %s s old)', a.pi
                          floor(extract(epoch FROM now() - a.xact_start))),
                   ', ' ORDER BY a.xact_start, a.pid)
   FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
- WHERE l.granted AND l.relation IN (SELECT rel FROM every) AND l.pid <> pg_backend_pid()
+ WHERE l.granted AND l.locktype = 'relation' AND l.relation IN (SELECT rel FROM every)
+   AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+   AND l.pid <> pg_backend_pid()
    AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')";
 
 /// The rows a statement changed.
@@ -185,7 +187,7 @@ impl RelayStore for PgStore<'_> {
             release,
             vec![Value::Uuids(ids.to_vec())],
             false,
-            "releasing rows",
+            crate::store::RELEASING,
         );
         // bounded as the claim is: a pass that failed behind a table lock releases its rows
         // after it, and must not wait on that lock for as long as it lasts
@@ -318,9 +320,16 @@ ON CONFLICT (event_id) DO NOTHING"
             name: "naming who holds the table locked",
         };
         self.pass = Pass::Closed;
-        match self.one(step).await.ok()? {
-            Answer::Fast(Reply::Rows(rows)) => rows.first()?.get::<_, Option<String>>(0),
-            _ => None,
+        // asked right after the server was slow enough to cut a pass: bounded as a pass is,
+        // and a connection cut mid-reply is not used again
+        let limit = self.opts.pass_statement_timeout;
+        match tokio::time::timeout(limit, self.one(step)).await {
+            Ok(Ok(Answer::Fast(Reply::Rows(rows)))) => rows.first()?.get::<_, Option<String>>(0),
+            Ok(_) => None,
+            Err(_) => {
+                self.drop_connection();
+                None
+            }
         }
     }
 
