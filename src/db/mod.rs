@@ -95,7 +95,13 @@ pub fn privilege_hint(text: &str) -> String {
                 .to_owned(),
         )
     };
-    let what = if let Some(db) = after("permission denied for database ") {
+    // connecting without CONNECT names the database quoted; CREATE's check does not
+    let what = if let Some(db) = after("permission denied for database \"") {
+        let db = db.trim_end_matches('"');
+        format!(
+            "this role needs CONNECT on database {db} (GRANT CONNECT ON DATABASE {db} TO the role)"
+        )
+    } else if let Some(db) = after("permission denied for database ") {
         format!(
             "this role needs CREATE on database {db} to create a schema (or create the schema first, and grant CREATE on it)"
         )
@@ -438,6 +444,10 @@ mod tests {
             (
                 "permission denied for database test",
                 "CREATE on database test",
+            ),
+            (
+                "permission denied for database \"app\"",
+                "CONNECT on database app (",
             ),
             ("permission denied for schema app", "USAGE on schema app"),
             (

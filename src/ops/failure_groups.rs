@@ -29,8 +29,9 @@ pub fn mask(error: &str) -> String {
     let text = strip_more_suffix(error.trim());
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
-    // after `HTTP`, `status`, `error`…: the code that follows is kept (401 is not 409)
+    // after `HTTP`, `status`, `os error`…: the code that follows is kept (401 is not 409)
     let mut code_next = false;
+    let mut last_word = String::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -61,7 +62,9 @@ pub fn mask(error: &str) -> String {
             let end = token_end(&chars, i);
             let token: String = chars[i..end].iter().collect();
             let code = code_next && is_code(&token);
-            code_next = CODE_WORDS.iter().any(|w| token.eq_ignore_ascii_case(w));
+            code_next = CODE_WORDS.iter().any(|w| token.eq_ignore_ascii_case(w))
+                || token.eq_ignore_ascii_case("error") && last_word.eq_ignore_ascii_case("os");
+            last_word.clone_from(&token);
             if let Some(masked) = mask_token(&token).filter(|_| !code) {
                 out.push_str(masked);
                 i = end;
@@ -81,8 +84,9 @@ pub fn mask(error: &str) -> String {
 }
 
 /// The words after which a number is a code that tells errors apart, not a value that varies:
-/// `HTTP 503`, `status 404`, `os error 28`, `errno 13`, `code 3`, `SQLSTATE 40001`.
-const CODE_WORDS: [&str; 6] = ["http", "status", "error", "errno", "code", "sqlstate"];
+/// `HTTP 503`, `status 404`, `errno 13`, `code 3`, `SQLSTATE 40001`; and `os error 28` (an
+/// `error` alone is not one: `error: 57 rows rejected` counts rows).
+const CODE_WORDS: [&str; 5] = ["http", "status", "errno", "code", "sqlstate"];
 
 /// A code: up to 5 digits.
 fn is_code(token: &str) -> bool {
@@ -376,6 +380,10 @@ mod tests {
             (
                 "connect to [2001:db8::7]:8443 refused; fallback fe80::1%2 and ::ffff:10.0.0.7, status=503",
                 "connect to <addr> refused; fallback <addr>%<n> and <addr>, status=503",
+            ),
+            (
+                "error: 57 rows rejected, Error 12 (os error 13)",
+                "error: <n> rows rejected, Error <n> (os error 13)",
             ),
             (
                 "retry 3 of HTTP/1.1 at 10:30:00, code 17 after 2 tries",

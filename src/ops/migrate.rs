@@ -249,7 +249,7 @@ impl Migration {
     }
 
     /// Applies every step in order (`applied` hears each, with how long it took; `building`
-    /// where a concurrent index build stands while it runs, from [`WATCH_EVERY`] on), then
+    /// where a concurrent index build stands while it runs, every `WATCH_EVERY`), then
     /// releases the migration lock.
     pub async fn apply(
         &mut self,
@@ -263,7 +263,8 @@ impl Migration {
                 SchemaIo::Postgres(conn, watch) if step.kind == StepKind::Concurrent => {
                     let builder = crate::db::pg::direct_backend_pid(conn, &watch.0).await;
                     let run = pg::apply_step(conn, step, policy);
-                    watched(run, watch, builder, |p| building(step, p)).await?
+                    let on = step.builds_on.as_deref();
+                    watched(run, watch, (builder, on), |p| building(step, p)).await?
                 }
                 SchemaIo::Postgres(conn, _) => pg::apply_step(conn, step, policy).await?,
                 SchemaIo::Mongo(client, schema) => mongo::apply_step(client, schema, step).await?,
@@ -285,6 +286,8 @@ pub const NAME_AFTER: Duration = Duration::from_secs(2);
 /// transaction stops `migrate` for as long as it stays, which a silent wait does not tell).
 #[derive(Debug, Default)]
 pub struct BuildWaits {
+    /// The step whose build was read last: another starts naming anew.
+    step: String,
     current: Option<(i32, Instant)>,
     named: Vec<i32>,
 }
@@ -306,6 +309,12 @@ impl BuildWaits {
     }
 
     fn named(&mut self, step: &str, p: &pg::BuildProgress, now: Instant) -> Option<String> {
+        if self.step != step {
+            *self = BuildWaits {
+                step: step.to_owned(),
+                ..BuildWaits::default()
+            };
+        }
         let Some((pid, who)) = &p.waits_for else {
             self.current = None;
             return None;
@@ -336,7 +345,7 @@ impl BuildWaits {
 async fn watched(
     run: impl Future<Output = Result<(), Error>>,
     watch: &(DatabaseUrl, Duration),
-    builder: Option<i32>,
+    (builder, on): (Option<i32>, Option<&str>),
     mut seen: impl FnMut(&pg::BuildProgress),
 ) -> Result<(), Error> {
     let mut run = std::pin::pin!(run);
@@ -350,11 +359,11 @@ async fn watched(
             _ = every.tick() => {
                 if watcher.is_none() {
                     let (url, timeout) = watch;
-                    let connect = crate::db::connect_pg(url, (*timeout).min(4 * WATCH_EVERY));
+                    let connect = crate::db::connect_pg(url, (*timeout).min(2 * WATCH_EVERY));
                     watcher = Some(connect.await.ok());
                 }
                 if let Some(conn) = watcher.as_mut().and_then(Option::as_mut) {
-                    match tokio::time::timeout(WATCH_EVERY, pg::build_progress(conn, builder)).await {
+                    match tokio::time::timeout(WATCH_EVERY, pg::build_progress(conn, builder, on)).await {
                         Ok(Ok(Some(p))) => seen(&p),
                         Ok(Ok(None)) => {}
                         // a reading cut short leaves its connection mid-reply: watch no more
@@ -426,6 +435,7 @@ async fn function_step(
         statements,
         mongo_index: None,
         mongo_collection: None,
+        builds_on: None,
     })))
 }
 
@@ -445,6 +455,7 @@ fn drop_step(f: OtherFunction) -> Step {
         ))],
         mongo_index: None,
         mongo_collection: None,
+        builds_on: None,
     }
 }
 
@@ -507,5 +518,8 @@ mod tests {
         assert_eq!(waits.named("build", &scanning, at(10_000)), None);
         assert_eq!(waits.named("build", &waiting(8), at(11_000)), None);
         assert!(waits.named("build", &waiting(8), at(13_000)).is_some());
+        // the next step's build names the same session again, once it has held that one up
+        assert_eq!(waits.named("next", &waiting(7), at(14_000)), None);
+        assert!(waits.named("next", &waiting(7), at(16_000)).is_some());
     }
 }

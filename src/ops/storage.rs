@@ -263,23 +263,10 @@ async fn status(
         })?;
     // the move drops columns: a view, or an application's table named by a typo, is refused
     // here as migrate refuses it (step 3 would have tried the ALTER)
-    let fix = "check outbox.relation (--relation)";
-    if !matches!(facts.relkind, 'r' | 'p') {
+    if let Some(why) = crate::schema::plan::not_an_outbox(&facts) {
+        let table = table.plain();
         return Err(Error::SchemaMissing(format!(
-            "{} is not a table (a view or another kind of relation): {fix}",
-            table.plain()
-        )));
-    }
-    let core = ["id", "outbox_route", "event_id", "status", "created_at"];
-    let lacking: Vec<&str> = core
-        .into_iter()
-        .filter(|c| facts.column(c).is_none())
-        .collect();
-    if !lacking.is_empty() {
-        return Err(Error::SchemaMissing(format!(
-            "{} is not an outbox table (it has no column {}): {fix}",
-            table.plain(),
-            lacking.join(", ")
+            "{table} {why}: check outbox.relation (--relation)"
         )));
     }
     let has_processing_at = facts.column("processing_at").is_some();

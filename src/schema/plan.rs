@@ -139,6 +139,10 @@ pub struct Step {
     /// For MongoDB collection steps, the collection to create (`None`: the outbox's).
     #[serde(skip)]
     pub mongo_collection: Option<crate::target::CollectionName>,
+    /// For a concurrent index build, the table it builds on (SQL text), by which migrate
+    /// finds the build's progress whichever server connection runs it.
+    #[serde(skip)]
+    pub builds_on: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -163,7 +167,15 @@ impl MigrationPlan {
             statements,
             mongo_index: None,
             mongo_collection: None,
+            builds_on: None,
         });
+    }
+
+    /// A concurrent index build on `table`, a step of its own (outside a transaction).
+    fn build(&mut self, summary: String, table: &QualifiedName, statement: Statement) {
+        self.step(summary, StepKind::Concurrent, vec![statement]);
+        let step = self.steps.last_mut().expect("just pushed");
+        step.builds_on = Some(table.to_string());
     }
 
     fn problem(&mut self, object: impl ToString, message: impl Into<String>) {
@@ -285,6 +297,27 @@ fn wanted_columns(want: &PgSchema) -> impl Iterator<Item = &'static ColumnSpec> 
     })
 }
 
+/// Why a relation is not an outbox table: not a table (a view, another kind of relation), or
+/// without a column of the specification's that migrate never adds (an application's table
+/// named by a typo); `None` when it is one. Said by `migrate` and by `storage`, which would
+/// drop columns of it.
+pub fn not_an_outbox(table: &TableFacts) -> Option<String> {
+    if !matches!(table.relkind, 'r' | 'p') {
+        return Some("is not a table (a view or another kind of relation)".into());
+    }
+    let lacking: Vec<&str> = (OUTBOX_COLUMNS.iter())
+        .filter(|c| c.added_by.is_none() && !RETAIN_ONLY_COLUMNS.contains(&c.name))
+        .filter(|c| table.column(c.name).is_none())
+        .map(|c| c.name)
+        .collect();
+    (!lacking.is_empty()).then(|| {
+        format!(
+            "is not an outbox table (it has no column {})",
+            lacking.join(", ")
+        )
+    })
+}
+
 /// Plans the outbox table; `false` when the relation there is not an outbox (not a table,
 /// or without the specification's columns migrate never adds), reported as a problem.
 fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) -> bool {
@@ -314,24 +347,11 @@ fn plan_outbox(want: &PgSchema, have: &PgCatalog, plan: &mut MigrationPlan) -> b
         plan.step(summary, StepKind::Transaction, stmts);
         return true;
     };
-    if !matches!(table.relkind, 'r' | 'p') {
-        plan.problem(
-            t.plain(),
-            "exists but is not a table (a view or another kind of relation)",
-        );
-        return false;
-    }
-    let lacking: Vec<&str> = (wanted_columns(want))
-        .filter(|c| c.added_by.is_none() && !RETAIN_ONLY_COLUMNS.contains(&c.name))
-        .filter(|c| table.column(c.name).is_none())
-        .map(|c| c.name)
-        .collect();
-    if !lacking.is_empty() {
+    if let Some(why) = not_an_outbox(table) {
         plan.problem(
             t.plain(),
             format!(
-                "is not an outbox table (it has no column {}): migrate changes nothing; check outbox.relation (--relation), or move the table away",
-                lacking.join(", ")
+                "{why}: migrate changes nothing; check outbox.relation (--relation), or move the table away"
             ),
         );
         return false;
@@ -479,14 +499,14 @@ fn plan_index(
                 index.using
             ),
         ),
-        Some(index) if !index.valid => plan.step(
+        Some(index) if !index.valid => plan.build(
             format!("rebuild invalid index {qualified} (left by an interrupted concurrent build)"),
-            StepKind::Concurrent,
-            vec![Statement::new(format!(
+            table_name,
+            Statement::new(format!(
                 "REINDEX INDEX CONCURRENTLY {}.{};",
                 table_name.schema,
                 crate::target::Ident::new("index", name).expect("catalog names are valid")
-            ))],
+            )),
         ),
         Some(_) => {}
         None => {
@@ -506,10 +526,10 @@ fn plan_index(
             {
                 // Same definition under another name (made by hand or by another tool): fine.
             } else {
-                plan.step(
+                plan.build(
                     format!("create index {qualified} without blocking writes"),
-                    StepKind::Concurrent,
-                    vec![create.concurrently()],
+                    table_name,
+                    create.concurrently(),
                 );
             }
         }

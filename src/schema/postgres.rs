@@ -417,18 +417,20 @@ SELECT p.phase, a.pid,
   LEFT JOIN pg_stat_activity a ON a.pid = nullif(p.current_locker_pid, 0)
  WHERE p.datid = (SELECT oid FROM pg_database WHERE datname = current_database())
    AND p.command LIKE '%CONCURRENTLY' AND ($1 = 0 OR p.pid = $1)
+   AND ($2::text IS NULL OR p.relid = to_regclass($2))
  ORDER BY p.pid
  LIMIT 1";
 
-/// The concurrent build of this database that `builder` runs (`None`: a pooled connection,
-/// whose backend is not known: the one build of this database, as a migrate holds the
-/// migration lock); `None` when no build runs.
+/// The concurrent build on `table` (SQL text) that `builder` runs, when no build runs; without
+/// `builder` (a pooled connection, whose backend is not known) the build on `table`.
 pub async fn build_progress(
     conn: &mut PgConnection,
     builder: Option<i32>,
+    table: Option<&str>,
 ) -> Result<Option<BuildProgress>, sqlx::Error> {
     let row = query(BUILD_PROGRESS_SQL)
         .bind(builder.unwrap_or(0))
+        .bind(table)
         .fetch_optional(conn)
         .await?;
     row.map(|r| {

@@ -152,7 +152,7 @@ fn attach_partitions(
             )),
         };
         if let Some((summary, sql)) = built {
-            plan.step(summary, StepKind::Concurrent, vec![Statement::new(sql)]);
+            plan.build(summary, &p.name, Statement::new(sql));
         }
         plan.step(
             format!("attach index {} to {parent}", child.plain()),

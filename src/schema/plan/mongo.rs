@@ -35,6 +35,7 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
             ))],
             mongo_index: None,
             mongo_collection: None,
+            builds_on: None,
         });
     }
     for c in want.registry_collections() {
@@ -49,6 +50,7 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
                 ))],
                 mongo_index: None,
                 mongo_collection: Some(c),
+                builds_on: None,
             });
         }
     }
@@ -110,6 +112,7 @@ pub fn plan_mongo(want: &MongoSchema, have: &MongoCatalog) -> MigrationPlan {
                 statements: vec![want.create_index(spec)],
                 mongo_index: Some(spec.clone()),
                 mongo_collection: None,
+                builds_on: None,
             }),
         }
     }
