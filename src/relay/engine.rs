@@ -9,12 +9,10 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use futures_util::future::join_all;
-use rand::Rng;
 use serde::Serialize;
 use tracing::Instrument;
 
-use super::backoff::{self, RetryDecision};
-use super::dead_letter::{Parking, dead_letter_first};
+use super::dead_letter::Parking;
 use super::deadline::Deadline;
 use super::shutdown::StopWatch;
 use crate::config::Config;
@@ -615,91 +613,9 @@ async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> 
     join_all(futures).await.into_iter().flatten().collect()
 }
 
-/// The end of a pass: retries grouped by new attempt count, then failed rows, then rows
-/// to hand back untouched.
-async fn finish_marks<S: RelayStore>(
-    store: &mut S,
-    target: &PassTarget,
-    settings: &RelaySettings,
-    rows: &[OutboxRow],
-    outcomes: &[Outcome],
-    parking: Parking<'_>,
-    report: &mut PassReport,
-) -> Result<(), StoreError> {
-    let mut retries: Vec<(i32, Vec<(usize, String)>)> = Vec::new();
-    let mut to_park: Vec<(String, usize)> = Vec::new();
-    let mut untouched = Vec::new();
-    let mut fail = |error: String, i: usize| to_park.push((error, i));
-    for (i, outcome) in outcomes.iter().enumerate() {
-        let row = &rows[i];
-        match outcome {
-            Outcome::Published => {}
-            Outcome::NotReached | Outcome::HeldBack => untouched.push(row.id),
-            // The destination was away: the message was not judged, no attempt counts.
-            Outcome::Failed(e) if e.is_away() => untouched.push(row.id),
-            Outcome::Poison(e) => fail(e.clone(), i),
-            Outcome::Failed(e) if e.kind == Refusal::Permanent => fail(e.message.clone(), i),
-            Outcome::Failed(e) => match backoff::decide(row.attempts, settings.max_attempts) {
-                RetryDecision::Fail => fail(e.message.clone(), i),
-                RetryDecision::Retry { attempts } => {
-                    match retries.iter_mut().find(|(a, _)| *a == attempts) {
-                        Some((_, group)) => group.push((i, e.message.clone())),
-                        None => retries.push((attempts, vec![(i, e.message.clone())])),
-                    }
-                }
-            },
-        }
-    }
-    for (attempts, group) in &retries {
-        let first = &group[0].1;
-        let others = group.iter().filter(|(_, e)| e != first).count();
-        let error = if others > 0 {
-            format!("{first} (+{others} more)")
-        } else {
-            first.clone()
-        };
-        let u: f64 = rand::thread_rng().r#gen();
-        let delay = backoff::retry_delay(
-            *attempts,
-            settings.retry_base_delay,
-            settings.retry_max_backoff,
-            u,
-        );
-        let at = Utc::now() + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::MAX);
-        let ids: Vec<uuid::Uuid> = group.iter().map(|(i, _)| rows[*i].id).collect();
-        store
-            .mark_retry(target, &ids, *attempts, at, &error)
-            .await?;
-        report.retried += ids.len();
-    }
-    let (park, hold) = dead_letter_first(rows, &parking, to_park).await;
-    // held: the dead-letter destination did not take it; it comes round again, unparked
-    let again = Utc::now()
-        + chrono::Duration::from_std(settings.retry_max_backoff).unwrap_or(chrono::Duration::MAX);
-    for (error, i) in &hold {
-        store
-            .mark_retry(target, &[rows[*i].id], rows[*i].attempts, again, error)
-            .await?;
-        report.retried += 1;
-    }
-    let mut failed: Vec<(String, Vec<uuid::Uuid>)> = Vec::new();
-    for (error, i, sent) in park {
-        report.dead_lettered += usize::from(sent);
-        match failed.iter_mut().find(|(e, _)| *e == error) {
-            Some((_, ids)) => ids.push(rows[i].id),
-            None => failed.push((error, vec![rows[i].id])),
-        }
-    }
-    for (error, ids) in &failed {
-        store.mark_failed(target, ids, error).await?;
-        report.failed += ids.len();
-    }
-    if !untouched.is_empty() {
-        store.release(target, &untouched).await?;
-        report.untouched = untouched.len();
-    }
-    Ok(())
-}
+#[path = "engine_marks.rs"]
+mod marks;
+use marks::finish_marks;
 
 #[path = "engine_table.rs"]
 mod table;

@@ -19,6 +19,7 @@ mod doctor_xmin;
 mod ecosystem;
 mod endpoint;
 mod errors;
+mod errors_input;
 mod failures;
 mod file_outages;
 mod fleet;
