@@ -455,18 +455,7 @@ async fn a_retain_pass_that_fails_after_its_claim_releases_its_rows() {
     stage(&mut conn, &t, "orders", 3, None).await;
     let missing =
         outboxctl::target::QualifiedName::parse("sink", &schema.rel("not_made_yet")).unwrap();
-    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
-    let settings = settings(Storage::Retain);
-    let sink = Sink::Table(missing);
-    let report = run_pass(&mut s, &target(), &sink, &settings, PassOptions::default()).await;
-    assert!(!report.committed, "{report:?}");
-    assert!(
-        report
-            .error
-            .as_deref()
-            .is_some_and(|e| e.contains("does not exist")),
-        "{report:?}"
-    );
+    let report = a_failed_retain_pass(&schema, Sink::Table(missing), "does not exist").await;
     assert_eq!((report.claimed, report.untouched), (3, 3), "{report:?}");
     for (n, status, attempts, error) in outbox_state(&mut conn, &t).await {
         assert_eq!(
@@ -498,18 +487,8 @@ async fn a_retain_pass_whose_mark_fails_releases_only_what_it_never_sent() {
     .execute(&mut conn)
     .await
     .unwrap();
-    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
     let sink = Sink::Publisher(Flaky::new(|_, _| None));
-    let settings = settings(Storage::Retain);
-    let report = run_pass(&mut s, &target(), &sink, &settings, PassOptions::default()).await;
-    assert!(!report.committed, "{report:?}");
-    assert!(
-        report
-            .error
-            .as_deref()
-            .is_some_and(|e| e.contains("marks refused")),
-        "{report:?}"
-    );
+    let report = a_failed_retain_pass(&schema, sink, "marks refused").await;
     assert_eq!(
         report.untouched, 8,
         "the second chunk, never sent: {report:?}"
@@ -519,6 +498,21 @@ async fn a_retain_pass_whose_mark_fails_releases_only_what_it_never_sent() {
         let want = if n <= 32 { "processing" } else { "pending" };
         assert_eq!((status.as_str(), attempts), (want, 0), "row {n}");
     }
+}
+
+/// One retain pass over `sink` that fails, its error saying `says`: its report.
+async fn a_failed_retain_pass(
+    schema: &PgSchema,
+    sink: Sink,
+    says: &str,
+) -> outboxctl::relay::engine::PassReport {
+    let mut s = store(schema, Storage::Retain, KeyOrder::BestEffort).await;
+    let settings = settings(Storage::Retain);
+    let report = run_pass(&mut s, &target(), &sink, &settings, PassOptions::default()).await;
+    assert!(!report.committed, "{report:?}");
+    let error = report.error.as_deref();
+    assert!(error.is_some_and(|e| e.contains(says)), "{report:?}");
+    report
 }
 
 /// A destination table that refuses the row whose payload's `n` is 2 (a check).

@@ -615,15 +615,10 @@ async fn a_table_name_with_no_room_for_its_functions_is_said_and_relays_by_its_s
     assert_eq!(check["level"], "warn", "{check}");
     assert!(check["detail"].as_str().unwrap().contains(said), "{check}");
     stage(&mut conn, &t, "orders", 3, None).await;
-    let relay = [
-        "relay",
-        "--once",
-        "--route",
-        "orders",
-        "--to",
-        "file:/dev/null",
-    ];
-    let r = ob(relay).args(["--config", &cfg]).pg(&t).run();
+    let r = ob(crate::common::RELAY_TO_NOWHERE)
+        .args(["--config", &cfg])
+        .pg(&t)
+        .run();
     assert_eq!(r.code, OK, "{r:?}");
     let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
     assert_eq!(count(&mut conn, &published).await, 3);
