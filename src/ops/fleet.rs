@@ -91,12 +91,22 @@ impl Paused {
     pub fn warnings(&self, r: &RouteRef, config: &Config) -> Vec<String> {
         let unconfigured = (config.route_unconfigured(&r.route))
             .map(|why| format!("{why}: paused all the same (a typo pauses nothing that runs)"));
+        // a tenant outside the configured ones: emit refuses it, a pause of it holds nothing
+        // this configuration's relays serve
+        let tenants = &config.outbox.tenants;
+        let stranger = (r.tenant)
+            .filter(|t| !tenants.is_empty() && !tenants.contains(t))
+            .map(|t| format!("tenant {t} is not in outbox.tenants: paused all the same (a typo pauses nothing that runs)"));
         let unserved = self.unserved.then(|| {
             format!(
                 "no live relay serves {r}: it is paused all the same, for any relay that starts"
             )
         });
-        unconfigured.into_iter().chain(unserved).collect()
+        unconfigured
+            .into_iter()
+            .chain(stranger)
+            .chain(unserved)
+            .collect()
     }
 
     /// What `route pause` says it did, with the command that undoes it (a tenant's pause is

@@ -62,6 +62,15 @@ async fn resuming_the_whole_route_names_the_tenant_pauses_in_force() {
     // another tenant is not paused, and saying so is true (it was refused, exit 2)
     let r = route(&["resume", "orders", "--tenant", other]).code(OK);
     assert!(r.stdout.contains("was not paused"), "{r:?}");
+    // a tenant this configuration does not serve (a typo): paused, with a warning saying so
+    let stranger = "0190c4e2-0000-7000-8000-0000000000ff";
+    let r = route(&["pause", "orders", "--tenant", stranger, "--reason", "typo"]).code(OK);
+    let said = format!("tenant {stranger} is not in outbox.tenants: paused all the same");
+    assert!(r.stderr.contains(&said), "{r:?}");
+    route(&["resume", "orders", "--tenant", stranger]).code(OK);
+    let r = route(&["pause", "orders", "--tenant", other, "--reason", "known"]).code(OK);
+    assert!(!r.stderr.contains("is not in outbox.tenants"), "{r:?}");
+    route(&["resume", "orders", "--tenant", other]).code(OK);
     let args: Vec<&str> = undo.split(' ').skip(2).collect();
     let r = route(&args).code(OK);
     let said = format!("route orders for tenant {tenant} resumed");
