@@ -5,6 +5,16 @@ use super::*;
 /// This configuration's reclaim off (forze's relays are the operator's to vouch for).
 pub(super) const RECLAIM_OFF: &str = "relay:\n  reclaim_stale_after: null\n";
 
+/// Step 3's dry run, vouching that every relay runs with reclaim off.
+pub(super) const STEP_3_DRY: [&str; 6] = [
+    "storage",
+    "to-consume",
+    "--step",
+    "3",
+    "--dry-run",
+    "--reclaim-disabled",
+];
+
 #[tokio::test]
 async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table() {
     let (schema, mut conn) = PgSchema::new(test_name!()).await;
@@ -292,18 +302,8 @@ async fn storage_checks_every_tenants_table() {
     );
     // its --dry-run script, run as its first lines say, refuses before it drops anything too
     // (it dropped the first table's columns, then refused on the second)
-    let r = with(&[
-        "storage",
-        "to-consume",
-        "--step",
-        "3",
-        "--dry-run",
-        "--reclaim-disabled",
-        "--storage",
-        "consume",
-        "--format",
-        "json",
-    ]);
+    let consume_json = ["--storage", "consume", "--format", "json"];
+    let r = with(&[&STEP_3_DRY[..], &consume_json].concat());
     assert_eq!(r.code, REFUSED, "{r:?}");
     let script = json(&r)["script"].as_str().unwrap().to_owned();
     let err = sqlx::raw_sql(&script).execute(&mut conn).await.unwrap_err();
@@ -353,14 +353,7 @@ async fn a_table_tenants_share_is_moved_once() {
     let v = json(&r);
     assert!(v.is_object(), "one status, not one per tenant: {v}");
     assert_eq!(v["tenant"], Value::Null, "{v}");
-    let r = with(&[
-        "storage",
-        "to-consume",
-        "--step",
-        "3",
-        "--dry-run",
-        "--reclaim-disabled",
-    ]);
+    let r = with(&STEP_3_DRY);
     assert_eq!(r.code, REFUSED, "this configuration says retain: {r:?}");
     assert_eq!(
         r.stdout.matches("DROP COLUMN processing_at").count(),

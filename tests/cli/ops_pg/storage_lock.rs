@@ -2,7 +2,7 @@
 //! reads the claim index, the lock waits its lock timeout, the dry-run script runs as step 3
 //! does; and what is not an outbox table is refused before any step.
 
-use super::storage::RECLAIM_OFF;
+use super::storage::{RECLAIM_OFF, STEP_3_DRY};
 use super::*;
 
 /// Step 3 holds an ACCESS EXCLUSIVE lock while it re-checks the table: a re-check slower than
@@ -225,14 +225,7 @@ async fn what_is_not_an_outbox_table_is_refused_before_any_step() {
         let rel = schema.rel(relation);
         for args in [
             &["storage", "status"][..],
-            &[
-                "storage",
-                "to-consume",
-                "--step",
-                "3",
-                "--dry-run",
-                "--reclaim-disabled",
-            ],
+            &STEP_3_DRY,
             &[
                 "storage",
                 "to-consume",
