@@ -145,6 +145,9 @@ struct Flow {
     /// handed to the destination, and go back to pending should the pass fail.
     claimed: Vec<uuid::Uuid>,
     unsent_from: usize,
+    /// The `now` of the pass's claim (retain: its rows' `processing_at`, which a release
+    /// matches, to leave alone a row reclaimed and claimed by another relay meanwhile).
+    claimed_at: chrono::DateTime<Utc>,
 }
 
 #[derive(Debug, Clone)]
@@ -171,6 +174,7 @@ pub async fn run_pass<S: RelayStore>(
         trace: trace::begin(),
         claimed: Vec::new(),
         unsent_from: 0,
+        claimed_at: Utc::now(),
     };
     // log lines of the pass carry its trace and span ids (while tracing)
     let log = flow.trace.log_span();
@@ -223,7 +227,7 @@ pub async fn run_pass<S: RelayStore>(
             // (Nor again after the pass's own release failed: it would wait twice.)
             let unsent = flow.claimed.get(flow.unsent_from..).unwrap_or_default();
             if !unsent.is_empty() && !e.connection_lost() && e.context != RELEASING {
-                if let Ok(n) = store.release(target, unsent).await {
+                if let Ok(n) = store.release(target, unsent, flow.claimed_at).await {
                     report.untouched += n as usize;
                 }
             }
@@ -301,8 +305,9 @@ async fn pass_body<S: RelayStore>(
             report.reclaimed = store.reclaim(target, older_than).await?;
         }
     }
+    flow.claimed_at = Utc::now();
     let claimed = store
-        .claim(target, settings.max_claim_rows, Utc::now())
+        .claim(target, settings.max_claim_rows, flow.claimed_at)
         .await?;
     let rows = claimed.rows;
     if settings.storage == Storage::Retain {
@@ -502,7 +507,13 @@ async fn pass_body<S: RelayStore>(
         messages: &messages,
         deadline,
     };
-    finish_marks(store, target, settings, &rows, &outcomes, parking, report).await
+    let untouched =
+        finish_marks(store, target, settings, &rows, &outcomes, parking, report).await?;
+    if !untouched.is_empty() {
+        store.release(target, &untouched, flow.claimed_at).await?;
+        report.untouched = untouched.len();
+    }
+    Ok(())
 }
 
 /// What [`publish_chunk`] works on.

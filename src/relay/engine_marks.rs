@@ -1,6 +1,6 @@
 //! The end of a retain or consume pass: the rows it did not publish get what their outcome
 //! asks, retries grouped by their new attempt count, parks (through the dead-letter
-//! destination first), and the rows never reached handed back untouched.
+//! destination first), and the rows never reached named to hand back untouched.
 
 use chrono::Utc;
 use rand::Rng;
@@ -12,8 +12,8 @@ use crate::relay::backoff::{self, RetryDecision};
 use crate::relay::dead_letter::{Parking, dead_letter_first};
 use crate::store::{PassTarget, RelayStore, StoreError};
 
-/// The end of a pass: retries grouped by new attempt count, then failed rows, then rows
-/// to hand back untouched.
+/// The end of a pass: retries grouped by new attempt count, then failed rows; returns the
+/// rows to hand back untouched.
 pub(super) async fn finish_marks<S: RelayStore>(
     store: &mut S,
     target: &PassTarget,
@@ -22,7 +22,7 @@ pub(super) async fn finish_marks<S: RelayStore>(
     outcomes: &[Outcome],
     parking: Parking<'_>,
     report: &mut PassReport,
-) -> Result<(), StoreError> {
+) -> Result<Vec<uuid::Uuid>, StoreError> {
     let mut retries: Vec<(i32, Vec<(usize, String)>)> = Vec::new();
     let mut to_park: Vec<(String, usize)> = Vec::new();
     let mut untouched = Vec::new();
@@ -91,9 +91,5 @@ pub(super) async fn finish_marks<S: RelayStore>(
         store.mark_failed(target, ids, error).await?;
         report.failed += ids.len();
     }
-    if !untouched.is_empty() {
-        store.release(target, &untouched).await?;
-        report.untouched = untouched.len();
-    }
-    Ok(())
+    Ok(untouched)
 }

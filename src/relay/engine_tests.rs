@@ -457,6 +457,42 @@ async fn a_consume_pass_that_fails_a_mark_rolls_everything_back() {
     );
 }
 
+/// A retain pass that fails after its claim hands back only the rows its claim still holds.
+/// A pass that outlived `reclaim_stale_after` may find rows it never sent reclaimed and
+/// claimed by another relay: put back to pending, they would miss that relay's marks (which
+/// match `processing`) and go out a third time.
+#[tokio::test]
+async fn a_failed_retain_pass_leaves_the_rows_another_relay_claimed_since() {
+    for taken_over in [false, true] {
+        let mut store = memory(Storage::Retain, false);
+        stage(&store, 40, |_| None);
+        let outbox = store.outbox().clone();
+        let theirs = Utc::now() + chrono::Duration::minutes(6);
+        // while the first chunk goes out, the rows of the second change hands
+        let script = Script::new(move |n| {
+            if taken_over && n == 0 {
+                for r in outbox.table().rows.iter_mut().skip(32) {
+                    r.processing_at = Some(theirs);
+                }
+            }
+            Ok(())
+        });
+        store.table().fail_next_mark = true;
+        let report = pass(&mut store, &script, &settings(Storage::Retain, false)).await;
+        assert!(!report.committed, "{report:?}");
+        let (released, kept) = if taken_over { (0, 8) } else { (8, 0) };
+        assert_eq!(report.untouched, released, "taken over: {taken_over}");
+        let t = store.table();
+        let unsent = &t.rows[32..];
+        let pending = unsent.iter().filter(|r| r.status == Status::Pending);
+        assert_eq!(pending.count(), released, "taken over: {taken_over}");
+        let held = unsent
+            .iter()
+            .filter(|r| r.status == Status::Processing && r.processing_at == Some(theirs));
+        assert_eq!(held.count(), kept, "taken over: {taken_over}");
+    }
+}
+
 #[tokio::test]
 async fn no_publish_starts_after_the_pass_deadline() {
     let mut store = memory(Storage::Consume, false);

@@ -139,8 +139,16 @@ pub trait RelayStore {
         ids: &[Uuid],
         error: &str,
     ) -> Result<u64, StoreError>;
-    /// Returns claimed rows to `pending` untouched (retain: rows held back or not reached).
-    async fn release(&mut self, target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError>;
+    /// Returns claimed rows to `pending` untouched (retain: rows held back or not reached),
+    /// those still held by the claim made at `claimed_at` (the `now` it was given, which it
+    /// wrote to `processing_at`): a row that reclaim returned meanwhile and another relay
+    /// claimed since is that relay's, and stays as it is.
+    async fn release(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        claimed_at: DateTime<Utc>,
+    ) -> Result<u64, StoreError>;
     /// Inserts messages into a table in the same database, inside the pass (its error's
     /// context: [`INSERTING_INTO_TABLE`]). `guarded`: in a savepoint of its own, sent now, so
     /// that under consume a refusal leaves the pass's transaction usable (otherwise the insert

@@ -379,13 +379,26 @@ impl RelayStore for MemoryStore {
         }))
     }
 
-    async fn release(&mut self, target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
+    async fn release(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        claimed_at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
         self.log(format!("release {}", ids.len()));
         if self.outbox.consume() {
             // the rollback or commit unlocks them
             return Ok(ids.len() as u64);
         }
-        Ok(self.each(target, ids, false, |r| {
+        let ours: Vec<Uuid> = {
+            let t = self.table();
+            (t.rows.iter())
+                .filter(|r| r.status == Status::Processing && r.processing_at == Some(claimed_at))
+                .filter(|r| ids.contains(&r.row.id))
+                .map(|r| r.row.id)
+                .collect()
+        };
+        Ok(self.each(target, &ours, false, |r| {
             r.status = Status::Pending;
             r.processing_at = None;
         }))

@@ -265,6 +265,24 @@ impl MongoStore {
         Ok(r.modified_count)
     }
 
+    /// Returns to pending the `processing` documents of `ids` that `held` (one claim's mark)
+    /// still matches.
+    async fn release_held(&mut self, ids: &[Uuid], held: Document) -> Result<u64, StoreError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let mut filter = self.by_ids(ids);
+        filter.insert("status", "processing");
+        filter.extend(held);
+        let set = doc! { "status": "pending", "processing_at": Bson::Null };
+        let r = self
+            .coll
+            .update_many(filter, doc! { "$set": set })
+            .await
+            .map_err(|e| err(crate::store::RELEASING, e))?;
+        Ok(r.modified_count)
+    }
+
     /// Selects rows by the `_id`s read at their claim (forgetting them: each row is marked
     /// once), or by the unique `id` field for rows this store did not claim.
     fn by_ids(&mut self, ids: &[Uuid]) -> Document {
@@ -491,16 +509,14 @@ impl RelayStore for MongoStore {
         .await
     }
 
-    async fn release(&mut self, _target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
-        if ids.is_empty() {
-            return Ok(0);
-        }
-        self.set_processing(
-            ids,
-            doc! { "status": "pending", "processing_at": Bson::Null },
-            crate::store::RELEASING,
-        )
-        .await
+    async fn release(
+        &mut self,
+        _target: &PassTarget,
+        ids: &[Uuid],
+        claimed_at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        self.release_held(ids, doc! { "processing_at": bson_date(claimed_at) })
+            .await
     }
 
     async fn insert_sink(

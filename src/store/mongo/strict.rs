@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::{MongoStore, bson_date, claim_sort, collect, err};
 use crate::model::OutboxRow;
-use crate::store::{PassTarget, RelayStore, StoreError};
+use crate::store::{PassTarget, StoreError};
 
 impl MongoStore {
     /// Strict key order, before the claim: for each key (tenant, ordering key) whose rows wait
@@ -185,7 +185,8 @@ impl MongoStore {
             }
         }
         if !release.is_empty() {
-            self.release(target, &release).await?;
+            self.release_held(&release, doc! { "claim_token": token })
+                .await?;
         }
         Ok((keep, release.len()))
     }

@@ -587,3 +587,42 @@ async fn a_url_asking_for_secondaries_still_claims_from_the_primary() {
     let left = docs(&db, doc! { "status": { "$ne": "published" } }).await;
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A release hands back only what the claim made at its time still holds: a document
+/// reclaimed and claimed again by another relay meanwhile (its `processing_at` later) stays
+/// that relay's.
+#[tokio::test]
+async fn a_release_leaves_a_document_another_relay_claimed_since() {
+    use outboxctl::store::mongo::MongoStore;
+    use outboxctl::store::{PassTarget, RelayStore};
+    let db = setup(test_name!(), &[]).await;
+    emit(&db, 3, None, &[]);
+    let mut store = MongoStore::new(&db.client, super::ops::outbox_options(&db.name, false));
+    let target = PassTarget {
+        route: "orders".into(),
+        tenant: None,
+    };
+    let at = chrono::Utc::now();
+    let claimed = store.claim(&target, 10, at).await.unwrap().rows;
+    assert_eq!(claimed.len(), 3);
+    let later = mongodb::bson::DateTime::from_millis(
+        (at + chrono::Duration::minutes(6)).timestamp_millis(),
+    );
+    let theirs = claimed[2].id.to_string();
+    let coll = db.db().collection::<Document>("outbox");
+    coll.update_one(
+        doc! { "id": &theirs },
+        doc! { "$set": { "processing_at": later } },
+    )
+    .await
+    .unwrap();
+    let ids: Vec<uuid::Uuid> = claimed.iter().map(|r| r.id).collect();
+    assert_eq!(store.release(&target, &ids, at).await.unwrap(), 2);
+    let processing = docs(&db, doc! { "status": "processing" }).await;
+    let ids: Vec<&str> = processing
+        .iter()
+        .map(|d| d.get_str("id").unwrap())
+        .collect();
+    assert_eq!(ids, [theirs.as_str()]);
+    assert_eq!(docs(&db, doc! { "status": "pending" }).await.len(), 2);
+}

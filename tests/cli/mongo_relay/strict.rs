@@ -533,18 +533,15 @@ async fn strict_check_sees_an_earlier_document_that_moves_while_it_reads() {
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     while calls < 60 && std::time::Instant::now() < deadline {
         calls += 1;
-        let rows = store
-            .claim(&target, 10, chrono::Utc::now())
-            .await
-            .unwrap()
-            .rows;
+        let at = chrono::Utc::now();
+        let rows = store.claim(&target, 10, at).await.unwrap().rows;
         let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
         if ids.contains(&b_id) && !ids.contains(&a_id) {
             kept_b_alone += 1;
         }
         if !rows.is_empty() {
             let all: Vec<uuid::Uuid> = rows.iter().map(|r| r.id).collect();
-            store.release(&target, &all).await.unwrap();
+            store.release(&target, &all, at).await.unwrap();
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -500,6 +500,36 @@ async fn a_retain_pass_whose_mark_fails_releases_only_what_it_never_sent() {
     }
 }
 
+/// A release hands back only what the claim made at its time still holds: a row reclaimed
+/// and claimed again by another relay meanwhile (its `processing_at` later) stays that
+/// relay's.
+#[tokio::test]
+async fn a_retain_release_leaves_a_row_another_relay_claimed_since() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 3, None).await;
+    let mut s = store(&schema, Storage::Retain, KeyOrder::BestEffort).await;
+    let at = chrono::Utc::now();
+    let claimed = s.claim(&target(), 10, at).await.unwrap().rows;
+    assert_eq!(claimed.len(), 3);
+    sqlx::raw_sql(&format!(
+        "UPDATE {t} SET processing_at = processing_at + interval '6 minutes' WHERE (payload->>'n')::int = 3"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let ids: Vec<uuid::Uuid> = claimed.iter().map(|r| r.id).collect();
+    let released = s.release(&target(), &ids, at).await.unwrap();
+    assert_eq!(released, 2);
+    let state = outbox_state(&mut conn, &t).await;
+    let statuses: Vec<(i32, &str)> = state.iter().map(|r| (r.0, r.1.as_str())).collect();
+    assert_eq!(
+        statuses,
+        [(1, "pending"), (2, "pending"), (3, "processing")]
+    );
+}
+
 /// One retain pass over `sink` that fails, its error saying `says`: its report.
 async fn a_failed_retain_pass(
     schema: &PgSchema,

@@ -395,9 +395,10 @@ async fn the_best_effort_claim_calls_its_function_and_claims_what_its_sql_claims
         // claims 15 rows and hands them back: a consume pass rolls back, retain releases them
         let claim = async |s: &mut PgStore<'static>| {
             s.begin_pass(&target()).await.unwrap();
-            let c = s.claim(&target(), 15, chrono::Utc::now()).await.unwrap();
+            let at = chrono::Utc::now();
+            let c = s.claim(&target(), 15, at).await.unwrap();
             let ids: Vec<uuid::Uuid> = c.rows.iter().map(|r| r.id).collect();
-            s.release(&target(), &ids).await.unwrap();
+            s.release(&target(), &ids, at).await.unwrap();
             s.rollback_pass().await;
             ids
         };

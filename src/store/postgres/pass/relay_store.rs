@@ -178,14 +178,19 @@ impl RelayStore for PgStore<'_> {
         self.write(step, false).await
     }
 
-    async fn release(&mut self, target: &PassTarget, ids: &[Uuid]) -> Result<u64, StoreError> {
+    async fn release(
+        &mut self,
+        target: &PassTarget,
+        ids: &[Uuid],
+        claimed_at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
         let sql = self.sql_for(target.tenant)?;
         let Some(release) = sql.release.as_ref().filter(|_| !ids.is_empty()) else {
             return Ok(0);
         };
         let step = Self::step(
             release,
-            vec![Value::Uuids(ids.to_vec())],
+            vec![Value::Uuids(ids.to_vec()), Value::Time(claimed_at)],
             false,
             crate::store::RELEASING,
         );

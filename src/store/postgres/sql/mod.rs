@@ -432,7 +432,7 @@ impl PgSql {
                     "UPDATE {table} SET status = 'failed', last_error = $2 WHERE id = ANY($1) AND status = 'processing'"
                 )),
                 release: Some(s(format!(
-                    "UPDATE {table} SET status = 'pending', processing_at = NULL WHERE id = ANY($1) AND status = 'processing'"
+                    "UPDATE {table} SET status = 'pending', processing_at = NULL WHERE id = ANY($1) AND status = 'processing' AND processing_at = $2"
                 ))),
             },
             Storage::Consume => Self {
