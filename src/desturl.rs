@@ -87,6 +87,15 @@ pub fn quoted_if_shown(shown: &str, part: &str) -> Option<String> {
     shown.contains(part).then(|| format!("{part:?}"))
 }
 
+/// The query parameters lapin reads from an `amqp://` URL.
+const AMQP_PARAMS: &[&str] = &[
+    "heartbeat",
+    "connection_timeout",
+    "frame_max",
+    "channel_max",
+    "auth_mechanism",
+];
+
 /// Refuses a query parameter of `text` not in `known` (the ones its client reads).
 fn only_params(
     text: &str,
@@ -155,7 +164,16 @@ impl DestinationUrl {
                 Ok(Self::Redis(text.to_owned()))
             }
             "amqp" | "amqps" => {
+                let hint = "the ones read are heartbeat, connection_timeout, frame_max, channel_max and auth_mechanism; the vhost is the path, e.g. amqp://host:5672/%2f";
+                only_params(text, "amqp://", AMQP_PARAMS, hint)?;
                 dialable(text, "amqp://")?;
+                // a value its client cannot read (`heartbeat=30s`) failed every connect
+                if let Err(reason) = crate::destination::amqp::amqp_uri(text) {
+                    return Err(DestinationUrlError::BadBroker {
+                        scheme: "amqp://",
+                        reason: format!("cannot be read: {}", reason.replace(text, &mask(text))),
+                    });
+                }
                 Ok(Self::Amqp(text.to_owned()))
             }
             "nats" | "tls" => {
@@ -170,6 +188,9 @@ impl DestinationUrl {
                 let parsed = url::Url::parse(text).map_err(|e| bad(e.to_string()))?;
                 if parsed.host_str().is_none_or(str::is_empty) {
                     return Err(bad("no host".into()));
+                }
+                if parsed.port() == Some(0) {
+                    return Err(bad("port 0 cannot be dialled".into()));
                 }
                 Ok(Self::Http(text.to_owned()))
             }
@@ -216,6 +237,7 @@ mod tests {
             ("https://", "empty host"),
             ("http://:8080/x", "empty host"),
             ("http://h:99999/x", "invalid port number"),
+            ("http://h:0/x", "port 0"),
             ("http://exa mple.com/x", "invalid international domain name"),
         ] {
             let e = DestinationUrl::parse(text).unwrap_err().to_string();
@@ -321,6 +343,11 @@ mod tests {
             ),
             ("tls://h:4222/?x", "unknown parameter \"x\""),
             ("redis://:pa?ss@h:6379/0", "unknown parameter in the query"),
+            (
+                "amqps://u:pass@h:5671/%2f?cafile=/etc/ca.pem",
+                "unknown parameter \"cafile\"",
+            ),
+            ("amqp://u:pass@h/%2f?heartbeat=30s", "cannot be read"),
         ] {
             let e = DestinationUrl::parse(text).unwrap_err().to_string();
             assert!(e.contains(found), "{text}: {e}");
@@ -328,6 +355,7 @@ mod tests {
         }
         assert!(DestinationUrl::parse("redis://h:6379/2?protocol=resp3").is_ok());
         assert!(DestinationUrl::parse("nats://u:p@h:4222").is_ok());
+        assert!(DestinationUrl::parse("amqp://h/%2f?heartbeat=30&connection_timeout=5000").is_ok());
     }
 
     #[test]

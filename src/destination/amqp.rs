@@ -46,9 +46,10 @@ const OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 /// answers and refuses (authentication, an unknown vhost, no permission) is
 /// [`DestinationError::Refused`]; no connection, or no answer in time, is unreachable.
 async fn open(url: &str) -> Result<(Arc<Connection>, Channel), DestinationError> {
-    let url = vhost_as_forze_reads_it(url);
+    // read when the configuration loaded ([`crate::desturl`]): it cannot fail here
+    let uri = amqp_uri(url).map_err(DestinationError::refused)?;
     let opened = tokio::time::timeout(OPEN_TIMEOUT, async {
-        let conn = Connection::connect(&url, ConnectionProperties::default()).await?;
+        let conn = Connection::connect_uri(uri, ConnectionProperties::default()).await?;
         let channel = conn.create_channel().await?;
         channel
             .confirm_select(ConfirmSelectOptions::default())
@@ -70,6 +71,20 @@ async fn open(url: &str) -> Result<(Arc<Connection>, Channel), DestinationError>
             crate::duration::Dur(OPEN_TIMEOUT)
         ))),
     }
+}
+
+/// The URL as lapin connects to it, its vhost as forze reads it. An IPv6 literal's host is
+/// set from the URL: lapin's reader (amq-protocol-uri 7.2) takes the URL's domain, which an
+/// IP literal is not, and dialled `localhost` for `amqp://[2001:db8::5]:5672`.
+pub fn amqp_uri(url: &str) -> Result<lapin::uri::AMQPUri, String> {
+    let forze = vhost_as_forze_reads_it(url);
+    let mut uri: lapin::uri::AMQPUri = forze.parse()?;
+    if let Ok(parsed) = url::Url::parse(&forze) {
+        if let Some(url::Host::Ipv6(ip)) = parsed.host() {
+            uri.authority.host = ip.to_string();
+        }
+    }
+    Ok(uri)
 }
 
 /// The URL with its vhost as forze's client (aiormq) reads it (forze-wire §3.1a): an empty
@@ -561,6 +576,31 @@ mod tests {
             20,
         );
         assert_eq!(e.kind, Refusal::Away);
+    }
+
+    /// The host dialled is the URL's, IP literals too (lapin alone took `[2001:db8::5]` for
+    /// `localhost`).
+    #[test]
+    fn the_host_dialled_is_the_urls() {
+        for (url, host, port, vhost) in [
+            (
+                "amqp://u:p@[2001:db8::5]:5673/prod",
+                "2001:db8::5",
+                5673,
+                "prod",
+            ),
+            ("amqps://[::1]", "::1", 5671, "/"),
+            ("amqp://10.1.2.3:5672/", "10.1.2.3", 5672, "/"),
+            ("amqp://mq.internal", "mq.internal", 5672, "/"),
+        ] {
+            let uri = super::amqp_uri(url).unwrap();
+            let a = &uri.authority;
+            assert_eq!(
+                (a.host.as_str(), a.port, uri.vhost.as_str()),
+                (host, port, vhost),
+                "{url}"
+            );
+        }
     }
 
     #[test]

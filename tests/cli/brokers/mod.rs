@@ -14,6 +14,7 @@ use crate::common::{
 };
 
 mod amqp_http;
+mod amqp_urls;
 mod options;
 mod redis_nats;
 mod webhook_signing;
