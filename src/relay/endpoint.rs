@@ -156,7 +156,7 @@ async fn serve(listener: TcpListener, endpoint: Arc<Endpoint>) {
             let service = hyper::service::service_fn(move |req: Request<Incoming>| {
                 flag.store(true, Ordering::Relaxed);
                 let endpoint = endpoint.clone();
-                async move { Ok::<_, Infallible>(answer(&endpoint, req.uri().path()).await) }
+                async move { Ok::<_, Infallible>(answer(&endpoint, &req).await) }
             });
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -177,8 +177,21 @@ async fn serve(listener: TcpListener, endpoint: Arc<Endpoint>) {
     }
 }
 
-async fn answer(endpoint: &Endpoint, path: &str) -> Response<Full<Bytes>> {
-    let (status, body) = match path {
+async fn answer(endpoint: &Endpoint, req: &Request<Incoming>) -> Response<Full<Bytes>> {
+    // read-only: a POST (a probe misconfigured, a scanner) is told so, not served
+    if !matches!(*req.method(), hyper::Method::GET | hyper::Method::HEAD) {
+        return Response::builder()
+            .status(StatusCode::METHOD_NOT_ALLOWED)
+            .header("allow", "GET, HEAD")
+            .header("content-type", "text/plain; charset=utf-8")
+            .header("connection", "close")
+            .body(Full::new(Bytes::from(format!(
+                "method {} not allowed: /metrics, /healthz and /readyz answer GET and HEAD\n",
+                req.method()
+            ))))
+            .expect("a valid response");
+    }
+    let (status, body) = match req.uri().path() {
         "/metrics" => {
             // with the database away its gauges would wait for it (up to 5 s: longer than
             // `top --relay` waits): the relay's own figures go at once, the gauges next time

@@ -1,8 +1,8 @@
 //! The relay's HTTP endpoint under abuse: a descriptor limit of 128 and 300 idle connections to
 //! the metrics address. The relay keeps relaying (a pass after a forced database reconnect, which
 //! needs a descriptor, succeeds), `/healthz` answers within the header timeout plus a second, the
-//! relay does not spin (under 10 % of a core over 3 s), and `/metrics` is text that Prometheus'
-//! own checker accepts.
+//! relay does not spin (under 10 % of a core over 3 s), `/metrics` is text that Prometheus'
+//! own checker accepts, and a POST is refused (405).
 
 use std::time::{Duration, Instant};
 
@@ -166,6 +166,21 @@ async fn the_endpoint_survives_a_flood_of_idle_connections_under_a_low_descripto
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    // read-only: a POST is refused with what is allowed; HEAD is a GET without its body
+    let posted = client
+        .post(format!("http://{addr}/metrics"))
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(posted.status().as_u16(), 405);
+    assert_eq!(posted.headers()["allow"], "GET, HEAD");
+    let head = client
+        .head(format!("http://{addr}/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status().as_u16(), 200);
     drop(idle);
     assert!(relay.terminate().success());
 }
