@@ -20,7 +20,7 @@ pub struct Mode {
     pub run_loop: bool,
 }
 
-const ADDR: &str = "metrics_addr"; // the endpoint's flag, which its settings require
+const ADDR: &str = "metrics_addr"; // the endpoint's flag: its settings require it, refuse --once
 #[derive(Debug, Args)]
 pub struct RelayArgs {
     #[command(flatten)]
@@ -39,17 +39,17 @@ pub struct RelayArgs {
     #[arg(long, value_name = "ADDR", conflicts_with = "once")]
     pub metrics_addr: Option<std::net::SocketAddr>,
     /// With --metrics-addr: /healthz fails when a route's passes have failed for longer than this
-    #[arg(long, value_name = "DURATION", default_value = "60s", requires = ADDR)]
+    #[arg(long, value_name = "DURATION", default_value = "60s", requires = ADDR, conflicts_with = "once")]
     pub health_max_failing: crate::duration::Dur,
     /// With --metrics-addr: how long a client may take to send its request headers
-    #[arg(long, value_name = "DURATION", default_value = "5s", requires = ADDR)]
+    #[arg(long, value_name = "DURATION", default_value = "5s", requires = ADDR, conflicts_with = "once")]
     pub metrics_header_timeout: crate::duration::Dur,
     /// With --metrics-addr: at most this many connections at once (an idle one makes room)
     #[arg(
         long,
         value_name = "N",
         default_value_t = crate::relay::endpoint::MAX_CONNECTIONS,
-        requires = ADDR,
+        requires = ADDR, conflicts_with = "once",
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=65_535)
     )]
     pub metrics_max_connections: usize,

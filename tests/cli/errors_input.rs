@@ -133,6 +133,10 @@ fn usage_errors_exit_2() {
         let r = ob(["relay", "--loop", flag, value]).run();
         assert_eq!(r.code, ERROR, "{r:?}");
         assert!(r.stderr.contains("--metrics-addr"), "{flag}: {r:?}");
+        // nor beside --once, which serves no endpoint (clap let that requirement go unmet)
+        let r = ob(["relay", "--once", flag, value]).run();
+        assert_eq!(r.code, ERROR, "{r:?}");
+        assert!(r.stderr.contains("cannot be used with"), "{flag}: {r:?}");
     }
     // no pass at all is no drain (0 ran one pass a route, and published)
     let r = ob(["relay", "--once", "--max-passes", "0"]).run();
