@@ -121,6 +121,46 @@ fn only_params(
     Ok(())
 }
 
+/// The URL as lapin connects to it, its vhost as forze reads it. An IPv6 literal's host is
+/// set from the URL: lapin's reader (amq-protocol-uri 7.2) takes the URL's domain, which an
+/// IP literal is not, and dialled `localhost` for `amqp://[2001:db8::5]:5672`.
+pub fn amqp_uri(url: &str) -> Result<lapin::uri::AMQPUri, String> {
+    let forze = vhost_as_forze_reads_it(url);
+    let mut uri: lapin::uri::AMQPUri = forze.parse()?;
+    if let Ok(parsed) = url::Url::parse(&forze) {
+        if let Some(url::Host::Ipv6(ip)) = parsed.host() {
+            uri.authority.host = ip.to_string();
+        }
+    }
+    Ok(uri)
+}
+
+/// The URL with its vhost as forze's client (aiormq) reads it (forze-wire §3.1a): an empty
+/// path or `/` is the default vhost `/`; otherwise the path without its leading `/`, with
+/// `%2F` as `/`. lapin follows the AMQP URI rule, where `/` names the empty vhost, so the path
+/// is rewritten to the form both read alike.
+fn vhost_as_forze_reads_it(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("amqp", url));
+    let (before_query, query) = match rest.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (rest, None),
+    };
+    let (authority, path) = match before_query.find('/') {
+        Some(i) => (&before_query[..i], &before_query[i..]),
+        None => (before_query, ""),
+    };
+    let path = match path {
+        "" | "/" => "/%2f".to_owned(),
+        p => p.to_owned(),
+    };
+    let mut out = format!("{scheme}://{authority}{path}");
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    out
+}
+
 impl DestinationUrl {
     /// Whether it writes to this process's stdout: `stdout`, or a file that is it
     /// (`file:/dev/stdout`), where a command's report must not go.
@@ -168,7 +208,7 @@ impl DestinationUrl {
                 only_params(text, "amqp://", AMQP_PARAMS, hint)?;
                 dialable(text, "amqp://")?;
                 // a value its client cannot read (`heartbeat=30s`) failed every connect
-                if let Err(reason) = crate::destination::amqp::amqp_uri(text) {
+                if let Err(reason) = amqp_uri(text) {
                     return Err(DestinationUrlError::BadBroker {
                         scheme: "amqp://",
                         reason: format!("cannot be read: {}", reason.replace(text, &mask(text))),
@@ -363,5 +403,53 @@ mod tests {
         let url = DestinationUrl::parse("amqp://relay:s3cret@mq:5672/%2f").unwrap();
         assert_eq!(url.to_string(), "amqp://relay:****@mq:5672/%2f");
         assert!(!format!("{url:?}").contains("s3cret"));
+    }
+
+    /// The host dialled is the URL's, IP literals too (lapin alone took `[2001:db8::5]` for
+    /// `localhost`).
+    #[test]
+    fn the_host_dialled_is_the_urls() {
+        for (url, host, port, vhost) in [
+            (
+                "amqp://u:p@[2001:db8::5]:5673/prod",
+                "2001:db8::5",
+                5673,
+                "prod",
+            ),
+            ("amqps://[::1]", "::1", 5671, "/"),
+            ("amqp://10.1.2.3:5672/", "10.1.2.3", 5672, "/"),
+            ("amqp://mq.internal", "mq.internal", 5672, "/"),
+        ] {
+            let uri = amqp_uri(url).unwrap();
+            let a = &uri.authority;
+            assert_eq!(
+                (a.host.as_str(), a.port, uri.vhost.as_str()),
+                (host, port, vhost),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn vhosts_read_as_aiormq_reads_them() {
+        let read = vhost_as_forze_reads_it;
+        // an empty path and a lone slash are the default vhost "/"
+        assert_eq!(
+            read("amqp://guest:guest@h:5672/"),
+            "amqp://guest:guest@h:5672/%2f"
+        );
+        assert_eq!(
+            read("amqp://guest:guest@h:5672"),
+            "amqp://guest:guest@h:5672/%2f"
+        );
+        assert_eq!(read("amqp://h"), "amqp://h/%2f");
+        // %2F is "/", a name is that vhost; the query stays
+        assert_eq!(read("amqp://h:5672/%2F"), "amqp://h:5672/%2F");
+        assert_eq!(read("amqp://h/prod"), "amqp://h/prod");
+        assert_eq!(read("amqps://h/?heartbeat=5"), "amqps://h/%2f?heartbeat=5");
+        assert_eq!(
+            read("amqp://h/prod?heartbeat=5"),
+            "amqp://h/prod?heartbeat=5"
+        );
     }
 }

@@ -47,7 +47,7 @@ const OPEN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 /// [`DestinationError::Refused`]; no connection, or no answer in time, is unreachable.
 async fn open(url: &str) -> Result<(Arc<Connection>, Channel), DestinationError> {
     // read when the configuration loaded ([`crate::desturl`]): it cannot fail here
-    let uri = amqp_uri(url).map_err(DestinationError::refused)?;
+    let uri = crate::desturl::amqp_uri(url).map_err(DestinationError::refused)?;
     let opened = tokio::time::timeout(OPEN_TIMEOUT, async {
         let conn = Connection::connect_uri(uri, ConnectionProperties::default()).await?;
         let channel = conn.create_channel().await?;
@@ -71,46 +71,6 @@ async fn open(url: &str) -> Result<(Arc<Connection>, Channel), DestinationError>
             crate::duration::Dur(OPEN_TIMEOUT)
         ))),
     }
-}
-
-/// The URL as lapin connects to it, its vhost as forze reads it. An IPv6 literal's host is
-/// set from the URL: lapin's reader (amq-protocol-uri 7.2) takes the URL's domain, which an
-/// IP literal is not, and dialled `localhost` for `amqp://[2001:db8::5]:5672`.
-pub fn amqp_uri(url: &str) -> Result<lapin::uri::AMQPUri, String> {
-    let forze = vhost_as_forze_reads_it(url);
-    let mut uri: lapin::uri::AMQPUri = forze.parse()?;
-    if let Ok(parsed) = url::Url::parse(&forze) {
-        if let Some(url::Host::Ipv6(ip)) = parsed.host() {
-            uri.authority.host = ip.to_string();
-        }
-    }
-    Ok(uri)
-}
-
-/// The URL with its vhost as forze's client (aiormq) reads it (forze-wire §3.1a): an empty
-/// path or `/` is the default vhost `/`; otherwise the path without its leading `/`, with
-/// `%2F` as `/`. lapin follows the AMQP URI rule, where `/` names the empty vhost, so the path
-/// is rewritten to the form both read alike.
-pub fn vhost_as_forze_reads_it(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("amqp", url));
-    let (before_query, query) = match rest.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (rest, None),
-    };
-    let (authority, path) = match before_query.find('/') {
-        Some(i) => (&before_query[..i], &before_query[i..]),
-        None => (before_query, ""),
-    };
-    let path = match path {
-        "" | "/" => "/%2f".to_owned(),
-        p => p.to_owned(),
-    };
-    let mut out = format!("{scheme}://{authority}{path}");
-    if let Some(q) = query {
-        out.push('?');
-        out.push_str(q);
-    }
-    out
 }
 
 fn queue_args(opts: &AmqpOptions) -> FieldTable {
@@ -548,7 +508,6 @@ pub fn plan(
 
 #[cfg(test)]
 mod tests {
-    use super::vhost_as_forze_reads_it as read;
     use crate::destination::Refusal;
 
     /// The channel the broker closed over an oversize message refuses that message for good
@@ -576,52 +535,5 @@ mod tests {
             20,
         );
         assert_eq!(e.kind, Refusal::Away);
-    }
-
-    /// The host dialled is the URL's, IP literals too (lapin alone took `[2001:db8::5]` for
-    /// `localhost`).
-    #[test]
-    fn the_host_dialled_is_the_urls() {
-        for (url, host, port, vhost) in [
-            (
-                "amqp://u:p@[2001:db8::5]:5673/prod",
-                "2001:db8::5",
-                5673,
-                "prod",
-            ),
-            ("amqps://[::1]", "::1", 5671, "/"),
-            ("amqp://10.1.2.3:5672/", "10.1.2.3", 5672, "/"),
-            ("amqp://mq.internal", "mq.internal", 5672, "/"),
-        ] {
-            let uri = super::amqp_uri(url).unwrap();
-            let a = &uri.authority;
-            assert_eq!(
-                (a.host.as_str(), a.port, uri.vhost.as_str()),
-                (host, port, vhost),
-                "{url}"
-            );
-        }
-    }
-
-    #[test]
-    fn vhosts_read_as_aiormq_reads_them() {
-        // an empty path and a lone slash are the default vhost "/"
-        assert_eq!(
-            read("amqp://guest:guest@h:5672/"),
-            "amqp://guest:guest@h:5672/%2f"
-        );
-        assert_eq!(
-            read("amqp://guest:guest@h:5672"),
-            "amqp://guest:guest@h:5672/%2f"
-        );
-        assert_eq!(read("amqp://h"), "amqp://h/%2f");
-        // %2F is "/", a name is that vhost; the query stays
-        assert_eq!(read("amqp://h:5672/%2F"), "amqp://h:5672/%2F");
-        assert_eq!(read("amqp://h/prod"), "amqp://h/prod");
-        assert_eq!(read("amqps://h/?heartbeat=5"), "amqps://h/%2f?heartbeat=5");
-        assert_eq!(
-            read("amqp://h/prod?heartbeat=5"),
-            "amqp://h/prod?heartbeat=5"
-        );
     }
 }
