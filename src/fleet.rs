@@ -190,6 +190,14 @@ pub fn actor(os: &str, db_role: &str) -> String {
     }
 }
 
+/// Registered relays as the on-call reads them: live ones first (a stopped relay is kept for a
+/// day, and a panel of a few lines showed only those), then stale, then stopped; in each, the
+/// newest started first, in an order that holds from one refresh to the next (by the last
+/// heartbeat, live relays changed places at every refresh).
+pub fn live_first(registered: &mut [RelayRecord]) {
+    registered.sort_by(|a, b| (a.state, b.started_at, &a.id).cmp(&(b.state, a.started_at, &b.id)));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -430,7 +430,7 @@ mod tests {
         // the older one heartbeat last: the newest started still comes first (by the last
         // heartbeat, live relays changed places at every refresh)
         registered[2].last_seen = Utc::now();
-        crate::ops::top::live_first(&mut registered);
+        crate::fleet::live_first(&mut registered);
         let glance = Glance {
             route: "orders".into(),
             tenant: None,

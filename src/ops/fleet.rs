@@ -22,7 +22,7 @@ use crate::store::registry::{self, Registry};
 /// stopped rows).
 pub async fn relays(config: &Config, connect_timeout: Duration) -> Result<Vec<RelayRecord>, Error> {
     let mut relays = open(config, connect_timeout).await?.relays().await?;
-    crate::ops::top::live_first(&mut relays);
+    crate::fleet::live_first(&mut relays);
     Ok(relays)
 }
 

@@ -74,14 +74,6 @@ pub fn rate(before: Option<f64>, now: f64, seconds: f64) -> Option<f64> {
     (now >= b && seconds > 0.0).then(|| (now - b) / seconds)
 }
 
-/// Registered relays as the on-call reads them: live ones first (a stopped relay is kept for a
-/// day, and a panel of a few lines showed only those), then stale, then stopped; in each, the
-/// newest started first, in an order that holds from one refresh to the next (by the last
-/// heartbeat, live relays changed places at every refresh).
-pub fn live_first(registered: &mut [crate::fleet::RelayRecord]) {
-    registered.sort_by(|a, b| (a.state, b.started_at, &a.id).cmp(&(b.state, a.started_at, &b.id)));
-}
-
 /// The headline's delivered rate: every route the relays delivered on (matching the filter),
 /// a route with no row left in the table too (a relay that keeps up, under consume).
 fn delivered(relays: &[RelayView], filter: Option<&str>) -> Option<f64> {
@@ -464,7 +456,7 @@ impl<'a> Source<'a> {
             },
             None => (Vec::new(), Vec::new()),
         };
-        live_first(&mut registered);
+        crate::fleet::live_first(&mut registered);
         let pauses = crate::fleet::PauseSet(pauses.into_iter().map(|p| p.pause).collect());
         for r in &mut routes {
             r.paused = pauses.find(&r.glance.route, r.glance.tenant).cloned();

@@ -617,7 +617,7 @@ impl OpsStore for MongoOps {
                 (_, None | Some(Bson::Null)) => {}
                 // left out, the max shown was not the one a stamp must pass
                 (_, Some(other)) => {
-                    let why = super::stage::bad_mark(cp, d.get("_id"), other);
+                    let why = bad_mark(cp, d.get("_id"), other);
                     return Err(Error::Data {
                         what: why,
                         source: None,
@@ -627,4 +627,12 @@ impl OpsStore for MongoOps {
         }
         Ok(Some(rows))
     }
+}
+
+/// What a checkpoint document whose mark is not a 64-bit integer says, and how to fix it.
+pub(super) fn bad_mark(cp: &impl std::fmt::Display, id: Option<&Bson>, hlc: &Bson) -> String {
+    let id = id.map_or_else(|| "?".to_owned(), Bson::to_string);
+    format!(
+        "the HLC checkpoint {cp} holds a mark that is not a 64-bit integer (_id {id}: hlc {hlc}): set it to the packed 64-bit value or remove that document; a stamp past a mark it cannot read could go backwards"
+    )
 }

@@ -9,7 +9,7 @@ use mongodb::bson::{Bson, Document, doc};
 use uuid::Uuid;
 
 use super::bson_date;
-use super::ops::MongoOps;
+use super::ops::{MongoOps, bad_mark};
 use crate::Error;
 use crate::hlc::{Hlc, HlcTimestamp};
 use crate::store::ops::{NewEvent, Staged};
@@ -184,14 +184,6 @@ impl MongoOps {
             Some((id, Some(other))) => Err(mongodb::error::Error::custom(bad_mark(cp, id, other))),
         }
     }
-}
-
-/// What a checkpoint document whose mark is not a 64-bit integer says, and how to fix it.
-pub(super) fn bad_mark(cp: &impl std::fmt::Display, id: Option<&Bson>, hlc: &Bson) -> String {
-    let id = id.map_or_else(|| "?".to_owned(), Bson::to_string);
-    format!(
-        "the HLC checkpoint {cp} holds a mark that is not a 64-bit integer (_id {id}: hlc {hlc}): set it to the packed 64-bit value or remove that document; a stamp past a mark it cannot read could go backwards"
-    )
 }
 
 /// The first number of the JSON text `json` that BSON cannot hold exactly: an integer outside
