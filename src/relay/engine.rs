@@ -507,11 +507,19 @@ async fn pass_body<S: RelayStore>(
         messages: &messages,
         deadline,
     };
-    let untouched =
-        finish_marks(store, target, settings, &rows, &outcomes, parking, report).await?;
+    let claim = marks::Claim {
+        target,
+        at: flow.claimed_at,
+    };
+    let untouched = finish_marks(store, claim, settings, &rows, &outcomes, parking, report).await?;
     if !untouched.is_empty() {
-        store.release(target, &untouched, flow.claimed_at).await?;
-        report.untouched = untouched.len();
+        let released = store.release(target, &untouched, flow.claimed_at).await?;
+        // consume: the rows stay pending as they are (the commit unlocks them); retain: those
+        // the release found still this claim's
+        report.untouched = match settings.storage {
+            Storage::Consume => untouched.len(),
+            Storage::Retain => released as usize,
+        };
     }
     Ok(())
 }

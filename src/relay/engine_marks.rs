@@ -2,7 +2,7 @@
 //! asks, retries grouped by their new attempt count, parks (through the dead-letter
 //! destination first), and the rows never reached named to hand back untouched.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use rand::Rng;
 
 use super::{Outcome, PassReport, RelaySettings};
@@ -12,11 +12,19 @@ use crate::relay::backoff::{self, RetryDecision};
 use crate::relay::dead_letter::{Parking, dead_letter_first};
 use crate::store::{PassTarget, RelayStore, StoreError};
 
+/// Whose rows a pass's marks are: its target's, as its claim at `at` holds them (retain: the
+/// `processing_at` it wrote, which a retry or park matches).
+pub(super) struct Claim<'a> {
+    pub target: &'a PassTarget,
+    pub at: DateTime<Utc>,
+}
+
 /// The end of a pass: retries grouped by new attempt count, then failed rows; returns the
-/// rows to hand back untouched.
+/// rows to hand back untouched. The counts are of rows the marks changed (retain: a row
+/// another relay claimed since is not).
 pub(super) async fn finish_marks<S: RelayStore>(
     store: &mut S,
-    target: &PassTarget,
+    claim: Claim<'_>,
     settings: &RelaySettings,
     rows: &[OutboxRow],
     outcomes: &[Outcome],
@@ -64,20 +72,17 @@ pub(super) async fn finish_marks<S: RelayStore>(
         );
         let at = Utc::now() + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::MAX);
         let ids: Vec<uuid::Uuid> = group.iter().map(|(i, _)| rows[*i].id).collect();
-        store
-            .mark_retry(target, &ids, *attempts, at, &error)
-            .await?;
-        report.retried += ids.len();
+        let n = (store.mark_retry(claim.target, &ids, *attempts, at, &error, claim.at)).await?;
+        report.retried += n as usize;
     }
     let (park, hold) = dead_letter_first(rows, &parking, to_park).await;
     // held: the dead-letter destination did not take it; it comes round again, unparked
     let again = Utc::now()
         + chrono::Duration::from_std(settings.retry_max_backoff).unwrap_or(chrono::Duration::MAX);
     for (error, i) in &hold {
-        store
-            .mark_retry(target, &[rows[*i].id], rows[*i].attempts, again, error)
-            .await?;
-        report.retried += 1;
+        let (id, attempts) = (rows[*i].id, rows[*i].attempts);
+        let n = (store.mark_retry(claim.target, &[id], attempts, again, error, claim.at)).await?;
+        report.retried += n as usize;
     }
     let mut failed: Vec<(String, Vec<uuid::Uuid>)> = Vec::new();
     for (error, i, sent) in park {
@@ -88,8 +93,10 @@ pub(super) async fn finish_marks<S: RelayStore>(
         }
     }
     for (error, ids) in &failed {
-        store.mark_failed(target, ids, error).await?;
-        report.failed += ids.len();
+        let n = store
+            .mark_failed(claim.target, ids, error, claim.at)
+            .await?;
+        report.failed += n as usize;
     }
     Ok(untouched)
 }

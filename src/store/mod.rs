@@ -125,6 +125,12 @@ pub trait RelayStore {
         ids: &[Uuid],
         at: DateTime<Utc>,
     ) -> Result<u64, StoreError>;
+    /// Schedules rows for a retry. Under retain, as [`RelayStore::release`] and
+    /// [`RelayStore::mark_failed`], only rows still held by the claim made at `claimed_at`
+    /// (the `now` it was given, which it wrote to `processing_at`): a row that reclaim
+    /// returned meanwhile and another relay claimed since is that relay's, and stays as it
+    /// is (put back to pending or parked, that relay's mark would miss it). Returns how many
+    /// rows it changed.
     async fn mark_retry(
         &mut self,
         target: &PassTarget,
@@ -132,17 +138,18 @@ pub trait RelayStore {
         attempts: i32,
         available_at: DateTime<Utc>,
         error: &str,
+        claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError>;
+    /// Parks rows (`failed`), those the claim made at `claimed_at` still holds (retain).
     async fn mark_failed(
         &mut self,
         target: &PassTarget,
         ids: &[Uuid],
         error: &str,
+        claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError>;
     /// Returns claimed rows to `pending` untouched (retain: rows held back or not reached),
-    /// those still held by the claim made at `claimed_at` (the `now` it was given, which it
-    /// wrote to `processing_at`): a row that reclaim returned meanwhile and another relay
-    /// claimed since is that relay's, and stays as it is.
+    /// those the claim made at `claimed_at` still holds.
     async fn release(
         &mut self,
         target: &PassTarget,

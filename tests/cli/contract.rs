@@ -31,8 +31,16 @@ fn event(n: i64) -> NewEvent {
 }
 
 async fn claim<S: RelayStore>(s: &mut S, t: &PassTarget) -> Vec<outboxctl::model::OutboxRow> {
+    claim_at(s, t, Utc::now()).await
+}
+
+async fn claim_at<S: RelayStore>(
+    s: &mut S,
+    t: &PassTarget,
+    at: chrono::DateTime<Utc>,
+) -> Vec<outboxctl::model::OutboxRow> {
     s.begin_pass(t).await.unwrap();
-    let c = s.claim(t, 10, Utc::now()).await.unwrap();
+    let c = s.claim(t, 10, at).await.unwrap();
     s.commit_pass().await.unwrap();
     c.rows
 }
@@ -61,7 +69,8 @@ async fn story<S: RelayStore, O: OpsStore>(
         "{backend}"
     );
 
-    let rows = claim(store, &t).await;
+    let first_at = Utc::now();
+    let rows = claim_at(store, &t, first_at).await;
     assert_eq!(
         rows.iter()
             .map(|r| r.payload.replace(' ', ""))
@@ -105,20 +114,26 @@ async fn story<S: RelayStore, O: OpsStore>(
     let s = ops.summary("contract", None, Utc::now()).await.unwrap();
     assert_eq!((s.pending_ripe, s.processing), (2, 0), "{backend}: {s:?}");
 
-    let rows = claim(store, &t).await;
+    let at = Utc::now();
+    let rows = claim_at(store, &t, at).await;
     assert_eq!(rows.len(), 2, "{backend}");
+    // reclaimed and claimed again, the rows are no longer the first claim's: a retry, park or
+    // release made for it (a pass that outlived reclaim_stale_after) changes none of them
+    let ids: Vec<uuid::Uuid> = rows.iter().map(|r| r.id).collect();
     store.begin_pass(&t).await.unwrap();
-    store
-        .mark_retry(
-            &t,
-            &[rows[0].id],
-            1,
-            Utc::now() - chrono::Duration::seconds(1),
-            "boom",
-        )
-        .await
-        .unwrap();
-    store.mark_failed(&t, &[rows[1].id], "nope").await.unwrap();
+    let later = Utc::now() + chrono::Duration::hours(1);
+    let retried = store.mark_retry(&t, &ids, 1, later, "late", first_at);
+    assert_eq!(retried.await.unwrap(), 0, "{backend}");
+    let parked = store.mark_failed(&t, &ids, "late", first_at).await.unwrap();
+    assert_eq!(parked, 0, "{backend}");
+    assert_eq!(store.release(&t, &ids, first_at).await.unwrap(), 0);
+    store.commit_pass().await.unwrap();
+    store.begin_pass(&t).await.unwrap();
+    let due = Utc::now() - chrono::Duration::seconds(1);
+    let retried = store.mark_retry(&t, &ids[..1], 1, due, "boom", at);
+    assert_eq!(retried.await.unwrap(), 1, "{backend}");
+    let parked = store.mark_failed(&t, &ids[1..], "nope", at).await.unwrap();
+    assert_eq!(parked, 1, "{backend}");
     store.commit_pass().await.unwrap();
     let s = ops.summary("contract", None, Utc::now()).await.unwrap();
     assert_eq!((s.pending_ripe, s.failed), (1, 1), "{backend}: {s:?}");

@@ -180,6 +180,20 @@ impl MemoryStore {
         self.outbox.table()
     }
 
+    /// Of `ids`, those the claim made at `claimed_at` still holds (consume: every one, locked
+    /// by the pass's transaction).
+    fn held(&self, ids: &[Uuid], claimed_at: DateTime<Utc>) -> Vec<Uuid> {
+        if self.outbox.consume() {
+            return ids.to_vec();
+        }
+        let t = self.table();
+        (t.rows.iter())
+            .filter(|r| r.status == Status::Processing && r.processing_at == Some(claimed_at))
+            .filter(|r| ids.contains(&r.row.id))
+            .map(|r| r.row.id)
+            .collect()
+    }
+
     fn in_target(r: &MemRow, target: &PassTarget) -> bool {
         r.row.route == target.route && target.tenant.is_none_or(|t| r.row.tenant_id == Some(t))
     }
@@ -354,9 +368,11 @@ impl RelayStore for MemoryStore {
         attempts: i32,
         available_at: DateTime<Utc>,
         error: &str,
+        claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         self.log(format!("retry {} at {attempts}: {error}", ids.len()));
-        Ok(self.each(target, ids, false, |r| {
+        let ids = self.held(ids, claimed_at);
+        Ok(self.each(target, &ids, false, |r| {
             r.status = Status::Pending;
             r.row.attempts = attempts;
             r.available_at = Some(available_at);
@@ -370,9 +386,11 @@ impl RelayStore for MemoryStore {
         target: &PassTarget,
         ids: &[Uuid],
         error: &str,
+        claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         self.log(format!("failed {}: {error}", ids.len()));
-        Ok(self.each(target, ids, false, |r| {
+        let ids = self.held(ids, claimed_at);
+        Ok(self.each(target, &ids, false, |r| {
             r.status = Status::Failed;
             r.processing_at = None;
             r.last_error = Some(error.into());
@@ -390,14 +408,7 @@ impl RelayStore for MemoryStore {
             // the rollback or commit unlocks them
             return Ok(ids.len() as u64);
         }
-        let ours: Vec<Uuid> = {
-            let t = self.table();
-            (t.rows.iter())
-                .filter(|r| r.status == Status::Processing && r.processing_at == Some(claimed_at))
-                .filter(|r| ids.contains(&r.row.id))
-                .map(|r| r.row.id)
-                .collect()
-        };
+        let ours = self.held(ids, claimed_at);
         Ok(self.each(target, &ours, false, |r| {
             r.status = Status::Pending;
             r.processing_at = None;

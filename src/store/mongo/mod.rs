@@ -255,31 +255,35 @@ impl MongoStore {
         set: Document,
         context: &'static str,
     ) -> Result<u64, StoreError> {
-        let mut filter = self.by_ids(ids);
-        filter.insert("status", "processing");
-        let r = self
-            .coll
-            .update_many(filter, doc! { "$set": set })
-            .await
-            .map_err(|e| err(context, e))?;
-        Ok(r.modified_count)
+        self.set_held(ids, Document::new(), set, context).await
     }
 
     /// Returns to pending the `processing` documents of `ids` that `held` (one claim's mark)
     /// still matches.
     async fn release_held(&mut self, ids: &[Uuid], held: Document) -> Result<u64, StoreError> {
+        let set = doc! { "status": "pending", "processing_at": Bson::Null };
+        self.set_held(ids, held, set, crate::store::RELEASING).await
+    }
+
+    /// `$set` on the documents of `ids` still `processing` and matching `held`.
+    async fn set_held(
+        &mut self,
+        ids: &[Uuid],
+        held: Document,
+        set: Document,
+        context: &'static str,
+    ) -> Result<u64, StoreError> {
         if ids.is_empty() {
             return Ok(0);
         }
         let mut filter = self.by_ids(ids);
         filter.insert("status", "processing");
         filter.extend(held);
-        let set = doc! { "status": "pending", "processing_at": Bson::Null };
         let r = self
             .coll
             .update_many(filter, doc! { "$set": set })
             .await
-            .map_err(|e| err(crate::store::RELEASING, e))?;
+            .map_err(|e| err(context, e))?;
         Ok(r.modified_count)
     }
 
@@ -490,9 +494,11 @@ impl RelayStore for MongoStore {
         attempts: i32,
         available_at: DateTime<Utc>,
         error: &str,
+        claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         let set = doc! { "status": "pending", "processing_at": Bson::Null, "attempts": attempts, "available_at": bson_date(available_at), "last_error": error };
-        self.set_processing(ids, set, "scheduling retries").await
+        let held = doc! { "processing_at": bson_date(claimed_at) };
+        self.set_held(ids, held, set, "scheduling retries").await
     }
 
     async fn mark_failed(
@@ -500,13 +506,11 @@ impl RelayStore for MongoStore {
         _target: &PassTarget,
         ids: &[Uuid],
         error: &str,
+        claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
-        self.set_processing(
-            ids,
-            doc! { "status": "failed", "last_error": error },
-            "marking failed",
-        )
-        .await
+        let held = doc! { "processing_at": bson_date(claimed_at) };
+        let set = doc! { "status": "failed", "last_error": error };
+        self.set_held(ids, held, set, "marking failed").await
     }
 
     async fn release(

@@ -17,6 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnection, PgRow};
 use uuid::Uuid;
 
@@ -542,6 +543,12 @@ impl<'a> PgStore<'a> {
         );
         self.send(vec![back, release()], false).await?;
         Err(refusal)
+    }
+
+    /// The value a retain retry or park matches `processing_at` with (the pass's claim time;
+    /// consume's statements have no such parameter: the pass's transaction holds its rows).
+    fn held_by(&self, claimed_at: DateTime<Utc>) -> Option<Value> {
+        (self.opts.storage == Storage::Retain).then_some(Value::Time(claimed_at))
     }
 
     fn step(sql: &Arc<str>, values: Vec<Value>, rows: bool, name: &'static str) -> Step {

@@ -154,14 +154,16 @@ impl RelayStore for PgStore<'_> {
         attempts: i32,
         available_at: DateTime<Utc>,
         error: &str,
+        claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         let sql = self.sql_for(target.tenant)?;
-        let values = vec![
+        let mut values = vec![
             Value::Uuids(ids.to_vec()),
             Value::Int4(attempts),
             Value::Time(available_at),
             Value::Text(error.to_owned()),
         ];
+        values.extend(self.held_by(claimed_at));
         let step = Self::step(&sql.retry, values, false, "scheduling retries");
         self.write(step, false).await
     }
@@ -171,9 +173,11 @@ impl RelayStore for PgStore<'_> {
         target: &PassTarget,
         ids: &[Uuid],
         error: &str,
+        claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         let sql = self.sql_for(target.tenant)?;
-        let values = vec![Value::Uuids(ids.to_vec()), Value::Text(error.to_owned())];
+        let mut values = vec![Value::Uuids(ids.to_vec()), Value::Text(error.to_owned())];
+        values.extend(self.held_by(claimed_at));
         let step = Self::step(&sql.failed, values, false, "parking failed rows");
         self.write(step, false).await
     }

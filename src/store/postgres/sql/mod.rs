@@ -426,10 +426,10 @@ impl PgSql {
                 published_step: "marking published",
                 published_takes_time: true,
                 retry: s(format!(
-                    "UPDATE {table} SET status = 'pending', processing_at = NULL, attempts = $2, available_at = $3, last_error = $4 WHERE id = ANY($1) AND status = 'processing'"
+                    "UPDATE {table} SET status = 'pending', processing_at = NULL, attempts = $2, available_at = $3, last_error = $4 WHERE id = ANY($1) AND status = 'processing' AND processing_at = $5"
                 )),
                 failed: s(format!(
-                    "UPDATE {table} SET status = 'failed', last_error = $2 WHERE id = ANY($1) AND status = 'processing'"
+                    "UPDATE {table} SET status = 'failed', last_error = $2 WHERE id = ANY($1) AND status = 'processing' AND processing_at = $3"
                 )),
                 release: Some(s(format!(
                     "UPDATE {table} SET status = 'pending', processing_at = NULL WHERE id = ANY($1) AND status = 'processing' AND processing_at = $2"
