@@ -48,14 +48,14 @@ pub async fn run(ctx: &Ctx, cmd: RouteCommand) -> anyhow::Result<()> {
             let target = RouteRef::checked(&ctx.config, &route, tenant)?;
             let done = fleet::pause(&ctx.config, ctx.connect_timeout, &target, &reason).await?;
             (done.warnings(&target, &ctx.config).iter()).for_each(|w| ctx.out.warn(w));
-            ctx.out.show(&done, || ctx.out.data(&done.line(&target)));
+            ctx.out.show(&done, || ctx.out.note(&done.line(&target)));
         }
         RouteCommand::Resume { route, tenant } => {
             let target = RouteRef::checked(&ctx.config, &route, tenant)?;
             let ended = fleet::resume(&ctx.config, ctx.connect_timeout, &target).await?;
             let json = serde_json::json!({ "resumed": ended.is_some(), "pause": ended });
             ctx.out
-                .show(&json, || ctx.out.data(&target.resumed(ended.as_ref())));
+                .show(&json, || ctx.out.note(&target.resumed(ended.as_ref())));
         }
         RouteCommand::List { history } => {
             let rows = fleet::list(&ctx.config, ctx.connect_timeout, history).await?;

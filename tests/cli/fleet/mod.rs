@@ -336,7 +336,7 @@ async fn relay_once_on_a_paused_route_says_so_and_exits_0() {
         .pg(&t)
         .code(OK);
     assert!(
-        again.stdout.contains("paused already") && again.stdout.contains("bad deploy"),
+        again.stderr.contains("paused already") && again.stderr.contains("bad deploy"),
         "{again:?}"
     );
     let to = out_file(test);
@@ -379,9 +379,9 @@ async fn relay_once_on_a_paused_route_says_so_and_exits_0() {
         "{top:?}"
     );
     let resumed = ob(["route", "resume", "orders"]).pg(&t).code(OK);
-    assert!(resumed.stdout.contains("resumed"), "{resumed:?}");
+    assert!(resumed.stderr.contains("resumed"), "{resumed:?}");
     let not = ob(["route", "resume", "orders"]).pg(&t).code(OK);
-    assert!(not.stdout.contains("was not paused"), "{not:?}");
+    assert!(not.stderr.contains("was not paused"), "{not:?}");
     ob(["relay", "--once", "--route", "orders"])
         .pg(&t)
         .args(["--to", &format!("file:{}", to.display())])
