@@ -58,12 +58,14 @@ pub(super) async fn checks(config: &Config, report: &mut DoctorReport) {
                 )
             }
             Err(e) => (Level::Fail, e.to_string()),
-            Ok((_, warnings)) if warnings.iter().any(|w| w.contains("unreachable")) => {
-                (Level::Fail, format!("{shown}: {}", warnings.join("; ")))
-            }
-            Ok((_, warnings)) if !warnings.is_empty() => {
-                (Level::Warn, format!("{shown}: {}", warnings.join("; ")))
-            }
+            Ok((_, warnings)) if warnings.iter().any(|w| w.contains("unreachable")) => (
+                Level::Fail,
+                format!("{shown}: {}", unnamed(route, &warnings)),
+            ),
+            Ok((_, warnings)) if !warnings.is_empty() => (
+                Level::Warn,
+                format!("{shown}: {}", unnamed(route, &warnings)),
+            ),
             Ok(_) if contacted => (
                 Level::Ok,
                 format!("{shown}: reachable, its stream / queue / topic exists"),
@@ -77,4 +79,14 @@ pub(super) async fn checks(config: &Config, report: &mut DoctorReport) {
         };
         report.add("destination", level, detail);
     }
+}
+
+/// The warnings of a route's destination without the `route NAME: ` each starts with: the
+/// check's line names the route already (it said `orders → redis://…: route orders: …`).
+fn unnamed(route: &str, warnings: &[String]) -> String {
+    let prefix = format!("route {route}: ");
+    let bare: Vec<&str> = (warnings.iter())
+        .map(|w| w.strip_prefix(&prefix).unwrap_or(w))
+        .collect();
+    bare.join("; ")
 }

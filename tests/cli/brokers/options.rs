@@ -101,6 +101,9 @@ async fn doctor_checks_each_destination_without_changing_it() {
     j_file_maxlen:
       to: file:/tmp/{}.jsonl
       maxlen: 5
+    k_pubsub:
+      to: {REDIS}
+      mode: pubsub
 ",
             schema.name, schema.name, schema.name, schema.name, schema.name
         ),
@@ -144,7 +147,7 @@ async fn doctor_checks_each_destination_without_changing_it() {
     assert_eq!(
         levels,
         [
-            "ok", "ok", "fail", "fail", "ok", "ok", "fail", "fail", "ok", "fail"
+            "ok", "ok", "fail", "fail", "ok", "ok", "fail", "fail", "ok", "fail", "warn"
         ],
         "{found:#?}"
     );
@@ -159,6 +162,11 @@ async fn doctor_checks_each_destination_without_changing_it() {
     );
     assert!(found[6].1.contains("holds a string"), "{found:?}");
     assert!(found[7].1.contains("Redis is unreachable"), "{found:?}");
+    // the line names its route once (`k_pubsub → redis://…: route k_pubsub: …` before)
+    assert!(found[10].1.contains("pub/sub is at-most-once"), "{found:?}");
+    for (i, route) in [(7, "h_redis_away"), (10, "k_pubsub")] {
+        assert_eq!(found[i].1.matches(route).count(), 1, "{found:?}");
+    }
     // a file route's options are checked as the relay checks them (doctor passed what it refused)
     let refused = "relay.routes.j_file_maxlen.maxlen does not apply to a file destination";
     assert!(found[9].1.contains(refused), "{found:?}");
