@@ -1,6 +1,6 @@
 //! The process's log lines: to stderr, as text or JSON, filtered by `RUST_LOG` when set.
 
-use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets};
+use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry};
@@ -64,7 +64,6 @@ pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {
     let cap = Targets::new()
         .with_default(LevelFilter::TRACE)
         .with_target("async_nats", LevelFilter::INFO);
-    let filter = filter.and(cap);
     // a log line stderr cannot take is lost, as stderr_line's are: the layer's own report of
     // it (`eprintln!`) would panic there, in whichever task logged
     let layer = tracing_subscriber::fmt::layer()
@@ -75,7 +74,13 @@ pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {
         false => layer.with_ansi(ansi).boxed(),
         true => layer.json().flatten_event(true).boxed(),
     };
+    // Both filters stand over the whole subscriber (one layer: the same lines), not as the
+    // layer's own: so filtered (tracing-subscriber's per-layer filters), a looping relay whose
+    // Kafka broker was down at start lost its `route ready` lines, and only under a RUST_LOG
+    // naming a target, as the default does.
     let _ = tracing_subscriber::registry()
-        .with(layer.with_filter(filter))
+        .with(layer)
+        .with(filter)
+        .with(cap)
         .try_init();
 }

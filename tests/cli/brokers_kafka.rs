@@ -4,6 +4,7 @@
 //! the broker is away, parking on refusal.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use crate::common::{
     CHECK_FAILED, ERROR, KAFKA_ADDR, OK, PgSchema, Record, config_file, count, create_topic,
@@ -164,6 +165,44 @@ async fn kafka_away_is_no_attempt_then_delivers_and_refusal_parks() {
     );
     assert!(error.to_lowercase().contains("too large"), "{error}");
     assert_eq!(read_records(KAFKA_ADDR, &topic, 2, 5).len(), 5);
+}
+
+/// A Kafka broker down at the start of a looping relay loses no line of its log: each route
+/// says `route ready`, the Kafka route and the others. The log filter stood as the log
+/// layer's own, and lines logged while librdkafka's threads logged (its connection failures)
+/// were lost, `route ready` among them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kafka_broker_down_at_start_loses_no_log_line() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let (path, log) = (
+        crate::common::out_file(test),
+        crate::common::out_file(&format!("{test}-log")),
+    );
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  routes:\n    k:\n      to: kafka://127.0.0.1:1\n      channel: nowhere\n    f:\n      to: file:{}\n",
+            path.display()
+        ),
+    );
+    let relay = crate::common::ob(["relay", "--loop"])
+        .pg(&schema.rel("outbox"))
+        .config(&cfg)
+        .spawn(Some(&log));
+    let read = || std::fs::read_to_string(&log).unwrap_or_default();
+    crate::common::wait_until(Duration::from_secs(30), "the relay started", || {
+        read().contains("relay started")
+    })
+    .await;
+    let text = read();
+    for route in ["k", "f"] {
+        let ready = format!("route ready route={route} ");
+        assert!(text.contains(&ready), "no `{ready}`:\n{text}");
+    }
+    assert!(text.contains("Kafka is unreachable"), "{text}");
+    assert!(relay.terminate().success());
 }
 
 /// A self-signed certificate for 127.0.0.1 (`cert.pem`, `key.pem` in `dir`), by the openssl CLI.
