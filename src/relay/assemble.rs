@@ -360,7 +360,10 @@ struct LaneBuild<'a> {
 impl LaneBuild<'_> {
     /// Each route's destination, connected and checked, once per tenant served, grouped into
     /// lanes: routes whose `to:` names the same destination share one lane (and its down
-    /// state).
+    /// state). The routes connect at once: a broker that does not answer costs its connect
+    /// timeout once, not once per route (twenty Kafka routes on a cluster that was down kept
+    /// the relay, its other routes and its endpoint from starting for 100 s). A route that
+    /// cannot start stops the relay, the first in the configuration's order named.
     async fn build(
         &self,
         planned: Vec<PlannedRoute>,
@@ -370,27 +373,17 @@ impl LaneBuild<'_> {
         let mut lanes: Vec<LaneRoutes> = Vec::new();
         let mut identities: Vec<String> = Vec::new();
         let build_ctx = destination::BuildContext::from_config(self.config);
-        for ((route, dest), ((spec, planned_warnings), dead_letter)) in
-            self.routes.iter().zip(planned)
-        {
-            let (shown, identity) = (spec.shown(), spec.identity());
-            let (sink, mut warnings) = destination::connect(route, spec, &stdout_lock, build_ctx)
-                .await
-                .map_err(|e| given_by(e, route, self.to_flag))?;
-            warnings.splice(0..0, planned_warnings);
-            let dead_letter = match dead_letter {
-                None => None,
-                Some((spec, more)) => {
-                    warnings.extend(more);
-                    let (letters, more) =
-                        destination::connect(route, spec, &stdout_lock, build_ctx).await?;
-                    warnings.extend(more);
-                    match letters {
-                        Sink::Publisher(p) => Some(p),
-                        Sink::Table(_) => unreachable!("refused when planned"),
-                    }
-                }
-            };
+        let connecting = (self.routes.iter().zip(planned))
+            .map(|((route, _), planned)| self.connect(route, planned, &stdout_lock, build_ctx));
+        let connected = futures_util::future::join_all(connecting).await;
+        for ((route, dest), connected) in self.routes.iter().zip(connected) {
+            let Connected {
+                shown,
+                identity,
+                sink,
+                warnings,
+                dead_letter,
+            } = connected?;
             if self.looping {
                 tracing::info!(
                     route = %route,
@@ -442,6 +435,50 @@ impl LaneBuild<'_> {
         }
         Ok(lanes)
     }
+
+    /// One route's destination (and dead-letter destination), connected and checked.
+    async fn connect(
+        &self,
+        route: &str,
+        ((spec, planned_warnings), dead_letter): PlannedRoute,
+        stdout_lock: &destination::lines::StdoutShared,
+        build_ctx: destination::BuildContext,
+    ) -> Result<Connected, Error> {
+        let (shown, identity) = (spec.shown(), spec.identity());
+        let (sink, mut warnings) = destination::connect(route, spec, stdout_lock, build_ctx)
+            .await
+            .map_err(|e| given_by(e, route, self.to_flag))?;
+        warnings.splice(0..0, planned_warnings);
+        let dead_letter = match dead_letter {
+            None => None,
+            Some((spec, more)) => {
+                warnings.extend(more);
+                let (letters, more) =
+                    destination::connect(route, spec, stdout_lock, build_ctx).await?;
+                warnings.extend(more);
+                match letters {
+                    Sink::Publisher(p) => Some(p),
+                    Sink::Table(_) => unreachable!("refused when planned"),
+                }
+            }
+        };
+        Ok(Connected {
+            shown,
+            identity,
+            sink,
+            warnings,
+            dead_letter,
+        })
+    }
+}
+
+/// A route's destination as [`LaneBuild::connect`] left it.
+struct Connected {
+    shown: String,
+    identity: String,
+    sink: Sink,
+    warnings: Vec<String>,
+    dead_letter: Option<Arc<dyn destination::Publisher>>,
 }
 
 /// A destination's error named by `--to` when the flag gave every route's URL.
