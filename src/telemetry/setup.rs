@@ -23,6 +23,9 @@ pub const SEMCONV_VERSION: &str = "1.36.0";
 /// away neither delays the exit by more nor changes its code.
 pub const FLUSH_WITHIN: Duration = Duration::from_secs(2);
 
+/// How long building the exporter may take (it takes milliseconds).
+const BUILD_WITHIN: Duration = Duration::from_secs(5);
+
 pub(super) static TRACER: OnceLock<SdkTracer> = OnceLock::new();
 static PROVIDER: OnceLock<SdkTracerProvider> = OnceLock::new();
 
@@ -112,14 +115,28 @@ pub fn init() {
     if !wanted.on {
         return;
     }
-    let exporter = match opentelemetry_otlp::SpanExporter::builder()
-        .with_http()
-        .with_protocol(Protocol::HttpBinary)
-        .build()
-    {
-        Ok(e) => e,
-        Err(e) => {
+    // built on a thread of its own, waited for a bounded time: its HTTP client starts a
+    // runtime thread and waits for it, and once (in hundreds of runs) waited for ever, the
+    // relay never starting; the command goes on untraced instead
+    let (built, building) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_protocol(Protocol::HttpBinary)
+            .build();
+        let _ = built.send(exporter);
+    });
+    let exporter = match building.recv_timeout(BUILD_WITHIN) {
+        Ok(Ok(e)) => e,
+        Ok(Err(e)) => {
             tracing::warn!("tracing stays off: the OTLP exporter cannot be built: {e}");
+            return;
+        }
+        Err(_) => {
+            tracing::warn!(
+                "tracing stays off: the OTLP exporter was not built within {}",
+                crate::duration::Dur(BUILD_WITHIN)
+            );
             return;
         }
     };
