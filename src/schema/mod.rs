@@ -57,6 +57,17 @@ pub fn script(
         }
         crate::dburl::Backend::Mongo => {
             let schema = MongoSchema::from_config(config, extras)?;
+            // asked for, they add nothing here: said so, not left to be wondered at
+            if extras.wake {
+                notes(
+                    "// note: wake needs nothing on MongoDB: relays wake on a change stream of the outbox (a replica set)",
+                );
+            }
+            if extras.replay {
+                notes(
+                    "// note: replay on MongoDB reads through the claim-order index (outbox_route, status, created_at, id) printed here",
+                );
+            }
             let mut text = schema.print();
             if let Some(r) = schema.print_registry().filter(|_| registry) {
                 text.push_str(&r);

@@ -124,6 +124,33 @@ fn mongo_collection_names_that_clash_with_db_methods_use_get_collection() {
     insta::assert_snapshot!("mongo_stats", r.stdout);
 }
 
+/// `wake` and `replay` add nothing to a MongoDB script: it says so (it printed the same script
+/// without a word), and prints the script as it is without them.
+#[test]
+fn wake_and_replay_on_mongo_say_they_add_nothing() {
+    let plain = ob(["schema", "print", "--backend", "mongo"]).run();
+    let r = ob([
+        "schema",
+        "print",
+        "--backend",
+        "mongo",
+        "--with",
+        "wake,replay",
+    ])
+    .run();
+    assert_eq!(r.code, OK, "{r:?}");
+    assert_eq!(r.stdout, plain.stdout);
+    assert!(r.stderr.contains("wake needs nothing on MongoDB"), "{r:?}");
+    assert!(
+        r.stderr.contains("replay on MongoDB reads through"),
+        "{r:?}"
+    );
+    assert!(
+        r.stdout
+            .contains("{ outbox_route: 1, status: 1, created_at: 1, id: 1 }")
+    );
+}
+
 #[test]
 fn delivery_log_on_mongo_is_refused() {
     let r = ob([
