@@ -376,6 +376,15 @@ impl LaneBuild<'_> {
         let connecting = (self.routes.iter().zip(planned))
             .map(|((route, _), planned)| self.connect(route, planned, &stdout_lock, build_ctx));
         let connected = futures_util::future::join_all(connecting).await;
+        // a route that cannot start stops the relay; what the others did meanwhile (a topic
+        // or a stream created) is still said
+        if connected.iter().any(Result::is_err) {
+            (connected.iter().flatten()).for_each(|c| c.warnings.iter().for_each(|w| warn(w)));
+            return Err(connected
+                .into_iter()
+                .find_map(Result::err)
+                .expect("one failed"));
+        }
         for ((route, dest), connected) in self.routes.iter().zip(connected) {
             let Connected {
                 shown,

@@ -215,6 +215,31 @@ async fn a_kafka_broker_down_at_start_holds_the_start_once_and_loses_no_log_line
     assert!(relay.terminate().success());
 }
 
+/// Routes connect at once, so a later route may create its topic while an earlier one cannot
+/// start: the relay stops (exit 2, the failing route named) and still says what it created,
+/// which a rerun would find there and never mention.
+#[tokio::test]
+async fn a_route_that_cannot_start_still_lets_the_others_say_what_they_created() {
+    let test = test_name!();
+    let (schema, _conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let topic = format!("{}.created", schema.name);
+    delete_topic(KAFKA_ADDR, &topic).await;
+    let cfg = config_file(
+        test,
+        &format!(
+            "relay:\n  routes:\n    a_bad:\n      to: file:/no/such/folder/x.jsonl\n    b_new:\n      to: {}\n      channel: {topic}\n      create_topic: true\n",
+            kafka_url()
+        ),
+    );
+    let out = relay_plain(&schema, &cfg);
+    assert_eq!(out.code, ERROR, "{out:?}");
+    assert!(out.stderr.contains("/no/such/folder"), "{out:?}");
+    let created = format!("route b_new: created topic {topic}");
+    assert!(out.stderr.contains(&created), "{out:?}");
+    delete_topic(KAFKA_ADDR, &topic).await;
+}
+
 /// A self-signed certificate for 127.0.0.1 (`cert.pem`, `key.pem` in `dir`), by the openssl CLI.
 fn self_signed(dir: &std::path::Path) -> std::path::PathBuf {
     let status = std::process::Command::new("openssl")
