@@ -59,11 +59,15 @@ pub fn init_logs(quiet: bool, verbose: u8, json: bool, ansi: bool) {
     };
     let filter = EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     // async_nats's debug and trace lines print its URL and CONNECT with the password: never
-    // shown, whatever RUST_LOG asks
-    // (a static filter: each call site's interest is settled once, off the hot path)
+    // shown, whatever RUST_LOG asks (a static filter: each call site's interest is settled
+    // once, off the hot path). Its default is the filter's own most verbose level: the two
+    // stand as global layers, whose hints combine by the widest, and a TRACE default would
+    // raise the `log` crate's maximum to TRACE, each `log::trace!` of the drivers
+    // (tokio-postgres's at every poll) built before it is filtered out.
+    let most = filter.max_level_hint().unwrap_or(LevelFilter::TRACE);
     let cap = Targets::new()
-        .with_default(LevelFilter::TRACE)
-        .with_target("async_nats", LevelFilter::INFO);
+        .with_default(most)
+        .with_target("async_nats", LevelFilter::INFO.min(most));
     // a log line stderr cannot take is lost, as stderr_line's are: the layer's own report of
     // it (`eprintln!`) would panic there, in whichever task logged
     let layer = tracing_subscriber::fmt::layer()
