@@ -119,7 +119,8 @@ pub fn init() {
     // runtime thread and waits for it, and once (in hundreds of runs) waited for ever, the
     // relay never starting; the command goes on untraced instead
     let (built, building) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let spawned = std::thread::Builder::new().name("otlp-exporter-build".into());
+    let _ = spawned.spawn(move || {
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
             .with_protocol(Protocol::HttpBinary)
@@ -132,10 +133,16 @@ pub fn init() {
             tracing::warn!("tracing stays off: the OTLP exporter cannot be built: {e}");
             return;
         }
-        Err(_) => {
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
             tracing::warn!(
                 "tracing stays off: the OTLP exporter was not built within {}",
                 crate::duration::Dur(BUILD_WITHIN)
+            );
+            return;
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            tracing::warn!(
+                "tracing stays off: building the OTLP exporter failed (its thread ended)"
             );
             return;
         }
