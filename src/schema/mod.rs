@@ -60,13 +60,17 @@ pub fn script(
             // asked for, they add nothing here: said so, not left to be wondered at
             if extras.wake {
                 notes(
-                    "// note: wake needs nothing on MongoDB: relays wake on a change stream of the outbox (a replica set)",
+                    "// note: wake needs nothing on MongoDB: relays under relay.wake: notify wake on a change stream of the outbox (a replica set)",
                 );
             }
             if extras.replay {
-                notes(
-                    "// note: replay on MongoDB reads through the claim-order index (outbox_route, status, created_at, id) printed here",
-                );
+                let hlc = config.outbox.hlc_ordering || extras.hlc;
+                let index = render::mongo_replay_indexes(hlc).swap_remove(0);
+                let keys: Vec<&str> = index.keys.iter().map(|(k, _)| k.as_str()).collect();
+                notes(&format!(
+                    "// note: replay on MongoDB reads through the claim-order index ({}) printed here",
+                    keys.join(", ")
+                ));
             }
             let mut text = schema.print();
             if let Some(r) = schema.print_registry().filter(|_| registry) {

@@ -149,6 +149,24 @@ fn wake_and_replay_on_mongo_say_they_add_nothing() {
         r.stdout
             .contains("{ outbox_route: 1, status: 1, created_at: 1, id: 1 }")
     );
+    let said = "(outbox_route, status, created_at, id)";
+    assert!(r.stderr.contains(said), "{r:?}");
+    // in HLC order, the index it names is the one printed for that order
+    let r = ob([
+        "schema",
+        "print",
+        "--backend",
+        "mongo",
+        "--with",
+        "replay,hlc",
+    ])
+    .run();
+    let said = "(outbox_route, status, hlc, created_at, id)";
+    assert!(r.stderr.contains(said), "{r:?}");
+    assert!(
+        r.stdout
+            .contains("{ outbox_route: 1, status: 1, hlc: 1, created_at: 1, id: 1 }")
+    );
 }
 
 #[test]
