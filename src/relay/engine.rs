@@ -365,9 +365,7 @@ async fn pass_body<S: RelayStore>(
             Sink::Table(_) => start,
             Sink::Publisher(_) => end,
         };
-        let chunk: Vec<usize> = (start..(start + window).min(rows.len()))
-            .filter(|&i| messages[i].is_some())
-            .collect();
+        let chunk: Vec<usize> = (start..end).filter(|&i| messages[i].is_some()).collect();
         match sink {
             Sink::Table(table) => {
                 let job = TableChunk {
