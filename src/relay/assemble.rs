@@ -375,15 +375,16 @@ impl LaneBuild<'_> {
         let build_ctx = destination::BuildContext::from_config(self.config);
         let connecting = (self.routes.iter().zip(planned))
             .map(|((route, _), planned)| self.connect(route, planned, &stdout_lock, build_ctx));
-        let connected = futures_util::future::join_all(connecting).await;
+        let (connected, failed): (Vec<_>, Vec<_>) = futures_util::future::join_all(connecting)
+            .await
+            .into_iter()
+            .partition(Result::is_ok);
+        let connected = connected.into_iter().flatten();
         // a route that cannot start stops the relay; what the others did meanwhile (a topic
         // or a stream created) is still said
-        if connected.iter().any(Result::is_err) {
-            (connected.iter().flatten()).for_each(|c| c.warnings.iter().for_each(|w| warn(w)));
-            return Err(connected
-                .into_iter()
-                .find_map(Result::err)
-                .expect("one failed"));
+        if let Some(e) = failed.into_iter().find_map(Result::err) {
+            connected.for_each(|c| c.warnings.iter().for_each(|w| warn(w)));
+            return Err(e);
         }
         for ((route, dest), connected) in self.routes.iter().zip(connected) {
             let Connected {
@@ -392,7 +393,7 @@ impl LaneBuild<'_> {
                 sink,
                 warnings,
                 dead_letter,
-            } = connected?;
+            } = connected;
             if self.looping {
                 tracing::info!(
                     route = %route,
