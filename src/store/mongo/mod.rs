@@ -94,6 +94,12 @@ pub fn claim_sort(hlc: bool) -> Document {
     }
 }
 
+/// What the documents a claim made at `claimed_at` still holds match: the `processing_at` it
+/// wrote (a document reclaimed and claimed again since is another relay's).
+fn held_by(claimed_at: DateTime<Utc>) -> Document {
+    doc! { "processing_at": bson_date(claimed_at) }
+}
+
 pub(super) fn uuid_field(d: &Document, key: &str) -> Result<Option<Uuid>, String> {
     match d.get(key) {
         None | Some(Bson::Null) => Ok(None),
@@ -497,8 +503,8 @@ impl RelayStore for MongoStore {
         claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         let set = doc! { "status": "pending", "processing_at": Bson::Null, "attempts": attempts, "available_at": bson_date(available_at), "last_error": error };
-        let held = doc! { "processing_at": bson_date(claimed_at) };
-        self.set_held(ids, held, set, "scheduling retries").await
+        self.set_held(ids, held_by(claimed_at), set, "scheduling retries")
+            .await
     }
 
     async fn mark_failed(
@@ -508,9 +514,9 @@ impl RelayStore for MongoStore {
         error: &str,
         claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
-        let held = doc! { "processing_at": bson_date(claimed_at) };
         let set = doc! { "status": "failed", "last_error": error };
-        self.set_held(ids, held, set, "marking failed").await
+        self.set_held(ids, held_by(claimed_at), set, "marking failed")
+            .await
     }
 
     async fn release(
@@ -519,8 +525,7 @@ impl RelayStore for MongoStore {
         ids: &[Uuid],
         claimed_at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
-        self.release_held(ids, doc! { "processing_at": bson_date(claimed_at) })
-            .await
+        self.release_held(ids, held_by(claimed_at)).await
     }
 
     async fn insert_sink(
