@@ -128,16 +128,10 @@ fn mongo_collection_names_that_clash_with_db_methods_use_get_collection() {
 /// without a word), and prints the script as it is without them.
 #[test]
 fn wake_and_replay_on_mongo_say_they_add_nothing() {
+    let mongo_with =
+        |parts: &str| ob(["schema", "print", "--backend", "mongo", "--with", parts]).run();
     let plain = ob(["schema", "print", "--backend", "mongo"]).run();
-    let r = ob([
-        "schema",
-        "print",
-        "--backend",
-        "mongo",
-        "--with",
-        "wake,replay",
-    ])
-    .run();
+    let r = mongo_with("wake,replay");
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(r.stdout, plain.stdout);
     assert!(r.stderr.contains("wake needs nothing on MongoDB"), "{r:?}");
@@ -152,15 +146,7 @@ fn wake_and_replay_on_mongo_say_they_add_nothing() {
     let said = "(outbox_route, status, created_at, id)";
     assert!(r.stderr.contains(said), "{r:?}");
     // in HLC order, the index it names is the one printed for that order
-    let r = ob([
-        "schema",
-        "print",
-        "--backend",
-        "mongo",
-        "--with",
-        "replay,hlc",
-    ])
-    .run();
+    let r = mongo_with("replay,hlc");
     let said = "(outbox_route, status, hlc, created_at, id)";
     assert!(r.stderr.contains(said), "{r:?}");
     assert!(
