@@ -35,12 +35,14 @@ const WATCH_EVERY: Duration = Duration::from_millis(500);
 /// `migrate --format json`: what the run found, or did.
 #[derive(Debug, Serialize)]
 pub struct MigrationReport<'a> {
-    /// `up_to_date`, `pending` (steps found, not applied), `applied`, or `problems` (nothing
-    /// to apply; what migrate does not change is left, listed in `problems`).
+    /// `up_to_date`, `pending` (steps found, not applied), `applied`, or `problems` (what
+    /// migrate does not change is left, listed in `problems`; exit 1).
     pub status: &'static str,
     pub backend: Kind,
     pub target: &'a str,
     pub steps: &'a [Step],
+    /// Whether `steps` were applied (`false` under `--dry-run` and `--check`).
+    pub applied: bool,
     pub problems: &'a [plan::Problem],
     /// What migrate left out on purpose, and what that costs (empty: not printed).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -120,8 +122,19 @@ impl Migration {
                 let opts = p.store_options();
                 let no_room = no_room_for_functions(&opts).filter(|_| !plan.not_an_outbox);
                 let mut warnings: Vec<String> = no_room.into_iter().collect();
-                // nothing is created beside a table that is not an outbox
-                let functions = functions(&opts).into_iter().filter(|_| !plan.not_an_outbox);
+                // nothing is created beside a table that is not an outbox, and no function
+                // of the pass on a table whose columns differ from the specification's: its
+                // body reads them as the specification types them
+                let (functions, held) = functions(&opts)
+                    .into_iter()
+                    .filter(|_| !plan.not_an_outbox)
+                    .partition::<Vec<_>, _>(|f| !plan.has_column_problem(&f.table.plain()));
+                if let Some(f) = held.first() {
+                    warnings.push(format!(
+                        "the functions of the pass wait until the columns of {} are as the specification has them (the problems below): fix them by hand, then run outboxctl migrate again (until then the relay sends its statements' SQL)",
+                        f.table.plain()
+                    ));
+                }
                 for f in functions {
                     match function_step(&opts, f, &mut conn).await? {
                         FunctionStep::Step(step) => plan.steps.push(*step),
@@ -199,21 +212,24 @@ impl Migration {
     pub fn report(&self, applied: bool) -> MigrationReport<'_> {
         // nothing to apply with problems left is no "up_to_date" (a deploy hook took a column
         // of the wrong type for a schema in order)
+        // nor is a run that applied steps and left problems "applied": a script that trusts
+        // the status reads what the exit code (1) says
         let status = match (
             applied,
             self.plan.steps.is_empty(),
             self.plan.problems.is_empty(),
         ) {
             (_, true, true) => "up_to_date",
-            (_, true, false) => "problems",
-            (false, false, _) => "pending",
-            (true, false, _) => "applied",
+            (_, _, false) => "problems",
+            (false, false, true) => "pending",
+            (true, false, true) => "applied",
         };
         MigrationReport {
             status,
             backend: self.backend,
             target: &self.target,
             steps: &self.plan.steps,
+            applied: applied && !self.plan.steps.is_empty(),
             problems: &self.plan.problems,
             warnings: &self.warnings,
         }

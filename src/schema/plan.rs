@@ -160,6 +160,15 @@ impl MigrationPlan {
         self.steps.is_empty() && self.problems.is_empty()
     }
 
+    /// Whether a column of `table` (as `plain()` names it) differs from the specification's:
+    /// its type, nullability or default, or it is missing.
+    pub fn has_column_problem(&self, table: &str) -> bool {
+        (self.problems.iter()).any(|p| {
+            p.object == table
+                && (p.message.starts_with("column ") || p.message.starts_with("has no column"))
+        })
+    }
+
     fn step(&mut self, summary: String, kind: StepKind, statements: Vec<Statement>) {
         self.steps.push(Step {
             summary,
