@@ -93,7 +93,8 @@ async fn to_consume(
     };
     match step {
         1 => {
-            let report = StepReport::step_1(&names, args.dry_run, &ctx.config);
+            let missing = outbox.missing_consume_function().await?;
+            let report = StepReport::step_1(&names, args.dry_run, &ctx.config, missing);
             report.warnings.iter().for_each(|w| ctx.out.warn(w));
             if !ctx.out.is_json() {
                 ctx.out.data(&storage::step_1_asks(&names));

@@ -134,6 +134,31 @@ impl<'a> StorageMove<'a> {
         })
     }
 
+    /// Step 1's warning when the consume claim's function that this configuration's relays
+    /// would call is not in the database as outboxctl writes it: `migrate` with this
+    /// configuration adds it, and without it every consume pass parses and plans its claim.
+    /// `None` under retain (said apart), with `prepared_statements`, or for a table per tenant.
+    pub async fn missing_consume_function(&mut self) -> Result<Option<String>, Error> {
+        use crate::store::postgres::diagnostics::{FunctionState, function_state};
+        use crate::store::postgres::sql::{calls_functions, claim_function};
+        if self.config.outbox.storage != crate::model::Storage::Consume {
+            return Ok(None);
+        }
+        let backend = Backend::of(self.config, self.connect_timeout);
+        let opts = backend.postgres()?.store_options();
+        let Some(f) = claim_function(&opts).filter(|_| calls_functions(&opts)) else {
+            return Ok(None);
+        };
+        let state = (function_state(&mut self.conn, &f).await)
+            .map_err(|e| Error::pg("reading the catalog", e))?;
+        Ok((!matches!(state, FunctionState::Trusted { .. })).then(|| {
+            format!(
+                "the consume claim's function {} is not there as outboxctl writes it: run outboxctl migrate with this configuration before the consume relays start (without it each of their passes parses and plans its claim)",
+                f.name.plain()
+            )
+        }))
+    }
+
     /// Every table's status; `reclaim_disabled`: the operator says every relay runs with
     /// reclaim off.
     pub async fn statuses(&mut self, reclaim_disabled: bool) -> Result<Vec<StorageStatus>, Error> {
@@ -412,12 +437,14 @@ impl StepReport {
 
     /// Step 1 confirmed on `tables`, or (`dry_run`) only asked; with what this configuration
     /// (the relays', as step 1 is run with) says against it: it was confirmed for relays still
-    /// on retain, or with reclaim off, without a word.
-    pub fn step_1(tables: &str, dry_run: bool, config: &Config) -> Self {
+    /// on retain, or with reclaim off, without a word; and `missing`, what
+    /// [`StorageMove::missing_consume_function`] found.
+    pub fn step_1(tables: &str, dry_run: bool, config: &Config, missing: Option<String>) -> Self {
         let mut done = Self::done(Some(1), tables);
         if config.outbox.storage == crate::model::Storage::Retain {
             done.warnings.push("this configuration says storage: retain: step 1 is for relays that run with storage: consume; run it (and migrate first) with their configuration, or --storage consume".into());
         }
+        done.warnings.extend(missing);
         if config.relay.reclaim_stale_after.is_none() {
             done.warnings.push("this configuration has reclaim off (relay.reclaim_stale_after: null): the processing rows retain relays left behind come back only with it on, until step 2 is done".into());
         }

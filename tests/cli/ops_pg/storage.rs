@@ -435,6 +435,22 @@ async fn step_1s_dry_run_confirms_nothing_and_step_3_names_the_live_relays() {
         &["storage", "to-consume", "--step", "1", "--dry-run"],
     );
     assert!(!r.stderr.contains("says storage: retain"), "{r:?}");
+    // migrate made retain's functions: the consume relays' claim function is said missing
+    let missing = "the consume claim's function";
+    assert!(r.stderr.contains(missing), "{r:?}");
+    assert!(
+        r.stderr
+            .contains("run outboxctl migrate with this configuration"),
+        "{r:?}"
+    );
+    migrate(&schema, &["--storage", "consume"]).await;
+    let r = cmd(
+        &schema,
+        &["--storage", "consume"],
+        &["storage", "to-consume", "--step", "1", "--dry-run"],
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    assert!(!r.stderr.contains(missing), "{r:?}");
     stage(&mut conn, &t, "orders", 3, None).await;
     let processing = format!("UPDATE {t} SET status = 'processing', processing_at = now()");
     sqlx::raw_sql(&processing).execute(&mut conn).await.unwrap();
