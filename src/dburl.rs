@@ -200,6 +200,47 @@ fn query_secrets<'a>(
     })
 }
 
+/// Where the values of [`SECRET_KEYS`] are in a key=value connection string: libpq's
+/// `host=h password = p`, or `Password=p;` as other drivers write it; keys in any case, a value
+/// running to a space or `;`, or quoted (`'p w'`, `\'` inside). Sorted, apart.
+fn keyword_secrets(raw: &str) -> Vec<std::ops::Range<usize>> {
+    let (lower, bytes) = (raw.to_ascii_lowercase(), raw.as_bytes());
+    let skip_spaces = |mut at: usize| {
+        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        at
+    };
+    let mut found = Vec::new();
+    for key in SECRET_KEYS {
+        for (start, _) in lower.match_indices(key) {
+            let word = start == 0
+                || matches!(bytes[start - 1], b';')
+                || bytes[start - 1].is_ascii_whitespace();
+            let equals = skip_spaces(start + key.len());
+            if !word || bytes.get(equals) != Some(&b'=') {
+                continue;
+            }
+            let value = skip_spaces(equals + 1);
+            let mut end = value;
+            if bytes.get(value) == Some(&b'\'') {
+                end += 1;
+                while end < bytes.len() && bytes[end] != b'\'' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                end = (end + 1).min(bytes.len());
+            } else {
+                while end < bytes.len() && bytes[end] != b';' && !bytes[end].is_ascii_whitespace() {
+                    end += 1;
+                }
+            }
+            found.push(value..end);
+        }
+    }
+    found.sort_by_key(|r| r.start);
+    found
+}
+
 /// Masks the password in anything that looks like `scheme://user:password@host…` or carries a
 /// `password=` query parameter (more than the password rather than less, when the text is
 /// odd). Text that does not parse is masked after the scheme entirely. A NATS URL's user
@@ -225,11 +266,16 @@ pub fn mask(raw: &str) -> String {
 
 fn mask_userinfo(raw: &str) -> String {
     let Some((scheme, rest)) = raw.split_once("://") else {
-        return if raw.contains('@') {
-            "<unparseable URL>".to_owned()
-        } else {
-            raw.to_owned()
-        };
+        if raw.contains('@') {
+            return "<unparseable URL>".to_owned();
+        }
+        // a key=value connection string (libpq's `host=h password=p`), which outboxctl
+        // refuses, is still said with its password masked
+        let mut out = raw.to_owned();
+        for r in keyword_secrets(raw).into_iter().rev() {
+            out.replace_range(r, "****");
+        }
+        return out;
     };
     let Some(end) = userinfo_end(rest) else {
         return raw.to_owned();
@@ -384,6 +430,29 @@ mod tests {
         assert_eq!(mask("postgres://u@h/db"), "postgres://u@h/db");
         assert_eq!(mask("postgres://h/db"), "postgres://h/db");
         assert_eq!(mask("u:pw@host"), "<unparseable URL>");
+        // a key=value connection string, refused, is said without its password
+        for (raw, masked) in [
+            (
+                "host=h user=u password=s3cret dbname=d",
+                "host=h user=u password=**** dbname=d",
+            ),
+            (
+                "host=h PassWord = 's3 c\\'ret' port=1",
+                "host=h PassWord = **** port=1",
+            ),
+            (
+                "Server=h;Password=s3cret;Database=d",
+                "Server=h;Password=****;Database=d",
+            ),
+            ("sslpassword=k password=p", "sslpassword=**** password=****"),
+            (
+                "host=h mypassword=x dbname=d",
+                "host=h mypassword=x dbname=d",
+            ),
+            ("password='unclosed", "password=****"),
+        ] {
+            assert_eq!(mask(raw), masked, "{raw}");
+        }
         // an '@' inside the password still masks all of it
         assert_eq!(mask("postgres://u:p@ss@h/db"), "postgres://u:****@h/db");
         // so do a raw '/' or '?' in it (a base64 password), and an '@' in the query is not

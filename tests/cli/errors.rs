@@ -9,6 +9,12 @@ fn unsupported_url_scheme_exits_2_and_masks_the_password() {
     assert!(r.stderr.contains("mysql://root:****@db/x"), "{r:?}");
     assert!(!r.stderr.contains("Hunter2Pw") && !r.stdout.contains("Hunter2Pw"));
     assert_eq!(r.stderr.lines().count(), 1, "one line: {r:?}");
+    // libpq's key=value form, refused: it was said with its password
+    let keywords = "host=127.0.0.1 user=postgres password=Hunter2Pw dbname=test";
+    let r = ob(["inspect", "--database-url", keywords]).run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("password=**** dbname=test"), "{r:?}");
+    assert!(!r.stderr.contains("Hunter2Pw") && !r.stdout.contains("Hunter2Pw"));
 }
 
 #[test]
