@@ -23,7 +23,16 @@ pub enum HlcError {
     TooFarAhead { remote_ms: u64, wall_ms: u64 },
     #[error("hlc header {0:?} is not of the form PHYSICAL.LOGICAL")]
     Parse(String),
+    /// The clock stands at the top of what a BIGINT packs: a checkpoint mark set that high.
+    #[error(
+        "no hlc stamp can follow {0}: it is the last a BIGINT packs (physical {MAX_PHYSICAL_MS} ms); lower the checkpoint's mark (outboxctl hlc show names it), then stage again"
+    )]
+    Exhausted(HlcTimestamp),
 }
+
+/// The largest physical part a stamp packs into a positive BIGINT (`2^47 - 1` ms, the year
+/// 6429).
+pub const MAX_PHYSICAL_MS: u64 = (1 << 47) - 1;
 
 impl HlcTimestamp {
     pub fn new(physical_ms: u64, logical: u16) -> Self {
@@ -66,10 +75,12 @@ impl HlcTimestamp {
         })
     }
 
-    fn successor(self) -> Self {
+    /// The next stamp; none past [`MAX_PHYSICAL_MS`] (it would pack negative).
+    fn successor(self) -> Result<Self, HlcError> {
         match self.logical.checked_add(1) {
-            Some(l) => Self::new(self.physical_ms, l),
-            None => Self::new(self.physical_ms + 1, 0),
+            Some(l) => Ok(Self::new(self.physical_ms, l)),
+            None if self.physical_ms < MAX_PHYSICAL_MS => Ok(Self::new(self.physical_ms + 1, 0)),
+            None => Err(HlcError::Exhausted(self)),
         }
     }
 }
@@ -91,14 +102,15 @@ impl Hlc {
         self.last
     }
 
-    /// A new stamp, strictly above every stamp issued or observed.
-    pub fn now(&mut self, wall_ms: u64) -> HlcTimestamp {
-        self.last = if wall_ms > self.last.physical_ms {
+    /// A new stamp, strictly above every stamp issued or observed; an error when none packs
+    /// (the clock resumed from a mark at the top of the range).
+    pub fn now(&mut self, wall_ms: u64) -> Result<HlcTimestamp, HlcError> {
+        self.last = if wall_ms > self.last.physical_ms && wall_ms <= MAX_PHYSICAL_MS {
             HlcTimestamp::new(wall_ms, 0)
         } else {
-            self.last.successor()
+            self.last.successor()?
         };
-        self.last
+        Ok(self.last)
     }
 
     /// Merges a remote stamp (e.g. a consumed event's `forze_hlc`).
@@ -112,11 +124,11 @@ impl Hlc {
         let last = self.last;
         let physical = last.physical_ms.max(remote.physical_ms).max(wall_ms);
         let next = if physical == last.physical_ms && physical == remote.physical_ms {
-            HlcTimestamp::new(physical, last.logical.max(remote.logical)).successor()
+            HlcTimestamp::new(physical, last.logical.max(remote.logical)).successor()?
         } else if physical == last.physical_ms {
-            last.successor()
+            last.successor()?
         } else if physical == remote.physical_ms {
-            remote.successor()
+            remote.successor()?
         } else {
             HlcTimestamp::new(physical, 0)
         };
@@ -134,6 +146,23 @@ impl Hlc {
 mod tests {
     use super::*;
 
+    /// A clock resumed from the last mark a BIGINT packs issues nothing: its successor packed
+    /// negative, a stamp that sorted before every other row. The one before it still follows.
+    #[test]
+    fn no_stamp_follows_the_top_of_the_range() {
+        let top = HlcTimestamp::unpack(i64::MAX).unwrap();
+        assert_eq!(top, HlcTimestamp::new(MAX_PHYSICAL_MS, u16::MAX));
+        let mut c = Hlc::default();
+        c.resume(HlcTimestamp::new(MAX_PHYSICAL_MS, u16::MAX - 1));
+        assert_eq!(c.now(1_000).unwrap().pack(), i64::MAX);
+        assert_eq!(c.now(1_000), Err(HlcError::Exhausted(top)));
+        assert_eq!(
+            c.update(top, MAX_PHYSICAL_MS),
+            Err(HlcError::Exhausted(top))
+        );
+        assert_eq!(c.last(), top, "the clock stays where it was");
+    }
+
     #[test]
     fn worked_example_packs_and_encodes() {
         let t = HlcTimestamp::new(1_764_583_200_000, 3);
@@ -149,22 +178,26 @@ mod tests {
     #[test]
     fn now_is_strictly_monotonic_and_carries() {
         let mut c = Hlc::default();
-        assert_eq!(c.now(100), HlcTimestamp::new(100, 0));
-        assert_eq!(c.now(100), HlcTimestamp::new(100, 1));
-        assert_eq!(c.now(90), HlcTimestamp::new(100, 2), "wall clock went back");
+        assert_eq!(c.now(100).unwrap(), HlcTimestamp::new(100, 0));
+        assert_eq!(c.now(100).unwrap(), HlcTimestamp::new(100, 1));
+        assert_eq!(
+            c.now(90).unwrap(),
+            HlcTimestamp::new(100, 2),
+            "wall clock went back"
+        );
         c.resume(HlcTimestamp::new(100, 65535));
         assert_eq!(
-            c.now(100),
+            c.now(100).unwrap(),
             HlcTimestamp::new(101, 0),
             "logical carries into physical"
         );
-        assert_eq!(c.now(200), HlcTimestamp::new(200, 0));
+        assert_eq!(c.now(200).unwrap(), HlcTimestamp::new(200, 0));
     }
 
     #[test]
     fn update_follows_the_rules() {
         let mut c = Hlc::default();
-        c.now(100);
+        c.now(100).unwrap();
         // remote ahead of both: remote.l + 1
         assert_eq!(
             c.update(HlcTimestamp::new(150, 7), 120).unwrap(),
@@ -196,10 +229,10 @@ mod tests {
     #[test]
     fn resume_never_goes_back() {
         let mut c = Hlc::default();
-        c.now(1000);
+        c.now(1000).unwrap();
         c.resume(HlcTimestamp::new(10, 0));
         assert_eq!(c.last(), HlcTimestamp::new(1000, 0));
         c.resume(HlcTimestamp::new(2000, 5));
-        assert_eq!(c.now(1500), HlcTimestamp::new(2000, 6));
+        assert_eq!(c.now(1500).unwrap(), HlcTimestamp::new(2000, 6));
     }
 }

@@ -59,7 +59,10 @@ impl MongoOps {
                     clock.resume(mark);
                 }
                 let wall = now.timestamp_millis().max(0) as u64;
-                let stamps: Vec<HlcTimestamp> = events.iter().map(|_| clock.now(wall)).collect();
+                let stamps: Vec<HlcTimestamp> = (events.iter())
+                    .map(|_| clock.now(wall))
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| mongodb::error::Error::custom(e.to_string()))?;
                 let docs = events
                     .iter()
                     .zip(&stamps)

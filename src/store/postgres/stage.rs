@@ -63,7 +63,12 @@ impl PgOps<'_> {
             }
             let wall = Utc::now().timestamp_millis().max(0) as u64;
             for s in &mut stamps {
-                *s = Some(clock.now(wall));
+                // a stamp no BIGINT packs cannot be written: the value's error, exit 2
+                *s = Some(
+                    clock
+                        .now(wall)
+                        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?,
+                );
             }
         }
         let mut cols = "id, outbox_route, event_id, event_type, tenant_id, execution_id, correlation_id, causation_id, occurred_at, payload, status, created_at, attempts, available_at, ordering_key".to_owned();

@@ -540,7 +540,8 @@ async fn discard_on_mongo_keeps_each_document_before_deleting_it() {
 /// A checkpoint document whose mark is not a 64-bit integer (a double, a string: BSON sorts
 /// them at or above every 64-bit mark) stops `emit` and `hlc show` with exit 2, naming it and
 /// staging nothing: the max read back as no mark at all, and new events were stamped from the
-/// wall clock, behind events staged before them.
+/// wall clock, behind events staged before them. A mark at the top of the range stops `emit`
+/// too.
 #[tokio::test]
 async fn a_checkpoint_mark_that_is_not_64_bits_stops_emit_and_hlc_show() {
     let test = test_name!();
@@ -580,6 +581,16 @@ async fn a_checkpoint_mark_that_is_not_64_bits_stops_emit_and_hlc_show() {
         assert!(r.stdout.contains("not a 64-bit integer"), "{r:?}");
         coll.delete_one(doc! { "_id": "bad" }).await.unwrap();
     }
+    // the last mark a 64-bit integer holds: no stamp follows it (one packed negative, first in
+    // claim order)
+    coll.insert_one(doc! { "_id": "top", "hlc": i64::MAX })
+        .await
+        .unwrap();
+    let r = cmd(&db, &emit_one);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("no hlc stamp can follow"), "{r:?}");
+    assert_eq!(docs(&db, doc! {}).await.len(), 1, "nothing staged");
+    coll.delete_one(doc! { "_id": "top" }).await.unwrap();
     assert_eq!(cmd(&db, &emit_one).code, OK);
     assert_eq!(docs(&db, doc! {}).await.len(), 2);
 }

@@ -284,3 +284,50 @@ async fn emit_then_relay_delivers_headers_and_hlc_and_deduplicates() {
     );
     assert!(r.stderr.contains(&said), "{r:?}");
 }
+
+/// A checkpoint mark at the top of what a BIGINT packs (set by hand; `hlc show` only warns that
+/// it is far ahead): `emit` stages nothing, exit 2, and says what to do. It wrote a stamp that
+/// packed negative, first in claim order, and left the mark where it was.
+#[tokio::test]
+async fn emit_stages_nothing_after_the_last_mark_a_bigint_packs() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    let cp = schema.rel("hlc_checkpoint");
+    let extra = ["--hlc-ordering", "--hlc-checkpoint", cp.as_str()];
+    migrate(&schema, &extra).await;
+    let top = format!(
+        "INSERT INTO {cp} (node_key, hlc) VALUES ('top', {})",
+        i64::MAX
+    );
+    sqlx::raw_sql(&top).execute(&mut conn).await.unwrap();
+    let emit = [
+        "emit",
+        "--route",
+        "orders",
+        "--type",
+        "t",
+        "--payload",
+        "{}",
+    ];
+    let r = cmd(&schema, &extra, &emit);
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(r.stderr.contains("no hlc stamp can follow"), "{r:?}");
+    assert!(r.stderr.contains("lower the checkpoint's mark"), "{r:?}");
+    let rows = format!("SELECT count(*) FROM {}", schema.rel("outbox"));
+    assert_eq!(count(&mut conn, &rows).await, 0, "nothing staged");
+    let lowered = format!(
+        "UPDATE {cp} SET hlc = {} WHERE node_key = 'top'",
+        i64::MAX - 1
+    );
+    sqlx::raw_sql(&lowered).execute(&mut conn).await.unwrap();
+    let r = cmd(
+        &schema,
+        &[&extra[..], &["--format", "json"]].concat(),
+        &emit,
+    );
+    assert_eq!(r.code, OK, "{r:?}");
+    let stamp: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {}", schema.rel("outbox")))
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(stamp, i64::MAX, "the one stamp left");
+}
