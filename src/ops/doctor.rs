@@ -416,7 +416,8 @@ async fn delivery_log_checks(
     report: &mut DoctorReport,
 ) -> Result<(), Error> {
     use crate::store::postgres::partitions as stored;
-    let facts = match stored::read(conn, log).await {
+    let reads = crate::ops::partitions::lock_policy(config, None, None);
+    let facts = match stored::read(conn, log, reads).await {
         Ok(facts) => facts,
         Err(e) => {
             report.add("delivery log", Level::Fail, e.to_string());
@@ -424,7 +425,11 @@ async fn delivery_log_checks(
         }
     };
     let rows = match &facts.default {
-        Some(d) => Some(stored::default_rows(conn, d).await?),
+        Some(d) => {
+            let what = format!("counting the rows of {}", d.plain());
+            let count = async |tx: &mut sqlx::PgConnection| stored::default_rows(tx, d).await;
+            Some(stored::within(conn, reads, &what, count).await?)
+        }
         None => None,
     };
     // a delivery looked up by event id (replay, an operator's query) reads every day without it

@@ -64,6 +64,9 @@ pub fn lock_policy(
 /// UTC day the steps count from.
 pub struct DeliveryLog {
     conn: PgConnection,
+    /// Each read of the catalog or the default partition waits for a lock at most this long
+    /// (`partitions.lock_timeout`, `partitions.retries`): [`lp::within`].
+    reads: LockPolicy,
     pub log: QualifiedName,
     pub facts: LogFacts,
     pub today: NaiveDate,
@@ -79,11 +82,13 @@ pub async fn open(
     let (pg, logs) = delivery_logs(&backend)?;
     let mut conn = pg.connect().await?;
     let log = logs[0].clone();
-    let facts = lp::read(&mut conn, &log).await?;
+    let reads = lock_policy(config, None, None);
+    let facts = lp::read(&mut conn, &log, reads).await?;
     let today = Utc::now().date_naive();
     Ok((
         DeliveryLog {
             conn,
+            reads,
             log,
             facts,
             today,
@@ -328,7 +333,7 @@ impl DeliveryLog {
     /// The same connection on another delivery log (a tenant's): its partitions read anew.
     pub async fn turn_to(&mut self, log: &QualifiedName) -> Result<(), Error> {
         if *log != self.log {
-            self.facts = lp::read(&mut self.conn, log).await?;
+            self.facts = lp::read(&mut self.conn, log, self.reads).await?;
             self.log = log.clone();
         }
         Ok(())
@@ -339,7 +344,13 @@ impl DeliveryLog {
     /// default partition aside).
     pub async fn list(&mut self, ahead_days: u32) -> Result<Listing, Error> {
         let default_has_rows = match &self.facts.default {
-            Some(d) => lp::default_span(&mut self.conn, d).await?.is_some(),
+            Some(d) => {
+                let what = format!("reading {}", d.plain());
+                let span = async |tx: &mut PgConnection| lp::default_span(tx, d).await;
+                lp::within(&mut self.conn, self.reads, &what, span)
+                    .await?
+                    .is_some()
+            }
             None => false,
         };
         let bounds = self.facts.bounds();
@@ -391,7 +402,9 @@ impl DeliveryLog {
                 }
                 DayAction::Add { day, .. } => {
                     let blocked = match &self.facts.default {
-                        Some(d) => lp::default_has_rows_on(&mut self.conn, d, *day).await?,
+                        Some(d) => {
+                            lp::default_has_rows_on(&mut self.conn, d, *day, self.reads).await?
+                        }
                         None => false,
                     };
                     // ATTACH checks the default partition again inside its transaction: a row
@@ -502,10 +515,14 @@ impl DeliveryLog {
         if let Some(fix) = fix {
             let days = self.move_default_rows(fix, &mut moved, &mut heard).await?;
             self.fill_gaps(fix, &days, &mut heard).await?;
-            self.facts = lp::read(&mut self.conn, &self.log).await?;
+            self.facts = lp::read(&mut self.conn, &self.log, self.reads).await?;
         }
         let default_rows = match &self.facts.default {
-            Some(d) => Some(lp::default_rows(&mut self.conn, d).await?),
+            Some(d) => {
+                let what = format!("counting the rows of {}", d.plain());
+                let count = async |tx: &mut PgConnection| lp::default_rows(tx, d).await;
+                Some(lp::within(&mut self.conn, self.reads, &what, count).await?)
+            }
             None => None,
         };
         let bounds = self.facts.bounds();
@@ -540,7 +557,7 @@ impl DeliveryLog {
         if let Some((first, last)) = lp::default_span(&mut self.conn, &default).await? {
             for day in partitions::days_between(first, last) {
                 if !days.contains(&day)
-                    && lp::default_has_rows_on(&mut self.conn, &default, day).await?
+                    && lp::default_has_rows_on(&mut self.conn, &default, day, self.reads).await?
                 {
                     days.push(day);
                 }
@@ -570,7 +587,7 @@ impl DeliveryLog {
                 planned: matches!(fix, Fix::Plan),
             });
         }
-        self.facts = lp::read(&mut self.conn, &self.log).await?;
+        self.facts = lp::read(&mut self.conn, &self.log, self.reads).await?;
         Ok(planned)
     }
 
@@ -616,7 +633,7 @@ impl DeliveryLog {
                             matches!(added, lp::Added::Attached(_))
                         }
                         (Fix::Plan, Some(d)) => {
-                            !lp::default_has_rows_on(&mut self.conn, d, day).await?
+                            !lp::default_has_rows_on(&mut self.conn, d, day, self.reads).await?
                         }
                         (Fix::Plan, None) => true,
                     };

@@ -10,7 +10,7 @@ use sqlx::{Connection, Row};
 use crate::Error;
 use crate::db::pg::{query, query_scalar};
 use crate::schema::partitions::{self, Bound, Partition};
-use crate::schema::postgres::{LockPolicy, run_in_short_transactions};
+use crate::schema::postgres::{LockPolicy, run_in_short_transactions, set_local_lock_timeout};
 use crate::target::{Ident, QualifiedName};
 
 /// A partition with what the catalog estimates about it.
@@ -57,16 +57,52 @@ impl LogFacts {
 }
 
 /// Reads the log's partitions; refuses a missing or non-partitioned log.
-pub async fn read(conn: &mut PgConnection, log: &QualifiedName) -> Result<LogFacts, Error> {
-    let mut tx = conn
-        .begin()
-        .await
-        .map_err(|e| Error::pg("reading the delivery log", e))?;
-    let facts = read_in(&mut tx, log).await?;
-    tx.commit()
-        .await
-        .map_err(|e| Error::pg("reading the delivery log", e))?;
-    Ok(facts)
+pub async fn read(
+    conn: &mut PgConnection,
+    log: &QualifiedName,
+    policy: LockPolicy,
+) -> Result<LogFacts, Error> {
+    let what = format!("reading the partitions of {}", log.plain());
+    within(conn, policy, &what, async |tx| read_in(tx, log).await).await
+}
+
+/// Runs `read` in a transaction under `policy`'s `lock_timeout`, again while a lock stays busy
+/// (up to its retries; then exit 4). `pg_get_expr` and `pg_total_relation_size` take a
+/// partition's ACCESS SHARE lock, and so does a count of the default partition: a session
+/// holding one locked held every partitions command (hourly cron jobs piling up) and `doctor`
+/// for as long as it liked.
+pub async fn within<T>(
+    conn: &mut PgConnection,
+    policy: LockPolicy,
+    what: &str,
+    mut read: impl AsyncFnMut(&mut PgConnection) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let failed = |e| Error::pg(format!("{what} failed"), e);
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let mut tx = conn.begin().await.map_err(failed)?;
+        set_local_lock_timeout(&mut tx, policy.lock_timeout)
+            .await
+            .map_err(failed)?;
+        match read(&mut tx).await {
+            Ok(value) => {
+                tx.commit().await.map_err(failed)?;
+                return Ok(value);
+            }
+            Err(Error::Db(e)) if e.fault() == crate::db::fault::Fault::LockBusy => {
+                if attempts > policy.retries {
+                    return Err(Error::LockBusy(format!(
+                        "gave up on {what}: a lock stayed busy through {attempts} attempts of {} lock_timeout each (a session holds the log or a partition of it locked); retry later, or raise partitions.lock_timeout (--lock-timeout) or partitions.retries",
+                        crate::duration::Dur(policy.lock_timeout)
+                    )));
+                }
+            }
+            Err(e) => return Err(e),
+        }
+        tx.rollback().await.map_err(failed)?;
+        crate::db::retry::backoff(attempts).await;
+    }
 }
 
 /// [`read`], inside its transaction: bounds print in UTC for this transaction only.
@@ -176,8 +212,11 @@ pub async fn default_has_rows_on(
     conn: &mut PgConnection,
     default: &QualifiedName,
     day: NaiveDate,
+    policy: LockPolicy,
 ) -> Result<bool, Error> {
-    Ok(default_rows_on(conn, default, day, Some(1)).await? > 0)
+    let what = format!("looking for rows of {day} in {}", default.plain());
+    let found = async |tx: &mut PgConnection| default_rows_on(tx, default, day, Some(1)).await;
+    Ok(within(conn, policy, &what, found).await? > 0)
 }
 
 /// How many rows of `day` the default partition holds, counting `most` at most (`None`: all).

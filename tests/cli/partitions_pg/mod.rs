@@ -520,3 +520,46 @@ async fn drop_expired_drops_a_partition_in_its_own_schema() {
         .await
         .unwrap();
 }
+
+/// A session holding a day of the log locked (an `ALTER`, a `LOCK TABLE` left open) holds no
+/// partitions command past `partitions.lock_timeout` and its retries: each gives up, exit 4,
+/// naming what it was reading. `pg_get_expr` and `pg_total_relation_size` wait for the day's
+/// ACCESS SHARE lock, and every command (hourly cron jobs among them) waited as long as the
+/// lock lasted. `doctor` says so and goes on.
+#[tokio::test]
+async fn no_partitions_command_waits_on_a_locked_day_past_its_lock_timeout() {
+    let (schema, _conn, log) = log_with(test_name!()).await;
+    let day = format!("{log}_{}", today().format("%Y%m%d"));
+    let mut holder = crate::common::pg().await;
+    let lock = format!("BEGIN; LOCK TABLE {day} IN ACCESS EXCLUSIVE MODE");
+    sqlx::raw_sql(&lock).execute(&mut holder).await.unwrap();
+    let run = |args: &[&str]| {
+        ob(["partitions"])
+            .args(args)
+            .pg(&schema.rel("outbox"))
+            .args(["--storage", "consume", "--delivery-log", &log])
+            .run_async()
+    };
+    let (list, check, add, drop) = tokio::join!(
+        run(&["list"]),
+        run(&["check"]),
+        run(&["add-ahead", "--days", "1"]),
+        run(&["drop-expired", "--keep-days", "30", "--yes"]),
+    );
+    let gave_up = format!("gave up on reading the partitions of {log}: a lock stayed busy");
+    for r in [list, check, add, drop] {
+        assert_eq!(r.code, LOCK_BUSY, "{r:?}");
+        assert!(r.stderr.contains(&gave_up), "{r:?}");
+    }
+    let doctor = ob(["doctor"])
+        .pg(&schema.rel("outbox"))
+        .args(["--storage", "consume", "--delivery-log", &log])
+        .run_async()
+        .await;
+    assert!(doctor.stdout.contains(&gave_up), "{doctor:?}");
+    sqlx::raw_sql("ROLLBACK")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    assert_eq!(parts(&schema, &log, &["list"]).code, OK);
+}
