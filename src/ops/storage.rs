@@ -46,9 +46,19 @@ pub struct StorageStatus {
     pub reclaim_on: bool,
     /// Indexes that use processing_at or published_at (step 3 drops them with the columns).
     pub indexes_on_dropped_columns: Vec<String>,
+    /// What else depends on them (a view, a policy, a trigger, a function): step 3 is blocked
+    /// until they are dropped or changed.
+    pub depending_on_dropped_columns: Vec<String>,
     pub next_step: Option<u8>,
     pub blockers: Vec<String>,
+    /// A consume-only table, and this configuration says retain or has reclaim on: its relays'
+    /// passes fail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mismatch: Option<&'static str>,
 }
+
+/// [`StorageStatus::mismatch`]'s words.
+const MISMATCH: &str = "this configuration (storage: retain, or reclaim on) cannot run on a consume-only table, its relays' passes fail: set outbox.storage: consume and relay.reclaim_stale_after: null";
 
 /// The status as people read it: a line per fact, the next step, and what blocks it.
 impl std::fmt::Display for StorageStatus {
@@ -70,6 +80,10 @@ impl std::fmt::Display for StorageStatus {
             let indexes = self.indexes_on_dropped_columns.join(", ");
             lines.push(format!("indexes on them:  {indexes}"));
         }
+        if !self.depending_on_dropped_columns.is_empty() {
+            let others = self.depending_on_dropped_columns.join(", ");
+            lines.push(format!("depend on them:   {others}"));
+        }
         lines.push(match self.next_step {
             None => "next step:        none: the table is consume-only".into(),
             Some(2) => "next step:        2 (after step 1: relays on storage: consume with reclaim on) — wait for the table to empty of processing and published rows".into(),
@@ -84,10 +98,7 @@ impl std::fmt::Display for StorageStatus {
                 format!("next step:        {n} — drop {}", columns.join(" and "))
             }
         });
-        let retain = self.configured_storage == crate::model::Storage::Retain.to_string();
-        if self.next_step.is_none() && (retain || self.reclaim_on) {
-            lines.push("mismatch:         this configuration (storage: retain, or reclaim on) cannot run on a consume-only table, its relays' passes fail: set outbox.storage: consume and relay.reclaim_stale_after: null".into());
-        }
+        lines.extend(self.mismatch.map(|m| format!("mismatch:         {m}")));
         lines.extend(
             self.blockers
                 .iter()
@@ -297,6 +308,7 @@ async fn status(
     let has_processing_at = facts.column("processing_at").is_some();
     let has_published_at = facts.column("published_at").is_some();
     let indexes = consume_move::indexes_on_retain_columns(conn, table).await?;
+    let depending = consume_move::dependents_of_retain_columns(conn, table).await?;
     let (processing, published) = consume_move::remaining(conn, table, PUBLISHED_CAP).await?;
     let reclaim_on = config.relay.reclaim_stale_after.is_some();
     let mut blockers = Vec::new();
@@ -332,8 +344,16 @@ async fn status(
         if config.outbox.storage == crate::model::Storage::Retain {
             blockers.push("this configuration says storage: retain, whose claim writes processing_at: run step 3 with the relays' configuration (outbox.storage: consume, or --storage consume)".into());
         }
+        if !depending.is_empty() {
+            blockers.push(format!(
+                "{} depend(s) on processing_at or published_at, and DROP COLUMN would fail: drop them or change them not to read those columns (step 3 never drops with CASCADE)",
+                depending.join(", ")
+            ));
+        }
         Some(3)
     };
+    let retain = config.outbox.storage == crate::model::Storage::Retain;
+    let mismatch = (next_step.is_none() && (retain || reclaim_on)).then_some(MISMATCH);
     Ok(StorageStatus {
         table: table.plain(),
         tenant: *tenant,
@@ -345,8 +365,10 @@ async fn status(
         published_capped: published >= PUBLISHED_CAP,
         reclaim_on,
         indexes_on_dropped_columns: indexes,
+        depending_on_dropped_columns: depending,
         next_step,
         blockers,
+        mismatch,
     })
 }
 

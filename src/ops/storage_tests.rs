@@ -17,8 +17,10 @@ fn status(table: &str, next_step: Option<u8>, blockers: &[&str]) -> StorageStatu
         published_capped: false,
         reclaim_on: false,
         indexes_on_dropped_columns: vec![],
+        depending_on_dropped_columns: vec![],
         next_step,
         blockers: blockers.iter().map(|b| b.to_string()).collect(),
+        mismatch: None,
     }
 }
 

@@ -60,6 +60,33 @@ pub async fn indexes_on_retain_columns(
     .map_err(|e| crate::Error::pg(format!("reading the indexes of {}", table.plain()), e))
 }
 
+/// What depends on `processing_at` or `published_at` from outside the table's own indexes and
+/// constraints (which `DROP COLUMN` drops with them): a view, a row security policy, a trigger
+/// on the column, a function whose SQL body reads it. Each makes step 3's `DROP COLUMN` fail,
+/// and step 3 never drops with `CASCADE`; named as PostgreSQL names them.
+pub async fn dependents_of_retain_columns(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+) -> Result<Vec<String>, crate::Error> {
+    crate::db::pg::query_scalar(
+        "SELECT DISTINCT CASE WHEN d.classid = 'pg_rewrite'::regclass
+                  THEN (SELECT CASE v.relkind WHEN 'm' THEN 'materialized view ' ELSE 'view ' END || v.oid::regclass::text
+                          FROM pg_rewrite r JOIN pg_class v ON v.oid = r.ev_class WHERE r.oid = d.objid)
+                  ELSE pg_describe_object(d.classid, d.objid, d.objsubid) END
+           FROM pg_depend d
+           JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+          WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = $1::regclass
+            AND a.attname IN ('processing_at', 'published_at') AND d.deptype = 'n'
+            AND NOT (d.classid = 'pg_constraint'::regclass AND EXISTS
+                     (SELECT 1 FROM pg_constraint c WHERE c.oid = d.objid AND c.conrelid = d.refobjid))
+          ORDER BY 1",
+    )
+    .bind(table.to_string())
+    .fetch_all(conn)
+    .await
+    .map_err(|e| crate::Error::pg(format!("reading what depends on {}", table.plain()), e))
+}
+
 /// What step 3 found under its lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dropped {

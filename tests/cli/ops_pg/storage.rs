@@ -227,6 +227,13 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
     let r = cmd(&schema, &[], &["storage", "status"]);
     let mismatch = "mismatch:         this configuration (storage: retain, or reclaim on)";
     assert!(r.stdout.contains(mismatch), "{r:?}");
+    // and to a script: the JSON left it out
+    let r = cmd(&schema, &["--format", "json"], &["storage", "status"]);
+    let said = json(&r)["mismatch"].as_str().map(str::to_owned);
+    assert!(
+        said.is_some_and(|m| m.starts_with("this configuration (storage: retain")),
+        "{r:?}"
+    );
     let cfg = std::env::temp_dir()
         .join("outboxctl-tests")
         .join(format!("{}.yaml", schema.name));
@@ -528,4 +535,62 @@ async fn step_1s_dry_run_confirms_nothing_and_step_3_names_the_live_relays() {
     let r = ob(once).pg(&t).code(ERROR);
     assert!(r.stderr.contains(hint), "{r:?}");
     drop(relay);
+}
+
+/// What else depends on the retain columns (a view, a trigger on one of them) blocks step 3,
+/// which never drops with `CASCADE`: `status` names them, and step 3's dry run is refused as
+/// step 3 would be (it said go, exit 0, and step 3 then failed on the `ALTER`, exit 2).
+#[tokio::test]
+async fn step_3_is_blocked_by_what_depends_on_the_retain_columns() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let (t, s) = (schema.rel("outbox"), &schema.name);
+    sqlx::raw_sql(&format!(
+        "CREATE VIEW {s}.late AS SELECT id, published_at FROM {t};
+         CREATE TRIGGER touched BEFORE UPDATE OF processing_at ON {t}
+           FOR EACH ROW EXECUTE FUNCTION suppress_redundant_updates_trigger();"
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let off = crate::common::config_file(test, RECLAIM_OFF);
+    let consume = ["--storage", "consume", "--config", &off];
+    let r = cmd(
+        &schema,
+        &[&consume[..], &["--format", "json"]].concat(),
+        &["storage", "status"],
+    );
+    let v = json(&r);
+    let depending = serde_json::json!([
+        format!("trigger touched on table {t}"),
+        format!("view {s}.late")
+    ]);
+    assert_eq!(v["depending_on_dropped_columns"], depending, "{r:?}");
+    let r = cmd(&schema, &consume, &STEP_3_DRY);
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    let blocked = format!("view {s}.late depend(s) on processing_at or published_at");
+    assert!(
+        r.stderr.contains(&blocked) && r.stderr.contains("never drops with CASCADE"),
+        "{r:?}"
+    );
+    let step_3 = [
+        "storage",
+        "to-consume",
+        "--step",
+        "3",
+        "--reclaim-disabled",
+        "--yes",
+    ];
+    let r = cmd(&schema, &consume, &step_3);
+    assert_eq!(r.code, REFUSED, "{r:?}");
+    let columns = format!(
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = '{t}'::regclass AND attname = 'processing_at' AND NOT attisdropped"
+    );
+    assert_eq!(count(&mut conn, &columns).await, 1, "nothing dropped");
+    sqlx::raw_sql(&format!("DROP VIEW {s}.late; DROP TRIGGER touched ON {t}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(cmd(&schema, &consume, &STEP_3_DRY).code, OK);
 }
