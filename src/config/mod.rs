@@ -34,6 +34,18 @@ pub const DEFAULT_COLLECTION: &str = "app.outbox";
 pub const REGISTRY_SUFFIX: &str = "_relays";
 /// The pauses table (or collection): the registry's name with this suffix, beside it.
 pub const PAUSES_SUFFIX: &str = "_pauses";
+/// The index of pauses in force: the pauses table's name with this suffix.
+pub const PAUSES_INDEX_SUFFIX: &str = "_active_idx";
+/// What to do when a name derived for the registry would not fit.
+pub const REGISTRY_HINT: &str = "the registry's names derive from the outbox table's: name a shorter table with outbox.registry: schema.table, or set outbox.registry: off";
+
+/// A registry name that would not fit, with [`REGISTRY_HINT`].
+fn registry_name(e: NameError) -> NameError {
+    NameError::Derived {
+        error: e.to_string(),
+        hint: REGISTRY_HINT,
+    }
+}
 
 /// `outbox.registry` as written.
 enum RegistrySetting<'a> {
@@ -360,13 +372,15 @@ impl Config {
                     // a per-tenant relation has no one table to name it after
                     RegistrySetting::Default if relation.is_per_tenant() => None,
                     RegistrySetting::Default => Some(
-                        relation
-                            .resolve(None)?
-                            .sibling("registry", REGISTRY_SUFFIX)?,
+                        (relation.resolve(None)?)
+                            .sibling("registry", REGISTRY_SUFFIX)
+                            .map_err(registry_name)?,
                     ),
                 };
                 if let Some(r) = &registry {
-                    r.sibling("registry pauses", PAUSES_SUFFIX)?;
+                    (r.sibling("registry pauses", PAUSES_SUFFIX))
+                        .and_then(|p| p.name.with_suffix("pauses index", PAUSES_INDEX_SUFFIX))
+                        .map_err(registry_name)?;
                 }
                 Target::Postgres {
                     relation,
@@ -397,12 +411,12 @@ impl Config {
                 let registry = match registry_setting(f.registry.as_deref()) {
                     RegistrySetting::Off => None,
                     RegistrySetting::Named(t) => Some(CollectionName::parse("registry", t)?),
-                    RegistrySetting::Default => {
-                        Some(collection.sibling("registry", REGISTRY_SUFFIX)?)
-                    }
+                    RegistrySetting::Default => Some(
+                        (collection.sibling("registry", REGISTRY_SUFFIX)).map_err(registry_name)?,
+                    ),
                 };
                 if let Some(r) = &registry {
-                    r.sibling("registry pauses", PAUSES_SUFFIX)?;
+                    (r.sibling("registry pauses", PAUSES_SUFFIX)).map_err(registry_name)?;
                 }
                 Target::Mongo {
                     collection,

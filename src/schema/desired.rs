@@ -318,7 +318,7 @@ impl PgSchema {
         }
         (self.registry_names().transpose()).map_err(|e| NameError::Derived {
             error: e.to_string(),
-            hint: "the registry's names derive from the outbox table's: name a shorter table with outbox.registry: schema.table, or set outbox.registry: off",
+            hint: crate::config::REGISTRY_HINT,
         })?;
         self.wake_trigger()?;
         if let Some(log) = &self.delivery_log {

@@ -18,7 +18,8 @@ pub struct RegistryNames {
 impl RegistryNames {
     pub fn of(registry: &QualifiedName) -> Result<Self, NameError> {
         let pauses = registry.sibling("registry pauses", crate::config::PAUSES_SUFFIX)?;
-        let active_idx = pauses.name.with_suffix("pauses index", "_active_idx")?;
+        let active_idx =
+            (pauses.name).with_suffix("pauses index", crate::config::PAUSES_INDEX_SUFFIX)?;
         Ok(Self {
             registry: registry.clone(),
             pauses,

@@ -250,18 +250,28 @@ fn a_checkpoint_beside_a_per_tenant_schema_must_be_named() {
 }
 
 /// An outbox name whose registry names (derived from it) would pass 63 bytes says how to name
-/// the registry instead (it said only that the pauses index was too long).
+/// the registry instead, whichever name is the first too long and whichever command reads the
+/// configuration (it said only that the pauses index was too long, and at 50 to 63 bytes that
+/// the registry or its pauses table was, without a fix; `inspect` took a name too long for the
+/// pauses index).
 #[test]
 fn a_registry_name_too_long_says_how_to_name_it() {
+    let fix = "outbox.registry: schema.table, or set outbox.registry: off";
+    for (len, command) in [(45, "schema"), (50, "inspect"), (57, "inspect")] {
+        let relation = format!("x.{}", "a".repeat(len));
+        let args: &[&str] = match command {
+            "schema" => &["schema", "print"],
+            _ => &["inspect", "--database-url", "postgres://u:pw@127.0.0.1:1/x"],
+        };
+        let r = ob(args).args(["--relation", &relation]).run();
+        assert_eq!(r.code, ERROR, "{len}: {r:?}");
+        assert!(
+            r.stderr.contains("which PostgreSQL would truncate"),
+            "{len}: {r:?}"
+        );
+        assert!(r.stderr.contains(fix), "{len}: {r:?}");
+    }
     let relation = format!("x.{}", "a".repeat(45));
-    let r = ob(["schema", "print", "--relation", &relation]).run();
-    assert_eq!(r.code, ERROR, "{r:?}");
-    assert!(
-        r.stderr.contains("which PostgreSQL would truncate")
-            && r.stderr
-                .contains("outbox.registry: schema.table, or set outbox.registry: off"),
-        "{r:?}"
-    );
     let off = crate::common::config_file(test_name!(), "outbox:\n  registry: off\n");
     let r = ob(["schema", "print", "--relation", &relation])
         .config(&off)
