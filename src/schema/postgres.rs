@@ -315,7 +315,15 @@ pub async fn introspect_within(
     want: &PgSchema,
     policy: LockPolicy,
 ) -> Result<PgCatalog, Error> {
-    let what = format!("reading the catalog of {}", want.outbox.plain());
+    // every table the plan reads, the log's days with it: a lock on any of them holds the
+    // read (a day of the log locked was said as the outbox's)
+    let mut tables = vec![want.outbox.plain()];
+    tables.extend(want.checkpoint.iter().map(QualifiedName::plain));
+    let log = |l: &QualifiedName| format!("{} (and its partitions)", l.plain());
+    tables.extend(want.delivery_log.iter().map(log));
+    tables.extend(want.registry.iter().map(QualifiedName::plain));
+    tables.extend(want.sinks.iter().map(QualifiedName::plain));
+    let what = format!("reading the catalog of {}", tables.join(", "));
     let read = async |tx: &mut PgConnection| introspect(tx, want).await;
     in_short_transactions(conn, policy, &what, read)
         .await
