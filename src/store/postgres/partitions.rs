@@ -199,12 +199,19 @@ async fn unattached(
         .collect())
 }
 
-/// Exact number of rows in the default partition.
-pub async fn default_rows(conn: &mut PgConnection, default: &QualifiedName) -> Result<i64, Error> {
-    query_scalar(&format!("SELECT count(*) FROM {default}"))
-        .fetch_one(conn)
-        .await
-        .map_err(|e| Error::pg("counting rows in the default partition", e))
+/// Exact number of rows in the default partition, its lock waited for at most as `policy`
+/// allows ([`within`]).
+pub async fn default_rows(
+    conn: &mut PgConnection,
+    default: &QualifiedName,
+    policy: LockPolicy,
+) -> Result<i64, Error> {
+    let what = format!("counting the rows of {}", default.plain());
+    let sql = format!("SELECT count(*) FROM {default}");
+    let count = async |tx: &mut PgConnection| {
+        (query_scalar(&sql).fetch_one(tx).await).map_err(|e| Error::pg("counting rows", e))
+    };
+    within(conn, policy, &what, count).await
 }
 
 /// Whether the default partition holds rows of `day`.
