@@ -8,6 +8,7 @@
 mod env;
 mod file;
 mod route;
+mod target;
 pub mod template;
 
 use std::collections::BTreeMap;
@@ -34,37 +35,7 @@ pub const DEFAULT_COLLECTION: &str = "app.outbox";
 pub const REGISTRY_SUFFIX: &str = "_relays";
 /// The pauses table (or collection): the registry's name with this suffix, beside it.
 pub const PAUSES_SUFFIX: &str = "_pauses";
-/// The index of pauses in force: the pauses table's name with this suffix.
-pub const PAUSES_INDEX_SUFFIX: &str = "_active_idx";
-/// What to do when a name derived for the registry would not fit.
-pub const REGISTRY_HINT: &str = "the registry's names derive from the outbox table's: name a shorter table with outbox.registry: schema.table, or set outbox.registry: off";
-
-/// A registry name that would not fit, with [`REGISTRY_HINT`].
-fn registry_name(e: NameError) -> NameError {
-    NameError::Derived {
-        error: e.to_string(),
-        hint: REGISTRY_HINT,
-    }
-}
-
-/// `outbox.registry` as written.
-enum RegistrySetting<'a> {
-    Default,
-    Off,
-    Named(&'a str),
-}
-
-fn registry_setting(value: Option<&str>) -> RegistrySetting<'_> {
-    match value.map(str::trim) {
-        None => RegistrySetting::Default,
-        // in any case, as YAML's own booleans go (`OFF`, `No` made a table of that name)
-        Some(v) if ["off", "false", "none", "no"].contains(&v.to_ascii_lowercase().as_str()) => {
-            RegistrySetting::Off
-        }
-        Some(name) => RegistrySetting::Named(name),
-    }
-}
-
+pub use target::{PAUSES_INDEX_SUFFIX, REGISTRY_HINT};
 #[derive(Debug, Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
@@ -347,84 +318,14 @@ impl Config {
         let replay_index = f.replay_index.unwrap_or(false);
         let autovacuum = f.autovacuum.unwrap_or_default();
 
-        let target = match backend {
-            Backend::Postgres => {
-                if collection.is_some() && relation.is_none() {
-                    return Err(invalid(
-                        "outbox.collection is for MongoDB; on PostgreSQL set outbox.relation (schema.table)",
-                    ));
-                }
-                let relation = RelationSpec::parse(
-                    "relation",
-                    relation.as_deref().unwrap_or(DEFAULT_RELATION),
-                )?;
-                let delivery_log = delivery_log
-                    .as_deref()
-                    .map(|t| RelationSpec::parse("delivery log", t))
-                    .transpose()?;
-                let hlc_checkpoint = hlc_checkpoint
-                    .as_deref()
-                    .map(|t| QualifiedName::parse("hlc checkpoint", t))
-                    .transpose()?;
-                let registry = match registry_setting(f.registry.as_deref()) {
-                    RegistrySetting::Off => None,
-                    RegistrySetting::Named(t) => Some(QualifiedName::parse("registry", t)?),
-                    // a per-tenant relation has no one table to name it after
-                    RegistrySetting::Default if relation.is_per_tenant() => None,
-                    RegistrySetting::Default => Some(
-                        (relation.resolve(None)?)
-                            .sibling("registry", REGISTRY_SUFFIX)
-                            .map_err(registry_name)?,
-                    ),
-                };
-                if let Some(r) = &registry {
-                    (r.sibling("registry pauses", PAUSES_SUFFIX))
-                        .and_then(|p| p.name.with_suffix("pauses index", PAUSES_INDEX_SUFFIX))
-                        .map_err(registry_name)?;
-                }
-                Target::Postgres {
-                    relation,
-                    delivery_log,
-                    hlc_checkpoint,
-                    registry,
-                }
-            }
-            Backend::Mongo => {
-                if relation.is_some() && collection.is_none() {
-                    return Err(invalid(
-                        "outbox.relation is for PostgreSQL; on MongoDB set outbox.collection (db.collection)",
-                    ));
-                }
-                if delivery_log.is_some() {
-                    return Err(invalid(
-                        "outbox.delivery_log is PostgreSQL-only: MongoDB keeps retain storage, which has no delivery log",
-                    ));
-                }
-                let collection = CollectionName::parse(
-                    "collection",
-                    collection.as_deref().unwrap_or(DEFAULT_COLLECTION),
-                )?;
-                let hlc_checkpoint = hlc_checkpoint
-                    .as_deref()
-                    .map(|t| CollectionName::parse("hlc checkpoint", t))
-                    .transpose()?;
-                let registry = match registry_setting(f.registry.as_deref()) {
-                    RegistrySetting::Off => None,
-                    RegistrySetting::Named(t) => Some(CollectionName::parse("registry", t)?),
-                    RegistrySetting::Default => Some(
-                        (collection.sibling("registry", REGISTRY_SUFFIX)).map_err(registry_name)?,
-                    ),
-                };
-                if let Some(r) = &registry {
-                    (r.sibling("registry pauses", PAUSES_SUFFIX)).map_err(registry_name)?;
-                }
-                Target::Mongo {
-                    collection,
-                    hlc_checkpoint,
-                    registry,
-                }
-            }
+        let names = target::Names {
+            relation,
+            collection,
+            delivery_log,
+            hlc_checkpoint,
+            registry: f.registry.as_deref(),
         };
+        let target = names.resolve(backend)?;
 
         let r = &file.relay;
         let relay = RelayConfig {

@@ -406,3 +406,28 @@ fn an_unknown_top_level_key_is_named_with_its_line() {
         .to_string();
     assert_eq!(inner.matches(" at line ").count(), 1, "{inner}");
 }
+
+/// Two settings that name one table are refused, naming both: a checkpoint in the outbox table
+/// had `migrate` report the checkpoint's columns as the outbox's.
+#[test]
+fn two_settings_naming_one_table_are_refused() {
+    for (yaml, keys) in [
+        (
+            "outbox:\n  relation: app.outbox\n  hlc_checkpoint: app.outbox\n",
+            "outbox.relation and outbox.hlc_checkpoint both name app.outbox",
+        ),
+        (
+            "outbox:\n  delivery_log: app.log\n  registry: app.log\n",
+            "outbox.delivery_log and outbox.registry both name app.log",
+        ),
+        (
+            "database_url: mongodb://h/db\noutbox:\n  collection: app.o\n  registry: app.o\n",
+            "outbox.collection and outbox.registry both name app.o",
+        ),
+    ] {
+        let e = resolve(yaml, &Overrides::default(), &no_env).unwrap_err();
+        assert!(e.to_string().contains(keys), "{yaml}: {e}");
+    }
+    let apart = "outbox:\n  relation: app.outbox\n  hlc_checkpoint: app.hlc_checkpoint\n";
+    assert!(resolve(apart, &Overrides::default(), &no_env).is_ok());
+}
