@@ -474,6 +474,23 @@ async fn migrate_changes_nothing_in_a_table_that_is_not_an_outbox() {
         relations, 2,
         "the table and its primary key, nothing beside them"
     );
+    // the operator's commands say it too (they gave the SQL error of the first column missing)
+    let id = "0190c4e2-8a6c-7e4a-9b1e-000000000001";
+    for args in [
+        &["inspect"][..],
+        &["inspect", "failed"],
+        &["requeue", "--id", id, "--yes"],
+        &["emit", "--route", "r", "--type", "t", "--payload", "{}"],
+    ] {
+        let r = ob(args).pg(&t).run();
+        assert_eq!(r.code, ERROR, "{args:?}: {r:?}");
+        let said = format!("{t} is not an outbox table (it has no column outbox_route");
+        assert!(r.stderr.contains(&said), "{args:?}: {r:?}");
+        assert!(
+            r.stderr.contains("check outbox.relation (--relation)"),
+            "{r:?}"
+        );
+    }
 }
 
 /// `replay` of an outbox table that is not there says so, exit 2, as every command does (it

@@ -43,7 +43,8 @@ pub struct PgOps<'c> {
 }
 
 impl<'c> PgOps<'c> {
-    /// Opens the operator's view of one outbox table (refusing a missing one).
+    /// Opens the operator's view of one outbox table (refusing a missing one, or one that is
+    /// not an outbox).
     pub async fn open(
         conn: &'c mut PgConnection,
         table: QualifiedName,
@@ -58,6 +59,13 @@ impl<'c> PgOps<'c> {
                     table.plain()
                 ))
             })?;
+        // an application's table named by a typo: said as migrate says it, not as the SQL
+        // error of the first statement that reads a column it lacks
+        if let Some(why) = crate::schema::plan::not_an_outbox(&facts) {
+            let table = table.plain();
+            let check = "check outbox.relation (--relation)";
+            return Err(Error::SchemaMissing(format!("{table} {why}: {check}")));
+        }
         let has = |c: &str| facts.column(c).is_some();
         let columns = Columns {
             processing_at: has("processing_at"),
