@@ -407,20 +407,40 @@ impl DeliveryLog {
                         }
                         None => false,
                     };
+                    // a day's table left unattached (a move cut short, one made by hand) that
+                    // holds rows of other days: ATTACH would refuse it
+                    let outside = match self.facts.unattached.iter().find(|(d, _)| d == day) {
+                        Some((_, t)) => lp::rows_outside_the_day(&mut self.conn, t, *day).await?,
+                        None => false,
+                    };
                     // ATTACH checks the default partition again inside its transaction: a row
                     // that lands there after this look is caught too.
-                    let result = if blocked {
-                        DayResult::Skipped
+                    let added = if blocked {
+                        lp::Added::DefaultHasRows
+                    } else if outside {
+                        lp::Added::OutsideTheDay
                     } else if dry_run {
-                        DayResult::WouldAdd
+                        lp::Added::Attached(0)
                     } else {
                         let create = !self.facts.is_unattached(*day);
-                        match lp::add_day(&mut self.conn, &self.log, *day, policy, create).await? {
-                            lp::Added::DefaultHasRows => DayResult::Skipped,
-                            lp::Added::Attached(_) => DayResult::Added,
+                        lp::add_day(&mut self.conn, &self.log, *day, policy, create).await?
+                    };
+                    let (result, reason) = match added {
+                        lp::Added::Attached(_) if dry_run => (DayResult::WouldAdd, None),
+                        lp::Added::Attached(_) => (DayResult::Added, None),
+                        lp::Added::DefaultHasRows => {
+                            (DayResult::Skipped, Some(DEFAULT_HAS_ROWS.to_owned()))
+                        }
+                        lp::Added::OutsideTheDay => {
+                            let table = partitions::day_name(&self.log, *day)?.plain();
+                            (
+                                DayResult::Skipped,
+                                Some(format!(
+                                    "{table}, there unattached, holds rows outside this day: move them into their days' partitions (or delete them), then run add-ahead again"
+                                )),
+                            )
                         }
                     };
-                    let reason = (result == DayResult::Skipped).then(|| DEFAULT_HAS_ROWS.into());
                     DayOutcome {
                         action,
                         result,

@@ -268,6 +268,8 @@ pub enum Added {
     /// The default partition holds rows of the day: `ATTACH` refused, inside the transaction
     /// (so a row that landed after any earlier look is caught), and nothing was created.
     DefaultHasRows,
+    /// The day's table, there unattached, holds rows outside the day: `ATTACH` refused.
+    OutsideTheDay,
 }
 
 /// Adds one day in its own short transaction; `create: false` attaches its table, which
@@ -287,13 +289,45 @@ pub async fn add_day(
     let what = format!("adding the partition for {day}");
     match run_in_short_transactions(conn, &sql, policy, &what).await {
         Ok(attempts) => Ok(Added::Attached(attempts)),
-        // attaching the day re-checks the default partition's constraint: rows of that day
-        // there violate it
+        // attaching the day re-checks the default partition's constraint (rows of that day
+        // there violate it) and the day's own (an unattached table's rows outside the day);
+        // the error's table says which
         Err(e) if e.sqlstate().as_deref() == Some(crate::db::sqlstate::CHECK_VIOLATION) => {
-            Ok(Added::DefaultHasRows)
+            let day_table = partitions::day_name(log, day)?;
+            Ok(match violated_table(&e) {
+                Some(t) if t == day_table.name.name() => Added::OutsideTheDay,
+                _ => Added::DefaultHasRows,
+            })
         }
         Err(e) => Err(e),
     }
+}
+
+/// The table a server error names (its `TABLE NAME` field).
+fn violated_table(e: &Error) -> Option<String> {
+    let Error::Db(crate::db::DbError::Postgres { source, .. }) = e else {
+        return None;
+    };
+    let db = source.as_database_error()?;
+    let pg = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()?;
+    pg.table().map(str::to_owned)
+}
+
+/// Whether `table` (a day's table, not attached) holds a row outside `day`, which `ATTACH`
+/// would refuse.
+pub async fn rows_outside_the_day(
+    conn: &mut PgConnection,
+    table: &QualifiedName,
+    day: NaiveDate,
+) -> Result<bool, Error> {
+    query_scalar(&format!(
+        "SELECT EXISTS (SELECT 1 FROM {table} WHERE published_at IS NULL OR published_at < $1 OR published_at >= $2)"
+    ))
+    .bind(partitions::day_start(day))
+    .bind(partitions::day_start(day + Days::new(1)))
+    .fetch_one(conn)
+    .await
+    .map_err(|e| Error::pg(format!("reading {}", table.plain()), e))
 }
 
 /// Drops one partition in its own short transaction.

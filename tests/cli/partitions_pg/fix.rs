@@ -383,3 +383,44 @@ async fn a_closed_stdout_stops_the_printing_not_the_work() {
     assert_eq!(in_default, 0, "every day moved");
     assert_eq!(parts(&schema, &log, &["check"]).code, OK);
 }
+
+/// A day's table left unattached that holds a row of another day (made by hand, or filled by
+/// mistake) is skipped by `add-ahead` with what is wrong with it, in its dry run too: it was
+/// blamed on the default partition (which was empty), with a pointer to `check --fix`, and the
+/// dry run said it would add the day.
+#[tokio::test]
+async fn add_ahead_names_a_days_table_that_holds_rows_of_other_days() {
+    let (schema, mut conn, log) = log_with(test_name!()).await;
+    let d = today() + Days::new(9);
+    let table = format!("{log}_{}", d.format("%Y%m%d"));
+    let made =
+        format!("CREATE TABLE {table} (LIKE {log} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
+    sqlx::raw_sql(&made).execute(&mut conn).await.unwrap();
+    crate::common::log_delivery(&mut conn, &table, None, at(d + Days::new(4), 1)).await;
+    let said = format!("skipped: {d}: {table}, there unattached, holds rows outside this day");
+    for dry in [&["--dry-run"][..], &[]] {
+        let r = parts(
+            &schema,
+            &log,
+            &[&["add-ahead", "--days", "10"][..], dry].concat(),
+        );
+        assert_eq!(r.code, CHECK_FAILED, "{dry:?}: {r:?}");
+        assert!(r.stdout.contains(&said), "{dry:?}: {r:?}");
+        assert!(
+            !r.stdout.contains("default partition holds"),
+            "{dry:?}: {r:?}"
+        );
+    }
+    let attached = format!("SELECT count(*) FROM pg_inherits WHERE inhrelid = '{table}'::regclass");
+    assert_eq!(count(&mut conn, &attached).await, 0, "left unattached");
+    // with the row moved out, the day is attached
+    sqlx::raw_sql(&format!("DELETE FROM {table}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(
+        parts(&schema, &log, &["add-ahead", "--days", "10"]).code,
+        OK
+    );
+    assert_eq!(count(&mut conn, &attached).await, 1);
+}
