@@ -36,6 +36,7 @@ pub const REGISTRY_SUFFIX: &str = "_relays";
 /// The pauses table (or collection): the registry's name with this suffix, beside it.
 pub const PAUSES_SUFFIX: &str = "_pauses";
 pub use target::{PAUSES_INDEX_SUFFIX, REGISTRY_HINT};
+
 #[derive(Debug, Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]

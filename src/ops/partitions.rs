@@ -344,13 +344,9 @@ impl DeliveryLog {
     /// default partition aside).
     pub async fn list(&mut self, ahead_days: u32) -> Result<Listing, Error> {
         let default_has_rows = match &self.facts.default {
-            Some(d) => {
-                let what = format!("reading {}", d.plain());
-                let span = async |tx: &mut PgConnection| lp::default_span(tx, d).await;
-                lp::within(&mut self.conn, self.reads, &what, span)
-                    .await?
-                    .is_some()
-            }
+            Some(d) => lp::default_span(&mut self.conn, d, self.reads)
+                .await?
+                .is_some(),
             None => false,
         };
         let bounds = self.facts.bounds();
@@ -570,7 +566,7 @@ impl DeliveryLog {
             return Ok(planned);
         };
         let mut days: Vec<NaiveDate> = self.facts.unattached.iter().map(|(d, _)| *d).collect();
-        if let Some((first, last)) = lp::default_span(&mut self.conn, &default).await? {
+        if let Some((first, last)) = lp::default_span(&mut self.conn, &default, self.reads).await? {
             for day in partitions::days_between(first, last) {
                 if !days.contains(&day)
                     && lp::default_has_rows_on(&mut self.conn, &default, day, self.reads).await?

@@ -129,14 +129,19 @@ impl Outboxes {
         (0..self.len()).map(|i| self.target(i))
     }
 
-    /// Opens the operator's primitives on the `i`th outbox.
+    /// Opens the operator's primitives on the `i`th outbox (a PostgreSQL table that is not an
+    /// outbox refused).
     pub async fn open(&mut self, i: usize) -> Result<AnyOps<'_>, Error> {
         Ok(match self {
             Outboxes::Postgres {
                 conn,
                 targets,
                 settings,
-            } => AnyOps::Pg(settings.open(conn, &targets[i]).await?),
+            } => {
+                let ops = settings.open(conn, &targets[i]).await?;
+                ops.require_outbox()?;
+                AnyOps::Pg(ops)
+            }
             Outboxes::Mongo {
                 client,
                 opts,

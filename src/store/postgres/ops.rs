@@ -40,11 +40,12 @@ pub struct PgOps<'c> {
     pub storage: crate::model::Storage,
     /// The table's write lock was had once (see [`PgOps::writable`]).
     writable: bool,
+    /// Why the table is not an outbox, said ([`PgOps::require_outbox`]).
+    not_an_outbox: Option<String>,
 }
 
 impl<'c> PgOps<'c> {
-    /// Opens the operator's view of one outbox table (refusing a missing one, or one that is
-    /// not an outbox).
+    /// Opens the operator's view of one outbox table (refusing a missing one).
     pub async fn open(
         conn: &'c mut PgConnection,
         table: QualifiedName,
@@ -59,13 +60,13 @@ impl<'c> PgOps<'c> {
                     table.plain()
                 ))
             })?;
-        // an application's table named by a typo: said as migrate says it, not as the SQL
-        // error of the first statement that reads a column it lacks
-        if let Some(why) = crate::schema::plan::not_an_outbox(&facts) {
-            let table = table.plain();
+        // an application's table named by a typo: said as migrate says it by the commands
+        // that read or write rows, not as the SQL error of the first column it lacks (doctor
+        // reports it check by check)
+        let not_an_outbox = crate::schema::plan::not_an_outbox(&facts).map(|why| {
             let check = "check outbox.relation (--relation)";
-            return Err(Error::SchemaMissing(format!("{table} {why}: {check}")));
-        }
+            format!("{} {why}: {check}", table.plain())
+        });
         let has = |c: &str| facts.column(c).is_some();
         let columns = Columns {
             processing_at: has("processing_at"),
@@ -84,7 +85,16 @@ impl<'c> PgOps<'c> {
             reclaim_stale_after: None,
             storage: crate::model::Storage::Retain,
             writable: false,
+            not_an_outbox,
         })
+    }
+
+    /// Refuses a table that is not an outbox (exit 2, with what to check).
+    pub fn require_outbox(&self) -> Result<(), Error> {
+        match &self.not_an_outbox {
+            Some(why) => Err(Error::SchemaMissing(why.clone())),
+            None => Ok(()),
+        }
     }
 
     /// Before the first write: the table's write lock can be had, or a busy lock (exit 4)

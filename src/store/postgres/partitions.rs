@@ -248,16 +248,18 @@ pub async fn default_rows_on(
 pub async fn default_span(
     conn: &mut PgConnection,
     default: &QualifiedName,
+    policy: LockPolicy,
 ) -> Result<Option<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)>, Error> {
-    let row = query(&format!(
-        "SELECT min(published_at) AS a, max(published_at) AS b FROM {default}"
-    ))
-    .fetch_one(conn)
-    .await
-    .map_err(|e| Error::pg("reading the default partition", e))?;
-    Ok(row
-        .get::<Option<chrono::DateTime<chrono::Utc>>, _>("a")
-        .zip(row.get("b")))
+    let what = format!("reading {}", default.plain());
+    let sql = format!("SELECT min(published_at) AS a, max(published_at) AS b FROM {default}");
+    let span = async |tx: &mut PgConnection| {
+        let row = (query(&sql).fetch_one(tx).await)
+            .map_err(|e| Error::pg("reading the default partition", e))?;
+        Ok(row
+            .get::<Option<chrono::DateTime<chrono::Utc>>, _>("a")
+            .zip(row.get("b")))
+    };
+    within(conn, policy, &what, span).await
 }
 
 /// What adding a day came to.
