@@ -64,11 +64,36 @@ fn dialable(text: &str, scheme: &'static str) -> Result<(), DestinationUrlError>
         reason: reason.into(),
     };
     if scheme == "kafka://" {
+        // a list of brokers, which no URL parser reads: each host:port, the port dialable
         let rest = text.split_once("://").map_or("", |(_, r)| r);
-        return match rest.split(['/', '?']).next().unwrap_or_default() {
-            "" => Err(bad("no broker (e.g. kafka://host:9092)")),
-            _ => Ok(()),
-        };
+        let authority = rest.split(['/', '?']).next().unwrap_or_default();
+        let brokers = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, hosts)| hosts);
+        if brokers.is_empty() {
+            return Err(bad("no broker (e.g. kafka://host:9092)"));
+        }
+        for broker in brokers.split(',') {
+            match broker
+                .rsplit_once(':')
+                .map(|(host, port)| (host, port.parse::<u16>()))
+            {
+                Some(("", _)) => return Err(bad("a broker with no host")),
+                Some((_, Ok(0))) => return Err(bad("port 0 cannot be dialled")),
+                Some((_, Ok(_))) => {}
+                Some((_, Err(_))) => {
+                    return Err(bad(
+                        "a broker's port is not a number from 1 to 65535 (a password's / ? # @ are written percent-encoded)",
+                    ));
+                }
+                None => {
+                    return Err(bad(
+                        "a broker has no port (e.g. kafka://host1:9092,host2:9092)",
+                    ));
+                }
+            }
+        }
+        return Ok(());
     }
     match url::Url::parse(text) {
         Err(url::ParseError::InvalidPort) => Err(bad(
@@ -307,6 +332,10 @@ mod tests {
             ("nats://h:0", "port 0"),
             ("redis://h:x/2", "port is not a number"),
             ("kafka://", "no broker"),
+            ("kafka://127.0.0.1:99999", "port is not a number"),
+            ("kafkas://app:s3cret@b1:9092,b2:0/", "port 0"),
+            ("kafka://b1", "has no port"),
+            ("kafka://:9092", "no host"),
         ] {
             let e = DestinationUrl::parse(text).unwrap_err().to_string();
             assert!(e.contains(why) && !e.contains("s3cret"), "{text}: {e}");
@@ -318,6 +347,7 @@ mod tests {
             "nats://[::1]",
             "redis://:pw@h/2",
             "kafka://b1:9092,b2:9092/orders",
+            "kafkas://app:p%40ss@b1:9093?sasl_mechanism=PLAIN",
         ] {
             assert!(DestinationUrl::parse(ok).is_ok(), "{ok}");
         }
