@@ -26,7 +26,7 @@ pub struct RelayArgs {
     #[command(flatten)]
     pub mode: Mode,
     /// Relay only these routes (repeatable or comma-separated; default: every route in relay.routes)
-    #[arg(long = "route", value_name = "ROUTE", value_delimiter = ',')]
+    #[arg(long = "route", value_name = "ROUTE", value_delimiter = ',', value_parser = crate::model::parse_route)]
     pub routes: Vec<String>,
     /// Destination for the given routes (default stdout): stdout, file:PATH,
     /// postgres-table:SCHEMA.TABLE, nats://, amqp://, redis://, kafka://, http(s)://

@@ -172,6 +172,16 @@ pub(super) fn resolve_routes(
             if name.is_empty() {
                 return Err(invalid("relay.routes has an empty route name"));
             }
+            // as `--route` refuses it: a route staged under that name is not this one
+            crate::model::parse_route(&name)
+                .map_err(|e| invalid(format!("relay.routes: {e}")))?;
+            // a broker given an empty name makes one up (AMQP's `amq.gen-…` queue, each run
+            // another) or writes to the empty key (Redis)
+            if route.channel.as_deref().is_some_and(|c| c.trim().is_empty()) {
+                return Err(invalid(format!(
+                    "relay.routes.{name}.channel is empty: leave it out to publish on the route's name"
+                )));
+            }
             if route.to.expose().trim().is_empty() {
                 return Err(invalid(format!("relay.routes.{name}.to is empty")));
             }

@@ -431,3 +431,27 @@ fn two_settings_naming_one_table_are_refused() {
     let apart = "outbox:\n  relation: app.outbox\n  hlc_checkpoint: app.hlc_checkpoint\n";
     assert!(resolve(apart, &Overrides::default(), &no_env).is_ok());
 }
+
+/// A route name with a space at either end (emit and `--route` refuse such a name: rows staged
+/// under it are another route's), and an empty `channel` (AMQP declared a queue of a name the
+/// server made up, another each run; Redis wrote to the empty key), are refused.
+#[test]
+fn a_route_name_or_channel_that_cannot_be_one_is_refused() {
+    for (yaml, said) in [
+        (
+            "relay:\n  routes:\n    \"orders \":\n      to: stdout\n",
+            "starts or ends with a space",
+        ),
+        (
+            "relay:\n  routes:\n    orders:\n      to: amqp://mq\n      channel: \"\"\n",
+            "relay.routes.orders.channel is empty",
+        ),
+        (
+            "relay:\n  routes:\n    orders:\n      to: redis://r\n      channel: \" \"\n",
+            "relay.routes.orders.channel is empty",
+        ),
+    ] {
+        let e = resolve(yaml, &Overrides::default(), &no_env).unwrap_err();
+        assert!(e.to_string().contains(said), "{yaml}: {e}");
+    }
+}

@@ -40,25 +40,18 @@ pub struct RouteRef {
 }
 
 impl RouteRef {
-    /// `--tenant` only on a tenant-aware outbox; a route name is never empty.
+    /// `--tenant` only on a tenant-aware outbox; a route name is never empty, nor starts or
+    /// ends with a space (it was trimmed, where `emit` and `relay --route` refuse it).
     pub fn checked(config: &Config, route: &str, tenant: Option<Uuid>) -> Result<Self, Error> {
-        let route = route.trim();
-        if route.is_empty() {
-            return Err(ConfigError::Invalid(
-                "the route name is empty: name the route to pause or resume".into(),
-            )
-            .into());
-        }
+        let route = crate::model::parse_route(route)
+            .map_err(|e| ConfigError::Invalid(format!("{e}: name the route to pause or resume")))?;
         if tenant.is_some() && !config.outbox.tenant_aware {
             return Err(ConfigError::Invalid(
                 "--tenant needs outbox.tenant_aware: true (this outbox's routes are paused for every tenant: drop --tenant)".into(),
             )
             .into());
         }
-        Ok(Self {
-            route: route.to_owned(),
-            tenant,
-        })
+        Ok(Self { route, tenant })
     }
 }
 

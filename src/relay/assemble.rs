@@ -53,10 +53,9 @@ pub fn route_destinations(
             "no routes to relay: pass --route NAME (with --to URL, default stdout) or configure relay.routes",
         ));
     }
-    if names.iter().any(|n| n.trim().is_empty()) {
-        return Err(Error::Usage(
-            "--route must not be empty: name a route, or several separated by commas".into(),
-        ));
+    // empty (an unset variable), a control character, a space at either end (a quoting slip)
+    for name in &names {
+        crate::model::parse_route(name).map_err(|e| Error::Usage(format!("--route: {e}")))?;
     }
     // a name the configuration lacks (a typo, another --config) would go to stdout, consumed
     // there: with routes configured, only --to says where it goes

@@ -275,7 +275,7 @@ fn relay_refuses_a_route_the_configuration_lacks_unless_told_where() {
             .config(&cfg)
             .run();
         assert_eq!(r.code, ERROR, "{routes:?}: {r:?}");
-        assert!(r.stderr.contains("--route must not be empty"), "{r:?}");
+        assert!(r.stderr.contains("a route name is never empty"), "{r:?}");
     }
 }
 

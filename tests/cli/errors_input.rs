@@ -190,6 +190,16 @@ fn usage_errors_exit_2() {
             "it is empty",
         ),
         (&["replay", "--key", "", "--dry-run"], "it is empty"),
+        // relayed or paused as written (a relay of ` orders` claimed nothing, exit 0; a pause
+        // trimmed it), as emit refuses it
+        (
+            &["relay", "--once", "--route", "a, orders", "--to", "stdout"],
+            "starts or ends with a space",
+        ),
+        (
+            &["route", "pause", " orders", "--reason", "r"],
+            "starts or ends with a space",
+        ),
         (&["inspect", "failed", "--limit", "0"], "0 is not in 1.."),
         (
             &["inspect", "failed", "--retrying", "--limit", "5"],
