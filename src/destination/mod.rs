@@ -372,6 +372,21 @@ pub fn plan_dead_letter(
     route: &str,
     dest: &Route,
 ) -> Result<Option<(RouteSpec, Vec<String>)>, DestinationError> {
+    let Some(letters) = dead_letter_route(route, dest)? else {
+        return Ok(None);
+    };
+    (plan(route, &letters).map(Some)).map_err(|e| dead_letter_key(e, route))
+}
+
+/// An error of a route's dead-letter destination, named by its `dead_letter_to:` key (it was
+/// named `to:`, which was fine).
+pub fn dead_letter_key(e: DestinationError, route: &str) -> DestinationError {
+    e.given_by(route, &format!("relay.routes.{route}.dead_letter_to"))
+}
+
+/// The route its dead letters go to, as [`plan`] takes one: `dead_letter_to` with the kind's
+/// channel (`{route}.dead_letter` on a broker); `None` without one.
+pub fn dead_letter_route(route: &str, dest: &Route) -> Result<Option<Route>, DestinationError> {
     let Some(to) = &dest.dead_letter_to else {
         return Ok(None);
     };
@@ -389,11 +404,10 @@ pub fn plan_dead_letter(
         | DestinationUrl::Kafka(_) => Some(dead_letter_channel(route)),
         DestinationUrl::Stdout | DestinationUrl::File(_) | DestinationUrl::Http(_) => None,
     };
-    let letters = Route {
+    Ok(Some(Route {
         channel,
         ..Route::new(to.clone())
-    };
-    plan(route, &letters).map(Some)
+    }))
 }
 
 /// Builds the sink for a route (plan, then connect).

@@ -462,8 +462,9 @@ impl LaneBuild<'_> {
             None => None,
             Some((spec, more)) => {
                 warnings.extend(more);
-                let (letters, more) =
-                    destination::connect(route, spec, stdout_lock, build_ctx).await?;
+                let (letters, more) = destination::connect(route, spec, stdout_lock, build_ctx)
+                    .await
+                    .map_err(|e| destination::dead_letter_key(e, route))?;
                 warnings.extend(more);
                 match letters {
                     Sink::Publisher(p) => Some(p),
