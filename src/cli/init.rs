@@ -81,7 +81,7 @@ pub async fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
             a.route = Some((route, ask("its destination", "stdout", |_| Ok(()))?));
         }
     }
-    let config = a.write(&path, args.force)?;
+    let config = a.write(&path, args.force, crate::destination::check_routes)?;
     ctx.out.note(&format!("wrote {}", path.display()));
     (Answers::url_note(c))
         .filter(|_| !interactive)

@@ -268,15 +268,23 @@ impl Answers {
         }
     }
 
-    /// Checks the text the way every command will read it, then writes it to `path` (a new
-    /// file unless `overwrite`); returns the configuration the file gives. A file holding a
-    /// password (the database's, or in the route's URL) is readable by its owner only.
-    pub fn write(&self, path: &Path, overwrite: bool) -> Result<Config, ConfigError> {
+    /// Checks the text the way every command will read it, and with `check` (the relay's own
+    /// look at its routes: a NATS subject with a space passed here and stopped the relay),
+    /// then writes it to `path` (a new file unless `overwrite`); returns the configuration the
+    /// file gives. A file holding a password (the database's, or in the route's URL) is
+    /// readable by its owner only.
+    pub fn write(
+        &self,
+        path: &Path,
+        overwrite: bool,
+        check: impl FnOnce(&Config) -> Result<(), ConfigError>,
+    ) -> Result<Config, ConfigError> {
         use std::io::Write;
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         let text = self.render();
         let file = FileConfig::parse(&path.display().to_string(), &text)?;
         let config = Config::resolve(file, Some(path.to_owned()), &Default::default(), &|_| None)?;
+        check(&config)?;
         // what every command then refuses before connecting: refused here, nothing written
         if let Some(url) = config.database_url.as_ref() {
             if let Some(cause) = url.pg_refusal() {

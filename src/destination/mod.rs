@@ -366,6 +366,17 @@ pub fn dead_letter_channel(route: &str) -> String {
     format!("{route}.dead_letter")
 }
 
+/// Every route of `config` (and its dead letters) planned as the relay plans them at start,
+/// before any I/O: the first that the relay would refuse, as a configuration error (`init`
+/// checks what it writes with this).
+pub fn check_routes(config: &crate::config::Config) -> Result<(), crate::config::ConfigError> {
+    for (route, dest) in &config.relay.routes {
+        (plan(route, dest).and_then(|_| plan_dead_letter(route, dest)))
+            .map_err(|e| crate::config::ConfigError::Invalid(e.to_string()))?;
+    }
+    Ok(())
+}
+
 /// Resolves a route's `dead_letter_to:` like a destination of its own (channel
 /// `{route}.dead_letter`, the kind's defaults), before any I/O; `None` without one.
 pub fn plan_dead_letter(

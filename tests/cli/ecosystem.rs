@@ -147,6 +147,17 @@ fn init_writes_a_loadable_file_and_never_overwrites_without_force() {
         .run();
     assert_eq!(r.code, OK, "{r:?}");
     assert_eq!(mode(&routed), 0o600, "a route's password too");
+    // a route the relay would refuse to start with (a NATS subject with a space), refused
+    // here, nothing written (it was written, and the relay exited 2)
+    let spaced = dir.join("spaced.yaml");
+    let r = ob(["init", "--path", spaced.to_str().unwrap()])
+        .args(["--route", "a b", "--to", "nats://127.0.0.1:4222"])
+        .run();
+    assert_eq!(r.code, ERROR, "{r:?}");
+    assert!(
+        r.stderr.contains("white space") && !spaced.exists(),
+        "{r:?}"
+    );
     // a secret in the database URL's query (it was written 0644)
     let keyed = dir.join("keyed.yaml");
     let url = "postgres://app@db/app?sslmode=require&sslpassword=s3cret";
