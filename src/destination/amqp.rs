@@ -238,8 +238,9 @@ impl Amqp {
                         ExchangeCheck::Refused(e) => return Err(exchange_refused(exchange, e)),
                         ExchangeCheck::NoAnswer(e) => {
                             warning = Some(format!(
-                                "RabbitMQ at {} did not answer the check of exchange {exchange} ({e}); its routes wait until it answers",
-                                crate::dburl::mask(url)
+                                "RabbitMQ at {} did not answer the check of exchange {exchange} ({e}); {}",
+                                crate::dburl::mask(url),
+                                super::ROUTES_WAIT
                             ));
                         }
                     }
@@ -264,8 +265,9 @@ impl Amqp {
             }
             Err(e) => {
                 warning = Some(format!(
-                    "RabbitMQ at {} is unreachable ({e}); its routes wait until it answers",
-                    crate::dburl::mask(url)
+                    "RabbitMQ at {} is unreachable ({e}); {}",
+                    crate::dburl::mask(url),
+                    super::ROUTES_WAIT
                 ));
                 None
             }

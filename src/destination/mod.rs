@@ -361,6 +361,19 @@ pub fn keep_options_of_its_kind(dest: &mut Route) {
     route_options!(keep);
 }
 
+/// What a destination's warning at start says of the routes that publish there while it does
+/// not answer.
+pub const ROUTES_WAIT: &str = "its routes wait until it answers";
+
+/// A warning at start of a route's dead-letter destination: its route goes on, and the rows it
+/// would park are held instead (it said the routes wait, and they did not).
+pub fn dead_letter_warning(warning: &str) -> String {
+    warning.replace(
+        ROUTES_WAIT,
+        "rows to park there are held (pending, due again after relay.retry_max_backoff) until it answers; the route goes on",
+    )
+}
+
 /// The channel (subject, queue, stream, topic) a route's dead letters go to.
 pub fn dead_letter_channel(route: &str) -> String {
     format!("{route}.dead_letter")
@@ -470,9 +483,7 @@ pub async fn connect(
             let publisher = redis::Redis::new(url.expose(), channel, mode, maxlen, tenant_aware)
                 .map_err(err)?;
             if let Some(w) = publisher.check_at_start().await.map_err(err)? {
-                warnings.push(format!(
-                    "route {route}: {w}; its routes wait until it answers"
-                ));
+                warnings.push(format!("route {route}: {w}; {ROUTES_WAIT}"));
             }
             Sink::Publisher(Arc::new(publisher))
         }
@@ -519,7 +530,7 @@ pub async fn connect(
                     "route {route}: created stream {stream} for subject {channel}"
                 )),
                 nats::StreamCheck::Unreachable(e) => warnings.push(format!(
-                    "route {route}: NATS is unreachable ({e}); its routes wait until it answers"
+                    "route {route}: NATS is unreachable ({e}); {ROUTES_WAIT}"
                 )),
             }
             Sink::Publisher(Arc::new(publisher))
@@ -543,7 +554,7 @@ pub async fn connect(
                     "route {route}: created topic {topic} with {partitions} partition(s)"
                 )),
                 kafka::TopicCheck::Unreachable(e) => warnings.push(format!(
-                    "route {route}: Kafka is unreachable ({e}); its routes wait until it answers"
+                    "route {route}: Kafka is unreachable ({e}); {ROUTES_WAIT}"
                 )),
             }
             Sink::Publisher(Arc::new(publisher))

@@ -465,7 +465,7 @@ impl LaneBuild<'_> {
                 let (letters, more) = destination::connect(route, spec, stdout_lock, build_ctx)
                     .await
                     .map_err(|e| destination::dead_letter_key(e, route))?;
-                warnings.extend(more);
+                warnings.extend(more.iter().map(|w| destination::dead_letter_warning(w)));
                 match letters {
                     Sink::Publisher(p) => Some(p),
                     Sink::Table(_) => unreachable!("refused when planned"),

@@ -579,4 +579,20 @@ async fn a_dead_letter_destination_that_cannot_start_is_named_by_its_key() {
     let r = ob(["relay", "--once"]).pg(&t).config(&cfg).run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains(&format!("{key}: cannot open")), "{r:?}");
+    // one that does not answer holds back what would be parked, not the route (its warning
+    // said the route waited, and the route went on)
+    let yaml = format!(
+        "relay:\n  routes:\n    orders:\n      to: file:{}\n      dead_letter_to: redis://127.0.0.1:1\n",
+        to.display()
+    );
+    let cfg = crate::common::config_file(test, &yaml);
+    let held = "rows to park there are held (pending, due again after relay.retry_max_backoff) until it answers; the route goes on";
+    for args in [&["relay", "--once"][..], &["doctor"]] {
+        let r = ob(args).pg(&t).config(&cfg).run();
+        let said = format!("{}{}", r.stdout, r.stderr);
+        assert!(
+            said.contains(held) && !said.contains("its routes wait"),
+            "{args:?}: {r:?}"
+        );
+    }
 }

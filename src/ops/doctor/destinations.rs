@@ -71,7 +71,14 @@ async fn check(
         declare: None,
         ..dest.clone()
     };
-    match destination::build(route, &read_only, &stdout, build_ctx).await {
+    let built = (destination::build(route, &read_only, &stdout, build_ctx).await).map(|(s, w)| {
+        let w = w.iter().map(|w| match letters {
+            true => destination::dead_letter_warning(w),
+            false => w.clone(),
+        });
+        (s, w.collect::<Vec<_>>())
+    });
+    match built {
         Err(e)
             if creates
                 && ["create_stream", "create_topic", "declare: true"]
