@@ -14,6 +14,7 @@ mod brokers;
 mod brokers_kafka;
 mod contract;
 mod database_outage;
+mod dead_letters;
 mod docs;
 mod doctor_xmin;
 mod ecosystem;
