@@ -163,6 +163,14 @@ async fn to_consume_refuses_step_3_while_rows_remain_then_leaves_a_consume_table
         (true, Some("run step 3 without --dry-run")),
         "{r:?}"
     );
+    // what it would drop, not under `dropped` (a script read that as done)
+    assert!(v.get("dropped").is_none(), "{r:?}");
+    let columns = &v["would_drop"][0]["columns"];
+    assert_eq!(
+        columns,
+        &serde_json::json!(["processing_at", "published_at"]),
+        "{r:?}"
+    );
     let r = cmd(
         &schema,
         &[&["--yes"][..], &ready].concat(),
