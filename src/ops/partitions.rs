@@ -161,6 +161,8 @@ pub enum DayResult {
     Conflict,
     /// Rows of the day are in the default partition.
     Skipped,
+    /// Its lock stayed busy through every retry: the days after it are still tried.
+    GaveUp,
 }
 
 impl DayResult {
@@ -171,6 +173,7 @@ impl DayResult {
             DayResult::Present => "present",
             DayResult::Conflict => "conflict",
             DayResult::Skipped => "skipped",
+            DayResult::GaveUp => "gave up",
         }
     }
 }
@@ -232,8 +235,18 @@ impl AddAheadReport {
             .count()
     }
 
-    /// A failed check when a day was skipped or in conflict (each printed already).
+    /// A busy lock when a day was given up on (retry later), else a failed check when a day
+    /// was skipped or in conflict (each printed already).
     pub fn verdict(&self) -> Result<(), Error> {
+        let gave_up = (self.days.iter())
+            .filter(|d| d.result == DayResult::GaveUp)
+            .count();
+        if gave_up > 0 {
+            return Err(Error::LockBusy(format!(
+                "partitions add-ahead: gave up on {gave_up} day(s) of {}, their locks stayed busy (see above); retry later",
+                self.log
+            )));
+        }
         match self.problems() {
             0 => Ok(()),
             n => Err(Error::CheckFailed(format!(
@@ -412,22 +425,26 @@ impl DeliveryLog {
                     // ATTACH checks the default partition again inside its transaction: a row
                     // that lands there after this look is caught too.
                     let added = if blocked {
-                        lp::Added::DefaultHasRows
+                        Ok(lp::Added::DefaultHasRows)
                     } else if outside {
-                        lp::Added::OutsideTheDay
+                        Ok(lp::Added::OutsideTheDay)
                     } else if dry_run {
-                        lp::Added::Attached(0)
+                        Ok(lp::Added::Attached(0))
                     } else {
                         let create = !self.facts.is_unattached(*day);
-                        lp::add_day(&mut self.conn, &self.log, *day, policy, create).await?
+                        lp::add_day(&mut self.conn, &self.log, *day, policy, create).await
                     };
                     let (result, reason) = match added {
-                        lp::Added::Attached(_) if dry_run => (DayResult::WouldAdd, None),
-                        lp::Added::Attached(_) => (DayResult::Added, None),
-                        lp::Added::DefaultHasRows => {
+                        Ok(lp::Added::Attached(_)) if dry_run => (DayResult::WouldAdd, None),
+                        Ok(lp::Added::Attached(_)) => (DayResult::Added, None),
+                        Ok(lp::Added::DefaultHasRows) => {
                             (DayResult::Skipped, Some(DEFAULT_HAS_ROWS.to_owned()))
                         }
-                        lp::Added::OutsideTheDay => {
+                        // said with the days done, as drop-expired says it (nothing was said
+                        // of the days added before it, and JSON printed nothing)
+                        Err(Error::LockBusy(why)) => (DayResult::GaveUp, Some(why)),
+                        Err(e) => return Err(e),
+                        Ok(lp::Added::OutsideTheDay) => {
                             let table = partitions::day_name(&self.log, *day)?.plain();
                             (
                                 DayResult::Skipped,

@@ -563,3 +563,50 @@ async fn no_partitions_command_waits_on_a_locked_day_past_its_lock_timeout() {
         .unwrap();
     assert_eq!(parts(&schema, &log, &["list"]).code, OK);
 }
+
+/// A day whose `ATTACH` waits past its lock timeout and retries (a session holds the log in a
+/// mode reads pass and `ATTACH` waits on) is given up on and said, and the others are still
+/// tried; the run ends with exit 4 and, in JSON, every day's outcome (it stopped at the first,
+/// exit 4 with nothing printed, JSON neither, the days added before it unsaid).
+#[tokio::test]
+async fn add_ahead_says_each_day_it_gave_up_on_and_tries_the_rest() {
+    let (schema, _conn, log) = log_with(test_name!()).await;
+    let mut holder = crate::common::pg().await;
+    let lock = format!("BEGIN; LOCK TABLE {log} IN SHARE UPDATE EXCLUSIVE MODE");
+    sqlx::raw_sql(&lock).execute(&mut holder).await.unwrap();
+    let add = [
+        "add-ahead",
+        "--days",
+        "10",
+        "--lock-timeout",
+        "50ms",
+        "--retries",
+        "0",
+    ];
+    let r = parts(&schema, &log, &add);
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
+    let gave_up = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("gave up: "))
+        .count();
+    assert_eq!(
+        gave_up, 3,
+        "the 3 days migrate did not attach, each tried: {r:?}"
+    );
+    assert!(r.stderr.contains("gave up on 3 day(s) of"), "{r:?}");
+    let r = parts(&schema, &log, &[&["--format", "json"][..], &add].concat());
+    assert_eq!(r.code, LOCK_BUSY, "{r:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {r:?}"));
+    let results: Vec<&str> = (v["days"].as_array().unwrap().iter())
+        .filter_map(|d| d["result"].as_str())
+        .filter(|r| *r != "present")
+        .collect();
+    assert_eq!(results, ["gave_up"; 3], "{v}");
+    sqlx::raw_sql("ROLLBACK")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    assert_eq!(parts(&schema, &log, &add).code, OK);
+}
