@@ -137,6 +137,44 @@ async fn require_index(
     Ok(())
 }
 
+/// The columns a `postgres-table` destination keeps (`templates/postgres/sink.sql`), which
+/// replay reads.
+const SINK_COLUMNS: [&str; 8] = [
+    "event_id",
+    "outbox_route",
+    "event_type",
+    "ordering_key",
+    "tenant_id",
+    "payload",
+    "headers",
+    "published_at",
+];
+
+/// A replay source that is a `postgres-table` destination's table: one without its columns
+/// (the outbox, its delivery log, an application's table) is said as such, exit 2 (the outbox
+/// read as a destination lacking its replay index, exit 5, with advice to make it one).
+async fn require_sink_columns(conn: &mut PgConnection, table: &QualifiedName) -> Result<(), Error> {
+    let has: Vec<String> = crate::db::pg::query_scalar(
+        "SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped",
+    )
+    .bind(table.to_string())
+    .fetch_all(conn)
+    .await
+    .map_err(|e| Error::pg(format!("reading the columns of {}", table.plain()), e))?;
+    // a table that is not there is said by the index check, as every command says it
+    let lacking: Vec<&str> = (SINK_COLUMNS.iter().copied())
+        .filter(|c| !has.iter().any(|h| h == c))
+        .collect();
+    match (has.is_empty(), lacking.is_empty()) {
+        (true, _) | (_, true) => Ok(()),
+        _ => Err(Error::SchemaMissing(format!(
+            "{} is not a postgres-table destination (it has no column {}): check --from",
+            table.plain(),
+            lacking.join(", ")
+        ))),
+    }
+}
+
 /// One table and route to read, in turn.
 #[derive(Debug, Clone)]
 pub struct Lane {
@@ -365,6 +403,7 @@ impl PgTable {
         selection: Selection,
         after: Option<&Cursor>,
     ) -> Result<Self, Error> {
+        require_sink_columns(&mut conn, &table).await?;
         if selection.event_ids.is_empty() {
             let idx = crate::schema::desired::sink_replay_idx(&table)?;
             require_index(

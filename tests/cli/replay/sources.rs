@@ -443,3 +443,32 @@ async fn a_route_the_configuration_lacks_is_named() {
         .run();
     assert!(!r.stderr.contains("not in relay.routes"), "{r:?}");
 }
+
+/// A `--from postgres-table:` that names a table without a destination's columns (the outbox
+/// itself, by mistake) is refused naming what it lacks, exit 2, with or without `--event-id`:
+/// it read as a destination lacking its replay index, exit 5, advising to make it one.
+#[tokio::test]
+async fn a_source_table_that_is_no_destination_is_named() {
+    let test = test_name!();
+    let (schema, _conn, cfg, _) = delivered(test, 3).await;
+    let from = format!("postgres-table:{}", schema.rel("outbox"));
+    for extra in [
+        &[][..],
+        &["--event-id", "0190c4e2-8a6c-7e4a-9b1e-000000000001"],
+    ] {
+        let r = replay(&schema, &cfg)
+            .args(["--from", &from, "--route", "orders", "--dry-run"])
+            .args(extra)
+            .run();
+        assert_eq!(r.code, ERROR, "{extra:?}: {r:?}");
+        let said = format!(
+            "{} is not a postgres-table destination (it has no column",
+            schema.rel("outbox")
+        );
+        assert!(
+            r.stderr.contains(&said) && r.stderr.contains("headers"),
+            "{r:?}"
+        );
+        assert!(r.stderr.contains("check --from"), "{r:?}");
+    }
+}
