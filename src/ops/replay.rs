@@ -38,7 +38,12 @@ impl<'c> Replay<'c> {
     /// Reads the source to its end (or `limit`) without publishing.
     pub async fn count(&mut self, limit: Option<u64>) -> Result<&Tally, Error> {
         let mut source = open(self.config, self.connect_timeout, &self.plan).await?;
-        let tally = crate::replay::count(&mut source, limit).await?;
+        // resumed (`--after`), the ids replayed before are not read again: none is judged
+        let given = match &self.plan.after {
+            None => &self.plan.selection.event_ids[..],
+            Some(_) => &[],
+        };
+        let tally = crate::replay::count(&mut source, limit, given).await?;
         Ok(self.counted.insert(tally))
     }
 
@@ -54,7 +59,13 @@ impl<'c> Replay<'c> {
             pace.limit = Some(tally.count);
         }
         let mut source = open(self.config, self.connect_timeout, &self.plan).await?;
-        Ok(crate::replay::run(&mut source, to, &pace, progress).await)
+        let ran = crate::replay::run(&mut source, to, &pace, progress).await;
+        // what the count found missing, said after the replay too
+        let not_found = (self.counted.as_ref()).map(|t| t.not_found.clone());
+        Ok(ran.map(|tally| Tally {
+            not_found: not_found.unwrap_or_default(),
+            ..tally
+        }))
     }
 }
 

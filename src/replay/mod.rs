@@ -175,6 +175,9 @@ pub struct Tally {
     pub routes: BTreeMap<String, RouteTally>,
     /// Where the last event handed over stands: `--after` resumes after it.
     pub cursor: Option<String>,
+    /// The `--event-id`s given that the source does not hold (known once it was read to its
+    /// end from its start).
+    pub not_found: Vec<Uuid>,
 }
 
 impl Tally {
@@ -219,6 +222,7 @@ impl Tally {
             cursor: self.cursor.as_deref().filter(|_| !dry_run),
             elapsed_ms: elapsed.as_millis(),
             stopped,
+            not_found: &self.not_found,
         }
     }
 }
@@ -237,6 +241,10 @@ pub struct Summary<'a> {
     pub elapsed_ms: u128,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// The `--event-id`s given that the source does not hold (a typo replayed nothing of it,
+    /// and said nothing).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub not_found: &'a [Uuid],
 }
 
 impl Summary<'_> {
@@ -249,14 +257,26 @@ impl Summary<'_> {
     /// The summary in a sentence: how many, where, how fast, and the `--after` that resumes.
     pub fn line(&self) -> String {
         let (n, seconds) = (self.count, self.elapsed_ms as f64 / 1000.0);
+        let not_found = match self.not_found {
+            [] => String::new(),
+            ids => {
+                let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+                let n = ids.len();
+                format!(
+                    "; {n} event id(s) given are not in the source: {}",
+                    ids.join(", ")
+                )
+            }
+        };
         if self.dry_run {
-            return format!("would replay {n} event(s)");
+            return format!("would replay {n} event(s){not_found}");
         }
         let (to, rate) = (
             self.to.as_deref().unwrap_or_default(),
             n as f64 / seconds.max(1e-3),
         );
-        let what = format!("replayed {n} event(s) to {to} in {seconds:.1} s ({rate:.0}/s)");
+        let what =
+            format!("replayed {n} event(s) to {to} in {seconds:.1} s ({rate:.0}/s){not_found}");
         match self.cursor {
             Some(c) => {
                 format!("{what}; the next replay resumes with the same flags and --after {c}")
@@ -302,16 +322,31 @@ pub struct Tries {
 
 /// Reads a source to its end (or `limit`) without publishing: what a dry run shows and what
 /// the confirmation counts.
-pub async fn count(source: &mut impl ReplaySource, limit: Option<u64>) -> Result<Tally, Error> {
+/// Reads the source to its end (or `limit`); `given`: the `--event-id`s asked for, of which
+/// those the source turned out not to hold are the tally's `not_found` (when it was read from
+/// its start to its end).
+pub async fn count(
+    source: &mut impl ReplaySource,
+    limit: Option<u64>,
+    given: &[Uuid],
+) -> Result<Tally, Error> {
     let mut tally = Tally::default();
+    let mut seen = std::collections::HashSet::new();
     loop {
         let page = source.next_page(PAGE).await?;
         if page.is_empty() {
+            tally.not_found = (given.iter())
+                .filter(|id| !seen.contains(*id))
+                .copied()
+                .collect();
             return Ok(tally);
         }
         for item in &page {
             if limit.is_some_and(|l| tally.count >= l) {
                 return Ok(tally);
+            }
+            if !given.is_empty() {
+                seen.insert(item.message.event_id);
             }
             tally.add(item);
         }

@@ -212,6 +212,7 @@ fn the_summary_keeps_off_standard_output_however_the_replay_names_it() {
             cursor: None,
             elapsed_ms: 0,
             stopped: None,
+            not_found: &[],
         }
         .to_stdout()
     };
