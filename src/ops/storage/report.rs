@@ -64,7 +64,7 @@ impl StepReport {
     /// Step 1 confirmed on `tables`, or (`dry_run`) only asked; with what this configuration
     /// (the relays', as step 1 is run with) says against it: it was confirmed for relays still
     /// on retain, or with reclaim off, without a word; and `missing`, what
-    /// [`StorageMove::missing_consume_function`] found.
+    /// [`super::StorageMove::missing_consume_function`] found.
     pub fn step_1(tables: &str, dry_run: bool, config: &Config, missing: Option<String>) -> Self {
         let mut done = Self::done(Some(1), tables);
         if config.outbox.storage == crate::model::Storage::Retain {
