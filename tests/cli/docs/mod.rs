@@ -484,6 +484,37 @@ fn every_example_parses() {
     fail_if_any("examples clap refuses", &problems);
 }
 
+/// Every configuration the manual shows (a YAML block of top-level keys) loads as written: the
+/// reference example set a delivery log beside `storage: retain`, which every command refused.
+#[test]
+fn every_configuration_example_loads() {
+    let mut problems = Vec::new();
+    let mut found = 0;
+    for path in manual_files() {
+        let (_, blocks) = split_fences(&read(&path));
+        for block in blocks.iter().filter(|b| b.tag == "yaml") {
+            let Some(&(line, _)) = block.lines.first() else {
+                continue;
+            };
+            let text: String = block.lines.iter().map(|(_, l)| format!("{l}\n")).collect();
+            let dir = std::env::temp_dir()
+                .join("outboxctl-tests")
+                .join("docs-yaml");
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join(format!("{}-{line}.yaml", shown(&path).replace('/', "_")));
+            std::fs::write(&file, &text).unwrap();
+            found += 1;
+            let r =
+                crate::common::ob(["--config", file.to_str().unwrap(), "schema", "print"]).run();
+            if r.code != 0 {
+                problems.push(format!("{}:{line}: {}", shown(&path), r.stderr.trim()));
+            }
+        }
+    }
+    assert!(found >= 2, "the walk found {found} YAML blocks");
+    fail_if_any("configuration examples that do not load", &problems);
+}
+
 #[test]
 fn the_readme_is_a_front_door() {
     let size = read(&root().join("README.md")).len();
