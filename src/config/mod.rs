@@ -353,7 +353,10 @@ impl Config {
             heartbeat: r.heartbeat.map_or(secs(5), |d| d.0),
             wake_url: match r.wake_url.as_ref().map(|u| expand_env(u.expose(), env)) {
                 None => None,
-                Some(Ok(u)) => Some(Ok(DatabaseUrl::parse(&u)?)),
+                // said as the wake URL's, not the database's (whose schemes it offered)
+                Some(Ok(u)) => Some(Ok(DatabaseUrl::parse(&u).map_err(|UrlError::Scheme(shown)| {
+                    invalid(format!("relay.wake_url {shown} is not a postgres:// URL: LISTEN needs a direct or session-pooled PostgreSQL connection"))
+                })?)),
                 Some(Err(source @ EnvError::Unset(_))) => Some(Err(UnsetVariable {
                     key: "relay.wake_url".into(),
                     source,

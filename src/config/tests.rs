@@ -455,3 +455,18 @@ fn a_route_name_or_channel_that_cannot_be_one_is_refused() {
         assert!(e.to_string().contains(said), "{yaml}: {e}");
     }
 }
+
+/// A `relay.wake_url` of another scheme is said as the wake URL's: it was blamed on the database
+/// URL, offering `mongodb://`, which the next check refused.
+#[test]
+fn a_wake_url_of_another_scheme_is_named_as_such() {
+    let yaml = "relay:\n  wake: notify\n  wake_url: \"mysql://u:s3cret@x/db\"\n";
+    let e = resolve(yaml, &Overrides::default(), &no_env)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("relay.wake_url mysql://u:****@x/db is not a postgres:// URL"),
+        "{e}"
+    );
+    assert!(!e.contains("s3cret") && !e.contains("mongodb"), "{e}");
+}
