@@ -31,6 +31,9 @@ impl std::fmt::Display for Problem {
 
 /// `schema print`'s text for the configured backend: the DDL (each table's, with the registry's
 /// when asked) or the mongosh script (MongoDB has no delivery log). `notes` hears what a reader should know about it.
+/// Said when `--with registry` finds none to print (it printed nothing, exit 0, without a word).
+const NO_REGISTRY_PG: &str = "-- note: no relay registry to print: outbox.registry is off, or the relation is per tenant ({tenant}) with no outbox.registry named";
+
 pub fn script(
     config: &crate::config::Config,
     extras: desired::Extras,
@@ -51,7 +54,12 @@ pub fn script(
                 }
             }
             if registry {
-                parts.extend(schemas.iter().filter_map(PgSchema::print_registry));
+                let printed = schemas.iter().filter_map(PgSchema::print_registry);
+                let before = parts.len();
+                parts.extend(printed);
+                if parts.len() == before {
+                    notes(NO_REGISTRY_PG);
+                }
             }
             Ok(parts.join("\n"))
         }
@@ -73,8 +81,10 @@ pub fn script(
                 ));
             }
             let mut text = schema.print();
-            if let Some(r) = schema.print_registry().filter(|_| registry) {
-                text.push_str(&r);
+            match schema.print_registry().filter(|_| registry) {
+                Some(r) => text.push_str(&r),
+                None if registry => notes(&NO_REGISTRY_PG.replacen("--", "//", 1)),
+                None => {}
             }
             Ok(text)
         }

@@ -277,4 +277,22 @@ fn a_registry_name_too_long_says_how_to_name_it() {
         .config(&off)
         .run();
     assert_eq!(r.code, OK, "{r:?}");
+    // asked for, a registry that is off is said (nothing was printed, without a word)
+    for backend in [&["--backend", "postgres"][..], &["--backend", "mongo"]] {
+        let r = ob(["schema", "print", "--with", "registry"])
+            .args(backend)
+            .config(&off)
+            .run();
+        assert_eq!(r.code, OK, "{r:?}");
+        assert!(
+            r.stderr.contains("note: no relay registry to print"),
+            "{r:?}"
+        );
+        assert!(!r.stdout.contains("_relays"), "{r:?}");
+    }
+    let r = ob(["schema", "print", "--with", "registry"]).run();
+    assert!(
+        r.stdout.contains("outbox_relays") && r.stderr.is_empty(),
+        "{r:?}"
+    );
 }
