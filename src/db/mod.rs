@@ -229,15 +229,20 @@ fn for_sqlx(url: &DatabaseUrl) -> String {
     TOLD.call_once(|| {
         // a password's tail after a raw `?` reads as a parameter: named only where shown
         let shown = crate::dburl::mask(raw);
-        let keys: Vec<String> = (ignored.iter())
-            .map(|(k, _)| {
-                crate::desturl::quoted_if_shown(&shown, k)
-                    .unwrap_or_else(|| "a parameter in the query".into())
-            })
+        let named: Vec<String> = (ignored.iter())
+            .filter_map(|(k, _)| crate::desturl::quoted_if_shown(&shown, k))
             .collect();
+        // a name not shown as written (percent-encoded, or cut from a password) is counted
+        let more = ignored.len() - named.len();
+        let which = match (named.join(", "), more) {
+            (names, 0) => format!("the database URL's parameter(s) {names} are"),
+            (names, n) if names.is_empty() => {
+                format!("{n} parameter(s) of the database URL's query (not named: one may be a password's tail) are")
+            }
+            (names, n) => format!("the database URL's parameter(s) {names} and {n} more are"),
+        };
         tracing::warn!(
-            "the database URL's parameter(s) {} are ignored: outboxctl's PostgreSQL driver does not read them",
-            keys.join(", ")
+            "{which} ignored: outboxctl's PostgreSQL driver does not read them"
         );
     });
     parsed.set_query(None);
