@@ -299,16 +299,8 @@ async fn emit_stages_nothing_after_the_last_mark_a_bigint_packs() {
         i64::MAX
     );
     sqlx::raw_sql(&top).execute(&mut conn).await.unwrap();
-    let emit = [
-        "emit",
-        "--route",
-        "orders",
-        "--type",
-        "t",
-        "--payload",
-        "{}",
-    ];
-    let r = cmd(&schema, &extra, &emit);
+    let emit = || crate::common::emit_events("orders", 1, "{}").pg(&schema.rel("outbox"));
+    let r = emit().args(extra).run();
     assert_eq!(r.code, ERROR, "{r:?}");
     assert!(r.stderr.contains("no hlc stamp can follow"), "{r:?}");
     assert!(r.stderr.contains("lower the checkpoint's mark"), "{r:?}");
@@ -319,11 +311,7 @@ async fn emit_stages_nothing_after_the_last_mark_a_bigint_packs() {
         i64::MAX - 1
     );
     sqlx::raw_sql(&lowered).execute(&mut conn).await.unwrap();
-    let r = cmd(
-        &schema,
-        &[&extra[..], &["--format", "json"]].concat(),
-        &emit,
-    );
+    let r = emit().args(extra).run();
     assert_eq!(r.code, OK, "{r:?}");
     let stamp: i64 = sqlx::query_scalar(&format!("SELECT hlc FROM {}", schema.rel("outbox")))
         .fetch_one(&mut conn)
