@@ -201,10 +201,13 @@ fn query_secrets<'a>(
 }
 
 /// Where the values of [`SECRET_KEYS`] are in a key=value connection string: libpq's
-/// `host=h password = p`, or `Password=p;` as other drivers write it; keys in any case, a value
-/// running to a space or `;`, or quoted (`'p w'`, `\'` inside). Sorted, apart.
+/// `host=h password = p` (a value runs to a space, `\ ` escaping one) or `Password=p w;` as
+/// other drivers write it (with a `;` in the text a value runs to it); keys in any case, a
+/// value quoted `'…'` or `"…"` (`\'` inside) taken whole. Read left to right, so the ranges are
+/// in order and apart: a key inside a value is part of that value.
 fn keyword_secrets(raw: &str) -> Vec<std::ops::Range<usize>> {
     let (lower, bytes) = (raw.to_ascii_lowercase(), raw.as_bytes());
+    let semicolons = raw.contains(';');
     let skip_spaces = |mut at: usize| {
         while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
             at += 1;
@@ -212,33 +215,43 @@ fn keyword_secrets(raw: &str) -> Vec<std::ops::Range<usize>> {
         at
     };
     let mut found = Vec::new();
-    for key in SECRET_KEYS {
-        for (start, _) in lower.match_indices(key) {
-            let word = start == 0
-                || matches!(bytes[start - 1], b';')
-                || bytes[start - 1].is_ascii_whitespace();
-            let equals = skip_spaces(start + key.len());
-            if !word || bytes.get(equals) != Some(&b'=') {
-                continue;
-            }
-            let value = skip_spaces(equals + 1);
-            let mut end = value;
-            if bytes.get(value) == Some(&b'\'') {
-                end += 1;
-                while end < bytes.len() && bytes[end] != b'\'' {
-                    end += if bytes[end] == b'\\' { 2 } else { 1 };
-                }
-                end = (end + 1).min(bytes.len());
-            } else {
-                while end < bytes.len() && bytes[end] != b';' && !bytes[end].is_ascii_whitespace() {
-                    end += 1;
-                }
-            }
-            found.push(value..end);
+    let mut at = 0;
+    while at < bytes.len() {
+        let word = at == 0 || bytes[at - 1] == b';' || bytes[at - 1].is_ascii_whitespace();
+        let key =
+            (SECRET_KEYS.iter()).find(|k| word && lower.as_bytes()[at..].starts_with(k.as_bytes()));
+        let equals = key.map(|k| skip_spaces(at + k.len()));
+        let Some(equals) = equals.filter(|&e| bytes.get(e) == Some(&b'=')) else {
+            at += 1;
+            continue;
+        };
+        let value = skip_spaces(equals + 1);
+        let end = value_end(bytes, value, semicolons);
+        found.push(value..end);
+        at = end.max(value + 1);
+    }
+    found
+}
+
+/// Where a key=value string's value that starts at `start` ends ([`keyword_secrets`]).
+fn value_end(bytes: &[u8], start: usize, semicolons: bool) -> usize {
+    let mut end = start;
+    if let Some(&quote @ (b'\'' | b'"')) = bytes.get(start) {
+        end += 1;
+        while end < bytes.len() && bytes[end] != quote {
+            end += if bytes[end] == b'\\' { 2 } else { 1 };
+        }
+        return (end + 1).min(bytes.len());
+    }
+    while end < bytes.len() {
+        match bytes[end] {
+            b';' => break,
+            b'\\' => end += 2,
+            c if c.is_ascii_whitespace() && !semicolons => break,
+            _ => end += 1,
         }
     }
-    found.sort_by_key(|r| r.start);
-    found
+    end.min(bytes.len())
 }
 
 /// Masks the password in anything that looks like `scheme://user:password@host…` or carries a
@@ -265,7 +278,13 @@ pub fn mask(raw: &str) -> String {
 }
 
 fn mask_userinfo(raw: &str) -> String {
-    let Some((scheme, rest)) = raw.split_once("://") else {
+    // a URL starts with its scheme: a `://` inside a key=value string's password is not one
+    let url = raw.split_once("://").filter(|(scheme, _)| {
+        let mut chars = scheme.chars();
+        chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+    });
+    let Some((scheme, rest)) = url else {
         if raw.contains('@') {
             return "<unparseable URL>".to_owned();
         }
@@ -450,6 +469,32 @@ mod tests {
                 "host=h mypassword=x dbname=d",
             ),
             ("password='unclosed", "password=****"),
+            // a key inside a quoted value is that value's (ranges overlapped: a panic, or a
+            // password's tail shown)
+            (
+                "host=h password='x password=longvalue'",
+                "host=h password=****",
+            ),
+            (
+                "password='a password=b cdef' port=1",
+                "password=**** port=1",
+            ),
+            // a `;` in the text: a value runs to it; a `\ ` and double quotes kept whole
+            (
+                "Server=h;Password=my secret;Db=d",
+                "Server=h;Password=****;Db=d",
+            ),
+            ("Password=\"a b\";Db=d", "Password=****;Db=d"),
+            (
+                "host=h password=a\\ b port=1",
+                "host=h password=**** port=1",
+            ),
+            // a `://` in a password does not make the text a URL
+            (
+                "host=h password=pa://ss port=1",
+                "host=h password=**** port=1",
+            ),
+            ("host=é password=p", "host=é password=****"),
         ] {
             assert_eq!(mask(raw), masked, "{raw}");
         }
