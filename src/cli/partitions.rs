@@ -137,7 +137,7 @@ async fn add_ahead(ctx: &Ctx, log: &mut DeliveryLog, args: &AddAheadArgs) -> any
     bar.finish_and_clear();
     ctx.out.show(&report, || {
         ctx.out.lines("", report.lines(!ctx.out.quiet));
-        if report.added == 0 && report.problems() == 0 {
+        if report.nothing_to_do() {
             let (n, today) = (days + 1, log.today);
             ctx.out.note(&format!(
                 "{n} days from {today} already attached; nothing to do"

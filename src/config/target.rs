@@ -106,12 +106,28 @@ impl Names<'_> {
                         .and_then(|p| p.name.with_suffix("pauses index", PAUSES_INDEX_SUFFIX))
                         .map_err(registry_name)?;
                 }
-                let one = |r: &RelationSpec| (!r.is_per_tenant()).then(|| r.resolve(None).ok())?;
+                // as written: a per-tenant relation and log of one template collide for
+                // every tenant
+                let pauses = (registry.as_ref())
+                    .and_then(|r| r.sibling("registry pauses", PAUSES_SUFFIX).ok());
                 one_table_each(&[
-                    ("outbox.relation", one(&relation)),
-                    ("outbox.delivery_log", delivery_log.as_ref().and_then(one)),
-                    ("outbox.hlc_checkpoint", hlc_checkpoint.clone()),
-                    ("outbox.registry", registry.clone()),
+                    ("outbox.relation", Some(relation.template())),
+                    (
+                        "outbox.delivery_log",
+                        delivery_log.as_ref().map(RelationSpec::template),
+                    ),
+                    (
+                        "outbox.hlc_checkpoint",
+                        hlc_checkpoint.as_ref().map(QualifiedName::plain),
+                    ),
+                    (
+                        "outbox.registry",
+                        registry.as_ref().map(QualifiedName::plain),
+                    ),
+                    (
+                        "outbox.registry's pauses",
+                        pauses.as_ref().map(QualifiedName::plain),
+                    ),
                 ])?;
                 Target::Postgres {
                     relation,
@@ -146,13 +162,17 @@ impl Names<'_> {
                         (collection.sibling("registry", REGISTRY_SUFFIX)).map_err(registry_name)?,
                     ),
                 };
-                if let Some(r) = &registry {
-                    (r.sibling("registry pauses", PAUSES_SUFFIX)).map_err(registry_name)?;
-                }
+                let pauses = match &registry {
+                    Some(r) => {
+                        Some((r.sibling("registry pauses", PAUSES_SUFFIX)).map_err(registry_name)?)
+                    }
+                    None => None,
+                };
                 one_table_each(&[
                     ("outbox.collection", Some(collection.clone())),
                     ("outbox.hlc_checkpoint", hlc_checkpoint.clone()),
                     ("outbox.registry", registry.clone()),
+                    ("outbox.registry's pauses", pauses),
                 ])?;
                 Target::Mongo {
                     collection,

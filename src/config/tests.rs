@@ -424,6 +424,14 @@ fn two_settings_naming_one_table_are_refused() {
             "database_url: mongodb://h/db\noutbox:\n  collection: app.o\n  registry: app.o\n",
             "outbox.collection and outbox.registry both name app.o",
         ),
+        (
+            "outbox:\n  tenant_aware: true\n  relation: app.o_{tenant}\n  delivery_log: app.o_{tenant}\n",
+            "outbox.relation and outbox.delivery_log both name app.o_{tenant}",
+        ),
+        (
+            "outbox:\n  hlc_checkpoint: app.outbox_relays_pauses\n",
+            "outbox.hlc_checkpoint and outbox.registry's pauses both name app.outbox_relays_pauses",
+        ),
     ] {
         let e = resolve(yaml, &Overrides::default(), &no_env).unwrap_err();
         assert!(e.to_string().contains(keys), "{yaml}: {e}");

@@ -417,16 +417,13 @@ async fn delivery_log_checks(
 ) -> Result<(), Error> {
     use crate::store::postgres::partitions as stored;
     let reads = crate::ops::partitions::lock_policy(config, None, None);
-    let facts = match stored::read(conn, log, reads).await {
-        Ok(facts) => facts,
+    // a lock that stays busy is the check's finding (it stopped doctor, or held it)
+    let (facts, rows) = match stored::read_counted(conn, log, reads).await {
+        Ok(read) => read,
         Err(e) => {
             report.add("delivery log", Level::Fail, e.to_string());
             return Ok(());
         }
-    };
-    let rows = match &facts.default {
-        Some(d) => Some(stored::default_rows(conn, d, reads).await?),
-        None => None,
     };
     // a delivery looked up by event id (replay, an operator's query) reads every day without it
     let indexed = crate::schema::postgres::table_facts(conn, log)

@@ -227,6 +227,11 @@ impl AddAheadReport {
             .collect()
     }
 
+    /// Every day was there already: nothing added (or, dry, to add), skipped or given up on.
+    pub fn nothing_to_do(&self) -> bool {
+        (self.days.iter()).all(|d| d.result == DayResult::Present)
+    }
+
     /// Days skipped or in conflict.
     pub fn problems(&self) -> usize {
         self.days
@@ -410,30 +415,7 @@ impl DeliveryLog {
                     }
                 }
                 DayAction::Add { day, .. } => {
-                    let blocked = match &self.facts.default {
-                        Some(d) => {
-                            lp::default_has_rows_on(&mut self.conn, d, *day, self.reads).await?
-                        }
-                        None => false,
-                    };
-                    // a day's table left unattached (a move cut short, one made by hand) that
-                    // holds rows of other days: ATTACH would refuse it
-                    let outside = match self.facts.unattached.iter().find(|(d, _)| d == day) {
-                        Some((_, t)) => lp::rows_outside_the_day(&mut self.conn, t, *day).await?,
-                        None => false,
-                    };
-                    // ATTACH checks the default partition again inside its transaction: a row
-                    // that lands there after this look is caught too.
-                    let added = if blocked {
-                        Ok(lp::Added::DefaultHasRows)
-                    } else if outside {
-                        Ok(lp::Added::OutsideTheDay)
-                    } else if dry_run {
-                        Ok(lp::Added::Attached(0))
-                    } else {
-                        let create = !self.facts.is_unattached(*day);
-                        lp::add_day(&mut self.conn, &self.log, *day, policy, create).await
-                    };
+                    let added = self.try_day(*day, policy, dry_run).await;
                     let (result, reason) = match added {
                         Ok(lp::Added::Attached(_)) if dry_run => (DayResult::WouldAdd, None),
                         Ok(lp::Added::Attached(_)) => (DayResult::Added, None),
@@ -493,6 +475,37 @@ impl DeliveryLog {
                 .collect::<Result<_, _>>()?,
             would_drop: plan.into_iter().map(|p| p.name).collect(),
         })
+    }
+
+    /// What adding `day` comes to (`dry_run`: would come to): refused when the default
+    /// partition holds rows of it, or its table, there unattached, rows of other days (a move
+    /// cut short, one made by hand: ATTACH would refuse it); a busy lock (of a read too) is the
+    /// error, which `add_ahead` says and goes on past.
+    async fn try_day(
+        &mut self,
+        day: NaiveDate,
+        policy: LockPolicy,
+        dry_run: bool,
+    ) -> Result<lp::Added, Error> {
+        if let Some(d) = &self.facts.default {
+            if lp::default_has_rows_on(&mut self.conn, d, day, self.reads).await? {
+                return Ok(lp::Added::DefaultHasRows);
+            }
+        }
+        if let Some((_, t)) = self.facts.unattached.iter().find(|(d, _)| *d == day) {
+            let what = format!("reading {}", t.plain());
+            let outside = async |tx: &mut PgConnection| lp::rows_outside_the_day(tx, t, day).await;
+            if lp::within(&mut self.conn, self.reads, &what, outside).await? {
+                return Ok(lp::Added::OutsideTheDay);
+            }
+        }
+        if dry_run {
+            return Ok(lp::Added::Attached(0));
+        }
+        // ATTACH checks the default partition again inside its transaction: a row that lands
+        // there after the look above is caught too
+        let create = !self.facts.is_unattached(day);
+        lp::add_day(&mut self.conn, &self.log, day, policy, create).await
     }
 
     /// `partitions drop-expired`: drops what `plan` lists, each in its own short transaction;
@@ -606,7 +619,11 @@ impl DeliveryLog {
                 }
                 Fix::Plan => {
                     planned.push(day);
-                    lp::default_rows_on(&mut self.conn, &default, day, None).await? as u64
+                    let what = format!("counting the rows of {day} in {}", default.plain());
+                    let count = async |tx: &mut PgConnection| {
+                        lp::default_rows_on(tx, &default, day, None).await
+                    };
+                    lp::within(&mut self.conn, self.reads, &what, count).await? as u64
                 }
             };
             on_fix(&FixStep::Moved {

@@ -60,12 +60,15 @@ impl<'c> Replay<'c> {
         }
         let mut source = open(self.config, self.connect_timeout, &self.plan).await?;
         let ran = crate::replay::run(&mut source, to, &pace, progress).await;
-        // what the count found missing, said after the replay too
-        let not_found = (self.counted.as_ref()).map(|t| t.not_found.clone());
-        Ok(ran.map(|tally| Tally {
-            not_found: not_found.unwrap_or_default(),
-            ..tally
-        }))
+        // what the count found missing, said after the replay too, stopped or not
+        let not_found = (self.counted.as_ref()).map_or_else(Vec::new, |t| t.not_found.clone());
+        Ok(match ran {
+            Ok(tally) => Ok(Tally { not_found, ..tally }),
+            Err(mut stopped) => {
+                stopped.tally.not_found = not_found;
+                Err(stopped)
+            }
+        })
     }
 }
 

@@ -175,8 +175,9 @@ pub struct Tally {
     pub routes: BTreeMap<String, RouteTally>,
     /// Where the last event handed over stands: `--after` resumes after it.
     pub cursor: Option<String>,
-    /// The `--event-id`s given that the source does not hold (known once it was read to its
-    /// end from its start).
+    /// The `--event-id`s given that are not among the events selected (the source does not
+    /// hold them, or the other filters leave them out); known once the source was read to its
+    /// end from its start.
     pub not_found: Vec<Uuid>,
 }
 
@@ -241,8 +242,8 @@ pub struct Summary<'a> {
     pub elapsed_ms: u128,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
-    /// The `--event-id`s given that the source does not hold (a typo replayed nothing of it,
-    /// and said nothing).
+    /// The `--event-id`s given that are not among the events selected (a typo replayed
+    /// nothing of it, and said nothing).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub not_found: &'a [Uuid],
 }
@@ -263,7 +264,7 @@ impl Summary<'_> {
                 let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
                 let n = ids.len();
                 format!(
-                    "; {n} event id(s) given are not in the source: {}",
+                    "; {n} event id(s) given are not among the events selected: {}",
                     ids.join(", ")
                 )
             }
@@ -335,10 +336,12 @@ pub async fn count(
     loop {
         let page = source.next_page(PAGE).await?;
         if page.is_empty() {
-            tally.not_found = (given.iter())
-                .filter(|id| !seen.contains(*id))
-                .copied()
-                .collect();
+            // once each, in the order given
+            for id in given.iter().filter(|id| !seen.contains(*id)) {
+                if !tally.not_found.contains(id) {
+                    tally.not_found.push(*id);
+                }
+            }
             return Ok(tally);
         }
         for item in &page {

@@ -29,11 +29,11 @@ impl std::fmt::Display for Problem {
     }
 }
 
-/// `schema print`'s text for the configured backend: the DDL (each table's, with the registry's
-/// when asked) or the mongosh script (MongoDB has no delivery log). `notes` hears what a reader should know about it.
 /// Said when `--with registry` finds none to print (it printed nothing, exit 0, without a word).
 const NO_REGISTRY_PG: &str = "-- note: no relay registry to print: outbox.registry is off, or the relation is per tenant ({tenant}) with no outbox.registry named";
 
+/// `schema print`'s text for the configured backend: the DDL (each table's, with the registry's
+/// when asked) or the mongosh script (MongoDB has no delivery log). `notes` hears what a reader should know about it.
 pub fn script(
     config: &crate::config::Config,
     extras: desired::Extras,

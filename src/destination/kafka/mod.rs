@@ -98,7 +98,7 @@ impl KafkaUrl {
                     "{shown}: {broker} needs a port, e.g. kafka://broker1:9092,broker2:9092"
                 ))
             })?;
-            if name.is_empty() || port.parse::<u16>().is_err() || port == "0" {
+            if name.is_empty() || !port.parse::<u16>().is_ok_and(|p| p > 0) {
                 return Err(DestinationError::invalid(format!(
                     "{shown}: {broker} is not host:port, e.g. kafka://broker1:9092"
                 )));

@@ -66,6 +66,21 @@ pub async fn read(
     within(conn, policy, &what, async |tx| read_in(tx, log).await).await
 }
 
+/// [`read`], and the default partition's exact row count (none without one), each read
+/// bounded by `policy`: what `doctor` checks.
+pub async fn read_counted(
+    conn: &mut PgConnection,
+    log: &QualifiedName,
+    policy: LockPolicy,
+) -> Result<(LogFacts, Option<i64>), Error> {
+    let facts = read(conn, log, policy).await?;
+    let rows = match &facts.default {
+        Some(d) => Some(default_rows(conn, d, policy).await?),
+        None => None,
+    };
+    Ok((facts, rows))
+}
+
 /// Runs `read` in a transaction under `policy`'s `lock_timeout`, again while a lock stays busy
 /// (up to its retries; then exit 4). `pg_get_expr` and `pg_total_relation_size` take a
 /// partition's ACCESS SHARE lock, and so does a count of the default partition: a session
@@ -93,7 +108,7 @@ pub async fn within<T>(
             Err(Error::Db(e)) if e.fault() == crate::db::fault::Fault::LockBusy => {
                 if attempts > policy.retries {
                     return Err(Error::LockBusy(format!(
-                        "gave up on {what}: a lock stayed busy through {attempts} attempts of {} lock_timeout each (a session holds the log or a partition of it locked); retry later, or raise partitions.lock_timeout (--lock-timeout) or partitions.retries",
+                        "gave up on {what}: a lock stayed busy through {attempts} attempts of {} lock_timeout each (a session holds the log or a partition of it locked); retry later, or raise partitions.lock_timeout or partitions.retries",
                         crate::duration::Dur(policy.lock_timeout)
                     )));
                 }

@@ -595,6 +595,7 @@ async fn add_ahead_says_each_day_it_gave_up_on_and_tries_the_rest() {
         "the 3 days migrate did not attach, each tried: {r:?}"
     );
     assert!(r.stderr.contains("gave up on 3 day(s) of"), "{r:?}");
+    assert!(!r.stderr.contains("nothing to do"), "{r:?}");
     let r = parts(&schema, &log, &[&["--format", "json"][..], &add].concat());
     assert_eq!(r.code, LOCK_BUSY, "{r:?}");
     let v: serde_json::Value =

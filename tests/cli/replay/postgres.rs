@@ -115,7 +115,12 @@ async fn selection_narrows_by_key_type_event_id_time_and_dry_run_counts_first_an
     assert!(picked.get("not_found").is_none(), "{picked}");
     // an id the outbox does not hold is said (a typo replayed nothing of it, without a word)
     let typo = "0190c4e2-8a6c-7e4a-9b1e-0000000000ff";
-    let picked = dry(&["--route", "orders", "--event-id", &format!("{ids},{typo}")]);
+    let picked = dry(&[
+        "--route",
+        "orders",
+        "--event-id",
+        &format!("{ids},{typo},{typo}"),
+    ]);
     assert_eq!(picked["count"], 2);
     assert_eq!(picked["not_found"], serde_json::json!([typo]), "{picked}");
     assert_eq!(dry(&["--type", "order.shipped"])["count"], 0);
