@@ -163,8 +163,20 @@ impl Registered {
             metrics_addr: report.metrics_addr,
             interval: self.interval,
         };
-        let answer = self.registry.beat(&hb).await?;
-        Ok(self.fleet.apply(answer.pauses, sent))
+        // a database (or pooler) that stalls answers no beat: counted as a failed one, as a
+        // database away is (every heartbeat signal stayed green while it lasted)
+        let within = (self.interval * 2).max(std::time::Duration::from_secs(2));
+        let Ok(answer) = tokio::time::timeout(within, self.registry.beat(&hb)).await else {
+            self.registry.forget_connection();
+            return Err(crate::Error::Db(crate::db::DbError::Connect {
+                target: self.registry.name(),
+                reason: format!(
+                    "no answer within {}: the server, or a pooler in front of it, stalls",
+                    crate::duration::Dur(within)
+                ),
+            }));
+        };
+        Ok(self.fleet.apply(answer?.pauses, sent))
     }
 
     /// Heartbeats every interval until [`HeartbeatTask::stop`].

@@ -102,6 +102,13 @@ impl Registry {
         on_backend!(heartbeat self, pg, c => pg.beat(c, hb), m => m.beat(hb, prune))
     }
 
+    /// Forgets the heartbeat's connection (a beat cut mid-reply): the next beat connects anew.
+    pub fn forget_connection(&mut self) {
+        if let Registry::Postgres { client, .. } = self {
+            *client = None;
+        }
+    }
+
     /// Marks the relay stopped.
     pub async fn stop(&mut self, id: &str) -> Result<(), Error> {
         on_backend!(heartbeat self, pg, c => pg.stop(c, id), m => m.stop(id))

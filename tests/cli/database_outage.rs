@@ -480,3 +480,39 @@ async fn a_server_that_only_reads_is_waited_out_and_the_relay_delivers_after() {
     assert!(relay.terminate().success());
     crate::common::drop_role(&mut conn, &role).await;
 }
+
+/// PostgreSQL stalled (SIGSTOP: connections stay open, the kernel acknowledges what is sent,
+/// nothing is answered) is an outage as a stopped server is: the pass and the heartbeat are
+/// bounded from the client's side, so `/metrics` says the database is away and counts the
+/// heartbeats that failed, readiness is 503, and the relay delivers once it answers again. It
+/// hung with every signal green (`outboxctl_database_up 1`, `/readyz` 200, no failed beat) for
+/// as long as the stall lasted: `statement_timeout` cannot fire in a stopped server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_stalled_is_an_outage_the_relay_sees_and_outlasts() {
+    let test = test_name!();
+    let (pg, url) = own_postgres(test, false).await;
+    let base: Vec<String> = ["--database-url", &url, "--relation", "app.outbox"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--connect-timeout".into(), "2s".into()])
+        .collect();
+    ob(["migrate", "-q"]).args(&base).code(OK);
+    let (path, log) = (out_file(test), out_file(&format!("{test}-log")));
+    let yaml = "  interval: 200ms\n  pass_statement_timeout: 400ms\n  pass_deadline: 1s\n  heartbeat: 500ms\n";
+    let (relay, metrics) = relay(test, &base, &path, &log, yaml);
+    across_an_outage(
+        &base,
+        &path,
+        &metrics,
+        relay,
+        &log,
+        Duration::from_secs(4),
+        &mut |up| pg.signal_postgres(if up { "-CONT" } else { "-STOP" }),
+    )
+    .await;
+    let away = log_line(&log, "the database is away");
+    assert!(
+        away.contains("stalls") || away.contains("no answer"),
+        "{away}"
+    );
+}

@@ -433,11 +433,27 @@ impl<'a> PgStore<'a> {
         all.extend(steps);
         let stmts: Vec<&Stmt> = all.iter().map(|s| &s.stmt).collect();
         let end = commit.then_some("COMMIT");
+        let within = answer_within(&self.opts);
         let client = match self.client().await {
             Ok(c) => c,
             Err(e) => return Err(self.note(e)),
         };
-        let sent = client.pipeline(begin.as_deref(), &stmts, end).await;
+        // a server, or a pooler in front of it, that keeps the connection open and answers
+        // nothing (stopped, a VM paused) is bounded here: its statement_timeout cannot fire,
+        // and the kernel still acknowledges what is sent, so the pass (and every signal of the
+        // relay) hung for as long as it lasted; a connection cut mid-reply is not used again
+        let pipelined = client.pipeline(begin.as_deref(), &stmts, end);
+        let Ok(sent) = tokio::time::timeout(within, pipelined).await else {
+            self.drop_connection();
+            return Err(StoreError {
+                context: all.first().map_or("the pass", |s| s.name),
+                message: format!(
+                    "no answer within {}: the server, or a pooler in front of it, stalls",
+                    crate::duration::Dur(within)
+                ),
+                fault: crate::db::fault::Fault::Lost,
+            });
+        };
         let mut first: Option<StoreError> = None;
         let mut fail = |e: StoreError| {
             first.get_or_insert(e);
@@ -561,4 +577,11 @@ impl<'a> PgStore<'a> {
             name,
         }
     }
+}
+
+/// How long a round trip of the pass may go unanswered before the connection counts as lost:
+/// well past what the server's own limits allow a statement (`pass_statement_timeout`), and a
+/// pass's publishing (`pass_deadline`), so only a server that stalls meets it.
+fn answer_within(opts: &PgStoreOptions) -> std::time::Duration {
+    (opts.pass_statement_timeout + opts.pass_deadline) * 2
 }
