@@ -171,6 +171,12 @@ impl Metrics {
         }
     }
 
+    /// `route` is listened for: its wake-ups counted from 0.
+    pub fn wakes_from_zero(&self, route: &str) {
+        let mut inner = self.inner.lock().expect("not poisoned");
+        inner.wakes.entry(route.to_owned()).or_default();
+    }
+
     /// A wake-up for `route` was heard.
     pub fn wake(&self, route: &str) {
         let mut inner = self.inner.lock().expect("not poisoned");

@@ -137,6 +137,11 @@ async fn start_wake(
     if config.relay.wake != crate::model::Wake::Notify {
         return Ok(None);
     }
+    // each served route's counter from 0, as the other per-route counters are (the family
+    // was missing until a first wake-up)
+    for routes in wakers.0.iter().map(|(routes, _)| routes) {
+        routes.iter().for_each(|r| metrics.wakes_from_zero(r));
+    }
     Backend::of(config, connect_timeout)
         .wake_listener(wakers, move |route: &str| metrics.wake(route), warn)
         .await

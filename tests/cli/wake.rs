@@ -92,6 +92,16 @@ async fn staged_rows_wake_every_looping_relay_at_once_even_after_the_listener_is
     for log in &logs {
         wait_log(log, "wake-up on commit: listening", 1).await;
     }
+    // counted from 0 before the first wake-up, as every per-route counter (it was missing)
+    let scrape = async || {
+        let url = format!("http://127.0.0.1:{port}/metrics");
+        reqwest::get(url).await.unwrap().text().await.unwrap()
+    };
+    let before = scrape().await;
+    assert!(
+        before.contains("outboxctl_wakes_total{route=\"orders\"} 0"),
+        "{before}"
+    );
     // one statement per 10 rows: 20 notifications
     for _ in 0..20 {
         stage(&mut conn, &t, "orders", 10, Some(7)).await;
@@ -100,12 +110,7 @@ async fn staged_rows_wake_every_looping_relay_at_once_even_after_the_listener_is
     let ids = event_ids(&out);
     let unique: HashSet<&String> = ids.iter().collect();
     assert_eq!((ids.len(), unique.len()), (200, 200), "each row once");
-    let metrics = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = scrape().await;
     let wakes: f64 = metrics
         .lines()
         .find_map(|l| l.strip_prefix("outboxctl_wakes_total{route=\"orders\"} "))
@@ -166,6 +171,12 @@ async fn behind_a_transaction_pooler_it_says_why_it_polls_and_wake_url_fixes_it(
         .config(&told)
         .spawn(Some(&log));
     wait_log(&log, "did not reach the LISTEN", 1).await;
+    // said in its own words, not as the driver's source line
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !text.contains("sqlx_postgres::") && !text.contains("executor:"),
+        "{text}"
+    );
     drop(fooled);
     stage(&mut conn, &t, "orders", 3, None).await;
     ob(["relay", "--once", "--relation", &t])

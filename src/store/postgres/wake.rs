@@ -138,10 +138,15 @@ async fn try_listen(
         .await
     {
         let _ = listener.unlisten_all().await;
-        return Err((
-            true,
-            not_heard(&format!(" (it failed: {})", crate::db::pg_message(&e))),
-        ));
+        // a transaction pooler hands the notification to the session that sent it, which the
+        // driver takes for a protocol error (its text names the driver's source line)
+        let detail = match e {
+            sqlx::Error::Protocol(_) => {
+                " (the notification came back on the connection that sent it)".to_owned()
+            }
+            e => format!(" (it failed: {})", crate::db::pg_message(&e)),
+        };
+        return Err((true, not_heard(&detail)));
     }
     let heard = tokio::time::timeout(timeout.min(Duration::from_secs(3)), async {
         loop {
