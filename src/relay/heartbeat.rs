@@ -68,13 +68,8 @@ fn describe(p: &Pause) -> String {
         .tenant
         .map(|t| format!(" for tenant {t}"))
         .unwrap_or_default();
-    format!(
-        "route {}{tenant} paused by {} since {}: {}",
-        p.route,
-        p.by,
-        p.since.format("%Y-%m-%dT%H:%M:%SZ"),
-        p.reason
-    )
+    // the pause as every other command says it (its time was written with a `T` here alone)
+    format!("route {}{tenant} paused {p}", p.route)
 }
 
 impl Registered {

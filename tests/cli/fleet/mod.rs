@@ -350,6 +350,9 @@ async fn relay_once_on_a_paused_route_says_so_and_exits_0() {
         r.stderr.contains("route orders paused by") && r.stderr.contains("bad deploy"),
         "{r:?}"
     );
+    // its time as `route list` and `inspect` write it (here alone it had a `T`)
+    let since = r.stderr.split(" since ").nth(1).unwrap_or_default();
+    assert_eq!(since.as_bytes().get(10), Some(&b' '), "{r:?}");
     let stats = r.json();
     let orders = stats
         .as_array()
