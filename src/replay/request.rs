@@ -184,6 +184,11 @@ pub fn prepare(config: &Config, mut request: Request) -> Result<Prepared, Error>
     }
     if let (Some(from), Some(to)) = (selection.hlc_from, selection.hlc_to) {
         if from > to {
+            // in the header's form, as they are mostly typed (packed, they read as noise)
+            let stamp = |p: i64| {
+                crate::hlc::HlcTimestamp::unpack(p).map_or(p.to_string(), |t| t.to_string())
+            };
+            let (from, to) = (stamp(from), stamp(to));
             return Err(value(format!(
                 "--hlc-to ({to}) is before --hlc-from ({from}): the range selects nothing; swap them"
             ))

@@ -399,6 +399,15 @@ fn replay_refuses_an_empty_window() {
         assert_eq!(r.code, ERROR, "{r:?}");
         assert!(r.stderr.contains("swap them"), "{r:?}");
     }
+    // stamps typed in the header's form are said in it (they were said packed)
+    let r = replay(&[
+        "--hlc-from",
+        "1764583200000.00003",
+        "--hlc-to",
+        "1764583200000.1",
+    ]);
+    let said = "--hlc-to (001764583200000.00001) is before --hlc-from (001764583200000.00003)";
+    assert!(r.stderr.contains(said), "{r:?}");
     // two durations ago are from one instant: equal, an empty window (each flag took its own
     // now, and `--since 2h --until 2h` ran); no time ago, and past 100 years, refused
     let r = replay(&["--since", "2h", "--until", "2h"]);
