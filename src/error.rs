@@ -183,6 +183,13 @@ fn fault_exit_code(fault: Fault) -> u8 {
     }
 }
 
+/// A lock that stayed busy, as the database said it (`55P03`): what a short-lock step retries.
+impl crate::db::retry::MaybeLockBusy for Error {
+    fn is_lock_busy(&self) -> bool {
+        matches!(self, Error::Db(e) if e.fault() == Fault::LockBusy)
+    }
+}
+
 impl ExitStatus for Error {
     fn exit_code(&self) -> u8 {
         match self {

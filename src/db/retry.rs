@@ -18,26 +18,38 @@ pub async fn backoff(attempt: u32) {
 
 /// Why [`while_lock_busy`] stopped without a result.
 #[derive(Debug)]
-pub enum LockRetryError {
+pub enum LockRetryError<E = sqlx::Error> {
     /// The lock stayed busy through `attempts` attempts (the first and every retry).
-    Busy { attempts: u32, source: sqlx::Error },
+    Busy { attempts: u32, source: E },
     /// The attempt failed for another reason (at attempt `attempts`); no retry.
-    Failed { attempts: u32, source: sqlx::Error },
+    Failed { attempts: u32, source: E },
+}
+
+/// An error that may say a lock stayed busy: what [`while_lock_busy`] retries. The driver's
+/// error, and outboxctl's own (whose database error carries the driver's).
+pub trait MaybeLockBusy {
+    fn is_lock_busy(&self) -> bool;
+}
+
+impl MaybeLockBusy for sqlx::Error {
+    fn is_lock_busy(&self) -> bool {
+        is_lock_busy(self)
+    }
 }
 
 /// Runs `attempt` until it succeeds, fails with anything but a busy lock, or the lock stays
 /// busy through `1 + retries` attempts, with [`backoff`] between them. Returns the value and
 /// the number of attempts it took.
-pub async fn while_lock_busy<T>(
+pub async fn while_lock_busy<T, E: MaybeLockBusy>(
     retries: u32,
-    mut attempt: impl AsyncFnMut() -> Result<T, sqlx::Error>,
-) -> Result<(T, u32), LockRetryError> {
+    mut attempt: impl AsyncFnMut() -> Result<T, E>,
+) -> Result<(T, u32), LockRetryError<E>> {
     let mut attempts = 0;
     loop {
         attempts += 1;
         match attempt().await {
             Ok(value) => return Ok((value, attempts)),
-            Err(source) if is_lock_busy(&source) => {
+            Err(source) if source.is_lock_busy() => {
                 if attempts > retries {
                     return Err(LockRetryError::Busy { attempts, source });
                 }

@@ -337,18 +337,29 @@ async fn in_short_transactions<T>(
     conn: &mut PgConnection,
     policy: LockPolicy,
     what: &str,
-    mut work: impl AsyncFnMut(&mut PgConnection) -> Result<T, sqlx::Error>,
+    work: impl AsyncFnMut(&mut PgConnection) -> Result<T, sqlx::Error>,
 ) -> Result<(T, u32), Error> {
-    use crate::db::retry::while_lock_busy;
-    let result = while_lock_busy(policy.retries, async || {
-        let mut tx = conn.begin().await?;
-        set_local_lock_timeout(&mut tx, policy.lock_timeout).await?;
+    let result = in_bounded_transactions(conn, policy, |e| e, work).await;
+    worded(result, policy, what)
+}
+
+/// The transactions of [`in_short_transactions`], for work whose errors are `E` (`db` makes
+/// one of the driver's: of `BEGIN`, the `lock_timeout`, `COMMIT`): its value and the attempts
+/// it took, or why it stopped, for the caller to word.
+pub async fn in_bounded_transactions<T, E: crate::db::retry::MaybeLockBusy>(
+    conn: &mut PgConnection,
+    policy: LockPolicy,
+    db: impl Fn(sqlx::Error) -> E,
+    mut work: impl AsyncFnMut(&mut PgConnection) -> Result<T, E>,
+) -> Result<(T, u32), crate::db::retry::LockRetryError<E>> {
+    crate::db::retry::while_lock_busy(policy.retries, async || {
+        let mut tx = conn.begin().await.map_err(&db)?;
+        (set_local_lock_timeout(&mut tx, policy.lock_timeout).await).map_err(&db)?;
         let value = work(&mut tx).await?;
-        tx.commit().await?;
+        tx.commit().await.map_err(&db)?;
         Ok(value)
     })
-    .await;
-    worded(result, policy, what)
+    .await
 }
 
 /// A retried attempt's outcome in outboxctl's words: a lock that stayed busy is exit 4.

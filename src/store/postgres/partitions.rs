@@ -10,7 +10,7 @@ use sqlx::{Connection, Row};
 use crate::Error;
 use crate::db::pg::{query, query_scalar};
 use crate::schema::partitions::{self, Bound, Partition};
-use crate::schema::postgres::{LockPolicy, run_in_short_transactions, set_local_lock_timeout};
+use crate::schema::postgres::{LockPolicy, in_bounded_transactions, run_in_short_transactions};
 use crate::target::{Ident, QualifiedName};
 
 /// A partition with what the catalog estimates about it.
@@ -90,33 +90,17 @@ pub async fn within<T>(
     conn: &mut PgConnection,
     policy: LockPolicy,
     what: &str,
-    mut read: impl AsyncFnMut(&mut PgConnection) -> Result<T, Error>,
+    read: impl AsyncFnMut(&mut PgConnection) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    let failed = |e| Error::pg(format!("{what} failed"), e);
-    let mut attempts = 0;
-    loop {
-        attempts += 1;
-        let mut tx = conn.begin().await.map_err(failed)?;
-        set_local_lock_timeout(&mut tx, policy.lock_timeout)
-            .await
-            .map_err(failed)?;
-        match read(&mut tx).await {
-            Ok(value) => {
-                tx.commit().await.map_err(failed)?;
-                return Ok(value);
-            }
-            Err(Error::Db(e)) if e.fault() == crate::db::fault::Fault::LockBusy => {
-                if attempts > policy.retries {
-                    return Err(Error::LockBusy(format!(
-                        "gave up on {what}: a lock stayed busy through {attempts} attempts of {} lock_timeout each (a session holds the log or a partition of it locked); retry later, or raise partitions.lock_timeout or partitions.retries",
-                        crate::duration::Dur(policy.lock_timeout)
-                    )));
-                }
-            }
-            Err(e) => return Err(e),
-        }
-        tx.rollback().await.map_err(failed)?;
-        crate::db::retry::backoff(attempts).await;
+    use crate::db::retry::LockRetryError;
+    let db = |e| Error::pg(format!("{what} failed"), e);
+    match in_bounded_transactions(conn, policy, db, read).await {
+        Ok((value, _)) => Ok(value),
+        Err(LockRetryError::Busy { attempts, .. }) => Err(Error::LockBusy(format!(
+            "gave up on {what}: a lock stayed busy through {attempts} attempts of {} lock_timeout each (a session holds the log or a partition of it locked); retry later, or raise partitions.lock_timeout or partitions.retries",
+            crate::duration::Dur(policy.lock_timeout)
+        ))),
+        Err(LockRetryError::Failed { source, .. }) => Err(source),
     }
 }
 
