@@ -343,9 +343,10 @@ async fn in_short_transactions<T>(
     worded(result, policy, what)
 }
 
-/// The transactions of [`in_short_transactions`], for work whose errors are `E` (`db` makes
-/// one of the driver's: of `BEGIN`, the `lock_timeout`, `COMMIT`): its value and the attempts
-/// it took, or why it stopped, for the caller to word.
+/// Runs `work` in a transaction under the policy's `lock_timeout`, again while the lock stays
+/// busy (up to its retries), for work whose errors are `E` (`db` makes one of the driver's: of
+/// `BEGIN`, the `lock_timeout`, `COMMIT`): its value and the attempts it took, or why it
+/// stopped, for the caller to word.
 pub async fn in_bounded_transactions<T, E: crate::db::retry::MaybeLockBusy>(
     conn: &mut PgConnection,
     policy: LockPolicy,
