@@ -168,8 +168,8 @@ pub async fn run(ctx: &Ctx, args: ReplayArgs) -> anyhow::Result<()> {
 /// Consume storage: delivered rows are gone. Says what keeps events instead; with
 /// `--event-id … --dry-run`, looks them up in the delivery log to prove delivery.
 async fn nothing_kept(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<()> {
-    let (ids, tenant) = (&args.event_ids, args.tenant);
-    let proof = ops::delivered(&ctx.config, ctx.connect_timeout, tenant, ids, args.dry_run).await?;
+    let asked = args.request().selection;
+    let proof = ops::delivered(&ctx.config, ctx.connect_timeout, &asked, args.dry_run).await?;
     ctx.out.show(&proof, || {
         let header = ["event", "route", "row id", "delivered at"];
         ctx.out.table(header, proof.rows());

@@ -7,7 +7,6 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use uuid::Uuid;
 
 use crate::Error;
 use crate::config::Config;
@@ -91,6 +90,9 @@ pub struct DeliveryProof {
     pub replayable: bool,
     pub reason: String,
     pub events: Vec<super::inspect::EventReport>,
+    /// The routes asked for (`--route`; none: every route): deliveries on others are left out.
+    #[serde(skip)]
+    pub routes: Vec<String>,
 }
 
 impl DeliveryProof {
@@ -109,7 +111,10 @@ impl DeliveryProof {
                     id,
                     String::new(),
                     String::new(),
-                    "not in the delivery log".into(),
+                    match self.routes.join(", ") {
+                        routes if routes.is_empty() => "not in the delivery log".into(),
+                        routes => format!("not in the delivery log on route(s) {routes}"),
+                    },
                 ]),
             }
         }
@@ -117,16 +122,16 @@ impl DeliveryProof {
     }
 }
 
-/// Consume storage: delivered rows are gone. With a delivery log, `event_ids` and a dry run,
-/// looks each event up there (each tenant's records in its own log) to prove delivery; otherwise
+/// Consume storage: delivered rows are gone. With a delivery log, `--event-id`s asked (with
+/// the tenant and routes asked) and a dry run, looks each event up there (each tenant's records in its own log) to prove delivery; otherwise
 /// the error says what keeps events instead.
 pub async fn delivered(
     config: &Config,
     connect_timeout: Duration,
-    tenant: Option<Uuid>,
-    event_ids: &[Uuid],
+    asked: &crate::replay::Selection,
     dry_run: bool,
 ) -> Result<DeliveryProof, Error> {
+    let (tenant, event_ids, routes) = (asked.tenant, &asked.event_ids, &asked.routes);
     let backend = Backend::of(config, connect_timeout);
     let Backend::Postgres(pg) = &backend else {
         unreachable!("MongoDB keeps retain storage")
@@ -151,11 +156,18 @@ pub async fn delivered(
     let mut events = Vec::new();
     for id in event_ids {
         // each target's own tenant's records, in its own log: as `inspect event` reads them
-        events.push(super::inspect::find_event(&mut outboxes, *id).await?);
+        let mut found = super::inspect::find_event(&mut outboxes, *id).await?;
+        // only the routes asked for (`--route`), as a replay selects (another route's
+        // delivery was listed as this one's)
+        if let Some(ds) = found.deliveries.as_mut().filter(|_| !routes.is_empty()) {
+            ds.retain(|d| routes.contains(&d.route));
+        }
+        events.push(found);
     }
     Ok(DeliveryProof {
         replayable: false,
         reason,
         events,
+        routes: routes.to_vec(),
     })
 }

@@ -410,6 +410,25 @@ async fn consume_storage_says_what_keeps_events_and_looks_ids_up_in_the_delivery
     assert_eq!(v["replayable"], false);
     assert_eq!(v["events"][0]["deliveries"][0]["route"], "orders", "{v}");
     assert_eq!(v["events"][1]["deliveries"], Value::Array(vec![]), "{v}");
+    // `--route` selects as a replay does: another route's delivery is not this one's (it was
+    // listed all the same)
+    let r = ob([
+        "replay",
+        "--dry-run",
+        "--route",
+        "billing",
+        "--event-id",
+        &ids[0],
+    ])
+    .pg(&t)
+    .args(consume)
+    .code(OK);
+    assert!(
+        r.stdout
+            .contains("not in the delivery log on route(s) billing"),
+        "{r:?}"
+    );
+    assert!(!r.stdout.contains("orders"), "{r:?}");
 }
 
 /// Tenants sharing a table, each with a delivery log of its own (`delivery_log:
