@@ -493,9 +493,7 @@ impl DeliveryLog {
             }
         }
         if let Some((_, t)) = self.facts.unattached.iter().find(|(d, _)| *d == day) {
-            let what = format!("reading {}", t.plain());
-            let outside = async |tx: &mut PgConnection| lp::rows_outside_the_day(tx, t, day).await;
-            if lp::within(&mut self.conn, self.reads, &what, outside).await? {
+            if lp::rows_outside_the_day(&mut self.conn, t, day, self.reads).await? {
                 return Ok(lp::Added::OutsideTheDay);
             }
         }
@@ -619,11 +617,8 @@ impl DeliveryLog {
                 }
                 Fix::Plan => {
                     planned.push(day);
-                    let what = format!("counting the rows of {day} in {}", default.plain());
-                    let count = async |tx: &mut PgConnection| {
-                        lp::default_rows_on(tx, &default, day, None).await
-                    };
-                    lp::within(&mut self.conn, self.reads, &what, count).await? as u64
+                    let reads = self.reads;
+                    lp::default_rows_on(&mut self.conn, &default, day, None, reads).await? as u64
                 }
             };
             on_fix(&FixStep::Moved {

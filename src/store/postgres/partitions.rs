@@ -220,27 +220,31 @@ pub async fn default_has_rows_on(
     day: NaiveDate,
     policy: LockPolicy,
 ) -> Result<bool, Error> {
-    let what = format!("looking for rows of {day} in {}", default.plain());
-    let found = async |tx: &mut PgConnection| default_rows_on(tx, default, day, Some(1)).await;
-    Ok(within(conn, policy, &what, found).await? > 0)
+    Ok(default_rows_on(conn, default, day, Some(1), policy).await? > 0)
 }
 
-/// How many rows of `day` the default partition holds, counting `most` at most (`None`: all).
+/// How many rows of `day` the default partition holds, counting `most` at most (`None`: all),
+/// its lock waited for at most as `policy` allows ([`within`]).
 pub async fn default_rows_on(
     conn: &mut PgConnection,
     default: &QualifiedName,
     day: NaiveDate,
     most: Option<i64>,
+    policy: LockPolicy,
 ) -> Result<i64, Error> {
-    query_scalar(&format!(
+    let what = format!("looking for rows of {day} in {}", default.plain());
+    let sql = format!(
         "SELECT count(*) FROM (SELECT 1 FROM {default} WHERE published_at >= $1 AND published_at < $2 LIMIT $3) d"
-    ))
-    .bind(partitions::day_start(day))
-    .bind(partitions::day_start(day + Days::new(1)))
-    .bind(most)
-    .fetch_one(conn)
-    .await
-    .map_err(|e| Error::pg("looking for rows in the default partition", e))
+    );
+    let count = async |tx: &mut PgConnection| {
+        (query_scalar(&sql).bind(partitions::day_start(day)))
+            .bind(partitions::day_start(day + Days::new(1)))
+            .bind(most)
+            .fetch_one(tx)
+            .await
+            .map_err(|e| Error::pg("looking for rows in the default partition", e))
+    };
+    within(conn, policy, &what, count).await
 }
 
 /// The first and last `published_at` in the default partition.
@@ -315,20 +319,25 @@ fn violated_table(e: &Error) -> Option<String> {
 }
 
 /// Whether `table` (a day's table, not attached) holds a row outside `day`, which `ATTACH`
-/// would refuse.
+/// would refuse; its lock waited for at most as `policy` allows ([`within`]).
 pub async fn rows_outside_the_day(
     conn: &mut PgConnection,
     table: &QualifiedName,
     day: NaiveDate,
+    policy: LockPolicy,
 ) -> Result<bool, Error> {
-    query_scalar(&format!(
+    let what = format!("reading {}", table.plain());
+    let sql = format!(
         "SELECT EXISTS (SELECT 1 FROM {table} WHERE published_at IS NULL OR published_at < $1 OR published_at >= $2)"
-    ))
-    .bind(partitions::day_start(day))
-    .bind(partitions::day_start(day + Days::new(1)))
-    .fetch_one(conn)
-    .await
-    .map_err(|e| Error::pg(format!("reading {}", table.plain()), e))
+    );
+    let outside = async |tx: &mut PgConnection| {
+        (query_scalar(&sql).bind(partitions::day_start(day)))
+            .bind(partitions::day_start(day + Days::new(1)))
+            .fetch_one(tx)
+            .await
+            .map_err(|e| Error::pg(format!("reading {}", table.plain()), e))
+    };
+    within(conn, policy, &what, outside).await
 }
 
 /// Drops one partition in its own short transaction.
