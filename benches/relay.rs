@@ -217,22 +217,37 @@ async fn drop_functions(mode: Mode) {
 
 /// The relay in this process, to `file:/dev/null`, as `relay --once` runs it.
 async fn relay(mode: Mode, db: &DatabaseUrl, prepared: bool) -> (usize, Duration) {
-    relays(mode, db, prepared, 1).await
+    relays(mode, db, prepared, 1, false).await
+}
+
+/// The relay with a second connection claiming each next batch ahead (`relay.claim_ahead`).
+async fn relay_ahead(mode: Mode, db: &DatabaseUrl, prepared: bool) -> (usize, Duration) {
+    relays(mode, db, prepared, 1, true).await
 }
 
 /// `count` relays on the route at once, each on its own connection (as `count` processes
 /// would run): the events they published together and the time until the last one was done.
-async fn relays(mode: Mode, db: &DatabaseUrl, prepared: bool, count: usize) -> (usize, Duration) {
+/// `ahead`: each with a second connection that claims ahead.
+async fn relays(
+    mode: Mode,
+    db: &DatabaseUrl,
+    prepared: bool,
+    count: usize,
+    ahead: bool,
+) -> (usize, Duration) {
     let mut all = Vec::new();
     for _ in 0..count {
-        let options = options(SCHEMA, mode, prepared);
-        let store = PgStore::connect(db, Duration::from_secs(10), options)
-            .await
-            .unwrap();
+        let connect =
+            || PgStore::connect(db, Duration::from_secs(10), options(SCHEMA, mode, prepared));
+        let store = connect().await.unwrap();
         let sink = Sink::Publisher(std::sync::Arc::new(
             Lines::file(std::path::Path::new("/dev/null")).unwrap(),
         ));
-        all.push(Relay::single(store, vec![(target(), sink)], settings(mode)));
+        let mut relay = Relay::single(store, vec![(target(), sink)], settings(mode));
+        if ahead {
+            relay.lanes[0].ahead = Some(connect().await.unwrap());
+        }
+        all.push(relay);
     }
     let started = Instant::now();
     let drains = all.iter_mut().map(|r| r.drain_once(None, |_, _| {}));
@@ -622,7 +637,7 @@ async fn main() {
         for mode in [Mode::Consume, Mode::Retain] {
             let all = rounds(&mut conn, mode, n, 3, async |side| match side {
                 0 => limit(mode.storage()).await,
-                count => relays(mode, &direct, false, count).await,
+                count => relays(mode, &direct, false, count, false).await,
             })
             .await;
             let r = medians(&all);
@@ -635,6 +650,60 @@ async fn main() {
                 r[2] / r[1],
                 spread(&all[2], &all[1]),
                 r[2] / r[0]
+            );
+        }
+    }
+
+    // retain with a second connection claiming each next batch while a pass delivers its own
+    if part("ahead") {
+        println!();
+        println!(
+            "retain with relay.claim_ahead (a second connection claims the next batch meanwhile) against the limit (N = {n})"
+        );
+        println!(
+            "{:<28} {:>11} {:>11} {:>7} {:>11} {:>7} {:>11} {:>7} {:>11} {:>7}",
+            "mode",
+            "limit ev/s",
+            "relay",
+            "ratio",
+            "+ ahead",
+            "ratio",
+            "prepared",
+            "ratio",
+            "+ ahead",
+            "ratio"
+        );
+        for mode in modes()
+            .into_iter()
+            .filter(|m| m.storage() == Storage::Retain)
+        {
+            let all = rounds(&mut conn, mode, n, 5, async |side| match side {
+                0 => limit(mode.storage()).await,
+                1 => relay(mode, &direct, false).await,
+                2 => relay_ahead(mode, &direct, false).await,
+                3 => relay(mode, &direct, true).await,
+                _ => relay_ahead(mode, &direct, true).await,
+            })
+            .await;
+            let r = medians(&all);
+            println!(
+                "{:<28} {:>11.0} {:>11.0} {:>7.2} {:>11.0} {:>7.2} {:>11.0} {:>7.2} {:>11.0} {:>7.2}",
+                mode.name(),
+                r[0],
+                r[1],
+                r[1] / r[0],
+                r[2],
+                r[2] / r[0],
+                r[3],
+                r[3] / r[0],
+                r[4],
+                r[4] / r[0]
+            );
+            println!(
+                "{:<28} rounds of + ahead ÷ limit: {} (default), {} (prepared)",
+                "",
+                spread(&all[2], &all[0]),
+                spread(&all[4], &all[0])
             );
         }
     }

@@ -74,6 +74,7 @@ pub struct RelayFile {
     pub shutdown_drain_timeout: Option<Dur>,
     pub key_order: Option<KeyOrder>,
     pub prepared_statements: Option<bool>,
+    pub claim_ahead: Option<bool>,
     pub wake: Option<crate::model::Wake>,
     pub wake_url: Option<SecretText>,
     pub heartbeat: Option<Dur>,

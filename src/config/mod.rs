@@ -178,6 +178,9 @@ pub struct RelayConfig {
     pub key_order: KeyOrder,
     /// PostgreSQL: named, cached statements (direct connections, pgbouncer 1.21+).
     pub prepared_statements: bool,
+    /// Retain, best-effort order: each pass claims the route's next batch on a second
+    /// connection while it publishes and marks its own (`relay.claim_ahead`).
+    pub claim_ahead: bool,
     /// Wake-up on commit besides polling (`LISTEN`/`NOTIFY`, or a MongoDB change stream).
     pub wake: crate::model::Wake,
     /// How often a relay writes its registry row.
@@ -349,6 +352,7 @@ impl Config {
             shutdown_drain_timeout: r.shutdown_drain_timeout.map_or(secs(5), |d| d.0),
             key_order: pick(o.key_order, || None, r.key_order).unwrap_or(KeyOrder::BestEffort),
             prepared_statements: r.prepared_statements.unwrap_or(false),
+            claim_ahead: r.claim_ahead.unwrap_or(false),
             wake: r.wake.unwrap_or_default(),
             heartbeat: r.heartbeat.map_or(secs(5), |d| d.0),
             wake_url: match r.wake_url.as_ref().map(|u| expand_env(u.expose(), env)) {
@@ -451,6 +455,16 @@ impl Config {
             ));
         }
         let r = &self.relay;
+        if r.claim_ahead && o.storage == Storage::Consume {
+            return Err(invalid(
+                "relay.claim_ahead needs storage: retain (a consume pass is one transaction that claims its own rows): remove it",
+            ));
+        }
+        if r.claim_ahead && r.key_order == KeyOrder::Strict {
+            return Err(invalid(
+                "relay.claim_ahead needs key_order: best-effort (strict order holds back a key whose rows are processing, so a claim made ahead would skip them): remove it",
+            ));
+        }
         if let Some(u) = &r.wake_url {
             if r.wake == crate::model::Wake::Off {
                 return Err(invalid(

@@ -227,6 +227,28 @@ fn invalid_combinations_are_refused_with_reasons() {
 }
 
 #[test]
+fn claim_ahead_is_for_retain_in_best_effort_order() {
+    let d = Overrides::default();
+    let c = resolve("relay:\n  claim_ahead: true\n", &d, &no_env).unwrap();
+    assert!(c.relay.claim_ahead);
+    assert!(!resolve("", &d, &no_env).unwrap().relay.claim_ahead);
+    let refused = [
+        (
+            "outbox:\n  storage: consume\nrelay:\n  claim_ahead: true\n",
+            "needs storage: retain",
+        ),
+        (
+            "relay:\n  claim_ahead: true\n  key_order: strict\n",
+            "needs key_order: best-effort",
+        ),
+    ];
+    for (yaml, why) in refused {
+        let err = resolve(yaml, &d, &no_env).unwrap_err().to_string();
+        assert!(err.contains(&format!("relay.claim_ahead {why}")), "{err}");
+    }
+}
+
+#[test]
 fn consume_with_delivery_log_is_fine() {
     let c = resolve(
         "outbox:\n  storage: consume\n  delivery_log: app.outbox_delivered\n",

@@ -211,6 +211,8 @@ pub async fn assemble_on(
         vec![None]
     };
     let settings = RelaySettings::from_config(config);
+    // a second store per lane claims each route's next batch ahead
+    let claim_ahead = config.relay.claim_ahead;
     // Registered before the first pass (after the database proved it holds a transaction),
     // so the pauses in force hold from it.
     let fleet = Arc::new(FleetView::default());
@@ -256,7 +258,11 @@ pub async fn assemble_on(
                 while stores.len() < lanes.len() {
                     stores.push(pg.relay_store(opts.clone()).await?);
                 }
-                AnyRelay::Postgres(relay_of(stores, lanes, settings, fleet))
+                let mut aheads = Vec::new();
+                while claim_ahead && aheads.len() < lanes.len() {
+                    aheads.push(pg.relay_store(opts.clone()).await?);
+                }
+                AnyRelay::Postgres(relay_of(stores, aheads, lanes, settings, fleet))
             }
             Backend::Mongo(mongo) => {
                 refuse_table_sinks(&routes)?;
@@ -266,13 +272,17 @@ pub async fn assemble_on(
                     .map(Registered::spawn);
                 let lanes = lanes.build(planned, warn).await?;
                 let stores = (0..lanes.len()).map(|_| first.fork()).collect();
-                AnyRelay::Mongo(relay_of(stores, lanes, settings, fleet))
+                let aheads = (0..lanes.len()).filter(|_| claim_ahead);
+                let aheads = aheads.map(|_| first.fork()).collect();
+                AnyRelay::Mongo(relay_of(stores, aheads, lanes, settings, fleet))
             }
             Backend::Memory(outbox) => {
                 refuse_table_sinks(&routes)?;
                 let lanes = lanes.build(planned, warn).await?;
                 let stores = (0..lanes.len()).map(|_| outbox.store()).collect();
-                AnyRelay::Memory(relay_of(stores, lanes, settings, fleet))
+                let aheads = (0..lanes.len()).filter(|_| claim_ahead);
+                let aheads = aheads.map(|_| outbox.store()).collect();
+                AnyRelay::Memory(relay_of(stores, aheads, lanes, settings, fleet))
             }
         })
     };
@@ -322,19 +332,23 @@ type PlannedRoute = (
     Option<(destination::RouteSpec, Vec<String>)>,
 );
 
-/// A relay from one store per lane.
+/// A relay from one store per lane, and one more per lane that claims ahead (`aheads`: none,
+/// or one for each).
 fn relay_of<S: RelayStore>(
     stores: Vec<S>,
+    aheads: Vec<S>,
     lanes: Vec<LaneRoutes>,
     settings: RelaySettings,
     fleet: Arc<FleetView>,
 ) -> Relay<S> {
+    let mut aheads = aheads.into_iter();
     Relay {
         lanes: stores
             .into_iter()
             .zip(lanes)
             .map(|(store, (destination, routes, dead_letters))| Lane {
                 store,
+                ahead: aheads.next(),
                 destination,
                 routes,
                 dead_letters,

@@ -2,13 +2,11 @@
 //! in chunks of 32 with many publishes in flight but one key at a time, mark), the one-shot
 //! drain, the looping relay with route backoff, and the shutdown drain.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use futures_util::future::join_all;
 use serde::Serialize;
 use tracing::Instrument;
 
@@ -110,6 +108,9 @@ pub struct PassReport {
     /// not granted): the setup's fault, which another pass does not mend.
     #[serde(skip)]
     pub unfit: bool,
+    /// The pass took rows claimed ahead for it by the pass before (`relay.claim_ahead`).
+    #[serde(skip)]
+    pub claimed_ahead: bool,
     /// Rows published to the route's dead-letter destination, then parked.
     #[serde(skip_serializing_if = "is_zero")]
     pub dead_lettered: usize,
@@ -167,6 +168,38 @@ pub async fn run_pass<S: RelayStore>(
     settings: &RelaySettings,
     options: PassOptions,
 ) -> PassReport {
+    let job = Job {
+        target,
+        sink,
+        settings,
+        options: &options,
+    };
+    run_pass_ahead(store, &mut ClaimAhead::none(), job).await
+}
+
+/// What a pass works on: its route, destination, settings and options.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    pub target: &'a PassTarget,
+    pub sink: &'a Sink,
+    pub settings: &'a RelaySettings,
+    pub options: &'a PassOptions,
+}
+
+/// [`run_pass`] that claims ahead: it takes `ahead.prior`'s rows instead of claiming, and with
+/// `ahead.store` claims the route's next batch there meanwhile, kept in `ahead.next` only when
+/// this pass delivered every row it claimed (released otherwise).
+pub async fn run_pass_ahead<S: RelayStore>(
+    store: &mut S,
+    ahead: &mut ClaimAhead<'_, S>,
+    job: Job<'_>,
+) -> PassReport {
+    let Job {
+        target,
+        sink,
+        settings,
+        options,
+    } = job;
     let mut report = PassReport::default();
     let mut flow = Flow {
         probe_after: false,
@@ -189,17 +222,9 @@ pub async fn run_pass<S: RelayStore>(
             && e.context == INSERTING_INTO_TABLE
     };
     let failed = loop {
-        let result = pass_body(
-            store,
-            target,
-            sink,
-            settings,
-            &options,
-            &mut report,
-            &mut flow,
-        )
-        .instrument(log.clone())
-        .await;
+        let result = pass_body(store, ahead, job, &mut report, &mut flow)
+            .instrument(log.clone())
+            .await;
         let failed = match result {
             Ok(()) => store.commit_pass().instrument(log.clone()).await.err(),
             Err(e) => Some(e),
@@ -246,6 +271,17 @@ pub async fn run_pass<S: RelayStore>(
     {
         report.down = probe(p.as_ref(), probe_timeout(settings, p.as_ref())).await;
     }
+    if let Some(next) = ahead.next.take() {
+        let delivered_all = report.committed
+            && report.down.is_none()
+            && report.published == report.claimed
+            && !stopping;
+        match (delivered_all, ahead.store.as_deref_mut()) {
+            (true, _) => ahead.next = Some(next),
+            (false, Some(second)) => ahead::release(second, target, next).await,
+            (false, None) => {}
+        }
+    }
     trace::end(flow.trace, &report, target, &log);
     report
 }
@@ -276,13 +312,17 @@ pub async fn probe(publisher: &dyn Publisher, timeout: Duration) -> Option<Strin
 
 async fn pass_body<S: RelayStore>(
     store: &mut S,
-    target: &PassTarget,
-    sink: &Sink,
-    settings: &RelaySettings,
-    options: &PassOptions,
+    ahead: &mut ClaimAhead<'_, S>,
+    job: Job<'_>,
     report: &mut PassReport,
     flow: &mut Flow,
 ) -> Result<(), StoreError> {
+    let Job {
+        target,
+        settings,
+        options,
+        ..
+    } = job;
     store.begin_pass(target).await?;
     let began = Instant::now();
     let fixed = match settings.storage {
@@ -298,17 +338,26 @@ async fn pass_body<S: RelayStore>(
         fixed,
         stop: options.stop.as_ref(),
     };
-    if options.reclaim {
-        if let Some(stale) = settings.reclaim_stale_after {
-            let older_than =
-                Utc::now() - chrono::Duration::from_std(stale).unwrap_or(chrono::Duration::MAX);
-            report.reclaimed = store.reclaim(target, older_than).await?;
+    let claimed = match ahead.prior.take() {
+        Some(prior) => {
+            report.claimed_ahead = true;
+            flow.claimed_at = prior.at;
+            prior.claimed
         }
-    }
-    flow.claimed_at = Utc::now();
-    let claimed = store
-        .claim(target, settings.max_claim_rows, flow.claimed_at)
-        .await?;
+        None => {
+            if options.reclaim {
+                if let Some(stale) = settings.reclaim_stale_after {
+                    let older_than = Utc::now()
+                        - chrono::Duration::from_std(stale).unwrap_or(chrono::Duration::MAX);
+                    report.reclaimed = store.reclaim(target, older_than).await?;
+                }
+            }
+            flow.claimed_at = Utc::now();
+            store
+                .claim(target, settings.max_claim_rows, flow.claimed_at)
+                .await?
+        }
+    };
     let rows = claimed.rows;
     if settings.storage == Storage::Retain {
         flow.claimed = rows.iter().map(|r| r.id).collect();
@@ -317,6 +366,33 @@ async fn pass_body<S: RelayStore>(
     report.failed += claimed.parked;
     report.short = claimed.candidates < settings.max_claim_rows as usize;
     trace::claimed(&mut flow.trace, target, report);
+    // the route's next batch, claimed on the second connection while this one is delivered
+    let second = (ahead.store.as_deref_mut())
+        .filter(|_| !report.short && settings.storage == Storage::Retain);
+    let Some(second) = second else {
+        return deliver(store, job, deadline, rows, report, flow).await;
+    };
+    let next = ahead::claim_next(second, target, settings.max_claim_rows);
+    let (delivered, next) = tokio::join!(deliver(store, job, deadline, rows, report, flow), next);
+    ahead.next = next;
+    delivered
+}
+
+/// Publishes and marks the rows a pass claimed (the pass after its claim).
+async fn deliver<S: RelayStore>(
+    store: &mut S,
+    job: Job<'_>,
+    deadline: Deadline<'_>,
+    rows: Vec<OutboxRow>,
+    report: &mut PassReport,
+    flow: &mut Flow,
+) -> Result<(), StoreError> {
+    let Job {
+        target,
+        sink,
+        settings,
+        options,
+    } = job;
 
     let mut outcomes: Vec<Outcome> = vec![Outcome::NotReached; rows.len()];
     let strict = settings.key_order == KeyOrder::Strict;
@@ -522,113 +598,13 @@ async fn pass_body<S: RelayStore>(
     Ok(())
 }
 
-/// What [`publish_chunk`] works on.
-struct ChunkJob<'a> {
-    publisher: &'a Arc<dyn Publisher>,
-    rows: &'a [OutboxRow],
-    messages: &'a [Option<Arc<Message>>],
-    chunk: &'a [usize],
-    settings: &'a RelaySettings,
-    deadline: Deadline<'a>,
-    strict: bool,
-    blocked: &'a HashSet<(Option<uuid::Uuid>, String)>,
-}
+#[path = "engine_publish.rs"]
+mod publish;
+use publish::{ChunkJob, publish_chunk};
 
-/// Publishes one chunk: rows of one message key (and channel) strictly in claim order, each
-/// after the previous one is acknowledged, different keys concurrently (or everything in claim
-/// order for a serial destination or `one_at_a_time`). Strict order's hold-back is per
-/// (tenant, key), as its index is built. Once a publish finds the destination away, no other
-/// publish of the chunk starts.
-async fn publish_chunk(job: ChunkJob<'_>) -> Vec<(usize, Outcome, Option<f64>)> {
-    let ChunkJob {
-        publisher,
-        rows,
-        messages,
-        chunk,
-        settings,
-        deadline,
-        strict,
-        blocked,
-    } = job;
-    let timeout = publish_timeout(settings, publisher.as_ref());
-    let away = AtomicBool::new(false);
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    if publisher.serial() || settings.one_at_a_time {
-        groups.push(chunk.to_vec());
-    } else {
-        // A broker keys a message by its message key alone (Kafka's record key, `forze_key`,
-        // the stream entry's `key`), so rows of one key go one at a time whatever their
-        // tenant, unless each tenant has a channel of its own.
-        let per_tenant = publisher.channel_per_tenant();
-        let mut by_key: HashMap<(Option<uuid::Uuid>, String), usize> = HashMap::new();
-        for &i in chunk {
-            let row = &rows[i];
-            let key = (row.tenant_id.filter(|_| per_tenant), row.key());
-            match by_key.get(&key) {
-                Some(&g) => groups[g].push(i),
-                None => {
-                    by_key.insert(key, groups.len());
-                    groups.push(vec![i]);
-                }
-            }
-        }
-    }
-    let futures = groups.into_iter().map(|group| {
-        let publisher = publisher.clone();
-        let away = &away;
-        async move {
-            let mut out = Vec::with_capacity(group.len());
-            let mut failed_keys: HashSet<(Option<uuid::Uuid>, String)> = HashSet::new();
-            for i in group {
-                // the key is a string of its own: made only where it is looked up or kept
-                let held = strict && {
-                    let key = rows[i].order_key();
-                    blocked.contains(&key) || failed_keys.contains(&key)
-                };
-                if held {
-                    out.push((i, Outcome::HeldBack, None));
-                    continue;
-                }
-                let now = Instant::now();
-                if deadline.passed(now) || away.load(Ordering::Relaxed) {
-                    out.push((i, Outcome::NotReached, None));
-                    continue;
-                }
-                let limit = deadline.bound(now + timeout);
-                let message = messages[i].clone().expect("built");
-                let publish = tokio::time::timeout_at(limit.into(), publisher.publish(message));
-                let result = (deadline.unless_stopped(publish).await)
-                    .and_then(Result::ok)
-                    .unwrap_or_else(|| {
-                        // the drain's cut says so (it read as the destination's slowness)
-                        let why = match deadline.stopped_by(Instant::now()) {
-                            true => "publish cut by the shutdown drain",
-                            false => "publish timed out",
-                        };
-                        let took = now.elapsed().as_secs_f64();
-                        Err(PublishError::timed_out(format!("{why} after {took:.3}s")))
-                    });
-                let seconds = Some(now.elapsed().as_secs_f64());
-                match result {
-                    Ok(()) => out.push((i, Outcome::Published, seconds)),
-                    Err(e) => {
-                        // away, or no answer: no other publish of the chunk starts
-                        if matches!(e.kind, Refusal::Away | Refusal::TimedOut) {
-                            away.store(true, Ordering::Relaxed);
-                        }
-                        if strict {
-                            // strict order holds the key's later rows of the chunk back
-                            failed_keys.insert(rows[i].order_key());
-                        }
-                        out.push((i, Outcome::Failed(e), seconds));
-                    }
-                }
-            }
-            out
-        }
-    });
-    join_all(futures).await.into_iter().flatten().collect()
-}
+#[path = "engine_ahead.rs"]
+mod ahead;
+pub use ahead::{Ahead, ClaimAhead, release as release_ahead};
 
 #[path = "engine_marks.rs"]
 mod marks;

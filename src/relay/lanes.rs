@@ -16,7 +16,7 @@ use futures_util::future::join_all;
 use rand::Rng;
 
 use super::backoff::{self, Back, down_wait};
-use super::engine::{PassOptions, PassReport, RelaySettings, probe, probe_timeout, run_pass};
+use super::engine::{Ahead, PassOptions, PassReport, RelaySettings, probe, probe_timeout};
 use super::fleet::FleetView;
 pub use super::route_stats::RouteStats;
 pub use super::shutdown::Shutdown;
@@ -44,6 +44,9 @@ impl RelayEvents for () {}
 /// Routes that share one destination, served through a store connection of their own.
 pub struct Lane<S> {
     pub store: S,
+    /// A second connection that claims each route's next batch while a pass delivers its own
+    /// (`relay.claim_ahead`).
+    pub ahead: Option<S>,
     /// The destination as logs and metrics name it (password masked).
     pub destination: String,
     pub routes: Vec<(PassTarget, Sink)>,
@@ -153,14 +156,21 @@ impl<S: RelayStore> Lane<S> {
             let started = Instant::now();
             let mut stats = RouteStats::new(target);
             stats.paused = fleet.paused(target);
+            let mut prior: Option<Ahead> = None;
             while down.is_none() && !shutdown.is_stopped() {
                 let Ok(ticket) = fleet.before_pass(target) else {
                     break;
                 };
                 let reclaim = stats.passes == 0;
                 let dead_letter = self.dead_letters.get(&target.route).cloned();
-                let pass = PassRun::watched(target, sink, settings, reclaim, &stop, dead_letter);
-                let Some(report) = pass_unless_cut(&mut self.store, pass, stop.drain_over()).await
+                let mut pass =
+                    PassRun::watched(target, sink, settings, reclaim, &stop, dead_letter);
+                // a pass follows unless this is the last one allowed
+                pass.ahead = max_passes.is_none_or(|m| stats.passes + 1 < m);
+                let cut = stop.drain_over();
+                let Some(report) =
+                    pass_unless_cut(&mut self.store, self.ahead.as_mut(), &mut prior, pass, cut)
+                        .await
                 else {
                     stats.finish(started.elapsed());
                     all.push(stats);
@@ -178,6 +188,7 @@ impl<S: RelayStore> Lane<S> {
                     break;
                 }
             }
+            release_ahead(self.ahead.as_mut(), target, prior).await;
             // nothing to send says nothing of the destination: a drain that sent it nothing
             // asks it once (a broker down at start with no rows pending exited 0, unsaid)
             known |= stats.claimed > 0 || shutdown.is_stopped();
@@ -353,6 +364,7 @@ impl<S: RelayStore> Lane<S> {
                     }
                     let mut stats = RouteStats::new(target);
                     let tick_started = Instant::now();
+                    let mut prior: Option<Ahead> = None;
                     for n in 0..settings.max_batches_per_tick {
                         if shutdown.is_stopped() {
                             break;
@@ -362,10 +374,19 @@ impl<S: RelayStore> Lane<S> {
                             break;
                         };
                         let dead_letter = self.dead_letters.get(&target.route).cloned();
-                        let pass =
+                        let mut pass =
                             PassRun::watched(target, sink, settings, n == 0, &stop, dead_letter);
+                        pass.ahead = n + 1 < settings.max_batches_per_tick;
                         let cut = stop.drain_over();
-                        let Some(report) = pass_unless_cut(&mut self.store, pass, cut).await else {
+                        let Some(report) = pass_unless_cut(
+                            &mut self.store,
+                            self.ahead.as_mut(),
+                            &mut prior,
+                            pass,
+                            cut,
+                        )
+                        .await
+                        else {
                             return totals;
                         };
                         fleet.after_pass(target, ticket, &report);
@@ -419,6 +440,7 @@ impl<S: RelayStore> Lane<S> {
                             break;
                         }
                     }
+                    release_ahead(self.ahead.as_mut(), target, prior).await;
                     stats.finish(tick_started.elapsed());
                     tick.push(stats);
                     if down.is_some() || database_away.is_some() {
@@ -503,8 +525,10 @@ impl<S: RelayStore> Lane<S> {
                     sink,
                     settings,
                     options,
+                    ahead: false,
                 };
-                let Some(report) = pass_unless_cut(&mut self.store, pass, cut.as_mut()).await
+                let Some(report) =
+                    pass_unless_cut(&mut self.store, None, &mut None, pass, cut.as_mut()).await
                 else {
                     out.push(stats);
                     return out;
@@ -523,58 +547,9 @@ impl<S: RelayStore> Lane<S> {
     }
 }
 
-/// One pass to run: its route, destination, settings and options.
-struct PassRun<'a> {
-    target: &'a PassTarget,
-    sink: &'a Sink,
-    settings: &'a RelaySettings,
-    options: PassOptions,
-}
-
-impl<'a> PassRun<'a> {
-    /// A pass of a tick or of `--once`, under `stop`'s watch: it starts no publish four fifths
-    /// into the drain (the loop's and `--once`'s passes, alike).
-    fn watched(
-        target: &'a PassTarget,
-        sink: &'a Sink,
-        settings: &'a RelaySettings,
-        reclaim: bool,
-        stop: &StopWatch,
-        dead_letter: Option<Arc<dyn Publisher>>,
-    ) -> Self {
-        let options = PassOptions {
-            reclaim,
-            stop_publishing_at: None,
-            stop: Some(stop.clone()),
-            dead_letter,
-        };
-        Self {
-            target,
-            sink,
-            settings,
-            options,
-        }
-    }
-}
-
-/// Runs the pass unless `cut` (the shutdown drain's end) comes first: then the pass's future
-/// is dropped, the store stops what it left running on the server ([`RelayStore::abandon`]),
-/// and `None` says the lane is done.
-async fn pass_unless_cut<S: RelayStore>(
-    store: &mut S,
-    run: PassRun<'_>,
-    cut: impl Future<Output = ()>,
-) -> Option<PassReport> {
-    let outcome = tokio::select! {
-        report = run_pass(store, run.target, run.sink, run.settings, run.options) => Some(report),
-        () = cut => None,
-    };
-    if outcome.is_none() {
-        tracing::warn!(route = %run.target, "the shutdown drain's time is over: the pass in progress is cut and rolled back");
-        store.abandon().await;
-    }
-    outcome
-}
+#[path = "lanes_pass.rs"]
+mod pass;
+use pass::{PassRun, pass_unless_cut, release_ahead};
 
 /// The relay: its lanes (one per destination) and settings.
 pub struct Relay<S> {
@@ -590,6 +565,7 @@ impl<S: RelayStore> Relay<S> {
         Self {
             lanes: vec![Lane {
                 store,
+                ahead: None,
                 destination: String::new(),
                 routes,
                 dead_letters: HashMap::new(),

@@ -23,6 +23,9 @@ pub struct RouteStats {
     pub dead_lettered: u64,
     pub failed_passes: u64,
     pub reclaimed: u64,
+    /// Passes that took rows claimed ahead for them (`relay.claim_ahead`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub passes_claimed_ahead: u64,
     pub seconds: f64,
     pub events_per_second: f64,
     /// Delivery lag (`created_at` to acknowledgement) of the rows published, median and 99th
@@ -43,6 +46,10 @@ pub struct RouteStats {
     /// The route is paused (`outboxctl route pause`): nothing was claimed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paused: Option<crate::fleet::Pause>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl RouteStats {
@@ -76,6 +83,7 @@ impl RouteStats {
         self.failed += r.failed as u64;
         self.dead_lettered += r.dead_lettered as u64;
         self.reclaimed += r.reclaimed;
+        self.passes_claimed_ahead += u64::from(r.claimed_ahead);
         // the lag of what was delivered: a pass that did not commit delivered nothing
         for &s in r.lag_seconds.iter().filter(|_| r.committed) {
             self.lag.record(s);
@@ -100,6 +108,7 @@ impl RouteStats {
         self.dead_lettered += other.dead_lettered;
         self.failed_passes += other.failed_passes;
         self.reclaimed += other.reclaimed;
+        self.passes_claimed_ahead += other.passes_claimed_ahead;
         self.lag.merge(&other.lag);
         if other.last_error.is_some() {
             self.last_error.clone_from(&other.last_error);

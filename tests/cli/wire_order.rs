@@ -40,6 +40,8 @@ struct Plan {
     hlc: bool,
     consume: bool,
     max_claim_rows: u32,
+    /// Retain: a second connection claims each next batch (`relay.claim_ahead`).
+    claim_ahead: bool,
     rows: Vec<Staged>,
 }
 
@@ -78,6 +80,7 @@ impl Plan {
             hlc,
             consume: rng.gen_bool(0.5),
             max_claim_rows: [7, 40, 100][rng.gen_range(0..3)],
+            claim_ahead: rng.gen_bool(0.5),
             rows,
         }
     }
@@ -110,7 +113,11 @@ impl Plan {
             "seed {} (hlc {}, {}, max_claim_rows {}, {} events); run again with OUTBOXCTL_WIRE_SEED={}",
             self.seed,
             self.hlc,
-            if self.consume { "consume" } else { "retain" },
+            match (self.consume, self.claim_ahead) {
+                (true, _) => "consume",
+                (false, true) => "retain claiming ahead",
+                (false, false) => "retain",
+            },
             self.max_claim_rows,
             self.rows.len(),
             self.seed
@@ -320,6 +327,7 @@ async fn each_message_key_reaches_every_broker_in_claim_order_whatever_its_tenan
             &format!(
                 "relay:
   max_claim_rows: {}
+  claim_ahead: {}
   routes:
     to-redis: {{ to: \"{REDIS}\", channel: \"{channel}\" }}
     to-amqp: {{ to: \"{AMQP}\", channel: \"{channel}\", declare: true }}
@@ -327,6 +335,7 @@ async fn each_message_key_reaches_every_broker_in_claim_order_whatever_its_tenan
     to-kafka: {{ to: \"{}\", channel: \"{channel}\" }}
 ",
                 plan.max_claim_rows,
+                plan.claim_ahead && !plan.consume,
                 kafka_url()
             ),
         );
@@ -455,8 +464,8 @@ async fn each_message_key_reaches_redis_in_claim_order_from_mongodb() {
         let cfg = crate::common::config_file(
             &format!("{test}_{seed}"),
             &format!(
-                "relay:\n  max_claim_rows: {}\n  routes:\n    to-redis: {{ to: \"{REDIS}\", channel: \"{channel}\" }}\n",
-                plan.max_claim_rows
+                "relay:\n  max_claim_rows: {}\n  claim_ahead: {}\n  routes:\n    to-redis: {{ to: \"{REDIS}\", channel: \"{channel}\" }}\n",
+                plan.max_claim_rows, plan.claim_ahead
             ),
         );
         let mut args = vec!["relay", "--once"];

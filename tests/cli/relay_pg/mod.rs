@@ -22,6 +22,7 @@ use crate::common::{
     CHECK_FAILED, OK, PgSchema, REFUSED, count, lines, migrate, ob, out_file, pg_url, stage,
 };
 
+mod ahead;
 mod claim;
 mod cli;
 mod engine;

@@ -127,7 +127,7 @@ impl<'a> PgStore<'a> {
                 return Err(crate::db::DbError::Connect {
                     target: url.to_string(),
                     reason: format!(
-                        "connected, but its first statement had no answer within {}: a pooler with every server connection held? (pgbouncer in session mode gives each client one for its whole session, and a relay takes one per destination, one for the registry and one to wake on: raise default_pool_size or use transaction pooling)",
+                        "connected, but its first statement had no answer within {}: a pooler with every server connection held? (pgbouncer in session mode gives each client one for its whole session, and a relay takes one per destination (two with relay.claim_ahead), one for the registry and one to wake on: raise default_pool_size or use transaction pooling)",
                         crate::duration::Dur(connect_timeout)
                     ),
                 }
