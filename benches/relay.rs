@@ -25,7 +25,8 @@
 //! shows how far the next run may land from it): the limit,
 //! the relay to `file:/dev/null` as it ships (pooler-safe defaults, its claim and retain's marks
 //! calls of the functions `migrate` adds), the relay with
-//! `prepared_statements: true`, and, as a diagnostic only, a loop of the relay's own statements
+//! `prepared_statements: true` (under retain claiming ahead on a second connection, as that
+//! setting configures it by default), and, as a diagnostic only, a loop of the relay's own statements
 //! through its store with nothing published. Then: the relay through a pgbouncer in transaction
 //! pooling against the same relay direct; the relay as it ships against the same relay whose
 //! claim and marks go as SQL (their functions dropped), every mode; two relays on the route at
@@ -538,7 +539,8 @@ async fn main() {
             let all = rounds(&mut conn, mode, n, 5, async |side| match side {
                 0 => limit(storage).await,
                 1 => relay(mode, &direct, false).await,
-                2 => relay(mode, &direct, true).await,
+                // as `prepared_statements: true` configures it: claiming ahead under retain
+                2 => relays(mode, &direct, true, 1, !consume).await,
                 3 if consume => limit_one_statement().await,
                 3 => retain_floor().await,
                 _ => own_statements(mode).await,

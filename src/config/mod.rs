@@ -179,7 +179,8 @@ pub struct RelayConfig {
     /// PostgreSQL: named, cached statements (direct connections, pgbouncer 1.21+).
     pub prepared_statements: bool,
     /// Retain, best-effort order: each pass claims the route's next batch on a second
-    /// connection while it publishes and marks its own (`relay.claim_ahead`).
+    /// connection while it publishes and marks its own (`relay.claim_ahead`; by default on
+    /// with `prepared_statements` where it applies).
     pub claim_ahead: bool,
     /// Wake-up on commit besides polling (`LISTEN`/`NOTIFY`, or a MongoDB change stream).
     pub wake: crate::model::Wake,
@@ -332,7 +333,7 @@ impl Config {
         let target = names.resolve(backend)?;
 
         let r = &file.relay;
-        let relay = RelayConfig {
+        let mut relay = RelayConfig {
             routes: route::resolve_routes(r.routes.clone().unwrap_or_default(), env)?,
             interval: r.interval.map_or(secs(1), |d| d.0),
             jitter: r.jitter.unwrap_or(0.2),
@@ -352,7 +353,7 @@ impl Config {
             shutdown_drain_timeout: r.shutdown_drain_timeout.map_or(secs(5), |d| d.0),
             key_order: pick(o.key_order, || None, r.key_order).unwrap_or(KeyOrder::BestEffort),
             prepared_statements: r.prepared_statements.unwrap_or(false),
-            claim_ahead: r.claim_ahead.unwrap_or(false),
+            claim_ahead: false,
             wake: r.wake.unwrap_or_default(),
             heartbeat: r.heartbeat.map_or(secs(5), |d| d.0),
             wake_url: match r.wake_url.as_ref().map(|u| expand_env(u.expose(), env)) {
@@ -368,6 +369,13 @@ impl Config {
                 Some(Err(e)) => return Err(invalid(format!("relay.wake_url: {e}"))),
             },
         };
+        // on by default with named statements where it applies: a relay tuned for speed on a
+        // direct connection (retain, best-effort order)
+        relay.claim_ahead = r.claim_ahead.unwrap_or(
+            relay.prepared_statements
+                && storage == Storage::Retain
+                && relay.key_order == KeyOrder::BestEffort,
+        );
         let p = &file.partitions;
         for (key, days) in [("ahead_days", p.ahead_days), ("keep_days", p.keep_days)] {
             if days.is_some_and(|d| d > MAX_DAYS) {

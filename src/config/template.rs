@@ -245,7 +245,7 @@ impl Answers {
             KeyOrder::BestEffort => "  # key_order: best-effort     # or strict\n",
         });
         out.push_str(
-            "  # prepared_statements: false # true: named statements (direct connections, pgbouncer 1.21+)\n  # claim_ahead: false         # retain, best-effort: claim the next batch on a second connection meanwhile\n\npartitions:\n  # ahead_days: 7\n  # keep_days: 30\n  # lock_timeout: 200ms\n",
+            "  # prepared_statements: false # true: named statements (direct connections, pgbouncer 1.21+)\n  # claim_ahead: false         # retain, best-effort: claim the next batch on a second connection meanwhile (default: as prepared_statements)\n\npartitions:\n  # ahead_days: 7\n  # keep_days: 30\n  # lock_timeout: 200ms\n",
         );
         out
     }

@@ -232,6 +232,18 @@ fn claim_ahead_is_for_retain_in_best_effort_order() {
     let c = resolve("relay:\n  claim_ahead: true\n", &d, &no_env).unwrap();
     assert!(c.relay.claim_ahead);
     assert!(!resolve("", &d, &no_env).unwrap().relay.claim_ahead);
+    // by default on with named statements, where it applies
+    let on = |yaml: &str| resolve(yaml, &d, &no_env).unwrap().relay.claim_ahead;
+    assert!(on("relay:\n  prepared_statements: true\n"));
+    assert!(!on(
+        "relay:\n  prepared_statements: true\n  claim_ahead: false\n"
+    ));
+    assert!(!on(
+        "outbox:\n  storage: consume\nrelay:\n  prepared_statements: true\n"
+    ));
+    assert!(!on(
+        "relay:\n  prepared_statements: true\n  key_order: strict\n"
+    ));
     let refused = [
         (
             "outbox:\n  storage: consume\nrelay:\n  claim_ahead: true\n",

@@ -367,8 +367,12 @@ async fn pass_body<S: RelayStore>(
     report.short = claimed.candidates < settings.max_claim_rows as usize;
     trace::claimed(&mut flow.trace, target, report);
     // the route's next batch, claimed on the second connection while this one is delivered
-    let second = (ahead.store.as_deref_mut())
-        .filter(|_| !report.short && settings.storage == Storage::Retain);
+    // (retain, best-effort order: what the configuration allows; see `engine_ahead.rs`)
+    let second = (ahead.store.as_deref_mut()).filter(|_| {
+        !report.short
+            && settings.storage == Storage::Retain
+            && settings.key_order == KeyOrder::BestEffort
+    });
     let Some(second) = second else {
         return deliver(store, job, deadline, rows, report, flow).await;
     };
