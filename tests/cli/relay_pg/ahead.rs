@@ -44,13 +44,13 @@ fn fails(seed: u64, event: uuid::Uuid, attempt: usize) -> bool {
     h.finish() % 10 == 0
 }
 
-/// What one relay run left: each key's published `n`s in publish order, each row's
-/// `(n, status, attempts)`, and how many passes took rows claimed ahead.
-type Outcome = (HashMap<String, Vec<i64>>, Vec<(i64, String, i32)>, usize);
+/// What one relay run published (each key's `n`s in publish order) and how many passes took
+/// rows claimed ahead.
+type Published = (HashMap<String, Vec<i64>>, usize);
 
-/// Drains the table with or without claiming ahead, the destination failing as `seed` says,
-/// retries due at once, until no row is pending.
-async fn drain(schema: &PgSchema, conn: &mut PgConnection, seed: u64, ahead: bool) -> Outcome {
+/// Drains a route through `first` (claiming ahead on `second`, if given), the destination
+/// failing as `seed` says and retries due at once, until a drain claims nothing.
+async fn drain<S: RelayStore>(first: S, second: Option<S>, seed: u64) -> Published {
     let attempts: Mutex<HashMap<uuid::Uuid, usize>> = Mutex::default();
     let flaky = Flaky::new(move |m, _| {
         let mut seen = attempts.lock().unwrap();
@@ -61,31 +61,23 @@ async fn drain(schema: &PgSchema, conn: &mut PgConnection, seed: u64, ahead: boo
     let mut s = settings(Storage::Retain);
     s.max_claim_rows = 10;
     s.retry_base_delay = Duration::ZERO;
-    let first = store(schema, Storage::Retain, KeyOrder::BestEffort).await;
     let sink = Sink::Publisher(flaky.clone());
     let mut relay = Relay::single(first, vec![(target(), sink)], s);
-    if ahead {
-        relay.lanes[0].ahead = Some(store(schema, Storage::Retain, KeyOrder::BestEffort).await);
-    }
+    relay.lanes[0].ahead = second;
     let mut took_ahead = 0;
-    let t = schema.rel("outbox");
-    let pending = format!("SELECT count(*) FROM {t} WHERE status IN ('pending', 'processing')");
-    let mut drains = 0;
-    while count(conn, &pending).await > 0 {
-        drains += 1;
+    for drains in 1.. {
         assert!(
-            drains < 100,
-            "seed {seed}: rows still pending after 100 drains"
+            drains <= 100,
+            "seed {seed}: rows still claimed after 100 drains"
         );
         let on_pass = |_: &PassTarget, r: &outboxctl::relay::engine::PassReport| {
             took_ahead += usize::from(r.claimed_ahead);
         };
-        for stats in relay.drain_once(None, on_pass).await {
-            assert_eq!(
-                stats.failed_passes, 0,
-                "seed {seed}: {:?}",
-                stats.last_error
-            );
+        let stats = relay.drain_once(None, on_pass).await;
+        let s = &stats[0];
+        assert_eq!(s.failed_passes, 0, "seed {seed}: {:?}", s.last_error);
+        if s.claimed == 0 {
+            break;
         }
     }
     let mut by_key: HashMap<String, Vec<i64>> = HashMap::new();
@@ -97,13 +89,44 @@ async fn drain(schema: &PgSchema, conn: &mut PgConnection, seed: u64, ahead: boo
             .or_default()
             .push(n["n"].as_i64().unwrap());
     }
-    let rows = sqlx::query_as(&format!(
-        "SELECT (payload->>'n')::bigint, status, attempts FROM {t} ORDER BY 1"
+    (by_key, took_ahead)
+}
+
+/// Each row's `(n, status, attempts)` at the end.
+type Rows = Vec<(i64, String, i32)>;
+
+/// Compares the run claiming ahead (`got`) with the run claiming after (`expected`).
+fn compare(seed: u64, expected: (Published, Rows), got: (Published, Rows)) {
+    let said = format!("seed {seed}; run again with OUTBOXCTL_AHEAD_SEED={seed}");
+    let retried = expected.1.iter().filter(|(_, _, a)| *a > 0).count();
+    assert!(
+        retried > 0,
+        "{said}: no publish failed, nothing was searched"
+    );
+    assert_eq!(
+        expected.0.1, 0,
+        "{said}: claimed ahead without a second connection"
+    );
+    assert!(got.0.1 > 0, "{said}: no pass took rows claimed ahead");
+    assert_eq!(got.1, expected.1, "{said}: the rows ended differently");
+    assert_eq!(
+        got.0.0, expected.0.0,
+        "{said}: a key's rows went in another order"
+    );
+    let left = expected.1.iter().chain(&got.1);
+    let left = left.filter(|r| r.1 == "processing" || r.1 == "pending");
+    assert_eq!(left.count(), 0, "{said}: a row was left claimed or pending");
+}
+
+/// The PostgreSQL outbox's rows at the end.
+async fn pg_rows(conn: &mut PgConnection, schema: &PgSchema) -> Rows {
+    sqlx::query_as(&format!(
+        "SELECT (payload->>'n')::bigint, status, attempts FROM {} ORDER BY 1",
+        schema.rel("outbox")
     ))
-    .fetch_all(&mut *conn)
+    .fetch_all(conn)
     .await
-    .unwrap();
-    (by_key, rows, took_ahead)
+    .unwrap()
 }
 
 #[tokio::test]
@@ -123,30 +146,69 @@ async fn claiming_ahead_publishes_what_claiming_after_does_whatever_fails() {
         .execute(&mut conn)
         .await
         .unwrap();
-        let said = format!("seed {seed}; run again with OUTBOXCTL_AHEAD_SEED={seed}");
-        let expected = drain(&after, &mut conn, seed, false).await;
-        let got = drain(&ahead, &mut conn, seed, true).await;
-        let retried = expected.1.iter().filter(|(_, _, a)| *a > 0).count();
-        assert!(
-            retried > 0,
-            "{said}: no publish failed, nothing was searched"
-        );
-        assert_eq!(
-            expected.2, 0,
-            "{said}: claimed ahead without a second connection"
-        );
-        assert!(got.2 > 0, "{said}: no pass took rows claimed ahead");
-        assert_eq!(got.1, expected.1, "{said}: the rows ended differently");
-        assert_eq!(
-            got.0, expected.0,
-            "{said}: a key's rows went in another order"
-        );
-        let processing = expected
-            .1
-            .iter()
-            .chain(&got.1)
-            .filter(|r| r.1 == "processing");
-        assert_eq!(processing.count(), 0, "{said}: a row was left processing");
+        let one = || store(&after, Storage::Retain, KeyOrder::BestEffort);
+        let expected = drain(one().await, None, seed).await;
+        let expected = (expected, pg_rows(&mut conn, &after).await);
+        let two = || store(&ahead, Storage::Retain, KeyOrder::BestEffort);
+        let got = drain(two().await, Some(two().await), seed).await;
+        compare(seed, expected, (got, pg_rows(&mut conn, &ahead).await));
+    }
+}
+
+/// The same search on MongoDB.
+#[tokio::test]
+async fn claiming_ahead_on_mongodb_publishes_what_claiming_after_does_whatever_fails() {
+    use mongodb::bson::{Document, doc};
+    use outboxctl::store::mongo::{MongoStore, MongoStoreOptions};
+    let test = test_name!();
+    for seed in seeds() {
+        let dbs = [
+            crate::common::MongoDb::new(&format!("{test}_{seed}_after")).await,
+            crate::common::MongoDb::new(&format!("{test}_{seed}_ahead")).await,
+        ];
+        let started = chrono::Utc::now();
+        let docs: Vec<Document> = (1..=events())
+            .map(|n| {
+                let at = mongodb::bson::DateTime::from_millis(started.timestamp_millis() + n);
+                doc! {
+                    "id": uuid::Uuid::now_v7().to_string(), "outbox_route": "orders",
+                    "event_id": uuid::Uuid::now_v7().to_string(), "event_type": "order.placed",
+                    "occurred_at": at, "payload": { "n": n }, "status": "pending", "attempts": 0,
+                    "created_at": at, "available_at": mongodb::bson::Bson::Null,
+                    "ordering_key": format!("k{}", n % 4),
+                }
+            })
+            .collect();
+        let mut runs = Vec::new();
+        for (i, db) in dbs.iter().enumerate() {
+            let collection = format!("{}.outbox", db.name);
+            ob(["migrate", "-q"]).mongo(&collection).code(OK);
+            let coll = db.db().collection::<Document>("outbox");
+            coll.insert_many(docs.clone()).await.unwrap();
+            let opts = MongoStoreOptions {
+                collection: outboxctl::target::CollectionName::new("c", &db.name, "outbox")
+                    .unwrap(),
+                hlc_ordering: false,
+                propagate_trace: false,
+                tenant_aware: false,
+                key_order: KeyOrder::BestEffort,
+            };
+            let first = MongoStore::new(&db.client, opts.clone());
+            let second = (i == 1).then(|| MongoStore::new(&db.client, opts));
+            let published = drain(first, second, seed).await;
+            let mut rows: Rows = Vec::new();
+            let mut cursor = coll.find(doc! {}).await.unwrap();
+            while cursor.advance().await.unwrap() {
+                let d = cursor.deserialize_current().unwrap();
+                let n = d.get_document("payload").unwrap().get_i64("n").unwrap();
+                let status = d.get_str("status").unwrap().to_owned();
+                rows.push((n, status, d.get_i32("attempts").unwrap()));
+            }
+            rows.sort();
+            runs.push((published, rows));
+        }
+        let got = runs.pop().unwrap();
+        compare(seed, runs.pop().unwrap(), got);
     }
 }
 
@@ -186,4 +248,31 @@ async fn relay_once_claims_ahead_when_configured_and_delivers_in_claim_order() {
     assert_eq!(sent, (1..=250).collect::<Vec<i64>>(), "claim order");
     let left = format!("SELECT count(*) FROM {t} WHERE status <> 'published'");
     assert_eq!(count(&mut conn, &left).await, 0);
+}
+
+/// A drain cut short by its pass budget strands no row: the last pass allowed claims nothing
+/// ahead, and rows claimed ahead and not taken go back to `pending`.
+#[tokio::test]
+async fn a_drain_of_few_passes_leaves_nothing_claimed_ahead() {
+    let (schema, mut conn) = PgSchema::new(test_name!()).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 50, Some(3)).await;
+    let mut s = settings(Storage::Retain);
+    s.max_claim_rows = 10;
+    let two = || store(&schema, Storage::Retain, KeyOrder::BestEffort);
+    let sink = Sink::Publisher(Flaky::new(|_, _| None));
+    let mut relay = Relay::single(two().await, vec![(target(), sink)], s);
+    relay.lanes[0].ahead = Some(two().await);
+    let stats = relay.drain_once(Some(2), |_, _| {}).await;
+    assert_eq!((stats[0].passes, stats[0].published), (2, 20), "{stats:?}");
+    assert_eq!(stats[0].passes_claimed_ahead, 1, "{stats:?}");
+    let by_status = format!(
+        "SELECT count(*) FILTER (WHERE status = 'pending') * 1000 + count(*) FILTER (WHERE status = 'processing') FROM {t}"
+    );
+    assert_eq!(
+        count(&mut conn, &by_status).await,
+        30_000,
+        "30 pending, none processing"
+    );
 }
