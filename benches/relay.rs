@@ -30,7 +30,8 @@
 //! through its store with nothing published. Then: the relay through a pgbouncer in transaction
 //! pooling against the same relay direct; the relay as it ships against the same relay whose
 //! claim and marks go as SQL (their functions dropped), every mode; two relays on the route at
-//! once (a connection each) against one, and against the limit; the relay as `relay --once` assembles it, with the
+//! once (a connection each) against one, and against the limit; retain with and without
+//! claiming ahead, with and without named statements, against the limit; the relay as `relay --once` assembles it, with the
 //! relay registry and a heartbeat every 100 ms against `outbox.registry: off`; consume on a tie group (every row one `created_at`)
 //! against distinct rows; the built binary as a child (`relay --once` to `file:/dev/null`), its
 //! CPU seconds and peak RSS per 100,000 events from `wait4`, beside `OUTBOXCTL_BENCH_OTHER_BIN`
@@ -443,7 +444,7 @@ fn round_count() -> usize {
 }
 
 /// Whether a part after the main table runs: `OUTBOXCTL_BENCH_PARTS` (comma-separated, of
-/// `pgbouncer`, `function`, `pair`, `registry`, `ties`, `binary`, `pgbench`; default all).
+/// `pgbouncer`, `function`, `pair`, `ahead`, `registry`, `ties`, `binary`, `pgbench`; default all).
 fn part(name: &str) -> bool {
     std::env::var("OUTBOXCTL_BENCH_PARTS").map_or(true, |v| v.split(',').any(|p| p.trim() == name))
 }
