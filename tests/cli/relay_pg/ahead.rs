@@ -276,3 +276,45 @@ async fn a_drain_of_few_passes_leaves_nothing_claimed_ahead() {
         "30 pending, none processing"
     );
 }
+
+/// A looping relay claims ahead within each tick (the tick's last pass claims nothing ahead),
+/// delivers every row in claim order, and stops on SIGTERM leaving nothing claimed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_looping_relay_claims_ahead_within_its_ticks_and_stops_leaving_nothing_claimed() {
+    let test = test_name!();
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", 200, Some(1)).await;
+    let path = out_file(test);
+    let cfg = crate::common::config_file(
+        test,
+        &format!(
+            "relay:\n  interval: 100ms\n  max_claim_rows: 10\n  max_batches_per_tick: 3\n  claim_ahead: true\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+            path.display()
+        ),
+    );
+    let log = path.with_extension("log");
+    let mut relay = ob(["relay", "--loop", "--format", "json"])
+        .pg(&t)
+        .config(&cfg)
+        .spawn(Some(&log));
+    let published = format!("SELECT count(*) FROM {t} WHERE status = 'published'");
+    crate::common::wait_rows(&mut conn, &published, 200).await;
+    let status = relay.terminate_within(Duration::from_secs(10)).await;
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(status.is_some_and(|s| s.success()), "{status:?}\n{text}");
+    // its summary at the stop counts the passes that took rows claimed ahead
+    assert!(text.contains("\"passes_claimed_ahead\":"), "{text}");
+    let sent: Vec<i64> = lines(&path)
+        .iter()
+        .map(|l| l["payload"]["n"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        sent,
+        (1..=200).collect::<Vec<i64>>(),
+        "claim order, once each"
+    );
+    let left = format!("SELECT count(*) FROM {t} WHERE status <> 'published'");
+    assert_eq!(count(&mut conn, &left).await, 0);
+}
