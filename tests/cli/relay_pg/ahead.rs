@@ -218,18 +218,8 @@ async fn claiming_ahead_on_mongodb_publishes_what_claiming_after_does_whatever_f
 #[tokio::test]
 async fn relay_once_claims_ahead_when_configured_and_delivers_in_claim_order() {
     let test = test_name!();
-    let (schema, mut conn) = PgSchema::new(test).await;
-    migrate(&schema, &[]).await;
-    let t = schema.rel("outbox");
-    stage(&mut conn, &t, "orders", 250, Some(1)).await;
-    let path = out_file(test);
-    let cfg = crate::common::config_file(
-        test,
-        &format!(
-            "relay:\n  max_claim_rows: 20\n  claim_ahead: true\n  routes:\n    orders:\n      to: \"file:{}\"\n",
-            path.display()
-        ),
-    );
+    let (_schema, mut conn, t, path, cfg) =
+        one_key_to_a_file(test, 250, "max_claim_rows: 20").await;
     let r = ob(["relay", "--once", "--format", "json"])
         .pg(&t)
         .config(&cfg)
@@ -241,13 +231,48 @@ async fn relay_once_claims_ahead_when_configured_and_delivers_in_claim_order() {
     // 13 passes (the last one short); each after the first took the rows claimed ahead
     assert_eq!(route["passes"], 13, "{summary}");
     assert_eq!(route["passes_claimed_ahead"], 12, "{summary}");
-    let sent: Vec<i64> = lines(&path)
+    delivered_in_claim_order(&mut conn, &t, &path, 250).await;
+}
+
+/// An outbox of `rows` rows of one key, and a configuration that claims ahead (with `settings`
+/// besides) to a file: the schema (dropped with it), a connection, the table, the file and the
+/// configuration's path.
+async fn one_key_to_a_file(
+    test: &str,
+    rows: i64,
+    settings: &str,
+) -> (PgSchema, PgConnection, String, std::path::PathBuf, String) {
+    let (schema, mut conn) = PgSchema::new(test).await;
+    migrate(&schema, &[]).await;
+    let t = schema.rel("outbox");
+    stage(&mut conn, &t, "orders", rows, Some(1)).await;
+    let path = out_file(test);
+    let yaml = format!(
+        "relay:\n  {settings}\n  claim_ahead: true\n  routes:\n    orders:\n      to: \"file:{}\"\n",
+        path.display()
+    );
+    let cfg = crate::common::config_file(test, &yaml);
+    (schema, conn, t, path, cfg)
+}
+
+/// The file holds the rows `1..=rows` once each, in claim order, and every row is published.
+async fn delivered_in_claim_order(
+    conn: &mut PgConnection,
+    t: &str,
+    path: &std::path::PathBuf,
+    rows: i64,
+) {
+    let sent: Vec<i64> = lines(path)
         .iter()
         .map(|l| l["payload"]["n"].as_i64().unwrap())
         .collect();
-    assert_eq!(sent, (1..=250).collect::<Vec<i64>>(), "claim order");
+    assert_eq!(
+        sent,
+        (1..=rows).collect::<Vec<i64>>(),
+        "claim order, once each"
+    );
     let left = format!("SELECT count(*) FROM {t} WHERE status <> 'published'");
-    assert_eq!(count(&mut conn, &left).await, 0);
+    assert_eq!(count(conn, &left).await, 0);
 }
 
 /// A drain cut short by its pass budget strands no row: the last pass allowed claims nothing
@@ -282,18 +307,8 @@ async fn a_drain_of_few_passes_leaves_nothing_claimed_ahead() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_looping_relay_claims_ahead_within_its_ticks_and_stops_leaving_nothing_claimed() {
     let test = test_name!();
-    let (schema, mut conn) = PgSchema::new(test).await;
-    migrate(&schema, &[]).await;
-    let t = schema.rel("outbox");
-    stage(&mut conn, &t, "orders", 200, Some(1)).await;
-    let path = out_file(test);
-    let cfg = crate::common::config_file(
-        test,
-        &format!(
-            "relay:\n  interval: 100ms\n  max_claim_rows: 10\n  max_batches_per_tick: 3\n  claim_ahead: true\n  routes:\n    orders:\n      to: \"file:{}\"\n",
-            path.display()
-        ),
-    );
+    let settings = "interval: 100ms\n  max_claim_rows: 10\n  max_batches_per_tick: 3";
+    let (_schema, mut conn, t, path, cfg) = one_key_to_a_file(test, 200, settings).await;
     let log = path.with_extension("log");
     let mut relay = ob(["relay", "--loop", "--format", "json"])
         .pg(&t)
@@ -306,15 +321,5 @@ async fn a_looping_relay_claims_ahead_within_its_ticks_and_stops_leaving_nothing
     assert!(status.is_some_and(|s| s.success()), "{status:?}\n{text}");
     // its summary at the stop counts the passes that took rows claimed ahead
     assert!(text.contains("\"passes_claimed_ahead\":"), "{text}");
-    let sent: Vec<i64> = lines(&path)
-        .iter()
-        .map(|l| l["payload"]["n"].as_i64().unwrap())
-        .collect();
-    assert_eq!(
-        sent,
-        (1..=200).collect::<Vec<i64>>(),
-        "claim order, once each"
-    );
-    let left = format!("SELECT count(*) FROM {t} WHERE status <> 'published'");
-    assert_eq!(count(&mut conn, &left).await, 0);
+    delivered_in_claim_order(&mut conn, &t, &path, 200).await;
 }
