@@ -165,21 +165,6 @@ impl Plan {
     }
 }
 
-fn seeds() -> Vec<u64> {
-    if let Ok(s) = std::env::var("OUTBOXCTL_WIRE_SEED") {
-        return vec![s.parse().expect("OUTBOXCTL_WIRE_SEED is a number")];
-    }
-    let n: u64 = std::env::var("OUTBOXCTL_WIRE_SEEDS")
-        .map(|s| s.parse().expect("OUTBOXCTL_WIRE_SEEDS is a number"))
-        .unwrap_or(2);
-    assert!(
-        n > 0,
-        "OUTBOXCTL_WIRE_SEEDS=0 would check nothing: give 1 or more"
-    );
-    let first: u64 = rand::thread_rng().gen_range(0..1_000_000) * 2;
-    (first..first + n).collect()
-}
-
 fn events() -> usize {
     std::env::var("OUTBOXCTL_WIRE_EVENTS")
         .map(|s| s.parse().expect("OUTBOXCTL_WIRE_EVENTS is a number"))
@@ -281,7 +266,7 @@ async fn each_message_key_reaches_every_broker_in_claim_order_whatever_its_tenan
     use lapin::options::{BasicGetOptions, QueueDeleteOptions};
     use lapin::types::AMQPValue;
     let test = test_name!();
-    for seed in seeds() {
+    for seed in crate::common::seeds("WIRE", 2) {
         let plan = Plan::new(seed, events());
         eprintln!("wire order: {}", plan.describe());
         let (schema, mut conn) = PgSchema::new(&format!("{test}_{seed}")).await;
@@ -414,7 +399,7 @@ async fn each_message_key_reaches_every_broker_in_claim_order_whatever_its_tenan
 #[tokio::test]
 async fn each_message_key_reaches_redis_in_claim_order_from_mongodb() {
     let test = test_name!();
-    for seed in seeds() {
+    for seed in crate::common::seeds("WIRE", 2) {
         let mut plan = Plan::new(seed, events());
         plan.consume = false;
         eprintln!("wire order on MongoDB: {}", plan.describe());

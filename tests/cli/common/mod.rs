@@ -506,3 +506,21 @@ fn readerless_pipe() -> Stdio {
     drop(read);
     Stdio::from(write)
 }
+
+/// The seeds of a seeded randomized test named `NAME`: `OUTBOXCTL_<NAME>_SEED` replays one;
+/// else `OUTBOXCTL_<NAME>_SEEDS` (default `default`) consecutive seeds from a random even one,
+/// so that a test may give even and odd seeds a variant each.
+pub fn seeds(name: &str, default: u64) -> Vec<u64> {
+    use rand::Rng;
+    let one = format!("OUTBOXCTL_{name}_SEED");
+    if let Ok(s) = std::env::var(&one) {
+        return vec![s.parse().unwrap_or_else(|_| panic!("{one} is a number"))];
+    }
+    let many = format!("OUTBOXCTL_{name}_SEEDS");
+    let n: u64 = std::env::var(&many).map_or(default, |s| {
+        s.parse().unwrap_or_else(|_| panic!("{many} is a number"))
+    });
+    assert!(n > 0, "{many}=0 would check nothing: give 1 or more");
+    let first: u64 = rand::thread_rng().gen_range(0..1_000_000) * 2;
+    (first..first + n).collect()
+}

@@ -10,24 +10,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use outboxctl::relay::Relay;
-use rand::Rng;
 
 use super::*;
-
-fn seeds() -> Vec<u64> {
-    if let Ok(s) = std::env::var("OUTBOXCTL_AHEAD_SEED") {
-        return vec![s.parse().expect("OUTBOXCTL_AHEAD_SEED is a number")];
-    }
-    let n: u64 = std::env::var("OUTBOXCTL_AHEAD_SEEDS")
-        .map(|s| s.parse().expect("OUTBOXCTL_AHEAD_SEEDS is a number"))
-        .unwrap_or(2);
-    assert!(
-        n > 0,
-        "OUTBOXCTL_AHEAD_SEEDS=0 would check nothing: give 1 or more"
-    );
-    let first: u64 = rand::thread_rng().gen_range(0..1_000_000);
-    (first..first + n).collect()
-}
 
 fn events() -> i64 {
     std::env::var("OUTBOXCTL_AHEAD_EVENTS")
@@ -132,7 +116,7 @@ async fn pg_rows(conn: &mut PgConnection, schema: &PgSchema) -> Rows {
 #[tokio::test]
 async fn claiming_ahead_publishes_what_claiming_after_does_whatever_fails() {
     let test = test_name!();
-    for seed in seeds() {
+    for seed in crate::common::seeds("AHEAD", 2) {
         let (after, mut conn) = PgSchema::new(&format!("{test}_{seed}_after")).await;
         let (ahead, _) = PgSchema::new(&format!("{test}_{seed}_ahead")).await;
         migrate(&after, &[]).await;
@@ -161,7 +145,7 @@ async fn claiming_ahead_on_mongodb_publishes_what_claiming_after_does_whatever_f
     use mongodb::bson::{Document, doc};
     use outboxctl::store::mongo::{MongoStore, MongoStoreOptions};
     let test = test_name!();
-    for seed in seeds() {
+    for seed in crate::common::seeds("AHEAD", 2) {
         let dbs = [
             crate::common::MongoDb::new(&format!("{test}_{seed}_after")).await,
             crate::common::MongoDb::new(&format!("{test}_{seed}_ahead")).await,
