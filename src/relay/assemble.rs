@@ -271,9 +271,9 @@ pub async fn assemble_on(
                     .await
                     .map(Registered::spawn);
                 let lanes = lanes.build(planned, warn).await?;
-                let stores = (0..lanes.len()).map(|_| first.fork()).collect();
-                let aheads = (0..lanes.len()).filter(|_| claim_ahead);
-                let aheads = aheads.map(|_| first.fork()).collect();
+                let stores: Vec<MongoStore> = (0..lanes.len()).map(|_| first.fork()).collect();
+                let aheads = stores.iter().filter(|_| claim_ahead);
+                let aheads = aheads.map(MongoStore::sharing).collect();
                 AnyRelay::Mongo(relay_of(stores, aheads, lanes, settings, fleet))
             }
             Backend::Memory(outbox) => {

@@ -271,6 +271,14 @@ pub async fn run_pass_ahead<S: RelayStore>(
     {
         report.down = probe(p.as_ref(), probe_timeout(settings, p.as_ref())).await;
     }
+    // Rows claimed ahead and not to be taken go back to pending; what their claim parked
+    // (MongoDB: unreadable documents) is this pass's to count.
+    let mut parked = 0;
+    if let Some(prior) = ahead.prior.take() {
+        // claimed ahead for this pass, which failed as it opened
+        let second = ahead.store.as_deref_mut().unwrap_or(&mut *store);
+        parked += ahead::release(second, target, prior).await;
+    }
     if let Some(next) = ahead.next.take() {
         let delivered_all = report.committed
             && report.down.is_none()
@@ -278,10 +286,12 @@ pub async fn run_pass_ahead<S: RelayStore>(
             && !stopping;
         match (delivered_all, ahead.store.as_deref_mut()) {
             (true, _) => ahead.next = Some(next),
-            (false, Some(second)) => ahead::release(second, target, next).await,
+            (false, Some(second)) => parked += ahead::release(second, target, next).await,
             (false, None) => {}
         }
     }
+    report.claimed += parked;
+    report.failed += parked;
     trace::end(flow.trace, &report, target, &log);
     report
 }
@@ -323,6 +333,8 @@ async fn pass_body<S: RelayStore>(
         options,
         ..
     } = job;
+    // (rows claimed ahead for this pass are taken once it opens; `run_pass_ahead` releases
+    // them if it cannot)
     store.begin_pass(target).await?;
     let began = Instant::now();
     let fixed = match settings.storage {

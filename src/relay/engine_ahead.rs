@@ -9,6 +9,8 @@
 //! is claimed again in order, as a relay claiming after the pass would. The next batch's
 //! publishes always start after this pass's marks.
 
+use std::time::Instant;
+
 use chrono::{DateTime, Utc};
 
 use crate::store::{Claimed, PassTarget, RelayStore};
@@ -17,6 +19,8 @@ use crate::store::{Claimed, PassTarget, RelayStore};
 pub struct Ahead {
     pub claimed: Claimed,
     pub at: DateTime<Utc>,
+    /// When the claim was sent: the pauses it read (`FleetView::claimed_at`).
+    pub sent: Instant,
 }
 
 /// A pass's part in claiming ahead: the second connection (`None`: this pass claims nothing
@@ -46,28 +50,31 @@ pub(super) async fn claim_next<S: RelayStore>(
     target: &PassTarget,
     limit: u32,
 ) -> Option<Ahead> {
-    let at = Utc::now();
+    let (at, sent) = (Utc::now(), Instant::now());
     let claimed = async {
         store.begin_pass(target).await?;
         store.claim(target, limit, at).await
     };
     match claimed.await {
         Ok(claimed) if claimed.rows.is_empty() && claimed.parked == 0 => None,
-        Ok(claimed) => Some(Ahead { claimed, at }),
+        Ok(claimed) => Some(Ahead { claimed, at, sent }),
         Err(e) => {
-            tracing::debug!(route = %target, "claiming ahead failed (the next pass claims for itself): {e}");
+            // what it may have claimed before it failed waits for reclaim, as a lost claim's
+            tracing::warn!(route = %target, "claiming ahead failed, the next pass claims for itself (rows it may have claimed return after relay.reclaim_stale_after): {e}");
             None
         }
     }
 }
 
-/// Returns rows claimed ahead to `pending`, untouched (those their claim still holds).
-pub async fn release<S: RelayStore>(store: &mut S, target: &PassTarget, ahead: Ahead) {
+/// Returns rows claimed ahead to `pending`, untouched (those their claim still holds); says
+/// how many documents the claim parked as unreadable (MongoDB), for the caller to count as
+/// failed.
+pub async fn release<S: RelayStore>(store: &mut S, target: &PassTarget, ahead: Ahead) -> usize {
     let ids: Vec<uuid::Uuid> = ahead.claimed.rows.iter().map(|r| r.id).collect();
-    if ids.is_empty() {
-        return;
+    if !ids.is_empty() {
+        if let Err(e) = store.release(target, &ids, ahead.at).await {
+            tracing::warn!(route = %target, "{} rows claimed ahead could not be released; reclaim returns them after relay.reclaim_stale_after: {e}", ids.len());
+        }
     }
-    if let Err(e) = store.release(target, &ids, ahead.at).await {
-        tracing::warn!(route = %target, "{} rows claimed ahead could not be released; reclaim returns them after relay.reclaim_stale_after: {e}", ids.len());
-    }
+    ahead.claimed.parked
 }

@@ -196,6 +196,14 @@ impl FleetView {
         }
     }
 
+    /// The pass under `ticket` takes rows claimed ahead at `claimed` (`relay.claim_ahead`):
+    /// their claim read the pauses then, so the pass knows none made later.
+    pub fn claimed_at(&self, mut ticket: Ticket, claimed: Instant) -> Ticket {
+        ticket.knows = ticket.knows.map(|k| k.min(claimed));
+        self.lock().in_flight.insert(ticket.id, ticket.knows);
+        ticket
+    }
+
     /// Whether `target` is paused now.
     pub fn paused(&self, target: &PassTarget) -> Option<Pause> {
         self.lock()
@@ -359,6 +367,22 @@ mod tests {
         let ticket = view.before_pass(&target("orders")).unwrap();
         view.after_pass(&target("orders"), ticket, &committed(1));
         assert!(view.report().last_pass.unwrap().elapsed() < Duration::from_millis(25));
+    }
+
+    /// A pass that takes rows claimed ahead knows the pauses as of their claim, not its start:
+    /// a pause made in between may still be published by it.
+    #[test]
+    fn a_pass_on_rows_claimed_ahead_counts_no_later_than_their_claim() {
+        let view = FleetView::default();
+        view.claim_checks_pauses();
+        view.apply(PauseSet::default(), Instant::now());
+        let claimed = Instant::now()
+            .checked_sub(Duration::from_millis(50))
+            .unwrap();
+        let ticket = view.before_pass(&target("orders")).unwrap();
+        let ticket = view.claimed_at(ticket, claimed);
+        view.after_pass(&target("orders"), ticket, &committed(1));
+        assert_eq!(view.report().last_pass, Some(claimed));
     }
 
     #[test]

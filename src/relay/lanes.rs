@@ -158,7 +158,7 @@ impl<S: RelayStore> Lane<S> {
             stats.paused = fleet.paused(target);
             let mut prior: Option<Ahead> = None;
             while down.is_none() && !shutdown.is_stopped() {
-                let Ok(ticket) = fleet.before_pass(target) else {
+                let Some(ticket) = ticket(fleet, target, prior.as_ref()) else {
                     break;
                 };
                 let reclaim = stats.passes == 0;
@@ -188,7 +188,7 @@ impl<S: RelayStore> Lane<S> {
                     break;
                 }
             }
-            release_ahead(self.ahead.as_mut(), target, prior).await;
+            release_ahead(self.ahead.as_mut(), target, prior, &mut [&mut stats]).await;
             // nothing to send says nothing of the destination: a drain that sent it nothing
             // asks it once (a broker down at start with no rows pending exited 0, unsaid)
             known |= stats.claimed > 0 || shutdown.is_stopped();
@@ -370,7 +370,7 @@ impl<S: RelayStore> Lane<S> {
                             break;
                         }
                         // a paused route claims nothing from its next pass on
-                        let Ok(ticket) = fleet.before_pass(target) else {
+                        let Some(ticket) = ticket(fleet, target, prior.as_ref()) else {
                             break;
                         };
                         let dead_letter = self.dead_letters.get(&target.route).cloned();
@@ -440,7 +440,8 @@ impl<S: RelayStore> Lane<S> {
                             break;
                         }
                     }
-                    release_ahead(self.ahead.as_mut(), target, prior).await;
+                    let both = &mut [&mut stats, &mut totals[idx]];
+                    release_ahead(self.ahead.as_mut(), target, prior, both).await;
                     stats.finish(tick_started.elapsed());
                     tick.push(stats);
                     if down.is_some() || database_away.is_some() {
@@ -549,7 +550,7 @@ impl<S: RelayStore> Lane<S> {
 
 #[path = "lanes_pass.rs"]
 mod pass;
-use pass::{PassRun, pass_unless_cut, release_ahead};
+use pass::{PassRun, pass_unless_cut, release_ahead, ticket};
 
 /// The relay: its lanes (one per destination) and settings.
 pub struct Relay<S> {

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use super::super::engine::{
     self, Ahead, ClaimAhead, Job, PassOptions, PassReport, RelaySettings, run_pass_ahead,
 };
+use super::super::fleet::{FleetView, Ticket};
+use super::super::route_stats::RouteStats;
 use super::super::shutdown::StopWatch;
 use crate::destination::{Publisher, Sink};
 use crate::store::{PassTarget, RelayStore};
@@ -85,13 +87,33 @@ pub(super) async fn pass_unless_cut<S: RelayStore>(
     outcome
 }
 
-/// Returns what a route's last pass claimed ahead, unused, to `pending`.
+/// A ticket for the route's next pass ([`FleetView::before_pass`]; `None`: it may not start);
+/// one that takes rows claimed ahead (`prior`) knows no pause made after their claim.
+pub(super) fn ticket(
+    fleet: &FleetView,
+    target: &PassTarget,
+    prior: Option<&Ahead>,
+) -> Option<Ticket> {
+    let ticket = fleet.before_pass(target).ok()?;
+    Some(match prior {
+        Some(p) => fleet.claimed_at(ticket, p.sent),
+        None => ticket,
+    })
+}
+
+/// Returns what a route's last pass claimed ahead, unused, to `pending`; counts what that
+/// claim parked (MongoDB: unreadable documents) as failed in `stats`.
 pub(super) async fn release_ahead<S: RelayStore>(
     second: Option<&mut S>,
     target: &PassTarget,
     prior: Option<Ahead>,
+    stats: &mut [&mut RouteStats],
 ) {
     if let (Some(prior), Some(second)) = (prior, second) {
-        engine::release_ahead(second, target, prior).await;
+        let parked = engine::release_ahead(second, target, prior).await as u64;
+        for s in stats {
+            s.claimed += parked;
+            s.failed += parked;
+        }
     }
 }

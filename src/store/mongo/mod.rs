@@ -13,6 +13,7 @@ pub(crate) mod strict;
 pub mod wake;
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -54,8 +55,9 @@ pub struct MongoStore {
     db: Database,
     coll: Collection<Document>,
     opts: MongoStoreOptions,
-    /// Row id → `_id`, for the rows of the current claim.
-    ids: HashMap<Uuid, Bson>,
+    /// Row id → `_id`, for the rows of the current claim (shared with the store claiming ahead
+    /// for this one: [`MongoStore::sharing`]).
+    ids: Arc<Mutex<HashMap<Uuid, Bson>>>,
     /// The index strict order's check reads through, by name ([`MongoStore::choose_key_index`]).
     key_index: String,
 }
@@ -221,7 +223,7 @@ impl MongoStore {
             db,
             coll,
             opts,
-            ids: HashMap::new(),
+            ids: Arc::default(),
             key_index,
         }
     }
@@ -232,9 +234,24 @@ impl MongoStore {
             db: self.db.clone(),
             coll: self.coll.clone(),
             opts: self.opts.clone(),
-            ids: HashMap::new(),
+            ids: Arc::default(),
             key_index: self.key_index.clone(),
         }
+    }
+
+    /// Another store over the same client that claims ahead for this one
+    /// (`relay.claim_ahead`): the `_id`s it reads at its claims serve this store's marks.
+    pub fn sharing(&self) -> Self {
+        Self {
+            ids: self.ids.clone(),
+            ..self.fork()
+        }
+    }
+
+    fn ids(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Bson>> {
+        self.ids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub fn database(&self) -> &Database {
@@ -299,7 +316,7 @@ impl MongoStore {
         let mut known = Vec::new();
         let mut unknown = Vec::new();
         for id in ids {
-            match self.ids.remove(id) {
+            match self.ids().remove(id) {
                 Some(oid) => known.push(oid),
                 None => unknown.push(Bson::String(id.to_string())),
             }
@@ -340,7 +357,7 @@ impl MongoStore {
             let oid = d.get("_id").cloned().unwrap_or(Bson::Null);
             match decode(d, &self.opts) {
                 Ok(row) => {
-                    self.ids.insert(row.id, oid);
+                    self.ids().insert(row.id, oid);
                     rows.push(row);
                 }
                 // A document that cannot be read is poison: parked by `_id`, as PostgreSQL
@@ -391,8 +408,9 @@ impl MongoStore {
 impl RelayStore for MongoStore {
     async fn begin_pass(&mut self, _target: &PassTarget) -> Result<(), StoreError> {
         // Rows of an earlier pass that were never marked (a failed pass) are not kept forever.
-        if self.ids.len() > 100_000 {
-            self.ids.clear();
+        let mut ids = self.ids();
+        if ids.len() > 100_000 {
+            ids.clear();
         }
         Ok(())
     }

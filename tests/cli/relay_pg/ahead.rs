@@ -177,8 +177,9 @@ async fn claiming_ahead_on_mongodb_publishes_what_claiming_after_does_whatever_f
                 tenant_aware: false,
                 key_order: KeyOrder::BestEffort,
             };
-            let first = MongoStore::new(&db.client, opts.clone());
-            let second = (i == 1).then(|| MongoStore::new(&db.client, opts));
+            let first = MongoStore::new(&db.client, opts);
+            // as the relay builds it: the `_id`s read at a claim ahead serve the first's marks
+            let second = (i == 1).then(|| first.sharing());
             let published = drain(first, second, seed).await;
             let mut rows: Rows = Vec::new();
             let mut cursor = coll.find(doc! {}).await.unwrap();
