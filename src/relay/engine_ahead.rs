@@ -43,8 +43,8 @@ impl<S> ClaimAhead<'_, S> {
     }
 }
 
-/// Claims the route's next batch on the second connection. A failure claims nothing ahead (the
-/// next pass claims for itself, and says the failure if it is the database's).
+/// Claims the route's next batch on the second connection. A failure claims nothing ahead: it
+/// is warned of, and the next pass claims for itself.
 pub(super) async fn claim_next<S: RelayStore>(
     store: &mut S,
     target: &PassTarget,
