@@ -27,6 +27,7 @@ struct Route {
     dead_lettered: u64,
     reclaimed: u64,
     passes: u64,
+    passes_claimed_ahead: u64,
     failed_passes: u64,
     consecutive_failures: u32,
     failing_since: Option<Instant>,
@@ -123,6 +124,7 @@ impl Metrics {
         route.failed += r.failed as u64;
         route.dead_lettered += r.dead_lettered as u64;
         route.reclaimed += r.reclaimed;
+        route.passes_claimed_ahead += u64::from(r.claimed_ahead);
         if route.lag_buckets.is_empty() {
             route.lag_buckets = vec![0; LAG_BUCKETS.len()];
         }
@@ -263,7 +265,7 @@ impl Metrics {
     pub fn render(&self, gauges: &[RouteSummary], now: chrono::DateTime<chrono::Utc>) -> String {
         let inner = self.inner.lock().expect("not poisoned");
         let mut out = String::new();
-        let counters: [Counter; 8] = [
+        let counters: [Counter; 9] = [
             ("outboxctl_claimed_total", "Rows claimed.", |r| r.claimed),
             (
                 "outboxctl_published_total",
@@ -289,6 +291,11 @@ impl Metrics {
                 |r| r.reclaimed,
             ),
             ("outboxctl_passes_total", "Passes run.", |r| r.passes),
+            (
+                "outboxctl_passes_claimed_ahead_total",
+                "Passes that took rows claimed ahead for them (relay.claim_ahead).",
+                |r| r.passes_claimed_ahead,
+            ),
             (
                 "outboxctl_failed_passes_total",
                 "Passes that failed (rolled back under consume storage).",
@@ -507,6 +514,7 @@ mod tests {
             claimed: 3,
             published: 3,
             committed: true,
+            claimed_ahead: true,
             publish_seconds: vec![0.0004, 0.02, 9.0],
             lag_seconds: vec![0.003, 0.2, 4000.0],
             ..Default::default()
@@ -525,6 +533,12 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("outboxctl_failed_passes_total{route=\"or\\\"ders\",tenant=\"\"} 2"));
+        assert!(
+            text.contains(
+                "outboxctl_passes_claimed_ahead_total{route=\"or\\\"ders\",tenant=\"\"} 1"
+            ),
+            "{text}"
+        );
         assert!(
             text.contains("outboxctl_route_backoff_seconds{route=\"or\\\"ders\",tenant=\"\"} 2"),
             "{text}"
