@@ -333,7 +333,9 @@ impl Config {
         let target = names.resolve(backend)?;
 
         let r = &file.relay;
-        let mut relay = RelayConfig {
+        let key_order = pick(o.key_order, || None, r.key_order).unwrap_or(KeyOrder::BestEffort);
+        let prepared_statements = r.prepared_statements.unwrap_or(false);
+        let relay = RelayConfig {
             routes: route::resolve_routes(r.routes.clone().unwrap_or_default(), env)?,
             interval: r.interval.map_or(secs(1), |d| d.0),
             jitter: r.jitter.unwrap_or(0.2),
@@ -351,9 +353,15 @@ impl Config {
             publish_timeout: r.publish_timeout.flatten().map(|d| d.0),
             drain_on_shutdown: r.drain_on_shutdown.unwrap_or(true),
             shutdown_drain_timeout: r.shutdown_drain_timeout.map_or(secs(5), |d| d.0),
-            key_order: pick(o.key_order, || None, r.key_order).unwrap_or(KeyOrder::BestEffort),
-            prepared_statements: r.prepared_statements.unwrap_or(false),
-            claim_ahead: false,
+            key_order,
+            prepared_statements,
+            // on by default with named statements where it applies: a relay tuned for speed on
+            // a direct connection (retain, best-effort order)
+            claim_ahead: r.claim_ahead.unwrap_or(
+                prepared_statements
+                    && storage == Storage::Retain
+                    && key_order == KeyOrder::BestEffort,
+            ),
             wake: r.wake.unwrap_or_default(),
             heartbeat: r.heartbeat.map_or(secs(5), |d| d.0),
             wake_url: match r.wake_url.as_ref().map(|u| expand_env(u.expose(), env)) {
@@ -369,13 +377,6 @@ impl Config {
                 Some(Err(e)) => return Err(invalid(format!("relay.wake_url: {e}"))),
             },
         };
-        // on by default with named statements where it applies: a relay tuned for speed on a
-        // direct connection (retain, best-effort order)
-        relay.claim_ahead = r.claim_ahead.unwrap_or(
-            relay.prepared_statements
-                && storage == Storage::Retain
-                && relay.key_order == KeyOrder::BestEffort,
-        );
         let p = &file.partitions;
         for (key, days) in [("ahead_days", p.ahead_days), ("keep_days", p.keep_days)] {
             if days.is_some_and(|d| d > MAX_DAYS) {
